@@ -1,0 +1,84 @@
+// The only reader of process.env. Every variable is parsed with zod; all bad ones are reported at once.
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const intIn = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+export const configSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  PORT: intIn(0, 65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  /** Public base URL of the API, used in absolute links (pagination, logo URLs). Defaults to http://localhost:PORT. */
+  PUBLIC_URL: z.url().optional(),
+  /** Any Postgres 14+; unset → an embedded Postgres whose data lives in DATA_DIR. */
+  DATABASE_URL: z.string().startsWith('postgres').optional(),
+  /** Connection string of the request (RLS-bound) role; derived from DATABASE_URL when unset. */
+  DATABASE_REQUEST_URL: z.string().startsWith('postgres').optional(),
+  /** Password the migrations give to the request login role (svc_request). */
+  DATABASE_REQUEST_PASSWORD: z.string().min(12).optional(),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  EMBEDDED_PG_PORT: intIn(1024, 65535).default(54329),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  WORKER_CONCURRENCY: intIn(1, 64).default(2),
+  OAUTH_TOKEN_TTL_SECONDS: intIn(60, 86_400).default(3600),
+  /** Length of the rate-limit window in seconds (60 in production; tests shorten it). */
+  RATE_LIMIT_WINDOW_SECONDS: intIn(1, 3600).default(60),
+  RATE_LIMIT_TOKEN_PER_WINDOW: intIn(1, 100_000).default(10),
+  RATE_LIMIT_V1_PER_WINDOW: intIn(1, 100_000).default(60),
+  /** Largest accepted upload in bytes (SPEC §8: 10 MB). */
+  MAX_UPLOAD_BYTES: intIn(1024, 100 * 1024 * 1024).default(10 * 1024 * 1024),
+  /** Largest decoded image accepted for logos and pictures, in pixels (decompression-bomb guard). */
+  MAX_IMAGE_PIXELS: intIn(1, 500_000_000).default(40_000_000),
+  LLM_BASE_URL: z.url().optional(),
+  LLM_MODEL: z.string().min(1).optional(),
+  LLM_API_KEY: z.string().min(1).optional(),
+  OCR_ENGINE: z.enum(['tesseract.js', 'tesseract-cli']).default('tesseract.js'),
+  TESSERACT_PATH: z.string().min(1).default('tesseract'),
+  TRUST_PROXY: bool.default(false),
+});
+
+export type Config = z.infer<typeof configSchema> & { dataDir: string; publicUrl: string };
+
+/** Parse an environment; throws a ConfigError listing every bad variable. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = configSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const c = parsed.data;
+  return {
+    ...c,
+    dataDir: path.resolve(c.DATA_DIR),
+    publicUrl: (c.PUBLIC_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, ''),
+  };
+}
+
+export class ConfigError extends Error {}
+
+let cached: Config | undefined;
+
+/** The process configuration; on a bad environment prints every problem and exits. */
+export function config(): Config {
+  if (cached) return cached;
+  try {
+    cached = parseConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(78);
+    }
+    throw err;
+  }
+  return cached;
+}
+
+/** Override for tests and commands that build their own configuration. */
+export function setConfig(c: Config): void {
+  cached = c;
+}
