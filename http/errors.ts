@@ -1,0 +1,116 @@
+// One error type for every surface, one middleware that maps it (and SQLSTATEs, and the five-character codes
+// of db/ERROR_CODES.md) to a status and to the error body of the surface the request came in on.
+import type { Context, Next } from 'koa';
+import { z } from 'zod';
+import type { Logger } from '../lib/log.ts';
+
+export interface ErrorDetail {
+  field?: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+    readonly headers: Record<string, string> = {},
+    /** Machine code for surfaces that carry one (OAuth `error`, /api `error`). */
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (what: string) => new ApiError(404, `${what} not found`);
+export const forbidden = (why: string) => new ApiError(403, why);
+export const unauthorized = (why = 'invalid or missing authentication') => new ApiError(401, why);
+
+/** Five-character codes raised by SQL functions, with their HTTP status (mirrors db/ERROR_CODES.md). */
+export const sqlErrorStatus: Record<string, number> = {
+  NTFND: 404,
+  FORBD: 403,
+  DEACT: 422,
+  OWNER: 422,
+  EMAIL: 422,
+  STATE: 500,
+};
+
+/** Zod issues as details naming each bad field by its dotted path. */
+export function zodDetails(error: z.ZodError, prefix?: string): ErrorDetail[] {
+  return error.issues.map((i) => {
+    const field = [prefix, ...i.path.map(String)].filter(Boolean).join('.');
+    return { field: field || undefined, message: i.message };
+  });
+}
+
+interface PgError {
+  code?: string;
+  message: string;
+  constraint?: string;
+  column?: string;
+}
+
+function fromPostgres(err: PgError): ApiError | undefined {
+  if (!err.code || typeof err.code !== 'string') return undefined;
+  const mapped = sqlErrorStatus[err.code];
+  if (mapped) return new ApiError(mapped, err.message);
+  switch (err.code) {
+    case '23505':
+      return new ApiError(422, 'a resource with these values already exists', [{ field: err.constraint, message: 'must be unique' }]);
+    case '23514':
+      return new ApiError(422, 'a value is not allowed', [{ field: err.constraint, message: err.message }]);
+    case '23502':
+      return new ApiError(422, `${err.column ?? 'a field'} is required`, [{ field: err.column, message: 'is required' }]);
+    case '22P02':
+    case '22003':
+      return new ApiError(400, 'a parameter has an invalid format');
+    case '42501':
+      return new ApiError(403, 'insufficient permissions');
+    default:
+      return undefined;
+  }
+}
+
+/** Body of an error on each surface. */
+export type ErrorPresenter = (err: ApiError) => unknown;
+
+/** SPEC §7.1: `{ error: { message, details? } }`. */
+export const v1ErrorBody: ErrorPresenter = (err) => ({
+  error: { message: err.message, ...(err.details.length ? { details: err.details } : {}) },
+});
+
+/** Middleware mapping every thrown error to a status and the surface's body; unknown errors are 500 and logged. */
+export function errorMiddleware(log: Logger, presenterFor: (ctx: Context) => ErrorPresenter) {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, `no route for ${ctx.method} ${ctx.path}`);
+    } catch (thrown) {
+      let err: ApiError;
+      if (thrown instanceof ApiError) err = thrown;
+      else if (thrown instanceof z.ZodError) err = new ApiError(422, 'validation failed', zodDetails(thrown));
+      else {
+        const pg = fromPostgres(thrown as PgError);
+        const status = (thrown as { status?: number; expose?: boolean }).status;
+        if (pg) err = pg;
+        else if (status && status >= 400 && status < 500 && (thrown as { expose?: boolean }).expose !== false) {
+          err = new ApiError(status, statusMessage(status, (thrown as Error).message));
+        } else {
+          log.error('unhandled error', { err: thrown, requestId: ctx.state.requestId, path: ctx.path });
+          err = new ApiError(500, 'internal server error');
+        }
+      }
+      ctx.status = err.status;
+      for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
+      ctx.body = presenterFor(ctx)(err);
+    }
+  };
+}
+
+function statusMessage(status: number, message: string): string {
+  if (status === 413) return 'request body too large';
+  if (status === 415) return 'unsupported content type';
+  if (status === 400) return `invalid request body: ${message}`;
+  return message;
+}

@@ -1,0 +1,211 @@
+// Routes are declared once (method, path, auth, zod schemas, handler); the same declaration mounts the
+// Koa route with auth → validate → one transaction → present, and feeds the OpenAPI document.
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type Router from '@koa/router';
+import type { Context, Next } from 'koa';
+import { koaBody } from 'koa-body';
+import type pg from 'pg';
+import { z } from 'zod';
+import type { Config } from '../lib/config.ts';
+import type { Logger } from '../lib/log.ts';
+import type { BlobStore } from '../lib/blobs.ts';
+import { hashToken } from '../lib/secrets.ts';
+import { setIdentity, type Database, type Identity } from '../db/pool.ts';
+import { ApiError, forbidden, unauthorized, zodDetails } from './errors.ts';
+
+export interface Deps {
+  db: Database;
+  cfg: Config;
+  log: Logger;
+  blobs: BlobStore;
+}
+
+/** Who may call a route: an OAuth client token, an agent token (any role, or admin/owner), or anyone. */
+export type AuthRule = 'none' | 'oauth_client' | 'agent' | 'agent_admin';
+
+export interface UploadedFile {
+  field: string;
+  filepath: string;
+  size: number;
+  mimetype: string | null;
+  originalFilename: string | null;
+}
+
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  files: Record<string, UploadedFile | undefined>;
+}
+
+export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  path: string;
+  operationId: string;
+  summary: string;
+  tags: string[];
+  auth: AuthRule;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Accept multipart/form-data with these file fields (fields other than files are validated by `body`). */
+  files?: Record<string, { description: string; required?: boolean }>;
+  /** Also accept a body as application/x-www-form-urlencoded. */
+  urlencoded?: boolean;
+  /** Rate-limit bucket prefix and limit; v1 routes are limited per token. */
+  rateLimit?: 'v1';
+  responses: Record<number, { description: string; schema?: z.ZodType; headers?: string[] }>;
+  handler: (ctx: Context, input: RouteInput<z.infer<P>, z.infer<Q>, z.infer<B>>, deps: Deps) => Promise<void>;
+}
+
+/** Declare a route (a typed identity function; registration happens in `mountRoutes`). */
+export function route<P extends z.ZodType = z.ZodObject<{}>, Q extends z.ZodType = z.ZodObject<{}>, B extends z.ZodType = z.ZodUnknown>(
+  spec: RouteSpec<P, Q, B>,
+): RouteSpec {
+  return spec as unknown as RouteSpec;
+}
+
+/** The transaction of the current request, opened by the auth step as the caller's identity. */
+export function tx(ctx: Context): pg.PoolClient {
+  const client = ctx.state.tx as pg.PoolClient | undefined;
+  if (!client) throw new Error('no request transaction: the route must declare auth');
+  return client;
+}
+
+export function identity(ctx: Context): Identity {
+  return ctx.state.identity as Identity;
+}
+
+const bearer = /^Bearer\s+([A-Za-z0-9._~+/=-]+)\s*$/i;
+
+/** auth → rate limit → one transaction as the caller, committed after the handler, rolled back on error. */
+function authenticated(rule: Exclude<AuthRule, 'none'>, deps: Deps, rateLimit?: 'v1') {
+  return async (ctx: Context, next: Next) => {
+    const m = bearer.exec(ctx.get('authorization'));
+    if (!m) throw unauthorized('missing bearer token in the Authorization header');
+    const tokenHash = hashToken(m[1]);
+    const client = await deps.db.request.connect();
+    let open = false;
+    try {
+      const { rows } = await client.query<{ kind: string; oauth_client_id: number | null; agency_id: number | null; agent_id: number | null; role: Identity['role'] }>(
+        'select * from app_private.authenticate_bearer($1)',
+        [tokenHash],
+      );
+      const who = rows[0];
+      if (!who) throw unauthorized('invalid, expired or revoked access token');
+      if (rateLimit) {
+        const limit = deps.cfg.RATE_LIMIT_V1_PER_WINDOW;
+        const rl = await client.query<{ allowed: boolean; remaining: number; reset_at: string }>(
+          'select * from app_private.consume_rate_limit($1, $2, $3)',
+          [`v1:${tokenHash.toString('hex')}`, limit, deps.cfg.RATE_LIMIT_WINDOW_SECONDS],
+        );
+        const r = rl.rows[0];
+        ctx.set('X-RateLimit-Limit', String(limit));
+        ctx.set('X-RateLimit-Remaining', String(r.remaining));
+        ctx.set('X-RateLimit-Reset', String(r.reset_at));
+        if (!r.allowed) {
+          const retry = Math.max(1, Number(r.reset_at) - Math.floor(Date.now() / 1000));
+          throw new ApiError(429, 'rate limit exceeded', [], { 'Retry-After': String(retry) });
+        }
+      }
+      if (rule === 'oauth_client' && who.kind !== 'oauth_client') throw forbidden('this operation requires an OAuth client access token');
+      if ((rule === 'agent' || rule === 'agent_admin') && who.kind !== 'agent') throw forbidden('this operation requires an agent access token');
+      if (rule === 'agent_admin' && who.role !== 'admin' && who.role !== 'owner') throw forbidden('this operation requires admin privileges in the agency');
+      const ident: Identity = { role: who.role, oauthClientId: who.oauth_client_id, agencyId: who.agency_id, agentId: who.agent_id };
+      ctx.state.identity = ident;
+      await client.query('begin');
+      open = true;
+      await setIdentity(deps.db, client, ident);
+      ctx.state.tx = client;
+      await next();
+      await client.query('commit');
+      open = false;
+    } catch (err) {
+      if (open) await client.query('rollback').catch(() => {});
+      throw err;
+    } finally {
+      ctx.state.tx = undefined;
+      client.release();
+    }
+  };
+}
+
+/** Parse the body: JSON always; multipart (files into a per-request temp dir removed afterwards) when declared. */
+function bodyParser(spec: RouteSpec, deps: Deps) {
+  const json = koaBody({ json: true, urlencoded: !!spec.urlencoded || !!spec.files, multipart: false, jsonLimit: '1mb', formLimit: '1mb', jsonStrict: true });
+  if (!spec.files) return json;
+  return async (ctx: Context, next: Next) => {
+    if (!ctx.is('multipart')) return json(ctx, next);
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'svc-upload-'));
+    try {
+      const multipart = koaBody({
+        multipart: true,
+        json: false,
+        formidable: {
+          uploadDir: dir,
+          maxFileSize: deps.cfg.MAX_UPLOAD_BYTES,
+          maxTotalFileSize: deps.cfg.MAX_UPLOAD_BYTES * Math.max(1, Object.keys(spec.files ?? {}).length),
+          maxFiles: Object.keys(spec.files ?? {}).length,
+          maxFieldsSize: 1024 * 1024,
+          allowEmptyFiles: false,
+          keepExtensions: false,
+        },
+        onError: (err) => {
+          const code = (err as { httpCode?: number }).httpCode;
+          if (code === 413 || /maxFileSize|maxTotalFileSize/.test(err.message)) {
+            throw new ApiError(413, `a file exceeds the ${deps.cfg.MAX_UPLOAD_BYTES} byte limit`, [], {}, 'payload_too_large');
+          }
+          throw new ApiError(400, `invalid multipart body: ${err.message}`, [], {}, 'bad_request');
+        },
+      });
+      await multipart(ctx, async () => {});
+      await next();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+}
+
+function collectFiles(ctx: Context, spec: RouteSpec): Record<string, UploadedFile | undefined> {
+  const out: Record<string, UploadedFile | undefined> = {};
+  const files = (ctx.request as { files?: Record<string, unknown> }).files ?? {};
+  for (const [field, value] of Object.entries(files)) {
+    if (!spec.files?.[field]) throw new ApiError(400, `unexpected file field ${field}`, [{ field, message: 'is not a file field of this operation' }]);
+    const f = (Array.isArray(value) ? value : [value]) as Array<{ filepath: string; size: number; mimetype: string | null; originalFilename: string | null }>;
+    if (f.length > 1) throw new ApiError(400, `send one file in ${field}`, [{ field, message: 'only one file allowed' }]);
+    out[field] = { field, filepath: f[0].filepath, size: f[0].size, mimetype: f[0].mimetype, originalFilename: f[0].originalFilename };
+  }
+  for (const [field, def] of Object.entries(spec.files ?? {})) {
+    if (def.required && !out[field]) throw new ApiError(400, `${field} file is required`, [{ field, message: 'is required' }]);
+  }
+  return out;
+}
+
+function parse<T extends z.ZodType>(schema: T | undefined, value: unknown, status: number, where: string): z.infer<T> {
+  if (!schema) return {} as z.infer<T>;
+  const r = schema.safeParse(value);
+  if (!r.success) throw new ApiError(status, `invalid ${where}`, zodDetails(r.error));
+  return r.data;
+}
+
+/** Mount every declared route on `router`. */
+export function mountRoutes(router: Router, specs: RouteSpec[], deps: Deps): void {
+  for (const spec of specs) {
+    const chain: Array<(ctx: Context, next: Next) => Promise<unknown>> = [];
+    if (spec.auth !== 'none') chain.push(authenticated(spec.auth, deps, spec.rateLimit));
+    if (spec.body || spec.files) chain.push(bodyParser(spec, deps));
+    chain.push(async (ctx) => {
+      const files = spec.files ? collectFiles(ctx, spec) : {};
+      const input = {
+        params: parse(spec.params, ctx.params, 404, 'path parameter'),
+        query: parse(spec.query, ctx.query, 400, 'query parameters'),
+        body: parse(spec.body, (ctx.request as { body?: unknown }).body ?? {}, 422, 'request body'),
+        files,
+      };
+      await spec.handler(ctx, input, deps);
+    });
+    (router[spec.method] as (path: string, ...mw: unknown[]) => unknown).call(router, spec.path, ...chain);
+  }
+}

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { agencyBrief } from './agencies.ts';
+import { formBoolean, id, timestamp } from './common.ts';
+
+const name = (what: string) => z.string().trim().min(1, `${what} is required`).max(100);
+const email = z.string().trim().toLowerCase().max(254).pipe(z.email('must be a valid email address'));
+const phone = z.string().trim().max(40).regex(/^[0-9+().\-\s]*$/, 'may contain digits, spaces and + ( ) . - only');
+
+export const agentParams = z.object({ agent_id: id });
+export const agencyAgentParams = z.object({ agency_id: id, agent_id: id });
+
+export const listAgentsQuery = z.object({
+  filterByEmail: z.string().trim().max(254).optional().describe('Exact email, case-insensitive'),
+  includeDeactivated: formBoolean.default(false),
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+  perPage: z.coerce.number().int().min(1).max(100).default(15),
+});
+
+export const createAgentBody = z
+  .object({
+    first_name: name('first_name'),
+    last_name: name('last_name'),
+    email,
+    slug_suffix: z.string().trim().max(30).regex(/^[A-Za-z0-9 _-]*$/, 'may contain letters, digits, spaces, - and _ only').optional(),
+    phone_number: phone.optional(),
+    is_admin: formBoolean.default(false),
+  })
+  .strict();
+
+export const updateAgentBody = z
+  .object({
+    first_name: name('first_name').optional(),
+    last_name: name('last_name').optional(),
+    email: email.optional(),
+    phone_number: phone.nullable().optional(),
+    is_admin: z.boolean().optional(),
+    is_owner: z.literal(true, 'only true: ownership moves to this agent').optional(),
+  })
+  .strict();
+
+export const agent = z
+  .object({
+    id: z.number().int(),
+    first_name: z.string(),
+    last_name: z.string(),
+    email: z.string(),
+    slug: z.string(),
+    phone_number: z.string().nullable(),
+    is_admin: z.boolean(),
+    is_owner: z.boolean(),
+    status: z.enum(['active', 'deactivated']),
+    profile_picture_url: z.string().nullable(),
+    agency: agencyBrief,
+    created_at: timestamp,
+    updated_at: timestamp,
+    deactivated_at: timestamp.nullable(),
+  })
+  .meta({ id: 'Agent' });
+
+export const agentWithAccessToken = agent.extend({ access_token: z.string().describe('Shown once; store it now') }).meta({ id: 'AgentWithAccessToken' });
+
+const pageLink = z.string().nullable();
+export const agentList = z
+  .object({
+    data: z.array(agent),
+    links: z.object({ first: pageLink, last: pageLink, prev: pageLink, next: pageLink }),
+    meta: z.object({
+      current_page: z.number().int(),
+      from: z.number().int().nullable(),
+      last_page: z.number().int(),
+      path: z.string(),
+      per_page: z.number().int(),
+      to: z.number().int().nullable(),
+      total: z.number().int(),
+    }),
+  })
+  .meta({ id: 'AgentList' });
+
+export const resetTokenResponse = z
+  .object({
+    data: z.object({
+      agency: agencyBrief,
+      agent: z.object({ id: z.number().int(), first_name: z.string(), last_name: z.string(), email: z.string(), slug: z.string(), access_token: z.string() }),
+    }),
+  })
+  .meta({ id: 'ResetTokenResponse' });

@@ -1,0 +1,95 @@
+// A real service over a fresh database on 127.0.0.1, and a small client for its API.
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { parseConfig, type Config } from '../../lib/config.ts';
+import { fileBlobStore } from '../../lib/blobs.ts';
+import { createLogger, setLogLevel } from '../../lib/log.ts';
+import { createOAuthClient } from '../../db/oauth.ts';
+import { createApp } from '../../http/app.ts';
+import type { Deps } from '../../http/route.ts';
+import { testDatabase, type TestDatabase } from './db.ts';
+
+export interface Reply<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface TestService {
+  url: string;
+  cfg: Config;
+  tdb: TestDatabase;
+  deps: Deps;
+  dataDir: string;
+  request<T = any>(method: string, path: string, opts?: { token?: string; json?: unknown; form?: FormData | URLSearchParams; headers?: Record<string, string> }): Promise<Reply<T>>;
+  /** A new OAuth client and a token for it. */
+  oauthClient(name?: string): Promise<{ client_id: string; client_secret: string; token: string }>;
+  /** A new agency (through the API) with its owner's token. */
+  agency(oauthToken: string, name?: string): Promise<{ agencyId: number; ownerId: number; ownerToken: string; slug: string }>;
+  close(): Promise<void>;
+}
+
+let seq = 0;
+
+export async function startService(env: Record<string, string> = {}): Promise<TestService> {
+  setLogLevel('silent');
+  const tdb = await testDatabase();
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'svc-test-data-'));
+  const base = parseConfig({ DATABASE_URL: tdb.url, DATA_DIR: dataDir, NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env });
+  const deps: Deps = { db: tdb.db, cfg: base, log: createLogger(), blobs: fileBlobStore(path.join(dataDir, 'blobs')) };
+  const app = createApp(deps);
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((r) => server.once('listening', () => r()));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  deps.cfg = { ...base, publicUrl: url };
+
+  const request: TestService['request'] = async (method, p, opts = {}) => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    let body: BodyInit | undefined;
+    if (opts.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = typeof opts.json === 'string' ? opts.json : JSON.stringify(opts.json);
+    } else if (opts.form) body = opts.form;
+    const res = await fetch(url + p, { method, headers, body, redirect: 'manual' });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {}
+    return { status: res.status, headers: res.headers, body: parsed as any, text };
+  };
+
+  const svc: TestService = {
+    url,
+    cfg: deps.cfg,
+    tdb,
+    deps,
+    dataDir,
+    request,
+    async oauthClient(name = 'Partner') {
+      const c = await createOAuthClient(tdb.db.owner, name);
+      const r = await request('POST', '/oauth/token', { json: { grant_type: 'client_credentials', client_id: c.client_id, client_secret: c.client_secret } });
+      if (r.status !== 200) throw new Error(`token request failed: ${r.text}`);
+      return { ...c, token: r.body.access_token };
+    },
+    async agency(oauthToken, name = `Agency ${++seq}`) {
+      const r = await request('POST', '/v1/agencies', {
+        token: oauthToken,
+        json: { agency_name: name, email: `owner${seq}@example.com`, first_name: 'Olive', last_name: `Owner${seq}` },
+      });
+      if (r.status !== 200) throw new Error(`agency creation failed: ${r.text}`);
+      return { agencyId: r.body.data.agency.id, ownerId: r.body.data.agent.id, ownerToken: r.body.data.agent.access_token, slug: r.body.data.agent.slug };
+    },
+    async close() {
+      await new Promise<void>((r) => server.close(() => r()));
+      server.closeAllConnections();
+      await tdb.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+  return svc;
+}
