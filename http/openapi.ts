@@ -13,13 +13,12 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
   delete s.$schema;
   const defs = (s.$defs ?? {}) as Record<string, unknown>;
   delete s.$defs;
+  Object.assign(collected, defs);
   const id = z.globalRegistry.get(schema)?.id;
-  if (id && io === 'output') {
+  if (id && !(id in defs)) {
     collected[id] = s;
-    Object.assign(collected, defs);
     return { $ref: componentRef(id) };
   }
-  Object.assign(collected, defs);
   return s;
 }
 

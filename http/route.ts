@@ -199,7 +199,7 @@ export function mountRoutes(router: Router, specs: RouteSpec[], deps: Deps): voi
     chain.push(async (ctx) => {
       const files = spec.files ? collectFiles(ctx, spec) : {};
       const input = {
-        params: parse(spec.params, ctx.params, 404, 'path parameter'),
+        params: parse(spec.params, ctx.params, 400, 'path parameter'),
         query: parse(spec.query, ctx.query, 400, 'query parameters'),
         body: parse(spec.body, (ctx.request as { body?: unknown }).body ?? {}, 422, 'request body'),
         files,

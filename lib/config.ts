@@ -26,7 +26,7 @@ export const configSchema = z.object({
   WORKER_CONCURRENCY: intIn(1, 64).default(2),
   OAUTH_TOKEN_TTL_SECONDS: intIn(60, 86_400).default(3600),
   /** Length of the rate-limit window in seconds (60 in production; tests shorten it). */
-  RATE_LIMIT_WINDOW_SECONDS: intIn(1, 3600).default(60),
+  RATE_LIMIT_WINDOW_SECONDS: intIn(1, 86_400).default(60),
   RATE_LIMIT_TOKEN_PER_WINDOW: intIn(1, 100_000).default(10),
   RATE_LIMIT_V1_PER_WINDOW: intIn(1, 100_000).default(60),
   /** Largest accepted upload in bytes (SPEC §8: 10 MB). */

@@ -65,9 +65,11 @@ async function main(): Promise<number> {
     });
     const code: number = await new Promise((resolve) => child.on('close', (c) => resolve(c ?? 1)));
     const count = (re: RegExp) => Number(re.exec(output)?.[1] ?? 0);
-    const passed = count(/(\d+) tests? passed/);
-    let failed = count(/(\d+) tests? failed/) + count(/(\d+) uncaught exceptions?/) + count(/(\d+) unhandled rejections?/);
-    const skipped = count(/(\d+) tests? skipped/) + count(/(\d+) tests? todo/);
+    // ava prints one line per test: ✔ passed, ✘ [fail], - [skip] / - [todo].
+    const lines = (re: RegExp) => (output.match(re) ?? []).length;
+    const passed = lines(/^\s*✔ /gm);
+    let failed = Math.max(lines(/^\s*✘ \[fail\]/gm), count(/(\d+) tests? failed/)) + count(/(\d+) uncaught exceptions?/) + count(/(\d+) unhandled rejections?/);
+    const skipped = Math.max(lines(/^\s*- \[(skip|todo)\]/gm), count(/(\d+) tests? skipped/) + count(/(\d+) tests? todo/));
     if (code !== 0 && failed === 0) failed = 1; // a crash or timeout that ava did not count as a test
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
     return code;
