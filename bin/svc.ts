@@ -62,7 +62,7 @@ async function serve(withWorker: boolean): Promise<void> {
   const app = createApp({ db: opened.db, cfg, log, blobs: fileBlobStore(path.join(cfg.dataDir, 'blobs')) });
   const server: Server = app.listen(cfg.PORT, cfg.HOST);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
-  log.info('listening', { url: cfg.publicUrl, worker: withWorker });
+  log.info('listening', { port: (server.address() as { port: number }).port, url: cfg.publicUrl, worker: withWorker });
   onShutdown(async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
