@@ -41,15 +41,17 @@ export function createDatabase(opts: { ownerUrl: string; requestUrl?: string; ma
   };
 }
 
+// One round trip: the identity settings and, when the pool logs in as the owner, the switch to svc_request
+// (set_config('role', …, true) is SET LOCAL ROLE).
 const identitySql = `select set_config('svc.role', $1, true), set_config('svc.oauth_client_id', $2, true),
   set_config('svc.agency_id', $3, true), set_config('svc.agent_id', $4, true), set_config('svc.mode', $5, true),
   set_config('svc.api_key_id', $6, true)`;
+const identityAndRoleSql = `${identitySql}, set_config('role', 'svc_request', true)`;
 
 /** Set the acting identity (and role) for the rest of the open transaction on `client`. */
 export async function setIdentity(db: Database, client: pg.ClientBase, who: Identity): Promise<void> {
   const s = (v: number | string | null | undefined) => (v === null || v === undefined ? '' : String(v));
-  await client.query(identitySql, [who.role, s(who.oauthClientId), s(who.agencyId), s(who.agentId), s(who.mode), s(who.apiKeyId)]);
-  if (db.switchRole) await client.query('set local role svc_request');
+  await client.query(db.switchRole ? identityAndRoleSql : identitySql, [who.role, s(who.oauthClientId), s(who.agencyId), s(who.agentId), s(who.mode), s(who.apiKeyId)]);
 }
 
 /** Run `fn` in one request transaction as `who`; commits on success, rolls back on any error. */

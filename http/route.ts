@@ -89,24 +89,23 @@ function authenticated(rule: Exclude<AuthRule, 'none'>, deps: Deps, rateLimit?: 
     const client = await deps.db.request.connect();
     let open = false;
     try {
-      const { rows } = await client.query<{ kind: string; oauth_client_id: number | null; agency_id: number | null; agent_id: number | null; role: Identity['role'] }>(
-        'select * from app_private.authenticate_bearer($1)',
-        [tokenHash],
+      // One autocommit statement authenticates and spends one unit of the token's budget, so refused and
+      // failed requests count too.
+      const limit = deps.cfg.RATE_LIMIT_V1_PER_WINDOW;
+      const { rows } = await client.query<{ kind: string; oauth_client_id: number | null; agency_id: number | null; agent_id: number | null; role: Identity['role']; allowed: boolean | null; remaining: number | null; reset_at: string | null }>(
+        rateLimit
+          ? `select a.*, r.* from app_private.authenticate_bearer($1) a cross join lateral app_private.consume_rate_limit('v1:' || encode($1, 'hex'), $2, $3) r`
+          : `select a.*, null::boolean as allowed, null::int as remaining, null::bigint as reset_at from app_private.authenticate_bearer($1) a where $2::int is not null and $3::int is not null`,
+        [tokenHash, limit, deps.cfg.RATE_LIMIT_WINDOW_SECONDS],
       );
       const who = rows[0];
       if (!who) throw unauthorized('invalid, expired or revoked access token');
       if (rateLimit) {
-        const limit = deps.cfg.RATE_LIMIT_V1_PER_WINDOW;
-        const rl = await client.query<{ allowed: boolean; remaining: number; reset_at: string }>(
-          'select * from app_private.consume_rate_limit($1, $2, $3)',
-          [`v1:${tokenHash.toString('hex')}`, limit, deps.cfg.RATE_LIMIT_WINDOW_SECONDS],
-        );
-        const r = rl.rows[0];
         ctx.set('X-RateLimit-Limit', String(limit));
-        ctx.set('X-RateLimit-Remaining', String(r.remaining));
-        ctx.set('X-RateLimit-Reset', String(r.reset_at));
-        if (!r.allowed) {
-          const retry = Math.max(1, Number(r.reset_at) - Math.floor(Date.now() / 1000));
+        ctx.set('X-RateLimit-Remaining', String(who.remaining));
+        ctx.set('X-RateLimit-Reset', String(who.reset_at));
+        if (!who.allowed) {
+          const retry = Math.max(1, Number(who.reset_at) - Math.floor(Date.now() / 1000));
           throw new ApiError(429, 'rate limit exceeded', [], { 'Retry-After': String(retry) });
         }
       }

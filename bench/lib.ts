@@ -1,0 +1,42 @@
+// Small helpers shared by the benchmarks: latency percentiles and a fixed-concurrency load loop.
+
+export interface LoadResult {
+  requests: number;
+  seconds: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** Run `op` from `concurrency` loops for `seconds`; latencies in milliseconds. */
+export async function load(op: () => Promise<boolean>, opts: { concurrency: number; seconds: number }): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const end = performance.now() + opts.seconds * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: opts.concurrency }, async () => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        const ok = await op().catch(() => false);
+        latencies.push(performance.now() - t0);
+        if (!ok) errors++;
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { requests: latencies.length, seconds, perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
+}
+
+export const fmt = (n: number, digits = 1) => n.toFixed(digits);
+
+export function report(name: string, r: LoadResult): void {
+  process.stdout.write(`${name.padEnd(58)} ${fmt(r.perSecond, 0).padStart(8)} req/s   p50 ${fmt(r.p50, 2).padStart(7)} ms   p99 ${fmt(r.p99, 2).padStart(7)} ms${r.errors ? `   errors ${r.errors}` : ''}\n`);
+}

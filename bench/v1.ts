@@ -1,0 +1,95 @@
+// Provisioning API: GET /v1/agencies/{id} with an agent token over HTTP, and the cost of RLS measured
+// against the same lookup with an explicit filter and no RLS, in the same run.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { parseConfig } from '../lib/config.ts';
+import { fileBlobStore } from '../lib/blobs.ts';
+import { createLogger, setLogLevel } from '../lib/log.ts';
+import { hashToken } from '../lib/secrets.ts';
+import { setIdentity, withIdentity } from '../db/pool.ts';
+import { createApp } from '../http/app.ts';
+import { load, report, fmt } from './lib.ts';
+import type { BenchContext } from './run.ts';
+
+export async function run(ctx: BenchContext): Promise<void> {
+  setLogLevel('silent');
+  const { db } = ctx;
+  const cfg = parseConfig({ DATABASE_URL: ctx.url, DATA_DIR: ctx.dataDir, RATE_LIMIT_V1_PER_WINDOW: '100000', LOG_LEVEL: 'silent' });
+  const client = await db.owner.query(`insert into app_private.oauth_clients (client_id, name, secret_hash) values ('oc_bench', 'bench', $1) returning id`, [hashToken('x')]);
+  const token = 'agt_bench_token';
+  const created = await withIdentity(db, { role: 'oauth_client', oauthClientId: client.rows[0].id }, (c) =>
+    c.query(`select (r.agency).id as id, (r.agent).id as agent_id from app_public.create_agency('Bench Agency', null, 'Ben', 'Ch', 'ben@example.com', 'ben-ch', $1) r`, [hashToken(token)]),
+  );
+  const agencyId: number = created.rows[0].id;
+  const agentId: number = created.rows[0].agent_id;
+  // Other tenants, so RLS has rows to exclude.
+  for (let i = 0; i < 200; i++) {
+    await withIdentity(db, { role: 'oauth_client', oauthClientId: client.rows[0].id }, (c) =>
+      c.query(`select app_public.create_agency($1, null, 'A', 'B', $2, $3, $4)`, [`Other ${i}`, `o${i}@example.com`, `other-${i}`, hashToken(`t${i}`)]),
+    );
+  }
+
+  const app = createApp({ db, cfg, log: createLogger(), blobs: fileBlobStore(path.join(ctx.dataDir, 'blobs')) });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((r) => server.once('listening', () => r()));
+  const port = (server.address() as AddressInfo).port;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+  const get = () =>
+    new Promise<boolean>((resolve) => {
+      const req = http.get({ host: '127.0.0.1', port, path: `/v1/agencies/${agencyId}`, agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode === 200));
+      });
+      req.on('error', () => resolve(false));
+    });
+
+  const seconds = ctx.quick ? 2 : 8;
+  await load(get, { concurrency: 8, seconds: 1 }); // warm-up
+  report('GET /v1/agencies/{id} (agent token, HTTP, 8 conns)', await load(get, { concurrency: 8, seconds }));
+  server.close();
+  agent.destroy();
+
+  // The same transaction shape both ways: begin → identity → lookup → commit.
+  const identity = { role: 'owner' as const, agencyId, agentId };
+  const rlsLookup = async () => {
+    const c = await db.request.connect();
+    try {
+      await c.query('begin');
+      await setIdentity(db, c, identity);
+      const r = await c.query('select id, name, color_code, logo_key from app_public.agencies where id = $1', [agencyId]);
+      await c.query('commit');
+      return r.rowCount === 1;
+    } finally {
+      c.release();
+    }
+  };
+  const explicitLookup = async () => {
+    const c = await db.request.connect();
+    try {
+      await c.query('begin');
+      // Same round trips as the RLS path: one statement of settings, but no role switch, so no policy applies.
+      await c.query(`select set_config('svc.role', 'owner', true), set_config('svc.agency_id', $1, true), set_config('svc.agent_id', $2, true)`, [String(agencyId), String(agentId)]);
+      const r = await c.query(`select id, name, color_code, logo_key from app_public.agencies where id = $1 and id = $2`, [agencyId, agencyId]);
+      await c.query('commit');
+      return r.rowCount === 1;
+    } finally {
+      c.release();
+    }
+  };
+  const rounds = ctx.quick ? 1 : 3;
+  let rls = 0;
+  let plain = 0;
+  for (let i = 0; i < rounds; i++) {
+    const a = await load(rlsLookup, { concurrency: 4, seconds: seconds / 2 });
+    const b = await load(explicitLookup, { concurrency: 4, seconds: seconds / 2 });
+    rls += a.perSecond;
+    plain += b.perSecond;
+    if (i === rounds - 1) {
+      report('agency lookup, RLS as svc_request (SQL, 4 conns)', a);
+      report('agency lookup, explicit filter, no RLS (owner, SQL, 4 conns)', b);
+    }
+  }
+  const overhead = (plain / rls - 1) * 100;
+  process.stdout.write(`RLS cost: ${fmt(overhead)}% slower than the explicit filter (throughput ratio RLS/plain ${fmt(rls / plain, 3)}; target ≤ 10%)\n`);
+}
