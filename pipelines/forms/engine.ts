@@ -207,6 +207,28 @@ export function testCondition(type: Question['type'] | undefined, condition: Pic
   }
 }
 
+const TEXT_OPS = ['equals', 'notEquals', 'contains', 'notContains', 'isEmpty', 'isNotEmpty'] as const;
+const NUMBER_OPS = ['equals', 'notEquals', 'greaterThan', 'lessThan', 'isEmpty', 'isNotEmpty'] as const;
+const DATE_OPS = ['equals', 'notEquals', 'before', 'after', 'greaterThan', 'lessThan', 'isEmpty', 'isNotEmpty'] as const;
+const CHOICE_OPS = ['equals', 'notEquals', 'isEmpty', 'isNotEmpty'] as const;
+const MULTI_OPS = ['contains', 'notContains', 'isEmpty', 'isNotEmpty'] as const;
+const PRESENCE_OPS = ['isEmpty', 'isNotEmpty'] as const;
+
+/** The operators a condition may use on a question of this type. */
+export const OPERATORS_BY_TYPE: Readonly<Record<Question['type'], readonly Condition['operator'][]>> = {
+  short_text: TEXT_OPS,
+  long_text: TEXT_OPS,
+  email: TEXT_OPS,
+  number: NUMBER_OPS,
+  date: DATE_OPS,
+  dropdown: CHOICE_OPS,
+  single_choice: CHOICE_OPS,
+  multi_choice: MULTI_OPS,
+  file_upload: PRESENCE_OPS,
+  address: PRESENCE_OPS,
+  data_table: PRESENCE_OPS,
+};
+
 // ---- evaluation ------------------------------------------------------------------------------------
 
 /** Index of every question by id (first occurrence wins). */
