@@ -355,7 +355,7 @@ export function validateForPublish(structure: FormStructure): Problem[] {
     return seen;
   });
   for (const ref of allRules) {
-    if (never.has(ref.rule)) continue;
+    if (never.has(ref.rule) || !reachable.has(ref.host.step)) continue; // unreachable steps are reported once, above
     const live = ref.rule.conditions.map((c) => {
       const src = located.get(c.source_question_id);
       if (!src) return true;
