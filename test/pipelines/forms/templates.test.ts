@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { z } from 'zod';
 import { evaluate, validateSubmission } from '../../../pipelines/forms/engine.ts';
@@ -160,4 +161,19 @@ test('the schemas render to JSON Schema for OpenAPI', (t) => {
   t.truthy(schema.$defs?.FormQuestion);
   t.truthy(schema.$defs?.FormRule);
   t.notThrows(() => z.toJSONSchema(formStructureInputSchema, { io: 'input' }));
+});
+
+test('the README lists every ACORD field the templates fill', (t) => {
+  const readme = readFileSync(new URL('../../../pipelines/forms/README.md', import.meta.url), 'utf8');
+  const sections = new Map<string, string>();
+  for (const block of readme.split(/^\*\*(ACORD\d+)\*\*$/m).slice(1).reduce<string[][]>((acc, x, i) => (i % 2 ? acc[acc.length - 1].push(x) : acc.push([x]), acc), []))
+    sections.set(block[0], block[1]);
+  for (const tpl of templates())
+    for (const question of tpl.structure.steps.flatMap((s) => s.questions)) {
+      const fields = [question.acord_field!, ...(question.type === 'data_table' ? question.settings.columns.map((c) => c.acord_field!) : [])];
+      for (const field of fields) {
+        const [form, ...rest] = field.split('.');
+        t.true(sections.get(form)?.includes('`' + rest.join('.') + '`') ?? false, field);
+      }
+    }
 });
