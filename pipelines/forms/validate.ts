@@ -293,6 +293,9 @@ export function validateForPublish(structure: FormStructure): Problem[] {
           const clash = contradiction(rule.conditions, located);
           if (clash) neverFires(ref, ref.at('conditions', clash.index), clash.message);
         }
+        const outside = rule.conditions.map((cond) => outsideSettings(cond, located.get(cond.source_question_id)?.question));
+        const hopeless = rule.condition_mode === 'all' ? outside.findIndex((m) => m !== null) : outside.every((m) => m !== null) ? 0 : -1;
+        if (hopeless >= 0) neverFires(ref, ref.at('conditions', hopeless, 'value'), outside[hopeless]!);
       }),
     ),
   );
@@ -453,6 +456,24 @@ function contradiction(conditions: readonly Condition[], located: Map<string, Lo
       if (bounds.lo && !(v > bounds.lo.v)) return { index: Math.max(eq.i, bounds.lo.i), message: `"${id}" cannot equal ${v} and be above ${bounds.lo.v}` };
       if (bounds.hi && !(v < bounds.hi.v)) return { index: Math.max(eq.i, bounds.hi.i), message: `"${id}" cannot equal ${v} and be below ${bounds.hi.v}` };
     }
+  }
+  return null;
+}
+
+/** Why a condition cannot hold for any answer the source question accepts (its min/max/integer settings), or null. */
+function outsideSettings(c: Condition, source: Question | undefined): string | null {
+  if (!source || (source.type !== 'number' && source.type !== 'date') || !source.settings) return null;
+  const { min, max } = source.settings;
+  const v = c.value;
+  if (typeof v !== (source.type === 'number' ? 'number' : 'string')) return null;
+  const value = v as number | string;
+  const above = c.operator === 'greaterThan' || c.operator === 'after';
+  const below = c.operator === 'lessThan' || c.operator === 'before';
+  if (above && max !== undefined && value >= max) return `"${source.id}" accepts at most ${max}, so it is never above ${value}`;
+  if (below && min !== undefined && value <= min) return `"${source.id}" accepts at least ${min}, so it is never below ${value}`;
+  if (c.operator === 'equals') {
+    if ((min !== undefined && value < min) || (max !== undefined && value > max)) return `"${source.id}" never accepts ${value} (outside its min/max)`;
+    if (source.type === 'number' && source.settings.integer && !Number.isInteger(value)) return `"${source.id}" accepts whole numbers only`;
   }
   return null;
 }

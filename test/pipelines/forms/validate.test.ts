@@ -500,3 +500,27 @@ test('a sound branching form publishes cleanly', (t) => {
   );
   t.deepEqual(validateForPublish(f), []);
 });
+
+test('publish refuses conditions that no accepted answer can meet (number and date settings)', (t) => {
+  const src = [
+    q('n', 'number', { settings: { min: 0, max: 10, integer: true } }),
+    q('d', 'date', { settings: { min: '2020-01-01', max: '2030-12-31' } }),
+  ];
+  const cases: [ReturnType<typeof rule>, string | null][] = [
+    [rule('hide', [c('n', 'greaterThan', 10)]), '/steps/1/questions/0/rules/0/conditions/0/value'],
+    [rule('hide', [c('n', 'lessThan', 0)]), '/steps/1/questions/0/rules/0/conditions/0/value'],
+    [rule('hide', [c('n', 'equals', 11)]), '/steps/1/questions/0/rules/0/conditions/0/value'],
+    [rule('hide', [c('n', 'equals', 2.5)]), '/steps/1/questions/0/rules/0/conditions/0/value'],
+    [rule('hide', [c('n', 'isNotEmpty'), c('d', 'after', '2030-12-31')]), '/steps/1/questions/0/rules/0/conditions/1/value'],
+    [rule('hide', [c('d', 'before', '2019-06-01')]), '/steps/1/questions/0/rules/0/conditions/0/value'],
+    [rule('hide', [c('n', 'greaterThan', 11), c('d', 'before', '2020-01-01')], { condition_mode: 'any' }), '/steps/1/questions/0/rules/0/conditions/0/value'],
+    [rule('hide', [c('n', 'greaterThan', 11), c('n', 'equals', 3)], { condition_mode: 'any' }), null],
+    [rule('hide', [c('n', 'greaterThan', 9), c('n', 'lessThan', 1), c('n', 'equals', 10)], { condition_mode: 'any' }), null],
+    [rule('hide', [c('d', 'after', '2030-12-30')]), null],
+    [rule('hide', [c('n', 'notEquals', 11)]), null],
+  ];
+  for (const [r, path] of cases) {
+    const f = form(step('a', src), step('b', [q('t', 'short_text', { rules: [r] })]));
+    t.deepEqual(paths(validateForPublish(f)), path ? [path] : [], JSON.stringify(r.conditions));
+  }
+});
