@@ -158,18 +158,20 @@ export type Rule = z.infer<typeof ruleSchema>;
 export const textSettingsSchema = z.strictObject({
   max_length: z.int().min(1).max(10_000).optional(),
   placeholder: z.string().max(200).optional(),
-});
+}).meta({ description: 'Settings of short_text and long_text (max_length defaults to 1000 / 10000).' });
 export const numberSettingsSchema = z.strictObject({
   min: z.number().optional(),
   max: z.number().optional(),
   integer: z.boolean().optional().meta({ description: 'Only whole numbers are accepted.' }),
   unit: z.string().max(20).optional().meta({ description: 'Display unit, e.g. USD, sq ft, miles.' }),
-});
-export const dateSettingsSchema = z.strictObject({ min: isoDateSchema.optional(), max: isoDateSchema.optional() });
+}).meta({ description: 'Settings of number questions.' });
+export const dateSettingsSchema = z
+  .strictObject({ min: isoDateSchema.optional(), max: isoDateSchema.optional() })
+  .meta({ description: 'Settings of date questions (inclusive bounds).' });
 export const multiChoiceSettingsSchema = z.strictObject({
   min_selected: z.int().min(0).max(LIMITS.options).optional(),
   max_selected: z.int().min(1).max(LIMITS.options).optional(),
-});
+}).meta({ description: 'Settings of multi_choice questions.' });
 export const fileUploadSettingsSchema = z.strictObject({
   accept: z
     .array(z.string().regex(/^(\.[a-z0-9]{1,10}|[a-z]+\/([a-z0-9.+-]+|\*))$/, 'a lowercase extension like ".pdf" or a MIME type like "image/*"'))
@@ -178,12 +180,12 @@ export const fileUploadSettingsSchema = z.strictObject({
     .meta({ description: 'Accepted extensions (".pdf") or MIME types ("image/*"); any file when omitted.' }),
   max_files: z.int().min(1).max(LIMITS.files).optional().meta({ description: 'Default 1.' }),
   max_file_bytes: z.int().min(1).max(10 * 1024 * 1024).optional().meta({ description: 'Default and ceiling 10 MB.' }),
-});
+}).meta({ description: 'Settings of file_upload questions.' });
 export const addressSettingsSchema = z.strictObject({
   include_line2: z.boolean().optional(),
   include_county: z.boolean().optional(),
   country: z.string().regex(/^[A-Z]{2}$/).optional().meta({ description: 'ISO 3166-1 alpha-2; default US.' }),
-});
+}).meta({ description: 'Settings of address questions. Answers are objects with line1, line2, city, state, postal_code, county, country.' });
 export const COLUMN_TYPES = ['short_text', 'email', 'number', 'date', 'dropdown'] as const;
 export const tableColumnSchema = z
   .strictObject({
@@ -202,18 +204,18 @@ export const dataTableSettingsSchema = z.strictObject({
   columns: z.array(tableColumnSchema).min(1).max(LIMITS.columns),
   min_rows: z.int().min(0).max(LIMITS.tableRows).optional(),
   max_rows: z.int().min(1).max(LIMITS.tableRows).optional(),
-});
+}).meta({ description: 'Settings of data_table questions. Answers are arrays of rows keyed by column id.' });
 
 // ---- questions -----------------------------------------------------------------------------------
 
 function questionShape<I extends z.ZodType>(id: I) {
   return {
     id,
-    label,
-    help_text: helpText.optional(),
-    required: z.boolean().default(false),
+    label: label.meta({ description: 'Text shown to the consumer.' }),
+    help_text: helpText.optional().meta({ description: 'Extra guidance shown under the label.' }),
+    required: z.boolean().default(false).meta({ description: 'An answer is required while the question is visible.' }),
     initially_hidden: z.boolean().default(false).meta({ description: 'Hidden until a `show` rule fires.' }),
-    rules: z.array(ruleSchema).max(LIMITS.rulesPerQuestion).default([]),
+    rules: z.array(ruleSchema).max(LIMITS.rulesPerQuestion).default([]).meta({ description: 'Conditional logic attached to the question.' }),
     acord_field: acordFieldSchema.optional(),
   };
 }
@@ -248,11 +250,11 @@ function stepSchemaOf<I extends z.ZodType, Q extends z.ZodType, P extends z.ZodT
   return z.strictObject({
     id,
     type: stepTypeSchema.default('custom'),
-    name: z.string().trim().min(1).max(LIMITS.nameLength),
-    description: helpText.optional(),
+    name: z.string().trim().min(1).max(LIMITS.nameLength).meta({ description: 'Step name shown to the consumer.' }),
+    description: helpText.optional().meta({ description: 'Text shown at the top of the step.' }),
     segment: segmentSchema.default('main'),
     position,
-    questions: z.array(question).max(LIMITS.questionsPerStep),
+    questions: z.array(question).max(LIMITS.questionsPerStep).meta({ description: 'Ordered questions of the step.' }),
   });
 }
 
