@@ -267,6 +267,20 @@ for (const type of QUESTION_TYPES) {
   });
 }
 
+test('evaluate applies every operator case through a show rule, and through a skip', (t) => {
+  for (const type of QUESTION_TYPES) {
+    const extra = type === 'dropdown' || type === 'single_choice' || type === 'multi_choice' ? { options: ['Yes', 'No', 'Auto', 'Home'] } : type === 'data_table' ? { settings: { columns: [{ id: 'make', label: 'Make', type: 'short_text' }] } } : {};
+    for (const [operator, value, answer, expected] of casesByType[type]) {
+      const condition = value === undefined ? c('src', operator) : c('src', operator, value);
+      const shown = form(step('a', [q('src', type, extra), q('target', 'short_text', { initially_hidden: true, rules: [rule('show', [condition])] })]));
+      const answers = answer === undefined ? {} : { src: answer };
+      t.is(evaluate(shown, answers).questions.target.visible, expected, `${type} ${operator} show`);
+      const skipping = form(step('a', [q('src', type, { ...extra, rules: [skip('c', condition)] })]), step('b', [q('b1', 'short_text')]), step('c', [q('c1', 'short_text')]));
+      t.deepEqual(evaluate(skipping, answers).path, expected ? [0, 2] : [0, 1, 2], `${type} ${operator} skip`);
+    }
+  }
+});
+
 test('a condition on an unknown question type only answers presence', (t) => {
   t.true(testCondition(undefined, { operator: 'isEmpty' }, undefined));
   t.false(testCondition(undefined, { operator: 'equals', value: 'x' }, 'x'));
