@@ -242,8 +242,13 @@ export function indexQuestions(structure: FormStructure): Map<string, { question
   return index;
 }
 
+/** An own property only: ids such as "constructor" must not find Object.prototype members. */
+function own<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
 function ruleFires(rule: Rule, types: Map<string, Question['type']>, answers: Record<string, unknown>): boolean {
-  const test = (c: Condition) => testCondition(types.get(c.source_question_id), c, answers[c.source_question_id]);
+  const test = (c: Condition) => testCondition(types.get(c.source_question_id), c, own(answers, c.source_question_id));
   return rule.condition_mode === 'any' ? rule.conditions.some(test) : rule.conditions.every(test);
 }
 
@@ -287,6 +292,7 @@ export function evaluate(structure: FormStructure, answers: Answers): Evaluation
 
   const effective: Record<string, unknown> = {};
   const questions: Record<string, QuestionState> = {};
+  const order: string[] = [];
   const steps: StepState[] = [];
   const path: number[] = [];
   let expected: number | null = structure.steps.length > 0 ? 0 : null;
@@ -311,10 +317,12 @@ export function evaluate(structure: FormStructure, answers: Answers): Evaluation
       const shown = !hide && (!question.initially_hidden || show);
       shownHere.set(question, shown);
       const visible = onPath && shown;
-      if (!(question.id in questions)) {
+      if (!Object.hasOwn(questions, question.id)) {
+        order.push(question.id);
         questions[question.id] = { step_index: s, on_path: onPath, shown, visible, required: visible && (question.required || require) };
       }
-      if (visible && answers[question.id] !== undefined && !(question.id in effective)) effective[question.id] = answers[question.id];
+      const answer = own(answers, question.id);
+      if (visible && answer !== undefined && !Object.hasOwn(effective, question.id)) effective[question.id] = answer;
     }
     let next: NextStep | null = null;
     if (onPath) {
@@ -329,7 +337,7 @@ export function evaluate(structure: FormStructure, answers: Answers): Evaluation
     steps.push({ index: s, id: step.id, on_path: onPath, next });
   });
 
-  const visible = Object.keys(questions).filter((id) => questions[id].visible);
+  const visible = order.filter((id) => questions[id].visible); // form order, whatever the ids look like
   return {
     path,
     path_step_ids: path.map((i) => structure.steps[i].id),
@@ -353,9 +361,10 @@ export function nextStep(structure: FormStructure, answers: Answers, currentStep
   for (const step of structure.steps) for (const q of step.questions) if (!types.has(q.id)) types.set(q.id, q.type);
   const effective = { ...evaluation.effective_answers };
   for (const q of structure.steps[currentStepIndex].questions) {
-    if (evaluation.questions[q.id]?.shown && answers[q.id] !== undefined) effective[q.id] = answers[q.id];
+    const answer = own(answers, q.id);
+    if (own(evaluation.questions, q.id)?.shown && answer !== undefined) effective[q.id] = answer;
   }
-  return stepExit(structure, currentStepIndex, (q) => evaluation.questions[q.id]?.shown ?? false, types, effective);
+  return stepExit(structure, currentStepIndex, (q) => own(evaluation.questions, q.id)?.shown ?? false, types, effective);
 }
 
 // ---- submission validation -------------------------------------------------------------------------
@@ -526,14 +535,14 @@ export function validateSubmission(structure: FormStructure, answers: Answers): 
 
   for (const [id, raw] of Object.entries(answers)) {
     if (raw === undefined) continue;
-    const state = evaluation.questions[id];
+    const state = own(evaluation.questions, id);
     if (!state) dropped.push({ question_id: id, reason: 'unknown_question' });
     else if (!state.on_path) dropped.push({ question_id: id, reason: 'not_on_path' });
     else if (!state.visible) dropped.push({ question_id: id, reason: 'hidden' });
   }
   for (const id of evaluation.visible) {
     const { question } = byId.get(id)!;
-    const raw = answers[id];
+    const raw = own(answers, id);
     const path = `/answers/${id}`;
     if (isEmptyValue(raw)) {
       if (evaluation.questions[id].required) errors.push({ question_id: id, path, code: 'required', message: `${question.label}: an answer is required` });

@@ -472,6 +472,7 @@ const TEMPLATES: Record<TemplateId, FormTemplate> = {
 
 /** A fresh copy of a template (callers may change it freely). */
 export function template(id: TemplateId): FormTemplate {
+  if (!Object.hasOwn(TEMPLATES, id)) throw new RangeError(`unknown template_id "${String(id)}"`);
   return structuredClone(TEMPLATES[id]);
 }
 

@@ -543,3 +543,26 @@ test('the engine imports nothing at run time, so it bundles for the browser', (t
   for (const line of imports) t.regex(line, /^import type /, line);
   t.notRegex(source, /\brequire\(|process\.|Buffer\b|node:/);
 });
+
+test('ids that name Object.prototype members or look like numbers behave like any other id', (t) => {
+  const f = form(
+    step('a', [
+      q('constructor', 'short_text', { required: true }),
+      q('toString', 'short_text', { initially_hidden: true, rules: [rule('show', [c('constructor', 'isNotEmpty')])] }),
+      q('10', 'number'),
+      q('2', 'number', { rules: [rule('hide', [c('10', 'greaterThan', 5)])] }),
+    ]),
+  );
+  const empty = evaluate(f, {});
+  t.deepEqual(empty.visible, ['constructor', '10', '2']);
+  t.deepEqual(empty.required, ['constructor']);
+  t.deepEqual(empty.effective_answers, {});
+  const answered = evaluate(f, { constructor: 'x', 10: 6 });
+  t.deepEqual(answered.visible, ['constructor', 'toString', '10']);
+  t.deepEqual(answered.effective_answers, { constructor: 'x', 10: 6 });
+});
+
+test('answers objects without a prototype are read like plain ones', (t) => {
+  const answers = Object.assign(Object.create(null) as Record<string, unknown>, { has_pool: 'Yes' });
+  t.deepEqual(evaluate(showForm, answers).visible, ['has_pool', 'pool_fenced']);
+});

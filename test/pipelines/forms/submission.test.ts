@@ -181,3 +181,16 @@ test('the evaluation used for the check is returned', (t) => {
   const r = check({ ...base, pool: 'No' });
   t.deepEqual(r.evaluation.path, [0, 2]);
 });
+
+test('an answer keyed by an Object.prototype name is an unknown question, not a crash', (t) => {
+  const r = validateSubmission(f, JSON.parse('{"name":"Ann","pool":"Yes","fenced":"No","constructor":"x","toString":1,"__proto__":{"a":1}}'));
+  t.deepEqual(r.errors, []);
+  t.deepEqual(
+    r.dropped.map((d) => [d.question_id, d.reason]),
+    [
+      ['constructor', 'unknown_question'],
+      ['toString', 'unknown_question'],
+      ['__proto__', 'unknown_question'],
+    ],
+  );
+});

@@ -177,3 +177,7 @@ test('the README lists every ACORD field the templates fill', (t) => {
       }
     }
 });
+
+test('an unknown template id is refused, not looked up on Object.prototype', (t) => {
+  for (const id of ['boat', 'constructor', 'toString']) t.throws(() => template(id as never), { instanceOf: RangeError });
+});
