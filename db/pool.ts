@@ -6,7 +6,7 @@ import pg from 'pg';
 pg.types.setTypeParser(20, (v) => Number(v));
 
 export interface Identity {
-  role: 'oauth_client' | 'agent' | 'admin' | 'owner' | 'api_key' | 'system';
+  role: 'oauth_client' | 'agent' | 'admin' | 'owner' | 'read_only' | 'system';
   oauthClientId?: number | null;
   agencyId?: number | null;
   agentId?: number | null;

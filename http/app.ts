@@ -2,18 +2,21 @@
 import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
-import { errorMiddleware, v1ErrorBody, type ErrorPresenter } from './errors.ts';
+import { errorMiddleware, problemBody, v1ErrorBody, type ErrorPresenter } from './errors.ts';
 import { openApiDocument } from './openapi.ts';
 import { mountRoutes, type Deps, type RouteSpec } from './route.ts';
 import { oauthErrorBody, oauthRoutes } from './routes/oauth.ts';
 import { agencyRoutes } from './routes/v1/agencies.ts';
 import { agentRoutes } from './routes/v1/agents.ts';
+import { apiKeyRoutes } from './routes/v1/api_keys.ts';
+import { formRoutes } from './routes/v2/forms.ts';
 
 /** Every declared route of the service, in documentation order. */
-export const allRoutes: RouteSpec[] = [...oauthRoutes, ...agencyRoutes, ...agentRoutes];
+export const allRoutes: RouteSpec[] = [...oauthRoutes, ...agencyRoutes, ...agentRoutes, ...apiKeyRoutes, ...formRoutes];
 
 function presenterFor(ctx: Context): ErrorPresenter {
   if (ctx.path.startsWith('/oauth/')) return oauthErrorBody;
+  if (ctx.path.startsWith('/v2/')) return problemBody;
   return v1ErrorBody;
 }
 

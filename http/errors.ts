@@ -31,6 +31,7 @@ export const sqlErrorStatus: Record<string, number> = {
   NTFND: 404,
   FORBD: 403,
   DEACT: 422,
+  KEYRV: 422,
   OWNER: 422,
   EMAIL: 422,
   STATE: 500,
@@ -72,13 +73,47 @@ function fromPostgres(err: PgError): ApiError | undefined {
   }
 }
 
-/** Body of an error on each surface. */
-export type ErrorPresenter = (err: ApiError) => unknown;
+/** Body of an error on each surface, and its content type when not JSON. */
+export type ErrorPresenter = ((err: ApiError) => unknown) & { contentType?: string };
 
 /** SPEC §7.1: `{ error: { message, details? } }`. */
 export const v1ErrorBody: ErrorPresenter = (err) => ({
   error: { message: err.message, ...(err.details.length ? { details: err.details } : {}) },
 });
+
+const titles: Record<number, string> = {
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 413: 'Content Too Large',
+  415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests', 500: 'Internal Server Error',
+};
+
+const toPointer = (field?: string) => (field === undefined ? undefined : field.startsWith('/') ? field : `/${field.split('.').join('/')}`);
+
+/** RFC 9457 problem details (the /v2 surface): each bad input is listed with its JSON pointer. */
+export const problemBody: ErrorPresenter = Object.assign(
+  (err: ApiError) => ({
+    type: 'about:blank',
+    title: titles[err.status] ?? 'Error',
+    status: err.status,
+    detail: err.message,
+    ...(err.code ? { code: err.code } : {}),
+    ...(err.details.length ? { errors: err.details.map((d) => ({ pointer: toPointer(d.field), detail: d.message })) } : {}),
+  }),
+  { contentType: 'application/problem+json' },
+);
+
+/** Any thrown value as an ApiError: ours as is, SQLSTATEs and our codes mapped, anything else a logged 500. */
+export function toApiError(thrown: unknown, log?: Logger, context?: Record<string, unknown>): ApiError {
+  if (thrown instanceof ApiError) return thrown;
+  if (thrown instanceof z.ZodError) return new ApiError(422, 'validation failed', zodDetails(thrown));
+  const pg = fromPostgres(thrown as PgError);
+  if (pg) return pg;
+  const status = (thrown as { status?: number }).status;
+  if (status && status >= 400 && status < 500 && (thrown as { expose?: boolean }).expose !== false) {
+    return new ApiError(status, statusMessage(status, (thrown as Error).message));
+  }
+  log?.error('unhandled error', { err: thrown, ...context });
+  return new ApiError(500, 'internal server error');
+}
 
 /** Middleware mapping every thrown error to a status and the surface's body; unknown errors are 500 and logged. */
 export function errorMiddleware(log: Logger, presenterFor: (ctx: Context) => ErrorPresenter) {
@@ -87,23 +122,12 @@ export function errorMiddleware(log: Logger, presenterFor: (ctx: Context) => Err
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, `no route for ${ctx.method} ${ctx.path}`);
     } catch (thrown) {
-      let err: ApiError;
-      if (thrown instanceof ApiError) err = thrown;
-      else if (thrown instanceof z.ZodError) err = new ApiError(422, 'validation failed', zodDetails(thrown));
-      else {
-        const pg = fromPostgres(thrown as PgError);
-        const status = (thrown as { status?: number; expose?: boolean }).status;
-        if (pg) err = pg;
-        else if (status && status >= 400 && status < 500 && (thrown as { expose?: boolean }).expose !== false) {
-          err = new ApiError(status, statusMessage(status, (thrown as Error).message));
-        } else {
-          log.error('unhandled error', { err: thrown, requestId: ctx.state.requestId, path: ctx.path });
-          err = new ApiError(500, 'internal server error');
-        }
-      }
+      const err = toApiError(thrown, log, { requestId: ctx.state.requestId, path: ctx.path });
+      const presenter = presenterFor(ctx);
       ctx.status = err.status;
       for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
-      ctx.body = presenterFor(ctx)(err);
+      ctx.body = presenter(err);
+      if (presenter.contentType) ctx.type = presenter.contentType;
     }
   };
 }

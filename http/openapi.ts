@@ -38,6 +38,8 @@ const authSchemes: Record<string, string[]> = {
   oauth_client: ['oauthClientToken'],
   agent: ['agentToken'],
   agent_admin: ['agentToken'],
+  api_key: ['apiKey'],
+  api_key_admin: ['apiKey'],
 };
 
 /** Build the OpenAPI document for `specs`. */
@@ -45,7 +47,7 @@ export function openApiDocument(specs: RouteSpec[], serverUrl: string): Record<s
   const paths: Record<string, Record<string, unknown>> = {};
   for (const spec of specs) {
     const p = spec.path.replace(/:([A-Za-z_]+)/g, '{$1}');
-    const requestBody = spec.body || spec.files ? requestBodyFor(spec) : undefined;
+    const requestBody = spec.body || spec.files || spec.docBody ? requestBodyFor(spec) : undefined;
     const responses = Object.fromEntries(
       Object.entries(spec.responses).map(([status, r]) => [
         status,
@@ -70,7 +72,7 @@ export function openApiDocument(specs: RouteSpec[], serverUrl: string): Record<s
     info: {
       title: 'Insurance intake, provisioning and policy-analysis service',
       version: '1.0.0',
-      description: 'Interface contract: SPEC.md. Errors of /v1 are `{ error: { message, details } }`; /oauth/token errors follow RFC 6749 §5.2.',
+      description: 'Interface contract: SPEC.md. Errors of /v1 are `{ error: { message, details } }`; /oauth/token errors follow RFC 6749 §5.2; /v2 errors are RFC 9457 problem details (`application/problem+json`) with `errors: [{ pointer, detail }]`. Every POST and PATCH under /v2 needs an `Idempotency-Key` header (UUIDv4).',
     },
     servers: [{ url: serverUrl }],
     paths,
@@ -79,6 +81,7 @@ export function openApiDocument(specs: RouteSpec[], serverUrl: string): Record<s
       securitySchemes: {
         oauthClientToken: { type: 'http', scheme: 'bearer', description: 'Access token from POST /oauth/token' },
         agentToken: { type: 'http', scheme: 'bearer', description: 'Agent access token (agt_…)' },
+        apiKey: { type: 'http', scheme: 'bearer', description: 'API key: svc_test_… (sandbox data) or svc_live_… (live data)' },
       },
     },
   };
@@ -86,8 +89,9 @@ export function openApiDocument(specs: RouteSpec[], serverUrl: string): Record<s
 
 function requestBodyFor(spec: RouteSpec) {
   const content: Record<string, unknown> = {};
-  if (spec.body) {
-    const schema = jsonSchema(spec.body, 'input');
+  const bodySchema = spec.docBody ?? spec.body;
+  if (bodySchema) {
+    const schema = jsonSchema(bodySchema, 'input');
     content['application/json'] = { schema };
     if (spec.urlencoded) content['application/x-www-form-urlencoded'] = { schema };
     if (spec.files) {

@@ -14,6 +14,7 @@ import type { BlobStore } from '../lib/blobs.ts';
 import { hashToken } from '../lib/secrets.ts';
 import { setIdentity, type Database, type Identity } from '../db/pool.ts';
 import { ApiError, forbidden, unauthorized, zodDetails } from './errors.ts';
+import { idempotency } from './idempotency.ts';
 
 export interface Deps {
   db: Database;
@@ -22,8 +23,11 @@ export interface Deps {
   blobs: BlobStore;
 }
 
-/** Who may call a route: an OAuth client token, an agent token (any role, or admin/owner), or anyone. */
-export type AuthRule = 'none' | 'oauth_client' | 'agent' | 'agent_admin';
+/**
+ * Who may call a route: an OAuth client token, an agent token (any role, or admin/owner), an API key
+ * (any, or admin permissions: read-only keys get 403), or anyone.
+ */
+export type AuthRule = 'none' | 'oauth_client' | 'agent' | 'agent_admin' | 'api_key' | 'api_key_admin';
 
 export interface UploadedFile {
   field: string;
@@ -56,6 +60,10 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   urlencoded?: boolean;
   /** Rate-limit bucket prefix and limit; v1 routes are limited per token. */
   rateLimit?: 'v1';
+  /** Require an Idempotency-Key and replay the stored response of a repeated request (SPEC §8). */
+  idempotent?: boolean;
+  /** Schema shown in OpenAPI when the handler validates the body itself (richer than `body`). */
+  docBody?: z.ZodType;
   responses: Record<number, { description: string; schema?: z.ZodType; headers?: string[] }>;
   handler: (ctx: Context, input: RouteInput<z.infer<P>, z.infer<Q>, z.infer<B>>, deps: Deps) => Promise<void>;
 }
@@ -89,6 +97,29 @@ function authenticated(rule: Exclude<AuthRule, 'none'>, deps: Deps, rateLimit?: 
     const client = await deps.db.request.connect();
     let open = false;
     try {
+      const isApiKey = /^svc_(test|live)_/.test(m[1]);
+      if ((rule === 'api_key' || rule === 'api_key_admin') !== isApiKey) {
+        throw isApiKey ? forbidden('this operation requires an OAuth client or agent access token, not an API key') : unauthorized('this operation requires an API key (svc_test_… or svc_live_…)');
+      }
+      if (isApiKey) {
+        const { rows } = await client.query<{ api_key_id: number; agency_id: number; mode: 'test' | 'live'; permissions: 'admin' | 'read_only' }>(
+          'select * from app_private.authenticate_api_key($1)',
+          [tokenHash],
+        );
+        const key = rows[0];
+        if (!key) throw unauthorized('invalid, expired or revoked API key');
+        if (rule === 'api_key_admin' && key.permissions !== 'admin') throw forbidden('this API key is read-only; writes need a key with admin permissions');
+        const ident: Identity = { role: key.permissions === 'admin' ? 'admin' : 'read_only', agencyId: key.agency_id, mode: key.mode, apiKeyId: key.api_key_id };
+        ctx.state.identity = ident;
+        await client.query('begin');
+        open = true;
+        await setIdentity(deps.db, client, ident);
+        ctx.state.tx = client;
+        await next();
+        await client.query('commit');
+        open = false;
+        return;
+      }
       // One autocommit statement authenticates and spends one unit of the token's budget, so refused and
       // failed requests count too.
       const limit = deps.cfg.RATE_LIMIT_V1_PER_WINDOW;
@@ -194,13 +225,14 @@ export function mountRoutes(router: Router, specs: RouteSpec[], deps: Deps): voi
   for (const spec of specs) {
     const chain: Array<(ctx: Context, next: Next) => Promise<unknown>> = [];
     if (spec.auth !== 'none') chain.push(authenticated(spec.auth, deps, spec.rateLimit));
-    if (spec.body || spec.files) chain.push(bodyParser(spec, deps));
+    if (spec.body || spec.files || spec.docBody) chain.push(bodyParser(spec, deps));
+    if (spec.idempotent) chain.push(idempotency(deps));
     chain.push(async (ctx) => {
       const files = spec.files ? collectFiles(ctx, spec) : {};
       const input = {
         params: parse(spec.params, ctx.params, 400, 'path parameter'),
         query: parse(spec.query, ctx.query, 400, 'query parameters'),
-        body: parse(spec.body, (ctx.request as { body?: unknown }).body ?? {}, 422, 'request body'),
+        body: spec.body ? parse(spec.body, (ctx.request as { body?: unknown }).body ?? {}, 422, 'request body') : (ctx.request as { body?: unknown }).body ?? {},
         files,
       };
       await spec.handler(ctx, input, deps);

@@ -29,6 +29,8 @@ export interface TestService {
   oauthClient(name?: string): Promise<{ client_id: string; client_secret: string; token: string }>;
   /** A new agency (through the API) with its owner's token. */
   agency(oauthToken: string, name?: string): Promise<{ agencyId: number; ownerId: number; ownerToken: string; slug: string }>;
+  /** A new API key of the agency, made by an admin agent. */
+  apiKey(adminToken: string, agencyId: number, mode?: 'test' | 'live', permissions?: 'admin' | 'read_only'): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -83,6 +85,11 @@ export async function startService(env: Record<string, string> = {}): Promise<Te
       });
       if (r.status !== 200) throw new Error(`agency creation failed: ${r.text}`);
       return { agencyId: r.body.data.agency.id, ownerId: r.body.data.agent.id, ownerToken: r.body.data.agent.access_token, slug: r.body.data.agent.slug };
+    },
+    async apiKey(adminToken, agencyId, mode = 'test', permissions = 'admin') {
+      const r = await request('POST', `/v1/agencies/${agencyId}/api-keys`, { token: adminToken, json: { name: `${mode} ${permissions}`, mode, permissions } });
+      if (r.status !== 200) throw new Error(`API key creation failed: ${r.text}`);
+      return r.body.data.key;
     },
     async close() {
       await new Promise<void>((r) => server.close(() => r()));

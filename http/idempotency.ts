@@ -1,0 +1,64 @@
+// Idempotency-Key on /v2 writes (SPEC §8): the first request with a key runs and its response is stored in
+// the same transaction as its work; a retry within 24 h gets that response replayed; a different request
+// with the same key is 422; a twin arriving while the first still runs is 409.
+import { createHash } from 'node:crypto';
+import type { Context, Next } from 'koa';
+import { ApiError, problemBody, toApiError } from './errors.ts';
+import { identity, tx, type Deps } from './route.ts';
+
+const uuidV4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+/** JSON with object keys sorted, so the same request hashes the same however its keys were ordered. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+export function idempotency(deps: Deps) {
+  return async (ctx: Context, next: Next) => {
+    const key = ctx.get('idempotency-key').trim();
+    if (!key) throw new ApiError(400, 'the Idempotency-Key header is required on every POST and PATCH under /v2', [{ field: 'Idempotency-Key', message: 'is required' }]);
+    if (!uuidV4.test(key)) throw new ApiError(400, 'the Idempotency-Key header must be a UUIDv4', [{ field: 'Idempotency-Key', message: 'must be a UUIDv4' }]);
+    const who = identity(ctx);
+    const body = (ctx.request as { body?: unknown }).body;
+    const fingerprint = createHash('sha256').update(`${ctx.method} ${ctx.path}\n${canonicalJson(body ?? null)}`).digest('hex');
+    const scope = [who.agencyId, who.mode, key.toLowerCase()];
+    const { rows } = await deps.db.owner.query<{ outcome: string; response_status: number | null; response_body: unknown }>(
+      'select * from app_private.claim_idempotency_key($1, $2, $3, $4)',
+      [...scope, fingerprint],
+    );
+    const claim = rows[0];
+    if (claim.outcome === 'mismatch') {
+      throw new ApiError(422, 'this Idempotency-Key was already used with a different request; use a fresh key for each distinct operation', [
+        { field: 'Idempotency-Key', message: 'reused with a different method, path or body' },
+      ]);
+    }
+    if (claim.outcome === 'running') throw new ApiError(409, 'a request with this Idempotency-Key is still in progress; retry it shortly');
+    if (claim.outcome === 'done') {
+      ctx.status = claim.response_status ?? 200;
+      ctx.body = claim.response_body ?? undefined;
+      if (ctx.status >= 400 && problemBody.contentType) ctx.type = problemBody.contentType;
+      ctx.set('Idempotent-Replayed', 'true');
+      return;
+    }
+    try {
+      await next();
+      await tx(ctx).query('select app_private.complete_idempotency_key($1, $2, $3, $4, $5, $6)', [...scope, ctx.status, JSON.stringify(ctx.body ?? null), '{}']);
+    } catch (err) {
+      const api = toApiError(err);
+      if (api.status < 500) {
+        // A refused request is an answer too: its retry gets the same answer.
+        await deps.db.owner.query('select app_private.complete_idempotency_key($1, $2, $3, $4, $5, $6)', [...scope, api.status, JSON.stringify(problemBody(api)), '{}']);
+      } else {
+        await deps.db.owner.query('select app_private.release_idempotency_key($1, $2, $3)', scope).catch(() => {});
+      }
+      throw err;
+    }
+  };
+}

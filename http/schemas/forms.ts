@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { formStructureInputSchema, insuranceLineSchema, stepSchema, templateIdSchema } from '../../pipelines/forms/schema.ts';
+import { id, timestamp } from './common.ts';
+
+export const formParams = z.object({ id });
+
+export const formOwner = z
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('agency'), agency_id: z.number().int().positive() }).strict(),
+    z.object({ type: z.literal('agent'), agency_id: z.number().int().positive(), agent_id: z.number().int().positive() }).strict(),
+  ])
+  .meta({ id: 'FormOwner', description: 'An agency-owned form is shared by the agency; an agent-owned one belongs to one agent (and the agency’s admins).' });
+
+export const createFormBody = z
+  .object({
+    name: z.string().trim().min(1, 'name is required').max(200),
+    owner: formOwner,
+    insurance_line: insuranceLineSchema,
+    template_id: templateIdSchema.optional(),
+  })
+  .strict();
+
+/** PATCH: the whole structure (steps) replaces the working copy; name and insurance_line may change too. */
+export const patchFormBody = z
+  .object({
+    steps: z.array(z.unknown()),
+    name: z.string().trim().min(1).max(200).optional(),
+    insurance_line: insuranceLineSchema.optional(),
+  })
+  .strict();
+
+export const patchFormDoc = formStructureInputSchema.extend({
+  name: z.string().min(1).max(200).optional(),
+  insurance_line: insuranceLineSchema.optional(),
+}).meta({ id: 'FormPatch' });
+
+export const listFormsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(200).optional().describe('next_cursor of the previous page'),
+  status: z.enum(['draft', 'active']).optional(),
+  insurance_line: insuranceLineSchema.optional(),
+});
+
+export const form = z
+  .object({
+    id: z.number().int(),
+    public_id: z.string(),
+    name: z.string(),
+    status: z.enum(['draft', 'active']),
+    insurance_line: insuranceLineSchema,
+    owner: formOwner,
+    template_id: templateIdSchema.nullable(),
+    steps: z.array(stepSchema),
+    created_at: timestamp,
+    updated_at: timestamp,
+    published_at: timestamp.nullable(),
+  })
+  .meta({ id: 'Form' });
+
+export const formSummary = z
+  .object({
+    id: z.number().int(),
+    public_id: z.string(),
+    name: z.string(),
+    status: z.enum(['draft', 'active']),
+    insurance_line: insuranceLineSchema,
+    owner: formOwner,
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: 'FormSummary' });
+
+export const formList = z.object({ data: z.array(formSummary), next_cursor: z.string().nullable() }).meta({ id: 'FormList' });
+
+export const problem = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    errors: z.array(z.object({ pointer: z.string().optional(), detail: z.string() })).optional(),
+  })
+  .meta({ id: 'Problem', description: 'RFC 9457 problem details' });
