@@ -1,0 +1,61 @@
+// Forms API: POST /v2/forms (idempotent write: key claim, insert, stored response) and GET /v2/forms/{id}
+// over HTTP, beside the GET of a v1 agency in the same run as the peer of the same request pipeline.
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { parseConfig } from '../lib/config.ts';
+import { fileBlobStore } from '../lib/blobs.ts';
+import { createLogger, setLogLevel } from '../lib/log.ts';
+import { hashToken } from '../lib/secrets.ts';
+import { withIdentity } from '../db/pool.ts';
+import { createApp } from '../http/app.ts';
+import { template } from '../pipelines/forms/templates.ts';
+import { load, report } from './lib.ts';
+import type { BenchContext } from './run.ts';
+
+export async function run(ctx: BenchContext): Promise<void> {
+  setLogLevel('silent');
+  const { db } = ctx;
+  const cfg = parseConfig({ DATABASE_URL: ctx.url, DATA_DIR: ctx.dataDir, RATE_LIMIT_V1_PER_WINDOW: '100000', LOG_LEVEL: 'silent' });
+  const client = await db.owner.query(`insert into app_private.oauth_clients (client_id, name, secret_hash) values ('oc_forms_bench', 'forms bench', $1) returning id`, [hashToken('y')]);
+  const agentToken = 'agt_forms_bench';
+  const created = await withIdentity(db, { role: 'oauth_client', oauthClientId: client.rows[0].id }, (c) =>
+    c.query(`select (r.agency).id as id, (r.agent).id as agent_id from app_public.create_agency('Forms Bench', null, 'F', 'B', 'fb@example.com', 'forms-bench', $1) r`, [hashToken(agentToken)]),
+  );
+  const agencyId: number = created.rows[0].id;
+  const apiKey = 'svc_test_formsbenchkey000000000000000000';
+  await withIdentity(db, { role: 'owner', agencyId, agentId: created.rows[0].agent_id }, (c) =>
+    c.query(`select app_public.create_api_key($1, 'bench', 'test', 'admin', $2, 'svc_test_form', '0000')`, [agencyId, hashToken(apiKey)]),
+  );
+
+  const app = createApp({ db, cfg, log: createLogger(), blobs: fileBlobStore(path.join(ctx.dataDir, 'blobs')) });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((r) => server.once('listening', () => r()));
+  const port = (server.address() as AddressInfo).port;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+  const call = (method: string, p: string, token: string, body?: string, headers: Record<string, string> = {}) =>
+    new Promise<number>((resolve) => {
+      const req = http.request({ host: '127.0.0.1', port, path: p, method, agent, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}), ...headers } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', () => resolve(0));
+      req.end(body);
+    });
+
+  const createBody = JSON.stringify({ name: 'Bench form', owner: { type: 'agency', agency_id: agencyId }, insurance_line: 'personal_auto', template_id: 'auto' });
+  const post = async () => (await call('POST', '/v2/forms', apiKey, createBody, { 'idempotency-key': randomUUID() })) === 201;
+  const seconds = ctx.quick ? 2 : 6;
+  await load(post, { concurrency: 4, seconds: 1 });
+  const { rows } = await db.owner.query('select id from app_public.forms order by id limit 1');
+  const formId = rows[0].id;
+  const getForm = async () => (await call('GET', `/v2/forms/${formId}`, apiKey)) === 200;
+  const getAgency = async () => (await call('GET', `/v1/agencies/${agencyId}`, agentToken)) === 200;
+  const steps = template('auto').structure.steps.reduce((n, s) => n + s.questions.length, 0);
+  report(`POST /v2/forms (auto template, ${steps} questions, 4 conns)`, await load(post, { concurrency: 4, seconds }));
+  report('GET /v2/forms/{id} (auto template, 8 conns)', await load(getForm, { concurrency: 8, seconds }));
+  report('peer: GET /v1/agencies/{id} (8 conns)', await load(getAgency, { concurrency: 8, seconds }));
+  server.close();
+  agent.destroy();
+}
