@@ -60,3 +60,27 @@ test('state functions refuse agencies outside the caller scope with NTFND', asyn
   const agentErr = await t.throwsAsync(withIdentity(tdb.db, asOwnerOf('b'), (c) => c.query('select app_public.deactivate_agent($1)', [ids.a_owner])));
   t.is((agentErr as { code?: string }).code, 'NTFND');
 });
+
+test('forms, form snapshots and API keys: agency B (and agency A in the other mode) neither reads nor changes A’s rows', async (t) => {
+  const o = tdb.db.owner;
+  const form = await o.query(`insert into app_public.forms (agency_id, mode, name, insurance_line) values ($1, 'test', 'A form', 'renters') returning id`, [ids.a]);
+  await o.query(`insert into app_public.form_snapshots (form_id, agency_id, mode, name, insurance_line, structure) values ($1, $2, 'test', 'A form', 'renters', '{"steps":[]}')`, [form.rows[0].id, ids.a]);
+  await o.query(`insert into app_public.api_keys (agency_id, name, mode, permissions, key_hash, prefix, last_four) values ($1, 'k', 'test', 'admin', $2, 'svc_test_abcd', 'wxyz')`, [ids.a, hashToken('svc_test_x')]);
+  const asB: Identity = { role: 'admin', agencyId: ids.b, mode: 'test' };
+  const asALive: Identity = { role: 'admin', agencyId: ids.a, mode: 'live' };
+  const asATest: Identity = { role: 'admin', agencyId: ids.a, mode: 'test' };
+  for (const table of ['forms', 'form_snapshots']) {
+    for (const who of [asB, asALive]) {
+      const n = await withIdentity(tdb.db, who, async (c) => (await c.query(`select 1 from app_public.${table}`)).rowCount);
+      t.is(n, 0, `${table} hidden from ${JSON.stringify(who)}`);
+    }
+    t.is(await withIdentity(tdb.db, asATest, async (c) => (await c.query(`select 1 from app_public.${table}`)).rowCount), 1);
+  }
+  t.is(await withIdentity(tdb.db, asB, async (c) => (await c.query(`update app_public.forms set name = 'stolen' where id = $1`, [form.rows[0].id])).rowCount), 0);
+  const wrongMode = await t.throwsAsync(withIdentity(tdb.db, asALive, (c) => c.query(`insert into app_public.forms (agency_id, mode, name, insurance_line) values ($1, 'test', 'x', 'renters')`, [ids.a])));
+  t.is((wrongMode as { code?: string }).code, '42501', 'a live identity cannot write test rows');
+  const keysB = await withIdentity(tdb.db, { role: 'owner', agencyId: ids.b }, async (c) => (await c.query('select id from app_public.api_keys')).rowCount);
+  t.is(keysB, 0);
+  const hash = await t.throwsAsync(withIdentity(tdb.db, { role: 'owner', agencyId: ids.a }, (c) => c.query('select key_hash from app_public.api_keys')));
+  t.is((hash as { code?: string }).code, '42501', 'key hashes are never readable by requests');
+});
