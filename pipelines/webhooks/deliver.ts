@@ -1,0 +1,381 @@
+// One delivery attempt: a signed POST to a partner's URL, guarded against SSRF, bounded in time and in
+// the bytes it reads back, never following redirects. It reports what happened instead of throwing, so
+// the task can record every attempt in the delivery log and decide on a retry.
+import { lookup as dnsLookup } from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { z } from 'zod';
+import { signBody, standardWebhookHeaders } from './sign.ts';
+import { inAnyCidr, nonGlobalReason, parseCidr } from './ssrf.ts';
+
+export const DEFAULT_TIMEOUT_MS = 15_000;
+export const DEFAULT_MAX_RESPONSE_BYTES = 4096;
+export const DEFAULT_USER_AGENT = 'insurance-intake-service-webhooks/1.0';
+
+/** Credentials an endpoint may require besides the signature (SPEC §5 rule 3). */
+export const EndpointAuth = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('bearer'), token: z.string().min(1) }).strict(),
+  z.object({ kind: z.literal('basic'), username: z.string(), password: z.string() }).strict(),
+  z
+    .object({
+      kind: z.literal('header'),
+      name: z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name'),
+      value: z.string().regex(/^[^\r\n\0]*$/, 'must not contain line breaks'),
+    })
+    .strict(),
+]);
+export type EndpointAuth = z.infer<typeof EndpointAuth>;
+
+export type ResolvedAddress = { address: string; family: 4 | 6 };
+/** Resolves a host name to all its addresses (default: the system resolver, `dns.lookup` with `all`). */
+export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export const DeliveryRequest = z
+  .object({
+    url: z.string(),
+    /** The exact bytes to send and sign. */
+    body: z.union([z.instanceof(Buffer), z.string()]),
+    /** The endpoint's signing secret (decrypted). */
+    secret: z.string().min(1),
+    /** Stable across retries of the same delivery: receivers de-duplicate on `webhook-id`. */
+    webhookId: z.string().min(1),
+    /** Unix seconds put in `webhook-timestamp`; default now. */
+    timestamp: z.number().int().positive().optional(),
+    auth: EndpointAuth.nullish(),
+  })
+  .strict();
+export type DeliveryRequest = z.input<typeof DeliveryRequest>;
+
+export const DeliveryOptions = z
+  .object({
+    timeoutMs: z.number().int().positive().default(DEFAULT_TIMEOUT_MS),
+    maxResponseBytes: z.number().int().nonnegative().default(DEFAULT_MAX_RESPONSE_BYTES),
+    /** Refuse plain http unless the host is allow-listed (production URLs). */
+    requireHttps: z.boolean().default(false),
+    /** Host names or IP literals exempt from the SSRF guard and from requireHttps (case-insensitive). */
+    allowHosts: z.array(z.string().min(1)).default([]),
+    /** Address ranges exempt from the SSRF guard, e.g. `127.0.0.1/32`, `10.1.0.0/16`. */
+    allowCidrs: z.array(z.string().min(1)).default([]),
+    userAgent: z.string().min(1).default(DEFAULT_USER_AGENT),
+    /** graphile-worker's helpers.abortSignal: an abort ends the attempt with error code 'aborted'. */
+    signal: z.instanceof(AbortSignal).optional(),
+    /** Replaces the system resolver (tests; a custom DNS). */
+    resolve: z.custom<Resolver>((v) => typeof v === 'function').optional(),
+    /** Trusted CA certificates for https (tests with a self-signed receiver). */
+    ca: z.union([z.string(), z.instanceof(Buffer)]).optional(),
+  })
+  .strict();
+export type DeliveryOptions = z.input<typeof DeliveryOptions>;
+
+export type DeliveryErrorCode =
+  | 'invalid_url'
+  | 'https_required'
+  | 'dns'
+  | 'ssrf_blocked'
+  | 'timeout'
+  | 'connection'
+  | 'tls'
+  | 'redirect'
+  | 'aborted'
+  | 'response';
+
+export type DeliveryAttemptResult = {
+  /** True for a 2xx status: the receiver has the event. */
+  ok: boolean;
+  /** HTTP status, or null when no response arrived. */
+  status: number | null;
+  duration_ms: number;
+  /** Lower-case names; repeated headers joined with ', '. Empty when no response arrived. */
+  response_headers: Record<string, string>;
+  /** The first maxResponseBytes of the body, decoded as UTF-8. */
+  response_body: string;
+  response_body_truncated: boolean;
+  /** The address actually connected to (after the SSRF check), or null when no connection was made. */
+  remote_address: string | null;
+  /** The Location of a 3xx, which is not followed. */
+  location: string | null;
+  /** Null when the receiver answered (any status except 3xx); otherwise why the attempt failed. */
+  error: null | { code: DeliveryErrorCode; message: string };
+  /** True on 410 Gone: the receiver asks never to be called again, so the endpoint is disabled. */
+  disable: boolean;
+};
+
+/** The headers of a delivery: content type, user agent, `x-signature`, Standard Webhooks headers and any endpoint auth. */
+export function deliveryHeaders(
+  request: DeliveryRequest,
+  userAgent: string = DEFAULT_USER_AGENT,
+): Record<string, string> {
+  const r = DeliveryRequest.parse(request);
+  const body = typeof r.body === 'string' ? Buffer.from(r.body, 'utf8') : r.body;
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'content-length': String(body.length),
+    'user-agent': userAgent,
+    'x-signature': signBody(r.secret, body),
+    ...standardWebhookHeaders({
+      id: r.webhookId,
+      timestamp: r.timestamp ?? Math.floor(Date.now() / 1000),
+      body,
+      secret: r.secret,
+    }),
+  };
+  const auth = r.auth;
+  if (auth?.kind === 'bearer') headers.authorization = `Bearer ${auth.token}`;
+  else if (auth?.kind === 'basic') {
+    headers.authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password}`, 'utf8').toString('base64')}`;
+  } else if (auth?.kind === 'header') {
+    const name = auth.name.toLowerCase();
+    // The signature headers prove origin; a configured header must not overwrite them.
+    if (name in headers) throw new Error(`auth header ${auth.name} would replace a delivery header`);
+    headers[name] = auth.value;
+  }
+  return headers;
+}
+
+type Target = { url: URL; hostname: string; port: number; address: ResolvedAddress };
+
+class AttemptError extends Error {
+  constructor(
+    readonly code: DeliveryErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Checks the URL, resolves its host once, refuses non-global addresses that are not allow-listed, and
+ * returns the address to connect to. Exported so routes can reject a bad URL at registration time.
+ */
+export async function resolveTarget(
+  rawUrl: string,
+  options: Pick<DeliveryOptions, 'allowHosts' | 'allowCidrs' | 'requireHttps' | 'resolve'> = {},
+): Promise<Target> {
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    throw new AttemptError('invalid_url', 'not a valid absolute URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new AttemptError('invalid_url', `scheme ${url.protocol} is not http or https`);
+  }
+  if (url.username || url.password) throw new AttemptError('invalid_url', 'credentials in the URL are not allowed');
+  const hostname = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (!hostname) throw new AttemptError('invalid_url', 'the URL has no host');
+  const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+
+  const allowHosts = (options.allowHosts ?? []).map((h) => h.replace(/^\[|\]$/g, '').toLowerCase());
+  const allowCidrs = (options.allowCidrs ?? []).map(parseCidr);
+  const hostAllowed = allowHosts.includes(hostname) || (isIP(hostname) !== 0 && inAnyCidr(hostname, allowCidrs));
+  if (options.requireHttps && url.protocol !== 'https:' && !hostAllowed) {
+    throw new AttemptError('https_required', 'this URL must use https');
+  }
+
+  let addresses: ResolvedAddress[];
+  const literal = isIP(hostname);
+  if (literal) addresses = [{ address: hostname, family: literal as 4 | 6 }];
+  else {
+    try {
+      const resolve = options.resolve ?? defaultResolve;
+      addresses = await resolve(hostname);
+    } catch (err) {
+      throw new AttemptError('dns', `could not resolve ${hostname}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+    if (addresses.length === 0) throw new AttemptError('dns', `${hostname} has no addresses`);
+  }
+  if (!hostAllowed) {
+    // Every address must be public: a name with one private address among public ones could be steered there.
+    for (const a of addresses) {
+      const why = nonGlobalReason(a.address);
+      if (why && !inAnyCidr(a.address, allowCidrs)) {
+        throw new AttemptError('ssrf_blocked', `${hostname} resolves to a non-public address (${why})`);
+      }
+    }
+  }
+  return { url, hostname, port, address: addresses[0] };
+}
+
+const defaultResolve: Resolver = async (hostname) =>
+  (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => ({
+    address: a.address,
+    family: a.family === 6 ? 6 : 4,
+  }));
+
+/** POSTs one signed delivery and reports the outcome; never throws for network or receiver failures. */
+export async function deliver(request: DeliveryRequest, options: DeliveryOptions = {}): Promise<DeliveryAttemptResult> {
+  const o = DeliveryOptions.parse(options);
+  const started = performance.now();
+  const result = (partial: Partial<DeliveryAttemptResult>): DeliveryAttemptResult => ({
+    ok: false,
+    status: null,
+    response_headers: {},
+    response_body: '',
+    response_body_truncated: false,
+    remote_address: null,
+    location: null,
+    error: null,
+    disable: false,
+    ...partial,
+    duration_ms: Math.round(performance.now() - started),
+  });
+  const failed = (code: DeliveryErrorCode, message: string) => result({ error: { code, message } });
+
+  if (o.signal?.aborted) return failed('aborted', 'aborted before sending');
+  const r = DeliveryRequest.parse(request);
+  const body = typeof r.body === 'string' ? Buffer.from(r.body, 'utf8') : r.body;
+  const headers = deliveryHeaders(r, o.userAgent);
+
+  // One deadline for the whole attempt, resolution included.
+  const deadline = AbortSignal.timeout(o.timeoutMs);
+  const signal = o.signal ? AbortSignal.any([deadline, o.signal]) : deadline;
+  const stopReason = () => (deadline.aborted ? ['timeout', `no answer within ${o.timeoutMs} ms`] : ['aborted', 'aborted']) as [DeliveryErrorCode, string];
+
+  let target: Target;
+  try {
+    target = await raceAbort(resolveTarget(r.url, o), signal);
+  } catch (err) {
+    if (err instanceof AttemptError) return failed(err.code, err.message);
+    if (signal.aborted) return failed(...stopReason());
+    return failed('dns', (err as Error).message);
+  }
+
+  const pinned = target.address;
+  // The socket connects to the address that passed the check, never to a second resolution of the name.
+  const lookup: LookupFunction = (_hostname, opts, callback) => {
+    if (opts && (opts as { all?: boolean }).all) {
+      (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned]);
+    } else callback(null, pinned.address, pinned.family);
+  };
+  const isHttps = target.url.protocol === 'https:';
+  const literal = isIP(target.hostname) !== 0;
+
+  return new Promise<DeliveryAttemptResult>((done) => {
+    let settled = false;
+    const finish = (res: DeliveryAttemptResult) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      done(res);
+    };
+    const requestOptions: https.RequestOptions = {
+      method: 'POST',
+      protocol: target.url.protocol,
+      host: literal ? pinned.address : target.hostname,
+      family: pinned.family,
+      port: target.port,
+      path: target.url.pathname + target.url.search,
+      headers, // Host comes from host:port, i.e. the name in the URL
+      lookup,
+      agent: false, // no pooled socket that was connected for another resolution
+      ...(isHttps ? { servername: literal ? undefined : target.hostname, ca: o.ca } : {}),
+    };
+    const req = (isHttps ? https : http).request(requestOptions);
+    let remote: string | null = null;
+    let response: http.IncomingMessage | null = null;
+    req.on('socket', (socket) => {
+      socket.once('connect', () => {
+        remote = socket.remoteAddress ?? pinned.address;
+      });
+    });
+
+    const onAbort = () => {
+      const [code, message] = stopReason();
+      const err = new AttemptError(code, message);
+      if (response) response.destroy(err); // keep the status already received; report why reading stopped
+      req.destroy(err);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+
+    req.on('error', (err) => {
+      if (settled || response) return; // once a response arrived, its own handlers report the outcome
+      if (err instanceof AttemptError) finish(failed(err.code, err.message));
+      else finish(result({ remote_address: remote, error: classify(err) }));
+    });
+
+    req.on('response', (res) => {
+      response = res;
+      const status = res.statusCode ?? 0;
+      const responseHeaders: Record<string, string> = {};
+      for (const [name, value] of Object.entries(res.headers)) {
+        if (value !== undefined) responseHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
+      }
+      const chunks: Buffer[] = [];
+      let kept = 0;
+      let truncated = false;
+      const complete = (error: DeliveryAttemptResult['error']) => {
+        const isRedirect = status >= 300 && status < 400;
+        const location = isRedirect ? (responseHeaders.location ?? null) : null;
+        finish(
+          result({
+            ok: status >= 200 && status < 300,
+            status,
+            response_headers: responseHeaders,
+            response_body: Buffer.concat(chunks).toString('utf8'),
+            response_body_truncated: truncated,
+            remote_address: remote ?? res.socket?.remoteAddress ?? pinned.address,
+            location,
+            disable: status === 410,
+            error:
+              error ??
+              (isRedirect
+                ? { code: 'redirect', message: `redirect ${status} to ${location ?? '(no Location)'} not followed` }
+                : null),
+          }),
+        );
+      };
+      res.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        const room = o.maxResponseBytes - kept;
+        if (chunk.length > room) {
+          chunks.push(chunk.subarray(0, room));
+          kept += room;
+          truncated = true;
+          complete(null);
+          res.destroy(); // stop reading: the rest of a huge answer is never downloaded
+          req.destroy();
+          return;
+        }
+        chunks.push(chunk);
+        kept += chunk.length;
+      });
+      res.on('end', () => complete(null));
+      res.on('error', (err) => {
+        if (err instanceof AttemptError) complete({ code: err.code, message: `${err.message} (while reading the response)` });
+        else complete({ code: 'response', message: err.message });
+      });
+      res.on('aborted', () => complete({ code: 'response', message: 'the receiver closed the connection mid-response' }));
+    });
+
+    req.end(body);
+  });
+}
+
+function classify(err: NodeJS.ErrnoException): { code: DeliveryErrorCode; message: string } {
+  const code = err.code ?? '';
+  if (code === 'ETIMEDOUT') return { code: 'timeout', message: err.message };
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { code: 'dns', message: err.message };
+  if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|HOSTNAME|ERR_TLS/.test(code) || /SSL|TLS|certificate/i.test(err.message)) {
+    return { code: 'tls', message: err.message };
+  }
+  return { code: 'connection', message: code ? `${code}: ${err.message}` : err.message };
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
