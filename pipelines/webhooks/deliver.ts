@@ -13,6 +13,11 @@ export const DEFAULT_TIMEOUT_MS = 15_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 4096;
 export const DEFAULT_USER_AGENT = 'insurance-intake-service-webhooks/1.0';
 
+const RESERVED_HEADERS = new Set([
+  'content-type', 'content-length', 'transfer-encoding', 'host', 'connection', 'user-agent',
+  'x-signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature',
+]);
+
 /** Credentials an endpoint may require besides the signature (SPEC §5 rule 3). */
 export const EndpointAuth = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('bearer'), token: z.string().min(1) }).strict(),
@@ -20,7 +25,11 @@ export const EndpointAuth = z.discriminatedUnion('kind', [
   z
     .object({
       kind: z.literal('header'),
-      name: z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name'),
+      name: z
+        .string()
+        .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name')
+        // The signature headers prove origin and the framing headers belong to us: a configured header must not replace them.
+        .refine((n) => !RESERVED_HEADERS.has(n.toLowerCase()), 'is a header the service sets itself'),
       value: z.string().regex(/^[^\r\n\0]*$/, 'must not contain line breaks'),
     })
     .strict(),
@@ -125,10 +134,7 @@ export function deliveryHeaders(
   else if (auth?.kind === 'basic') {
     headers.authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password}`, 'utf8').toString('base64')}`;
   } else if (auth?.kind === 'header') {
-    const name = auth.name.toLowerCase();
-    // The signature headers prove origin; a configured header must not overwrite them.
-    if (name in headers) throw new Error(`auth header ${auth.name} would replace a delivery header`);
-    headers[name] = auth.value;
+    headers[auth.name.toLowerCase()] = auth.value;
   }
   return headers;
 }
@@ -274,6 +280,7 @@ export async function deliver(request: DeliveryRequest, options: DeliveryOptions
     const req = (isHttps ? https : http).request(requestOptions);
     let remote: string | null = null;
     let response: http.IncomingMessage | null = null;
+    let stopped: { code: DeliveryErrorCode; message: string } | null = null;
     req.on('socket', (socket) => {
       socket.once('connect', () => {
         remote = socket.remoteAddress ?? pinned.address;
@@ -283,6 +290,7 @@ export async function deliver(request: DeliveryRequest, options: DeliveryOptions
     const onAbort = () => {
       const [code, message] = stopReason();
       const err = new AttemptError(code, message);
+      stopped = { code, message };
       if (response) response.destroy(err); // keep the status already received; report why reading stopped
       req.destroy(err);
     };
@@ -341,11 +349,10 @@ export async function deliver(request: DeliveryRequest, options: DeliveryOptions
         kept += chunk.length;
       });
       res.on('end', () => complete(null));
-      res.on('error', (err) => {
-        if (err instanceof AttemptError) complete({ code: err.code, message: `${err.message} (while reading the response)` });
-        else complete({ code: 'response', message: err.message });
-      });
-      res.on('aborted', () => complete({ code: 'response', message: 'the receiver closed the connection mid-response' }));
+      const broken = (message: string) =>
+        complete(stopped ? { code: stopped.code, message: `${stopped.message} (while reading the response)` } : { code: 'response', message });
+      res.on('error', (err) => broken(err.message));
+      res.on('aborted', () => broken('the receiver closed the connection mid-response'));
     });
 
     req.end(body);
