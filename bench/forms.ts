@@ -1,6 +1,6 @@
 // Forms API: POST /v2/forms (idempotent write: key claim, insert, stored response) and GET /v2/forms/{id}
 // over HTTP, beside the GET of a v1 agency in the same run as the peer of the same request pipeline.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -29,7 +29,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     c.query(`select app_public.create_api_key($1, 'bench', 'test', 'admin', $2, 'svc_test_form', '0000')`, [agencyId, hashToken(apiKey)]),
   );
 
-  const app = createApp({ db, cfg, log: createLogger(), blobs: fileBlobStore(path.join(ctx.dataDir, 'blobs')) });
+  const app = createApp({ db, cfg, log: createLogger(), blobs: fileBlobStore(path.join(ctx.dataDir, 'blobs')), secretKey: randomBytes(32) });
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((r) => server.once('listening', () => r()));
   const port = (server.address() as AddressInfo).port;

@@ -1,5 +1,6 @@
 // Provisioning API: GET /v1/agencies/{id} with an agent token over HTTP, and the cost of RLS measured
 // against the same lookup with an explicit filter and no RLS, in the same run.
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -30,7 +31,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     );
   }
 
-  const app = createApp({ db, cfg, log: createLogger(), blobs: fileBlobStore(path.join(ctx.dataDir, 'blobs')) });
+  const app = createApp({ db, cfg, log: createLogger(), blobs: fileBlobStore(path.join(ctx.dataDir, 'blobs')), secretKey: randomBytes(32) });
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((r) => server.once('listening', () => r()));
   const port = (server.address() as AddressInfo).port;

@@ -11,6 +11,7 @@ import { MigrationError } from '../db/migrate.ts';
 import { createOAuthClient } from '../db/oauth.ts';
 import { createApp } from '../http/app.ts';
 import { startWorker } from '../tasks/index.ts';
+import { loadOrCreateKey, parseKey } from '../lib/crypto.ts';
 
 const usage = `usage: svc <command> [options]
 
@@ -56,10 +57,16 @@ async function open(poolSize?: number): Promise<Opened> {
   }
 }
 
+/** The key that encrypts webhook secrets at rest: WEBHOOK_SECRET_KEY, or one generated once into DATA_DIR. */
+function secretKey(): Buffer {
+  return cfg.WEBHOOK_SECRET_KEY ? parseKey(cfg.WEBHOOK_SECRET_KEY) : loadOrCreateKey(path.join(cfg.dataDir, 'secret-key'));
+}
+
 async function serve(withWorker: boolean): Promise<void> {
   const opened = await open(20);
-  const runner = withWorker ? await startWorker(opened.db.owner, { concurrency: cfg.WORKER_CONCURRENCY, log }) : undefined;
-  const app = createApp({ db: opened.db, cfg, log, blobs: fileBlobStore(path.join(cfg.dataDir, 'blobs')) });
+  const key = secretKey();
+  const runner = withWorker ? await startWorker(opened.db.owner, { concurrency: cfg.WORKER_CONCURRENCY, log, deps: { cfg, log, secretKey: key } }) : undefined;
+  const app = createApp({ db: opened.db, cfg, log, blobs: fileBlobStore(path.join(cfg.dataDir, 'blobs')), secretKey: key });
   const server: Server = app.listen(cfg.PORT, cfg.HOST);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   log.info('listening', { port: (server.address() as { port: number }).port, url: cfg.publicUrl, worker: withWorker });
@@ -73,7 +80,7 @@ async function serve(withWorker: boolean): Promise<void> {
 
 async function worker(): Promise<void> {
   const opened = await open();
-  const runner = await startWorker(opened.db.owner, { concurrency: cfg.WORKER_CONCURRENCY, log });
+  const runner = await startWorker(opened.db.owner, { concurrency: cfg.WORKER_CONCURRENCY, log, deps: { cfg, log, secretKey: secretKey() } });
   log.info('worker running', { concurrency: cfg.WORKER_CONCURRENCY });
   onShutdown(async () => {
     await runner.stop();

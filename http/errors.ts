@@ -32,6 +32,7 @@ export const sqlErrorStatus: Record<string, number> = {
   FORBD: 403,
   DEACT: 422,
   KEYRV: 422,
+  NOURL: 422,
   OWNER: 422,
   EMAIL: 422,
   STATE: 500,

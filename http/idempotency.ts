@@ -3,24 +3,17 @@
 // with the same key is 422; a twin arriving while the first still runs is 409.
 import { createHash } from 'node:crypto';
 import type { Context, Next } from 'koa';
+import { decryptSecret, encryptSecret } from '../lib/crypto.ts';
+import { canonicalJson } from '../lib/json.ts';
 import { ApiError, problemBody, toApiError } from './errors.ts';
 import { identity, tx, type Deps } from './route.ts';
 
 const uuidV4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
-/** JSON with object keys sorted, so the same request hashes the same however its keys were ordered. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value as object)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
-}
-
-export function idempotency(deps: Deps) {
+/** `sealed`: the stored response carries a secret, so it is kept encrypted with the service key. */
+export function idempotency(deps: Deps, sealed = false) {
+  const seal = (body: unknown) => JSON.stringify(sealed ? { sealed: encryptSecret(deps.secretKey, JSON.stringify(body ?? null)) } : (body ?? null));
+  const unseal = (stored: unknown) => (sealed && stored && typeof stored === 'object' && 'sealed' in stored ? JSON.parse(decryptSecret(deps.secretKey, String((stored as { sealed: string }).sealed))) : stored);
   return async (ctx: Context, next: Next) => {
     const key = ctx.get('idempotency-key').trim();
     if (!key) throw new ApiError(400, 'the Idempotency-Key header is required on every POST and PATCH under /v2', [{ field: 'Idempotency-Key', message: 'is required' }]);
@@ -42,14 +35,14 @@ export function idempotency(deps: Deps) {
     if (claim.outcome === 'running') throw new ApiError(409, 'a request with this Idempotency-Key is still in progress; retry it shortly');
     if (claim.outcome === 'done') {
       ctx.status = claim.response_status ?? 200;
-      ctx.body = claim.response_body ?? undefined;
+      ctx.body = unseal(claim.response_body) ?? undefined;
       if (ctx.status >= 400 && problemBody.contentType) ctx.type = problemBody.contentType;
       ctx.set('Idempotent-Replayed', 'true');
       return;
     }
     try {
       await next();
-      await tx(ctx).query('select app_private.complete_idempotency_key($1, $2, $3, $4, $5, $6)', [...scope, ctx.status, JSON.stringify(ctx.body ?? null), '{}']);
+      await tx(ctx).query('select app_private.complete_idempotency_key($1, $2, $3, $4, $5, $6)', [...scope, ctx.status, seal(ctx.body), '{}']);
     } catch (err) {
       const api = toApiError(err);
       if (api.status < 500) {

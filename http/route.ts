@@ -21,6 +21,8 @@ export interface Deps {
   cfg: Config;
   log: Logger;
   blobs: BlobStore;
+  /** Encrypts webhook signing secrets and endpoint credentials at rest (lib/crypto.ts). */
+  secretKey: Buffer;
 }
 
 /**
@@ -60,8 +62,11 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   urlencoded?: boolean;
   /** Rate-limit bucket prefix and limit; v1 routes are limited per token. */
   rateLimit?: 'v1';
-  /** Require an Idempotency-Key and replay the stored response of a repeated request (SPEC §8). */
-  idempotent?: boolean;
+  /**
+   * Require an Idempotency-Key and replay the stored response of a repeated request (SPEC §8); 'sealed'
+   * stores that response encrypted because it carries a secret.
+   */
+  idempotent?: boolean | 'sealed';
   /** Schema shown in OpenAPI when the handler validates the body itself (richer than `body`). */
   docBody?: z.ZodType;
   responses: Record<number, { description: string; schema?: z.ZodType; headers?: string[] }>;
@@ -226,7 +231,7 @@ export function mountRoutes(router: Router, specs: RouteSpec[], deps: Deps): voi
     const chain: Array<(ctx: Context, next: Next) => Promise<unknown>> = [];
     if (spec.auth !== 'none') chain.push(authenticated(spec.auth, deps, spec.rateLimit));
     if (spec.body || spec.files || spec.docBody) chain.push(bodyParser(spec, deps));
-    if (spec.idempotent) chain.push(idempotency(deps));
+    if (spec.idempotent) chain.push(idempotency(deps, spec.idempotent === 'sealed'));
     chain.push(async (ctx) => {
       const files = spec.files ? collectFiles(ctx, spec) : {};
       const input = {

@@ -24,6 +24,8 @@ export const configSchema = z.object({
   EMBEDDED_PG_PORT: intIn(1024, 65535).default(54329),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   WORKER_CONCURRENCY: intIn(1, 64).default(2),
+  /** A worker process silent this long is presumed dead and its locked jobs are released to the others. */
+  WORKER_STALE_AFTER_SECONDS: intIn(2, 3600).default(45),
   OAUTH_TOKEN_TTL_SECONDS: intIn(60, 86_400).default(3600),
   /** Length of the rate-limit window in seconds (60 in production; tests shorten it). */
   RATE_LIMIT_WINDOW_SECONDS: intIn(1, 86_400).default(60),
@@ -39,6 +41,26 @@ export const configSchema = z.object({
   OCR_ENGINE: z.enum(['tesseract.js', 'tesseract-cli']).default('tesseract.js'),
   TESSERACT_PATH: z.string().min(1).default('tesseract'),
   TRUST_PROXY: bool.default(false),
+  /** Base64 of 32 bytes that encrypts webhook signing secrets and credentials at rest; default: generated into DATA_DIR. */
+  WEBHOOK_SECRET_KEY: z.string().min(40).optional(),
+  WEBHOOK_TIMEOUT_MS: intIn(100, 120_000).default(15_000),
+  /** Attempts of one delivery before it is marked failed (the default schedule spans about 27 hours). */
+  WEBHOOK_MAX_ATTEMPTS: intIn(1, 20).default(8),
+  /** An endpoint failing without a success for this long is disabled. */
+  WEBHOOK_DISABLE_AFTER_HOURS: intIn(1, 24 * 30).default(120),
+  /** Hosts, IPs or CIDRs webhooks may reach although they are not public (comma-separated), e.g. 127.0.0.1. */
+  WEBHOOK_ALLOW_HOSTS: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean)),
+  /** Waits in seconds before attempts 2, 3, … (comma-separated); empty = the default schedule of about 27 hours. */
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean).map(Number))
+    .refine((a) => a.every((n) => Number.isFinite(n) && n > 0), 'must be positive numbers of seconds, comma-separated'),
+  /** Production URLs must use https unless their host is allow-listed. */
+  WEBHOOK_REQUIRE_HTTPS: bool.default(true),
 });
 
 export type Config = z.infer<typeof configSchema> & { dataDir: string; publicUrl: string };

@@ -158,9 +158,14 @@ test('duplicate makes a new draft with a new id and public_id, the same owner an
 });
 
 test('GET /v2/forms pages with limit and an opaque cursor and filters by status and insurance_line', async (t) => {
-  const key = await svc.apiKey(ownerToken, agencyId, 'live');
+  // An agency of its own: the other tests of this file run concurrently.
+  const own = await svc.agency(oauthToken);
+  const key = await svc.apiKey(own.ownerToken, own.agencyId, 'live');
   const ids: number[] = [];
-  for (let i = 0; i < 5; i++) ids.push((await newForm({ name: `L${i}`, insurance_line: i % 2 ? 'homeowners' : 'renters' }, key)).body.id);
+  for (let i = 0; i < 5; i++) {
+    const r = await write('POST', '/v2/forms', { name: `L${i}`, owner: { type: 'agency', agency_id: own.agencyId }, insurance_line: i % 2 ? 'homeowners' : 'renters' }, key);
+    ids.push(r.body.id);
+  }
   await write('POST', `/v2/forms/${ids[4]}/publish`, undefined, key).then((r) => t.is(r.status, 422));
   const seen: number[] = [];
   let cursor: string | null = null;
@@ -172,7 +177,7 @@ test('GET /v2/forms pages with limit and an opaque cursor and filters by status 
     cursor = r.body.next_cursor;
     pages++;
   } while (cursor && pages < 20);
-  const liveIds = (await svc.tdb.db.owner.query(`select id from app_public.forms where agency_id = $1 and mode = 'live' order by id desc`, [agencyId])).rows.map((r) => r.id);
+  const liveIds = (await svc.tdb.db.owner.query(`select id from app_public.forms where agency_id = $1 and mode = 'live' order by id desc`, [own.agencyId])).rows.map((r) => r.id);
   t.deepEqual(seen, liveIds);
   const homes = await svc.request('GET', '/v2/forms?insurance_line=homeowners', { token: key });
   t.true(homes.body.data.length >= 2 && homes.body.data.every((f: { insurance_line: string }) => f.insurance_line === 'homeowners'));

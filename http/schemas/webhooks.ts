@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { timestamp } from './common.ts';
+
+export const TOPIC_NAMES = ['client-submission', 'form-submission'] as const;
+/** SPEC §6.4; `*` subscribes to all. */
+export const SUBSCRIPTION_EVENTS = ['*', 'client-submission.complete', 'client-submission.declaration-page-upload', 'client.reassigned', 'client.updated', 'client.sales-funnel-status-change'] as const;
+
+const httpUrl = z
+  .string()
+  .trim()
+  .max(2000)
+  .url('must be an absolute URL')
+  .refine((u) => /^https?:\/\//i.test(u), 'must be an http or https URL')
+  .refine((u) => !new URL(u).username && !new URL(u).password, 'must not carry credentials; use auth instead');
+
+export const endpointAuth = z
+  .discriminatedUnion('kind', [
+    z.object({ kind: z.literal('bearer'), token: z.string().min(1).max(2000) }).strict(),
+    z.object({ kind: z.literal('basic'), username: z.string().min(1).max(200), password: z.string().max(500) }).strict(),
+    z.object({ kind: z.literal('header'), name: z.string().regex(/^[A-Za-z0-9-]{1,100}$/, 'must be an HTTP header name'), value: z.string().min(1).max(2000) }).strict(),
+  ])
+  .meta({ id: 'EndpointAuth', description: 'Credentials sent with each delivery instead of relying on the signature alone (SPEC §5 rule 3); stored encrypted, never returned.' });
+
+export const topicParams = z.object({ topic: z.enum(TOPIC_NAMES) });
+export const topicDeliveryParams = z.object({ topic: z.enum(TOPIC_NAMES), delivery_id: z.coerce.number().int().positive() });
+export const subscriptionParams = z.object({ webhook_uuid: z.uuid('must be a UUID') });
+export const subscriptionDeliveryParams = z.object({ webhook_uuid: z.uuid('must be a UUID'), delivery_id: z.coerce.number().int().positive() });
+
+export const putEndpointBody = z
+  .object({
+    staging_url: httpUrl.nullable().optional().describe('Receives events of test-mode data and test events'),
+    production_url: httpUrl.nullable().optional().describe('Receives events of live data; must be https'),
+    auth: endpointAuth.nullable().optional(),
+    enabled: z.boolean().optional().describe('true re-enables a disabled endpoint and resumes its pending deliveries'),
+  })
+  .strict();
+
+export const subscriptionBody = z
+  .object({
+    url: httpUrl,
+    events: z.array(z.enum(SUBSCRIPTION_EVENTS, `must be one of ${SUBSCRIPTION_EVENTS.join(', ')}`)).min(1).max(SUBSCRIPTION_EVENTS.length),
+    description: z.string().trim().max(500).optional(),
+    enabled: z.boolean().optional(),
+    auth: endpointAuth.nullable().optional(),
+  })
+  .strict();
+
+export const patchSubscriptionBody = subscriptionBody.partial().strict();
+
+export const deliveriesQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(200).optional(),
+  status: z.enum(['pending', 'delivered', 'failed']).optional(),
+});
+
+const endpointState = {
+  enabled: z.boolean(),
+  disabled_reason: z.string().nullable(),
+  disabled_at: timestamp.nullable(),
+  failing_since: timestamp.nullable(),
+  auth: z.object({ kind: z.enum(['bearer', 'basic', 'header']) }).nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+};
+
+export const topicEndpoint = z
+  .object({ topic: z.enum(TOPIC_NAMES), staging_url: z.string().nullable(), production_url: z.string().nullable(), ...endpointState })
+  .meta({ id: 'WebhookEndpoint' });
+export const topicEndpointWithSecret = topicEndpoint
+  .extend({ signing_secret: z.string().describe('Shown only on creation and rotation; verify x-signature with it') })
+  .meta({ id: 'WebhookEndpointWithSecret' });
+
+export const subscription = z
+  .object({ uuid: z.string(), url: z.string(), events: z.array(z.string()), description: z.string().nullable(), ...endpointState })
+  .meta({ id: 'WebhookSubscription' });
+export const subscriptionWithSecret = subscription.extend({ signing_secret: z.string() }).meta({ id: 'WebhookSubscriptionWithSecret' });
+
+export const delivery = z
+  .object({
+    id: z.number().int(),
+    message_id: z.string().describe('webhook-id header; the same for redeliveries of one message'),
+    event_id: z.number().int().nullable(),
+    redelivery_of: z.number().int().nullable(),
+    status: z.enum(['pending', 'delivered', 'failed']),
+    is_test: z.boolean(),
+    mode: z.enum(['test', 'live']),
+    url: z.string(),
+    attempt_count: z.number().int(),
+    next_attempt_at: timestamp.nullable(),
+    last_status_code: z.number().int().nullable(),
+    last_error: z.string().nullable(),
+    created_at: timestamp,
+    completed_at: timestamp.nullable(),
+  })
+  .meta({ id: 'WebhookDelivery' });
+
+export const deliveryAttempt = z
+  .object({
+    attempt_number: z.number().int(),
+    url: z.string(),
+    started_at: timestamp,
+    duration_ms: z.number().int(),
+    status_code: z.number().int().nullable(),
+    response_headers: z.record(z.string(), z.string()),
+    response_body: z.string().nullable().describe('Truncated to a few KB'),
+    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  })
+  .meta({ id: 'WebhookDeliveryAttempt' });
+
+export const deliveryDetail = delivery.extend({ body: z.string().describe('The exact bytes sent'), attempts: z.array(deliveryAttempt) }).meta({ id: 'WebhookDeliveryDetail' });
+export const deliveryList = z.object({ data: z.array(delivery), next_cursor: z.string().nullable() }).meta({ id: 'WebhookDeliveryList' });
