@@ -19,6 +19,7 @@ type Suite = (ctx: BenchContext) => Promise<void>;
 const suites: Record<string, () => Promise<Suite>> = {
   v1: async () => (await import('./v1.ts')).run,
   forms: async () => (await import('./forms.ts')).run,
+  webhooks: async () => (await import('./webhooks.ts')).run,
 };
 
 async function main(): Promise<void> {
