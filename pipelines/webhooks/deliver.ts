@@ -262,7 +262,6 @@ async function attempt(
   result: (partial: Partial<DeliveryAttemptResult>) => DeliveryAttemptResult,
   failed: (code: DeliveryErrorCode, message: string) => DeliveryAttemptResult,
 ): Promise<DeliveryAttemptResult> {
-
   let target: Target;
   try {
     target = await raceAbort(resolveTarget(url, o), signal);
@@ -378,6 +377,7 @@ async function attempt(
         complete(stopped ? { code: stopped.code, message: `${stopped.message} (while reading the response)` } : { code: 'response', message });
       res.on('error', (err) => broken(err.message));
       res.on('aborted', () => broken('the receiver closed the connection mid-response'));
+      res.on('close', () => broken('the connection closed before the response ended')); // no-op after 'end'
     });
 
     req.end(body);

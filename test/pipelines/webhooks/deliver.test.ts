@@ -160,6 +160,8 @@ test('loopback is refused unless allow-listed, and nothing connects', async (t) 
     [`http://127.0.0.1:${port}/hook`, {}],
     [`http://127.1.2.3:${port}/hook`, {}],
     [`http://[::1]:${port}/hook`, {}],
+    [`http://2130706433:${port}/hook`, {}], // 127.0.0.1 spelled as one number
+    [`http://0x7f.0.0.1:${port}/hook`, {}],
     [`http://[::ffff:127.0.0.1]:${port}/hook`, {}],
     [`http://localhost:${port}/hook`, {}], // the system resolver: localhost is loopback
     [`http://hooks.partner.test:${port}/hook`, { resolve: async () => [{ address: '127.0.0.1', family: 4 }] }],
