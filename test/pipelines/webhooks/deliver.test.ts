@@ -330,3 +330,34 @@ test('the time-out also bounds name resolution', async (t) => {
   });
   t.is(result.error?.code, 'timeout');
 });
+
+test('an allow-listed IPv6 literal is reached at that address', async (t) => {
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.end(String(req.headers.host)));
+  });
+  const listening = await new Promise<boolean>((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(0, '::1', () => resolve(true));
+  });
+  if (!listening) return t.pass('no IPv6 loopback on this machine');
+  t.teardown(() => server.close());
+  const port = (server.address() as AddressInfo).port;
+  const result = await deliver(request(`http://[::1]:${port}/hook`), { allowHosts: ['[::1]'], timeoutMs: 5000 });
+  t.true(result.ok, JSON.stringify(result.error));
+  t.is(result.remote_address, '::1');
+  t.is(result.response_body, `[::1]:${port}`);
+});
+
+test('no secret or credential is echoed into the attempt result', async (t) => {
+  const rx = await startReceiver((_r, res) => res.writeHead(500).end('nope'));
+  t.teardown(rx.close);
+  const secret = newSigningSecret();
+  for (const auth of [{ kind: 'bearer', token: 'tok_do_not_log' }, { kind: 'header', name: 'x-api-key', value: 'key_do_not_log' }] as const) {
+    const result = JSON.stringify(await deliver(request(rx.url(), { secret, auth }), LOCAL));
+    t.false(result.includes(secret));
+    t.false(result.includes('do_not_log'));
+  }
+  const refused = JSON.stringify(await deliver(request('http://10.0.0.1/', { secret, auth: { kind: 'bearer', token: 'tok_do_not_log' } }), {}));
+  t.false(refused.includes('do_not_log'));
+});
