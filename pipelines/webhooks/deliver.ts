@@ -233,14 +233,38 @@ export async function deliver(request: DeliveryRequest, options: DeliveryOptions
   const body = typeof r.body === 'string' ? Buffer.from(r.body, 'utf8') : r.body;
   const headers = deliveryHeaders(r, o.userAgent);
 
-  // One deadline for the whole attempt, resolution included.
-  const deadline = AbortSignal.timeout(o.timeoutMs);
-  const signal = o.signal ? AbortSignal.any([deadline, o.signal]) : deadline;
-  const stopReason = () => (deadline.aborted ? ['timeout', `no answer within ${o.timeoutMs} ms`] : ['aborted', 'aborted']) as [DeliveryErrorCode, string];
+  // One deadline for the whole attempt, resolution included: a plain timer cleared at the end, so nothing of
+  // an attempt (AbortSignal.timeout/any would) outlives it until garbage collection.
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, o.timeoutMs);
+  const onCallerAbort = () => controller.abort();
+  o.signal?.addEventListener('abort', onCallerAbort, { once: true });
+  try {
+    return await attempt(o, r.url, body, headers, controller.signal, () =>
+      timedOut ? ['timeout', `no answer within ${o.timeoutMs} ms`] : ['aborted', 'aborted'], result, failed);
+  } finally {
+    clearTimeout(timer);
+    o.signal?.removeEventListener('abort', onCallerAbort);
+  }
+}
 
+async function attempt(
+  o: z.output<typeof DeliveryOptions>,
+  url: string,
+  body: Buffer,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+  stopReason: () => [DeliveryErrorCode, string],
+  result: (partial: Partial<DeliveryAttemptResult>) => DeliveryAttemptResult,
+  failed: (code: DeliveryErrorCode, message: string) => DeliveryAttemptResult,
+): Promise<DeliveryAttemptResult> {
   let target: Target;
   try {
-    target = await raceAbort(resolveTarget(r.url, o), signal);
+    target = await raceAbort(resolveTarget(url, o), signal);
   } catch (err) {
     if (err instanceof AttemptError) return failed(err.code, err.message);
     if (signal.aborted) return failed(...stopReason());
@@ -353,6 +377,7 @@ export async function deliver(request: DeliveryRequest, options: DeliveryOptions
         complete(stopped ? { code: stopped.code, message: `${stopped.message} (while reading the response)` } : { code: 'response', message });
       res.on('error', (err) => broken(err.message));
       res.on('aborted', () => broken('the receiver closed the connection mid-response'));
+      res.on('close', () => broken('the connection closed before the response ended')); // no-op after 'end'
     });
 
     req.end(body);

@@ -160,6 +160,8 @@ test('loopback is refused unless allow-listed, and nothing connects', async (t) 
     [`http://127.0.0.1:${port}/hook`, {}],
     [`http://127.1.2.3:${port}/hook`, {}],
     [`http://[::1]:${port}/hook`, {}],
+    [`http://2130706433:${port}/hook`, {}], // 127.0.0.1 spelled as one number
+    [`http://0x7f.0.0.1:${port}/hook`, {}],
     [`http://[::ffff:127.0.0.1]:${port}/hook`, {}],
     [`http://localhost:${port}/hook`, {}], // the system resolver: localhost is loopback
     [`http://hooks.partner.test:${port}/hook`, { resolve: async () => [{ address: '127.0.0.1', family: 4 }] }],
@@ -284,4 +286,78 @@ test('a huge response is not read beyond the cap', async (t) => {
   await serverDone; // the receiver sees its connection closed long before it could send everything
   t.false(finished);
   t.true(written < total);
+});
+
+test('https: the pinned address is used with the URL host as TLS server name and Host header', async (t) => {
+  const { readFileSync } = await import('node:fs');
+  const https = await import('node:https');
+  const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
+  const cert = fixture('receiver.crt');
+  let servername: string | undefined;
+  let host: string | undefined;
+  const server = https.createServer({ key: fixture('receiver.key'), cert }, (req, res) => {
+    servername = (req.socket as import('node:tls').TLSSocket).servername || undefined;
+    host = req.headers.host;
+    req.resume();
+    req.on('end', () => res.end('secure ok'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `https://hooks.partner.test:${port}/hook`;
+  const resolve: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
+  const options: DeliveryOptions = { allowHosts: ['hooks.partner.test'], resolve, requireHttps: true, timeoutMs: 5000 };
+
+  const result = await deliver(request(url), { ...options, ca: cert });
+  t.true(result.ok, JSON.stringify(result.error));
+  t.is(result.response_body, 'secure ok');
+  t.is(servername, 'hooks.partner.test');
+  t.is(host, `hooks.partner.test:${port}`);
+
+  // An untrusted certificate is a TLS failure, not a delivery.
+  const untrusted = await deliver(request(url), options);
+  t.false(untrusted.ok);
+  t.is(untrusted.error?.code, 'tls');
+});
+
+test('the time-out also bounds name resolution', async (t) => {
+  const result = await deliver(request('https://slow-dns.partner.test/hook'), {
+    timeoutMs: 200,
+    resolve: () => new Promise(() => {}),
+  });
+  t.is(result.error?.code, 'timeout');
+});
+
+test('an allow-listed IPv6 literal is reached at that address', async (t) => {
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.end(String(req.headers.host)));
+  });
+  const listening = await new Promise<boolean>((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(0, '::1', () => resolve(true));
+  });
+  if (!listening) return t.pass('no IPv6 loopback on this machine');
+  t.teardown(() => server.close());
+  const port = (server.address() as AddressInfo).port;
+  const result = await deliver(request(`http://[::1]:${port}/hook`), { allowHosts: ['[::1]'], timeoutMs: 5000 });
+  t.true(result.ok, JSON.stringify(result.error));
+  t.is(result.remote_address, '::1');
+  t.is(result.response_body, `[::1]:${port}`);
+});
+
+test('no secret or credential is echoed into the attempt result', async (t) => {
+  const rx = await startReceiver((_r, res) => res.writeHead(500).end('nope'));
+  t.teardown(rx.close);
+  const secret = newSigningSecret();
+  for (const auth of [{ kind: 'bearer', token: 'tok_do_not_log' }, { kind: 'header', name: 'x-api-key', value: 'key_do_not_log' }] as const) {
+    const result = JSON.stringify(await deliver(request(rx.url(), { secret, auth }), LOCAL));
+    t.false(result.includes(secret));
+    t.false(result.includes('do_not_log'));
+  }
+  const refused = JSON.stringify(await deliver(request('http://10.0.0.1/', { secret, auth: { kind: 'bearer', token: 'tok_do_not_log' } }), {}));
+  t.false(refused.includes('do_not_log'));
 });
