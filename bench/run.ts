@@ -20,6 +20,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   v1: async () => (await import('./v1.ts')).run,
   forms: async () => (await import('./forms.ts')).run,
   webhooks: async () => (await import('./webhooks.ts')).run,
+  'webhooks-send': async () => (await import('./webhooks_send.ts')).run,
 };
 
 async function main(): Promise<void> {

@@ -1,7 +1,6 @@
 // Routes are declared once (method, path, auth, zod schemas, handler); the same declaration mounts the
 // Koa route with auth → validate → one transaction → present, and feeds the OpenAPI document.
 import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import type Router from '@koa/router';
 import type { Context, Next } from 'koa';
@@ -93,62 +92,63 @@ export function identity(ctx: Context): Identity {
 
 const bearer = /^Bearer\s+([A-Za-z0-9._~+/=-]+)\s*$/i;
 
+type Queryable = Pick<pg.PoolClient, 'query'>;
+
+/** The identity behind an API key (svc_test_… / svc_live_…), checked against the route's rule. */
+async function apiKeyIdentity(client: Queryable, tokenHash: Buffer, rule: AuthRule): Promise<Identity> {
+  const { rows } = await client.query<{ api_key_id: number; agency_id: number; mode: 'test' | 'live'; permissions: 'admin' | 'read_only' }>(
+    'select * from app_private.authenticate_api_key($1)',
+    [tokenHash],
+  );
+  const key = rows[0];
+  if (!key) throw unauthorized('invalid, expired or revoked API key');
+  if (rule === 'api_key_admin' && key.permissions !== 'admin') throw forbidden('this API key is read-only; writes need a key with admin permissions');
+  return { role: key.permissions === 'admin' ? 'admin' : 'read_only', agencyId: key.agency_id, mode: key.mode, apiKeyId: key.api_key_id };
+}
+
+/** The identity behind an OAuth or agent token; v1 routes also spend one unit of the token's rate budget. */
+async function bearerIdentity(ctx: Context, client: Queryable, tokenHash: Buffer, rule: AuthRule, deps: Deps, rateLimit?: 'v1'): Promise<Identity> {
+  // One autocommit statement authenticates and spends one unit of the budget, so refused and failed
+  // requests count too.
+  const limit = deps.cfg.RATE_LIMIT_V1_PER_WINDOW;
+  const { rows } = await client.query<{ kind: string; oauth_client_id: number | null; agency_id: number | null; agent_id: number | null; role: Identity['role']; allowed: boolean | null; remaining: number | null; reset_at: string | null }>(
+    rateLimit
+      ? `select a.*, r.* from app_private.authenticate_bearer($1) a cross join lateral app_private.consume_rate_limit('v1:' || encode($1, 'hex'), $2, $3) r`
+      : `select a.*, null::boolean as allowed, null::int as remaining, null::bigint as reset_at from app_private.authenticate_bearer($1) a where $2::int is not null and $3::int is not null`,
+    [tokenHash, limit, deps.cfg.RATE_LIMIT_WINDOW_SECONDS],
+  );
+  const who = rows[0];
+  if (!who) throw unauthorized('invalid, expired or revoked access token');
+  if (rateLimit) {
+    ctx.set('X-RateLimit-Limit', String(limit));
+    ctx.set('X-RateLimit-Remaining', String(who.remaining));
+    ctx.set('X-RateLimit-Reset', String(who.reset_at));
+    if (!who.allowed) {
+      const retry = Math.max(1, Number(who.reset_at) - Math.floor(Date.now() / 1000));
+      throw new ApiError(429, 'rate limit exceeded', [], { 'Retry-After': String(retry) });
+    }
+  }
+  if (rule === 'oauth_client' && who.kind !== 'oauth_client') throw forbidden('this operation requires an OAuth client access token');
+  if ((rule === 'agent' || rule === 'agent_admin') && who.kind !== 'agent') throw forbidden('this operation requires an agent access token');
+  if (rule === 'agent_admin' && who.role !== 'admin' && who.role !== 'owner') throw forbidden('this operation requires admin privileges in the agency');
+  return { role: who.role, oauthClientId: who.oauth_client_id, agencyId: who.agency_id, agentId: who.agent_id };
+}
+
 /** auth → rate limit → one transaction as the caller, committed after the handler, rolled back on error. */
 function authenticated(rule: Exclude<AuthRule, 'none'>, deps: Deps, rateLimit?: 'v1') {
+  const wantsApiKey = rule === 'api_key' || rule === 'api_key_admin';
   return async (ctx: Context, next: Next) => {
     const m = bearer.exec(ctx.get('authorization'));
     if (!m) throw unauthorized('missing bearer token in the Authorization header');
+    const isApiKey = /^svc_(test|live)_/.test(m[1]);
+    if (wantsApiKey !== isApiKey) {
+      throw isApiKey ? forbidden('this operation requires an OAuth client or agent access token, not an API key') : unauthorized('this operation requires an API key (svc_test_… or svc_live_…)');
+    }
     const tokenHash = hashToken(m[1]);
     const client = await deps.db.request.connect();
     let open = false;
     try {
-      const isApiKey = /^svc_(test|live)_/.test(m[1]);
-      if ((rule === 'api_key' || rule === 'api_key_admin') !== isApiKey) {
-        throw isApiKey ? forbidden('this operation requires an OAuth client or agent access token, not an API key') : unauthorized('this operation requires an API key (svc_test_… or svc_live_…)');
-      }
-      if (isApiKey) {
-        const { rows } = await client.query<{ api_key_id: number; agency_id: number; mode: 'test' | 'live'; permissions: 'admin' | 'read_only' }>(
-          'select * from app_private.authenticate_api_key($1)',
-          [tokenHash],
-        );
-        const key = rows[0];
-        if (!key) throw unauthorized('invalid, expired or revoked API key');
-        if (rule === 'api_key_admin' && key.permissions !== 'admin') throw forbidden('this API key is read-only; writes need a key with admin permissions');
-        const ident: Identity = { role: key.permissions === 'admin' ? 'admin' : 'read_only', agencyId: key.agency_id, mode: key.mode, apiKeyId: key.api_key_id };
-        ctx.state.identity = ident;
-        await client.query('begin');
-        open = true;
-        await setIdentity(deps.db, client, ident);
-        ctx.state.tx = client;
-        await next();
-        await client.query('commit');
-        open = false;
-        return;
-      }
-      // One autocommit statement authenticates and spends one unit of the token's budget, so refused and
-      // failed requests count too.
-      const limit = deps.cfg.RATE_LIMIT_V1_PER_WINDOW;
-      const { rows } = await client.query<{ kind: string; oauth_client_id: number | null; agency_id: number | null; agent_id: number | null; role: Identity['role']; allowed: boolean | null; remaining: number | null; reset_at: string | null }>(
-        rateLimit
-          ? `select a.*, r.* from app_private.authenticate_bearer($1) a cross join lateral app_private.consume_rate_limit('v1:' || encode($1, 'hex'), $2, $3) r`
-          : `select a.*, null::boolean as allowed, null::int as remaining, null::bigint as reset_at from app_private.authenticate_bearer($1) a where $2::int is not null and $3::int is not null`,
-        [tokenHash, limit, deps.cfg.RATE_LIMIT_WINDOW_SECONDS],
-      );
-      const who = rows[0];
-      if (!who) throw unauthorized('invalid, expired or revoked access token');
-      if (rateLimit) {
-        ctx.set('X-RateLimit-Limit', String(limit));
-        ctx.set('X-RateLimit-Remaining', String(who.remaining));
-        ctx.set('X-RateLimit-Reset', String(who.reset_at));
-        if (!who.allowed) {
-          const retry = Math.max(1, Number(who.reset_at) - Math.floor(Date.now() / 1000));
-          throw new ApiError(429, 'rate limit exceeded', [], { 'Retry-After': String(retry) });
-        }
-      }
-      if (rule === 'oauth_client' && who.kind !== 'oauth_client') throw forbidden('this operation requires an OAuth client access token');
-      if ((rule === 'agent' || rule === 'agent_admin') && who.kind !== 'agent') throw forbidden('this operation requires an agent access token');
-      if (rule === 'agent_admin' && who.role !== 'admin' && who.role !== 'owner') throw forbidden('this operation requires admin privileges in the agency');
-      const ident: Identity = { role: who.role, oauthClientId: who.oauth_client_id, agencyId: who.agency_id, agentId: who.agent_id };
+      const ident = isApiKey ? await apiKeyIdentity(client, tokenHash, rule) : await bearerIdentity(ctx, client, tokenHash, rule, deps, rateLimit);
       ctx.state.identity = ident;
       await client.query('begin');
       open = true;
@@ -173,7 +173,7 @@ function bodyParser(spec: RouteSpec, deps: Deps) {
   if (!spec.files) return json;
   return async (ctx: Context, next: Next) => {
     if (!ctx.is('multipart')) return json(ctx, next);
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'svc-upload-'));
+    const dir = await mkdtemp(path.join(deps.cfg.tmpDir, 'svc-upload-'));
     try {
       const multipart = koaBody({
         multipart: true,

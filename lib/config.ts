@@ -1,4 +1,5 @@
 // The only reader of process.env. Every variable is parsed with zod; all bad ones are reported at once.
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -21,6 +22,8 @@ export const configSchema = z.object({
   /** Password the migrations give to the request login role (svc_request). */
   DATABASE_REQUEST_PASSWORD: z.string().min(12).optional(),
   DATA_DIR: z.string().min(1).default('./.data'),
+  /** Where uploads wait while a request is processed (each request's own folder, removed after it). */
+  TMP_DIR: z.string().min(1).optional(),
   EMBEDDED_PG_PORT: intIn(1024, 65535).default(54329),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   WORKER_CONCURRENCY: intIn(1, 64).default(2),
@@ -63,7 +66,7 @@ export const configSchema = z.object({
   WEBHOOK_REQUIRE_HTTPS: bool.default(true),
 });
 
-export type Config = z.infer<typeof configSchema> & { dataDir: string; publicUrl: string };
+export type Config = z.infer<typeof configSchema> & { dataDir: string; publicUrl: string; tmpDir: string };
 
 /** Parse an environment; throws a ConfigError listing every bad variable. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
@@ -77,6 +80,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   return {
     ...c,
     dataDir: path.resolve(c.DATA_DIR),
+    tmpDir: path.resolve(c.TMP_DIR ?? os.tmpdir()),
     publicUrl: (c.PUBLIC_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, ''),
   };
 }

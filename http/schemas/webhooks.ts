@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { EndpointAuth } from '../../pipelines/webhooks/deliver.ts';
+import { TOPICS, V1_EVENT_NAMES, V1_WILDCARD } from '../../pipelines/webhooks/payloads.ts';
 import { timestamp } from './common.ts';
 
-export const TOPIC_NAMES = ['client-submission', 'form-submission'] as const;
+export const TOPIC_NAMES = TOPICS;
 /** SPEC §6.4; `*` subscribes to all. */
-export const SUBSCRIPTION_EVENTS = ['*', 'client-submission.complete', 'client-submission.declaration-page-upload', 'client.reassigned', 'client.updated', 'client.sales-funnel-status-change'] as const;
+export const SUBSCRIPTION_EVENTS = [V1_WILDCARD, ...V1_EVENT_NAMES] as const;
 
 const httpUrl = z
   .string()
@@ -13,13 +15,10 @@ const httpUrl = z
   .refine((u) => /^https?:\/\//i.test(u), 'must be an http or https URL')
   .refine((u) => !new URL(u).username && !new URL(u).password, 'must not carry credentials; use auth instead');
 
-export const endpointAuth = z
-  .discriminatedUnion('kind', [
-    z.object({ kind: z.literal('bearer'), token: z.string().min(1).max(2000) }).strict(),
-    z.object({ kind: z.literal('basic'), username: z.string().min(1).max(200), password: z.string().max(500) }).strict(),
-    z.object({ kind: z.literal('header'), name: z.string().regex(/^[A-Za-z0-9-]{1,100}$/, 'must be an HTTP header name'), value: z.string().min(1).max(2000) }).strict(),
-  ])
-  .meta({ id: 'EndpointAuth', description: 'Credentials sent with each delivery instead of relying on the signature alone (SPEC §5 rule 3); stored encrypted, never returned.' });
+export const endpointAuth = EndpointAuth.meta({
+  id: 'EndpointAuth',
+  description: 'Credentials sent with each delivery besides the signature (SPEC §5 rule 3): bearer, basic or one header; stored encrypted, never returned.',
+});
 
 export const topicParams = z.object({ topic: z.enum(TOPIC_NAMES) });
 export const topicDeliveryParams = z.object({ topic: z.enum(TOPIC_NAMES), delivery_id: z.coerce.number().int().positive() });

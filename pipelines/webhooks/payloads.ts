@@ -2,6 +2,7 @@
 // events (§6.4, designed here), sample payloads for "send a test event", and the de-duplication hash.
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { canonicalJson } from '../../lib/json.ts';
 
 export const TOPICS = ['client-submission', 'form-submission'] as const;
 export type Topic = (typeof TOPICS)[number];
@@ -165,21 +166,7 @@ export function envelopeBody(envelope: TopicEnvelope | V1EventEnvelope): Buffer 
 
 // ---- de-duplication --------------------------------------------------------------------------------
 
-/** JSON with object keys sorted (UTF-16 order) and no whitespace: RFC 8785 (JCS) for ordinary JSON values. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') {
-    if (typeof value === 'number' && !Number.isFinite(value)) throw new Error('canonical JSON has no NaN or Infinity');
-    const s = JSON.stringify(value);
-    if (s === undefined) throw new Error(`canonical JSON cannot hold ${typeof value}`);
-    return s;
-  }
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
-  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return canonicalJson(JSON.parse(JSON.stringify(value)));
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-}
+export { canonicalJson };
 
 /** Lowercase hex SHA-256 of canonicalJson(data): the de-duplication key of `client-submission` deliveries (§6.2). */
 export function contentHash(data: unknown): string {

@@ -1,5 +1,4 @@
 import { readdir } from 'node:fs/promises';
-import os from 'node:os';
 import test from 'ava';
 import sharp from 'sharp';
 import { startService, type TestService } from '../helpers/server.ts';
@@ -12,8 +11,9 @@ test.after.always(async () => svc?.close());
 
 const png = (w = 64, h = 32) => sharp({ create: { width: w, height: h, channels: 3, background: '#3366cc' } }).png().toBuffer();
 
+/** Upload folders left in this service's own temporary directory. */
 async function uploadDirs(): Promise<string[]> {
-  return (await readdir(os.tmpdir())).filter((n) => n.startsWith('svc-upload-'));
+  return (await readdir(svc.cfg.tmpDir)).filter((n) => n.startsWith('svc-upload-'));
 }
 
 test('creating an agency returns it with an owner agent who is an admin and holds a working token', async (t) => {
