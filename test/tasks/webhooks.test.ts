@@ -341,3 +341,19 @@ test('a fan-out that runs twice creates no second delivery', async (t) => {
   t.is(n.rows[0].n, 1);
   t.is(r.received.length, 1);
 });
+
+test('an endpoint failing for longer than five days is disabled', async (t) => {
+  const a = await agencyWithKey();
+  const r = await receiver();
+  r.script({ status: 503 });
+  const created = await put(a.key, 'form-submission', { staging_url: r.url });
+  t.is(created.status, 201);
+  await svc.tdb.db.owner.query(`update app_public.webhook_endpoints set failing_since = now() - interval '5 days 1 hour' where agency_id = $1`, [a.agencyId]);
+  await emit(a.agencyId, 'test', 'form-submission', null, formData(11));
+  const ep = await eventually(async () => {
+    const list = (await svc.request('GET', '/v2/webhook-endpoints', { token: a.key })).body.data;
+    return list[0]?.enabled === false && list[0];
+  });
+  t.regex(ep.disabled_reason, /failing for longer than/);
+  t.is(r.received.length, 1, 'no attempts after disabling');
+});

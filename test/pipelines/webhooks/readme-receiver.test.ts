@@ -1,4 +1,4 @@
-// The receiver in pipelines/webhooks/README.md is run as written, so the copy-paste example keeps working.
+// The receiver in the top-level README.md is run as written, so the copy-paste example keeps working.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,7 @@ import { contentHash, envelopeBody, sampleTopicPayload, sampleV1Event } from '..
 import { newSigningSecret } from '../../../pipelines/webhooks/sign.ts';
 import { closedPort } from './receiver.ts';
 
-const readme = readFileSync(new URL('../../../pipelines/webhooks/README.md', import.meta.url), 'utf8');
+const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
 
 test('the README receiver accepts signed deliveries, refuses bad ones with 401 and de-duplicates', async (t) => {
   const code = /<!-- receiver:start -->\s*```js\n([\s\S]*?)```\s*<!-- receiver:end -->/.exec(readme)?.[1];
