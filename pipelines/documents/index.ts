@@ -78,7 +78,7 @@ export async function readDocument(bytes: Uint8Array, options: ReadOptions = {})
         const previous = pages.find((p) => p.page === n);
         const items = [...words.words];
         // Keep AcroForm values already found on a page that otherwise needed OCR.
-        if (previous) for (const l of previous.lines) for (const c of l.cells) items.push({ text: c.text, x: c.x, y: c.y, w: c.w, h: c.h, source: c.source, conf: c.conf });
+        if (previous) previous.lines.forEach((l, k) => { for (const c of l.cells) items.push({ text: c.text, x: c.x, y: c.y, w: c.w, h: c.h, source: c.source, conf: c.conf, line: 1_000_000 + k }); });
         return layoutPage(n, img.width * img.ptPerPx, img.height * img.ptPerPx, items, 'ocr', previous?.fields ?? []);
       }),
     );

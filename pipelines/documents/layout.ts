@@ -12,6 +12,8 @@ export interface TextItem {
   source: TextSource;
   /** OCR word confidence 0..1; 1 for a text layer. */
   conf?: number;
+  /** The OCR engine's line number: words of one engine line stay together. */
+  line?: number;
 }
 
 /** A run of items on one line without a column-sized gap between them. */
@@ -82,8 +84,38 @@ export function layoutPage(
   source: PageText['source'],
   fields: FormField[] = [],
 ): PageText {
-  const usable = items.filter((i) => i.text.trim() !== '' && i.h > 0);
+  let usable = items.filter((i) => i.text.trim() !== '' && i.h > 0);
+  // OCR noise: low-confidence specks and boxes far taller than text would chain lines together.
+  const typical = median(usable.map((i) => i.h)) || 10;
+  usable = usable.filter((i) => i.source !== 'ocr' || ((i.conf ?? 1) >= 0.25 && /[A-Za-z0-9$]/.test(i.text) && i.h <= typical * 3.5));
   usable.sort((a, b) => a.y - b.y || a.x - b.x);
+  const rows: TextItem[][] = usable.length > 0 && usable.every((i) => i.line !== undefined) ? rowsFromEngineLines(usable) : rowsByOverlap(usable);
+  return buildPage(page, width, height, rows, source, fields);
+}
+
+/**
+ * OCR: trust the engine's line segmentation (robust to skew and specks), then put engine lines whose
+ * baselines agree on one row (a label and its value are often separate engine lines).
+ */
+function rowsFromEngineLines(items: TextItem[]): TextItem[][] {
+  const byLine = new Map<number, TextItem[]>();
+  for (const it of items) {
+    const l = byLine.get(it.line!) ?? [];
+    byLine.set(it.line!, l);
+    l.push(it);
+  }
+  const segs = [...byLine.values()].map((words) => ({ words, bottom: median(words.map((w) => w.y + w.h)), h: median(words.map((w) => w.h)) }));
+  segs.sort((a, b) => a.bottom - b.bottom);
+  const rows: { words: TextItem[]; bottom: number; h: number }[] = [];
+  for (const s of segs) {
+    const last = rows[rows.length - 1];
+    if (last && Math.abs(s.bottom - last.bottom) < 0.45 * Math.min(s.h, last.h)) last.words.push(...s.words);
+    else rows.push({ ...s, words: [...s.words] });
+  }
+  return rows.map((r) => r.words);
+}
+
+function rowsByOverlap(usable: TextItem[]): TextItem[][] {
   const rows: TextItem[][] = [];
   const rowBox: { top: number; bottom: number }[] = [];
   for (const it of usable) {
@@ -94,8 +126,11 @@ export function layoutPage(
       const overlap = Math.min(box.bottom, it.y + it.h) - Math.max(box.top, it.y);
       if (overlap >= 0.5 * Math.min(it.h, box.bottom - box.top)) {
         rows[r].push(it);
-        box.top = Math.min(box.top, it.y);
-        box.bottom = Math.max(box.bottom, it.y + it.h);
+        // Grow the row only by items of similar height, so one tall box cannot swallow the next line.
+        if (it.h <= 1.3 * (box.bottom - box.top)) {
+          box.top = Math.min(box.top, it.y);
+          box.bottom = Math.max(box.bottom, it.y + it.h);
+        }
         placed = true;
         break;
       }
@@ -105,6 +140,10 @@ export function layoutPage(
       rowBox.push({ top: it.y, bottom: it.y + it.h });
     }
   }
+  return rows;
+}
+
+function buildPage(page: number, width: number, height: number, rows: TextItem[][], source: PageText['source'], fields: FormField[]): PageText {
   const lines: Line[] = rows.map((row) => {
     row.sort((a, b) => a.x - b.x);
     const h = median(row.map((i) => i.h));

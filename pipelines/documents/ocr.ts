@@ -75,6 +75,8 @@ export async function normaliseImage(input: Uint8Array, opts: { dpi?: number; ma
     const png = await base
       .resize({ width, height, kernel: 'lanczos3' })
       .grayscale()
+      // A 3x3 median removes scanner dust that would otherwise inflate word boxes and join lines.
+      .median(3)
       .normalise({ lower: 1, upper: 99 })
       .png({ compressionLevel: 1 })
       .toBuffer();
@@ -215,16 +217,46 @@ export async function ocrImage(img: NormalisedImage, options: OcrOptions = {}): 
   const o = ocrOptionsSchema.parse(options);
   if (o.engine.kind === 'tesseract-cli') return ocrCli(img, o.engine.path, o.psm, o.timeoutMs);
   const blocks = await pool(o.engine.workers).recognize(img.png, o.psm, o.timeoutMs);
-  const words: TextItem[] = [];
-  for (const b of blocks) for (const p of b.paragraphs) for (const l of p.lines) for (const w of l.words) {
-    if (!w.text.trim()) continue;
-    words.push(toItem(w.text, w.bbox.x0, w.bbox.y0, w.bbox.x1 - w.bbox.x0, w.bbox.y1 - w.bbox.y0, w.confidence, img.ptPerPx));
+  const lines: TextItem[][] = [];
+  for (const b of blocks) for (const p of b.paragraphs) for (const l of p.lines) {
+    const line: TextItem[] = [];
+    for (const w of l.words) {
+      if (!w.text.trim()) continue;
+      line.push({ ...toItem(w.text, w.bbox.x0, w.bbox.y0, w.bbox.x1 - w.bbox.x0, w.bbox.y1 - w.bbox.y0, w.confidence, img.ptPerPx), line: lines.length });
+    }
+    if (line.length) lines.push(line);
   }
+  const words = deskew(lines);
   return { words, confidence: meanConf(words), engine: 'tesseract.js' };
 }
 
 function toItem(text: string, x: number, y: number, w: number, h: number, conf: number, s: number): TextItem {
   return { text, x: x * s, y: y * s, w: w * s, h: h * s, source: 'ocr', conf: Math.max(0, Math.min(1, conf / 100)) };
+}
+
+/**
+ * Undo page skew in word positions: the OCR engine finds the (slanted) lines; the median slope of word
+ * bottoms along those lines is removed, so rows and columns line up for the layout stage.
+ */
+export function deskew(lines: TextItem[][]): TextItem[] {
+  const slopes: number[] = [];
+  for (const l of lines) {
+    if (l.length < 3) continue;
+    const xs = l.map((w) => w.x + w.w / 2);
+    const ys = l.map((w) => w.y + w.h);
+    const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
+    const my = ys.reduce((a, b) => a + b, 0) / ys.length;
+    let num = 0;
+    let den = 0;
+    for (let i = 0; i < xs.length; i++) { num += (xs[i] - mx) * (ys[i] - my); den += (xs[i] - mx) ** 2; }
+    if (den > 0 && xs[xs.length - 1] - xs[0] > 60) slopes.push(num / den);
+  }
+  const words = lines.flat();
+  if (slopes.length < 3) return words;
+  slopes.sort((a, b) => a - b);
+  const slope = slopes[Math.floor(slopes.length / 2)];
+  if (Math.abs(slope) < 0.002 || Math.abs(slope) > 0.15) return words;
+  return words.map((w) => ({ ...w, y: w.y - slope * (w.x + w.w / 2), x: w.x + slope * (w.y + w.h / 2) }));
 }
 
 const meanConf = (words: TextItem[]) => (words.length ? words.reduce((a, w) => a + (w.conf ?? 0), 0) / words.length : 0);
@@ -262,12 +294,16 @@ async function ocrCli(img: NormalisedImage, bin: string, psm: number, timeoutMs:
       if (err.killed) throw new DocumentError('extraction_failed', 'ocr_timeout', `OCR of a page took longer than ${timeoutMs} ms`);
       throw new DocumentError('extraction_failed', 'ocr_failed', 'the OCR command failed', err.message);
     }
-    const words: TextItem[] = [];
+    const byLine = new Map<string, TextItem[]>();
     for (const row of stdout.split('\n').slice(1)) {
       const c = row.split('\t');
       if (c.length < 12 || c[0] !== '5' || !c[11].trim()) continue;
-      words.push(toItem(c[11], +c[6], +c[7], +c[8], +c[9], +c[10], img.ptPerPx));
+      const key = `${c[2]}.${c[3]}.${c[4]}`;
+      const list = byLine.get(key) ?? [];
+      byLine.set(key, list);
+      list.push({ ...toItem(c[11], +c[6], +c[7], +c[8], +c[9], +c[10], img.ptPerPx), line: [...byLine.keys()].indexOf(key) });
     }
+    const words = deskew([...byLine.values()]);
     return { words, confidence: meanConf(words), engine: 'tesseract-cli' };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -29,7 +29,7 @@ interface FindOptions {
 }
 
 /** The cells below `cell` (same column) within `maxGap` line heights, in order. */
-export function cellsBelow(page: PageText, line: Line, cell: Cell, maxGap = 2.5, xTolerance = 12): { line: Line; cell: Cell }[] {
+export function cellsBelow(page: PageText, line: Line, cell: Cell, maxGap = 2.5, xTolerance = 12, stopAtLeftCell = false): { line: Line; cell: Cell }[] {
   const out: { line: Line; cell: Cell }[] = [];
   const li = page.lines.indexOf(line);
   let lastBottom = line.y + line.h;
@@ -38,6 +38,8 @@ export function cellsBelow(page: PageText, line: Line, cell: Cell, maxGap = 2.5,
   for (let k = li + 1; k < page.lines.length; k++) {
     const l = page.lines[k];
     if (l.y - lastBottom > maxGap * Math.max(cell.h, 6)) break;
+    // A cell further left than the value column starts the next labelled row.
+    if (stopAtLeftCell && out.length > 0 && l.cells.some((c) => c.x < anchor - xTolerance && c.x + c.w > anchor - 200)) break;
     const c = l.cells.find((c) => Math.abs(c.x - anchor) <= xTolerance || (c.x >= cell.x - 2 && c.x < cell.x + Math.max(cell.w, 40) && out.length === 0));
     if (c) {
       out.push({ line: l, cell: c });
@@ -86,7 +88,7 @@ export function findLabelledBlock(pages: PageText[], label: RegExp, maxLines = 4
   const page = pages.find((p) => p.page === first.page)!;
   const lines = [first.value];
   const texts = [first.text];
-  for (const b of cellsBelow(page, first.line, first.cell, 1.8, 10)) {
+  for (const b of cellsBelow(page, first.line, first.cell, 1.8, 10, true)) {
     if (lines.length >= maxLines) break;
     if (ANY_LABEL.test(b.cell.text) && !/^\d/.test(b.cell.text)) break;
     lines.push(b.cell.text);

@@ -9,11 +9,11 @@ const MONTHS: Record<string, number> = {
 export function parseMoney(s: string | number | null | undefined): number | undefined {
   if (typeof s === 'number') return Number.isFinite(s) ? s : undefined;
   if (!s) return undefined;
-  const m = /\$?\s*(\d{1,3}(?:[,.\s]\d{3})+|\d+)(\.\d{1,2})?\s*(k|m|mm|million|thousand)?\b/i.exec(s.replace(/[Oo](?=\d{2})/g, '0'));
+  const m = /\$?\s*(\d{1,3}(?:[,.;\s]\d{3})+|\d+)(\.\d{1,2})?\s*(k|m|mm|million|thousand)?\b/i.exec(s.replace(/[Oo](?=\d{2})/g, '0'));
   if (!m) return undefined;
   let intPart = m[1];
   // "1.000.000" (European grouping) vs "1,000,000": any 3-digit group separator is dropped.
-  intPart = intPart.replace(/[,.\s](?=\d{3}(\D|$))/g, '');
+  intPart = intPart.replace(/[,.;\s](?=\d{3}(\D|$))/g, '');
   let n = Number(intPart + (m[2] ?? ''));
   const unit = m[3]?.toLowerCase();
   if (unit === 'k' || unit === 'thousand') n *= 1_000;

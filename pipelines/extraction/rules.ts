@@ -164,7 +164,7 @@ function coverages(pages: PageText[], emit: Emit): { name: string; limit?: numbe
       premium: /^(premium|annual premium|cost)\b/i,
     },
     ['name'],
-    /^(total|deductible\s*-|all perils|drivers?\b|veh\b|year\b|lienholder|mortgagee|additional|interested|forms?\b|endorsements?|discounts?)|premium:/i,
+    /^(total|deductible\s*-|all perils|drivers?\b|veh\b|year\b|lienholder|mortgagee|additional|interested|forms?\b|endorsements?|discounts?|(policy|annual|total)\s+premium)|premium:/i,
   );
   const out: { name: string; limit?: number | string; page: number; text: string }[] = [];
   let n = 0;
@@ -360,7 +360,7 @@ function certificate(pages: PageText[], emit: Emit) {
   // The grid: header columns, then one band per type of insurance.
   const header = page.lines.find((l) => /policy\s*number/i.test(l.text) && /type of insurance|limits/i.test(l.text));
   const colX = (re: RegExp) => header?.cells.find((c) => re.test(c.text));
-  const addl = colX(/^addl|insd|insr$/i);
+  const addl = colX(/^addl/i);
   const subr = colX(/^subr|wvd/i);
   const starts: { y: number; type: (typeof COI_TYPES)[number][1]; lineIndex: number }[] = [];
   page.lines.forEach((l, i) => {
