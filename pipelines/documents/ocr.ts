@@ -283,7 +283,7 @@ async function ocrCli(img: NormalisedImage, bin: string, psm: number, timeoutMs:
     fs.writeFileSync(input, img.png);
     let stdout: string;
     try {
-      ({ stdout } = await execFileP(bin, [input, 'stdout', '--tessdata-dir', cliTessdataDir(), '-l', 'eng', '--oem', '1', '--psm', String(psm), 'tsv'], {
+      ({ stdout } = await execFileP(bin, [input, 'stdout', '--tessdata-dir', cliTessdataDir(), '-l', 'eng', '--oem', '1', '--psm', String(psm), '-c', 'tessedit_create_tsv=1', '-c', 'tessedit_create_txt=0', '-c', 'user_defined_dpi=300'], {
         timeout: timeoutMs,
         maxBuffer: 64 * 1024 * 1024,
         env: { ...process.env, OMP_THREAD_LIMIT: '1' },
