@@ -19,7 +19,7 @@ export const cellSource = (page: PageText, cell: Cell): CandidateSource => (cell
 const confOf = (page: PageText, cell: Cell) => (page.source === 'ocr' ? Math.min(0.85, 0.9 * cell.conf) : 0.9);
 
 /** Any known label, to stop multi-line values before the next label. */
-export const ANY_LABEL = /^(policy|named insured|insured|policyholder|mailing address|address|effective|expiration|term|coverage|premium|total|agent|producer|company|insurer|vehicle|driver|mortgagee|lienholder|loss payee|additional|interested|deductible|residence|location|form|endorsement|discount|date|phone|naic|certificate)\b/i;
+export const ANY_LABEL = /^(policy|named insured|insured|policyholder|mailing address|address|effective|expiration|term|coverage|premium|total|agent|producer|company|insurer|vehicle|driver|mortgagee|lienholder|loss payee|additional|interested|deductible|residence|location|form|endorsement|discount|date|phone|naic|certificate|property address|e-?mail|name of|start date|expires|email)\b/i;
 
 interface FindOptions {
   /** Pages to search (1-based); all by default. */

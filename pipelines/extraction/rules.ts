@@ -7,12 +7,17 @@ import type { DocumentKind } from './schema.ts';
 import { findLabelled, findLabelledBlock, findTable, cellSource, cellsBelow, type Found } from './layout-query.ts';
 import { parseMoney, parseDate, dateTokens, cleanValue, isOrganisation, splitPersonName, isCityStateZip } from './normalise.ts';
 
-const score = (text: string, res: [RegExp, number][]) => res.reduce((n, [re, w]) => n + (re.test(text) ? w : 0), 0);
+/** Weighted count of matches (each pattern counted at most 3 times). */
+const score = (text: string, res: [RegExp, number][]) =>
+  res.reduce((n, [re, w]) => n + w * Math.min(3, (text.match(new RegExp(re.source, re.flags.includes('g') ? re.flags : `${re.flags}g`)) ?? []).length), 0);
 
 /** Which kind of document this is, from its words. */
 export function detectKind(pages: PageText[]): DocumentKind {
-  const text = pages.map((p) => p.text).join('\n');
+  const all = pages.map((p) => p.text).join('\n');
   const head = pages.slice(0, 2).map((p) => p.text).join('\n');
+  // The title at the top of page 1 counts three times as much as a word anywhere in the document.
+  const title = pages[0]?.lines.slice(0, 12).map((l) => l.text).join('\n') ?? '';
+  const text = `${all}\n${title}\n${title}`;
   if (/certificate of (liability )?insurance|evidence of (commercial )?property insurance|certificate of property insurance/i.test(head)) return 'certificate';
   const scores: Record<string, number> = {
     personal_auto: score(text, [[/\b[A-HJ-NPR-Z0-9]{17}\b/, 2], [/bodily injury/i, 2], [/collision/i, 2], [/\bvehicles?\b/i, 1], [/personal auto|auto policy|automobile policy/i, 3], [/drivers?\b/i, 1]]),
@@ -47,7 +52,7 @@ const fromFound = <T>(f: Found<T>) => ({ page: f.page, text: f.text, confidence:
 const POLICY_NUMBER = /^[A-Z0-9][A-Z0-9\- ]{3,28}$/i;
 export function parsePolicyNumber(s: string): string | undefined {
   const v = cleanValue(s.split(/\s{2,}/)[0]);
-  if (!POLICY_NUMBER.test(v) || !/\d/.test(v) || /^\d{1,2}\/\d/.test(v)) return undefined;
+  if (!POLICY_NUMBER.test(v) || !/\d/.test(v) || /^\d{1,2}\/\d/.test(v) || /\b(page|of|date|phone|fax)\b/i.test(v)) return undefined;
   return v;
 }
 
@@ -63,7 +68,7 @@ function carrier(pages: PageText[], emit: Emit) {
       if (line.y > page.height * 0.4) break;
       for (const cell of line.cells) {
         const t = cleanValue(cell.text);
-        if (t.length > 70 || /policy|declaration|certificate|page|form|agent|coverage/i.test(t)) continue;
+        if (t.length > 70 || /policy|declaration|certificate|page|form|agent|agency|coverage|^your\b|call|visit|contact/i.test(t)) continue;
         const m = /([A-Z][\w&.,'’-]*(?:\s+[A-Z&][\w&.,'’-]*)*\s+(?:Insurance|Casualty|Indemnity|Assurance|Mutual|Underwriters|Specialty)(?:\s+(?:Company|Co\.?|Corporation|Corp\.?|Group|Exchange|Association|Insurance|Inc\.?))*)/.exec(t);
         const known = KNOWN_CARRIERS.exec(t);
         const value = m?.[1] ?? (known && t.length < 40 ? t : undefined);
@@ -95,8 +100,8 @@ function period(pages: PageText[], emit: Emit) {
       }
     }
   }
-  const eff = findLabelled(pages, /(?:policy\s+)?effective(?:\s+date)?|(?:policy\s+)?inception(?:\s+date)?|from/i, parseDate);
-  const exp = findLabelled(pages, /(?:policy\s+)?expiration(?:\s+date)?|(?:policy\s+)?expiry(?:\s+date)?|expires|to/i, parseDate);
+  const eff = findLabelled(pages, /(?:policy\s+)?effective(?:\s+date)?|(?:policy\s+)?inception(?:\s+date)?|(?:policy\s+)?start\s+date|from/i, parseDate);
+  const exp = findLabelled(pages, /(?:policy\s+)?expiration(?:\s+date)?|(?:policy\s+)?expiry(?:\s+date)?|(?:policy\s+)?expires(?:\s+on)?|(?:policy\s+)?end\s+date|to/i, parseDate);
   if (eff) emit({ pointer: '/policy/effective_date', value: eff.value, ...fromFound(eff) });
   if (exp && (!eff || exp.value > eff.value)) emit({ pointer: '/policy/expiration_date', value: exp.value, ...fromFound(exp) });
   if (eff || exp) return;
@@ -159,7 +164,7 @@ function coverages(pages: PageText[], emit: Emit): { name: string; limit?: numbe
     pages,
     {
       name: /^(coverages?|description|coverage\s+type|coverages?\s+and\s+limits)\b/i,
-      limit: /^(limits?(\s+of\s+(liability|insurance))?|amount\s+of\s+insurance|limits?\s+and\/or)/i,
+      limit: /^(limits?(\s+of\s+(liability|insurance))?|amount\s+of\s+insurance|maximum\s+amount|coverage\s+amount|amount|limits?\s+and\/or)/i,
       deductible: /^deductibles?/i,
       premium: /^(premium|annual premium|cost)\b/i,
     },
@@ -271,8 +276,9 @@ const PROPERTY_MAP: [RegExp, string][] = [
   [/coverage\s*f\b|medical\s+payments/i, 'medical_payments'],
 ];
 
-function property(pages: PageText[], covs: ReturnType<typeof coverages>, emit: Emit) {
-  const done = new Set<string>();
+function property(pages: PageText[], covs: ReturnType<typeof coverages>, emit: Emit, renters: boolean) {
+  // A renters policy has no dwelling or other-structures limit.
+  const done = new Set<string>(renters ? ['dwelling', 'other_structures'] : []);
   for (const cv of covs) {
     for (const [re, field] of PROPERTY_MAP) {
       if (done.has(field) || !re.test(cv.name) || typeof cv.limit !== 'number') continue;
@@ -284,7 +290,10 @@ function property(pages: PageText[], covs: ReturnType<typeof coverages>, emit: E
   // Limits written as "Coverage A - Dwelling $350,000" outside a table.
   for (const [re, field] of PROPERTY_MAP) {
     if (done.has(field)) continue;
-    const f = findLabelled(pages, new RegExp(`(?:coverage\\s*[a-f]\\s*[-–:]?\\s*)?(?:${re.source})[^$\\d]{0,30}`, 'i'), (s) => (/\d/.test(s) ? parseMoney(s) : undefined));
+    const f = findLabelled(pages, new RegExp(`(?:coverage\\s*[a-f]\\s*[-–:]?\\s*)?(?:${re.source})[^$\\d]{0,30}`, 'i'), (s) => {
+      const n = /\d/.test(s) ? parseMoney(s) : undefined;
+      return n !== undefined && n >= 100 ? n : undefined; // a limit, not an age or a count
+    });
     if (f) { done.add(field); emit({ pointer: `/property/${field}`, value: f.value, ...fromFound(f) }); }
   }
   const ded = findLabelled(pages, /(?:all\s+(?:other\s+)?perils\s+deductible|deductible\s*[-–]\s*all\s+(?:other\s+)?perils|section\s+i\s+deductible|aop\s+deductible|policy\s+deductible|deductible)/i, (s) => (/\d/.test(s) ? parseMoney(s) : undefined));
@@ -447,7 +456,7 @@ export function extractByRules(pages: PageText[], kind: DocumentKind): Candidate
     vehicles(pages, emit);
     drivers(pages, emit);
   }
-  if (kind === 'homeowners' || kind === 'renters') property(pages, covs, emit);
+  if (kind === 'homeowners' || kind === 'renters') property(pages, covs, emit, kind === 'renters');
   parties(pages, emit);
   return out;
 }
