@@ -57,7 +57,9 @@ export function scoreDocument(expected: Record<string, unknown>, actual: Record<
   const misses: Miss[] = [];
   const bump = (p: string, k: keyof FieldScore) => ((fields[fieldName(p)] ??= { tp: 0, fp: 0, fn: 0 })[k] += 1);
   const exp = new Map(leaves(expected).filter(([p]) => !IGNORED.test(p)));
-  const act = new Map(leaves(aligned).filter(([p]) => !IGNORED.test(p)));
+  // Only the sections an expected file names are scored, so partial ground truth is usable.
+  const sections = new Set(Object.keys(expected));
+  const act = new Map(leaves(aligned).filter(([p]) => !IGNORED.test(p) && sections.has(p.split('/')[1])));
   for (const [p, e] of exp) {
     const a = act.get(p);
     if (e === null || e === undefined) {

@@ -75,6 +75,12 @@ export function findLabelled<T>(pages: PageText[], label: RegExp, parse: (s: str
           const v = parse(b.cell.text);
           if (v !== undefined) return { value: v, page: page.page, text: `${cell.text} ${b.cell.text}`, confidence: confOf(page, b.cell) * 0.95, source: cellSource(page, b.cell), cell: b.cell, line: b.line };
         }
+        // Some forms print the value first and its caption to the right ("$10,400   Personal Property").
+        const prev = line.cells[ci - 1];
+        if (prev && cell.x - (prev.x + prev.w) < 120) {
+          const v = parse(prev.text);
+          if (v !== undefined) return { value: v, page: page.page, text: `${prev.text} ${cell.text}`, confidence: confOf(page, prev) * 0.85, source: cellSource(page, prev), cell: prev, line };
+        }
       }
     }
   }

@@ -101,7 +101,7 @@ function period(pages: PageText[], emit: Emit) {
     }
   }
   const eff = findLabelled(pages, /(?:policy\s+)?effective(?:\s+date)?|(?:policy\s+)?inception(?:\s+date)?|(?:policy\s+)?start\s+date|from/i, parseDate);
-  const exp = findLabelled(pages, /(?:policy\s+)?expiration(?:\s+date)?|(?:policy\s+)?expiry(?:\s+date)?|(?:policy\s+)?expires(?:\s+on)?|(?:policy\s+)?end\s+date|to/i, parseDate);
+  const exp = findLabelled(pages, /(?:policy\s+)?expiration(?:\s+date)?|(?:policy\s+)?expiry(?:\s+date)?|(?:policy\s+)?expires(?:\s+on)?|(?:policy\s+)?end\s+date|expiration\s+of\s+policy\s+period|to/i, parseDate);
   if (eff) emit({ pointer: '/policy/effective_date', value: eff.value, ...fromFound(eff) });
   if (exp && (!eff || exp.value > eff.value)) emit({ pointer: '/policy/expiration_date', value: exp.value, ...fromFound(exp) });
   if (eff || exp) return;
@@ -128,7 +128,7 @@ function premium(pages: PageText[], emit: Emit) {
 const ADDRESS_LINE = (s: string) => /^\d+\s+\w|^p\.?\s*o\.?\s*box|^suite|^apt|^unit/i.test(s) || isCityStateZip(s);
 
 function namedInsured(pages: PageText[], emit: Emit) {
-  const f = findLabelledBlock(pages, /named\s+insured(?:\(s\))?(?:\s+and\s+(?:mailing\s+)?address)?|insured(?:'s)?\s+name|policyholder|policy\s+holder|insured(?:\s+and\s+mailing\s+address)?|first\s+named\s+insured/i, 4);
+  const f = findLabelledBlock(pages, /named\s+insured(?:\(s\))?(?:\s+and\s+(?:mailing\s+)?address)?|insured(?:'s)?\s+name|policyholder(?:\(s\))?|policy\s+holder(?:\(s\))?|insured(?:\s+and\s+mailing\s+address)?|first\s+named\s+insured/i, 4);
   if (!f) return;
   const base = fromFound(f);
   let [name, ...rest] = f.value;
@@ -395,7 +395,7 @@ function certificate(pages: PageText[], emit: Emit) {
     let pn: string | undefined;
     for (const l of lines) for (const c of l.cells) {
       if (pn || /\$|\//.test(c.text) || dateTokens(c.text).length || (letterCell && c === letterCell)) continue;
-      if (c.x < (colX(/policy\s*number/i)?.x ?? 0) - 20) continue;
+      if (c.x < (colX(/policy\s*number/i)?.x ?? 0) - 45 || c.x > (colX(/policy\s*eff/i)?.x ?? Infinity) - 5) continue;
       const v = parsePolicyNumber(c.text);
       if (v && /\d{3}/.test(v)) pn = v;
     }
