@@ -5,9 +5,27 @@ import type { PdfTextResult, PdfRasterResult } from './pdf-worker.ts';
 
 let pool: WorkerPool | undefined;
 
+/**
+ * Worker flags: when this Node strips TypeScript types itself, the workers are started without the tsx
+ * loader the parent may run under (it costs ~230 MB per thread); otherwise they inherit the parent's flags.
+ */
+function workerExecArgv(): string[] | undefined {
+  if (!(process.features as { typescript?: string | false }).typescript) return undefined;
+  const out: string[] = [];
+  const argv = process.execArgv;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if ((a === '--import' || a === '--require' || a === '--loader' || a === '-r') && /tsx/.test(argv[i + 1] ?? '')) { i++; continue; }
+    if (/^--(import|require|loader)=.*tsx/.test(a)) continue;
+    if (a === '--eval' || a === '-e' || a === '--print' || a === '-p') { i++; continue; }
+    out.push(a);
+  }
+  return out;
+}
+
 /** The shared PDF pool (created on first use, sized to the cores). */
 export function pdfPool(size?: number): WorkerPool {
-  return (pool ??= new WorkerPool(new URL('./pdf-worker.ts', import.meta.url), { size }));
+  return (pool ??= new WorkerPool(new URL('./pdf-worker.ts', import.meta.url), { size, execArgv: workerExecArgv() }));
 }
 
 export async function closePdfPool(): Promise<void> {

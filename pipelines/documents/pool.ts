@@ -23,6 +23,8 @@ export interface PoolOptions {
   /** Tasks a worker runs before it is replaced (frees whatever the libraries kept). */
   recycleAfter?: number;
   maxOldGenerationSizeMb?: number;
+  /** Node flags for the workers (default: the parent's). */
+  execArgv?: string[];
 }
 
 export class WorkerPool {
@@ -31,12 +33,12 @@ export class WorkerPool {
   private queue: Task[] = [];
   private closed = false;
   private readonly url: URL;
-  private readonly opts: Required<PoolOptions>;
+  private readonly opts: Required<Omit<PoolOptions, 'execArgv'>> & { execArgv?: string[] };
 
   constructor(url: URL, opts: PoolOptions = {}) {
     this.url = url;
     this.size = Math.max(1, opts.size ?? os.availableParallelism());
-    this.opts = { size: this.size, recycleAfter: opts.recycleAfter ?? 100, maxOldGenerationSizeMb: opts.maxOldGenerationSizeMb ?? 768 };
+    this.opts = { size: this.size, recycleAfter: opts.recycleAfter ?? 100, maxOldGenerationSizeMb: opts.maxOldGenerationSizeMb ?? 768, execArgv: opts.execArgv };
   }
 
   /** Run one message on a free worker; rejects on error, crash or time-out. */
@@ -49,7 +51,7 @@ export class WorkerPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(this.url, { resourceLimits: { maxOldGenerationSizeMb: this.opts.maxOldGenerationSizeMb } });
+    const worker = new Worker(this.url, { resourceLimits: { maxOldGenerationSizeMb: this.opts.maxOldGenerationSizeMb }, ...(this.opts.execArgv ? { execArgv: this.opts.execArgv } : {}) });
     worker.unref();
     const slot: Slot = { worker, busy: undefined, done: 0, timer: undefined };
     worker.on('message', (m: { ok: boolean; value?: unknown; error?: { message: string; name: string; reason?: string; code?: string; details?: string } }) => {
