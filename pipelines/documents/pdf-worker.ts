@@ -146,7 +146,8 @@ async function raster(req: PdfRasterRequest): Promise<PdfRasterResult> {
     const page = await doc.getPage(req.page);
     try {
       const vp1 = page.getViewport({ scale: 1 });
-      const jpeg = await embeddedJpeg(req.bytes, req.page).catch(() => undefined);
+      // A rotated page would need its scan rotated too; render those instead of taking the JPEG as stored.
+      const jpeg = page.rotate % 360 === 0 ? await embeddedJpeg(req.bytes, req.page).catch(() => undefined) : undefined;
       if (jpeg) {
         return { kind: 'jpeg', data: jpeg.data, width: 0, height: 0, from: 'embedded', pageWidth: vp1.width, pageHeight: vp1.height };
       }

@@ -138,3 +138,8 @@ export function emptyExtractedData(kind: DocumentKind): ExtractedData {
     citations: {},
   };
 }
+
+/** JSON Schema of extracted_data, for the OpenAPI document. */
+export function extractedDataJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(extractedDataSchema, { io: 'output' }) as Record<string, unknown>;
+}

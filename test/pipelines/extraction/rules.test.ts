@@ -75,3 +75,19 @@ test('grounding: a value that is not on its page is refused, money and dates are
   t.false(c('/policy/expiration_date', '2025-07-06', 1, 'Policy Period').ok);
   t.false(c('/policy/policy_number', 'XY-1234', 1, 'a quote that is nowhere in the document').ok);
 });
+
+test('extracted_data has a JSON Schema for the OpenAPI document', async (t) => {
+  const { extractedDataJsonSchema } = await import('../../../pipelines/extraction/schema.ts');
+  const s = extractedDataJsonSchema() as { properties: Record<string, unknown>; required: string[] };
+  for (const k of ['policy_type', 'policy', 'policyholder', 'coverages', 'vehicles', 'drivers', 'property', 'interested_parties', 'certificate', 'citations']) t.true(k in s.properties, k);
+  t.true(s.required.includes('citations'));
+});
+
+test('common core for entity types without deep rules (cyber, D&O, flood, workers comp)', async (t) => {
+  for (const [f, type] of [['cyber_sentinel.pdf', 'cyber_security'], ['d_and_o_meridian.pdf', 'd_and_o'], ['flood_gulf.pdf', 'commercial_flood'], ['workers_comp_ironworks.pdf', 'commercial_worker_comp']] as const) {
+    const r = await extractDocument(fixture(f), { entityType: type, read: { ocr: false } });
+    const p = r.extracted_data.policy;
+    t.truthy(p.provider && p.policy_number && p.effective_date && p.expiration_date && p.premium, f);
+    t.true(r.extracted_data.coverages.length > 0, f);
+  }
+});
