@@ -40,6 +40,10 @@ function toDocumentError(e: unknown): Error {
     return new DocumentError(err.code as DocumentErrorCode, err.reason ?? 'unreadable', err.message ?? 'unreadable PDF', err.details);
   }
   if (/timed out/.test(err?.message ?? '')) return new DocumentError('extraction_failed', 'timeout', 'reading the PDF took too long', err.message);
+  // A worker that dies (out of memory on a hostile file) fails this document only; the pool replaces it.
+  if (/OUT_OF_MEMORY|worker exited|terminated/i.test(`${(e as { code?: string }).code ?? ''} ${err?.message ?? ''}`)) {
+    return new DocumentError('extraction_failed', 'worker_crashed', 'the PDF could not be processed', err.message);
+  }
   return e instanceof Error ? e : new Error(String(e));
 }
 

@@ -100,3 +100,10 @@ test('offline: OCR works with the network blocked in every thread and writes not
   t.regex(d.pages[0].text, /Granite State Insurance/);
   t.true(d.pages[0].lines.every((l) => l.cells.every((c) => c.source === 'ocr' && c.w > 0)));
 });
+
+test('a truncated JPEG photo is refused with a §7.2 code, not a crash', async (t) => {
+  const jpg = fixture('auto_acme_mutual_photo.jpg');
+  const e = await readDocument(jpg.subarray(0, Math.floor(jpg.length / 3))).catch((x: unknown) => x);
+  t.true(e instanceof DocumentError);
+  t.true(['extraction_failed', 'bad_request'].includes((e as DocumentError).code));
+});
