@@ -191,22 +191,7 @@ function buildPage(page: number, width: number, height: number, rows: TextItem[]
     const bottom = Math.max(...cells.map((c) => c.y + c.h));
     return { text: cells.map((c) => c.text).filter(Boolean).join('  '), x, y, w: right - x, h: bottom - y, cells };
   });
-  const blocks: Block[] = [];
-  for (const line of lines) {
-    const last = blocks[blocks.length - 1];
-    const prevLine = last?.lines[last.lines.length - 1];
-    if (prevLine && line.y - (prevLine.y + prevLine.h) < 1.0 * Math.max(line.h, prevLine.h)) {
-      last.lines.push(line);
-      const right = Math.max(last.x + last.w, line.x + line.w);
-      const bottom = line.y + line.h;
-      last.x = Math.min(last.x, line.x);
-      last.w = right - last.x;
-      last.h = bottom - last.y;
-      last.text += `\n${line.text}`;
-    } else {
-      blocks.push({ text: line.text, x: line.x, y: line.y, w: line.w, h: line.h, lines: [line] });
-    }
-  }
+  const blocks = buildBlocks(lines);
   const confs = lines.flatMap((l) => l.cells.map((c) => c.conf));
   return {
     page,
@@ -225,4 +210,74 @@ function buildPage(page: number, width: number, height: number, rows: TextItem[]
 export function hasUsableText(items: TextItem[]): boolean {
   const chars = items.reduce((n, i) => n + i.text.replace(/\s/g, '').length, 0);
   return chars >= 25;
+}
+
+/**
+ * Blocks: runs of cells that continue one another vertically in the same column (so two columns make two
+ * blocks, not one), put in reading order: a block comes after the blocks above it in its column and after
+ * the blocks beside it on the left.
+ */
+export function buildBlocks(lines: Line[]): Block[] {
+  interface Open { cells: Cell[]; x: number; right: number; y: number; bottom: number; lastH: number }
+  const all: Open[] = [];
+  for (const line of lines) {
+    for (const cell of line.cells) {
+      let best: Open | undefined;
+      for (const b of all) {
+        const gap = cell.y - b.bottom;
+        const overlapX = Math.min(b.right, cell.x + cell.w) - Math.max(b.x, cell.x);
+        if (gap > -0.5 * cell.h && gap < 1.0 * Math.max(cell.h, b.lastH) && (overlapX > 0 || Math.abs(cell.x - b.x) < 8)) {
+          if (!best || b.bottom > best.bottom) best = b;
+        }
+      }
+      if (best) {
+        best.cells.push(cell);
+        best.x = Math.min(best.x, cell.x);
+        best.right = Math.max(best.right, cell.x + cell.w);
+        best.bottom = Math.max(best.bottom, cell.y + cell.h);
+        best.lastH = cell.h;
+      } else {
+        all.push({ cells: [cell], x: cell.x, right: cell.x + cell.w, y: cell.y, bottom: cell.y + cell.h, lastH: cell.h });
+      }
+    }
+  }
+  // Reading order: topological sort of "above in the same column" and "left of, side by side".
+  const n = all.length;
+  const before = all.map(() => new Set<number>());
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) {
+    if (i === j) continue;
+    const a = all[i];
+    const b = all[j];
+    const overlapX = Math.min(a.right, b.right) - Math.max(a.x, b.x) > 0;
+    const overlapY = Math.min(a.bottom, b.bottom) - Math.max(a.y, b.y) > 0;
+    if ((overlapX && a.bottom <= b.y + 1) || (overlapY && a.right <= b.x + 1)) before[j].add(i);
+  }
+  const done = new Set<number>();
+  const order: number[] = [];
+  while (order.length < n) {
+    let pick = -1;
+    for (let k = 0; k < n; k++) {
+      if (done.has(k) || [...before[k]].some((p) => !done.has(p))) continue;
+      if (pick < 0 || all[k].y < all[pick].y - 1 || (Math.abs(all[k].y - all[pick].y) <= 1 && all[k].x < all[pick].x)) pick = k;
+    }
+    if (pick < 0) pick = [...Array(n).keys()].filter((k) => !done.has(k)).sort((p, q) => all[p].y - all[q].y || all[p].x - all[q].x)[0]; // cycle: fall back to top-left
+    done.add(pick);
+    order.push(pick);
+  }
+  return order.map((k) => {
+    const b = all[k];
+    const rows: Cell[][] = [];
+    for (const c of b.cells) {
+      const row = rows.find((r) => Math.abs(r[0].y - c.y) < 0.5 * c.h);
+      if (row) row.push(c);
+      else rows.push([c]);
+    }
+    const blines: Line[] = rows.map((r) => {
+      r.sort((p, q) => p.x - q.x);
+      const x = Math.min(...r.map((c) => c.x));
+      const y = Math.min(...r.map((c) => c.y));
+      return { text: r.map((c) => c.text).join('  '), x, y, w: Math.max(...r.map((c) => c.x + c.w)) - x, h: Math.max(...r.map((c) => c.y + c.h)) - y, cells: r };
+    });
+    return { text: blines.map((l) => l.text).join('\n'), x: b.x, y: b.y, w: b.right - b.x, h: b.bottom - b.y, lines: blines };
+  });
 }

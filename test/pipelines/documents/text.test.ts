@@ -86,3 +86,17 @@ test('many documents in parallel share the pool and all succeed', async (t) => {
   const results = await Promise.all(names.map((n) => readDocument(fixture(n), { ocr: false })));
   t.true(results.every((r) => r.status === 'success' && r.pages[0].lines.length > 5));
 });
+
+test('blocks follow columns: a two-column page reads the left column before the right', async (t) => {
+  const { PDFDocument, StandardFonts } = await import('pdf-lib');
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([612, 792]);
+  ['Left one', 'Left two', 'Left three'].forEach((s, i) => page.drawText(s, { x: 50, y: 700 - i * 14, size: 11, font }));
+  ['Right one', 'Right two', 'Right three'].forEach((s, i) => page.drawText(s, { x: 350, y: 700 - i * 14, size: 11, font }));
+  page.drawText('Footer across the page', { x: 50, y: 400, size: 11, font });
+  const d = await readDocument(await doc.save(), { ocr: false });
+  t.deepEqual(d.pages[0].blocks.map((b) => b.text), ['Left one\nLeft two\nLeft three', 'Right one\nRight two\nRight three', 'Footer across the page']);
+  // Lines stay page-wide rows (label/value pairs read across).
+  t.is(d.pages[0].lines[0].text, 'Left one  Right one');
+});
