@@ -22,7 +22,7 @@ interface PageIndex {
 export function indexPages(pages: PageText[]): Map<number, PageIndex> {
   const m = new Map<number, PageIndex>();
   for (const p of pages) {
-    const raw = [p.text, ...p.fields.map((f) => f.value)].join('\n');
+    const raw = [p.text, ...p.blocks.map((b) => b.text), ...p.fields.map((f) => f.value)].join('\n');
     const norm = normaliseText(raw);
     m.set(p.page, {
       norm,

@@ -81,7 +81,8 @@ export async function extractByLlm(pages: PageText[], hint: string | undefined, 
         temperature: 0,
         messages: [
           { role: 'system', content: systemPrompt },
-          { role: 'user', content: userPrompt(pages.map((p) => ({ page: p.page, text: p.text })), hint, o.maxPromptChars) },
+          // Blocks in reading order keep columns apart, which models read better than page-wide rows.
+          { role: 'user', content: userPrompt(pages.map((p) => ({ page: p.page, text: p.blocks.map((b) => b.text).join('\n\n') })), hint, o.maxPromptChars) },
         ],
         response_format: zodResponseFormat(answerSchema, 'extraction'),
       },
