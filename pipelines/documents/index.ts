@@ -1,4 +1,5 @@
 // The document stage: bytes in, positioned text per page out (text layer, AcroForm values, OCR where needed).
+import os from 'node:os';
 import { z } from 'zod';
 import { sniff, DEFAULT_MAX_BYTES, DEFAULT_MAX_PAGES, DEFAULT_MAX_IMAGE_PIXELS, type Sniffed } from './sniff.ts';
 import { DocumentError } from './errors.ts';
@@ -63,9 +64,11 @@ export async function readDocument(bytes: Uint8Array, options: ReadOptions = {})
   }
   if (ocrPages.length > 0 && o.ocr !== false) {
     const ocrOpts = o.ocr;
-    // Pages are OCR'd concurrently; the pools bound the real parallelism.
-    const done = await Promise.allSettled(
-      ocrPages.map(async (n) => {
+    // A few pages at a time: each in-flight page holds a copy of the PDF and a decoded image.
+    const done = await settleLimited(
+      ocrPages,
+      os.availableParallelism(),
+      async (n) => {
         let img;
         if (sniffed.kind === 'pdf') {
           const r = await rasterPdfPage(bytes, n, ocrOpts.dpi, 12_000_000);
@@ -80,7 +83,7 @@ export async function readDocument(bytes: Uint8Array, options: ReadOptions = {})
         // Keep AcroForm values already found on a page that otherwise needed OCR.
         if (previous) previous.lines.forEach((l, k) => { for (const c of l.cells) items.push({ text: c.text, x: c.x, y: c.y, w: c.w, h: c.h, source: c.source, conf: c.conf, line: 1_000_000 + k }); });
         return layoutPage(n, img.width * img.ptPerPx, img.height * img.ptPerPx, items, 'ocr', previous?.fields ?? []);
-      }),
+      },
     );
     done.forEach((d, k) => {
       const n = ocrPages[k];
@@ -108,4 +111,23 @@ export async function readDocument(bytes: Uint8Array, options: ReadOptions = {})
 /** Release the PDF worker threads and the OCR workers (call on shutdown and at the end of CLI runs). */
 export async function closeDocumentPools(): Promise<void> {
   await Promise.all([closePdfPool(), closeOcrPool()]);
+}
+
+/** Promise.allSettled over `items` with at most `limit` running at once, results in input order. */
+async function settleLimited<T, R>(items: T[], limit: number, fn: (x: T) => Promise<R>): Promise<PromiseSettledResult<R>[]> {
+  const out: PromiseSettledResult<R>[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        try {
+          out[i] = { status: 'fulfilled', value: await fn(items[i]) };
+        } catch (reason) {
+          out[i] = { status: 'rejected', reason };
+        }
+      }
+    }),
+  );
+  return out;
 }
