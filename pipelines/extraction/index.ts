@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { readDocument, readOptionsSchema, DocumentError, type DocumentText, type StageError, type StageStatus } from '../documents/index.ts';
 import type { PageText } from '../documents/layout.ts';
 import { entityTypeSchema, kindOfEntityType, type DocumentKind, type EntityType, type ExtractedData } from './schema.ts';
-import { detectKind, extractByRules } from './rules.ts';
+import { detectKind, extractByRules, describePolicyType } from './rules.ts';
 import { extractByLlm, llmOptionsSchema, type LlmResult } from './llm.ts';
 import { ground, indexPages } from './grounding.ts';
 import { buildExtractedData } from './build.ts';
@@ -143,6 +143,7 @@ export async function extractDocument(bytes: Uint8Array, options: ExtractOptions
   }
   for (const issue of built.issues) errors.push({ stage: 'extract', message: `dropped invalid value ${issue}` });
   const d = built.data;
+  d.policy_type = describePolicyType(finalKind, doc.pages);
   const core = [d.policy.provider, d.policy.policy_number, d.policy.effective_date, d.policyholder.last_name ?? d.policyholder.organization];
   const found = core.filter((v) => v !== null).length;
   const status: StageStatus = found === 0 ? 'failure' : found < core.length || doc.status !== 'success' || errors.some((e) => e.stage === 'llm') ? 'partial_success' : 'success';

@@ -3,7 +3,7 @@
 // renters, businessowners/CGL declarations and ACORD 25-style certificates.
 import type { PageText, Cell } from '../documents/layout.ts';
 import type { Candidate } from './candidates.ts';
-import type { DocumentKind } from './schema.ts';
+import { policyTypeLabels, type DocumentKind } from './schema.ts';
 import { findLabelled, findLabelledBlock, findTable, cellSource, cellsBelow, type Found } from './layout-query.ts';
 import { parseMoney, parseDate, dateTokens, cleanValue, isOrganisation, splitPersonName, isCityStateZip } from './normalise.ts';
 
@@ -25,7 +25,7 @@ export function detectKind(pages: PageText[]): DocumentKind {
     homeowners: score(text, [[/homeowners?/i, 4], [/\bdwelling\b/i, 3], [/HO[- ]?(0?0 ?)?0?3\b|HO-3|special form/i, 3], [/other structures/i, 2], [/coverage a\b/i, 2]]),
     renters: score(text, [[/renters?|tenants?/i, 4], [/HO[- ]?(0?0 ?)?0?4\b|HO-4|contents broad/i, 4], [/personal property/i, 1]]),
     condo: 0,
-    businessowners: score(text, [[/businessowners?|business owners?|\bBOP\b/i, 6], [/business personal property/i, 2]]),
+    businessowners: score(text, [[/businessowners?|business owners?|\bBOP\b/i, 6], [/business personal property/i, 2], [/securebusiness|business\s+policy\s+declarations|business\s+package/i, 5]]),
     commercial_general_liability: score(text, [[/commercial general liability/i, 5], [/general aggregate/i, 2], [/each occurrence/i, 1], [/products[- ]completed/i, 2]]),
     umbrella: score(text, [[/personal umbrella/i, 6], [/umbrella/i, 3]]),
     commercial_umbrella: score(text, [[/commercial umbrella|commercial excess|excess liability/i, 7]]),
@@ -60,7 +60,9 @@ const CARRIER_WORDS = /\b(insurance|casualty|indemnity|assurance|mutual|underwri
 const KNOWN_CARRIERS = /\b(GEICO|Progressive|Allstate|State Farm|USAA|Liberty Mutual|Nationwide|Farmers|Travelers|Lemonade|Hanover|The Hartford|Hartford|Erie|Auto-Owners|American Family|Chubb|PURE|Root|The General|Dairyland|Safeco|Kemper|Mercury|Hippo|Openly|Society Insurance|Cincinnati|Westfield|Selective|Amica|Foremost|MetLife|Assurant)\b/;
 
 function carrier(pages: PageText[], emit: Emit) {
-  const labelled = findLabelled(pages, /insurance company|insurer|company name|carrier|underwritten by|issued by|insured by/i, (s) => (CARRIER_WORDS.test(s) || KNOWN_CARRIERS.test(s) ? cleanValue(s) : undefined), { pages: [1, 2] });
+  // A carrier's name is short and not a sentence.
+  const carrierName = (s: string) => (s.length <= 60 && !/[()]|\b(the|has|of the|will|shall|days)\b/.test(s) && (CARRIER_WORDS.test(s) || KNOWN_CARRIERS.test(s)) ? cleanValue(s) : undefined);
+  const labelled = findLabelled(pages, /insurance company|insurer|company name|carrier|underwritten by|issued by|insured by/i, carrierName, { pages: [1, 2] });
   if (labelled) return emit({ pointer: '/policy/provider', value: labelled.value, ...fromFound(labelled) });
   // Otherwise the carrier's name is usually the top-most line naming an insurance company.
   for (const page of pages.slice(0, 2)) {
@@ -311,7 +313,8 @@ const COI_TYPES: [RegExp, 'general_liability' | 'automobile_liability' | 'umbrel
 
 /** ACORD 25-style certificate: producer, insured, insurers A–F, the coverage grid and the holder. */
 function certificate(pages: PageText[], emit: Emit) {
-  const page = pages[0];
+  // The certificate may follow a cover letter.
+  const page = pages.find((p) => /certificate of (liability )?insurance|evidence of (commercial )?property|certificate of property/i.test(p.text)) ?? pages[0];
   if (!page) return;
   const src = page.source === 'ocr' ? 'ocr' : 'rules';
   const conf = page.source === 'ocr' ? 0.7 : 0.85;
@@ -444,6 +447,10 @@ export function extractByRules(pages: PageText[], kind: DocumentKind): Candidate
   const emit = emitter(out);
   if (kind === 'certificate') {
     certificate(pages, emit);
+    // Other certificate forms (evidence of property, binders): the common labels fill what the grid did not.
+    carrier(pages, emit);
+    policyNumber(pages, emit);
+    period(pages, emit);
     return out;
   }
   carrier(pages, emit);
@@ -459,4 +466,18 @@ export function extractByRules(pages: PageText[], kind: DocumentKind): Candidate
   if (kind === 'homeowners' || kind === 'renters') property(pages, covs, emit, kind === 'renters');
   parties(pages, emit);
   return out;
+}
+
+/** The descriptive policy_type label: the kind's label, refined by the form named in the document. */
+export function describePolicyType(kind: DocumentKind, pages: PageText[]): string {
+  const text = pages.slice(0, 2).map((p) => p.text).join('\n');
+  if (kind === 'certificate') {
+    if (/evidence of commercial property/i.test(text)) return 'Evidence of Commercial Property Insurance';
+    if (/evidence of property/i.test(text)) return 'Evidence of Property Insurance';
+    if (/certificate of property/i.test(text)) return 'Certificate of Property Insurance';
+    return /ACORD 25\b/i.test(text) ? 'Certificate of Liability Insurance (ACORD 25)' : policyTypeLabels.certificate;
+  }
+  if (kind === 'homeowners' && /\bHO[- ]?(?:00 ?)?0?3\b|special form/i.test(text)) return 'Homeowners (HO-3)';
+  if (kind === 'renters' && /\bHO[- ]?(?:00 ?)?0?4\b/i.test(text)) return 'Renters (HO-4)';
+  return policyTypeLabels[kind];
 }
