@@ -70,10 +70,10 @@ function carrier(pages: PageText[], emit: Emit) {
       if (line.y > page.height * 0.4) break;
       for (const cell of line.cells) {
         const t = cleanValue(cell.text);
-        if (t.length > 70 || /policy|declaration|certificate|page|form|agent|agency|coverage|^your\b|call|visit|contact/i.test(t)) continue;
+        if (t.length > 70 || /policy|declaration|certificate|page|form|agent|agency|coverage|^your\b|call|visit|contact|\b(dear|hotline|claims|member|customer|service|phone)\b/i.test(t)) continue;
         const m = /([A-Z][\w&.,'’-]*(?:\s+[A-Z&][\w&.,'’-]*)*\s+(?:Insurance|Casualty|Indemnity|Assurance|Mutual|Underwriters|Specialty)(?:\s+(?:Company|Co\.?|Corporation|Corp\.?|Group|Exchange|Association|Insurance|Inc\.?))*)/.exec(t);
         const known = KNOWN_CARRIERS.exec(t);
-        const value = m?.[1] ?? (known && t.length < 40 ? t : undefined);
+        const value = m?.[1] ?? (known && t.length < 40 ? t.replace(/[’'`]+$/, '') : undefined);
         if (value) return emit({ pointer: '/policy/provider', value: cleanValue(value), page: page.page, text: cell.text, confidence: page.source === 'ocr' ? 0.7 : 0.8, source: cellSource(page, cell) });
       }
     }
