@@ -1,0 +1,102 @@
+// `svc eval [DIR] [--json]`: run extraction over every document in DIR that has a `<name>.expected.json`
+// beside it (default fixtures/) and print per-field precision and recall, then the misses.
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { extractDocument, closeDocumentPools, entityTypeSchema } from '../../pipelines/extraction/index.ts';
+import { scoreDocument, sumScores, precision, recall, type Miss, type FieldScore } from '../../pipelines/extraction/evaluate.ts';
+import { engineOptionsFromConfig } from './extract.ts';
+
+const usage = 'usage: svc eval [DIR] [--json] [--only SUBSTRING]';
+const DOC_EXT = ['.pdf', '.png', '.jpg', '.jpeg'];
+
+/** Pairs of (document, expected.json) under a directory, recursively, sorted by path. */
+export function findCases(dir: string): { doc: string; expected: string }[] {
+  const out: { doc: string; expected: string }[] = [];
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.expected.json')) {
+        const base = p.slice(0, -'.expected.json'.length);
+        const doc = DOC_EXT.map((x) => base + x).find((f) => fs.existsSync(f));
+        if (doc) out.push({ doc, expected: p });
+      }
+    }
+  };
+  walk(dir);
+  return out.sort((a, b) => a.doc.localeCompare(b.doc));
+}
+
+function progress(i: number, n: number, label: string) {
+  if (!process.stderr.isTTY) return;
+  const width = 30;
+  const done = Math.round((i / n) * width);
+  process.stderr.write(`\r[${'#'.repeat(done)}${'.'.repeat(width - done)}] ${i}/${n} ${label.slice(0, 40).padEnd(40)}`);
+  if (i === n) process.stderr.write('\n');
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(6);
+
+/** Entry point for `svc eval`; returns the exit code. */
+export async function run(argv: string[]): Promise<number> {
+  let args;
+  try {
+    args = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, only: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n${usage}\n`);
+    return 2;
+  }
+  if (args.values.help) { process.stdout.write(`${usage}\n`); return 0; }
+  const dir = path.resolve(args.positionals[0] ?? 'fixtures');
+  if (!fs.existsSync(dir)) { process.stderr.write(`no such directory: ${dir}\n`); return 2; }
+  const cases = findCases(dir).filter((c) => !args.values.only || c.doc.includes(args.values.only));
+  if (cases.length === 0) { process.stderr.write(`no documents with .expected.json found under ${dir}\n`); return 2; }
+  const engine = engineOptionsFromConfig();
+  const perDoc: { file: string; fields: Record<string, FieldScore>; misses: Miss[]; error?: string; method?: string; ms: number }[] = [];
+  try {
+    for (let i = 0; i < cases.length; i++) {
+      const c = cases[i];
+      const rel = path.relative(dir, c.doc);
+      progress(i, cases.length, rel);
+      const expected = JSON.parse(fs.readFileSync(c.expected, 'utf8')) as Record<string, unknown>;
+      const et = entityTypeSchema.safeParse(expected.entity_type);
+      const t0 = performance.now();
+      try {
+        const r = await extractDocument(new Uint8Array(fs.readFileSync(c.doc)), { entityType: et.success ? et.data : 'declaration_page', filename: path.basename(c.doc), ...engine });
+        const s = scoreDocument(expected, r.extracted_data as unknown as Record<string, unknown>);
+        perDoc.push({ file: rel, ...s, method: r.parsing_method, ms: performance.now() - t0 });
+      } catch (e) {
+        const s = scoreDocument(expected, {});
+        perDoc.push({ file: rel, ...s, error: `${(e as { code?: string }).code ?? 'error'}: ${(e as Error).message}`, ms: performance.now() - t0 });
+      }
+    }
+    progress(cases.length, cases.length, 'done');
+  } finally {
+    await closeDocumentPools();
+  }
+  const total = sumScores(perDoc.map((d) => d.fields));
+  const all = Object.values(total).reduce((a, s) => ({ tp: a.tp + s.tp, fp: a.fp + s.fp, fn: a.fn + s.fn }), { tp: 0, fp: 0, fn: 0 });
+  if (args.values.json) {
+    const fields = Object.fromEntries(Object.entries(total).sort().map(([f, s]) => [f, { ...s, precision: precision(s), recall: recall(s) }]));
+    process.stdout.write(`${JSON.stringify({ dir, documents: perDoc.length, overall: { ...all, precision: precision(all), recall: recall(all) }, fields, documents_detail: perDoc }, null, 2)}\n`);
+    return 0;
+  }
+  const lines: string[] = [];
+  lines.push(`${perDoc.length} documents under ${dir}`);
+  lines.push(`${'field'.padEnd(46)} ${'tp'.padStart(4)} ${'fp'.padStart(4)} ${'fn'.padStart(4)}  precision  recall`);
+  for (const [f, s] of Object.entries(total).sort()) lines.push(`${f.padEnd(46)} ${String(s.tp).padStart(4)} ${String(s.fp).padStart(4)} ${String(s.fn).padStart(4)}  ${pct(precision(s))}    ${pct(recall(s))}`);
+  lines.push(`${'overall'.padEnd(46)} ${String(all.tp).padStart(4)} ${String(all.fp).padStart(4)} ${String(all.fn).padStart(4)}  ${pct(precision(all))}    ${pct(recall(all))}`);
+  lines.push('', 'misses:');
+  for (const d of perDoc) {
+    if (d.error) lines.push(`  ${d.file}: ${d.error}`);
+    for (const m of d.misses) lines.push(`  ${d.file} ${m.pointer}: expected ${JSON.stringify(m.expected)} got ${JSON.stringify(m.got)}`);
+  }
+  lines.push('', 'per document:');
+  for (const d of perDoc) {
+    const s = Object.values(d.fields).reduce((a, x) => ({ tp: a.tp + x.tp, fp: a.fp + x.fp, fn: a.fn + x.fn }), { tp: 0, fp: 0, fn: 0 });
+    lines.push(`  ${d.file.padEnd(44)} ${d.method ?? 'error'.padEnd(8)} P ${pct(precision(s))} R ${pct(recall(s))} ${(d.ms / 1000).toFixed(1)}s`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return 0;
+}

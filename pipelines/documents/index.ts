@@ -1,0 +1,133 @@
+// The document stage: bytes in, positioned text per page out (text layer, AcroForm values, OCR where needed).
+import os from 'node:os';
+import { z } from 'zod';
+import { sniff, DEFAULT_MAX_BYTES, DEFAULT_MAX_PAGES, DEFAULT_MAX_IMAGE_PIXELS, type Sniffed } from './sniff.ts';
+import { DocumentError } from './errors.ts';
+import { readPdfText, rasterPdfPage, closePdfPool } from './pdf.ts';
+import { normaliseImage, ocrImage, closeOcrPool, ocrOptionsSchema } from './ocr.ts';
+import { layoutPage, type PageText } from './layout.ts';
+
+export * from './errors.ts';
+export * from './layout.ts';
+export { sniff, DEFAULT_MAX_BYTES, DEFAULT_MAX_PAGES, DEFAULT_MAX_IMAGE_PIXELS, type Sniffed, type DocumentKind } from './sniff.ts';
+export { normaliseImage, ocrImage, langDataDir, cliTessdataDir, ocrOptionsSchema, type OcrOptions, type OcrEngine } from './ocr.ts';
+export { readPdfText, rasterPdfPage, pdfPool } from './pdf.ts';
+
+export const readOptionsSchema = z
+  .object({
+    maxBytes: z.number().int().positive().default(DEFAULT_MAX_BYTES),
+    maxPages: z.number().int().positive().default(DEFAULT_MAX_PAGES),
+    maxImagePixels: z.number().int().positive().default(DEFAULT_MAX_IMAGE_PIXELS),
+    /** OCR settings; `false` turns OCR off (pages without text then come back empty). */
+    ocr: z.union([ocrOptionsSchema, z.literal(false)]).prefault({}),
+    /** Time-out for parsing the whole PDF text layer. */
+    pdfTimeoutMs: z.number().int().positive().default(60_000),
+  })
+  .strict();
+export type ReadOptions = z.input<typeof readOptionsSchema>;
+
+export type StageStatus = 'success' | 'partial_success' | 'failure';
+
+export interface StageError {
+  stage: string;
+  page?: number;
+  message: string;
+}
+
+export interface DocumentText {
+  status: StageStatus;
+  errors: StageError[];
+  sniffed: Sniffed;
+  pageCount: number;
+  pages: PageText[];
+  /** `text` (all pages had a text layer), `ocr` (all pages OCR'd) or `mixed`. */
+  method: 'text' | 'ocr' | 'mixed';
+  ocrEngine?: string;
+}
+
+/** Sniff, read the text layer (off the main thread) and OCR pages without one. Throws DocumentError for bad files. */
+export async function readDocument(bytes: Uint8Array, options: ReadOptions = {}): Promise<DocumentText> {
+  const o = readOptionsSchema.parse(options);
+  const sniffed = sniff(bytes, { maxBytes: o.maxBytes, maxImagePixels: o.maxImagePixels });
+  const errors: StageError[] = [];
+  let pages: PageText[];
+  let ocrPages: number[];
+  let ocrEngine: string | undefined;
+  if (sniffed.kind === 'pdf') {
+    const r = await readPdfText(bytes, o.maxPages, o.pdfTimeoutMs);
+    for (const w of r.warnings) errors.push({ stage: 'text', message: w });
+    pages = r.pages;
+    ocrPages = r.needOcr;
+  } else {
+    pages = [];
+    ocrPages = [1];
+  }
+  if (ocrPages.length > 0 && o.ocr !== false) {
+    const ocrOpts = o.ocr;
+    // A few pages at a time: each in-flight page holds a copy of the PDF and a decoded image.
+    const done = await settleLimited(
+      ocrPages,
+      os.availableParallelism(),
+      async (n) => {
+        let img;
+        if (sniffed.kind === 'pdf') {
+          const r = await rasterPdfPage(bytes, n, ocrOpts.dpi, 12_000_000);
+          img = await normaliseImage(r.data, { dpi: ocrOpts.dpi, maxInputPixels: ocrOpts.maxInputPixels, pageWidthPt: r.pageWidth });
+        } else {
+          img = await normaliseImage(bytes, { dpi: ocrOpts.dpi, maxInputPixels: ocrOpts.maxInputPixels });
+        }
+        const words = await ocrImage(img, ocrOpts);
+        ocrEngine = words.engine;
+        const previous = pages.find((p) => p.page === n);
+        const items = [...words.words];
+        // Keep AcroForm values already found on a page that otherwise needed OCR.
+        if (previous) previous.lines.forEach((l, k) => { for (const c of l.cells) items.push({ text: c.text, x: c.x, y: c.y, w: c.w, h: c.h, source: c.source, conf: c.conf, line: 1_000_000 + k }); });
+        return layoutPage(n, img.width * img.ptPerPx, img.height * img.ptPerPx, items, 'ocr', previous?.fields ?? []);
+      },
+    );
+    done.forEach((d, k) => {
+      const n = ocrPages[k];
+      if (d.status === 'fulfilled') {
+        pages = pages.filter((p) => p.page !== n).concat(d.value);
+      } else {
+        const e = d.reason as Error;
+        if (e instanceof DocumentError && sniffed.kind !== 'pdf') throw e;
+        errors.push({ stage: 'ocr', page: n, message: e.message });
+      }
+    });
+    pages.sort((a, b) => a.page - b.page);
+  } else if (ocrPages.length > 0) {
+    errors.push({ stage: 'ocr', message: `OCR is off; ${ocrPages.length} page(s) without a text layer were not read` });
+  }
+  if (sniffed.kind !== 'pdf' && pages.length === 0) pages = [layoutPage(1, 612, 792, [], 'ocr')];
+  const withText = pages.filter((p) => p.lines.length > 0);
+  const pageCount = sniffed.kind === 'pdf' ? Math.max(pages.length, ...pages.map((p) => p.page)) : 1;
+  const status: StageStatus = withText.length === 0 ? 'failure' : errors.some((e) => e.stage === 'ocr') || withText.length < pageCount ? 'partial_success' : 'success';
+  const ocrCount = pages.filter((p) => p.source === 'ocr').length;
+  const method = ocrCount === 0 ? 'text' : ocrCount === pages.length ? 'ocr' : 'mixed';
+  return { status, errors, sniffed, pageCount, pages, method, ocrEngine };
+}
+
+/** Release the PDF worker threads and the OCR workers (call on shutdown and at the end of CLI runs). */
+export async function closeDocumentPools(): Promise<void> {
+  await Promise.all([closePdfPool(), closeOcrPool()]);
+}
+
+/** Promise.allSettled over `items` with at most `limit` running at once, results in input order. */
+async function settleLimited<T, R>(items: T[], limit: number, fn: (x: T) => Promise<R>): Promise<PromiseSettledResult<R>[]> {
+  const out: PromiseSettledResult<R>[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        try {
+          out[i] = { status: 'fulfilled', value: await fn(items[i]) };
+        } catch (reason) {
+          out[i] = { status: 'rejected', reason };
+        }
+      }
+    }),
+  );
+  return out;
+}

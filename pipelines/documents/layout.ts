@@ -1,0 +1,283 @@
+// Positioned text: items (pdf.js text runs, AcroForm values or OCR words) grouped into cells, lines and
+// blocks in reading order. Coordinates are PDF points with the origin at the top-left of the page.
+
+export type TextSource = 'text' | 'acroform' | 'ocr';
+
+export interface TextItem {
+  text: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  source: TextSource;
+  /** OCR word confidence 0..1; 1 for a text layer. */
+  conf?: number;
+  /** The OCR engine's line number: words of one engine line stay together. */
+  line?: number;
+}
+
+/** A run of items on one line without a column-sized gap between them. */
+export interface Cell {
+  text: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  conf: number;
+  source: TextSource;
+}
+
+export interface Line {
+  text: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  cells: Cell[];
+}
+
+export interface Block {
+  text: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  lines: Line[];
+}
+
+export interface FormField {
+  name: string;
+  value: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+export interface PageText {
+  /** 1-based page number. */
+  page: number;
+  width: number;
+  height: number;
+  source: 'text' | 'ocr' | 'empty';
+  lines: Line[];
+  blocks: Block[];
+  /** Lines joined by newlines; cells separated by two spaces. */
+  text: string;
+  /** Mean OCR confidence 0..1 (1 for a text layer). */
+  confidence: number;
+  fields: FormField[];
+}
+
+const median = (xs: number[]) => {
+  if (xs.length === 0) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
+
+/** Group items into lines (by vertical overlap), cells (by horizontal gap) and blocks (by vertical gap). */
+export function layoutPage(
+  page: number,
+  width: number,
+  height: number,
+  items: TextItem[],
+  source: PageText['source'],
+  fields: FormField[] = [],
+): PageText {
+  let usable = items.filter((i) => i.text.trim() !== '' && i.h > 0);
+  // OCR noise: low-confidence specks and boxes far taller than text would chain lines together.
+  const typical = median(usable.map((i) => i.h)) || 10;
+  usable = usable.filter((i) => i.source !== 'ocr' || ((i.conf ?? 1) >= 0.25 && /[A-Za-z0-9$]/.test(i.text) && i.h <= typical * 3.5));
+  usable.sort((a, b) => a.y - b.y || a.x - b.x);
+  const rows: TextItem[][] = usable.length > 0 && usable.every((i) => i.line !== undefined) ? rowsFromEngineLines(usable) : rowsByOverlap(usable);
+  return buildPage(page, width, height, rows, source, fields);
+}
+
+/**
+ * OCR: trust the engine's line segmentation (robust to skew and specks), then put engine lines whose
+ * baselines agree on one row (a label and its value are often separate engine lines).
+ */
+function rowsFromEngineLines(items: TextItem[]): TextItem[][] {
+  const byLine = new Map<number, TextItem[]>();
+  for (const it of items) {
+    const l = byLine.get(it.line!) ?? [];
+    byLine.set(it.line!, l);
+    l.push(it);
+  }
+  const segs = [...byLine.values()].map((words) => ({ words, bottom: median(words.map((w) => w.y + w.h)), h: median(words.map((w) => w.h)) }));
+  segs.sort((a, b) => a.bottom - b.bottom);
+  const rows: { words: TextItem[]; bottom: number; h: number }[] = [];
+  for (const s of segs) {
+    const last = rows[rows.length - 1];
+    if (last && Math.abs(s.bottom - last.bottom) < 0.45 * Math.min(s.h, last.h)) last.words.push(...s.words);
+    else rows.push({ ...s, words: [...s.words] });
+  }
+  return rows.map((r) => r.words);
+}
+
+function rowsByOverlap(usable: TextItem[]): TextItem[][] {
+  const rows: TextItem[][] = [];
+  const rowBox: { top: number; bottom: number }[] = [];
+  for (const it of usable) {
+    let placed = false;
+    // Only the last few rows can overlap an item sorted by top.
+    for (let r = rows.length - 1; r >= Math.max(0, rows.length - 4); r--) {
+      const box = rowBox[r];
+      const overlap = Math.min(box.bottom, it.y + it.h) - Math.max(box.top, it.y);
+      if (overlap >= 0.5 * Math.min(it.h, box.bottom - box.top)) {
+        rows[r].push(it);
+        // Grow the row only by items of similar height, so one tall box cannot swallow the next line.
+        if (it.h <= 1.3 * (box.bottom - box.top)) {
+          box.top = Math.min(box.top, it.y);
+          box.bottom = Math.max(box.bottom, it.y + it.h);
+        }
+        placed = true;
+        break;
+      }
+    }
+    if (!placed) {
+      rows.push([it]);
+      rowBox.push({ top: it.y, bottom: it.y + it.h });
+    }
+  }
+  return rows;
+}
+
+function buildPage(page: number, width: number, height: number, rows: TextItem[][], source: PageText['source'], fields: FormField[]): PageText {
+  const lines: Line[] = rows.map((row) => {
+    row.sort((a, b) => a.x - b.x);
+    const h = median(row.map((i) => i.h));
+    const cells: Cell[] = [];
+    let cur: TextItem[] = [];
+    const flush = () => {
+      if (cur.length === 0) return;
+      const x = cur[0].x;
+      const right = Math.max(...cur.map((i) => i.x + i.w));
+      const y = Math.min(...cur.map((i) => i.y));
+      const bottom = Math.max(...cur.map((i) => i.y + i.h));
+      let text = '';
+      for (let k = 0; k < cur.length; k++) {
+        const t = cur[k].text;
+        if (k > 0) {
+          const gap = cur[k].x - (cur[k - 1].x + cur[k - 1].w);
+          if (gap > 0.15 * h && !text.endsWith(' ') && !t.startsWith(' ')) text += ' ';
+        }
+        text += t;
+      }
+      const confs = cur.map((i) => i.conf ?? 1);
+      cells.push({
+        text: text.replace(/\s+/g, ' ').trim(),
+        x,
+        y,
+        w: right - x,
+        h: bottom - y,
+        conf: confs.reduce((a, b) => a + b, 0) / confs.length,
+        source: cur.some((i) => i.source === 'acroform') ? 'acroform' : cur[0].source,
+      });
+      cur = [];
+    };
+    for (const it of row) {
+      const prev = cur[cur.length - 1];
+      if (prev) {
+        const gap = it.x - (prev.x + prev.w);
+        if (gap > Math.max(h * 1.1, 6) || it.source !== prev.source) flush();
+      }
+      cur.push(it);
+    }
+    flush();
+    const x = Math.min(...cells.map((c) => c.x));
+    const y = Math.min(...cells.map((c) => c.y));
+    const right = Math.max(...cells.map((c) => c.x + c.w));
+    const bottom = Math.max(...cells.map((c) => c.y + c.h));
+    return { text: cells.map((c) => c.text).filter(Boolean).join('  '), x, y, w: right - x, h: bottom - y, cells };
+  });
+  const blocks = buildBlocks(lines);
+  const confs = lines.flatMap((l) => l.cells.map((c) => c.conf));
+  return {
+    page,
+    width,
+    height,
+    source: lines.length === 0 ? 'empty' : source,
+    lines,
+    blocks,
+    text: lines.map((l) => l.text).join('\n'),
+    confidence: confs.length ? confs.reduce((a, b) => a + b, 0) / confs.length : 0,
+    fields,
+  };
+}
+
+/** Whether a page's text layer is worth using (otherwise it goes to OCR). */
+export function hasUsableText(items: TextItem[]): boolean {
+  const chars = items.reduce((n, i) => n + i.text.replace(/\s/g, '').length, 0);
+  return chars >= 25;
+}
+
+/**
+ * Blocks: runs of cells that continue one another vertically in the same column (so two columns make two
+ * blocks, not one), put in reading order: a block comes after the blocks above it in its column and after
+ * the blocks beside it on the left.
+ */
+export function buildBlocks(lines: Line[]): Block[] {
+  interface Open { cells: Cell[]; x: number; right: number; y: number; bottom: number; lastH: number }
+  const all: Open[] = [];
+  for (const line of lines) {
+    for (const cell of line.cells) {
+      let best: Open | undefined;
+      for (const b of all) {
+        const gap = cell.y - b.bottom;
+        const overlapX = Math.min(b.right, cell.x + cell.w) - Math.max(b.x, cell.x);
+        if (gap > -0.5 * cell.h && gap < 1.0 * Math.max(cell.h, b.lastH) && (overlapX > 0 || Math.abs(cell.x - b.x) < 8)) {
+          if (!best || b.bottom > best.bottom) best = b;
+        }
+      }
+      if (best) {
+        best.cells.push(cell);
+        best.x = Math.min(best.x, cell.x);
+        best.right = Math.max(best.right, cell.x + cell.w);
+        best.bottom = Math.max(best.bottom, cell.y + cell.h);
+        best.lastH = cell.h;
+      } else {
+        all.push({ cells: [cell], x: cell.x, right: cell.x + cell.w, y: cell.y, bottom: cell.y + cell.h, lastH: cell.h });
+      }
+    }
+  }
+  // Reading order: topological sort of "above in the same column" and "left of, side by side".
+  const n = all.length;
+  const before = all.map(() => new Set<number>());
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) {
+    if (i === j) continue;
+    const a = all[i];
+    const b = all[j];
+    const overlapX = Math.min(a.right, b.right) - Math.max(a.x, b.x) > 0;
+    const overlapY = Math.min(a.bottom, b.bottom) - Math.max(a.y, b.y) > 0;
+    if ((overlapX && a.bottom <= b.y + 1) || (overlapY && a.right <= b.x + 1)) before[j].add(i);
+  }
+  const done = new Set<number>();
+  const order: number[] = [];
+  while (order.length < n) {
+    let pick = -1;
+    for (let k = 0; k < n; k++) {
+      if (done.has(k) || [...before[k]].some((p) => !done.has(p))) continue;
+      if (pick < 0 || all[k].y < all[pick].y - 1 || (Math.abs(all[k].y - all[pick].y) <= 1 && all[k].x < all[pick].x)) pick = k;
+    }
+    if (pick < 0) pick = [...Array(n).keys()].filter((k) => !done.has(k)).sort((p, q) => all[p].y - all[q].y || all[p].x - all[q].x)[0]; // cycle: fall back to top-left
+    done.add(pick);
+    order.push(pick);
+  }
+  return order.map((k) => {
+    const b = all[k];
+    const rows: Cell[][] = [];
+    for (const c of b.cells) {
+      const row = rows.find((r) => Math.abs(r[0].y - c.y) < 0.5 * c.h);
+      if (row) row.push(c);
+      else rows.push([c]);
+    }
+    const blines: Line[] = rows.map((r) => {
+      r.sort((p, q) => p.x - q.x);
+      const x = Math.min(...r.map((c) => c.x));
+      const y = Math.min(...r.map((c) => c.y));
+      return { text: r.map((c) => c.text).join('  '), x, y, w: Math.max(...r.map((c) => c.x + c.w)) - x, h: Math.max(...r.map((c) => c.y + c.h)) - y, cells: r };
+    });
+    return { text: blines.map((l) => l.text).join('\n'), x: b.x, y: b.y, w: b.right - b.x, h: b.bottom - b.y, lines: blines };
+  });
+}

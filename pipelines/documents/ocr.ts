@@ -1,0 +1,311 @@
+// OCR of page images. Images are normalised with sharp (EXIF orientation, grayscale, ~300 dpi, contrast,
+// pixel limit), then read by a pool of reused tesseract.js workers (each its own thread) or, as an option,
+// the native `tesseract` command. Both engines return the same words-with-positions structure.
+import { createRequire } from 'node:module';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import os from 'node:os';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import sharp from 'sharp';
+import { z } from 'zod';
+import { DocumentError } from './errors.ts';
+import type { TextItem } from './layout.ts';
+
+const require = createRequire(import.meta.url);
+const execFileP = promisify(execFile);
+
+/** Page segmentation modes we allow (tesseract numbering): 3 auto, 4 single column, 6 uniform block, 11 sparse. */
+export const ocrPsm = z.union([z.literal(3), z.literal(4), z.literal(6), z.literal(11)]);
+
+export const ocrEngineSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('tesseract.js'), workers: z.number().int().min(1).max(64).optional() }).strict(),
+  z.object({ kind: z.literal('tesseract-cli'), path: z.string().min(1).default('tesseract') }).strict(),
+]);
+export type OcrEngine = z.input<typeof ocrEngineSchema>;
+
+export const ocrOptionsSchema = z
+  .object({
+    engine: ocrEngineSchema.default({ kind: 'tesseract.js' }),
+    psm: ocrPsm.default(3),
+    /** Time-out for one page. */
+    timeoutMs: z.number().int().positive().default(120_000),
+    /** Decoded-pixel limit for input images (decompression-bomb guard). */
+    maxInputPixels: z.number().int().positive().default(40_000_000),
+    /** Target resolution of the normalised image. */
+    dpi: z.number().int().min(100).max(600).default(300),
+  })
+  .strict();
+export type OcrOptions = z.input<typeof ocrOptionsSchema>;
+
+/** Where the English language data lives (the @tesseract.js-data/eng package; LSTM "best_int" model). */
+export function langDataDir(): string {
+  const pkg = path.dirname(require.resolve('@tesseract.js-data/eng/package.json'));
+  return path.join(pkg, '4.0.0_best_int');
+}
+
+export interface NormalisedImage {
+  png: Buffer;
+  width: number;
+  height: number;
+  /** Points per pixel, to put OCR boxes in the page's coordinate space. */
+  ptPerPx: number;
+}
+
+/**
+ * Normalise a page image for OCR. `pageWidthPt` is the PDF page width when the image is a page of a PDF;
+ * for a photo the page is taken to be the image at `dpi`.
+ */
+export async function normaliseImage(input: Uint8Array, opts: { dpi?: number; maxInputPixels?: number; pageWidthPt?: number } = {}): Promise<NormalisedImage> {
+  const dpi = opts.dpi ?? 300;
+  const limitInputPixels = opts.maxInputPixels ?? 40_000_000;
+  try {
+    const base = sharp(input, { limitInputPixels, failOn: 'error', pages: 1 }).rotate();
+    const meta = await sharp(input, { limitInputPixels, pages: 1 }).metadata();
+    const swap = (meta.orientation ?? 1) >= 5;
+    const w0 = (swap ? meta.height : meta.width) ?? 0;
+    const h0 = (swap ? meta.width : meta.height) ?? 0;
+    if (!w0 || !h0) throw new Error('image has no size');
+    // Target width: the page at `dpi`; for a photo, a Letter-width page (8.5 in) at `dpi`, capped to 2x up-scaling.
+    const targetW = opts.pageWidthPt ? Math.round((opts.pageWidthPt / 72) * dpi) : Math.round(8.5 * dpi);
+    let width = Math.min(targetW, w0 * 2);
+    if (Math.abs(width - w0) / w0 < 0.1) width = w0; // close enough; avoid a needless resample
+    const height = Math.round((h0 * width) / w0);
+    const png = await base
+      .resize({ width, height, kernel: 'lanczos3' })
+      .grayscale()
+      // A 3x3 median removes scanner dust that would otherwise inflate word boxes and join lines.
+      .median(3)
+      .normalise({ lower: 1, upper: 99 })
+      .png({ compressionLevel: 1 })
+      .toBuffer();
+    const pageWidthPt = opts.pageWidthPt ?? (width / dpi) * 72;
+    return { png, width, height, ptPerPx: pageWidthPt / width };
+  } catch (e) {
+    const msg = (e as Error).message;
+    if (/pixel limit/i.test(msg)) throw new DocumentError('bad_request', 'image_too_large', 'the image has too many pixels', msg);
+    throw new DocumentError('extraction_failed', 'corrupt_image', 'the image could not be decoded', msg);
+  }
+}
+
+export interface OcrPage {
+  words: TextItem[];
+  /** Mean word confidence 0..1. */
+  confidence: number;
+  engine: 'tesseract.js' | 'tesseract-cli';
+}
+
+interface TessWorker {
+  recognize: (img: Buffer, opts?: object, output?: object) => Promise<{ data: { blocks: TessBlock[] | null } }>;
+  setParameters: (p: Record<string, string>) => Promise<unknown>;
+  terminate: () => Promise<unknown>;
+}
+interface TessWord { text: string; confidence: number; bbox: { x0: number; y0: number; x1: number; y1: number } }
+interface TessBlock { paragraphs: { lines: { words: TessWord[] }[] }[] }
+
+interface Slot { worker: Promise<TessWorker>; busy: boolean; psm: number | undefined }
+
+/** A pool of reused tesseract.js workers; language data from node_modules only, nothing cached to disk. */
+class TesseractPool {
+  private slots: Slot[] = [];
+  private waiters: ((s: Slot) => void)[] = [];
+  readonly size: number;
+  constructor(size: number) {
+    this.size = size;
+  }
+
+  private create(): Promise<TessWorker> {
+    return (async () => {
+      const { createWorker, OEM } = await import('tesseract.js');
+      const worker = await createWorker('eng', OEM.LSTM_ONLY, {
+        langPath: langDataDir(),
+        gzip: true,
+        cacheMethod: 'none',
+        // Without a handler tesseract.js throws asynchronously from the worker and can kill the process.
+        errorHandler: () => {},
+        logger: () => {},
+      });
+      return worker as unknown as TessWorker;
+    })();
+  }
+
+  private async acquire(): Promise<Slot> {
+    const free = this.slots.find((s) => !s.busy);
+    if (free) { free.busy = true; return free; }
+    if (this.slots.length < this.size) {
+      const slot: Slot = { worker: this.create(), busy: true, psm: undefined };
+      this.slots.push(slot);
+      return slot;
+    }
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private release(slot: Slot) {
+    const next = this.waiters.shift();
+    if (next) next(slot);
+    else slot.busy = false;
+  }
+
+  private drop(slot: Slot) {
+    const i = this.slots.indexOf(slot);
+    if (i >= 0) this.slots.splice(i, 1);
+    void slot.worker.then((w) => w.terminate()).catch(() => {});
+    // A waiter gets a fresh worker.
+    const next = this.waiters.shift();
+    if (next) {
+      const fresh: Slot = { worker: this.create(), busy: true, psm: undefined };
+      this.slots.push(fresh);
+      next(fresh);
+    }
+  }
+
+  async recognize(png: Buffer, psm: number, timeoutMs: number): Promise<TessBlock[]> {
+    const slot = await this.acquire();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const work = (async () => {
+        const w = await slot.worker;
+        if (slot.psm !== psm) {
+          await w.setParameters({ tessedit_pageseg_mode: String(psm), user_defined_dpi: '300' });
+          slot.psm = psm;
+        }
+        const r = await w.recognize(png, {}, { blocks: true, text: false, hocr: false, tsv: false });
+        return r.data.blocks ?? [];
+      })();
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new DocumentError('extraction_failed', 'ocr_timeout', `OCR of a page took longer than ${timeoutMs} ms`)), timeoutMs);
+      });
+      const blocks = await Promise.race([work, timeout]);
+      this.release(slot);
+      return blocks;
+    } catch (e) {
+      this.drop(slot); // a worker that failed or timed out is not reused
+      throw e;
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
+  }
+
+  async close() {
+    const slots = this.slots.splice(0);
+    await Promise.all(slots.map((s) => s.worker.then((w) => w.terminate()).catch(() => {})));
+  }
+}
+
+let tessPool: TesseractPool | undefined;
+let tessPoolSize: number | undefined;
+
+function pool(size?: number): TesseractPool {
+  const want = size ?? os.availableParallelism();
+  if (tessPool && tessPoolSize !== want) {
+    void tessPool.close();
+    tessPool = undefined;
+  }
+  tessPoolSize = want;
+  return (tessPool ??= new TesseractPool(want));
+}
+
+export async function closeOcrPool(): Promise<void> {
+  const p = tessPool;
+  tessPool = undefined;
+  await p?.close();
+}
+
+/** OCR one normalised image; words come back in page points. */
+export async function ocrImage(img: NormalisedImage, options: OcrOptions = {}): Promise<OcrPage> {
+  const o = ocrOptionsSchema.parse(options);
+  if (o.engine.kind === 'tesseract-cli') return ocrCli(img, o.engine.path, o.psm, o.timeoutMs);
+  const blocks = await pool(o.engine.workers).recognize(img.png, o.psm, o.timeoutMs);
+  const lines: TextItem[][] = [];
+  for (const b of blocks) for (const p of b.paragraphs) for (const l of p.lines) {
+    const line: TextItem[] = [];
+    for (const w of l.words) {
+      if (!w.text.trim()) continue;
+      line.push({ ...toItem(w.text, w.bbox.x0, w.bbox.y0, w.bbox.x1 - w.bbox.x0, w.bbox.y1 - w.bbox.y0, w.confidence, img.ptPerPx), line: lines.length });
+    }
+    if (line.length) lines.push(line);
+  }
+  const words = deskew(lines);
+  return { words, confidence: meanConf(words), engine: 'tesseract.js' };
+}
+
+function toItem(text: string, x: number, y: number, w: number, h: number, conf: number, s: number): TextItem {
+  return { text, x: x * s, y: y * s, w: w * s, h: h * s, source: 'ocr', conf: Math.max(0, Math.min(1, conf / 100)) };
+}
+
+/**
+ * Undo page skew in word positions: the OCR engine finds the (slanted) lines; the median slope of word
+ * bottoms along those lines is removed, so rows and columns line up for the layout stage.
+ */
+export function deskew(lines: TextItem[][]): TextItem[] {
+  const slopes: number[] = [];
+  for (const l of lines) {
+    if (l.length < 3) continue;
+    const xs = l.map((w) => w.x + w.w / 2);
+    const ys = l.map((w) => w.y + w.h);
+    const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
+    const my = ys.reduce((a, b) => a + b, 0) / ys.length;
+    let num = 0;
+    let den = 0;
+    for (let i = 0; i < xs.length; i++) { num += (xs[i] - mx) * (ys[i] - my); den += (xs[i] - mx) ** 2; }
+    if (den > 0 && xs[xs.length - 1] - xs[0] > 60) slopes.push(num / den);
+  }
+  const words = lines.flat();
+  if (slopes.length < 3) return words;
+  slopes.sort((a, b) => a - b);
+  const slope = slopes[Math.floor(slopes.length / 2)];
+  if (Math.abs(slope) < 0.002 || Math.abs(slope) > 0.15) return words;
+  return words.map((w) => ({ ...w, y: w.y - slope * (w.x + w.w / 2), x: w.x + slope * (w.y + w.h / 2) }));
+}
+
+const meanConf = (words: TextItem[]) => (words.length ? words.reduce((a, w) => a + (w.conf ?? 0), 0) / words.length : 0);
+
+let cliTessdata: string | undefined;
+/** The same language data as tesseract.js, unpacked once into a temporary directory for the native command. */
+export function cliTessdataDir(): string {
+  if (cliTessdata) return cliTessdata;
+  const dir = path.join(os.tmpdir(), 'svc-tessdata-best-int');
+  const file = path.join(dir, 'eng.traineddata');
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(dir, { recursive: true });
+    const tmp = `${file}.${process.pid}`;
+    fs.writeFileSync(tmp, zlib.gunzipSync(fs.readFileSync(path.join(langDataDir(), 'eng.traineddata.gz'))));
+    fs.renameSync(tmp, file);
+  }
+  return (cliTessdata = dir);
+}
+
+async function ocrCli(img: NormalisedImage, bin: string, psm: number, timeoutMs: number): Promise<OcrPage> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-ocr-'));
+  try {
+    const input = path.join(dir, 'page.png');
+    fs.writeFileSync(input, img.png);
+    let stdout: string;
+    try {
+      ({ stdout } = await execFileP(bin, [input, 'stdout', '--tessdata-dir', cliTessdataDir(), '-l', 'eng', '--oem', '1', '--psm', String(psm), '-c', 'tessedit_create_tsv=1', '-c', 'tessedit_create_txt=0', '-c', 'user_defined_dpi=300'], {
+        timeout: timeoutMs,
+        maxBuffer: 64 * 1024 * 1024,
+        env: { ...process.env, OMP_THREAD_LIMIT: '1' },
+      }));
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException & { killed?: boolean };
+      if (err.code === 'ENOENT') throw new DocumentError('internal_error', 'ocr_unavailable', `the OCR command "${bin}" is not installed`);
+      if (err.killed) throw new DocumentError('extraction_failed', 'ocr_timeout', `OCR of a page took longer than ${timeoutMs} ms`);
+      throw new DocumentError('extraction_failed', 'ocr_failed', 'the OCR command failed', err.message);
+    }
+    const byLine = new Map<string, TextItem[]>();
+    for (const row of stdout.split('\n').slice(1)) {
+      const c = row.split('\t');
+      if (c.length < 12 || c[0] !== '5' || !c[11].trim()) continue;
+      const key = `${c[2]}.${c[3]}.${c[4]}`;
+      const list = byLine.get(key) ?? [];
+      byLine.set(key, list);
+      list.push({ ...toItem(c[11], +c[6], +c[7], +c[8], +c[9], +c[10], img.ptPerPx), line: [...byLine.keys()].indexOf(key) });
+    }
+    const words = deskew([...byLine.values()]);
+    return { words, confidence: meanConf(words), engine: 'tesseract-cli' };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

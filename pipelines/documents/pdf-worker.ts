@@ -1,0 +1,182 @@
+// Runs inside a worker thread: pdf.js parsing (text items, AcroForm values) and page rasterisation for OCR,
+// so the caller's event loop never blocks on PDF work. Every document is destroyed and every page cleaned up.
+import { parentPort } from 'node:worker_threads';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { PDFDocument, PDFName, PDFRawStream, PDFDict, PDFArray, PDFRef } from 'pdf-lib';
+import { layoutPage, hasUsableText, type TextItem, type FormField, type PageText } from './layout.ts';
+
+const require = createRequire(import.meta.url);
+const pdfjsDir = path.dirname(require.resolve('pdfjs-dist/package.json'));
+const standardFontDataUrl = path.join(pdfjsDir, 'standard_fonts') + path.sep;
+
+type Pdfjs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
+let pdfjsP: Promise<Pdfjs> | undefined;
+const pdfjs = () => (pdfjsP ??= import('pdfjs-dist/legacy/build/pdf.mjs'));
+
+export interface PdfTextRequest { op: 'text'; bytes: Uint8Array; maxPages: number }
+export interface PdfTextResult {
+  pageCount: number;
+  pages: PageText[];
+  /** 1-based pages whose text layer is not usable (they need OCR). */
+  needOcr: number[];
+  warnings: string[];
+}
+export interface PdfRasterRequest { op: 'raster'; bytes: Uint8Array; page: number; dpi: number; maxPixels: number }
+export interface PdfRasterResult { kind: 'jpeg' | 'png'; data: Uint8Array; width: number; height: number; from: 'embedded' | 'rendered'; pageWidth: number; pageHeight: number }
+
+export type PdfWorkerRequest = PdfTextRequest | PdfRasterRequest;
+
+async function open(bytes: Uint8Array) {
+  const { getDocument } = await pdfjs();
+  const task = getDocument({
+    data: bytes,
+    isEvalSupported: false,
+    maxImageSize: 40_000_000,
+    standardFontDataUrl,
+    useSystemFonts: false,
+    disableFontFace: true,
+    verbosity: 0,
+  });
+  try {
+    return await task.promise;
+  } catch (e) {
+    await task.destroy().catch(() => {});
+    throw classify(e);
+  }
+}
+
+function classify(e: unknown): Error & { code?: string; reason?: string; details?: string } {
+  const err = e as { name?: string; message?: string };
+  const name = err?.name ?? '';
+  const message = err?.message ?? String(e);
+  if (name === 'PasswordException') {
+    return Object.assign(new Error('the PDF is encrypted with a password'), { code: 'extraction_failed', reason: 'encrypted', details: 'the PDF is password-protected; send an unencrypted copy' });
+  }
+  if (name === 'InvalidPDFException' || name === 'UnknownErrorException' || name === 'FormatError' || /Invalid PDF|bad XRef|Invalid root|startxref/i.test(message)) {
+    return Object.assign(new Error('the PDF is corrupt or truncated'), { code: 'extraction_failed', reason: 'corrupt', details: `pdf.js could not read the file: ${message}` });
+  }
+  return Object.assign(new Error(message), { code: 'extraction_failed', reason: 'unreadable', details: message });
+}
+
+async function text(req: PdfTextRequest): Promise<PdfTextResult> {
+  const doc = await open(req.bytes);
+  const warnings: string[] = [];
+  try {
+    const pageCount = doc.numPages;
+    if (pageCount > req.maxPages) {
+      throw Object.assign(new Error(`the PDF has ${pageCount} pages; the limit is ${req.maxPages}`), {
+        code: 'extraction_failed', reason: 'too_many_pages', details: `page cap is ${req.maxPages} pages`,
+      });
+    }
+    const pages: PageText[] = [];
+    const needOcr: number[] = [];
+    for (let n = 1; n <= pageCount; n++) {
+      const page = await doc.getPage(n);
+      try {
+        const vp = page.getViewport({ scale: 1 });
+        const content = await page.getTextContent();
+        const items: TextItem[] = [];
+        for (const raw of content.items) {
+          if (!('str' in raw) || raw.str.trim() === '') continue;
+          const [, , , d, e, f] = raw.transform as number[];
+          const h = raw.height || Math.abs(d) || 10;
+          const [x, baseY] = vp.convertToViewportPoint(e, f) as [number, number];
+          items.push({ text: raw.str, x, y: baseY - h, w: raw.width, h, source: 'text' });
+        }
+        const fields: FormField[] = [];
+        try {
+          const annots = await page.getAnnotations({ intent: 'display' });
+          for (const a of annots as Array<Record<string, unknown>>) {
+            if (a.subtype !== 'Widget' || typeof a.fieldName !== 'string') continue;
+            let value = a.fieldValue;
+            if (Array.isArray(value)) value = value.join(', ');
+            if (a.checkBox || a.radioButton) value = a.fieldValue && a.fieldValue !== 'Off' ? 'X' : '';
+            if (typeof value !== 'string' || value.trim() === '') continue;
+            const [x1, y1, x2, y2] = vp.convertToViewportRectangle(a.rect as number[]) as number[];
+            const box = { x: Math.min(x1, x2), y: Math.min(y1, y2), w: Math.abs(x2 - x1), h: Math.abs(y2 - y1) };
+            fields.push({ name: a.fieldName, value: value.trim(), ...box });
+            // Multi-line values become one item per line so they read like printed text.
+            const parts = value.split(/\r\n|\r|\n/).filter((p) => p.trim() !== '');
+            const lh = Math.min(box.h / Math.max(1, parts.length), 14);
+            parts.forEach((p, k) => items.push({ text: p.trim(), x: box.x + 2, y: box.y + k * lh + 1, w: Math.min(box.w, p.length * lh * 0.5), h: lh * 0.9, source: 'acroform' }));
+          }
+        } catch (e) {
+          warnings.push(`page ${n}: form fields unreadable (${(e as Error).message})`);
+        }
+        const usable = hasUsableText(items);
+        if (!usable) needOcr.push(n);
+        pages.push(layoutPage(n, vp.width, vp.height, usable ? items : items.filter((i) => i.source === 'acroform'), 'text', fields));
+      } finally {
+        page.cleanup();
+      }
+    }
+    return { pageCount, pages, needOcr, warnings };
+  } finally {
+    await doc.destroy();
+  }
+}
+
+/** A page's single full-page JPEG, taken as stored (a scanner's output), or undefined. */
+async function embeddedJpeg(bytes: Uint8Array, pageNumber: number): Promise<{ data: Uint8Array } | undefined> {
+  const doc = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
+  const page = doc.getPages()[pageNumber - 1];
+  if (!page) return undefined;
+  const resources = page.node.Resources();
+  const xobjects = resources?.lookupMaybe(PDFName.of('XObject'), PDFDict);
+  if (!xobjects) return undefined;
+  const images: PDFRawStream[] = [];
+  for (const [, ref] of xobjects.entries()) {
+    const obj = ref instanceof PDFRef ? doc.context.lookup(ref) : ref;
+    if (!(obj instanceof PDFRawStream)) continue;
+    if (obj.dict.get(PDFName.of('Subtype')) !== PDFName.of('Image')) continue;
+    images.push(obj);
+  }
+  if (images.length !== 1) return undefined;
+  const img = images[0];
+  const filter = img.dict.get(PDFName.of('Filter'));
+  const filters = filter instanceof PDFArray ? filter.asArray() : [filter];
+  if (filters.length !== 1 || filters[0] !== PDFName.of('DCTDecode')) return undefined;
+  return { data: img.contents };
+}
+
+async function raster(req: PdfRasterRequest): Promise<PdfRasterResult> {
+  const doc = await open(req.bytes.slice());
+  try {
+    const page = await doc.getPage(req.page);
+    try {
+      const vp1 = page.getViewport({ scale: 1 });
+      // A rotated page would need its scan rotated too; render those instead of taking the JPEG as stored.
+      const jpeg = page.rotate % 360 === 0 ? await embeddedJpeg(req.bytes, req.page).catch(() => undefined) : undefined;
+      if (jpeg) {
+        return { kind: 'jpeg', data: jpeg.data, width: 0, height: 0, from: 'embedded', pageWidth: vp1.width, pageHeight: vp1.height };
+      }
+      let scale = req.dpi / 72;
+      const px = vp1.width * vp1.height * scale * scale;
+      if (px > req.maxPixels) scale *= Math.sqrt(req.maxPixels / px);
+      const vp = page.getViewport({ scale });
+      const { createCanvas } = await import('@napi-rs/canvas');
+      const canvas = createCanvas(Math.ceil(vp.width), Math.ceil(vp.height));
+      const ctx = canvas.getContext('2d');
+      ctx.fillStyle = '#ffffff';
+      ctx.fillRect(0, 0, canvas.width, canvas.height);
+      await page.render({ canvas: canvas as unknown as HTMLCanvasElement, canvasContext: ctx as unknown as CanvasRenderingContext2D, viewport: vp }).promise;
+      const data = canvas.toBuffer('image/png');
+      return { kind: 'png', data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: canvas.width, height: canvas.height, from: 'rendered', pageWidth: vp1.width, pageHeight: vp1.height };
+    } finally {
+      page.cleanup();
+    }
+  } finally {
+    await doc.destroy();
+  }
+}
+
+parentPort?.on('message', async (req: PdfWorkerRequest) => {
+  try {
+    const value = req.op === 'text' ? await text(req) : await raster(req);
+    parentPort!.postMessage({ ok: true, value });
+  } catch (e) {
+    const err = (e as { code?: string }).code ? (e as Error & { code?: string; reason?: string; details?: string }) : classify(e);
+    parentPort!.postMessage({ ok: false, error: { name: err.name, message: err.message, code: err.code, reason: err.reason, details: err.details } });
+  }
+});

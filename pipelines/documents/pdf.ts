@@ -1,0 +1,68 @@
+// The caller's side of the PDF worker pool.
+import { WorkerPool } from './pool.ts';
+import { DocumentError, type DocumentErrorCode } from './errors.ts';
+import type { PdfTextResult, PdfRasterResult } from './pdf-worker.ts';
+
+let pool: WorkerPool | undefined;
+
+/**
+ * Worker flags: when this Node strips TypeScript types itself, the workers are started without the tsx
+ * loader the parent may run under (it costs ~230 MB per thread); otherwise they inherit the parent's flags.
+ */
+function workerExecArgv(): string[] | undefined {
+  if (!(process.features as { typescript?: string | false }).typescript) return undefined;
+  const out: string[] = [];
+  const argv = process.execArgv;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if ((a === '--import' || a === '--require' || a === '--loader' || a === '-r') && /tsx/.test(argv[i + 1] ?? '')) { i++; continue; }
+    if (/^--(import|require|loader)=.*tsx/.test(a)) continue;
+    if (a === '--eval' || a === '-e' || a === '--print' || a === '-p') { i++; continue; }
+    out.push(a);
+  }
+  return out;
+}
+
+/** The shared PDF pool (created on first use, sized to the cores). */
+export function pdfPool(size?: number): WorkerPool {
+  return (pool ??= new WorkerPool(new URL('./pdf-worker.ts', import.meta.url), { size, execArgv: workerExecArgv() }));
+}
+
+export async function closePdfPool(): Promise<void> {
+  const p = pool;
+  pool = undefined;
+  await p?.close();
+}
+
+function toDocumentError(e: unknown): Error {
+  const err = e as { code?: string; reason?: string; details?: string; message?: string };
+  if (err?.code === 'extraction_failed' || err?.code === 'bad_request' || err?.code === 'payload_too_large') {
+    return new DocumentError(err.code as DocumentErrorCode, err.reason ?? 'unreadable', err.message ?? 'unreadable PDF', err.details);
+  }
+  if (/timed out/.test(err?.message ?? '')) return new DocumentError('extraction_failed', 'timeout', 'reading the PDF took too long', err.message);
+  // A worker that dies (out of memory on a hostile file) fails this document only; the pool replaces it.
+  if (/OUT_OF_MEMORY|worker exited|terminated/i.test(`${(e as { code?: string }).code ?? ''} ${err?.message ?? ''}`)) {
+    return new DocumentError('extraction_failed', 'worker_crashed', 'the PDF could not be processed', err.message);
+  }
+  return e instanceof Error ? e : new Error(String(e));
+}
+
+/** Text items of every page (positions, AcroForm values) and the pages that need OCR. */
+export async function readPdfText(bytes: Uint8Array, maxPages: number, timeoutMs = 60_000): Promise<PdfTextResult> {
+  const copy = new Uint8Array(bytes); // pdf.js detaches the buffer it is given
+  try {
+    return await pdfPool().run<PdfTextResult>({ op: 'text', bytes: copy, maxPages }, [copy.buffer as ArrayBuffer], timeoutMs);
+  } catch (e) {
+    throw toDocumentError(e);
+  }
+}
+
+/** One page as an image for OCR: the embedded scan JPEG when there is one, else rendered at `dpi`. */
+export async function rasterPdfPage(bytes: Uint8Array, page: number, dpi = 300, maxPixels = 12_000_000, timeoutMs = 60_000): Promise<PdfRasterResult> {
+  const copy = new Uint8Array(bytes);
+  try {
+    return await pdfPool().run<PdfRasterResult>({ op: 'raster', bytes: copy, page, dpi, maxPixels }, [copy.buffer as ArrayBuffer], timeoutMs);
+  } catch (e) {
+    throw toDocumentError(e);
+  }
+}

@@ -1,0 +1,156 @@
+// Queries over positioned text: label → value (same cell, next cell, or the cell below), multi-line blocks,
+// and tables located by their header row.
+import type { PageText, Line, Cell } from '../documents/layout.ts';
+import type { CandidateSource } from './candidates.ts';
+
+export interface Found<T> {
+  value: T;
+  page: number;
+  /** Source text: the label's line and the value's cell. */
+  text: string;
+  confidence: number;
+  source: CandidateSource;
+  /** Where the value cell is (for follow-up queries). */
+  cell: Cell;
+  line: Line;
+}
+
+export const cellSource = (page: PageText, cell: Cell): CandidateSource => (cell.source === 'acroform' ? 'acroform' : page.source === 'ocr' ? 'ocr' : 'rules');
+const confOf = (page: PageText, cell: Cell) => (page.source === 'ocr' ? Math.min(0.85, 0.9 * cell.conf) : 0.9);
+
+/** Any known label, to stop multi-line values before the next label. */
+export const ANY_LABEL = /^(policy|named insured|insured|policyholder|mailing address|address|effective|expiration|term|coverage|premium|total|agent|producer|company|insurer|vehicle|driver|mortgagee|lienholder|loss payee|additional|interested|deductible|residence|location|form|endorsement|discount|date|phone|naic|certificate|property address|e-?mail|name of|start date|expires|email)\b/i;
+
+interface FindOptions {
+  /** Pages to search (1-based); all by default. */
+  pages?: number[];
+  /** How far below the label a value may be (in line heights). */
+  below?: number;
+}
+
+/** The cells below `cell` (same column) within `maxGap` line heights, in order. */
+export function cellsBelow(page: PageText, line: Line, cell: Cell, maxGap = 2.5, xTolerance = 12, stopAtLeftCell = false): { line: Line; cell: Cell }[] {
+  const out: { line: Line; cell: Cell }[] = [];
+  const li = page.lines.indexOf(line);
+  let lastBottom = line.y + line.h;
+  // After the first hit, later lines must line up with that hit (a value indented under its label's value).
+  let anchor = cell.x;
+  for (let k = li + 1; k < page.lines.length; k++) {
+    const l = page.lines[k];
+    if (l.y - lastBottom > maxGap * Math.max(cell.h, 6)) break;
+    // A cell further left than the value column starts the next labelled row.
+    if (stopAtLeftCell && out.length > 0 && l.cells.some((c) => c.x < anchor - xTolerance && c.x + c.w > anchor - 200)) break;
+    const c = l.cells.find((c) => Math.abs(c.x - anchor) <= xTolerance || (c.x >= cell.x - 2 && c.x < cell.x + Math.max(cell.w, 40) && out.length === 0));
+    if (c) {
+      out.push({ line: l, cell: c });
+      anchor = c.x;
+      lastBottom = l.y + l.h;
+    }
+  }
+  return out;
+}
+
+/** Find the first value for a label: text after the label in the same cell, the next cell, or the cell below. */
+export function findLabelled<T>(pages: PageText[], label: RegExp, parse: (s: string) => T | undefined, opts: FindOptions = {}): Found<T> | undefined {
+  const re = new RegExp(`^\\s*(?:${label.source})\\s*[:#.]?\\s*`, 'i');
+  for (const page of pages) {
+    if (opts.pages && !opts.pages.includes(page.page)) continue;
+    for (const line of page.lines) {
+      for (let ci = 0; ci < line.cells.length; ci++) {
+        const cell = line.cells[ci];
+        const m = re.exec(cell.text);
+        if (!m) continue;
+        const rest = cell.text.slice(m[0].length).trim();
+        if (rest) {
+          const v = parse(rest);
+          if (v !== undefined) return { value: v, page: page.page, text: cell.text, confidence: confOf(page, cell), source: cellSource(page, cell), cell, line };
+          continue; // the label is followed by something else (e.g. "Policy Number Prefix")
+        }
+        const next = line.cells[ci + 1];
+        if (next) {
+          const v = parse(next.text);
+          if (v !== undefined) return { value: v, page: page.page, text: `${cell.text} ${next.text}`, confidence: confOf(page, next), source: cellSource(page, next), cell: next, line };
+        }
+        for (const b of cellsBelow(page, line, cell, opts.below ?? 2.5).slice(0, 1)) {
+          const v = parse(b.cell.text);
+          if (v !== undefined) return { value: v, page: page.page, text: `${cell.text} ${b.cell.text}`, confidence: confOf(page, b.cell) * 0.95, source: cellSource(page, b.cell), cell: b.cell, line: b.line };
+        }
+        // Some forms print the value first and its caption to the right ("$10,400   Personal Property").
+        const prev = line.cells[ci - 1];
+        if (prev && cell.x - (prev.x + prev.w) < 120) {
+          const v = parse(prev.text);
+          if (v !== undefined) return { value: v, page: page.page, text: `${prev.text} ${cell.text}`, confidence: confOf(page, prev) * 0.85, source: cellSource(page, prev), cell: prev, line };
+        }
+      }
+    }
+  }
+  return undefined;
+}
+
+/** A labelled multi-line value (a name and its address lines). */
+export function findLabelledBlock(pages: PageText[], label: RegExp, maxLines = 4, opts: FindOptions = {}): Found<string[]> | undefined {
+  const first = findLabelled(pages, label, (s) => (/[a-z]/i.test(s) && !ANY_LABEL.test(s) ? s : undefined), opts);
+  if (!first) return undefined;
+  const page = pages.find((p) => p.page === first.page)!;
+  const lines = [first.value];
+  const texts = [first.text];
+  for (const b of cellsBelow(page, first.line, first.cell, 1.8, 10, true)) {
+    if (lines.length >= maxLines) break;
+    if (ANY_LABEL.test(b.cell.text) && !/^\d/.test(b.cell.text)) break;
+    lines.push(b.cell.text);
+    texts.push(b.cell.text);
+  }
+  return { ...first, value: lines, text: texts.join('\n') };
+}
+
+export interface TableColumn {
+  role: string;
+  x: number;
+  right: number;
+}
+export interface TableRow {
+  page: PageText;
+  line: Line;
+  /** Cells assigned to each role (several cells may share a role). */
+  byRole: Record<string, Cell[]>;
+}
+
+/**
+ * Rows of a table found by its header line. `roles` maps a role name to the header-cell pattern; the
+ * first role is the row label. Rows run until a line matching `stop`, a big vertical gap or `maxRows`.
+ */
+export function findTable(pages: PageText[], roles: Record<string, RegExp>, required: string[], stop: RegExp, maxRows = 30): TableRow[] {
+  const roleNames = Object.keys(roles);
+  const rows: TableRow[] = [];
+  for (const page of pages) {
+    for (let li = 0; li < page.lines.length; li++) {
+      const header = page.lines[li];
+      const cols: TableColumn[] = [];
+      for (const c of header.cells) {
+        const role = roleNames.find((r) => roles[r].test(c.text) && !cols.some((k) => k.role === r));
+        if (role) cols.push({ role, x: c.x, right: c.x + c.w });
+      }
+      if (!required.every((r) => cols.some((c) => c.role === r)) || cols.length < 2) continue;
+      cols.sort((a, b) => a.x - b.x);
+      const labelRole = roleNames[0];
+      let lastBottom = header.y + header.h;
+      for (let k = li + 1; k < page.lines.length && rows.length < maxRows + 1000; k++) {
+        const line = page.lines[k];
+        if (line.y - lastBottom > 3 * Math.max(line.h, 8)) break;
+        if (stop.test(line.text)) break;
+        const byRole: Record<string, Cell[]> = {};
+        for (const cell of line.cells) {
+          // The column whose header starts closest to the left of (or a little right of) the cell.
+          let best: TableColumn | undefined;
+          for (const col of cols) if (cell.x >= col.x - 25) best = col;
+          const role = best?.role ?? labelRole;
+          (byRole[role] ??= []).push(cell);
+        }
+        rows.push({ page, line, byRole });
+        lastBottom = line.y + line.h;
+      }
+      li = page.lines.length; // one table per page for a given header
+    }
+  }
+  return rows;
+}

@@ -1,0 +1,165 @@
+// Normalisers for money, dates, addresses and free text, shared by the extractors, grounding, evaluation and
+// (later) the lease checker.
+
+const MONTHS: Record<string, number> = {
+  jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, sept: 9, oct: 10, nov: 11, dec: 12,
+};
+
+/** A money amount as a number (`$1,000,000.00` → 1000000, `$1M` → 1000000, `(500)` → 500); undefined when none. */
+export function parseMoney(s: string | number | null | undefined): number | undefined {
+  if (typeof s === 'number') return Number.isFinite(s) ? s : undefined;
+  if (!s) return undefined;
+  const m = /\$?\s*(\d{1,3}(?:[,.;\s]\d{3})+|\d+)(\.\d{1,2})?\s*(k|m|mm|million|thousand)?\b/i.exec(s.replace(/[Oo](?=\d{2})/g, '0'));
+  if (!m) return undefined;
+  let intPart = m[1];
+  // "1.000.000" (European grouping) vs "1,000,000": any 3-digit group separator is dropped.
+  intPart = intPart.replace(/[,.;\s](?=\d{3}(\D|$))/g, '');
+  let n = Number(intPart + (m[2] ?? ''));
+  const unit = m[3]?.toLowerCase();
+  if (unit === 'k' || unit === 'thousand') n *= 1_000;
+  if (unit === 'm' || unit === 'mm' || unit === 'million') n *= 1_000_000;
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** Every money-looking amount in a text (used to ground numbers against a page). */
+export function moneyTokens(text: string): number[] {
+  const out: number[] = [];
+  const re = /\$?\s?\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\$\s?\d+(?:\.\d{1,2})?(?:\s?(?:k|m|mm|million)\b)?|\b\d+(?:\.\d{1,2})?\b/gi;
+  for (const m of text.matchAll(re)) {
+    const n = parseMoney(m[0]);
+    if (n !== undefined) out.push(n);
+  }
+  return out;
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+function fullYear(y: number): number {
+  if (y >= 100) return y;
+  return y < 70 ? 2000 + y : 1900 + y;
+}
+
+function iso(y: number, m: number, d: number): string | undefined {
+  if (m < 1 || m > 12 || d < 1 || d > 31 || y < 1900 || y > 2100) return undefined;
+  const dt = new Date(Date.UTC(y, m - 1, d));
+  if (dt.getUTCMonth() !== m - 1) return undefined;
+  return `${y}-${pad(m)}-${pad(d)}`;
+}
+
+const DATE_RE = new RegExp(
+  [
+    String.raw`\b(\d{4})-(\d{1,2})-(\d{1,2})\b`, // ISO
+    String.raw`\b(\d{1,2})[/\-.](\d{1,2})[/\-.](\d{4}|\d{2})\b`, // US numeric
+    String.raw`\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b`, // Month D, YYYY
+    String.raw`\b(\d{1,2})(?:st|nd|rd|th)?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?,?\s+(\d{4})\b`, // D Month YYYY
+  ].join('|'),
+  'gi',
+);
+
+/** Every date in a text as YYYY-MM-DD, in order of appearance, with the matched text. */
+export function dateTokens(text: string): { iso: string; text: string; index: number }[] {
+  const out: { iso: string; text: string; index: number }[] = [];
+  for (const m of text.matchAll(DATE_RE)) {
+    let v: string | undefined;
+    if (m[1]) v = iso(+m[1], +m[2], +m[3]);
+    else if (m[4]) v = iso(fullYear(+m[6]), +m[4], +m[5]);
+    else if (m[7]) v = iso(+m[9], MONTHS[m[7].toLowerCase()], +m[8]);
+    else if (m[10]) v = iso(+m[12], MONTHS[m[11].toLowerCase()], +m[10]);
+    if (v) out.push({ iso: v, text: m[0], index: m.index ?? 0 });
+  }
+  return out;
+}
+
+/** The first date in a text as YYYY-MM-DD. */
+export function parseDate(s: string | null | undefined): string | undefined {
+  if (!s) return undefined;
+  return dateTokens(s)[0]?.iso;
+}
+
+/** "Jan 5, 2025" — the text shape SPEC §2.8 uses for lease dates. */
+export function formatDateShort(isoDate: string): string {
+  const [y, m, d] = isoDate.split('-').map(Number);
+  const names = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  return `${names[m - 1]} ${d}, ${y}`;
+}
+
+/** Lower case, punctuation to spaces, whitespace collapsed: the form texts are compared in. */
+export function normaliseText(s: string): string {
+  return s
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/&/g, ' and ')
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
+}
+
+/** Whitespace collapsed and trimmed; trailing separators removed. */
+export function cleanValue(s: string): string {
+  return s.replace(/\s+/g, ' ').replace(/^[\s:#.\-–]+|[\s:,;\-–]+$/g, '').trim();
+}
+
+export interface UsAddress {
+  street?: string;
+  city?: string;
+  state?: string;
+  zip?: string;
+}
+
+const STATE_ZIP = /\b([A-Z]{2})\.?,?\s+(\d{5})(?:-\d{4})?\b/i;
+
+/** Split a one-line US address ("12 Oak St, Springfield, IL 62701") into parts; missing parts are undefined. */
+export function parseUsAddress(s: string): UsAddress {
+  const text = s.replace(/\s+/g, ' ').trim();
+  const sz = STATE_ZIP.exec(text);
+  if (!sz) return { street: text || undefined };
+  const before = text.slice(0, sz.index).replace(/[,\s]+$/, '');
+  const parts = before.split(',').map((p) => p.trim()).filter(Boolean);
+  let street: string | undefined;
+  let city: string | undefined;
+  if (parts.length >= 2) {
+    city = parts.pop();
+    street = parts.join(', ');
+  } else if (parts.length === 1) {
+    // "12 Oak St Springfield": no comma; take trailing capitalised words after a street suffix as the city.
+    const m = /^(.*\b(?:st|street|ave|avenue|rd|road|dr|drive|ln|lane|blvd|ct|court|way|pl|place|pkwy|hwy|cir|ter|trl)\.?)\s+(.+)$/i.exec(parts[0]);
+    if (m) { street = m[1]; city = m[2]; } else city = parts[0];
+  }
+  return { street, city, state: sz[1].toUpperCase(), zip: sz[2] };
+}
+
+/** One-line form of an address's parts. */
+export function formatUsAddress(a: UsAddress): string {
+  const tail = [a.state, a.zip].filter(Boolean).join(' ');
+  return [a.street, a.city, tail].filter(Boolean).join(', ');
+}
+
+/** Does the line look like the "City, ST 12345" line of an address? */
+export function isCityStateZip(s: string): boolean {
+  return /[A-Za-z][A-Za-z .'-]*,?\s+[A-Z]{2}\.?,?\s+\d{5}(-\d{4})?\b/.test(s);
+}
+
+const ORG_WORDS = /\b(llc|l\.l\.c|inc|incorporated|corp|corporation|co|company|ltd|lp|llp|pllc|pc|group|holdings|partners|association|assn|trust|foundation|church|dba|d\/b\/a|enterprises|services|construction|restaurant|properties|management|condominium|hoa|bank|university|school|club|studio|bakery|cafe|shop|store|electric|plumbing|roofing)\b\.?/i;
+
+/** Whether a name is an organisation rather than a person. */
+export function isOrganisation(name: string): boolean {
+  return ORG_WORDS.test(name);
+}
+
+/** "SMITH, JOHN A" / "John A Smith" → first and last name (title case kept as written). */
+export function splitPersonName(name: string): { first_name: string; last_name: string } | undefined {
+  let n = name.replace(/\s+/g, ' ').trim();
+  // "David and Susan Park": the first person's first name and the shared last name.
+  const joint = /^(\S+)\s+(?:and|&)\s+.*\s(\S+)$/i.exec(n);
+  if (joint && !n.includes(',')) return { first_name: joint[1], last_name: joint[2] };
+  n = n.replace(/\s+(and|&)\s.*$/i, '').trim();
+  if (!n) return undefined;
+  if (n.includes(',')) {
+    const [last, rest] = n.split(',', 2).map((x) => x.trim());
+    const first = rest?.split(' ')[0];
+    if (last && first) return { first_name: first, last_name: last };
+  }
+  const words = n.split(' ').filter((w) => !/^(mr|mrs|ms|dr)\.?$/i.test(w) && !/^(jr|sr|ii|iii|iv)\.?$/i.test(w));
+  if (words.length < 2) return undefined;
+  return { first_name: words[0], last_name: words[words.length - 1] };
+}

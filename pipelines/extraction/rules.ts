@@ -1,0 +1,483 @@
+// Rule-based extractors on positioned text: the offline default. A common core (carrier, policy number,
+// period, premium, named insured, coverages) for every kind, deep rules for personal auto, homeowners and
+// renters, businessowners/CGL declarations and ACORD 25-style certificates.
+import type { PageText, Cell } from '../documents/layout.ts';
+import type { Candidate } from './candidates.ts';
+import { policyTypeLabels, type DocumentKind } from './schema.ts';
+import { findLabelled, findLabelledBlock, findTable, cellSource, cellsBelow, type Found } from './layout-query.ts';
+import { parseMoney, parseDate, dateTokens, cleanValue, isOrganisation, splitPersonName, isCityStateZip } from './normalise.ts';
+
+/** Weighted count of matches (each pattern counted at most 3 times). */
+const score = (text: string, res: [RegExp, number][]) =>
+  res.reduce((n, [re, w]) => n + w * Math.min(3, (text.match(new RegExp(re.source, re.flags.includes('g') ? re.flags : `${re.flags}g`)) ?? []).length), 0);
+
+/** Which kind of document this is, from its words. */
+export function detectKind(pages: PageText[]): DocumentKind {
+  const all = pages.map((p) => p.text).join('\n');
+  const head = pages.slice(0, 2).map((p) => p.text).join('\n');
+  // The title at the top of page 1 counts three times as much as a word anywhere in the document.
+  const title = pages[0]?.lines.slice(0, 12).map((l) => l.text).join('\n') ?? '';
+  const text = `${all}\n${title}\n${title}`;
+  if (/certificate of (liability )?insurance|evidence of (commercial )?property insurance|certificate of property insurance/i.test(head)) return 'certificate';
+  const scores: Record<string, number> = {
+    personal_auto: score(text, [[/\b[A-HJ-NPR-Z0-9]{17}\b/, 2], [/bodily injury/i, 2], [/collision/i, 2], [/\bvehicles?\b/i, 1], [/personal auto|auto policy|automobile policy/i, 3], [/drivers?\b/i, 1]]),
+    commercial_auto: score(text, [[/business auto|commercial auto/i, 6], [/combined single limit/i, 1]]),
+    homeowners: score(text, [[/homeowners?/i, 4], [/\bdwelling\b/i, 3], [/HO[- ]?(0?0 ?)?0?3\b|HO-3|special form/i, 3], [/other structures/i, 2], [/coverage a\b/i, 2]]),
+    renters: score(text, [[/renters?|tenants?/i, 4], [/HO[- ]?(0?0 ?)?0?4\b|HO-4|contents broad/i, 4], [/personal property/i, 1]]),
+    condo: 0,
+    businessowners: score(text, [[/businessowners?|business owners?|\bBOP\b/i, 6], [/business personal property/i, 2], [/securebusiness|business\s+policy\s+declarations|business\s+package/i, 5]]),
+    commercial_general_liability: score(text, [[/commercial general liability/i, 5], [/general aggregate/i, 2], [/each occurrence/i, 1], [/products[- ]completed/i, 2]]),
+    umbrella: score(text, [[/personal umbrella/i, 6], [/umbrella/i, 3]]),
+    commercial_umbrella: score(text, [[/commercial umbrella|commercial excess|excess liability/i, 7]]),
+    flood: score(text, [[/\bflood\b/i, 5], [/NFIP/i, 3]]),
+    workers_comp: score(text, [[/workers'? comp/i, 6], [/employers'? liability/i, 3]]),
+    cyber: score(text, [[/cyber/i, 6], [/data breach|network security/i, 2]]),
+    d_and_o: score(text, [[/directors (and|&) officers|\bD ?& ?O\b/i, 7]]),
+    commercial_property: score(text, [[/commercial property/i, 6], [/business income/i, 1]]),
+  };
+  // Renters documents mention personal property but not a dwelling limit.
+  if (scores.renters >= 4 && !/coverage a\b|\bdwelling\b/i.test(text)) scores.renters += 4;
+  if (scores.homeowners > 0 && /\bdwelling\b/i.test(text)) scores.renters -= 2;
+  const best = Object.entries(scores).sort((a, b) => b[1] - a[1])[0];
+  return best[1] >= 3 ? (best[0] as DocumentKind) : 'unknown';
+}
+
+type Emit = (c: Omit<Candidate, 'source' | 'confidence'> & Partial<Pick<Candidate, 'source' | 'confidence'>>) => void;
+
+function emitter(out: Candidate[]): Emit {
+  return (c) => out.push({ source: 'rules', confidence: 0.9, ...c });
+}
+const fromFound = <T>(f: Found<T>) => ({ page: f.page, text: f.text, confidence: f.confidence, source: f.source });
+
+const POLICY_NUMBER = /^[A-Z0-9][A-Z0-9\- ]{3,28}$/i;
+export function parsePolicyNumber(s: string): string | undefined {
+  const v = cleanValue(s.split(/\s{2,}/)[0]);
+  if (!POLICY_NUMBER.test(v) || !/\d/.test(v) || /^\d{1,2}\/\d/.test(v) || /\b(page|of|date|phone|fax)\b/i.test(v)) return undefined;
+  return v;
+}
+
+const CARRIER_WORDS = /\b(insurance|casualty|indemnity|assurance|mutual|underwriters|reciprocal|exchange|lloyd'?s|specialty|fire|surety)\b/i;
+const KNOWN_CARRIERS = /\b(GEICO|Progressive|Allstate|State Farm|USAA|Liberty Mutual|Nationwide|Farmers|Travelers|Lemonade|Hanover|The Hartford|Hartford|Erie|Auto-Owners|American Family|Chubb|PURE|Root|The General|Dairyland|Safeco|Kemper|Mercury|Hippo|Openly|Society Insurance|Cincinnati|Westfield|Selective|Amica|Foremost|MetLife|Assurant)\b/;
+
+function carrier(pages: PageText[], emit: Emit) {
+  // A carrier's name is short and not a sentence.
+  const carrierName = (s: string) => (s.length <= 60 && !/[()]|\b(the|has|of the|will|shall|days)\b/.test(s) && (CARRIER_WORDS.test(s) || KNOWN_CARRIERS.test(s)) ? cleanValue(s) : undefined);
+  const labelled = findLabelled(pages, /insurance company|insurer|company name|carrier|underwritten by|issued by|insured by/i, carrierName, { pages: [1, 2] });
+  if (labelled) return emit({ pointer: '/policy/provider', value: labelled.value, ...fromFound(labelled) });
+  // Otherwise the carrier's name is usually the top-most line naming an insurance company.
+  for (const page of pages.slice(0, 2)) {
+    for (const line of page.lines) {
+      if (line.y > page.height * 0.4) break;
+      for (const cell of line.cells) {
+        const t = cleanValue(cell.text);
+        if (t.length > 70 || /policy|declaration|certificate|page|form|agent|agency|coverage|^your\b|call|visit|contact|\b(dear|hotline|claims|member|customer|service|phone)\b/i.test(t)) continue;
+        const m = /([A-Z][\w&.,'’-]*(?:\s+[A-Z&][\w&.,'’-]*)*\s+(?:Insurance|Casualty|Indemnity|Assurance|Mutual|Underwriters|Specialty)(?:\s+(?:Company|Co\.?|Corporation|Corp\.?|Group|Exchange|Association|Insurance|Inc\.?))*)/.exec(t);
+        const known = KNOWN_CARRIERS.exec(t);
+        const value = m?.[1] ?? (known && t.length < 40 ? t.replace(/[’'`]+$/, '') : undefined);
+        if (value) return emit({ pointer: '/policy/provider', value: cleanValue(value), page: page.page, text: cell.text, confidence: page.source === 'ocr' ? 0.7 : 0.8, source: cellSource(page, cell) });
+      }
+    }
+  }
+}
+
+function policyNumber(pages: PageText[], emit: Emit) {
+  const f = findLabelled(pages, /policy\s*(?:number|no\.?|#|num\.?)|policy\s*id/i, parsePolicyNumber);
+  if (f) emit({ pointer: '/policy/policy_number', value: f.value, ...fromFound(f) });
+}
+
+function period(pages: PageText[], emit: Emit) {
+  // "Policy Period: 01/15/2025 to 07/15/2025" (possibly on the next line).
+  for (const page of pages) {
+    for (let i = 0; i < page.lines.length; i++) {
+      const line = page.lines[i];
+      if (!/policy period|coverage period|policy term|term of (the )?policy|period of insurance|^term\b/i.test(line.text)) continue;
+      const text = [line.text, page.lines[i + 1]?.text ?? ''].join('\n');
+      const dates = dateTokens(text);
+      if (dates.length >= 2 && dates[1].iso > dates[0].iso) {
+        const src = dates[1].index < line.text.length ? line.text : text;
+        const conf = page.source === 'ocr' ? 0.8 : 0.9;
+        emit({ pointer: '/policy/effective_date', value: dates[0].iso, page: page.page, text: src, confidence: conf, source: page.source === 'ocr' ? 'ocr' : 'rules' });
+        emit({ pointer: '/policy/expiration_date', value: dates[1].iso, page: page.page, text: src, confidence: conf, source: page.source === 'ocr' ? 'ocr' : 'rules' });
+        return;
+      }
+    }
+  }
+  const eff = findLabelled(pages, /(?:policy\s+)?effective(?:\s+date)?|(?:policy\s+)?inception(?:\s+date)?|(?:policy\s+)?start\s+date|from/i, parseDate);
+  const exp = findLabelled(pages, /(?:policy\s+)?expiration(?:\s+date)?|(?:policy\s+)?expiry(?:\s+date)?|(?:policy\s+)?expires(?:\s+on)?|(?:policy\s+)?end\s+date|expiration\s+of\s+policy\s+period|to/i, parseDate);
+  if (eff) emit({ pointer: '/policy/effective_date', value: eff.value, ...fromFound(eff) });
+  if (exp && (!eff || exp.value > eff.value)) emit({ pointer: '/policy/expiration_date', value: exp.value, ...fromFound(exp) });
+  if (eff || exp) return;
+  // Last resort: the first "date to date" on the first page.
+  for (const page of pages.slice(0, 1)) {
+    for (const line of page.lines) {
+      const m = /(.{6,20}?)\s+(?:to|through|thru|-|–)\s+(.{6,20})/.exec(line.text);
+      const d = dateTokens(line.text);
+      if (m && d.length >= 2 && d[1].iso > d[0].iso) {
+        emit({ pointer: '/policy/effective_date', value: d[0].iso, page: page.page, text: line.text, confidence: 0.6 });
+        emit({ pointer: '/policy/expiration_date', value: d[1].iso, page: page.page, text: line.text, confidence: 0.6 });
+        return;
+      }
+    }
+  }
+}
+
+function premium(pages: PageText[], emit: Emit) {
+  const label = /total\s+(?:estimated\s+)?(?:annual\s+|advance\s+|policy\s+|term\s+|6[- ]month\s+|12[- ]month\s+)?premium|(?:annual|policy|term|full[- ]term)\s+premium|total\s+(?:policy\s+)?(?:cost|charges)|premium\s+total|total\s+due/i;
+  const f = findLabelled(pages, label, (s) => (/\d/.test(s) ? parseMoney(s) : undefined));
+  if (f) emit({ pointer: '/policy/premium', value: f.value, ...fromFound(f) });
+}
+
+const ADDRESS_LINE = (s: string) => /^\d+\s+\w|^p\.?\s*o\.?\s*box|^suite|^apt|^unit/i.test(s) || isCityStateZip(s);
+
+function namedInsured(pages: PageText[], emit: Emit) {
+  const f = findLabelledBlock(pages, /named\s+insured(?:\(s\))?(?:\s+and\s+(?:mailing\s+)?address)?|insured(?:'s)?\s+name|policyholder(?:\(s\))?|policy\s+holder(?:\(s\))?|insured(?:\s+and\s+mailing\s+address)?|first\s+named\s+insured/i, 4);
+  if (!f) return;
+  const base = fromFound(f);
+  let [name, ...rest] = f.value;
+  name = cleanValue(name);
+  if (!name || /^\d/.test(name)) return;
+  if (isOrganisation(name)) {
+    emit({ pointer: '/policyholder/organization', value: name, ...base });
+  } else {
+    const p = splitPersonName(name);
+    if (p) {
+      emit({ pointer: '/policyholder/first_name', value: p.first_name, ...base });
+      emit({ pointer: '/policyholder/last_name', value: p.last_name, ...base });
+    } else emit({ pointer: '/policyholder/organization', value: name, ...base, confidence: base.confidence * 0.7 });
+  }
+  // A co-insured on the second line ("Jane Smith") is skipped; address lines start with a number or are City, ST ZIP.
+  const addr: string[] = [];
+  for (const l of rest) {
+    if (ADDRESS_LINE(l)) addr.push(cleanValue(l));
+    else if (addr.length) break;
+  }
+  if (addr.length) emit({ pointer: '/policyholder/address', value: addr.join(', '), ...base });
+}
+
+function splitLimit(s: string): number | string | undefined {
+  const parts = s.split(/\s*\/\s*/).map((p) => (/\d/.test(p) ? parseMoney(p) : undefined));
+  if (parts.length >= 2 && parts.every((p) => p !== undefined)) return parts.join('/');
+  return /\d/.test(s) ? parseMoney(s) : undefined;
+}
+
+/** The coverage table (name, limit, deductible, premium) located by its header. */
+function coverages(pages: PageText[], emit: Emit): { name: string; limit?: number | string; page: number; text: string }[] {
+  const rows = findTable(
+    pages,
+    {
+      name: /^(coverages?|description|coverage\s+type|coverages?\s+and\s+limits)\b/i,
+      limit: /^(limits?(\s+of\s+(liability|insurance))?|amount\s+of\s+insurance|maximum\s+amount|coverage\s+amount|amount|limits?\s+and\/or)/i,
+      deductible: /^deductibles?/i,
+      premium: /^(premium|annual premium|cost)\b/i,
+    },
+    ['name'],
+    /^(total|deductible\s*-|all perils|drivers?\b|veh\b|year\b|lienholder|mortgagee|additional|interested|forms?\b|endorsements?|discounts?|(policy|annual|total)\s+premium)|premium:/i,
+  );
+  const out: { name: string; limit?: number | string; page: number; text: string }[] = [];
+  let n = 0;
+  for (const r of rows) {
+    const name = cleanValue((r.byRole.name ?? []).map((c) => c.text).join(' '));
+    if (!name || !/[a-z]{3}/i.test(name) || /^\$?[\d,.]+$/.test(name)) continue;
+    const txt = (cells?: Cell[]) => (cells ?? []).map((c) => c.text).join(' ');
+    const limit = r.byRole.limit ? splitLimit(txt(r.byRole.limit)) : undefined;
+    const deductible = r.byRole.deductible ? splitLimit(txt(r.byRole.deductible)) : undefined;
+    const prem = r.byRole.premium ? parseMoney(txt(r.byRole.premium)) : undefined;
+    if (limit === undefined && deductible === undefined && prem === undefined) continue;
+    const conf = r.page.source === 'ocr' ? 0.75 : 0.85;
+    const src = r.page.source === 'ocr' ? 'ocr' : 'rules';
+    const base = { page: r.page.page, text: r.line.text, confidence: conf, source: src } as const;
+    emit({ pointer: `/coverages/${n}/name`, value: name, ...base });
+    emit({ pointer: `/coverages/${n}/limit`, value: limit ?? null, ...base });
+    emit({ pointer: `/coverages/${n}/deductible`, value: deductible ?? null, ...base });
+    emit({ pointer: `/coverages/${n}/premium`, value: prem ?? null, ...base });
+    out.push({ name, limit, page: r.page.page, text: r.line.text });
+    n++;
+  }
+  return out;
+}
+
+const VIN = /\b([A-HJ-NPR-Z0-9]{17})\b/;
+
+function vehicles(pages: PageText[], emit: Emit) {
+  let n = 0;
+  const seen = new Set<string>();
+  for (const page of pages) {
+    for (const line of page.lines) {
+      const m = VIN.exec(line.text.toUpperCase());
+      if (!m || !/\d/.test(m[1]) || !/[A-Z]/.test(m[1]) || seen.has(m[1])) continue;
+      seen.add(m[1]);
+      const before = line.text.slice(0, line.text.toUpperCase().indexOf(m[1]));
+      const y = /\b(19[5-9]\d|20[0-4]\d)\b/.exec(before);
+      const words = y ? before.slice((y.index ?? 0) + 4).trim().split(/\s+/).filter(Boolean) : [];
+      const conf = page.source === 'ocr' ? 0.75 : 0.9;
+      const base = { page: page.page, text: line.text, confidence: conf, source: page.source === 'ocr' ? 'ocr' : 'rules' } as const;
+      emit({ pointer: `/vehicles/${n}/year`, value: y ? Number(y[1]) : null, ...base });
+      emit({ pointer: `/vehicles/${n}/make`, value: words[0] ?? null, ...base });
+      emit({ pointer: `/vehicles/${n}/model`, value: words.length > 1 ? words.slice(1).join(' ') : null, ...base });
+      emit({ pointer: `/vehicles/${n}/vin`, value: m[1], ...base });
+      n++;
+    }
+  }
+}
+
+const PERSON = /^[A-Z][a-zA-Z'’.-]+(?:\s+[A-Z][a-zA-Z'’.-]*){1,3}$/;
+
+function drivers(pages: PageText[], emit: Emit) {
+  let n = 0;
+  for (const page of pages) {
+    for (const line of page.lines) {
+      const head = line.cells[0];
+      if (!head || !/^(drivers?|driver name|operators?|listed drivers?|household drivers?)$/i.test(head.text.trim())) continue;
+      for (const b of cellsBelow(page, line, head, 2.2, 10)) {
+        const name = cleanValue(b.cell.text.replace(/^\d+[.)]?\s+/, ''));
+        if (!PERSON.test(name) || /vehicle|coverage|premium|total|lienholder|mortgagee/i.test(name)) break;
+        const p = splitPersonName(name);
+        const base = { page: page.page, text: b.line.text, confidence: page.source === 'ocr' ? 0.7 : 0.85, source: page.source === 'ocr' ? 'ocr' : 'rules' } as const;
+        emit({ pointer: `/drivers/${n}/name`, value: name, ...base });
+        emit({ pointer: `/drivers/${n}/first_name`, value: p?.first_name ?? null, ...base });
+        emit({ pointer: `/drivers/${n}/last_name`, value: p?.last_name ?? null, ...base });
+        n++;
+      }
+      return;
+    }
+  }
+}
+
+const PARTY_LABELS: [RegExp, string][] = [
+  [/(?:first\s+|second\s+)?mortgagee|mortgage\s+holder/i, 'mortgagee'],
+  [/lien\s*holder|lienholder|finance\s+company/i, 'lienholder'],
+  [/loss\s+payee/i, 'loss_payee'],
+  [/additional\s+insured/i, 'additional_insured'],
+  [/additional\s+interest/i, 'additional_interest'],
+  [/interested\s+part(?:y|ies)/i, 'interested_party'],
+];
+
+function parties(pages: PageText[], emit: Emit, startAt = 0): number {
+  let n = startAt;
+  for (const [re, role] of PARTY_LABELS) {
+    const f = findLabelledBlock(pages, re, 3);
+    if (!f) continue;
+    const [name, ...rest] = f.value;
+    if (!name || /^\d/.test(name) || /endorse|provisions|if the certificate/i.test(name)) continue;
+    const base = fromFound(f);
+    emit({ pointer: `/interested_parties/${n}/name`, value: cleanValue(name), ...base });
+    emit({ pointer: `/interested_parties/${n}/role`, value: role, ...base, confidence: base.confidence });
+    const addr = rest.filter(ADDRESS_LINE).map(cleanValue);
+    emit({ pointer: `/interested_parties/${n}/address`, value: addr.length ? addr.join(', ') : null, ...base });
+    n++;
+  }
+  return n;
+}
+
+const PROPERTY_MAP: [RegExp, string][] = [
+  [/coverage\s*a\b|\bdwelling\b/i, 'dwelling'],
+  [/coverage\s*b\b|other\s+structures/i, 'other_structures'],
+  [/coverage\s*c\b|personal\s+property|contents/i, 'personal_property'],
+  [/coverage\s*d\b|loss\s+of\s+use|additional\s+living/i, 'loss_of_use'],
+  [/coverage\s*e\b|personal\s+liability|liability\s*-\s*each\s+occurrence/i, 'personal_liability'],
+  [/coverage\s*f\b|medical\s+payments/i, 'medical_payments'],
+];
+
+function property(pages: PageText[], covs: ReturnType<typeof coverages>, emit: Emit, renters: boolean) {
+  // A renters policy has no dwelling or other-structures limit.
+  const done = new Set<string>(renters ? ['dwelling', 'other_structures'] : []);
+  for (const cv of covs) {
+    for (const [re, field] of PROPERTY_MAP) {
+      if (done.has(field) || !re.test(cv.name) || typeof cv.limit !== 'number') continue;
+      done.add(field);
+      emit({ pointer: `/property/${field}`, value: cv.limit, page: cv.page, text: cv.text, confidence: 0.85 });
+      break;
+    }
+  }
+  // Limits written as "Coverage A - Dwelling $350,000" outside a table.
+  for (const [re, field] of PROPERTY_MAP) {
+    if (done.has(field)) continue;
+    const f = findLabelled(pages, new RegExp(`(?:coverage\\s*[a-f]\\s*[-–:]?\\s*)?(?:${re.source})[^$\\d]{0,30}`, 'i'), (s) => {
+      const n = /\d/.test(s) ? parseMoney(s) : undefined;
+      return n !== undefined && n >= 100 ? n : undefined; // a limit, not an age or a count
+    });
+    if (f) { done.add(field); emit({ pointer: `/property/${field}`, value: f.value, ...fromFound(f) }); }
+  }
+  const ded = findLabelled(pages, /(?:all\s+(?:other\s+)?perils\s+deductible|deductible\s*[-–]\s*all\s+(?:other\s+)?perils|section\s+i\s+deductible|aop\s+deductible|policy\s+deductible|deductible)/i, (s) => (/\d/.test(s) ? parseMoney(s) : undefined));
+  if (ded) emit({ pointer: '/property/deductible', value: ded.value, ...fromFound(ded) });
+  const addr = findLabelled(pages, /residence\s+premises|insured\s+location|property\s+(?:address|location)|location\s+of\s+(?:residence|property|premises)|dwelling\s+location|described\s+location|insured\s+property|rental\s+address|risk\s+address/i, (s) => (/\d/.test(s) && s.length > 8 ? cleanValue(s) : undefined));
+  if (addr) emit({ pointer: '/property/address', value: addr.value, ...fromFound(addr) });
+}
+
+const COI_TYPES: [RegExp, 'general_liability' | 'automobile_liability' | 'umbrella_liability' | 'workers_compensation' | 'property'][] = [
+  [/commercial general liability|general liability/i, 'general_liability'],
+  [/automobile liability|auto liability|business auto/i, 'automobile_liability'],
+  [/umbrella liab|excess liab/i, 'umbrella_liability'],
+  [/workers compensation|workers' compensation|employers' liability/i, 'workers_compensation'],
+];
+
+/** ACORD 25-style certificate: producer, insured, insurers A–F, the coverage grid and the holder. */
+function certificate(pages: PageText[], emit: Emit) {
+  // The certificate may follow a cover letter.
+  const page = pages.find((p) => /certificate of (liability )?insurance|evidence of (commercial )?property|certificate of property/i.test(p.text)) ?? pages[0];
+  if (!page) return;
+  const src = page.source === 'ocr' ? 'ocr' : 'rules';
+  const conf = page.source === 'ocr' ? 0.7 : 0.85;
+  const blockAfter = (label: RegExp) => {
+    for (const line of page.lines) {
+      const cell = line.cells.find((c) => label.test(c.text));
+      if (!cell) continue;
+      const rest = cell.text.replace(label, '').replace(/^[\s:]+/, '').trim();
+      const below = cellsBelow(page, line, cell, 2.0, 14).map((b) => b.cell);
+      const lines = (rest ? [rest] : []).concat(below.map((c) => c.text)).filter((t) => !/^(insurer|naic|phone|fax|e-?mail|contact|address:?$)/i.test(t));
+      if (lines.length) return { lines: lines.slice(0, 4), text: [cell.text, ...below.map((c) => c.text)].slice(0, 5).join('\n'), cell: below[0] ?? cell };
+    }
+    return undefined;
+  };
+  const producer = blockAfter(/^producer\b/i);
+  if (producer) emit({ pointer: '/certificate/producer', value: cleanValue(producer.lines[0]), page: page.page, text: producer.text, confidence: conf, source: cellSource(page, producer.cell) });
+  const insured = blockAfter(/^insured\b/i);
+  if (insured) {
+    const name = cleanValue(insured.lines[0]);
+    const s = cellSource(page, insured.cell);
+    emit({ pointer: '/certificate/insured', value: name, page: page.page, text: insured.text, confidence: conf, source: s });
+    emit({ pointer: '/policyholder/organization', value: name, page: page.page, text: insured.text, confidence: conf, source: s });
+    const addr = insured.lines.slice(1).filter(ADDRESS_LINE).map(cleanValue);
+    if (addr.length) emit({ pointer: '/policyholder/address', value: addr.join(', '), page: page.page, text: insured.text, confidence: conf, source: s });
+  }
+  const holder = blockAfter(/^certificate holder\b/i);
+  if (holder) {
+    const name = cleanValue(holder.lines[0]);
+    const s = cellSource(page, holder.cell);
+    emit({ pointer: '/certificate/certificate_holder', value: name, page: page.page, text: holder.text, confidence: conf, source: s });
+    emit({ pointer: '/interested_parties/0/name', value: name, page: page.page, text: holder.text, confidence: conf, source: s });
+    emit({ pointer: '/interested_parties/0/role', value: 'certificate_holder', page: page.page, text: holder.text, confidence: conf, source: s });
+    const addr = holder.lines.slice(1).filter(ADDRESS_LINE).map(cleanValue);
+    emit({ pointer: '/interested_parties/0/address', value: addr.length ? addr.join(', ') : null, page: page.page, text: holder.text, confidence: conf, source: s });
+  }
+  // Insurers: "INSURER A : Name  12345".
+  const insurerNames: Record<string, string> = {};
+  let ni = 0;
+  for (const line of page.lines) {
+    const m = /INSURER\s*([A-F])\s*[:;]\s*(.*)$/i.exec(line.text);
+    if (!m) continue;
+    const rest = m[2].split(/\s{2,}/).filter(Boolean);
+    let name = rest[0] ? cleanValue(rest[0]) : '';
+    let naic = rest.find((t, i) => i > 0 && /^\d{5}$/.test(t.trim())) ?? null;
+    const tail = /^(.*?)\s+(\d{5})$/.exec(name);
+    if (tail) { name = tail[1]; naic = tail[2]; }
+    if (!name || /^insurer/i.test(name)) continue;
+    insurerNames[m[1].toUpperCase()] = name;
+    const base = { page: page.page, text: line.text, confidence: conf, source: src } as const;
+    emit({ pointer: `/certificate/insurers/${ni}/letter`, value: m[1].toUpperCase(), ...base });
+    emit({ pointer: `/certificate/insurers/${ni}/name`, value: name, ...base });
+    emit({ pointer: `/certificate/insurers/${ni}/naic`, value: naic, ...base });
+    ni++;
+  }
+  // The grid: header columns, then one band per type of insurance.
+  const header = page.lines.find((l) => /policy\s*number/i.test(l.text) && /type of insurance|limits/i.test(l.text));
+  const colX = (re: RegExp) => header?.cells.find((c) => re.test(c.text));
+  const addl = colX(/^addl/i);
+  const subr = colX(/^subr|wvd/i);
+  const starts: { y: number; type: (typeof COI_TYPES)[number][1]; lineIndex: number }[] = [];
+  page.lines.forEach((l, i) => {
+    if (header && l.y <= header.y) return;
+    const t = COI_TYPES.find(([re]) => re.test(l.text));
+    if (t && !starts.some((s) => s.type === t[1])) starts.push({ y: l.y, type: t[1], lineIndex: i });
+  });
+  let nc = 0;
+  starts.forEach((s, k) => {
+    const end = starts[k + 1]?.lineIndex ?? page.lines.length;
+    const band = page.lines.slice(s.lineIndex, end).filter((l) => !/description of operations|certificate holder/i.test(l.text));
+    const stopAt = band.findIndex((l) => /description of operations|certificate holder|cancellation/i.test(l.text));
+    const lines = stopAt >= 0 ? band.slice(0, stopAt) : band;
+    const bandText = lines.map((l) => l.text).join('\n');
+    const dates = dateTokens(bandText);
+    const base = { page: page.page, text: bandText, confidence: conf, source: src } as const;
+    const p = `/certificate/coverages/${nc}`;
+    emit({ pointer: `${p}/type`, value: s.type, ...base });
+    const letterCell = lines[0]?.cells[0];
+    const letter = letterCell && /^[A-F]$/.test(letterCell.text.trim()) ? letterCell.text.trim() : null;
+    emit({ pointer: `${p}/insurer_letter`, value: letter, ...base });
+    // Policy number: the first cell on the band's lines that looks like one and is not a date or amount.
+    let pn: string | undefined;
+    for (const l of lines) for (const c of l.cells) {
+      if (pn || /\$|\//.test(c.text) || dateTokens(c.text).length || (letterCell && c === letterCell)) continue;
+      if (c.x < (colX(/policy\s*number/i)?.x ?? 0) - 45 || c.x > (colX(/policy\s*eff/i)?.x ?? Infinity) - 5) continue;
+      const v = parsePolicyNumber(c.text);
+      if (v && /\d{3}/.test(v)) pn = v;
+    }
+    emit({ pointer: `${p}/policy_number`, value: pn ?? null, ...base });
+    emit({ pointer: `${p}/effective_date`, value: dates[0]?.iso ?? null, ...base });
+    emit({ pointer: `${p}/expiration_date`, value: dates[1]?.iso ?? null, ...base });
+    const amountAfter = (re: RegExp) => {
+      for (const l of lines) {
+        const i = l.cells.findIndex((c) => re.test(c.text));
+        if (i < 0) continue;
+        const inCell = /\$\s?[\d,]+/.exec(l.cells[i].text.replace(re, ''));
+        if (inCell) return parseMoney(inCell[0]);
+        const next = l.cells.slice(i + 1).find((c) => /\d/.test(c.text));
+        if (next) return parseMoney(next.text);
+      }
+      return undefined;
+    };
+    const isUmb = s.type === 'umbrella_liability';
+    emit({ pointer: `${p}/each_occurrence`, value: isUmb ? null : (amountAfter(/each occurrence/i) ?? null), ...base });
+    emit({ pointer: `${p}/general_aggregate`, value: s.type === 'general_liability' ? (amountAfter(/general aggregate/i) ?? null) : null, ...base });
+    emit({ pointer: `${p}/combined_single_limit`, value: amountAfter(/combined single limit/i) ?? null, ...base });
+    emit({ pointer: `${p}/umbrella_each_occurrence`, value: isUmb ? (amountAfter(/each occurrence/i) ?? null) : null, ...base });
+    emit({ pointer: `${p}/wc_statutory`, value: s.type === 'workers_compensation' ? /\bX\s*PER\s*STAT/i.test(bandText) || /\bX\s+statutory/i.test(bandText) : null, ...base });
+    emit({ pointer: `${p}/el_each_accident`, value: amountAfter(/e\.?\s?l\.?\s*each accident/i) ?? null, ...base });
+    const flag = (col: Cell | undefined) => {
+      if (!col) return null;
+      const hit = lines.some((l) => l.cells.some((c) => c.x >= col.x - 6 && c.x <= col.x + col.w + 4 && /^[YX]$/i.test(c.text.trim())));
+      return hit;
+    };
+    emit({ pointer: `${p}/additional_insured`, value: flag(addl), ...base });
+    emit({ pointer: `${p}/subrogation_waived`, value: flag(subr), ...base });
+    if (nc === 0) {
+      const ins = letter ? insurerNames[letter] : Object.values(insurerNames)[0];
+      if (ins) emit({ pointer: '/policy/provider', value: ins, ...base });
+      if (pn) emit({ pointer: '/policy/policy_number', value: pn, ...base });
+      if (dates[0]) emit({ pointer: '/policy/effective_date', value: dates[0].iso, ...base });
+      if (dates[1]) emit({ pointer: '/policy/expiration_date', value: dates[1].iso, ...base });
+    }
+    nc++;
+  });
+}
+
+/** Run the rule extractors for a kind and return every candidate value. */
+export function extractByRules(pages: PageText[], kind: DocumentKind): Candidate[] {
+  const out: Candidate[] = [];
+  const emit = emitter(out);
+  if (kind === 'certificate') {
+    certificate(pages, emit);
+    // Other certificate forms (evidence of property, binders): the common labels fill what the grid did not.
+    carrier(pages, emit);
+    policyNumber(pages, emit);
+    period(pages, emit);
+    return out;
+  }
+  carrier(pages, emit);
+  policyNumber(pages, emit);
+  period(pages, emit);
+  premium(pages, emit);
+  namedInsured(pages, emit);
+  const covs = coverages(pages, emit);
+  if (kind === 'personal_auto' || kind === 'commercial_auto') {
+    vehicles(pages, emit);
+    drivers(pages, emit);
+  }
+  if (kind === 'homeowners' || kind === 'renters') property(pages, covs, emit, kind === 'renters');
+  parties(pages, emit);
+  return out;
+}
+
+/** The descriptive policy_type label: the kind's label, refined by the form named in the document. */
+export function describePolicyType(kind: DocumentKind, pages: PageText[]): string {
+  const text = pages.slice(0, 2).map((p) => p.text).join('\n');
+  if (kind === 'certificate') {
+    if (/evidence of commercial property/i.test(text)) return 'Evidence of Commercial Property Insurance';
+    if (/evidence of property/i.test(text)) return 'Evidence of Property Insurance';
+    if (/certificate of property/i.test(text)) return 'Certificate of Property Insurance';
+    return /ACORD 25\b/i.test(text) ? 'Certificate of Liability Insurance (ACORD 25)' : policyTypeLabels.certificate;
+  }
+  if (kind === 'homeowners' && /\bHO[- ]?(?:00 ?)?0?3\b|special form/i.test(text)) return 'Homeowners (HO-3)';
+  if (kind === 'renters' && /\bHO[- ]?(?:00 ?)?0?4\b/i.test(text)) return 'Renters (HO-4)';
+  return policyTypeLabels[kind];
+}
