@@ -21,6 +21,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   forms: async () => (await import('./forms.ts')).run,
   webhooks: async () => (await import('./webhooks.ts')).run,
   'webhooks-send': async () => (await import('./webhooks_send.ts')).run,
+  documents: async () => (await import('./documents.ts')).run,
 };
 
 async function main(): Promise<void> {

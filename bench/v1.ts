@@ -58,7 +58,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     try {
       await c.query('begin');
       await setIdentity(db, c, identity);
-      const r = await c.query('select id, name, color_code, logo_key from app_public.agencies where id = $1', [agencyId]);
+      const r = await c.query({ name: 'bench_rls', text: 'select id, name, color_code, logo_key from app_public.agencies where id = $1', values: [agencyId] });
       await c.query('commit');
       return r.rowCount === 1;
     } finally {
@@ -69,9 +69,14 @@ export async function run(ctx: BenchContext): Promise<void> {
     const c = await db.request.connect();
     try {
       await c.query('begin');
-      // Same round trips as the RLS path: one statement of settings, but no role switch, so no policy applies.
-      await c.query(`select set_config('svc.role', 'owner', true), set_config('svc.agency_id', $1, true), set_config('svc.agent_id', $2, true)`, [String(agencyId), String(agentId)]);
-      const r = await c.query(`select id, name, color_code, logo_key from app_public.agencies where id = $1 and id = $2`, [agencyId, agencyId]);
+            // Same statements, prepared the same way, as setIdentity; only the role switch and so the policy are missing.
+      await c.query({
+        name: 'bench_plain_identity',
+        text: `select set_config('svc.role', $1, true), set_config('svc.oauth_client_id', $2, true), set_config('svc.agency_id', $3, true),
+          set_config('svc.agent_id', $4, true), set_config('svc.mode', $5, true), set_config('svc.api_key_id', $6, true)`,
+        values: ['owner', '', String(agencyId), String(agentId), '', ''],
+      });
+      const r = await c.query({ name: 'bench_plain', text: 'select id, name, color_code, logo_key from app_public.agencies where id = $1 and id = $2', values: [agencyId, agencyId] });
       await c.query('commit');
       return r.rowCount === 1;
     } finally {

@@ -12,6 +12,7 @@ import { createOAuthClient } from '../db/oauth.ts';
 import { createApp } from '../http/app.ts';
 import { startWorker } from '../tasks/index.ts';
 import { loadOrCreateKey, parseKey } from '../lib/crypto.ts';
+import { closeDocumentPools } from '../pipelines/documents/index.ts';
 
 const usage = `usage: svc <command> [options]
 
@@ -21,6 +22,10 @@ commands:
   migrate                                apply pending database migrations and exit
   oauth-clients create --name NAME [--json]
                                          create an OAuth client; prints client_id and client_secret once
+  extract FILE [--type T] [--json] [--raw]
+                                         extract policy data from a document locally (no server, no database)
+  eval [DIR] [--json]                    precision and recall of extraction over documents with *.expected.json
+                                         (default fixtures/)
 `;
 
 const cfg = config();
@@ -74,6 +79,7 @@ async function serve(withWorker: boolean): Promise<void> {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
     await runner?.stop();
+    await closeDocumentPools();
     await opened.close();
   });
 }
@@ -84,13 +90,25 @@ async function worker(): Promise<void> {
   log.info('worker running', { concurrency: cfg.WORKER_CONCURRENCY });
   onShutdown(async () => {
     await runner.stop();
+    await closeDocumentPools();
     await opened.close();
   });
+}
+
+/** extract and eval need no database; they run and release their worker pools. */
+async function runLocal(command: 'extract' | 'eval', args: string[]): Promise<number> {
+  const mod = command === 'extract' ? await import('./commands/extract.ts') : await import('./commands/eval.ts');
+  try {
+    return await mod.run(args);
+  } finally {
+    await closeDocumentPools();
+  }
 }
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command !== 'serve' && command !== 'worker') setLogStream(process.stderr);
+  if (command === 'extract' || command === 'eval') return runLocal(command, rest);
   switch (command) {
     case 'serve': {
       const { values } = parseArgs({ args: rest, options: { 'no-worker': { type: 'boolean', default: false } } });

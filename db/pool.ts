@@ -51,7 +51,12 @@ const identityAndRoleSql = `${identitySql}, set_config('role', 'svc_request', tr
 /** Set the acting identity (and role) for the rest of the open transaction on `client`. */
 export async function setIdentity(db: Database, client: pg.ClientBase, who: Identity): Promise<void> {
   const s = (v: number | string | null | undefined) => (v === null || v === undefined ? '' : String(v));
-  await client.query(db.switchRole ? identityAndRoleSql : identitySql, [who.role, s(who.oauthClientId), s(who.agencyId), s(who.agentId), s(who.mode), s(who.apiKeyId)]);
+  // Named, so each connection plans it once.
+  await client.query({
+    name: db.switchRole ? 'svc_identity_role' : 'svc_identity',
+    text: db.switchRole ? identityAndRoleSql : identitySql,
+    values: [who.role, s(who.oauthClientId), s(who.agencyId), s(who.agentId), s(who.mode), s(who.apiKeyId)],
+  });
 }
 
 /** Run `fn` in one request transaction as `who`; commits on success, rolls back on any error. */

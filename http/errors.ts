@@ -10,15 +10,18 @@ export interface ErrorDetail {
 }
 
 export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly details: ErrorDetail[] = [],
-    readonly headers: Record<string, string> = {},
-    /** Machine code for surfaces that carry one (OAuth `error`, /api `error`). */
-    readonly code?: string,
-  ) {
+  readonly status: number;
+  readonly details: ErrorDetail[];
+  readonly headers: Record<string, string>;
+  /** Machine code for surfaces that carry one (OAuth `error`, /api `error`). */
+  readonly code?: string;
+
+  constructor(status: number, message: string, details: ErrorDetail[] = [], headers: Record<string, string> = {}, code?: string) {
     super(message);
+    this.status = status;
+    this.details = details;
+    this.headers = headers;
+    this.code = code;
   }
 }
 

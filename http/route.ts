@@ -96,10 +96,11 @@ type Queryable = Pick<pg.PoolClient, 'query'>;
 
 /** The identity behind an API key (svc_test_… / svc_live_…), checked against the route's rule. */
 async function apiKeyIdentity(client: Queryable, tokenHash: Buffer, rule: AuthRule): Promise<Identity> {
-  const { rows } = await client.query<{ api_key_id: number; agency_id: number; mode: 'test' | 'live'; permissions: 'admin' | 'read_only' }>(
-    'select * from app_private.authenticate_api_key($1)',
-    [tokenHash],
-  );
+  const { rows } = await client.query<{ api_key_id: number; agency_id: number; mode: 'test' | 'live'; permissions: 'admin' | 'read_only' }>({
+    name: 'svc_auth_api_key',
+    text: 'select * from app_private.authenticate_api_key($1)',
+    values: [tokenHash],
+  });
   const key = rows[0];
   if (!key) throw unauthorized('invalid, expired or revoked API key');
   if (rule === 'api_key_admin' && key.permissions !== 'admin') throw forbidden('this API key is read-only; writes need a key with admin permissions');
@@ -111,12 +112,13 @@ async function bearerIdentity(ctx: Context, client: Queryable, tokenHash: Buffer
   // One autocommit statement authenticates and spends one unit of the budget, so refused and failed
   // requests count too.
   const limit = deps.cfg.RATE_LIMIT_V1_PER_WINDOW;
-  const { rows } = await client.query<{ kind: string; oauth_client_id: number | null; agency_id: number | null; agent_id: number | null; role: Identity['role']; allowed: boolean | null; remaining: number | null; reset_at: string | null }>(
-    rateLimit
+  const { rows } = await client.query<{ kind: string; oauth_client_id: number | null; agency_id: number | null; agent_id: number | null; role: Identity['role']; allowed: boolean | null; remaining: number | null; reset_at: string | null }>({
+    name: rateLimit ? 'svc_auth_bearer_limited' : 'svc_auth_bearer',
+    text: rateLimit
       ? `select a.*, r.* from app_private.authenticate_bearer($1) a cross join lateral app_private.consume_rate_limit('v1:' || encode($1, 'hex'), $2, $3) r`
       : `select a.*, null::boolean as allowed, null::int as remaining, null::bigint as reset_at from app_private.authenticate_bearer($1) a where $2::int is not null and $3::int is not null`,
-    [tokenHash, limit, deps.cfg.RATE_LIMIT_WINDOW_SECONDS],
-  );
+    values: [tokenHash, limit, deps.cfg.RATE_LIMIT_WINDOW_SECONDS],
+  });
   const who = rows[0];
   if (!who) throw unauthorized('invalid, expired or revoked access token');
   if (rateLimit) {

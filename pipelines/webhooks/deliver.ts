@@ -142,11 +142,11 @@ export function deliveryHeaders(
 type Target = { url: URL; hostname: string; port: number; address: ResolvedAddress };
 
 class AttemptError extends Error {
-  constructor(
-    readonly code: DeliveryErrorCode,
-    message: string,
-  ) {
+  readonly code: DeliveryErrorCode;
+
+  constructor(code: DeliveryErrorCode, message: string) {
     super(message);
+    this.code = code;
   }
 }
 

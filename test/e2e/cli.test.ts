@@ -14,7 +14,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 function svc(args: string[], env: Record<string, string>): ChildProcess {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['DATABASE_URL', 'DATA_DIR', 'PORT'].includes(k)));
-  return spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bin/svc.ts'), ...args], {
+  return spawn(process.execPath, [path.join(root, 'bin/svc.ts'), ...args], {
     cwd: root,
     env: { ...clean, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -16,7 +16,7 @@ test('a worker killed mid-delivery loses nothing once a worker runs again', asyn
   const svc = await startService(env);
   const receiver = await startReceiver();
   let survivor: Awaited<ReturnType<typeof startTestWorker>> | undefined;
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bin/svc.ts'), 'worker'], {
+  const child = spawn(process.execPath, [path.join(root, 'bin/svc.ts'), 'worker'], {
     cwd: root,
     env: { ...process.env, ...env, DATABASE_URL: svc.tdb.url, DATA_DIR: svc.dataDir, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -90,7 +90,7 @@ export const agencyRoutes = [
     params: agencyParams,
     responses: { 200: { description: 'The agency', schema: agencyResponse }, ...v1Errors(400, 401, 403, 404, 429) },
     handler: async (ctx, { params }, { cfg }) => {
-      const { rows } = await tx(ctx).query<AgencyRow>('select id, name, color_code, logo_key from app_public.agencies where id = $1', [params.agency_id]);
+      const { rows } = await tx(ctx).query<AgencyRow>({ name: 'svc_get_agency', text: 'select id, name, color_code, logo_key from app_public.agencies where id = $1', values: [params.agency_id] });
       if (!rows[0]) throw notFound('agency');
       ctx.body = { data: presentAgency(rows[0], cfg.publicUrl) };
     },
