@@ -71,7 +71,9 @@ test('PATCH updates name and colour for admins; a bad colour is 422 naming color
   t.is(denied.status, 403);
 });
 
-test('a logo is uploaded by multipart POST with _method=PATCH, re-encoded, and served at a stable logo_url', async (t) => {
+// Serial: ava runs serial tests before the concurrent ones, so no other upload is in flight when the
+// temporary directory is checked.
+test.serial('a logo is uploaded by multipart POST with _method=PATCH, re-encoded, and served at a stable logo_url', async (t) => {
   const c = await svc.oauthClient();
   const a = await svc.agency(c.token);
   const form = new FormData();
@@ -102,7 +104,7 @@ test('a multipart POST without _method=PATCH is refused with 400', async (t) => 
   t.is(r.body.error.details[0].field, '_method');
 });
 
-test('a non-image logo, a decompression bomb and an oversize file are refused and leave no temp file', async (t) => {
+test.serial('a non-image logo, a decompression bomb and an oversize file are refused and leave no temp file', async (t) => {
   const c = await svc.oauthClient();
   const a = await svc.agency(c.token);
   const send = async (bytes: Buffer, name: string) => {
