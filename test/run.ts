@@ -2,7 +2,6 @@
 // template database each test file clones, ava over test/, and the plain summary line CI reads.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,19 +9,9 @@ import pg from 'pg';
 import { ensureDatabase } from '../db/connect.ts';
 import { startEmbedded, type EmbeddedCluster } from '../db/embedded.ts';
 import { migrate } from '../db/migrate.ts';
+import { freePort } from './helpers/ports.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function withDatabase(url: string, name: string): string {
   const u = new URL(url);

@@ -3,6 +3,7 @@
 import type { Context } from 'koa';
 import { decryptSecret, encryptSecret } from '../../lib/crypto.ts';
 import { newSigningSecret } from '../../pipelines/webhooks/sign.ts';
+import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { tx, type Deps } from '../route.ts';
 import type { endpointAuth } from '../schemas/webhooks.ts';
@@ -117,14 +118,6 @@ export function checkProductionUrl(deps: Deps, url: string | null | undefined, f
   }
 }
 
-const encodeCursor = (id: number) => Buffer.from(JSON.stringify({ id })).toString('base64url');
-function decodeCursor(cursor: string): number {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { id?: unknown };
-    if (typeof v.id === 'number' && Number.isSafeInteger(v.id) && v.id > 0) return v.id;
-  } catch {}
-  throw new ApiError(400, 'cursor is not a next_cursor returned by this API', [{ field: 'cursor', message: 'invalid cursor' }]);
-}
 
 const deliveryColumns = `id, message_id, event_id, redelivery_of, status, is_test, mode, url, attempt_count, next_attempt_at,
   last_status_code, last_error, created_at, completed_at`;

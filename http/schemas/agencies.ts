@@ -1,17 +1,15 @@
 import { z } from 'zod';
-import { formBoolean, id } from './common.ts';
+import { emailAddress, formBoolean, id, personName } from './common.ts';
 
-const name = (what: string) => z.string().trim().min(1, `${what} is required`).max(100);
-const email = z.string().trim().toLowerCase().max(254).pipe(z.email('must be a valid email address'));
 
 export const agencyParams = z.object({ agency_id: id });
 
 export const createAgencyBody = z
   .object({
     agency_name: z.string().trim().min(1, 'agency_name is required').max(200),
-    email,
-    first_name: name('first_name'),
-    last_name: name('last_name'),
+    email: emailAddress,
+    first_name: personName('first_name'),
+    last_name: personName('last_name'),
     referral: z.string().trim().max(200).optional(),
   })
   .strict();

@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { agencyBrief } from './agencies.ts';
-import { formBoolean, id, timestamp } from './common.ts';
+import { emailAddress, formBoolean, id, personName, timestamp } from './common.ts';
 
-const name = (what: string) => z.string().trim().min(1, `${what} is required`).max(100);
-const email = z.string().trim().toLowerCase().max(254).pipe(z.email('must be a valid email address'));
 const phone = z.string().trim().max(40).regex(/^[0-9+().\-\s]*$/, 'may contain digits, spaces and + ( ) . - only');
 
 export const agentParams = z.object({ agent_id: id });
@@ -18,9 +16,9 @@ export const listAgentsQuery = z.object({
 
 export const createAgentBody = z
   .object({
-    first_name: name('first_name'),
-    last_name: name('last_name'),
-    email,
+    first_name: personName('first_name'),
+    last_name: personName('last_name'),
+    email: emailAddress,
     slug_suffix: z.string().trim().max(30).regex(/^[A-Za-z0-9 _-]*$/, 'may contain letters, digits, spaces, - and _ only').optional(),
     phone_number: phone.optional(),
     is_admin: formBoolean.default(false),
@@ -29,9 +27,9 @@ export const createAgentBody = z
 
 export const updateAgentBody = z
   .object({
-    first_name: name('first_name').optional(),
-    last_name: name('last_name').optional(),
-    email: email.optional(),
+    first_name: personName('first_name').optional(),
+    last_name: personName('last_name').optional(),
+    email: emailAddress.optional(),
     phone_number: phone.nullable().optional(),
     is_admin: z.boolean().optional(),
     is_owner: z.literal(true, 'only true: ownership moves to this agent').optional(),

@@ -9,6 +9,12 @@ export const formBoolean = z.union([
   z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1'),
 ]);
 
+/** A person's first or last name, trimmed. */
+export const personName = (what: string) => z.string().trim().min(1, `${what} is required`).max(100);
+
+/** An email address, trimmed and lower-cased. */
+export const emailAddress = z.string().trim().toLowerCase().max(254).pipe(z.email('must be a valid email address'));
+
 export const timestamp = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
 
 export const v1Error = z

@@ -41,22 +41,6 @@ export const listFormsQuery = z.object({
   insurance_line: insuranceLineSchema.optional(),
 });
 
-export const form = z
-  .object({
-    id: z.number().int(),
-    public_id: z.string(),
-    name: z.string(),
-    status: z.enum(['draft', 'active']),
-    insurance_line: insuranceLineSchema,
-    owner: formOwner,
-    template_id: templateIdSchema.nullable(),
-    steps: z.array(stepSchema),
-    created_at: timestamp,
-    updated_at: timestamp,
-    published_at: timestamp.nullable(),
-  })
-  .meta({ id: 'Form' });
-
 export const formSummary = z
   .object({
     id: z.number().int(),
@@ -69,6 +53,14 @@ export const formSummary = z
     updated_at: timestamp,
   })
   .meta({ id: 'FormSummary' });
+
+export const form = formSummary
+  .extend({
+    template_id: templateIdSchema.nullable(),
+    steps: z.array(stepSchema),
+    published_at: timestamp.nullable(),
+  })
+  .meta({ id: 'Form' });
 
 export const formList = z.object({ data: z.array(formSummary), next_cursor: z.string().nullable() }).meta({ id: 'FormList' });
 

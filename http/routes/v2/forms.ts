@@ -3,6 +3,7 @@
 import type { Context } from 'koa';
 import { template } from '../../../pipelines/forms/templates.ts';
 import { validateForPublish, validateStructure, type Problem } from '../../../pipelines/forms/validate.ts';
+import { decodeCursor, encodeCursor } from '../../cursor.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import { presentForm, presentFormSummary, type FormRow } from '../../presenters/forms.ts';
 import { identity, route, tx } from '../../route.ts';
@@ -28,14 +29,6 @@ async function loadForm(ctx: Context, id: number, lock = false): Promise<FormRow
   return rows[0];
 }
 
-const encodeCursor = (id: number) => Buffer.from(JSON.stringify({ id })).toString('base64url');
-function decodeCursor(cursor: string): number {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { id?: unknown };
-    if (typeof v.id === 'number' && Number.isSafeInteger(v.id) && v.id > 0) return v.id;
-  } catch {}
-  throw new ApiError(400, 'cursor is not a next_cursor returned by this API', [{ field: 'cursor', message: 'invalid cursor' }]);
-}
 
 export const formRoutes = [
   route({
