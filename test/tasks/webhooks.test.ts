@@ -357,3 +357,17 @@ test('an endpoint failing for longer than five days is disabled', async (t) => {
   t.regex(ep.disabled_reason, /failing for longer than/);
   t.is(r.received.length, 1, 'no attempts after disabling');
 });
+
+test('a retried rotate-secret replays the same new secret, kept encrypted in the idempotency record', async (t) => {
+  const a = await agencyWithKey();
+  await put(a.key, 'form-submission', { staging_url: 'https://hooks.example.com/x' });
+  const key = crypto.randomUUID();
+  const first = await svc.request('POST', '/v2/webhook-endpoints/form-submission/rotate-secret', { token: a.key, headers: { 'Idempotency-Key': key } });
+  t.is(first.status, 200);
+  const retry = await svc.request('POST', '/v2/webhook-endpoints/form-submission/rotate-secret', { token: a.key, headers: { 'Idempotency-Key': key } });
+  t.is(retry.headers.get('idempotent-replayed'), 'true');
+  t.is(retry.body.signing_secret, first.body.signing_secret, 'no second rotation');
+  const stored = await svc.tdb.db.owner.query(`select response_body::text as body from app_private.idempotency_keys where key = $1`, [key]);
+  t.false(stored.rows[0].body.includes(first.body.signing_secret));
+  t.regex(stored.rows[0].body, /"sealed"/);
+});
