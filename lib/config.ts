@@ -10,7 +10,6 @@ const bool = z
 const intIn = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
 export const configSchema = z.object({
-  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   PORT: intIn(0, 65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
   /** Public base URL of the API, used in absolute links (pagination, logo URLs). Defaults to http://localhost:PORT. */
@@ -19,8 +18,6 @@ export const configSchema = z.object({
   DATABASE_URL: z.string().startsWith('postgres').optional(),
   /** Connection string of the request (RLS-bound) role; derived from DATABASE_URL when unset. */
   DATABASE_REQUEST_URL: z.string().startsWith('postgres').optional(),
-  /** Password the migrations give to the request login role (svc_request). */
-  DATABASE_REQUEST_PASSWORD: z.string().min(12).optional(),
   DATA_DIR: z.string().min(1).default('./.data'),
   /** Where uploads wait while a request is processed (each request's own folder, removed after it). */
   TMP_DIR: z.string().min(1).optional(),

@@ -41,7 +41,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Te
   setLogLevel('silent');
   const tdb = await testDatabase();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'svc-test-data-'));
-  const base = parseConfig({ DATABASE_URL: tdb.url, DATA_DIR: dataDir, TMP_DIR: dataDir, NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env });
+  const base = parseConfig({ DATABASE_URL: tdb.url, DATA_DIR: dataDir, TMP_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
   const deps: Deps = { db: tdb.db, cfg: base, log: createLogger(), blobs: fileBlobStore(path.join(dataDir, 'blobs')), secretKey: loadOrCreateKey(path.join(dataDir, 'secret-key')) };
   const app = createApp(deps);
   const server = app.listen(0, '127.0.0.1');
