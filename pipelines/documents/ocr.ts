@@ -126,6 +126,9 @@ class TesseractPool {
         errorHandler: () => {},
         logger: () => {},
       });
+      // tesseract's own diagnostics ("Detected N diacritics") would otherwise land on the process's stdout,
+      // between the service's JSON log lines.
+      await worker.setParameters({ debug_file: '/dev/null' } as Record<string, string>);
       return worker as unknown as TessWorker;
     })();
   }
