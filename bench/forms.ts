@@ -11,21 +11,16 @@ import { hashToken } from '../lib/secrets.ts';
 import { withIdentity } from '../db/pool.ts';
 import { createApp } from '../http/app.ts';
 import { template } from '../pipelines/forms/templates.ts';
-import { load, report } from './lib.ts';
+import { load, report, seedAgency } from './lib.ts';
 import type { BenchContext } from './run.ts';
 
 export async function run(ctx: BenchContext): Promise<void> {
   setLogLevel('silent');
   const { db } = ctx;
   const cfg = parseConfig({ DATABASE_URL: ctx.url, DATA_DIR: ctx.dataDir, RATE_LIMIT_V1_PER_WINDOW: '100000', LOG_LEVEL: 'silent' });
-  const client = await db.owner.query(`insert into app_private.oauth_clients (client_id, name, secret_hash) values ('oc_forms_bench', 'forms bench', $1) returning id`, [hashToken('y')]);
-  const agentToken = 'agt_forms_bench';
-  const created = await withIdentity(db, { role: 'oauth_client', oauthClientId: client.rows[0].id }, (c) =>
-    c.query(`select (r.agency).id as id, (r.agent).id as agent_id from app_public.create_agency('Forms Bench', null, 'F', 'B', 'fb@example.com', 'forms-bench', $1) r`, [hashToken(agentToken)]),
-  );
-  const agencyId: number = created.rows[0].id;
+  const { agencyId, agentId, agentToken } = await seedAgency(db, 'bench_forms');
   const apiKey = 'svc_test_formsbenchkey000000000000000000';
-  await withIdentity(db, { role: 'owner', agencyId, agentId: created.rows[0].agent_id }, (c) =>
+  await withIdentity(db, { role: 'owner', agencyId, agentId }, (c) =>
     c.query(`select app_public.create_api_key($1, 'bench', 'test', 'admin', $2, 'svc_test_form', '0000')`, [agencyId, hashToken(apiKey)]),
   );
 

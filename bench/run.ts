@@ -2,7 +2,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { parseConfig } from '../lib/config.ts';
+import { config, parseConfig } from '../lib/config.ts';
 import { createLogger, setLogLevel } from '../lib/log.ts';
 import { openDatabase } from '../db/connect.ts';
 import type { Database } from '../db/pool.ts';
@@ -32,7 +32,8 @@ async function main(): Promise<void> {
   const chosen = names.length ? names : Object.keys(suites);
   for (const n of chosen) if (!suites[n]) throw new Error(`unknown suite ${n}; known: ${Object.keys(suites).join(', ')}`);
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'svc-bench-'));
-  const cfg = parseConfig({ ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}), DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(55000 + (process.pid % 1000)) });
+  const { DATABASE_URL } = config();
+  const cfg = parseConfig({ ...(DATABASE_URL ? { DATABASE_URL } : {}), DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(55000 + (process.pid % 1000)) });
   const opened = await openDatabase(cfg, createLogger(), { poolSize: 16 });
   try {
     process.stdout.write(`node ${process.version}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB\n`);

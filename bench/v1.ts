@@ -10,23 +10,17 @@ import { createLogger, setLogLevel } from '../lib/log.ts';
 import { hashToken } from '../lib/secrets.ts';
 import { setIdentity, withIdentity } from '../db/pool.ts';
 import { createApp } from '../http/app.ts';
-import { load, report, fmt } from './lib.ts';
+import { load, report, fmt, seedAgency } from './lib.ts';
 import type { BenchContext } from './run.ts';
 
 export async function run(ctx: BenchContext): Promise<void> {
   setLogLevel('silent');
   const { db } = ctx;
   const cfg = parseConfig({ DATABASE_URL: ctx.url, DATA_DIR: ctx.dataDir, RATE_LIMIT_V1_PER_WINDOW: '100000', LOG_LEVEL: 'silent' });
-  const client = await db.owner.query(`insert into app_private.oauth_clients (client_id, name, secret_hash) values ('oc_bench', 'bench', $1) returning id`, [hashToken('x')]);
-  const token = 'agt_bench_token';
-  const created = await withIdentity(db, { role: 'oauth_client', oauthClientId: client.rows[0].id }, (c) =>
-    c.query(`select (r.agency).id as id, (r.agent).id as agent_id from app_public.create_agency('Bench Agency', null, 'Ben', 'Ch', 'ben@example.com', 'ben-ch', $1) r`, [hashToken(token)]),
-  );
-  const agencyId: number = created.rows[0].id;
-  const agentId: number = created.rows[0].agent_id;
+  const { oauthClientId, agencyId, agentId, agentToken: token } = await seedAgency(db, 'bench_v1');
   // Other tenants, so RLS has rows to exclude.
   for (let i = 0; i < 200; i++) {
-    await withIdentity(db, { role: 'oauth_client', oauthClientId: client.rows[0].id }, (c) =>
+    await withIdentity(db, { role: 'oauth_client', oauthClientId }, (c) =>
       c.query(`select app_public.create_agency($1, null, 'A', 'B', $2, $3, $4)`, [`Other ${i}`, `o${i}@example.com`, `other-${i}`, hashToken(`t${i}`)]),
     );
   }

@@ -7,13 +7,11 @@ import type { AddressInfo } from 'node:net';
 import { parseConfig } from '../lib/config.ts';
 import { encryptSecret } from '../lib/crypto.ts';
 import { createLogger, setLogLevel } from '../lib/log.ts';
-import { hashToken } from '../lib/secrets.ts';
-import { withIdentity } from '../db/pool.ts';
 import { deliver } from '../pipelines/webhooks/deliver.ts';
 import { sampleTopicPayload } from '../pipelines/webhooks/payloads.ts';
 import { newSigningSecret } from '../pipelines/webhooks/sign.ts';
 import { startWorker } from '../tasks/index.ts';
-import { fmt, percentile } from './lib.ts';
+import { fmt, percentile, seedAgency } from './lib.ts';
 import type { BenchContext } from './run.ts';
 
 export async function run(ctx: BenchContext): Promise<void> {
@@ -37,11 +35,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 
   const cfg = parseConfig({ DATABASE_URL: ctx.url, DATA_DIR: ctx.dataDir, WEBHOOK_ALLOW_HOSTS: '127.0.0.1', LOG_LEVEL: 'silent' });
   const secretKey = randomBytes(32);
-  const client = await db.owner.query(`insert into app_private.oauth_clients (client_id, name, secret_hash) values ('oc_hooks_bench', 'hooks bench', $1) returning id`, [hashToken('z')]);
-  const created = await withIdentity(db, { role: 'oauth_client', oauthClientId: client.rows[0].id }, (c) =>
-    c.query(`select (r.agency).id as id from app_public.create_agency('Hooks Bench', null, 'H', 'B', 'hb@example.com', 'hooks-bench', $1) r`, [hashToken('agt_hb')]),
-  );
-  const agencyId: number = created.rows[0].id;
+  const { agencyId } = await seedAgency(db, 'bench_hooks');
   const secret = newSigningSecret();
   await db.owner.query(
     `insert into app_public.webhook_endpoints (agency_id, kind, topic, staging_url, secret_ciphertext) values ($1, 'topic', 'form-submission', $2, $3)`,

@@ -56,10 +56,18 @@ interface PgError {
   column?: string;
 }
 
+/** Constraints whose violation is a client error worth naming precisely: the field and why. */
+const constraintErrors: Record<string, { field: string; message: string; summary: string }> = {
+  agents_email_per_agency: { field: 'email', message: 'already taken', summary: 'an agent with this email already exists in the agency' },
+  owner_is_admin: { field: 'is_admin', message: 'cannot be false for the owner', summary: 'the agency owner is always an admin' },
+};
+
 function fromPostgres(err: PgError): ApiError | undefined {
   if (!err.code || typeof err.code !== 'string') return undefined;
   const mapped = sqlErrorStatus[err.code];
   if (mapped) return new ApiError(mapped, err.message);
+  const known = err.constraint ? constraintErrors[err.constraint] : undefined;
+  if (known && (err.code === '23505' || err.code === '23514')) return new ApiError(422, known.summary, [{ field: known.field, message: known.message }]);
   switch (err.code) {
     case '23505':
       return new ApiError(422, 'a resource with these values already exists', [{ field: err.constraint, message: 'must be unique' }]);

@@ -134,6 +134,13 @@ grant select on app_public.webhook_delivery_attempts to svc_request;
 comment on table app_public.webhook_delivery_attempts is 'The delivery log: every attempt with status, duration, headers, truncated body and error.';
 
 ---------------------------------------------------------------------------------------------------------------
+/* Queue the send job of a delivery (one job per delivery: the job key replaces a pending one). */
+create function app_private.queue_delivery(p_delivery_id bigint, p_run_at timestamptz default now()) returns void
+  language sql volatile security definer set search_path = '' as $$
+  select graphile_worker.add_job('deliveries__send', json_build_object('delivery_id', p_delivery_id),
+    run_at => p_run_at, job_key => 'delivery:' || p_delivery_id)
+$$;
+
 /* Write an event to the outbox and queue its fan-out, in the caller's transaction. */
 create function app_private.emit_event(p_agency_id bigint, p_mode text, p_topic text, p_event_name text, p_data jsonb)
   returns bigint
@@ -176,7 +183,7 @@ begin
     on conflict (event_id, endpoint_id) where redelivery_of is null and event_id is not null do nothing
     returning id
   loop
-    perform graphile_worker.add_job('deliveries__send', json_build_object('delivery_id', d.id), job_key => 'delivery:' || d.id);
+    perform app_private.queue_delivery(d.id);
     n := n + 1;
   end loop;
   return n;
@@ -204,7 +211,7 @@ begin
   values (w.agency_id, w.id, 'msg_test_' || replace(gen_random_uuid()::text, '-', ''), 'test', true,
           case when w.kind = 'topic' then w.staging_url else w.url end, p_body)
   returning * into v;
-  perform graphile_worker.add_job('deliveries__send', json_build_object('delivery_id', v.id), job_key => 'delivery:' || v.id);
+  perform app_private.queue_delivery(v.id);
   return v;
 end
 $$;
@@ -227,7 +234,7 @@ begin
   insert into app_public.webhook_deliveries (agency_id, endpoint_id, event_id, redelivery_of, message_id, mode, is_test, url, body)
   values (old.agency_id, old.endpoint_id, old.event_id, old.id, old.message_id, old.mode, old.is_test, old.url, old.body)
   returning * into v;
-  perform graphile_worker.add_job('deliveries__send', json_build_object('delivery_id', v.id), job_key => 'delivery:' || v.id);
+  perform app_private.queue_delivery(v.id);
   return v;
 end
 $$;
@@ -268,8 +275,7 @@ begin
       update app_public.webhook_deliveries set attempt_count = attempt_count + 1, last_status_code = p_status_code,
         last_error = coalesce(p_error_message, 'HTTP ' || p_status_code), next_attempt_at = now() + make_interval(secs => p_retry_in_seconds)
        where id = v.id returning * into v;
-      perform graphile_worker.add_job('deliveries__send', json_build_object('delivery_id', v.id),
-        run_at => v.next_attempt_at, job_key => 'delivery:' || v.id);
+      perform app_private.queue_delivery(v.id, v.next_attempt_at);
     else
       update app_public.webhook_deliveries set status = 'failed', attempt_count = attempt_count + 1, completed_at = now(),
         next_attempt_at = null, last_status_code = p_status_code, last_error = coalesce(p_error_message, 'HTTP ' || p_status_code)
@@ -306,7 +312,7 @@ begin
   perform set_config('svc.transition', '', true);
   if p_enabled then
     for d in select id from app_public.webhook_deliveries where endpoint_id = w.id and status = 'pending' loop
-      perform graphile_worker.add_job('deliveries__send', json_build_object('delivery_id', d.id), job_key => 'delivery:' || d.id);
+      perform app_private.queue_delivery(d.id);
     end loop;
   end if;
   return w;

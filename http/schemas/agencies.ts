@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailAddress, formBoolean, id, personName } from './common.ts';
+import { emailAddress, id, personName } from './common.ts';
 
 
 export const agencyParams = z.object({ agency_id: id });
@@ -51,4 +51,3 @@ export const agentWithToken = z
 export const createAgencyResponse = z.object({ data: z.object({ agency: agencyBrief, agent: agentWithToken }) }).meta({ id: 'CreateAgencyResponse' });
 export const agencyResponse = z.object({ data: agency }).meta({ id: 'AgencyResponse' });
 
-export { formBoolean };

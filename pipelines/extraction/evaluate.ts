@@ -26,7 +26,7 @@ function align(expected: unknown, actual: unknown, key?: string): unknown {
       const i = rest.findIndex((a) => normaliseText(String((a as Record<string, unknown>)?.[key] ?? '')) === ek);
       out.push(i >= 0 ? rest.splice(i, 1)[0] : undefined);
     }
-    return out.map((a, i) => a ?? rest.shift() ?? null).concat(rest);
+    return out.map((a) => a ?? rest.shift() ?? null).concat(rest);
   }
   if (expected && actual && typeof expected === 'object' && typeof actual === 'object') {
     const out: Record<string, unknown> = { ...(actual as Record<string, unknown>) };

@@ -48,6 +48,7 @@ for (const table of ['agencies', 'agents'] as const) {
   test(`${table}: OAuth client 2 reads none of client 1's rows and without an identity nothing is visible`, async (t) => {
     const rows = await withIdentity(tdb.db, { role: 'oauth_client', oauthClientId: ids.c2 }, async (c) => (await c.query(`select * from app_public.${table}`)).rows);
     const agencyCol = table === 'agencies' ? 'id' : 'agency_id';
+    t.true(rows.length > 0, 'client 2 sees its own rows');
     t.true(rows.every((r) => r[agencyCol] === ids.b));
     const none = await withIdentity(tdb.db, { role: 'agent' }, async (c) => (await c.query(`select * from app_public.${table}`)).rowCount);
     t.is(none, 0);

@@ -132,6 +132,7 @@ test('deactivating the owner is refused until ownership moves; other agents deac
   t.is((await svc.request('DELETE', `/v1/agents/${a.ownerId}`, { token: c.token })).status, 204, 'idempotent');
   const hidden = await svc.request('GET', `/v1/agents?filterByEmail=${encodeURIComponent('owner')}`, { token: c.token });
   t.is(hidden.status, 200);
+  t.is(hidden.body.meta.total, 0, 'filterByEmail matches whole addresses, not fragments');
   const listed = await svc.request('GET', '/v1/agents', { token: c.token });
   t.false(listed.body.data.some((x: { id: number }) => x.id === a.ownerId), 'deactivated agents are hidden by default');
   const all = await svc.request('GET', '/v1/agents?includeDeactivated=true', { token: c.token });
@@ -166,7 +167,8 @@ test('agents read, admins update and deactivate the agents of their own agency',
   const del = await svc.request('DELETE', `/v1/agencies/${a.agencyId}/agents/${plain.id}`, { token: a.ownerToken });
   t.is(del.status, 204);
   t.is((await svc.request('GET', `/v1/agencies/${a.agencyId}`, { token: plain.access_token })).status, 401);
-  const ownerDel = await svc.request('DELETE', `/v1/agencies/${a.agencyId}/agents/${a.ownerId}`, { token: upd.body.data.is_admin ? other.access_token : a.ownerToken });
+  // `other` was just made an admin: even an admin cannot deactivate the owner.
+  const ownerDel = await svc.request('DELETE', `/v1/agencies/${a.agencyId}/agents/${a.ownerId}`, { token: other.access_token });
   t.is(ownerDel.status, 422);
 });
 

@@ -7,8 +7,6 @@ test.before(async () => {
 });
 test.after.always(async () => svc?.close());
 
-const idem = () => ({ 'Idempotency-Key': crypto.randomUUID() });
-
 test('an admin creates test and live keys, shown once; the list has no secrets', async (t) => {
   const c = await svc.oauthClient();
   const a = await svc.agency(c.token);
@@ -96,5 +94,4 @@ test('the OAuth client sets the plan; enterprise needs custom limits; other clie
   t.is((await svc.request('PUT', `/v1/agencies/${a.agencyId}/plan`, { token: a.ownerToken, json: { plan: 'free' } })).status, 403);
   const free = await svc.request('PUT', `/v1/agencies/${a.agencyId}/plan`, { token: c.token, json: { plan: 'free' } });
   t.deepEqual(free.body.data, { agency_id: a.agencyId, plan: 'free', per_minute: 5, per_day: 50 });
-  void idem;
 });

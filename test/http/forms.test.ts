@@ -167,6 +167,8 @@ test('GET /v2/forms pages with limit and an opaque cursor and filters by status 
     ids.push(r.body.id);
   }
   await write('POST', `/v2/forms/${ids[4]}/publish`, undefined, key).then((r) => t.is(r.status, 422));
+  await write('PATCH', `/v2/forms/${ids[3]}`, { steps }, key);
+  t.is((await write('POST', `/v2/forms/${ids[3]}/publish`, undefined, key)).status, 200);
   const seen: number[] = [];
   let cursor: string | null = null;
   let pages = 0;
@@ -181,8 +183,10 @@ test('GET /v2/forms pages with limit and an opaque cursor and filters by status 
   t.deepEqual(seen, liveIds);
   const homes = await svc.request('GET', '/v2/forms?insurance_line=homeowners', { token: key });
   t.true(homes.body.data.length >= 2 && homes.body.data.every((f: { insurance_line: string }) => f.insurance_line === 'homeowners'));
-  const drafts = await svc.request('GET', '/v2/forms?status=active', { token: key });
-  t.true(drafts.body.data.every((f: { status: string }) => f.status === 'active'));
+  const active = await svc.request('GET', '/v2/forms?status=active', { token: key });
+  t.deepEqual(active.body.data.map((f: { id: number; status: string }) => [f.id, f.status]), [[ids[3], 'active']]);
+  const drafts = await svc.request('GET', '/v2/forms?status=draft', { token: key });
+  t.is(drafts.body.data.length, 4);
   t.deepEqual(Object.keys(homes.body.data[0]).sort(), ['created_at', 'id', 'insurance_line', 'name', 'owner', 'public_id', 'status', 'updated_at']);
   t.is((await svc.request('GET', '/v2/forms?cursor=garbage', { token: key })).status, 400);
   t.is((await svc.request('GET', '/v2/forms?limit=1000', { token: key })).status, 400);

@@ -63,7 +63,7 @@ export const agencyRoutes = [
     rateLimit: 'v1',
     body: createAgencyBody,
     responses: { 200: { description: 'The agency and its owner agent with an access token', schema: createAgencyResponse }, ...v1Errors(401, 403, 422, 429) },
-    handler: async (ctx, { body }, { cfg }) => {
+    handler: async (ctx, { body }) => {
       const token = newToken(AGENT_TOKEN_PREFIX);
       const { rows } = await tx(ctx).query<{ agency: AgencyRow; agent: AgentRow }>(
         `select to_json(r.agency) as agency, to_json(r.agent) as agent from app_public.create_agency($1, $2, $3, $4, $5, $6, $7) r`,
@@ -76,7 +76,6 @@ export const agencyRoutes = [
           agent: { id: agent.id, first_name: agent.first_name, last_name: agent.last_name, email: agent.email, slug: agent.slug, is_admin: agent.is_admin, access_token: token },
         },
       };
-      void cfg;
     },
   }),
   route({

@@ -3,7 +3,7 @@
 import type { Context } from 'koa';
 import { hashToken, newToken } from '../../../lib/secrets.ts';
 import { slugify } from '../../../lib/slug.ts';
-import { ApiError, notFound } from '../../errors.ts';
+import { notFound } from '../../errors.ts';
 import { presentAgencyBrief, presentAgent, type AgencyRow, type AgentRow } from '../../presenters/v1.ts';
 import { route, tx } from '../../route.ts';
 import { agencyParams } from '../../schemas/agencies.ts';
@@ -176,13 +176,7 @@ export const agentRoutes = [
     handler: async (ctx, { params, body }, { cfg }) => {
       const current = await loadAgent(ctx, params.agent_id, params.agency_id);
       if (body.is_owner) await tx(ctx).query('select app_public.transfer_agency_ownership($1)', [current.id]);
-      if (body.is_admin === false && (current.is_owner || body.is_owner)) {
-        throw new ApiError(422, 'the agency owner is always an admin', [{ field: 'is_admin', message: 'cannot be false for the owner' }]);
-      }
-      if (body.email && body.email !== current.email.toLowerCase()) {
-        const dup = await tx(ctx).query('select 1 from app_public.agents where agency_id = $1 and lower(email) = $2 and id <> $3', [current.agency_id, body.email, current.id]);
-        if (dup.rowCount) throw new ApiError(422, `an agent with email ${body.email} already exists in this agency`, [{ field: 'email', message: 'already taken' }]);
-      }
+      // The owner-stays-admin rule and per-agency email uniqueness are constraints; errors.ts names their fields.
       await tx(ctx).query(
         `update app_public.agents set first_name = coalesce($2, first_name), last_name = coalesce($3, last_name),
            email = coalesce($4, email), phone_number = case when $5::boolean then $6 else phone_number end,
