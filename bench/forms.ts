@@ -18,7 +18,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   setLogLevel('silent');
   const { db } = ctx;
   const cfg = parseConfig({ DATABASE_URL: ctx.url, DATA_DIR: ctx.dataDir, RATE_LIMIT_V1_PER_WINDOW: '100000', LOG_LEVEL: 'silent' });
-  const { agencyId, agentId, agentToken } = await seedAgency(db, 'bench_forms');
+  const { agencyId, agentId, agentToken } = await seedAgency(db, 'bench-forms');
   const apiKey = 'svc_test_formsbenchkey000000000000000000';
   await withIdentity(db, { role: 'owner', agencyId, agentId }, (c) =>
     c.query(`select app_public.create_api_key($1, 'bench', 'test', 'admin', $2, 'svc_test_form', '0000')`, [agencyId, hashToken(apiKey)]),

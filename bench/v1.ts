@@ -17,7 +17,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   setLogLevel('silent');
   const { db } = ctx;
   const cfg = parseConfig({ DATABASE_URL: ctx.url, DATA_DIR: ctx.dataDir, RATE_LIMIT_V1_PER_WINDOW: '100000', LOG_LEVEL: 'silent' });
-  const { oauthClientId, agencyId, agentId, agentToken: token } = await seedAgency(db, 'bench_v1');
+  const { oauthClientId, agencyId, agentId, agentToken: token } = await seedAgency(db, 'bench-v1');
   // Other tenants, so RLS has rows to exclude.
   for (let i = 0; i < 200; i++) {
     await withIdentity(db, { role: 'oauth_client', oauthClientId }, (c) =>

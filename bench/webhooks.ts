@@ -35,7 +35,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 
   const cfg = parseConfig({ DATABASE_URL: ctx.url, DATA_DIR: ctx.dataDir, WEBHOOK_ALLOW_HOSTS: '127.0.0.1', LOG_LEVEL: 'silent' });
   const secretKey = randomBytes(32);
-  const { agencyId } = await seedAgency(db, 'bench_hooks');
+  const { agencyId } = await seedAgency(db, 'bench-hooks');
   const secret = newSigningSecret();
   await db.owner.query(
     `insert into app_public.webhook_endpoints (agency_id, kind, topic, staging_url, secret_ciphertext) values ($1, 'topic', 'form-submission', $2, $3)`,
