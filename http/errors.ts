@@ -93,6 +93,25 @@ export const v1ErrorBody: ErrorPresenter = (err) => ({
   error: { message: err.message, ...(err.details.length ? { details: err.details } : {}) },
 });
 
+const apiCodes: Record<number, string> = {
+  400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 409: 'conflict',
+  413: 'payload_too_large', 415: 'unsupported_media_type', 422: 'unprocessable', 429: 'rate_limited', 500: 'internal_error',
+};
+
+/**
+ * SPEC §7.2 (the /api surface and signed file links): `{ error: code, message }` plus `details` (a string)
+ * and `retry_after` (seconds) where they apply.
+ */
+export const apiErrorBody: ErrorPresenter = (err) => {
+  const retry = Number(err.headers['Retry-After']);
+  return {
+    error: err.code ?? apiCodes[err.status] ?? (err.status >= 500 ? 'internal_error' : 'bad_request'),
+    message: err.message,
+    ...(err.details.length ? { details: err.details.map((d) => (d.field ? `${d.field}: ${d.message}` : d.message)).join('; ') } : {}),
+    ...(err.status === 429 && Number.isFinite(retry) ? { retry_after: retry } : {}),
+  };
+};
+
 const titles: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 413: 'Content Too Large',
   415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests', 500: 'Internal Server Error',

@@ -46,7 +46,7 @@ const authSchemes: Record<string, string[]> = {
 export function openApiDocument(specs: RouteSpec[], serverUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const spec of specs) {
-    const p = spec.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+    const p = spec.path.replace(/[:*]([A-Za-z_]+)/g, '{$1}');
     const requestBody = spec.body || spec.files || spec.docBody ? requestBodyFor(spec) : undefined;
     const responses = Object.fromEntries(
       Object.entries(spec.responses).map(([status, r]) => [

@@ -59,11 +59,15 @@ export const configSchema = z.object({
     .default('')
     .transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean).map(Number))
     .refine((a) => a.every((n) => Number.isFinite(n) && n > 0), 'must be positive numbers of seconds, comma-separated'),
+  /** Base URL of the host that serves signed file links ({files_url}); defaults to PUBLIC_URL. */
+  FILES_URL: z.url().optional(),
+  /** Lifetime of a signed file link (document_link, upload and ACORD archive URLs) in seconds. */
+  FILE_LINK_TTL_SECONDS: intIn(60, 7 * 86_400).default(3600),
   /** Production URLs must use https unless their host is allow-listed. */
   WEBHOOK_REQUIRE_HTTPS: bool.default(true),
 });
 
-export type Config = z.infer<typeof configSchema> & { dataDir: string; publicUrl: string; tmpDir: string };
+export type Config = z.infer<typeof configSchema> & { dataDir: string; publicUrl: string; filesUrl: string; tmpDir: string };
 
 /** Parse an environment; throws a ConfigError listing every bad variable. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
@@ -74,11 +78,13 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const c = parsed.data;
+  const publicUrl = (c.PUBLIC_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, '');
   return {
     ...c,
     dataDir: path.resolve(c.DATA_DIR),
     tmpDir: path.resolve(c.TMP_DIR ?? os.tmpdir()),
-    publicUrl: (c.PUBLIC_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, ''),
+    publicUrl,
+    filesUrl: (c.FILES_URL ?? publicUrl).replace(/\/+$/, ''),
   };
 }
 
