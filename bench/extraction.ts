@@ -31,6 +31,7 @@ const read = (f: string) => fs.readFileSync(path.join(fixtures, f));
 export async function run(ctx: BenchContext): Promise<void> {
   setLogLevel('silent');
   const { db } = ctx;
+  const step = (m: string) => process.env.BENCH_DEBUG && process.stderr.write(`${m}\n`);
   const arrivals = new Map<string, number>();
   let onArrival = () => {};
   const receiver = http.createServer((req, res) => {
@@ -56,18 +57,20 @@ export async function run(ctx: BenchContext): Promise<void> {
   await new Promise<void>((r) => server.once('listening', () => r()));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const cfg = { ...cfg0, publicUrl: base, filesUrl: base };
+  step('app listening');
   const runner = await startWorker(db.owner, { concurrency: 2, log, deps: { cfg, log, secretKey, blobs }, pollInterval: 200 });
 
-  const { agencyId, agentId } = await seedAgency(db, 'bench-extract');
+  const { agencyId, agentId, oauthClientId } = await seedAgency(db, `bench-extract-${Date.now()}`);
   const apiKey = `svc_test_${randomBytes(20).toString('hex')}`;
   await withIdentity(db, { role: 'owner', agencyId, agentId }, (c) =>
     c.query(`select app_public.create_api_key($1, 'bench', 'test', 'admin', $2, 'svc_test_bnch', 'bnch')`, [agencyId, hashToken(apiKey)]),
   );
-  await db.owner.query(`select set_config('svc.transition', 'on', false); update app_public.agencies set plan = 'enterprise', plan_per_minute = 100000, plan_per_day = 1000000 where id = $1; select set_config('svc.transition', '', false)`, [agencyId]);
+  await withIdentity(db, { role: 'oauth_client', oauthClientId }, (c) => c.query(`select app_public.set_agency_plan($1, 'enterprise', 100000, 1000000)`, [agencyId]));
   await db.owner.query(`insert into app_public.webhook_endpoints (agency_id, kind, topic, staging_url, secret_ciphertext) values ($1, 'topic', 'client-submission', $2, $3)`, [
     agencyId, hookUrl, encryptSecret(secretKey, newSigningSecret()),
   ]);
 
+  step('seeded');
   const uploadedAt = new Map<string, number>();
   async function uploadOne(bytes: Buffer, name: string): Promise<string> {
     const form = new FormData();
