@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
+import { ping } from '../db/queries/health.ts';
 import { apiErrorBody, errorMiddleware, problemBody, v1ErrorBody, type ErrorPresenter } from './errors.ts';
 import { openApiDocument } from './openapi.ts';
 import { mountRoutes, type Deps, type RouteSpec } from './route.ts';
@@ -35,7 +36,7 @@ export function createApp(deps: Deps): Koa {
     ctx.body = openapi;
   });
   router.get('/healthz', async (ctx) => {
-    await deps.db.owner.query('select 1');
+    await ping(deps.db.owner);
     ctx.body = { ok: true };
   });
   mountRoutes(router, allRoutes, deps);

@@ -1,13 +1,13 @@
 // OAuth clients and access tokens: the owner pool does this work (there is no tenant identity yet).
 import type pg from 'pg';
-import { hashToken, newToken, tokenMatches } from '../lib/secrets.ts';
+import { hashToken, newToken, tokenMatches, tokenPrefix } from '../../lib/secrets.ts';
 
 const DUMMY_HASH = hashToken('no such client');
 
 /** Create a client; the secret is returned once and stored only as a hash. */
 export async function createOAuthClient(pool: pg.Pool, name: string): Promise<{ client_id: string; client_secret: string; name: string }> {
-  const clientId = newToken('oc_', 12);
-  const secret = newToken('ocs_', 32);
+  const clientId = newToken(tokenPrefix.oauthClientId, 12);
+  const secret = newToken(tokenPrefix.oauthClientSecret, 32);
   await pool.query('insert into app_private.oauth_clients (client_id, name, secret_hash) values ($1, $2, $3)', [clientId, name, hashToken(secret)]);
   return { client_id: clientId, client_secret: secret, name };
 }
@@ -25,7 +25,7 @@ export async function verifyOAuthClient(pool: pg.Pool, clientId: string, secret:
 
 /** Issue an access token valid for `ttlSeconds`. */
 export async function issueAccessToken(pool: pg.Pool, oauthClientId: number, ttlSeconds: number): Promise<string> {
-  const token = newToken('oat_', 32);
+  const token = newToken(tokenPrefix.oauthAccessToken, 32);
   await pool.query(
     `insert into app_private.oauth_access_tokens (token_hash, oauth_client_id, expires_at) values ($1, $2, now() + make_interval(secs => $3))`,
     [hashToken(token), oauthClientId, ttlSeconds],

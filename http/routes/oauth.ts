@@ -1,5 +1,5 @@
 // POST /oauth/token: OAuth 2.0 client credentials (RFC 6749 §4.4), errors as §5.2.
-import { consumeRateLimit, issueAccessToken, verifyOAuthClient } from '../../db/oauth.ts';
+import { consumeRateLimit, issueAccessToken, verifyOAuthClient } from '../../db/queries/oauth.ts';
 import { ApiError } from '../errors.ts';
 import { route } from '../route.ts';
 import { oauthError, tokenRequest, tokenResponse } from '../schemas/oauth.ts';
