@@ -171,3 +171,6 @@ comment on function app_public.create_form(bigint, bigint, text, text, text, jso
 comment on function app_public.duplicate_form(bigint) is 'Copy a visible form into a new draft (new id and public_id, same owner and structure); NTFND otherwise.';
 comment on function app_public.put_topic_endpoint(text, text, text, text, text, text[], text, boolean) is 'Register or update the caller''s endpoint of a topic (admins); the secret is stored only on creation; constraint topic_has_url needs one URL.';
 comment on function app_public.create_webhook_subscription(text, text[], text, text, text, text, boolean) is 'Subscribe a URL to event names of the caller''s agency (admin agents), optionally created disabled.';
+
+---------------------------------------------------------------------------------------------------------------
+comment on table app_private.migrations is 'Applied migration files with their SHA-256 checksums (db/migrate.ts); a changed applied file refuses start-up.';
