@@ -130,6 +130,12 @@ export const apiErrorBody: ErrorPresenter = (err) => {
   };
 };
 
+/** RFC 6749 §5.2 (the /oauth surface): `{ error, error_description }`. */
+export const oauthErrorBody: ErrorPresenter = (err) => ({
+  error: err.code ?? (err.status === 401 ? 'invalid_client' : err.status >= 500 ? 'server_error' : 'invalid_request'),
+  error_description: err.details.length ? `${err.message}: ${err.details.map((d) => `${d.field ?? ''} ${d.message}`.trim()).join('; ')}` : err.message,
+});
+
 const titles: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 413: 'Content Too Large',
   415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests', 500: 'Internal Server Error',

@@ -70,9 +70,3 @@ export const oauthRoutes = [
     },
   }),
 ];
-
-/** RFC 6749 §5.2 error body. */
-export const oauthErrorBody = (err: ApiError) => ({
-  error: err.code ?? (err.status === 401 ? 'invalid_client' : err.status >= 500 ? 'server_error' : 'invalid_request'),
-  error_description: err.details.length ? `${err.message}: ${err.details.map((d) => `${d.field ?? ''} ${d.message}`.trim()).join('; ')}` : err.message,
-});
