@@ -2,7 +2,7 @@
 import { consumeRateLimit, issueAccessToken, verifyOAuthClient } from '../../db/queries/oauth.ts';
 import { ApiError } from '../errors.ts';
 import { route } from '../route.ts';
-import { oauthError, tokenRequest, tokenResponse } from '../schemas/oauth.ts';
+import { oauthError, issueTokenBody, issueTokenResponse } from '../schemas/oauth.ts';
 
 const oauthFail = (status: number, code: string, message: string, headers: Record<string, string> = {}) =>
   new ApiError(status, message, [], { 'Cache-Control': 'no-store', Pragma: 'no-cache', ...headers }, code);
@@ -30,10 +30,10 @@ export const oauthRoutes = [
     summary: 'Exchange client credentials for an access token',
     tags: ['OAuth'],
     auth: 'none',
-    body: tokenRequest,
+    body: issueTokenBody,
     urlencoded: true,
     responses: {
-      200: { description: 'Access token', schema: tokenResponse, headers: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] },
+      200: { description: 'Access token', schema: issueTokenResponse, headers: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] },
       400: { description: 'invalid_request or unsupported_grant_type', schema: oauthError },
       401: { description: 'invalid_client', schema: oauthError },
       429: { description: 'More than 10 token requests a minute for this client', schema: oauthError },

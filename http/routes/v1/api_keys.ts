@@ -9,7 +9,7 @@ import { presentPlan } from '../../presenters/agencies.ts';
 import { presentApiKey } from '../../presenters/api_keys.ts';
 import { route, tx } from '../../route.ts';
 import { agencyParams } from '../../schemas/agencies.ts';
-import { apiKey, apiKeyParams, apiKeyWithSecret, createApiKeyBody, plan, planBody, rollApiKeyBody } from '../../schemas/api_keys.ts';
+import { apiKey, apiKeyParams, apiKeyWithSecret, createApiKeyBody, plan, setAgencyPlanBody, rollApiKeyBody } from '../../schemas/api_keys.ts';
 import { v1Errors } from '../../schemas/common.ts';
 
 export const apiKeyRoutes = [
@@ -88,7 +88,7 @@ export const apiKeyRoutes = [
     auth: 'oauth_client',
     rateLimit: 'v1',
     params: agencyParams,
-    body: planBody,
+    body: setAgencyPlanBody,
     responses: { 200: { description: 'The plan in force', schema: z.object({ data: plan }) }, ...v1Errors(400, 401, 403, 404, 422, 429) },
     handler: async (ctx, { params, body }) => {
       const g = await setAgencyPlan(tx(ctx), params.agency_id, body.plan, body.per_minute ?? null, body.per_day ?? null);

@@ -17,13 +17,13 @@ import { presentSubscription as present } from '../../presenters/webhooks.ts';
 import { route, tx } from '../../route.ts';
 import { v1Errors } from '../../schemas/common.ts';
 import {
-  deliveriesQuery,
+  listDeliveriesQuery,
   delivery,
   deliveryDetail as deliveryDetailSchema,
   deliveryList,
-  patchSubscriptionBody,
+  updateSubscriptionBody,
   subscription,
-  subscriptionBody,
+  createSubscriptionBody,
   subscriptionDeliveryParams,
   subscriptionParams,
   subscriptionWithSecret,
@@ -46,7 +46,7 @@ export const webhookSubscriptionRoutes = [
     operationId: 'createWebhookSubscription',
     summary: 'Subscribe a URL to events of the agent’s agency (admin); the signing secret is shown once',
     auth: 'agent_admin',
-    body: subscriptionBody,
+    body: createSubscriptionBody,
     responses: { 200: { description: 'The subscription with its signing secret', schema: z.object({ data: subscriptionWithSecret }) }, ...v1Errors(401, 403, 422, 429) },
     handler: async (ctx, { body }, deps) => {
       const s = mintSecret(deps);
@@ -94,7 +94,7 @@ export const webhookSubscriptionRoutes = [
     summary: 'Update url, events, description, credentials, or enable/disable (admin)',
     auth: 'agent_admin',
     params: subscriptionParams,
-    body: patchSubscriptionBody,
+    body: updateSubscriptionBody,
     responses: { 200: { description: 'The subscription', schema: z.object({ data: subscription }) }, ...v1Errors(400, 401, 403, 404, 422, 429) },
     handler: async (ctx, { params, body }, deps) => {
       const w = await loadSubscription(ctx, params.webhook_uuid);
@@ -160,7 +160,7 @@ export const webhookSubscriptionRoutes = [
     summary: 'The delivery log of a subscription, newest first',
     auth: 'agent',
     params: subscriptionParams,
-    query: deliveriesQuery,
+    query: listDeliveriesQuery,
     responses: { 200: { description: 'A page of deliveries', schema: deliveryList }, ...v1Errors(400, 401, 404, 429) },
     handler: async (ctx, { params, query }) => {
       const w = await loadSubscription(ctx, params.webhook_uuid);

@@ -8,7 +8,8 @@ import { ApiError, notFound } from '../../errors.ts';
 import { decodeCursor, keysetPage } from '../../pagination.ts';
 import { presentForm, presentFormSummary } from '../../presenters/forms.ts';
 import { route, tx } from '../../route.ts';
-import { createFormBody, form, formList, formParams, listFormsQuery, patchFormBody, patchFormDoc, problem } from '../../schemas/forms.ts';
+import { problem } from '../../schemas/common.ts';
+import { createFormBody, form, formList, formParams, listFormsQuery, updateFormBody, updateFormDoc } from '../../schemas/forms.ts';
 
 const problems = (status: number, message: string, list: Problem[]) =>
   new ApiError(status, message, list.map((p) => ({ field: p.path || '/', message: p.message })));
@@ -97,8 +98,8 @@ export const formRoutes = [
     auth: 'api_key_admin',
     idempotent: true,
     params: formParams,
-    body: patchFormBody,
-    docBody: patchFormDoc,
+    body: updateFormBody,
+    docBody: updateFormDoc,
     responses: { 200: { description: 'The updated form', schema: form }, ...errors(400, 401, 403, 404, 409, 422) },
     handler: async (ctx, { params, body }) => {
       await loadForm(ctx, params.id, true);

@@ -7,9 +7,9 @@ import { sampleTopicPayload } from '../../../pipelines/webhooks/payloads.ts';
 import { notFound } from '../../errors.ts';
 import { presentTopicEndpoint as present } from '../../presenters/webhooks.ts';
 import { route, tx } from '../../route.ts';
-import { problem } from '../../schemas/forms.ts';
+import { problem } from '../../schemas/common.ts';
 import {
-  deliveriesQuery,
+  listDeliveriesQuery,
   delivery,
   deliveryDetail as deliveryDetailSchema,
   deliveryList,
@@ -111,7 +111,7 @@ export const webhookEndpointRoutes = [
     tags: ['Webhooks'],
     auth: 'api_key',
     params: topicParams,
-    query: deliveriesQuery,
+    query: listDeliveriesQuery,
     responses: { 200: { description: 'A page of deliveries', schema: deliveryList }, ...errors(400, 401, 404) },
     handler: async (ctx, { params, query }) => {
       const w = await loadEndpoint(ctx, params.topic);
