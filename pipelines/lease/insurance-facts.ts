@@ -83,7 +83,14 @@ function certLimit(d: ExtractedData, type: string, field: 'each_occurrence' | 'c
   const cov = cert.coverages[i];
   const cit = d.citations[`/certificate/coverages/${i}/${field}`] ?? d.citations[`/certificate/coverages/${i}/type`];
   if (!cit) return null;
-  return { value: cov[field], page: cit.page, text: cit.text.slice(0, 400), label, statutory: type === 'workers_compensation' ? cov.wc_statutory ?? false : undefined };
+  let value = cov[field];
+  if (value === null && field !== 'el_each_accident') {
+    // OCR may run the label's words together ("EACHOCCURRENCE"): read the amount after it in the band.
+    const band = d.citations[`/certificate/coverages/${i}/type`]?.text ?? '';
+    const m = /each\s*occurrence|combined\s*single\s*limit/i.exec(band);
+    if (m) value = amountsIn(band.slice(m.index + m[0].length).split('\n')[0])[0]?.value ?? null;
+  }
+  return { value, page: cit.page, text: cit.text.slice(0, 400), label, statutory: type === 'workers_compensation' ? cov.wc_statutory ?? false : undefined };
 }
 
 const PARTY_LABELS: [RegExp, PartyMention['role']][] = [
@@ -123,7 +130,8 @@ function parties(pages: PageText[], d: ExtractedData, all: Clause[]): PartyMenti
       /([A-Z][A-Za-z0-9.,&'’\- ]{2,80}?)\s+(?:is|are)\s+(?:hereby\s+)?(?:named|included|added|listed|shown)\s+as\s+(?:an?\s+)?(additional insureds?|additional interests?|interested part(?:y|ies)|loss payee)/.exec(c.text) ??
       /\bnam(?:ing|es)\s+([A-Z][A-Za-z0-9.,&'’\- ]{2,80}?)\s+as\s+(?:an?\s+)?(additional insureds?|additional interests?|interested part(?:y|ies))/.exec(c.text);
     if (!m) continue;
-    let who = cleanValue(m[1].replace(/^(?:the|and)\s+/i, ''));
+    // A capture that runs on from an address ("..., OH 43215, Oak LLC is named") keeps only the name.
+    let who = cleanValue(m[1].replace(/^.*\d[^A-Za-z]*?[,.]\s+(?=[A-Z])/, '').replace(/^(?:the|and)\s+/i, ''));
     const role = /insured/i.test(m[2]) ? 'additional_insured' : /interest(?!ed)/i.test(m[2]) ? 'additional_interest' : /payee/i.test(m[2]) ? 'loss_payee' : 'interested_party';
     if (/^certificate holder$/i.test(who)) {
       if (!holder) continue;

@@ -37,7 +37,8 @@ export function pageLines(pages: PageText[]): { text: string; page: number; next
   return pages.flatMap((p) => p.lines.map((l, i) => ({ text: l.text, page: p.page, next: p.lines[i + 1]?.text ?? '' })));
 }
 
-const MONEY = /\$\s?\d{1,3}(?:,\d{3})+(?:\.\d{2})?|\$\s?\d+(?:\.\d{2})?(?:\s?(?:k|m|mm|million)\b)?|\b\d{1,3}(?:,\d{3}){1,3}\b|\b\d+(?:\.\d+)?\s?(?:million|mm)\b/gi;
+// After a "$", OCR may read a thousands separator as a space or a dot ("$5 000,000").
+const MONEY = /\$\s?\d{1,3}(?:[, .]\d{3})+(?:\.\d{2})?|\$\s?\d+(?:\.\d{2})?(?:\s?(?:k|m|mm|million)\b)?|\b\d{1,3}(?:,\d{3}){1,3}\b|\b\d+(?:\.\d+)?\s?(?:million|mm)\b/gi;
 
 /** The amounts in a text, in order (only those written like money: "$", thousands separators or "million"). */
 export function amountsIn(text: string): { value: number; index: number; text: string }[] {
