@@ -5,6 +5,11 @@ import type pg from 'pg';
 import type { Logger } from '../lib/log.ts';
 import type { TaskDeps } from './context.ts';
 import { deliveriesSend } from './deliveries__send.ts';
+import { documentsExpire } from './documents__expire.ts';
+import { documentsOcr } from './documents__ocr.ts';
+import { documentsRead } from './documents__read.ts';
+import { extractionsComplete } from './extractions__complete.ts';
+import { extractionsExtract } from './extractions__extract.ts';
 import { eventsFanOut } from './events__fan_out.ts';
 import maintenancePurge from './maintenance__purge.ts';
 
@@ -14,10 +19,18 @@ export function createTaskList(deps: TaskDeps): TaskList {
     maintenance__purge: maintenancePurge,
     events__fan_out: eventsFanOut(deps),
     deliveries__send: deliveriesSend(deps),
+    documents__read: documentsRead(deps),
+    documents__ocr: documentsOcr(deps),
+    extractions__extract: extractionsExtract(deps),
+    extractions__complete: extractionsComplete(deps),
+    documents__expire: documentsExpire(deps),
   };
 }
 
-export const cronItems = parseCronItems([{ task: 'maintenance__purge', match: '17 * * * *', identifier: 'maintenance__purge' }]);
+export const cronItems = parseCronItems([
+  { task: 'maintenance__purge', match: '17 * * * *', identifier: 'maintenance__purge' },
+  { task: 'documents__expire', match: '41 * * * *', identifier: 'documents__expire' },
+]);
 
 
 /**
