@@ -151,9 +151,14 @@ export function addressParts(s: string): AddressParts {
 
 /** Check a value against the text of its page with the extraction engine's grounding. */
 export function groundedOn(pages: PageText[], value: string | number | boolean, page: number, text: string): boolean {
-  const index = indexPages(pages.filter((p) => p.page === page));
+  const p = pages.find((x) => x.page === page);
+  if (!p) return false;
+  // Normalising a page's text is the costly part: once per page object.
+  let index = pageIndexes.get(p);
+  if (!index) pageIndexes.set(p, (index = indexPages([p])));
   return ground({ pointer: '/v', value, page, text, confidence: 1, source: 'rules' }, index).ok;
 }
+const pageIndexes = new WeakMap<PageText, ReturnType<typeof indexPages>>();
 
 /** A cited value, or null when the value cannot be found on the page it was read from. */
 export function cite<T extends string | number | boolean>(pages: PageText[], value: T | null | undefined, page: number, text: string, groundAs?: string | number | boolean): Cited<T> | null {
