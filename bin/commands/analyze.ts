@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { analyzePair } from '../../pipelines/lease/index.ts';
 import { closeDocumentPools } from '../../pipelines/documents/index.ts';
 import { DocumentError } from '../../pipelines/documents/errors.ts';
+import { apiErrorBody, fromDocumentError } from '../../http/errors.ts';
 import { engineOptionsFromConfig } from './extract.ts';
 
 const usage = `usage: svc analyze --lease FILE --insurance FILE [--as-of YYYY-MM-DD] [--raw]
@@ -45,9 +46,9 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     if (e instanceof DocumentError) {
-      process.stdout.write(`${JSON.stringify(e.toBody(), null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify(apiErrorBody(fromDocumentError(e)), null, 2)}\n`);
       process.stderr.write(`${e.code}: ${e.message}${e.details ? ` (${e.details})` : ''}\n`);
-      return e.status === 413 ? 4 : 3;
+      return e.code === 'payload_too_large' ? 4 : 3;
     }
     process.stderr.write(`internal_error: ${(e as Error).stack ?? e}\n`);
     return 70;

@@ -6,9 +6,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Context } from 'koa';
 import { analysisById, getAnalysis, startAnalysis, type AnalysisRow, type StoredDocument } from '../../../db/queries/analyses.ts';
-import { DocumentError, documentErrorStatus } from '../../../pipelines/documents/errors.ts';
+import { DocumentError } from '../../../pipelines/documents/errors.ts';
 import { sniff } from '../../../pipelines/documents/sniff.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError, documentErrorStatus } from '../../errors.ts';
 import { presentAnalysis, statusUrl } from '../../presenters/analyses.ts';
 import { route, tx, type Deps, type UploadedFile } from '../../route.ts';
 import { analysisParams, analysisResult, analysisStatus, analyzeBody, analyzeQuery } from '../../schemas/analyses.ts';
@@ -65,7 +65,7 @@ async function waitFor(deps: Deps, id: string, deadlineMs: number): Promise<Anal
 
 /** A failed analysis as its §7.2 error (422 extraction_failed with details, …). */
 function failure(row: AnalysisRow): ApiError {
-  const code = (row.error_code ?? 'internal_error') as keyof typeof documentErrorStatus;
+  const code = (row.error_code ?? 'internal_error') as DocumentError['code'];
   return new ApiError(documentErrorStatus[code] ?? 500, code === 'extraction_failed' ? 'data cannot be extracted from a document' : row.error_details ?? 'the analysis failed', row.error_details && code === 'extraction_failed' ? [{ message: row.error_details }] : [], {}, code);
 }
 
