@@ -198,6 +198,7 @@ const policyStatus: Check = (_lease, ins, ctx) => {
   }
   if (!eff) return item(field, req, period, 'warning', 'The policy period could not be read, so its status is unknown.', 'Confirm with the insurer that the policy is in force.');
   if (eff.value > ctx.asOf) return item(field, req, { ...period, text: `Not yet in force (starts ${shortDate(eff.value)})` }, 'warning', `The policy does not start until ${shortDate(eff.value)}.`, `Confirm the policy takes effect on ${shortDate(eff.value)} as shown.`);
+  if (!exp) return item(field, req, period, 'warning', 'The policy shows no expiration date, so it may have lapsed.', 'Confirm with the insurer that the policy is still in force.');
   return item(field, req, period, 'pass', null);
 };
 
