@@ -9,6 +9,7 @@ import { PDFDocument } from 'pdf-lib';
 import { scoreAnalysis, type LeaseExpected } from '../../pipelines/lease/evaluate.ts';
 import { comparisonFields, type AnalysisResult } from '../../pipelines/lease/schema.ts';
 import { findLeaseCases } from '../../bin/commands/eval-lease.ts';
+import { closeDocumentPools } from '../../pipelines/documents/index.ts';
 import { startService, type TestService, type Reply } from '../helpers/server.ts';
 import { eventually, startTestWorker } from '../helpers/worker.ts';
 
@@ -22,6 +23,7 @@ test.before(async () => {
 test.after.always(async () => {
   await worker?.stop();
   await svc?.close();
+  await closeDocumentPools(); // the in-process worker's pdf.js and OCR pools
 });
 
 const cases = findLeaseCases(path.resolve('fixtures/lease'));

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { scoreAnalysis, type LeaseExpected } from '../../pipelines/lease/evaluate.ts';
+import { closeDocumentPools } from '../../pipelines/documents/index.ts';
 import { startService } from '../helpers/server.ts';
 import { eventually, startTestWorker } from '../helpers/worker.ts';
 
@@ -61,5 +62,6 @@ test('a worker killed during OCR of a scanned lease: the analysis completes once
     if (child.exitCode === null) child.kill('SIGKILL');
     await survivor?.stop();
     await svc.close();
+    await closeDocumentPools(); // the survivor's pdf.js and OCR pools
   }
 });
