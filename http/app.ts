@@ -8,6 +8,7 @@ import { openApiDocument } from './openapi.ts';
 import { mountRoutes, type Deps, type RouteSpec } from './route.ts';
 import { apiFallback } from './api_auth.ts';
 import { extractionRoutes } from './routes/api/extractions.ts';
+import { analysisRoutes } from './routes/api/analyses.ts';
 import { fileRoutes } from './routes/files.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { agencyRoutes } from './routes/v1/agencies.ts';
@@ -18,7 +19,7 @@ import { webhookSubscriptionRoutes } from './routes/v1/webhooks.ts';
 import { webhookEndpointRoutes } from './routes/v2/webhook_endpoints.ts';
 
 /** Every declared route of the service, in documentation order. */
-export const allRoutes: RouteSpec[] = [...oauthRoutes, ...agencyRoutes, ...agentRoutes, ...apiKeyRoutes, ...webhookSubscriptionRoutes, ...formRoutes, ...webhookEndpointRoutes, ...extractionRoutes, ...fileRoutes];
+export const allRoutes: RouteSpec[] = [...oauthRoutes, ...agencyRoutes, ...agentRoutes, ...apiKeyRoutes, ...webhookSubscriptionRoutes, ...formRoutes, ...webhookEndpointRoutes, ...extractionRoutes, ...analysisRoutes, ...fileRoutes];
 
 function presenterFor(ctx: Context): ErrorPresenter {
   if (ctx.path.startsWith('/oauth/')) return oauthErrorBody;

@@ -5,6 +5,10 @@ import type pg from 'pg';
 import { forgetOldHeartbeats, recordWorkerHeartbeats, releaseDeadWorkers, staleLockingWorkers } from '../db/queries/maintenance.ts';
 import type { Logger } from '../lib/log.ts';
 import type { TaskDeps } from './context.ts';
+import { analysesCompare } from './analyses__compare.ts';
+import { analysesFacts } from './analyses__facts.ts';
+import { analysesOcr } from './analyses__ocr.ts';
+import { analysesRead } from './analyses__read.ts';
 import { deliveriesSend } from './deliveries__send.ts';
 import { documentsExpire } from './documents__expire.ts';
 import { documentsOcr } from './documents__ocr.ts';
@@ -25,6 +29,10 @@ export function createTaskList(deps: TaskDeps): TaskList {
     extractions__extract: extractionsExtract(deps),
     extractions__complete: extractionsComplete(deps),
     documents__expire: documentsExpire(deps),
+    analyses__read: analysesRead(deps),
+    analyses__ocr: analysesOcr(deps),
+    analyses__facts: analysesFacts(deps),
+    analyses__compare: analysesCompare(deps),
   };
 }
 
