@@ -38,6 +38,9 @@ export const sqlErrorStatus: Record<string, number> = {
   NOURL: 422,
   OWNER: 422,
   EMAIL: 422,
+  CLDUP: 422,
+  FUNNL: 422,
+  XAGCY: 422,
   STATE: 500,
 };
 
@@ -65,7 +68,8 @@ const constraintErrors: Record<string, { field: string; message: string; summary
 function fromPostgres(err: PgError): ApiError | undefined {
   if (!err.code || typeof err.code !== 'string') return undefined;
   const mapped = sqlErrorStatus[err.code];
-  if (mapped) return new ApiError(mapped, err.message);
+  // A function that names the offending field (`raise … using column = 'agent_id'`) gets it in details.
+  if (mapped) return new ApiError(mapped, err.message, err.column ? [{ field: err.column, message: err.message }] : []);
   const known = err.constraint ? constraintErrors[err.constraint] : undefined;
   if (known && (err.code === '23505' || err.code === '23514')) return new ApiError(422, known.summary, [{ field: known.field, message: known.message }]);
   switch (err.code) {

@@ -9,6 +9,8 @@ export interface BlobStore {
   put(prefix: string, bytes: Buffer, ext: string): Promise<string>;
   /** Bytes of a key, or undefined when absent. */
   get(key: string): Promise<Buffer | undefined>;
+  /** Remove a key; removing an absent key is not an error (a sweep may run twice). */
+  delete(key: string): Promise<void>;
 }
 
 const keyShape = /^[a-z0-9-]+\/[0-9a-f]{64}\.[a-z0-9]{1,5}$/;
@@ -41,6 +43,9 @@ export function fileBlobStore(root: string): BlobStore {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
         throw err;
       }
+    },
+    async delete(key) {
+      await fs.rm(full(key), { force: true });
     },
   };
 }

@@ -4,6 +4,7 @@ import { parseCronItems, run, type Runner, type TaskList, type WorkerEvents } fr
 import type pg from 'pg';
 import type { Logger } from '../lib/log.ts';
 import type { TaskDeps } from './context.ts';
+import { blobsSweep } from './blobs__sweep.ts';
 import { deliveriesSend } from './deliveries__send.ts';
 import { eventsFanOut } from './events__fan_out.ts';
 import maintenancePurge from './maintenance__purge.ts';
@@ -14,10 +15,15 @@ export function createTaskList(deps: TaskDeps): TaskList {
     maintenance__purge: maintenancePurge,
     events__fan_out: eventsFanOut(deps),
     deliveries__send: deliveriesSend(deps),
+    blobs__sweep: blobsSweep(deps),
   };
 }
 
-export const cronItems = parseCronItems([{ task: 'maintenance__purge', match: '17 * * * *', identifier: 'maintenance__purge' }]);
+export const cronItems = parseCronItems([
+  { task: 'maintenance__purge', match: '17 * * * *', identifier: 'maintenance__purge' },
+  // Backstop of the sweep an erasure queues: finishes any file a crashed or exhausted sweep left behind.
+  { task: 'blobs__sweep', match: '*/15 * * * *', identifier: 'blobs__sweep' },
+]);
 
 
 /**
