@@ -268,11 +268,11 @@ begin
   if p_changes ? 'email' then v.email := nullif(btrim(p_changes ->> 'email'), ''); end if;
   if p_changes ? 'phone' then v.phone := nullif(btrim(p_changes ->> 'phone'), ''); end if;
   if p_changes ? 'address' then v.address := case when jsonb_typeof(p_changes -> 'address') = 'null' then null else p_changes -> 'address' end; end if;
-  if v.first_name is distinct from c.first_name then v_changed := v_changed || 'first_name'; end if;
-  if v.last_name is distinct from c.last_name then v_changed := v_changed || 'last_name'; end if;
-  if v.email is distinct from c.email then v_changed := v_changed || 'email'; end if;
-  if v.phone is distinct from c.phone then v_changed := v_changed || 'phone'; end if;
-  if v.address is distinct from c.address then v_changed := v_changed || 'address'; end if;
+  if v.first_name is distinct from c.first_name then v_changed := array_append(v_changed, 'first_name'); end if;
+  if v.last_name is distinct from c.last_name then v_changed := array_append(v_changed, 'last_name'); end if;
+  if v.email is distinct from c.email then v_changed := array_append(v_changed, 'email'); end if;
+  if v.phone is distinct from c.phone then v_changed := array_append(v_changed, 'phone'); end if;
+  if v.address is distinct from c.address then v_changed := array_append(v_changed, 'address'); end if;
   if 'email' = any (v_changed) then
     perform app_private.check_client_email(c.agency_id, c.mode, v.email, c.id);
   end if;

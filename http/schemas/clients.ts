@@ -135,15 +135,15 @@ export const additionalQuestionsBody = z
     questions: z
       .array(additionalQuestion)
       .max(20)
-      .optional()
-      .describe('The questions asked (replaces the whole list; omit to keep the current list)')
       .superRefine((qs, ctx) => {
         const seen = new Set<string>();
         qs.forEach((q, i) => {
           if (seen.has(q.id)) ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate question id ${q.id}` });
           seen.add(q.id);
         });
-      }),
+      })
+      .optional()
+      .describe('The questions asked (replaces the whole list; omit to keep the current list)'),
   })
   .strict();
 
