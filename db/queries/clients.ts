@@ -55,6 +55,8 @@ export interface AdditionalQuestionsRow {
   updated_at: Date;
 }
 
+const pageColumns = `c.id, c.agency_id, c.agent_id, c.mode, c.first_name, c.last_name, c.email, c.phone, c.address,
+  c.sales_funnel_status, c.created_at, c.updated_at`;
 const clientColumns = `c.id, c.agency_id, c.agent_id, c.mode, c.first_name, c.last_name, c.email, c.phone, c.address,
   c.sales_funnel_status, c.created_at, c.updated_at,
   (select count(*)::int from app_public.client_submissions s where s.client_id = c.id) as submissions_count`;
@@ -102,9 +104,12 @@ export async function listClients(db: Queryable, agentId: number, f: ClientFilte
     and ($5::timestamptz is null or c.created_at < $5)
     and ($6::boolean is null or $6 = exists (select 1 from app_public.client_submissions s where s.client_id = c.id))`;
   const values = [agentId, f.search, f.statuses, f.createdFrom, f.createdTo, f.hasSubmissions];
+  // The page is cut first; only its rows get their submission count (not every match the total counts).
   const { rows } = await db.query<ClientRow & { total: number }>(
-    `select ${clientColumns}, count(*) over ()::int as total from app_public.clients c where ${where}
-      order by ${orderBy[f.sort]} limit $7 offset $8`,
+    `select p.*, (select count(*)::int from app_public.client_submissions s where s.client_id = p.id) as submissions_count
+       from (select ${pageColumns}, count(*) over ()::int as total from app_public.clients c where ${where}
+              order by ${orderBy[f.sort]} limit $7 offset $8) p
+      order by ${orderBy[f.sort].replaceAll('c.', 'p.')}`,
     [...values, limit, offset],
   );
   if (rows.length || offset === 0) return { rows, total: rows[0]?.total ?? 0 };
