@@ -330,3 +330,25 @@ test('another agency’s ids are a 404 on every route, with its own valid token'
   t.not(still.body.data.last_name, 'Stolen');
   t.is((await get(b.ownerToken, base(b.ownerId))).body.meta.total, 0);
 });
+
+test('the clients routes share the per-token v1 limit and answer 429 with Retry-After past it', async (t) => {
+  const limited = await startService({ RATE_LIMIT_V1_PER_WINDOW: '3' });
+  try {
+    const c = await limited.oauthClient();
+    const a = await limited.agency(c.token);
+    const path = `/v1/agents/${a.ownerId}/clients`;
+    const first = await limited.request('GET', path, { token: a.ownerToken });
+    // The agency creation above used the OAuth token's budget, not the agent's.
+    t.is(first.status, 200);
+    t.is(first.headers.get('x-ratelimit-limit'), '3');
+    t.is(first.headers.get('x-ratelimit-remaining'), '2');
+    t.is((await limited.request('POST', '/v1/client', { token: a.ownerToken, json: { first_name: 'A', last_name: 'B' } })).status, 200);
+    t.is((await limited.request('GET', `/v1/agents/${a.ownerId}/additional-questions`, { token: a.ownerToken })).status, 200);
+    const over = await limited.request('GET', path, { token: a.ownerToken });
+    t.is(over.status, 429);
+    t.truthy(Number(over.headers.get('retry-after')) >= 1);
+    t.truthy(over.body.error.message);
+  } finally {
+    await limited.close();
+  }
+});

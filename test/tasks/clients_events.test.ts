@@ -83,7 +83,14 @@ test.serial('destroy: the sweep deletes the stored files and a link issued befor
   const link: string = linkReply.body.data.url;
   t.is((await fetch(link)).status, 200);
   t.deepEqual(await svc.deps.blobs.get(x.blobKey), x.bytes);
-  t.is((await svc.request('POST', `/v1/agents/${pat.id}/clients/${x.clientId}/destroy`, { token: pat.token })).status, 204);
+  await worker.stop();
+  try {
+    t.is((await svc.request('POST', `/v1/agents/${pat.id}/clients/${x.clientId}/destroy`, { token: pat.token })).status, 204);
+    t.truthy(await svc.deps.blobs.get(x.blobKey), 'the sweep has not run yet');
+    t.is((await fetch(link)).status, 404, 'the old link stops working at the erasure’s commit, before the sweep');
+  } finally {
+    worker = await startTestWorker(svc);
+  }
   await eventually(async () => (await svc.deps.blobs.get(x.blobKey)) === undefined, 20_000, 'the blob to be deleted');
   const after = await fetch(link);
   t.is(after.status, 404, 'the old link no longer downloads anything');
