@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import { parseArgs } from 'node:util';
 import { config } from '../lib/config.ts';
 import { createLogger, setLogLevel, setLogStream } from '../lib/log.ts';
-import { fileBlobStore } from '../lib/blobs.ts';
+import { blobStoreFromConfig } from '../lib/blobs.ts';
 import path from 'node:path';
 import { openDatabase, type Opened } from '../db/connect.ts';
 import { MigrationError } from '../db/migrate.ts';
@@ -70,7 +70,7 @@ function secretKey(): Buffer {
 async function serve(withWorker: boolean): Promise<void> {
   const opened = await open(20);
   const key = secretKey();
-  const blobs = fileBlobStore(path.join(cfg.dataDir, 'blobs'));
+  const blobs = blobStoreFromConfig(cfg);
   const runner = withWorker ? await startWorker(opened.db.owner, { concurrency: cfg.WORKER_CONCURRENCY, log, deps: { cfg, log, secretKey: key, blobs } }) : undefined;
   const app = createApp({ db: opened.db, cfg, log, blobs, secretKey: key });
   const server: Server = app.listen(cfg.PORT, cfg.HOST);
@@ -87,7 +87,7 @@ async function serve(withWorker: boolean): Promise<void> {
 
 async function worker(): Promise<void> {
   const opened = await open();
-  const runner = await startWorker(opened.db.owner, { concurrency: cfg.WORKER_CONCURRENCY, log, deps: { cfg, log, secretKey: secretKey(), blobs: fileBlobStore(path.join(cfg.dataDir, 'blobs')) } });
+  const runner = await startWorker(opened.db.owner, { concurrency: cfg.WORKER_CONCURRENCY, log, deps: { cfg, log, secretKey: secretKey(), blobs: blobStoreFromConfig(cfg) } });
   log.info('worker running', { concurrency: cfg.WORKER_CONCURRENCY });
   onShutdown(async () => {
     await runner.stop();

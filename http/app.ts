@@ -5,6 +5,8 @@ import Koa, { type Context } from 'koa';
 import { apiErrorBody, errorMiddleware, problemBody, v1ErrorBody, type ErrorPresenter } from './errors.ts';
 import { openApiDocument } from './openapi.ts';
 import { mountRoutes, type Deps, type RouteSpec } from './route.ts';
+import { apiFallback } from './api_auth.ts';
+import { extractionRoutes } from './routes/api/extractions.ts';
 import { fileRoutes } from './routes/files.ts';
 import { oauthErrorBody, oauthRoutes } from './routes/oauth.ts';
 import { agencyRoutes } from './routes/v1/agencies.ts';
@@ -16,7 +18,7 @@ import { webhookSubscriptionRoutes } from './routes/v1/webhooks.ts';
 import { webhookEndpointRoutes } from './routes/v2/webhook_endpoints.ts';
 
 /** Every declared route of the service, in documentation order. */
-export const allRoutes: RouteSpec[] = [...oauthRoutes, ...agencyRoutes, ...agentRoutes, ...apiKeyRoutes, ...clientRoutes, ...webhookSubscriptionRoutes, ...formRoutes, ...webhookEndpointRoutes, ...fileRoutes];
+export const allRoutes: RouteSpec[] = [...oauthRoutes, ...agencyRoutes, ...agentRoutes, ...apiKeyRoutes, ...clientRoutes, ...webhookSubscriptionRoutes, ...formRoutes, ...webhookEndpointRoutes, ...extractionRoutes, ...fileRoutes];
 
 function presenterFor(ctx: Context): ErrorPresenter {
   if (ctx.path.startsWith('/oauth/')) return oauthErrorBody;
@@ -54,5 +56,6 @@ export function createApp(deps: Deps): Koa {
   app.use(errorMiddleware(deps.log, presenterFor));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: false }));
+  app.use(apiFallback(deps));
   return app;
 }

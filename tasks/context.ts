@@ -1,5 +1,5 @@
 // What tasks need beyond graphile-worker's helpers: configuration and the key of secrets at rest.
-import type { BlobStore } from '../lib/blobs.ts';
+import { blobStoreFromConfig, type BlobStore } from '../lib/blobs.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/log.ts';
 
@@ -7,6 +7,18 @@ export interface TaskDeps {
   cfg: Config;
   log: Logger;
   secretKey: Buffer;
-  /** Where stored files live; the file sweep deletes from it. */
-  blobs: BlobStore;
+  /** Where documents are read from (never the uploading process's disk); default: the configured store. */
+  blobs?: BlobStore;
+}
+
+/** Extraction engine settings from the configuration: OCR engine, upload limits and the LLM when configured. */
+export function engineOptions(cfg: Config) {
+  const llm = cfg.LLM_BASE_URL && cfg.LLM_MODEL ? { baseURL: cfg.LLM_BASE_URL, model: cfg.LLM_MODEL, apiKey: cfg.LLM_API_KEY } : undefined;
+  const engine = cfg.OCR_ENGINE === 'tesseract-cli' ? { kind: 'tesseract-cli' as const, path: cfg.TESSERACT_PATH } : { kind: 'tesseract.js' as const };
+  return { llm, read: { maxBytes: cfg.MAX_UPLOAD_BYTES, maxImagePixels: cfg.MAX_IMAGE_PIXELS, ocr: { engine } } };
+}
+
+/** The blob store of the tasks: the injected one, else the configured one. */
+export function taskBlobs(deps: TaskDeps): BlobStore {
+  return (deps.blobs ??= blobStoreFromConfig(deps.cfg));
 }

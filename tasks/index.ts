@@ -6,6 +6,11 @@ import type { Logger } from '../lib/log.ts';
 import type { TaskDeps } from './context.ts';
 import { blobsSweep } from './blobs__sweep.ts';
 import { deliveriesSend } from './deliveries__send.ts';
+import { documentsExpire } from './documents__expire.ts';
+import { documentsOcr } from './documents__ocr.ts';
+import { documentsRead } from './documents__read.ts';
+import { extractionsComplete } from './extractions__complete.ts';
+import { extractionsExtract } from './extractions__extract.ts';
 import { eventsFanOut } from './events__fan_out.ts';
 import maintenancePurge from './maintenance__purge.ts';
 
@@ -15,14 +20,18 @@ export function createTaskList(deps: TaskDeps): TaskList {
     maintenance__purge: maintenancePurge,
     events__fan_out: eventsFanOut(deps),
     deliveries__send: deliveriesSend(deps),
+    documents__read: documentsRead(deps),
+    documents__ocr: documentsOcr(deps),
+    extractions__extract: extractionsExtract(deps),
+    extractions__complete: extractionsComplete(deps),
+    documents__expire: documentsExpire(deps),
     blobs__sweep: blobsSweep(deps),
   };
 }
 
 export const cronItems = parseCronItems([
   { task: 'maintenance__purge', match: '17 * * * *', identifier: 'maintenance__purge' },
-  // Backstop of the sweep an erasure queues: finishes any file a crashed or exhausted sweep left behind.
-  { task: 'blobs__sweep', match: '*/15 * * * *', identifier: 'blobs__sweep' },
+  { task: 'documents__expire', match: '41 * * * *', identifier: 'documents__expire' },
 ]);
 
 

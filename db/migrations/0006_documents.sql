@@ -319,7 +319,7 @@ create function app_private.record_document_text(p_extraction_id uuid, p_page_co
   language plpgsql volatile security definer set search_path = '' as $$
 declare
   x app_public.extractions;
-  n integer;
+  v_page integer;
 begin
   select * into x from app_public.extractions where id = p_extraction_id and status = 'processing' for update;
   if not found then
@@ -330,13 +330,13 @@ begin
   select x.document_id, (p ->> 'page')::int, 'read', p from jsonb_array_elements(p_pages) p
   on conflict (document_id, page) do nothing;
   insert into app_private.document_pages (document_id, page, state, content)
-  select x.document_id, n, 'ocr_pending', (select p from jsonb_array_elements(p_pages) p where (p ->> 'page')::int = n)
-    from unnest(p_need_ocr) n
+  select x.document_id, o.page_no, 'ocr_pending', (select p from jsonb_array_elements(p_pages) p where (p ->> 'page')::int = o.page_no)
+    from unnest(p_need_ocr) as o (page_no)
   on conflict (document_id, page) do update set state = 'ocr_pending'
     where app_private.document_pages.state = 'read';
-  for n in select page from app_private.document_pages where document_id = x.document_id and state = 'ocr_pending' order by page loop
-    perform app_private.queue_extraction_job('documents__ocr', json_build_object('extraction_id', x.id, 'page', n),
-      'extraction:ocr:' || x.id || ':' || n, 10);
+  for v_page in select dp.page from app_private.document_pages dp where dp.document_id = x.document_id and dp.state = 'ocr_pending' order by dp.page loop
+    perform app_private.queue_extraction_job('documents__ocr', json_build_object('extraction_id', x.id, 'page', v_page),
+      'extraction:ocr:' || x.id || ':' || v_page, 10);
   end loop;
   if not found then
     perform app_private.queue_extraction_job('extractions__extract', json_build_object('extraction_id', x.id), 'extraction:extract:' || x.id);

@@ -1,7 +1,6 @@
 // Agencies with agents, and clients with submissions and declaration pages made the way the product makes them:
 // an upload through the extraction chain's state functions (0006), completed in one transaction.
 import { createHash, randomUUID } from 'node:crypto';
-import { withIdentity } from '../../db/pool.ts';
 import { fileLinkKey, signFileLink } from '../../lib/links.ts';
 import type { TestService } from './server.ts';
 
@@ -54,13 +53,6 @@ export async function extractFor(
   const blobKey = await svc.deps.blobs.put('documents', bytes, 'pdf');
   const documentId = randomUUID();
   const mode = opts.mode ?? 'live';
-  const x = await withIdentity(svc.tdb.db, { role: 'admin', agencyId, mode }, (c) =>
-    c.query<{ id: string }>('select id from app_private.start_extraction($1, $2, $3, $4, $5, $6, $7, $8, $9)', [
-      agentId, documentId, blobKey, 'declarations.pdf', 'application/pdf', bytes.length, createHash('sha256').update(bytes).digest('hex'), 'declaration_page', opts.clientId ?? null,
-    ]),
-  );
-  const extractionId = x.rows[0].id;
-  const owner = svc.tdb.db.owner;
   const first = opts.first ?? 'Jordan';
   const last = opts.last ?? `Alvarez${++seq}`;
   const result = {
@@ -68,10 +60,30 @@ export async function extractFor(
     policy: { provider: opts.carrier ?? 'Lone Star Mutual', policy_number: opts.policyNumber ?? `PA-${seq}`, effective_date: null, expiration_date: null, premium: null },
     policyholder: { first_name: first, last_name: last },
   };
-  await owner.query('select app_private.begin_extraction($1)', [extractionId]);
-  await owner.query('select app_private.record_extraction_result($1, $2, $3, $4, $5)', [extractionId, 'completed', 'text', JSON.stringify(result), '[]']);
   const link = signFileLink({ baseUrl: svc.cfg.filesUrl, key: fileLinkKey(svc.deps.secretKey), blobKey, filename: 'declarations.pdf', ttlSeconds: 3600 });
-  await owner.query('select app_private.complete_extraction($1, $2)', [extractionId, JSON.stringify({ ...result, document_link: link.url })]);
+  const owner = svc.tdb.db.owner;
+  // One transaction drives the stages by hand (this file is not a real PDF): the jobs each stage queues are
+  // removed before commit, so a running worker never reads the fake document.
+  const c = await owner.connect();
+  let extractionId: string;
+  try {
+    await c.query('begin');
+    await c.query(`select set_config('svc.role', 'admin', true), set_config('svc.agency_id', $1, true), set_config('svc.mode', $2, true)`, [String(agencyId), mode]);
+    const x = await c.query<{ id: string }>('select id from app_private.start_extraction($1, $2, $3, $4, $5, $6, $7, $8, $9)', [
+      agentId, documentId, blobKey, 'declarations.pdf', 'application/pdf', bytes.length, createHash('sha256').update(bytes).digest('hex'), 'declaration_page', opts.clientId ?? null,
+    ]);
+    extractionId = x.rows[0].id;
+    await c.query('select app_private.begin_extraction($1)', [extractionId]);
+    await c.query('select app_private.record_extraction_result($1, $2, $3, $4, $5)', [extractionId, 'completed', 'text', JSON.stringify(result), '[]']);
+    await c.query(`select graphile_worker.remove_job(k) from unnest(array['extraction:read:' || $1, 'extraction:complete:' || $1]) k`, [extractionId]);
+    await c.query('select app_private.complete_extraction($1, $2)', [extractionId, JSON.stringify({ ...result, document_link: link.url })]);
+    await c.query('commit');
+  } catch (err) {
+    await c.query('rollback');
+    throw err;
+  } finally {
+    c.release();
+  }
   const { rows } = await owner.query<{ client_id: string; submission_id: string; declaration_page_id: string; status: string }>(
     'select client_id, submission_id, declaration_page_id, status from app_public.extractions where id = $1',
     [extractionId],
