@@ -23,7 +23,7 @@ export interface ClientRow {
   last_name: string | null;
   email: string | null;
   phone: string | null;
-  address: ClientAddress | null;
+  address: ClientAddress | string | null;
   sales_funnel_status: string;
   submissions_count: number;
   created_at: Date;

@@ -11,7 +11,8 @@ export function presentClient(c: ClientRow): z.infer<typeof client> {
     last_name: c.last_name,
     email: c.email,
     phone: c.phone,
-    address: c.address,
+    // Extractions may store an address read as one line of text.
+    address: typeof c.address === 'string' ? { formatted: c.address } : c.address,
     sales_funnel_status: c.sales_funnel_status as SalesFunnelStatus,
     mode: c.mode,
     submissions_count: c.submissions_count,

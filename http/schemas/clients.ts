@@ -159,6 +159,7 @@ export const additionalQuestionsSettings = z
 // ---- responses ------------------------------------------------------------------------------------------
 
 const addressOut = z.object({
+  formatted: z.string().optional().describe('The address as one text, when it was read that way from a document'),
   line1: z.string().nullable().optional(),
   line2: z.string().nullable().optional(),
   city: z.string().nullable().optional(),

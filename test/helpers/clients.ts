@@ -47,7 +47,7 @@ export async function extractFor(
   svc: TestService,
   agencyId: number,
   agentId: number,
-  opts: { clientId?: string; mode?: 'test' | 'live'; first?: string; last?: string; carrier?: string; policyNumber?: string } = {},
+  opts: { clientId?: string; mode?: 'test' | 'live'; first?: string; last?: string; carrier?: string; policyNumber?: string; address?: unknown } = {},
 ): Promise<Extracted> {
   const bytes = Buffer.from(`%PDF-1.4\n% declarations ${randomUUID()}\n%%EOF\n`);
   const blobKey = await svc.deps.blobs.put('documents', bytes, 'pdf');
@@ -58,7 +58,7 @@ export async function extractFor(
   const result = {
     policy_type: 'Personal Auto',
     policy: { provider: opts.carrier ?? 'Lone Star Mutual', policy_number: opts.policyNumber ?? `PA-${seq}`, effective_date: null, expiration_date: null, premium: null },
-    policyholder: { first_name: first, last_name: last },
+    policyholder: { first_name: first, last_name: last, ...(opts.address ? { address: opts.address } : {}) },
   };
   const link = signFileLink({ baseUrl: svc.cfg.filesUrl, key: fileLinkKey(svc.deps.secretKey), blobKey, filename: 'declarations.pdf', ttlSeconds: 3600 });
   const owner = svc.tdb.db.owner;

@@ -137,11 +137,12 @@ test('GET …/clients: Laravel pagination, filters, newest change first; a plain
 test('GET …/clients/{uuid}: the client with submissions and declaration pages; malformed UUIDs are a 400 naming the parameter', async (t) => {
   const a = await agencyWithAgents(svc);
   const [pat, sam] = a.agents;
-  const x = await extractFor(svc, a.agencyId, pat.id, { carrier: 'Acme Mutual', policyNumber: 'HO-123' });
+  const x = await extractFor(svc, a.agencyId, pat.id, { carrier: 'Acme Mutual', policyNumber: 'HO-123', address: '1208 Barton Hills Dr, Austin, TX 78704' });
   const r = await get(pat.token, base(pat.id, x.clientId));
   t.is(r.status, 200, r.text);
   t.is(r.body.data.uuid, x.clientId);
   t.is(r.body.data.submissions.length, 1);
+  t.deepEqual(r.body.data.address, { formatted: '1208 Barton Hills Dr, Austin, TX 78704' }, 'an address read as one line keeps the object shape');
   t.is(r.body.data.submissions[0].uuid, x.submissionId);
   t.like(r.body.data.submissions[0].declaration_pages[0], {
     uuid: x.pageId, filename: 'declarations.pdf', content_type: 'application/pdf', size_bytes: x.bytes.length,
