@@ -73,6 +73,15 @@ test.serial('client.updated, client.sales-funnel-status-change and client.reassi
   t.is((await svc.request('PATCH', `/v1/agents/${sam.id}/clients/${uuid}`, { token: sam.token, json: { sales_funnel_status: 'new' } })).status, 422);
   await new Promise((r) => setTimeout(r, 700));
   t.is(receiver.received.length, 3);
+  // Erasing the client erases the delivery log of the events about it too.
+  const log = (sql: string) => svc.tdb.db.owner.query(sql, [uuid]).then((r) => r.rows[0].n as number);
+  const deliveries = `select count(*)::int n from app_public.webhook_deliveries where body like '%' || $1 || '%'`;
+  t.is(await log(deliveries), 3);
+  t.is((await svc.request('POST', `/v1/agents/${sam.id}/clients/${uuid}/destroy`, { token: a.ownerToken })).status, 204);
+  t.is(await log(deliveries), 0);
+  t.is(await log(`select count(*)::int n from app_public.webhook_delivery_attempts where response_body like '%' || $1 || '%' or url like '%' || $1 || '%'`), 0);
+  const audit = await svc.tdb.db.owner.query('select erased_by_agent_id, erased_by_role from app_public.client_erasures where client_uuid = $1', [uuid]);
+  t.deepEqual(audit.rows, [{ erased_by_agent_id: a.ownerId, erased_by_role: 'owner' }]);
 });
 
 test.serial('destroy: the sweep deletes the stored files and a link issued before the erasure stops working', async (t) => {
