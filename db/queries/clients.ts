@@ -104,18 +104,16 @@ export async function listClients(db: Queryable, agentId: number, f: ClientFilte
     and ($5::timestamptz is null or c.created_at < $5)
     and ($6::boolean is null or $6 = exists (select 1 from app_public.client_submissions s where s.client_id = c.id))`;
   const values = [agentId, f.search, f.statuses, f.createdFrom, f.createdTo, f.hasSubmissions];
-  // The page is cut first; only its rows get their submission count (not every match the total counts).
-  const { rows } = await db.query<ClientRow & { total: number }>(
+  // The page alone (a top-N through the agent's updated_at index), its rows' submission counts, and the total
+  // counted apart: a window count over the page query would make every request read and sort all matches.
+  const page = await db.query<ClientRow>(
     `select p.*, (select count(*)::int from app_public.client_submissions s where s.client_id = p.id) as submissions_count
-       from (select ${pageColumns}, count(*) over ()::int as total from app_public.clients c where ${where}
-              order by ${orderBy[f.sort]} limit $7 offset $8) p
+       from (select ${pageColumns} from app_public.clients c where ${where} order by ${orderBy[f.sort]} limit $7 offset $8) p
       order by ${orderBy[f.sort].replaceAll('c.', 'p.')}`,
     [...values, limit, offset],
   );
-  if (rows.length || offset === 0) return { rows, total: rows[0]?.total ?? 0 };
-  // Past the last page: still report the true total.
-  const c = await db.query<{ n: number }>(`select count(*)::int as n from app_public.clients c where ${where}`, values);
-  return { rows, total: c.rows[0].n };
+  const total = await db.query<{ n: number }>(`select count(*)::int as n from app_public.clients c where ${where}`, values);
+  return { rows: page.rows, total: total.rows[0].n };
 }
 
 /** A client's submissions, oldest first. */
