@@ -6,6 +6,7 @@ import { z } from 'zod';
 import * as q from '../../../db/queries/clients.ts';
 import { fileLinkKey, signFileLink } from '../../../lib/links.ts';
 import { notFound } from '../../errors.ts';
+import { offsetPage } from '../../pagination.ts';
 import { presentAdditionalQuestions, presentClient, presentClientDetail } from '../../presenters/clients.ts';
 import { identity, route, tx, type Deps } from '../../route.ts';
 import {
@@ -33,13 +34,6 @@ async function loadDetail(ctx: Context, agentId: number, clientId: string) {
   if (!c) throw notFound('client');
   const [submissions, pages] = await Promise.all([q.listSubmissions(tx(ctx), c.id), q.listDeclarationPages(tx(ctx), c.id)]);
   return presentClientDetail(c, submissions, pages);
-}
-
-function pageUrl(base: string, query: Record<string, unknown>, page: number): string {
-  const u = new URL(base);
-  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null) u.searchParams.set(k, String(v));
-  u.searchParams.set('page', String(page));
-  return u.toString();
 }
 
 /** The raw query string values (not their parsed forms) carried into pagination links. */
@@ -94,20 +88,9 @@ export const clientRoutes = [
         sort: query.sort,
       };
       const { rows, total } = await q.listClients(tx(ctx), params.agent_id, filters, perPage, (page - 1) * perPage);
-      const lastPage = Math.max(1, Math.ceil(total / perPage));
       const path = `${cfg.publicUrl}/v1/agents/${params.agent_id}/clients`;
       const lq = { ...linkQuery(ctx, ['search', 'sales_funnel_status', 'created_from', 'created_to', 'has_submissions', 'sort']), perPage };
-      const from = rows.length ? (page - 1) * perPage + 1 : null;
-      ctx.body = {
-        data: rows.map(presentClient),
-        links: {
-          first: pageUrl(path, lq, 1),
-          last: pageUrl(path, lq, lastPage),
-          prev: page > 1 ? pageUrl(path, lq, Math.min(page - 1, lastPage)) : null,
-          next: page < lastPage ? pageUrl(path, lq, page + 1) : null,
-        },
-        meta: { current_page: page, from, last_page: lastPage, path, per_page: perPage, to: from === null ? null : from + rows.length - 1, total },
-      };
+      ctx.body = { data: rows.map(presentClient), ...offsetPage(path, lq, { page, perPage, total, count: rows.length }) };
     },
   }),
   route({
