@@ -1,9 +1,7 @@
 // Every SQL statement of the v1 clients API (http/routes/v1/clients.ts) and the file sweep (tasks/blobs__sweep.ts),
 // one exported function per statement with its row type beside it. Changes go through the state functions of
 // db/migrations/0009_clients.sql; reads run under the request's RLS.
-import type pg from 'pg';
-
-type Queryable = Pick<pg.ClientBase, 'query'>;
+import type { Client as Queryable } from './types.ts';
 
 export interface ClientAddress {
   line1?: string | null;

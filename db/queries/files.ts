@@ -1,7 +1,5 @@
 // SQL of the signed-file route (http/routes/files.ts).
-import type pg from 'pg';
-
-type Queryable = Pick<pg.ClientBase, 'query'>;
+import type { Client as Queryable } from './types.ts';
 
 /**
  * Whether a blob is listed for deletion (its client was erased or its document expired): its links stop working

@@ -129,7 +129,7 @@ export const additionalQuestion = z
   })
   .meta({ id: 'AdditionalQuestion' });
 
-export const additionalQuestionsBody = z
+export const setAdditionalQuestionsBody = z
   .object({
     enabled: z.boolean().describe('Ask the agent’s clients the additional questions after they upload a declaration page'),
     questions: z

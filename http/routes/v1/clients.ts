@@ -10,7 +10,7 @@ import { offsetPage } from '../../pagination.ts';
 import { presentAdditionalQuestions, presentClient, presentClientDetail } from '../../presenters/clients.ts';
 import { identity, route, tx, type Deps } from '../../route.ts';
 import {
-  additionalQuestionsBody,
+  setAdditionalQuestionsBody,
   additionalQuestionsParams,
   additionalQuestionsSettings,
   agentClientsParams,
@@ -188,7 +188,7 @@ export const clientRoutes = [
     operationId: 'setAdditionalQuestions',
     summary: 'Enable or disable additional questions for an agent’s clients, and set the questions (the agent itself or an admin)',
     params: additionalQuestionsParams,
-    body: additionalQuestionsBody,
+    body: setAdditionalQuestionsBody,
     responses: { 200: { description: 'The setting', schema: z.object({ data: additionalQuestionsSettings }) }, ...v1Errors(400, 401, 403, 404, 422, 429) },
     handler: async (ctx, { params, body }) => {
       const s = await q.setAdditionalQuestions(tx(ctx), params.agent_id, body.enabled, body.questions ?? null);
