@@ -212,29 +212,30 @@ create function app_private.authenticate_api_request(p_key_hash bytea, p_address
   out allowed boolean, out lim integer, out remaining integer, out reset_at bigint)
   language plpgsql volatile security definer set search_path = '' as $$
 declare
-  k record;
+  v_plan text;
   per_min integer;
   per_day integer;
   m record;
   d record;
 begin
   if p_key_hash is not null then
-    select * into k from app_private.authenticate_api_key(p_key_hash) limit 1;
+    select k.api_key_id, k.agency_id, k.mode, k.permissions, k.plan,
+           case k.plan when 'free' then 5 when 'pro' then 30 else k.plan_per_minute end,
+           case k.plan when 'free' then 50 when 'pro' then 1000 else k.plan_per_day end
+      into api_key_id, agency_id, mode, permissions, v_plan, per_min, per_day
+      from app_private.authenticate_api_key(p_key_hash) k limit 1;
   end if;
-  if p_key_hash is null or k is null or k.api_key_id is null then
+  if api_key_id is null then
     select * into m from app_private.consume_rate_limit('api:addr:' || coalesce(p_address, '?'), p_anon_limit, p_anon_window);
     allowed := m.allowed; lim := p_anon_limit; remaining := m.remaining; reset_at := m.reset_at;
     return;
   end if;
-  api_key_id := k.api_key_id; agency_id := k.agency_id; mode := k.mode; permissions := k.permissions;
-  per_min := case k.plan when 'free' then 5 when 'pro' then 30 else k.plan_per_minute end;
-  per_day := case k.plan when 'free' then 50 when 'pro' then 1000 else k.plan_per_day end;
-  select * into m from app_private.consume_rate_limit('api:min:' || k.agency_id, per_min, 60);
+  select * into m from app_private.consume_rate_limit('api:min:' || agency_id, per_min, 60);
   if not m.allowed then
     allowed := false; lim := per_min; remaining := 0; reset_at := m.reset_at;
     return;
   end if;
-  select * into d from app_private.consume_rate_limit('api:day:' || k.agency_id, per_day, 86400);
+  select * into d from app_private.consume_rate_limit('api:day:' || agency_id, per_day, 86400);
   allowed := d.allowed;
   if not d.allowed or d.remaining < m.remaining then
     lim := per_day; remaining := d.remaining; reset_at := d.reset_at;
