@@ -18,6 +18,7 @@ type Suite = (ctx: BenchContext) => Promise<void>;
 
 const suites: Record<string, () => Promise<Suite>> = {
   v1: async () => (await import('./v1.ts')).run,
+  clients: async () => (await import('./clients.ts')).run,
   forms: async () => (await import('./forms.ts')).run,
   webhooks: async () => (await import('./webhooks.ts')).run,
   'webhooks-send': async () => (await import('./webhooks_send.ts')).run,

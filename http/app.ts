@@ -14,12 +14,13 @@ import { oauthRoutes } from './routes/oauth.ts';
 import { agencyRoutes } from './routes/v1/agencies.ts';
 import { agentRoutes } from './routes/v1/agents.ts';
 import { apiKeyRoutes } from './routes/v1/api_keys.ts';
+import { clientRoutes } from './routes/v1/clients.ts';
 import { formRoutes } from './routes/v2/forms.ts';
 import { webhookSubscriptionRoutes } from './routes/v1/webhooks.ts';
 import { webhookEndpointRoutes } from './routes/v2/webhook_endpoints.ts';
 
 /** Every declared route of the service, in documentation order. */
-export const allRoutes: RouteSpec[] = [...oauthRoutes, ...agencyRoutes, ...agentRoutes, ...apiKeyRoutes, ...webhookSubscriptionRoutes, ...formRoutes, ...webhookEndpointRoutes, ...extractionRoutes, ...analysisRoutes, ...fileRoutes];
+export const allRoutes: RouteSpec[] = [...oauthRoutes, ...agencyRoutes, ...agentRoutes, ...apiKeyRoutes, ...clientRoutes, ...webhookSubscriptionRoutes, ...formRoutes, ...webhookEndpointRoutes, ...extractionRoutes, ...analysisRoutes, ...fileRoutes];
 
 function presenterFor(ctx: Context): ErrorPresenter {
   if (ctx.path.startsWith('/oauth/')) return oauthErrorBody;

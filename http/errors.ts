@@ -40,6 +40,9 @@ export const sqlErrorStatus: Record<string, number> = {
   OWNER: 422,
   EMAIL: 422,
   BADRF: 422,
+  CLDUP: 422,
+  FUNNL: 422,
+  XAGCY: 422,
   STATE: 500,
 };
 

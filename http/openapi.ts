@@ -1,5 +1,6 @@
 // The OpenAPI 3.1 document, generated from the same route declarations and zod schemas that validate requests.
 import { z } from 'zod';
+import { V1_EVENT_NAMES, V1EventData } from '../pipelines/webhooks/payloads.ts';
 import type { RouteSpec } from './route.ts';
 
 const componentRef = (id: string) => `#/components/schemas/${id}`;
@@ -77,6 +78,7 @@ export function openApiDocument(specs: RouteSpec[], serverUrl: string): Record<s
     },
     servers: [{ url: serverUrl }],
     paths,
+    webhooks: v1EventWebhooks(),
     components: {
       schemas: collected,
       securitySchemes: {
@@ -103,4 +105,41 @@ function requestBodyFor(spec: RouteSpec) {
     }
   }
   return { required: true, content };
+}
+
+const signatureCheck =
+  'Verify before reading: `x-signature` is the lowercase hex HMAC-SHA256 of the exact raw body bytes keyed with the ' +
+  'subscription’s signing secret (the whole `whsec_…` string); compare in constant time and answer 401 on a mismatch. ' +
+  'The Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`: `v1,` + base64 HMAC-SHA256 of ' +
+  '`id.timestamp.body` keyed with the base64-decoded part after `whsec_`) verify with any Standard Webhooks library. ' +
+  'Answer 2xx at once; anything else is retried (at-least-once: de-duplicate on `id`).';
+
+/** The v1 subscription events (SPEC §6.4) as OpenAPI 3.1 webhooks: the envelope and `data` of each, and the signature check. */
+function v1EventWebhooks(): Record<string, unknown> {
+  return Object.fromEntries(
+    V1_EVENT_NAMES.map((name) => {
+      const envelope = z.object({
+        id: z.uuid().describe('The event id: the same on every retry and redelivery'),
+        event: z.literal(name),
+        created_at: z.string().meta({ format: 'date-time' }),
+        data: V1EventData[name],
+      });
+      return [
+        name,
+        {
+          post: {
+            operationId: `event_${name.replace(/[^a-z]+/g, '_')}`,
+            summary: `v1 subscription event ${name}`,
+            description: signatureCheck,
+            tags: ['Webhook subscriptions'],
+            // Sent by the service: authenticated by the signature headers, not by a credential of the receiver's API.
+            security: [],
+            parameters: ['x-signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => ({ name: h, in: 'header', required: true, schema: { type: 'string' } })),
+            requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(envelope, 'output') } } },
+            responses: { 200: { description: 'Any 2xx acknowledges the delivery' }, 401: { description: 'The signature does not match: the delivery is retried' } },
+          },
+        },
+      ];
+    }),
+  );
 }

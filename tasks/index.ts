@@ -9,6 +9,7 @@ import { analysesCompare } from './analyses__compare.ts';
 import { analysesFacts } from './analyses__facts.ts';
 import { analysesOcr } from './analyses__ocr.ts';
 import { analysesRead } from './analyses__read.ts';
+import { blobsSweep } from './blobs__sweep.ts';
 import { deliveriesSend } from './deliveries__send.ts';
 import { documentsExpire } from './documents__expire.ts';
 import { documentsOcr } from './documents__ocr.ts';
@@ -33,6 +34,7 @@ export function createTaskList(deps: TaskDeps): TaskList {
     analyses__ocr: analysesOcr(deps),
     analyses__facts: analysesFacts(deps),
     analyses__compare: analysesCompare(deps),
+    blobs__sweep: blobsSweep(deps),
   };
 }
 

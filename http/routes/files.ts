@@ -2,6 +2,7 @@
 // unexpired signature over the key, the expiry and the download name (lib/links.ts). Used by document_link,
 // declaration-page links, form uploads and ACORD archives.
 import { z } from 'zod';
+import { blobListedForDeletion } from '../../db/queries/files.ts';
 import { checkFileLink, fileLinkKey } from '../../lib/links.ts';
 import { ApiError } from '../errors.ts';
 import { route } from '../route.ts';
@@ -41,6 +42,7 @@ export const fileRoutes = [
       const check = checkFileLink(fileLinkKey(deps.secretKey), key, query.expires, query.filename, query.signature);
       if (check === 'expired') throw new ApiError(403, 'this link has expired; request a fresh one', [], {}, 'link_expired');
       if (check !== 'ok') throw new ApiError(403, 'this link is not valid (its signature does not match)', [], {}, 'forbidden');
+      if (await blobListedForDeletion(deps.db.owner, key)) throw new ApiError(404, 'this file no longer exists', [], {}, 'not_found');
       const bytes = await deps.blobs.get(key).catch(() => undefined);
       if (!bytes) throw new ApiError(404, 'this file no longer exists', [], {}, 'not_found');
       const ext = key.slice(key.lastIndexOf('.') + 1).toLowerCase();
