@@ -38,6 +38,8 @@ export const sqlErrorStatus: Record<string, number> = {
   NOURL: 422,
   OWNER: 422,
   EMAIL: 422,
+  SNAPS: 422,
+  UPLDU: 422,
   STATE: 500,
 };
 

@@ -45,6 +45,8 @@ const BAND = rgb(0.92, 0.94, 0.96);
 
 // Characters the standard PDF fonts can draw (WinAnsi); anything else prints as "?" rather than failing.
 const WIN_ANSI_EXTRA = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
+// Letters without a decomposition to a Latin base letter.
+const LATIN_FALLBACK: Record<string, string> = { Ł: 'L', ł: 'l', Đ: 'D', đ: 'd', ı: 'i', Ħ: 'H', ħ: 'h', Ŧ: 'T', ŧ: 't', ĸ: 'k', Ŋ: 'N', ŋ: 'n' };
 /** Text the standard fonts can encode: accents kept where Latin-1 has them, the rest replaced. */
 export function winAnsi(text: string, multiline = false): string {
   let out = '';
@@ -54,7 +56,7 @@ export function winAnsi(text: string, multiline = false): string {
     else if (ch === '\n' || ch === '\r' || ch === '\t') out += ' ';
     else if ((c >= 0x20 && c <= 0x7e) || (c >= 0xa0 && c <= 0xff) || WIN_ANSI_EXTRA.has(ch)) out += ch;
     else {
-      const base = ch.normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
+      const base = LATIN_FALLBACK[ch] ?? ch.normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
       out += /^[\x20-\x7e]+$/.test(base) ? base : '?';
     }
   }
