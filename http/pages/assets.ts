@@ -41,7 +41,7 @@ async function bundle(entry: string, loader: 'ts' | 'css'): Promise<Buffer> {
     minify: true,
     write: false,
     format: loader === 'ts' ? 'iife' : undefined,
-    target: loader === 'ts' ? ['es2020', 'chrome90', 'safari14', 'firefox90'] : ['chrome90', 'safari14', 'firefox90'],
+    target: loader === 'ts' ? ['es2020'] : ['chrome100', 'safari15', 'firefox100'],
     platform: 'browser',
     legalComments: 'none',
     logLevel: 'silent',
