@@ -529,7 +529,13 @@ function done(submissionId: number): void {
 
 // ---- wiring ---------------------------------------------------------------------------------------------
 
-form.addEventListener('input', () => refresh());
+// An error clears as soon as the consumer edits its field (while typing, not on blur: a layout shift on
+// blur would move the next control away from under the pointer).
+form.addEventListener('input', (ev) => {
+  const id = (ev.target as HTMLElement).closest<HTMLElement>('.field')?.dataset.qid;
+  if (id && fieldOf(id)?.classList.contains('field--invalid')) clearError(id);
+  refresh();
+});
 form.addEventListener('change', (ev) => {
   const el = ev.target as HTMLInputElement;
   if (el.type === 'file') {
@@ -538,8 +544,6 @@ form.addEventListener('change', (ev) => {
     if (q?.type === 'file_upload') void upload(q, el);
     return;
   }
-  const id = el.closest<HTMLElement>('.field')?.dataset.qid;
-  if (id && fieldOf(id)?.classList.contains('field--invalid')) clearError(id);
   refresh();
 });
 form.addEventListener('click', (ev) => {

@@ -26,8 +26,9 @@ function help(q: Question): SafeHtml | '' {
 
 const describedBy = (q: Question) => [q.help_text ? `${qid(q)}-help` : '', `${qid(q)}-error`].filter(Boolean).join(' ');
 
+/** Shown beside the label, not inside it: the label's text stays exactly the question (aria-required tells the rest). */
 function requiredMark(): SafeHtml {
-  return raw('<span class="field__req" aria-hidden="true"> *</span><span class="field__opt"> (optional)</span>');
+  return raw('<span class="field__req" aria-hidden="true">*</span><span class="field__opt" aria-hidden="true">(optional)</span>');
 }
 
 function errorSlot(id: string): SafeHtml {
@@ -134,10 +135,10 @@ function question(q: Question): SafeHtml {
   const attrs = html`class="field field--${q.type}" data-qid="${q.id}" data-type="${q.type}" data-required="${q.required ? 'true' : 'false'}"`;
   if (group) {
     const body = q.type === 'address' ? addressInputs(q) : q.type === 'data_table' ? tableInputs(q) : choiceInputs(q);
-    return html`<fieldset ${attrs} id="${qid(q)}" aria-describedby="${describedBy(q)}"${hidden}><legend class="field__label">${q.label}${requiredMark()}</legend>${help(q)}${body}${errorSlot(qid(q))}</fieldset>`;
+    return html`<fieldset ${attrs} id="${qid(q)}" aria-describedby="${describedBy(q)}"${hidden}><legend class="field__legend"><span class="field__label">${q.label}</span>${requiredMark()}</legend>${help(q)}${body}${errorSlot(qid(q))}</fieldset>`;
   }
   const body = q.type === 'file_upload' ? fileInputs(q) : scalarInput(q);
-  return html`<div ${attrs}${hidden}><label class="field__label" for="${qid(q)}">${q.label}${requiredMark()}</label>${help(q)}${body}${errorSlot(qid(q))}</div>`;
+  return html`<div ${attrs}${hidden}><div class="field__head"><label class="field__label" for="${qid(q)}">${q.label}</label>${requiredMark()}</div>${help(q)}${body}${errorSlot(qid(q))}</div>`;
 }
 
 function step(s: Step, index: number): SafeHtml {

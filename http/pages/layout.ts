@@ -53,6 +53,7 @@ export function layout(o: PageOptions): SafeHtml {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
+<link rel="icon" href="data:,">
 <title>${o.title}</title>
 <link rel="stylesheet" href="${o.stylesheetUrl}">
 <style nonce="${o.nonce}">${raw(brandCss(o.brand.color))}</style>

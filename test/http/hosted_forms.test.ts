@@ -61,8 +61,8 @@ test.serial('the page renders every question with a visible label, its CSP and t
   t.regex(csp, /script-src 'self'/);
   t.notRegex(csp, /unsafe-inline/);
   for (const step of HOSTED_STEPS) for (const q of step.questions) t.true(r.text.includes(q.label.replace(/'/g, '&#39;')), q.label);
-  t.regex(r.text, /<label class="field__label" for="q-first_name">First name/);
-  t.regex(r.text, /<legend class="field__label">Home address/);
+  t.regex(r.text, /<label class="field__label" for="q-first_name">First name<\/label>/, "the label is exactly the question");
+  t.regex(r.text, /<legend class="field__legend"><span class="field__label">Home address<\/span>/);
   t.regex(r.text, /<label class="sublabel" for="q-home_address-postal_code">ZIP code/);
   t.regex(r.text, />Next<\/button>/);
   t.regex(r.text, />Back<\/button>/);
