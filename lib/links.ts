@@ -48,7 +48,8 @@ export function checkFileLink(key: Buffer, blobKey: string, expires: string | un
   if (!expires || !/^\d{1,12}$/.test(expires) || !signature || !/^[A-Za-z0-9_-]{43}$/.test(signature)) return 'invalid';
   const expected = mac(key, blobKey, Number(expires), filename ?? '');
   const given = Buffer.from(signature, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
+  // The 43rd character carries 2 unused bits: only the canonical spelling of a signature is accepted.
+  if (given.length !== expected.length || given.toString('base64url') !== signature || !timingSafeEqual(given, expected)) return 'invalid';
   return Number(expires) * 1000 < now ? 'expired' : 'ok';
 }
 
@@ -82,7 +83,7 @@ export function checkFormContext(key: Buffer, token: string, now = Date.now()): 
   if (!m) return { ok: false, reason: 'invalid' };
   const expected = createHmac('sha256', key).update(m[1]).digest();
   const given = Buffer.from(m[2], 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'invalid' };
+  if (given.length !== expected.length || given.toString('base64url') !== m[2] || !timingSafeEqual(given, expected)) return { ok: false, reason: 'invalid' };
   let raw: { f?: unknown; a?: unknown; m?: unknown; e?: unknown };
   try {
     raw = JSON.parse(Buffer.from(m[1], 'base64url').toString('utf8'));
