@@ -144,8 +144,10 @@ browserTest('embedded on a registered origin: logic, upload, messages in order a
     t.false(await frame.getByRole('button', { name: 'Next' }).isVisible());
     const inner = page.frames().find((f) => f.url().startsWith(formOrigin))!;
     assertAccessible(t, await axe(inner), 'embedded form, documents step');
+    await page.screenshot({ path: path.join(screens, 'embedded-documents.png'), fullPage: true });
     await frame.getByRole('button', { name: 'Submit' }).click();
     await frame.getByRole('heading', { name: /Thank you/ }).waitFor();
+    await page.screenshot({ path: path.join(screens, 'embedded-done.png') });
 
     const all = await waitForMessage(page, 'service:completed');
     t.true(all.every((m) => m.origin === formOrigin), 'every message comes from the form origin');
