@@ -27,6 +27,7 @@ let listedOrigin: string;
 let unlistedOrigin: string;
 let formUrl: string;
 let linkUrl: string;
+let dropUrl: string;
 const screens = path.join(os.tmpdir(), 'hosted-form-screens');
 
 /** A partner's page on `localhost` that frames `src` and records every message it receives. */
@@ -66,6 +67,11 @@ test.before(async () => {
   formUrl = `${svc.url}/${a.slug}/form/${form.public_id}/home-insurance-quote`;
   const link = await svc.request('POST', `/v2/forms/${form.id}/links`, { token: key, json: { agent_id: a.ownerId, metadata: { crm_id: 'lead-7' } }, headers: { 'Idempotency-Key': crypto.randomUUID() } });
   linkUrl = link.body.url;
+  const drop = await publishedForm(svc, key, a.agencyId, 'Send documents', [
+    { id: 'one', name: 'Your documents', questions: [{ id: 'who', type: 'short_text', label: 'Your name', required: true }, { id: 'files', type: 'file_upload', label: 'Documents', required: true, settings: { max_files: 3 } }] },
+    { id: 'two', name: 'Confirm', questions: [{ id: 'ok', type: 'single_choice', label: 'Send them now?', required: true, options: ['Yes'] }] },
+  ]);
+  dropUrl = `${svc.url}/${a.slug}/form/${drop.public_id}/send-documents`;
   await mkdir(screens, { recursive: true });
 });
 
@@ -192,6 +198,34 @@ browserTest('an unlisted origin gets a blank frame and no messages', async (t) =
     t.false(frame!.url().startsWith(new URL(svc.url).origin) && (await frame!.locator('#svc-form').count()) > 0, 'the form is not rendered');
     t.is(await page.frameLocator('#quote').locator('#svc-form').count(), 0);
     t.deepEqual(await messages(page), []);
+  } finally {
+    await page.close();
+  }
+});
+
+browserTest('a reload keeps the answers and the uploaded files of a half-finished form', async (t) => {
+  const page = await browser.newPage({ viewport: VIEWPORTS.phone });
+  try {
+    await page.goto(dropUrl);
+    await page.getByLabel('Your name').fill('Kim Lee');
+    await page.getByLabel('Documents', { exact: true }).setInputFiles([
+      { name: 'policy.pdf', mimeType: 'application/pdf', buffer: TINY_PDF },
+      { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('plain text is refused by its bytes') },
+    ]);
+    await page.getByText(/policy\.pdf \(\d+ KB\)/).waitFor();
+    await page.getByText(/can’t be used/).waitFor();
+    t.is(await page.getByLabel('Documents', { exact: true }).getAttribute('aria-invalid'), 'true', 'the refused file is reported on its field');
+    await page.reload();
+    await page.getByText(/policy\.pdf \(\d+ KB\)/).waitFor();
+    t.is(await page.getByLabel('Your name').inputValue(), 'Kim Lee');
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByRole('group', { name: 'Send them now?' }).getByLabel('Yes').check();
+    await page.getByRole('button', { name: 'Submit' }).click();
+    await page.getByRole('heading', { name: /Thank you/ }).waitFor();
+    const id = Number(await page.locator('#submission-ref').textContent());
+    const row = await svc.tdb.db.owner.query('select answers from app_public.submissions where id = $1', [id]);
+    const files = row.rows[0].answers.find((a: { question_id: string }) => a.question_id === 'files').value;
+    t.deepEqual(files.map((f: { filename: string }) => f.filename), ['policy.pdf'], 'the upload made before the reload is part of the submission');
   } finally {
     await page.close();
   }
