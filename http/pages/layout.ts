@@ -31,12 +31,16 @@ function luminance(hex: string): number {
   return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
 }
 
-/** The brand colour and a text colour readable on it (AA contrast), as CSS custom properties. */
+const contrast = (a: number, b: number) => (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+
+/** The brand colour, the text colour readable on it, and an ink for accents on white, as CSS custom properties. */
 export function brandCss(color: string | null): string {
   const brand = color && HEX.test(color) ? color.toLowerCase() : '2563eb';
-  const onBrand = luminance(brand) > 0.35 ? '111827' : 'ffffff';
-  // On light brand colours the text-coloured accents use a darker ink so links and focus rings stay legible.
-  const ink = luminance(brand) > 0.35 ? '1f2937' : brand;
+  const l = luminance(brand);
+  // Button text: white or near-black when either reads (AA, 4.5:1), else whichever of white and black reads best.
+  const onBrand = ['ffffff', '111827'].find((c) => contrast(l, luminance(c)) >= 4.5) ?? (contrast(l, 1) >= contrast(l, 0) ? 'ffffff' : '000000');
+  // Links, focus rings and selected choices sit on white: the brand colour only when it reads as text (AA).
+  const ink = contrast(l, 1) >= 4.5 ? brand : '1f2937';
   return `:root{--brand:#${brand};--on-brand:#${onBrand};--brand-ink:#${ink}}`;
 }
 
