@@ -23,13 +23,18 @@ export function submissionsFinalize(deps: TaskDeps): Task {
     let archiveKey: string | null = null;
     let missing: unknown[] = [];
     if (s.acord_form_ids.length) {
+      // A rendering bug must not hold the webhook back for ever: the submission goes out without its ACORD
+      // archive (GET shows is_acord_ready: false). Storing the archive can fail transiently: that retries.
       const packet = await buildAcordPacket(s.structure, byQuestion(s.answers as StoredAnswer[]), {
         reference: `Submission ${s.id}`,
         createdAt: s.submitted_at.toISOString(),
         agencyName: s.agency_name,
+      }).catch((err: unknown) => {
+        helpers.logger.error('ACORD rendering failed; sending the submission without its archive', { submissionId: s.id, error: String(err) });
+        return null;
       });
-      if (packet.archive) archiveKey = await deps.blobs.put('acord', packet.archive, 'zip');
-      missing = packet.missing;
+      if (packet?.archive) archiveKey = await deps.blobs.put('acord', packet.archive, 'zip');
+      missing = packet?.missing ?? [];
     }
     const sign = (blobKey: string, filename: string) =>
       signFileLink({ baseUrl: deps.cfg.filesUrl, key, blobKey, filename, ttlSeconds: deps.cfg.FILE_LINK_TTL_SECONDS }).url;

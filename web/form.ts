@@ -408,7 +408,8 @@ function refresh(): void {
   const position = history.length + 1;
   const at = evaluation.path.indexOf(current);
   const total = at >= 0 ? position + evaluation.path.length - at - 1 : position;
-  stepCount.textContent = `Step ${position} of ${total}`;
+  const label = `Step ${position} of ${total}`;
+  if (stepCount.textContent !== label) stepCount.textContent = label; // a live region: only real changes are announced
   if (progressBar) progressBar.style.width = `${Math.round((position / total) * 100)}%`;
   save();
   requestAnimationFrame(reportHeight);

@@ -172,7 +172,7 @@ browserTest('embedded on a registered origin: logic, upload, messages in order a
     const [hook] = await receiver.waitFor(1);
     t.is(hook.json.topic, 'form-submission');
     const data = FormSubmissionData.parse(hook.json.data);
-    t.is(data.submission_id, completed.submission_id);
+    t.is(data.submission_id, completed.submission_id as number);
     t.deepEqual(data.metadata, { crm_id: 'lead-7' });
     t.deepEqual(data.contact, { name: 'Zoë Alvarez', email: 'zoe@example.com', phone: '512 555 0142' });
     const answers = Object.fromEntries(data.answers.map((a) => [a.question_id, a.value]));
