@@ -253,6 +253,11 @@ browserTest('the standalone page is accessible and readable on a phone and a des
       await page.getByRole('heading', { name: 'Your home' }).waitFor();
       assertAccessible(t, await axe(page), `${name}, second step`);
       await page.screenshot({ path: path.join(screens, `${name}-step2.png`), fullPage: true });
+      const missing = await page.goto(formUrl.replace(/\/form\/f_[^/]+/, '/form/f_doesnotexist0'));
+      t.is(missing?.status(), 404);
+      await page.getByRole('heading', { name: 'This form isn’t available' }).waitFor();
+      assertAccessible(t, await axe(page), `${name}, 404 page`);
+      await page.screenshot({ path: path.join(screens, `${name}-404.png`), fullPage: true });
     } finally {
       await page.close();
     }
