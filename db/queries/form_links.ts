@@ -1,7 +1,5 @@
 // What POST /v2/forms/{id}/links needs: the form (visible to the key) with its live name, and the agent.
-import type pg from 'pg';
-
-type Queryable = Pick<pg.ClientBase, 'query'>;
+import type { Client } from './types.ts';
 
 export interface LinkTargetRow {
   form_id: number;
@@ -12,7 +10,7 @@ export interface LinkTargetRow {
 }
 
 /** The form as the caller sees it (RLS: agency and mode) and the name it is published under. */
-export async function linkTarget(db: Queryable, formId: number): Promise<LinkTargetRow | undefined> {
+export async function linkTarget(db: Client, formId: number): Promise<LinkTargetRow | undefined> {
   const { rows } = await db.query<LinkTargetRow>(
     `select f.id as form_id, f.public_id, f.status, f.owner_agent_id, s.name as live_name
        from app_public.forms f left join app_public.form_snapshots s on s.id = f.live_snapshot_id where f.id = $1`,
@@ -22,7 +20,7 @@ export async function linkTarget(db: Queryable, formId: number): Promise<LinkTar
 }
 
 /** An active agent of the caller's agency, by id. */
-export async function activeAgent(db: Queryable, agentId: number): Promise<{ id: number; slug: string } | undefined> {
+export async function activeAgent(db: Client, agentId: number): Promise<{ id: number; slug: string } | undefined> {
   const { rows } = await db.query<{ id: number; slug: string }>(
     `select id, slug from app_public.agents where id = $1 and agency_id = app_public.current_agency_id() and status = 'active'`,
     [agentId],

@@ -1,9 +1,7 @@
 // Statements of the hosted form page (anonymous consumers): each calls one security-definer function that
 // checks the agent, agency and form itself, so the page needs no tenant identity.
-import type pg from 'pg';
+import type { Client } from './types.ts';
 import type { FormStructure } from '../../pipelines/forms/schema.ts';
-
-type Queryable = Pick<pg.ClientBase, 'query'>;
 
 export interface HostedFormRow {
   agent_id: number;
@@ -25,7 +23,7 @@ export interface HostedFormRow {
 }
 
 /** The live form behind `{agentSlug}/form/{publicId}`, or undefined (unknown, inactive, unpublished, other agency). */
-export async function hostedForm(db: Queryable, agentSlug: string, publicId: string): Promise<HostedFormRow | undefined> {
+export async function hostedForm(db: Client, agentSlug: string, publicId: string): Promise<HostedFormRow | undefined> {
   const { rows } = await db.query<HostedFormRow>({ name: 'svc_hosted_form', text: 'select * from app_private.hosted_form($1, $2)', values: [agentSlug, publicId] });
   return rows[0];
 }
@@ -38,13 +36,13 @@ export interface SnapshotRow {
 }
 
 /** A published snapshot of the form by id (possibly replaced since by a newer publish). */
-export async function formSnapshot(db: Queryable, formId: number, snapshotId: number): Promise<SnapshotRow | undefined> {
+export async function formSnapshot(db: Client, formId: number, snapshotId: number): Promise<SnapshotRow | undefined> {
   const { rows } = await db.query<SnapshotRow>({ name: 'svc_form_snapshot', text: 'select * from app_private.form_snapshot($1, $2)', values: [formId, snapshotId] });
   return rows[0];
 }
 
 /** Record a checked, stored upload; returns its public id. */
-export async function recordUpload(db: Queryable, u: { formId: number; agentId: number; questionId: string; blobKey: string; filename: string; contentType: string; size: number }): Promise<string> {
+export async function recordUpload(db: Client, u: { formId: number; agentId: number; questionId: string; blobKey: string; filename: string; contentType: string; size: number }): Promise<string> {
   const { rows } = await db.query<{ id: string }>('select app_private.record_upload($1, $2, $3, $4, $5, $6, $7) as id', [u.formId, u.agentId, u.questionId, u.blobKey, u.filename, u.contentType, u.size]);
   return rows[0].id;
 }
@@ -59,7 +57,7 @@ export interface PendingUploadRow {
 }
 
 /** Uploads of the form a submission names that no other submission has claimed. */
-export async function pendingUploads(db: Queryable, formId: number, publicIds: string[]): Promise<PendingUploadRow[]> {
+export async function pendingUploads(db: Client, formId: number, publicIds: string[]): Promise<PendingUploadRow[]> {
   if (!publicIds.length) return [];
   const { rows } = await db.query<PendingUploadRow>('select * from app_private.pending_uploads($1, $2::uuid[])', [formId, publicIds]);
   return rows;
@@ -73,7 +71,7 @@ export interface CreatedSubmissionRow {
 
 /** Store a checked submission and queue its completion (ACORD forms, then the webhook). */
 export async function createSubmission(
-  db: Queryable,
+  db: Client,
   s: { formId: number; snapshotId: number; agentId: number; answers: unknown[]; contact: Record<string, string> | null; metadata: Record<string, unknown>; acordFormIds: string[]; uploadIds: string[] },
 ): Promise<CreatedSubmissionRow> {
   const { rows } = await db.query<CreatedSubmissionRow>(
@@ -84,7 +82,7 @@ export async function createSubmission(
 }
 
 /** Spend one unit of a rate-limit bucket (shared by every process); `allowed` false once the window is used up. */
-export async function consumeRateLimit(db: Queryable, bucket: string, limit: number, windowSeconds: number): Promise<{ allowed: boolean; remaining: number; reset_at: number }> {
+export async function consumeRateLimit(db: Client, bucket: string, limit: number, windowSeconds: number): Promise<{ allowed: boolean; remaining: number; reset_at: number }> {
   const { rows } = await db.query<{ allowed: boolean; remaining: number; reset_at: string }>('select * from app_private.consume_rate_limit($1, $2, $3)', [bucket, limit, windowSeconds]);
   return { allowed: rows[0].allowed, remaining: rows[0].remaining, reset_at: Number(rows[0].reset_at) };
 }

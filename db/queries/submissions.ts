@@ -1,9 +1,7 @@
 // Statements about submissions: the API read (RLS: the key's agency and mode) and the completion task
 // (owner pool), which records the ACORD archive and emits the webhook event in one SQL function.
-import type pg from 'pg';
+import type { Client } from './types.ts';
 import type { FormStructure } from '../../pipelines/forms/schema.ts';
-
-type Queryable = Pick<pg.ClientBase, 'query'>;
 
 /** A submission with what its payload needs: form, agent and snapshot. */
 export interface SubmissionRow {
@@ -60,13 +58,13 @@ const select = `select s.id, s.agency_id, g.name as agency_name, s.mode, s.form_
  where s.id = $1`;
 
 /** One submission by id, as the caller may see it (RLS decides: another agency or mode finds nothing). */
-export async function getSubmission(db: Queryable, id: number): Promise<SubmissionRow | undefined> {
+export async function getSubmission(db: Client, id: number): Promise<SubmissionRow | undefined> {
   const { rows } = await db.query<SubmissionRow>({ name: 'svc_get_submission', text: select, values: [id] });
   return rows[0];
 }
 
 /** Finish a processing submission: archive key, missing-field report, and the form-submission event (its payload). */
-export async function completeSubmission(db: Queryable, id: number, archiveKey: string | null, missing: unknown[], data: unknown): Promise<{ status: string; event_id: number | null } | undefined> {
+export async function completeSubmission(db: Client, id: number, archiveKey: string | null, missing: unknown[], data: unknown): Promise<{ status: string; event_id: number | null } | undefined> {
   const { rows } = await db.query<{ status: string; event_id: number | null }>(
     'select status, event_id from app_private.complete_submission($1, $2, $3, $4)',
     [id, archiveKey, JSON.stringify(missing), JSON.stringify(data)],
