@@ -21,6 +21,8 @@ export interface PageOptions {
   /** Nonce of the one inline <style> (the brand colour), matching the page's CSP. */
   nonce: string;
   footer?: SafeHtml;
+  /** Show the agency header (default: unless embedded); off when the agency is unknown. */
+  header?: boolean;
 }
 
 const HEX = /^[0-9A-Fa-f]{6}$/;
@@ -46,7 +48,7 @@ export function brandCss(color: string | null): string {
 
 /** A complete HTML document. */
 export function layout(o: PageOptions): SafeHtml {
-  const header = o.embed
+  const header = o.embed || o.header === false
     ? ''
     : html`<header class="site-header"><div class="site-header__inner">${
         o.brand.logoUrl ? html`<img class="site-header__logo" src="${o.brand.logoUrl}" alt="${o.brand.name}">` : html`<span class="site-header__mark" aria-hidden="true">${o.brand.name.slice(0, 1).toUpperCase()}</span>`
@@ -72,10 +74,11 @@ ${(o.scriptUrls ?? []).map((u) => html`<script src="${u}" defer></script>`)}
 }
 
 /** A whole-page message (404, expired link…), same shell, no script. */
-export function messagePage(o: { title: string; message: string; brand: Brand; stylesheetUrl: string; nonce: string; embed?: boolean }): SafeHtml {
+export function messagePage(o: { title: string; message: string; brand: Brand | null; stylesheetUrl: string; nonce: string; embed?: boolean }): SafeHtml {
   return layout({
     title: o.title,
-    brand: o.brand,
+    brand: o.brand ?? { name: '', color: null, logoUrl: null },
+    header: o.brand !== null,
     embed: o.embed,
     stylesheetUrl: o.stylesheetUrl,
     nonce: o.nonce,

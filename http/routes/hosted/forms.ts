@@ -37,8 +37,6 @@ const brandOf = (f: HostedFormRow, deps: Deps): Brand => ({
   logoUrl: presentAgency({ id: f.agency_id, name: f.agency_name, color_code: f.color_code, logo_key: f.logo_key }, deps.cfg.publicUrl).logo_url,
 });
 
-const DEFAULT_BRAND: Brand = { name: 'Secure form', color: null, logoUrl: null };
-
 type LinkCheck = { ok: true; metadata: Record<string, unknown> } | { ok: false; status: 403; title: string; message: string };
 
 /** The link's signed context, if any: it must be intact, unexpired, and name this form and this agent. */
@@ -83,7 +81,7 @@ async function sendPage(ctx: Context, status: number, body: string, csp: string)
   ctx.body = body;
 }
 
-async function messageResponse(ctx: Context, deps: Deps, status: number, title: string, message: string, brand: Brand, frameAncestors: string[], embed: boolean): Promise<void> {
+async function messageResponse(ctx: Context, deps: Deps, status: number, title: string, message: string, brand: Brand | null, frameAncestors: string[], embed: boolean): Promise<void> {
   const assets = await pageAssets();
   const nonce = randomBytes(16).toString('base64');
   const page = messagePage({ title, message, brand, stylesheetUrl: assets.stylesheet.url, nonce, embed });
@@ -156,7 +154,7 @@ export const hostedRoutes = [
       const embed = query.embed === '1';
       const f = await anonymous(deps.db, (c) => hostedForm(c, params.agentSlug, params.publicId));
       if (!f) {
-        await messageResponse(ctx, deps, 404, 'This form isn’t available', 'The link may be mistyped, or the form is no longer offered. Please check with the agent who sent it.', DEFAULT_BRAND, [], embed);
+        await messageResponse(ctx, deps, 404, 'This form isn’t available', 'The link may be mistyped, or the form is no longer offered. Please check with the agent who sent it.', null, [], embed);
         return;
       }
       const brand = brandOf(f, deps);
