@@ -138,6 +138,17 @@ export async function run(ctx: BenchContext): Promise<void> {
   const runner = await startWorker(db.owner, { concurrency: 4, log, deps: { cfg, log, secretKey, blobs }, pollInterval: 1000 });
   let stopped = false;
   try {
+    // One at a time: the latency of the chain itself (submit → finalize job → fan-out → delivery), no queueing.
+    const single: number[] = [];
+    for (let i = 0; i < (ctx.quick ? 10 : 30); i++) {
+      const at = performance.now();
+      const r = await call('POST', submitPath, submitBody);
+      const id = JSON.parse(r.text).submission_id as number;
+      while (!arrivals.has(id)) await new Promise<void>((res) => ((onArrival = () => res()), setTimeout(res, 50)));
+      single.push(arrivals.get(id)! - at);
+    }
+    single.sort((a, b) => a - b);
+    process.stdout.write(`${'end to end, one submission at a time'.padEnd(58)} ${fmt(1000 / (single.reduce((a, b) => a + b, 0) / single.length), 1).padStart(8)} sub/s    p50 ${fmt(percentile(single, 50), 1).padStart(7)} ms   p99 ${fmt(percentile(single, 99), 1).padStart(7)} ms\n`);
     const n = ctx.quick ? 60 : 300;
     const started = new Map<number, number>();
     const done = new Promise<void>((resolve) => {
