@@ -67,9 +67,9 @@ export const configSchema = z.object({
   APP_URL: z.url().optional(),
   /** Default lifetime of a signed form link made by POST /v2/forms/{id}/links, in seconds (30 days). */
   FORM_LINK_TTL_SECONDS: intIn(60, 366 * 86_400).default(30 * 86_400),
-  /** Uploads accepted per hosted form link (or per agent and form) per rate-limit window. */
+  /** Uploads accepted per hosted form link (signed, or the agent's plain link) and client address per window. */
   RATE_LIMIT_UPLOADS_PER_WINDOW: intIn(1, 100_000).default(20),
-  /** Submissions accepted per hosted form link (or per agent and form) per rate-limit window. */
+  /** Submissions accepted per hosted form link (signed, or the agent's plain link) and client address per window. */
   RATE_LIMIT_SUBMISSIONS_PER_WINDOW: intIn(1, 100_000).default(10),
   /** Production URLs must use https unless their host is allow-listed. */
   WEBHOOK_REQUIRE_HTTPS: bool.default(true),

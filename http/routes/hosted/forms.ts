@@ -60,9 +60,11 @@ function requireLink(deps: Deps, token: string | undefined | null, f: HostedForm
   return c.metadata;
 }
 
-async function rateLimit(deps: Deps, kind: 'upload' | 'submit', f: HostedFormRow, token: string | undefined | null): Promise<void> {
-  // Per link: a signed link is its own bucket; a plain link is shared by everyone using that agent's form.
-  const who = token ? createHash('sha256').update(token).digest('hex').slice(0, 32) : `${f.agent_id}:${f.form_id}`;
+async function rateLimit(ctx: Context, deps: Deps, kind: 'upload' | 'submit', f: HostedFormRow, token: string | undefined | null): Promise<void> {
+  // Per link and client address: a signed link, or the agent's plain link to the form, from one address
+  // (a plain link is public, so one bucket for all of its consumers would let one of them block the rest).
+  const link = token ? createHash('sha256').update(token).digest('hex').slice(0, 32) : `${f.agent_id}:${f.form_id}`;
+  const who = `${link}:${ctx.ip}`;
   const limit = kind === 'upload' ? deps.cfg.RATE_LIMIT_UPLOADS_PER_WINDOW : deps.cfg.RATE_LIMIT_SUBMISSIONS_PER_WINDOW;
   const r = await anonymous(deps.db, (c) => consumeRateLimit(c, `hosted-${kind}:${who}`, limit, deps.cfg.RATE_LIMIT_WINDOW_SECONDS));
   if (!r.allowed) {
@@ -211,7 +213,7 @@ export const hostedRoutes = [
       const f = await anonymous(deps.db, (c) => hostedForm(c, params.agentSlug, params.publicId));
       if (!f) throw new ApiError(404, 'form not found');
       requireLink(deps, body.ctx, f);
-      await rateLimit(deps, 'upload', f, body.ctx);
+      await rateLimit(ctx, deps, 'upload', f, body.ctx);
       const q = fileQuestions(f.structure).get(body.question_id);
       if (!q) throw new ApiError(422, 'question_id is not a file question of this form', [{ field: '/question_id', message: 'not a file_upload question' }]);
       const file = files.file!;
@@ -248,7 +250,7 @@ export const hostedRoutes = [
       const f = await anonymous(deps.db, (c) => hostedForm(c, params.agentSlug, params.publicId));
       if (!f) throw new ApiError(404, 'form not found');
       const metadata = requireLink(deps, body.ctx, f);
-      await rateLimit(deps, 'submit', f, body.ctx);
+      await rateLimit(ctx, deps, 'submit', f, body.ctx);
       const created = await anonymous(deps.db, async (c) => {
         // The page may have been rendered from a snapshot replaced since: check against that one.
         const snap = body.snapshot_id === f.snapshot_id ? { structure: f.structure } : await formSnapshot(c, f.form_id, body.snapshot_id);
