@@ -25,6 +25,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   documents: async () => (await import('./documents.ts')).run,
   extraction: async () => (await import('./extraction.ts')).run,
   lease: async () => (await import('./lease.ts')).run,
+  hosted: async () => (await import('./hosted.ts')).run,
 };
 
 async function main(): Promise<void> {

@@ -16,15 +16,21 @@ import { agentRoutes } from './routes/v1/agents.ts';
 import { apiKeyRoutes } from './routes/v1/api_keys.ts';
 import { clientRoutes } from './routes/v1/clients.ts';
 import { formRoutes } from './routes/v2/forms.ts';
+import { formLinkRoutes } from './routes/v2/form_links.ts';
+import { embedOriginRoutes } from './routes/v2/embed_origins.ts';
+import { submissionRoutes } from './routes/v2/submissions.ts';
+import { hostedRoutes } from './routes/hosted/forms.ts';
 import { webhookSubscriptionRoutes } from './routes/v1/webhooks.ts';
 import { webhookEndpointRoutes } from './routes/v2/webhook_endpoints.ts';
 
 /** Every declared route of the service, in documentation order. */
-export const allRoutes: RouteSpec[] = [...oauthRoutes, ...agencyRoutes, ...agentRoutes, ...apiKeyRoutes, ...clientRoutes, ...webhookSubscriptionRoutes, ...formRoutes, ...webhookEndpointRoutes, ...extractionRoutes, ...analysisRoutes, ...fileRoutes];
+export const allRoutes: RouteSpec[] = [...oauthRoutes, ...agencyRoutes, ...agentRoutes, ...apiKeyRoutes, ...clientRoutes, ...webhookSubscriptionRoutes, ...formRoutes, ...formLinkRoutes, ...submissionRoutes, ...embedOriginRoutes, ...webhookEndpointRoutes, ...extractionRoutes, ...analysisRoutes, ...fileRoutes];
 
 function presenterFor(ctx: Context): ErrorPresenter {
   if (ctx.path.startsWith('/oauth/')) return oauthErrorBody;
   if (ctx.path.startsWith('/v2/')) return problemBody;
+  // The hosted form's own JSON calls (uploads, submissions) answer with field pointers like /v2.
+  if (/^\/[^/]+\/form\//.test(ctx.path)) return problemBody;
   if (ctx.path.startsWith('/api/') || ctx.path === '/api' || ctx.path.startsWith('/files/')) return apiErrorBody;
   return v1ErrorBody;
 }
@@ -44,6 +50,8 @@ export function createApp(deps: Deps): Koa {
     ctx.body = { ok: true };
   });
   mountRoutes(router, allRoutes, deps);
+  // Pages and their assets: not part of the API document.
+  mountRoutes(router, hostedRoutes, deps);
 
   app.use(async (ctx, next) => {
     const started = performance.now();

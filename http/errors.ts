@@ -43,6 +43,8 @@ export const sqlErrorStatus: Record<string, number> = {
   CLDUP: 422,
   FUNNL: 422,
   XAGCY: 422,
+  SNAPS: 422,
+  UPLDU: 422,
   STATE: 500,
 };
 

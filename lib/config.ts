@@ -79,6 +79,14 @@ export const configSchema = z.object({
   DOCUMENT_RETENTION_DAYS: intIn(1, 3650).default(30),
   /** How long POST /api/analyze waits for the result before answering 202 with the analysis id. */
   ANALYZE_DEADLINE_MS: intIn(0, 300_000).default(25_000),
+  /** Base URL of the host that serves hosted forms ({app_url}); defaults to PUBLIC_URL. */
+  APP_URL: z.url().optional(),
+  /** Default lifetime of a signed form link made by POST /v2/forms/{id}/links, in seconds (30 days). */
+  FORM_LINK_TTL_SECONDS: intIn(60, 366 * 86_400).default(30 * 86_400),
+  /** Uploads accepted per hosted form link (signed, or the agent's plain link) and client address per window. */
+  RATE_LIMIT_UPLOADS_PER_WINDOW: intIn(1, 100_000).default(20),
+  /** Submissions accepted per hosted form link (signed, or the agent's plain link) and client address per window. */
+  RATE_LIMIT_SUBMISSIONS_PER_WINDOW: intIn(1, 100_000).default(10),
   /** Production URLs must use https unless their host is allow-listed. */
   WEBHOOK_REQUIRE_HTTPS: bool.default(true),
 });
@@ -88,6 +96,8 @@ export type Config = z.infer<typeof configSchema> & {
   publicUrl: string;
   filesUrl: string;
   tmpDir: string;
+  /** Base URL of hosted forms ({app_url}). */
+  appUrl: string;
   /** The PATH external commands (the tesseract CLI) are looked up in; pipelines get it as an option. */
   commandPath: string | undefined;
 };
@@ -109,6 +119,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     tmpDir: path.resolve(c.TMP_DIR ?? os.tmpdir()),
     publicUrl,
     filesUrl: (c.FILES_URL ?? publicUrl).replace(/\/+$/, ''),
+    appUrl: (c.APP_URL ?? publicUrl).replace(/\/+$/, ''),
     commandPath: env.PATH || undefined,
   };
 }

@@ -18,6 +18,7 @@ import { extractionsComplete } from './extractions__complete.ts';
 import { extractionsExtract } from './extractions__extract.ts';
 import { eventsFanOut } from './events__fan_out.ts';
 import maintenancePurge from './maintenance__purge.ts';
+import { submissionsFinalize } from './submissions__finalize.ts';
 
 /** Every task of the service, bound to its dependencies. */
 export function createTaskList(deps: TaskDeps): TaskList {
@@ -35,6 +36,7 @@ export function createTaskList(deps: TaskDeps): TaskList {
     analyses__facts: analysesFacts(deps),
     analyses__compare: analysesCompare(deps),
     blobs__sweep: blobsSweep(deps),
+    submissions__finalize: submissionsFinalize(deps),
   };
 }
 
