@@ -4,6 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileBlobStore } from '../lib/blobs.ts';
 import { parseConfig } from '../lib/config.ts';
 import { encryptSecret } from '../lib/crypto.ts';
 import { createLogger, setLogLevel } from '../lib/log.ts';
@@ -42,7 +44,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     [agencyId, url, encryptSecret(secretKey, secret)],
   );
   const log = createLogger();
-  const runner = await startWorker(db.owner, { concurrency: 8, log, deps: { cfg, log, secretKey }, pollInterval: 1000 });
+  const runner = await startWorker(db.owner, { concurrency: 8, log, deps: { cfg, log, secretKey, blobs: fileBlobStore(path.join(ctx.dataDir, 'blobs')) }, pollInterval: 1000 });
   const sample = sampleTopicPayload('form-submission').data;
 
   const emitted = new Map<number, number>();

@@ -70,8 +70,9 @@ function secretKey(): Buffer {
 async function serve(withWorker: boolean): Promise<void> {
   const opened = await open(20);
   const key = secretKey();
-  const runner = withWorker ? await startWorker(opened.db.owner, { concurrency: cfg.WORKER_CONCURRENCY, log, deps: { cfg, log, secretKey: key } }) : undefined;
-  const app = createApp({ db: opened.db, cfg, log, blobs: fileBlobStore(path.join(cfg.dataDir, 'blobs')), secretKey: key });
+  const blobs = fileBlobStore(path.join(cfg.dataDir, 'blobs'));
+  const runner = withWorker ? await startWorker(opened.db.owner, { concurrency: cfg.WORKER_CONCURRENCY, log, deps: { cfg, log, secretKey: key, blobs } }) : undefined;
+  const app = createApp({ db: opened.db, cfg, log, blobs, secretKey: key });
   const server: Server = app.listen(cfg.PORT, cfg.HOST);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   log.info('listening', { port: (server.address() as { port: number }).port, url: cfg.publicUrl, worker: withWorker });
@@ -86,7 +87,7 @@ async function serve(withWorker: boolean): Promise<void> {
 
 async function worker(): Promise<void> {
   const opened = await open();
-  const runner = await startWorker(opened.db.owner, { concurrency: cfg.WORKER_CONCURRENCY, log, deps: { cfg, log, secretKey: secretKey() } });
+  const runner = await startWorker(opened.db.owner, { concurrency: cfg.WORKER_CONCURRENCY, log, deps: { cfg, log, secretKey: secretKey(), blobs: fileBlobStore(path.join(cfg.dataDir, 'blobs')) } });
   log.info('worker running', { concurrency: cfg.WORKER_CONCURRENCY });
   onShutdown(async () => {
     await runner.stop();

@@ -12,15 +12,21 @@ import { agencyRoutes } from './routes/v1/agencies.ts';
 import { agentRoutes } from './routes/v1/agents.ts';
 import { apiKeyRoutes } from './routes/v1/api_keys.ts';
 import { formRoutes } from './routes/v2/forms.ts';
+import { formLinkRoutes } from './routes/v2/form_links.ts';
+import { embedOriginRoutes } from './routes/v2/embed_origins.ts';
+import { submissionRoutes } from './routes/v2/submissions.ts';
+import { hostedRoutes } from './routes/hosted/forms.ts';
 import { webhookSubscriptionRoutes } from './routes/v1/webhooks.ts';
 import { webhookEndpointRoutes } from './routes/v2/webhook_endpoints.ts';
 
 /** Every declared route of the service, in documentation order. */
-export const allRoutes: RouteSpec[] = [...oauthRoutes, ...agencyRoutes, ...agentRoutes, ...apiKeyRoutes, ...webhookSubscriptionRoutes, ...formRoutes, ...webhookEndpointRoutes, ...fileRoutes];
+export const allRoutes: RouteSpec[] = [...oauthRoutes, ...agencyRoutes, ...agentRoutes, ...apiKeyRoutes, ...webhookSubscriptionRoutes, ...formRoutes, ...formLinkRoutes, ...submissionRoutes, ...embedOriginRoutes, ...webhookEndpointRoutes, ...fileRoutes];
 
 function presenterFor(ctx: Context): ErrorPresenter {
   if (ctx.path.startsWith('/oauth/')) return oauthErrorBody;
   if (ctx.path.startsWith('/v2/')) return problemBody;
+  // The hosted form's own JSON calls (uploads, submissions) answer with field pointers like /v2.
+  if (/^\/[^/]+\/form\//.test(ctx.path)) return problemBody;
   if (ctx.path.startsWith('/api/') || ctx.path === '/api' || ctx.path.startsWith('/files/')) return apiErrorBody;
   return v1ErrorBody;
 }
@@ -40,6 +46,8 @@ export function createApp(deps: Deps): Koa {
     ctx.body = { ok: true };
   });
   mountRoutes(router, allRoutes, deps);
+  // Pages and their assets: not part of the API document.
+  mountRoutes(router, hostedRoutes, deps);
 
   app.use(async (ctx, next) => {
     const started = performance.now();

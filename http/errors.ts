@@ -40,6 +40,8 @@ export const sqlErrorStatus: Record<string, number> = {
   OWNER: 422,
   EMAIL: 422,
   BADRF: 422,
+  SNAPS: 422,
+  UPLDU: 422,
   STATE: 500,
 };
 

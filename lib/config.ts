@@ -63,6 +63,14 @@ export const configSchema = z.object({
   FILES_URL: z.url().optional(),
   /** Lifetime of a signed file link (document_link, upload and ACORD archive URLs) in seconds. */
   FILE_LINK_TTL_SECONDS: intIn(60, 7 * 86_400).default(3600),
+  /** Base URL of the host that serves hosted forms ({app_url}); defaults to PUBLIC_URL. */
+  APP_URL: z.url().optional(),
+  /** Default lifetime of a signed form link made by POST /v2/forms/{id}/links, in seconds (30 days). */
+  FORM_LINK_TTL_SECONDS: intIn(60, 366 * 86_400).default(30 * 86_400),
+  /** Uploads accepted per hosted form link (or per agent and form) per rate-limit window. */
+  RATE_LIMIT_UPLOADS_PER_WINDOW: intIn(1, 100_000).default(20),
+  /** Submissions accepted per hosted form link (or per agent and form) per rate-limit window. */
+  RATE_LIMIT_SUBMISSIONS_PER_WINDOW: intIn(1, 100_000).default(10),
   /** Production URLs must use https unless their host is allow-listed. */
   WEBHOOK_REQUIRE_HTTPS: bool.default(true),
 });
@@ -72,6 +80,8 @@ export type Config = z.infer<typeof configSchema> & {
   publicUrl: string;
   filesUrl: string;
   tmpDir: string;
+  /** Base URL of hosted forms ({app_url}). */
+  appUrl: string;
   /** The PATH external commands (the tesseract CLI) are looked up in; pipelines get it as an option. */
   commandPath: string | undefined;
 };
@@ -92,6 +102,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     tmpDir: path.resolve(c.TMP_DIR ?? os.tmpdir()),
     publicUrl,
     filesUrl: (c.FILES_URL ?? publicUrl).replace(/\/+$/, ''),
+    appUrl: (c.APP_URL ?? publicUrl).replace(/\/+$/, ''),
     commandPath: env.PATH || undefined,
   };
 }

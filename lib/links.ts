@@ -48,6 +48,51 @@ export function checkFileLink(key: Buffer, blobKey: string, expires: string | un
   if (!expires || !/^\d{1,12}$/.test(expires) || !signature || !/^[A-Za-z0-9_-]{43}$/.test(signature)) return 'invalid';
   const expected = mac(key, blobKey, Number(expires), filename ?? '');
   const given = Buffer.from(signature, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
+  // The 43rd character carries 2 unused bits: only the canonical spelling of a signature is accepted.
+  if (given.length !== expected.length || given.toString('base64url') !== signature || !timingSafeEqual(given, expected)) return 'invalid';
   return Number(expires) * 1000 < now ? 'expired' : 'ok';
+}
+
+// ---- hosted form links with correlation metadata -----------------------------------------------------
+
+/** The key that signs hosted-form link context, separate from the file-link key. */
+export function formLinkKey(secretKey: Buffer): Buffer {
+  return createHmac('sha256', secretKey).update('svc form links v1').digest();
+}
+
+/** What a signed form link carries: the form, the agent it attributes to, the partner's metadata, the expiry. */
+export interface FormLinkContext {
+  form_id: number;
+  agent_id: number;
+  metadata: Record<string, unknown>;
+  /** Unix seconds. */
+  expires: number;
+}
+
+/** `<base64url JSON>.<base64url HMAC>`: metadata in a URL that cannot be changed without the key. */
+export function signFormContext(key: Buffer, c: FormLinkContext): string {
+  const body = Buffer.from(JSON.stringify({ f: c.form_id, a: c.agent_id, m: c.metadata, e: c.expires }), 'utf8').toString('base64url');
+  return `${body}.${createHmac('sha256', key).update(body).digest('base64url')}`;
+}
+
+export type FormContextCheck = { ok: true; context: FormLinkContext } | { ok: false; reason: 'invalid' | 'expired' };
+
+/** Verify a form link's context (constant-time signature check, then expiry). */
+export function checkFormContext(key: Buffer, token: string, now = Date.now()): FormContextCheck {
+  const m = /^([A-Za-z0-9_-]{1,8000})\.([A-Za-z0-9_-]{43})$/.exec(token);
+  if (!m) return { ok: false, reason: 'invalid' };
+  const expected = createHmac('sha256', key).update(m[1]).digest();
+  const given = Buffer.from(m[2], 'base64url');
+  if (given.length !== expected.length || given.toString('base64url') !== m[2] || !timingSafeEqual(given, expected)) return { ok: false, reason: 'invalid' };
+  let raw: { f?: unknown; a?: unknown; m?: unknown; e?: unknown };
+  try {
+    raw = JSON.parse(Buffer.from(m[1], 'base64url').toString('utf8'));
+  } catch {
+    return { ok: false, reason: 'invalid' };
+  }
+  if (typeof raw.f !== 'number' || typeof raw.a !== 'number' || typeof raw.e !== 'number' || typeof raw.m !== 'object' || raw.m === null || Array.isArray(raw.m)) {
+    return { ok: false, reason: 'invalid' };
+  }
+  if (raw.e * 1000 < now) return { ok: false, reason: 'expired' };
+  return { ok: true, context: { form_id: raw.f, agent_id: raw.a, metadata: raw.m as Record<string, unknown>, expires: raw.e } };
 }

@@ -8,6 +8,7 @@ import type { TaskDeps } from './context.ts';
 import { deliveriesSend } from './deliveries__send.ts';
 import { eventsFanOut } from './events__fan_out.ts';
 import maintenancePurge from './maintenance__purge.ts';
+import { submissionsFinalize } from './submissions__finalize.ts';
 
 /** Every task of the service, bound to its dependencies. */
 export function createTaskList(deps: TaskDeps): TaskList {
@@ -15,6 +16,7 @@ export function createTaskList(deps: TaskDeps): TaskList {
     maintenance__purge: maintenancePurge,
     events__fan_out: eventsFanOut(deps),
     deliveries__send: deliveriesSend(deps),
+    submissions__finalize: submissionsFinalize(deps),
   };
 }
 

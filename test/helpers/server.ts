@@ -47,7 +47,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Te
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((r) => server.once('listening', () => r()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  deps.cfg = { ...base, publicUrl: url, filesUrl: env.FILES_URL ?? url };
+  deps.cfg = { ...base, publicUrl: url, filesUrl: env.FILES_URL ?? url, appUrl: env.APP_URL ?? url };
 
   const request: TestService['request'] = async (method, p, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };

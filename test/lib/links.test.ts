@@ -1,5 +1,5 @@
 import test from 'ava';
-import { checkFileLink, fileLinkKey, signFileLink } from '../../lib/links.ts';
+import { checkFileLink, checkFormContext, fileLinkKey, formLinkKey, signFileLink, signFormContext } from '../../lib/links.ts';
 
 const key = fileLinkKey(Buffer.alloc(32, 7));
 const parse = (url: string) => {
@@ -32,4 +32,20 @@ test('tampering with the path, expiry, filename or signature, or another key, is
   t.is(checkFileLink(key, blobKey, undefined, 'a.pdf', sig, now), 'invalid');
   t.is(checkFileLink(key, blobKey, '1e9', 'a.pdf', sig, now), 'invalid');
   t.is(checkFileLink(key, blobKey, exp, 'a.pdf', 'short', now), 'invalid');
+});
+
+test('form link context: intact and unexpired is ok; changed metadata, a non-canonical signature or a past expiry is refused', (t) => {
+  const k = formLinkKey(Buffer.alloc(32, 3));
+  const now = Date.now();
+  const token = signFormContext(k, { form_id: 4, agent_id: 9, metadata: { crm: 'x' }, expires: Math.floor(now / 1000) + 60 });
+  t.deepEqual(checkFormContext(k, token, now), { ok: true, context: { form_id: 4, agent_id: 9, metadata: { crm: 'x' }, expires: Math.floor(now / 1000) + 60 } });
+  const [body, sig] = token.split('.');
+  const changed = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), m: { crm: 'y' } })).toString('base64url');
+  t.deepEqual(checkFormContext(k, `${changed}.${sig}`, now), { ok: false, reason: 'invalid' });
+  const last = sig.at(-1)!;
+  const sibling = 'AEIMQUYcgkosw048'.includes(last) ? String.fromCharCode(last.charCodeAt(0) + 1) : last;
+  if (sibling !== last) t.deepEqual(checkFormContext(k, `${body}.${sig.slice(0, -1)}${sibling}`, now), { ok: false, reason: 'invalid' });
+  t.deepEqual(checkFormContext(k, token, now + 61_000), { ok: false, reason: 'expired' });
+  t.deepEqual(checkFormContext(formLinkKey(Buffer.alloc(32, 4)), token, now), { ok: false, reason: 'invalid' });
+  t.deepEqual(checkFormContext(k, 'garbage', now), { ok: false, reason: 'invalid' });
 });

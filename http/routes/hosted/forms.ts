@@ -1,0 +1,300 @@
+// The hosted form (SPEC §4.5, §6.5): the page a consumer fills at {app_url}/{agentSlug}/form/{publicId}/{formSlug},
+// its uploads, and its submission. Consumers are anonymous: the agent slug, the public id and (for links
+// made by POST /v2/forms/{id}/links) a signed context decide the agency, agent and metadata; the server
+// re-runs the form's rules on the snapshot the page was rendered from and never trusts the browser's view.
+import { createHash, randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { Context } from 'koa';
+import type pg from 'pg';
+import { z } from 'zod';
+import { withIdentity, type Database } from '../../../db/pool.ts';
+import { consumeRateLimit, createSubmission, formSnapshot, hostedForm, pendingUploads, recordUpload, type HostedFormRow } from '../../../db/queries/hosted_forms.ts';
+import { checkFormContext, formLinkKey } from '../../../lib/links.ts';
+import { mapToAcord } from '../../../pipelines/acord/map.ts';
+import { sniff } from '../../../pipelines/documents/sniff.ts';
+import { validateSubmission } from '../../../pipelines/forms/engine.ts';
+import type { FormStructure, Question } from '../../../pipelines/forms/schema.ts';
+import { contactOf, storedAnswers, type StoredFile } from '../../../pipelines/forms/submission.ts';
+import { ApiError } from '../../errors.ts';
+import { pageAssets } from '../../pages/assets.ts';
+import { formBody, type FormPageData } from '../../pages/form_page.ts';
+import { html } from '../../pages/html.ts';
+import { contentSecurityPolicy, layout, messagePage, type Brand } from '../../pages/layout.ts';
+import { formSlug, hostedFormPath } from '../../pages/urls.ts';
+import { presentAgency } from '../../presenters/v1.ts';
+import { route, type Deps } from '../../route.ts';
+
+const pageParams = z.object({ agentSlug: z.string().max(200), publicId: z.string().max(100), formSlug: z.string().max(300).optional() });
+const formParams = z.object({ agentSlug: z.string().max(200), publicId: z.string().max(100) });
+const pageQuery = z.object({ embed: z.string().optional(), ctx: z.string().max(12_000).optional() });
+
+/** Consumers act with no tenant identity: only the security-definer functions of the hosted page answer. */
+const anonymous = <T>(db: Database, fn: (c: pg.PoolClient) => Promise<T>) => withIdentity(db, { role: 'system' }, fn);
+
+const brandOf = (f: HostedFormRow, deps: Deps): Brand => ({
+  name: f.agency_name,
+  color: f.color_code,
+  logoUrl: presentAgency({ id: f.agency_id, name: f.agency_name, color_code: f.color_code, logo_key: f.logo_key }, deps.cfg.publicUrl).logo_url,
+});
+
+type LinkCheck = { ok: true; metadata: Record<string, unknown> } | { ok: false; status: 403; title: string; message: string };
+
+/** The link's signed context, if any: it must be intact, unexpired, and name this form and this agent. */
+function linkContext(deps: Deps, token: string | undefined | null, f: HostedFormRow): LinkCheck {
+  if (!token) return { ok: true, metadata: {} };
+  const c = checkFormContext(formLinkKey(deps.secretKey), token);
+  if (!c.ok) {
+    return c.reason === 'expired'
+      ? { ok: false, status: 403, title: 'This link has expired', message: 'Ask your agent for a new link to this form.' }
+      : { ok: false, status: 403, title: 'This link is not valid', message: 'The link was changed or is incomplete. Ask your agent for a new link.' };
+  }
+  if (c.context.form_id !== f.form_id || c.context.agent_id !== f.agent_id) {
+    return { ok: false, status: 403, title: 'This link is not valid', message: 'The link does not belong to this agent or form. Ask your agent for a new link.' };
+  }
+  return { ok: true, metadata: c.context.metadata };
+}
+
+function requireLink(deps: Deps, token: string | undefined | null, f: HostedFormRow): Record<string, unknown> {
+  const c = linkContext(deps, token, f);
+  if (!c.ok) throw new ApiError(c.status, `${c.title}. ${c.message}`, [], {}, 'link_refused');
+  return c.metadata;
+}
+
+async function rateLimit(deps: Deps, kind: 'upload' | 'submit', f: HostedFormRow, token: string | undefined | null): Promise<void> {
+  // Per link: a signed link is its own bucket; a plain link is shared by everyone using that agent's form.
+  const who = token ? createHash('sha256').update(token).digest('hex').slice(0, 32) : `${f.agent_id}:${f.form_id}`;
+  const limit = kind === 'upload' ? deps.cfg.RATE_LIMIT_UPLOADS_PER_WINDOW : deps.cfg.RATE_LIMIT_SUBMISSIONS_PER_WINDOW;
+  const r = await anonymous(deps.db, (c) => consumeRateLimit(c, `hosted-${kind}:${who}`, limit, deps.cfg.RATE_LIMIT_WINDOW_SECONDS));
+  if (!r.allowed) {
+    const retry = Math.max(1, r.reset_at - Math.floor(Date.now() / 1000));
+    throw new ApiError(429, kind === 'upload' ? 'too many uploads from this link; try again shortly' : 'too many submissions from this link; try again shortly', [], { 'Retry-After': String(retry) });
+  }
+}
+
+async function sendPage(ctx: Context, status: number, body: string, csp: string): Promise<void> {
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.set('Content-Security-Policy', csp);
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Referrer-Policy', 'strict-origin-when-cross-origin');
+  ctx.body = body;
+}
+
+async function messageResponse(ctx: Context, deps: Deps, status: number, title: string, message: string, brand: Brand | null, frameAncestors: string[], embed: boolean): Promise<void> {
+  const assets = await pageAssets();
+  const nonce = randomBytes(16).toString('base64');
+  const page = messagePage({ title, message, brand, stylesheetUrl: assets.stylesheet.url, nonce, embed });
+  await sendPage(ctx, status, page.value, contentSecurityPolicy({ nonce, frameAncestors, imgOrigins: imgOrigins(deps) }));
+}
+
+const imgOrigins = (deps: Deps) => [...new Set([new URL(deps.cfg.publicUrl).origin, new URL(deps.cfg.appUrl).origin])];
+
+/** Question ids of file uploads in a structure. */
+const fileQuestions = (s: FormStructure) => new Map(s.steps.flatMap((st) => st.questions).filter((q) => q.type === 'file_upload').map((q) => [q.id, q as Extract<Question, { type: 'file_upload' }>]));
+
+const submitBody = z
+  .object({
+    snapshot_id: z.number().int().positive(),
+    answers: z.record(z.string().max(64), z.unknown()),
+    ctx: z.string().max(12_000).nullish(),
+  })
+  .strict();
+
+const uploadBody = z.object({ question_id: z.string().min(1).max(64), ctx: z.string().max(12_000).optional() });
+
+const EXT: Record<string, string> = { pdf: 'pdf', jpeg: 'jpg', png: 'png' };
+
+/** A safe download name with the extension of the type the bytes really are. */
+function uploadName(original: string | null, kind: string): string {
+  const base = (original ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f"<>|?*:]+/g, '').replace(/\.[A-Za-z0-9]{1,5}$/, '').trim().slice(0, 120);
+  return `${base || 'upload'}.${EXT[kind]}`;
+}
+
+function acceptOk(q: Extract<Question, { type: 'file_upload' }>, filename: string, mime: string): boolean {
+  const accept = q.settings?.accept;
+  if (!accept?.length) return true;
+  return accept.some((a) => (a.startsWith('.') ? filename.toLowerCase().endsWith(a) || (a === '.jpeg' && mime === 'image/jpeg') : a.endsWith('/*') ? mime.startsWith(a.slice(0, -1)) : mime === a));
+}
+
+export const hostedRoutes = [
+  route({
+    method: 'get',
+    path: '/assets/:file',
+    operationId: 'pageAsset',
+    summary: 'Scripts and styles of the pages (content-hashed names)',
+    tags: ['Pages'],
+    auth: 'none',
+    params: z.object({ file: z.string().max(100) }),
+    responses: { 200: { description: 'The asset' }, 404: { description: 'No such asset' } },
+    handler: async (ctx, { params }) => {
+      const a = (await pageAssets()).byUrl.get(`/assets/${params.file}`);
+      if (!a) throw new ApiError(404, 'no such asset');
+      ctx.type = a.type;
+      ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.vary('Accept-Encoding');
+      if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
+        ctx.set('Content-Encoding', 'gzip');
+        ctx.body = a.gzip;
+      } else ctx.body = a.body;
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/:agentSlug/form/:publicId{/:formSlug}',
+    operationId: 'hostedFormPage',
+    summary: 'The hosted form page (HTML); embed=1 renders only the form',
+    tags: ['Pages'],
+    auth: 'none',
+    params: pageParams,
+    query: pageQuery,
+    responses: { 200: { description: 'HTML page' }, 302: { description: 'To the URL with the form’s slug' }, 403: { description: 'A changed or expired link' }, 404: { description: 'No such form for this agent' } },
+    handler: async (ctx, { params, query }, deps) => {
+      const embed = query.embed === '1';
+      const f = await anonymous(deps.db, (c) => hostedForm(c, params.agentSlug, params.publicId));
+      if (!f) {
+        await messageResponse(ctx, deps, 404, 'This form isn’t available', 'The link may be mistyped, or the form is no longer offered. Please check with the agent who sent it.', null, [], embed);
+        return;
+      }
+      const brand = brandOf(f, deps);
+      const link = linkContext(deps, query.ctx, f);
+      if (!link.ok) {
+        await messageResponse(ctx, deps, link.status, link.title, link.message, brand, f.embed_origins, embed);
+        return;
+      }
+      const slug = formSlug(f.form_name);
+      if (params.formSlug !== slug) {
+        ctx.status = 302;
+        ctx.redirect(`${hostedFormPath(params.agentSlug, f.public_id, f.form_name)}${ctx.querystring ? `?${ctx.querystring}` : ''}`);
+        return;
+      }
+      const assets = await pageAssets();
+      const nonce = randomBytes(16).toString('base64');
+      const base = `/${encodeURIComponent(params.agentSlug)}/form/${encodeURIComponent(f.public_id)}`;
+      const data: FormPageData = {
+        structure: f.structure,
+        snapshot_id: f.snapshot_id,
+        public_id: f.public_id,
+        submit_url: `${base}/submissions`,
+        upload_url: `${base}/uploads`,
+        ctx: query.ctx ?? null,
+        origins: f.embed_origins,
+        max_upload_bytes: deps.cfg.MAX_UPLOAD_BYTES,
+      };
+      const agentName = `${f.agent_first_name} ${f.agent_last_name}`;
+      const page = layout({
+        title: `${f.form_name} · ${f.agency_name}`,
+        brand,
+        embed,
+        nonce,
+        stylesheetUrl: assets.stylesheet.url,
+        scriptUrls: [assets.scripts.form.url],
+        body: formBody({ title: f.form_name, agentName, agencyName: f.agency_name, data, testMode: f.mode === 'test' }),
+        footer: html`<footer class="site-footer"><p>Your answers go securely to <strong>${f.agency_name}</strong>. Your agent: ${agentName}.</p></footer>`,
+      });
+      await sendPage(ctx, 200, page.value, contentSecurityPolicy({ nonce, frameAncestors: f.embed_origins, imgOrigins: imgOrigins(deps) }));
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/:agentSlug/form/:publicId/uploads',
+    operationId: 'hostedFormUpload',
+    summary: 'Upload one file for a file_upload question; answers refer to it by upload_id',
+    tags: ['Pages'],
+    auth: 'none',
+    params: formParams,
+    body: uploadBody,
+    files: { file: { description: 'The document (PDF, JPEG or PNG, by its bytes)', required: true } },
+    responses: { 201: { description: '{ upload_id, filename, content_type, size }' }, 403: { description: 'A changed or expired link' }, 404: { description: 'No such form' }, 413: { description: 'Too large' }, 415: { description: 'Not an accepted type' }, 429: { description: 'Too many uploads' } },
+    handler: async (ctx, { params, body, files }, deps) => {
+      const f = await anonymous(deps.db, (c) => hostedForm(c, params.agentSlug, params.publicId));
+      if (!f) throw new ApiError(404, 'form not found');
+      requireLink(deps, body.ctx, f);
+      await rateLimit(deps, 'upload', f, body.ctx);
+      const q = fileQuestions(f.structure).get(body.question_id);
+      if (!q) throw new ApiError(422, 'question_id is not a file question of this form', [{ field: '/question_id', message: 'not a file_upload question' }]);
+      const file = files.file!;
+      const max = Math.min(q.settings?.max_file_bytes ?? deps.cfg.MAX_UPLOAD_BYTES, deps.cfg.MAX_UPLOAD_BYTES);
+      if (file.size > max) throw new ApiError(413, `the file is larger than ${Math.round(max / 1024 / 1024)} MB`, [{ field: '/file', message: `at most ${max} bytes` }], {}, 'payload_too_large');
+      const bytes = await readFile(file.filepath);
+      let sniffed: ReturnType<typeof sniff>;
+      try {
+        sniffed = sniff(bytes, { maxBytes: max, maxImagePixels: deps.cfg.MAX_IMAGE_PIXELS });
+      } catch (err) {
+        throw new ApiError(415, `this file can’t be used: ${(err as Error).message}`, [{ field: '/file', message: 'send a PDF, JPG or PNG' }], {}, 'unsupported_media_type');
+      }
+      const filename = uploadName(file.originalFilename, sniffed.kind);
+      if (!acceptOk(q, filename, sniffed.mime)) {
+        throw new ApiError(415, `this question accepts ${q.settings?.accept?.join(', ')}`, [{ field: '/file', message: 'type not accepted' }], {}, 'unsupported_media_type');
+      }
+      const blobKey = await deps.blobs.put('uploads', bytes, EXT[sniffed.kind]);
+      const uploadId = await anonymous(deps.db, (c) => recordUpload(c, { formId: f.form_id, agentId: f.agent_id, questionId: q.id, blobKey, filename, contentType: sniffed.mime, size: bytes.length }));
+      ctx.status = 201;
+      ctx.body = { upload_id: uploadId, filename, content_type: sniffed.mime, size: bytes.length };
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/:agentSlug/form/:publicId/submissions',
+    operationId: 'hostedFormSubmit',
+    summary: 'Submit the answers; checked on the server against the snapshot the page was rendered from',
+    tags: ['Pages'],
+    auth: 'none',
+    params: formParams,
+    body: submitBody,
+    responses: { 201: { description: '{ submission_id, trace_id }' }, 403: { description: 'A changed or expired link' }, 404: { description: 'No such form' }, 422: { description: 'Field errors, each with its JSON pointer' }, 429: { description: 'Too many submissions' } },
+    handler: async (ctx, { params, body }, deps) => {
+      const f = await anonymous(deps.db, (c) => hostedForm(c, params.agentSlug, params.publicId));
+      if (!f) throw new ApiError(404, 'form not found');
+      const metadata = requireLink(deps, body.ctx, f);
+      await rateLimit(deps, 'submit', f, body.ctx);
+      const created = await anonymous(deps.db, async (c) => {
+        // The page may have been rendered from a snapshot replaced since: check against that one.
+        const snap = body.snapshot_id === f.snapshot_id ? { structure: f.structure } : await formSnapshot(c, f.form_id, body.snapshot_id);
+        if (!snap) throw new ApiError(422, 'this page is out of date; reload it to see the current form', [{ field: '/snapshot_id', message: 'not a published version of this form' }]);
+        const structure = snap.structure;
+        // File answers name uploads by id; they become the stored files (name, type, size, blob).
+        const questions = fileQuestions(structure);
+        const answers: Record<string, unknown> = { ...body.answers };
+        const problems: { field: string; message: string }[] = [];
+        const wanted = [...questions.keys()].flatMap((id) => (Array.isArray(answers[id]) ? (answers[id] as unknown[]) : []).map((x) => String((x as { upload_id?: unknown })?.upload_id ?? '')));
+        const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+        const found = new Map((await pendingUploads(c, f.form_id, wanted.filter((id) => uuid.test(id)))).map((u) => [u.public_id, u]));
+        for (const id of questions.keys()) {
+          const v = answers[id];
+          if (v === undefined || v === null) continue;
+          if (!Array.isArray(v)) {
+            problems.push({ field: `/answers/${id}`, message: 'must be a list of uploaded files' });
+            continue;
+          }
+          answers[id] = v.map((x, i) => {
+            const u = found.get(String((x as { upload_id?: unknown })?.upload_id ?? ''));
+            if (!u || u.question_id !== id) {
+              problems.push({ field: `/answers/${id}/${i}`, message: 'this file was not uploaded to this question (upload it again)' });
+              return x;
+            }
+            return { filename: u.filename, content_type: u.content_type, size: u.size_bytes, blob_key: u.blob_key, upload_id: u.public_id } satisfies StoredFile;
+          });
+        }
+        const check = validateSubmission(structure, answers);
+        const errors = [...problems.filter((p) => !check.dropped.some((d) => p.field.startsWith(`/answers/${d.question_id}`))), ...check.errors.map((e) => ({ field: e.path, message: e.message }))];
+        if (errors.length) throw new ApiError(422, 'some answers need attention', errors);
+        const stored = storedAnswers(structure, check.answers);
+        const uploadIds = stored.filter((a) => a.type === 'file_upload').flatMap((a) => (a.value as StoredFile[]).map((x) => x.upload_id));
+        return createSubmission(c, {
+          formId: f.form_id,
+          snapshotId: body.snapshot_id,
+          agentId: f.agent_id,
+          answers: stored,
+          contact: contactOf(structure, check.answers) as Record<string, string> | null,
+          metadata,
+          acordFormIds: mapToAcord(structure, check.answers).form_ids,
+          uploadIds,
+        });
+      });
+      ctx.status = 201;
+      ctx.body = { submission_id: created.id, trace_id: created.trace_id };
+    },
+  }),
+];

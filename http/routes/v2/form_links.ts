@@ -1,0 +1,46 @@
+// Signed hosted-form links (POST /v2/forms/{id}/links): the agent the submission is attributed to and the
+// partner's correlation metadata travel in the URL under an HMAC, so the consumer cannot change them; the
+// webhook echoes the metadata in data.metadata.
+import { activeAgent, linkTarget } from '../../../db/queries/form_links.ts';
+import { formLinkKey, signFormContext } from '../../../lib/links.ts';
+import { ApiError, notFound } from '../../errors.ts';
+import { hostedFormPath } from '../../pages/urls.ts';
+import { route, tx } from '../../route.ts';
+import { formParams, problem } from '../../schemas/forms.ts';
+import { formLink, formLinkBody } from '../../schemas/submissions.ts';
+
+export const formLinkRoutes = [
+  route({
+    method: 'post',
+    path: '/v2/forms/:id/links',
+    operationId: 'createFormLink',
+    summary: 'Make a signed, expiring hosted-form link for an agent, carrying correlation metadata',
+    tags: ['Hosted forms'],
+    auth: 'api_key_admin',
+    idempotent: true,
+    params: formParams,
+    body: formLinkBody,
+    responses: {
+      201: { description: 'The link', schema: formLink },
+      400: { description: 'Missing Idempotency-Key or bad parameters', schema: problem },
+      401: { description: 'Invalid or missing API key', schema: problem },
+      403: { description: 'A read-only key', schema: problem },
+      404: { description: 'A form outside the caller’s visibility', schema: problem },
+      422: { description: 'The form is not published, or the agent is not an active agent who may share it', schema: problem },
+    },
+    handler: async (ctx, { params, body }, deps) => {
+      const form = await linkTarget(tx(ctx), params.id);
+      if (!form) throw notFound('form');
+      if (form.status !== 'active' || !form.live_name) throw new ApiError(422, 'publish the form before making links to it', [{ field: '/id', message: 'form is a draft' }]);
+      const agent = await activeAgent(tx(ctx), body.agent_id);
+      if (!agent) throw new ApiError(422, 'agent_id is not an active agent of the agency', [{ field: '/agent_id', message: 'unknown or deactivated agent' }]);
+      if (form.owner_agent_id !== null && form.owner_agent_id !== agent.id) {
+        throw new ApiError(422, 'this form belongs to another agent', [{ field: '/agent_id', message: 'is not the owner of this agent-owned form' }]);
+      }
+      const expires = Math.floor(Date.now() / 1000) + (body.expires_in ?? deps.cfg.FORM_LINK_TTL_SECONDS);
+      const token = signFormContext(formLinkKey(deps.secretKey), { form_id: form.form_id, agent_id: agent.id, metadata: body.metadata, expires });
+      ctx.status = 201;
+      ctx.body = { url: `${deps.cfg.appUrl}${hostedFormPath(agent.slug, form.public_id, form.live_name)}?ctx=${token}`, expires_at: new Date(expires * 1000).toISOString() };
+    },
+  }),
+];

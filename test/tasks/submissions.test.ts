@@ -1,0 +1,154 @@
+// A real submission through the real worker to a real receiver: the exact §6.3 payload (with the link's
+// metadata, the uploaded file and the ACORD archive), links that work and are re-signed on every read, and
+// a receiver that fails the first delivery gets it again by the retry schedule.
+import { createHmac } from 'node:crypto';
+import test from 'ava';
+import type { Runner } from 'graphile-worker';
+import { FormSubmissionData } from '../../pipelines/webhooks/payloads.ts';
+import { OWNER_ANSWERS, TINY_PDF, publishedForm } from '../helpers/hosted.ts';
+import { startReceiver, type Receiver } from '../helpers/receiver.ts';
+import { startService, type TestService } from '../helpers/server.ts';
+import { eventually, startTestWorker } from '../helpers/worker.ts';
+
+let svc: TestService;
+let worker: Runner;
+const receivers: Receiver[] = [];
+
+test.before(async () => {
+  svc = await startService({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_RETRY_SCHEDULE: '1', WEBHOOK_MAX_ATTEMPTS: '4', WEBHOOK_TIMEOUT_MS: '2000' });
+  worker = await startTestWorker(svc);
+});
+test.after.always(async () => {
+  await worker?.stop();
+  await Promise.all(receivers.map((r) => r.close()));
+  await svc?.close();
+});
+
+async function setup() {
+  const c = await svc.oauthClient();
+  const a = await svc.agency(c.token);
+  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const form = await publishedForm(svc, key, a.agencyId);
+  const receiver = await startReceiver();
+  receivers.push(receiver);
+  const ep = await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: key, json: { staging_url: `${receiver.url}/hooks` } });
+  if (ep.status !== 201) throw new Error(ep.text);
+  const agent = (await svc.request('GET', `/v1/agencies/${a.agencyId}/agents/${a.ownerId}`, { token: a.ownerToken })).body.data;
+  return { ...a, key, form, receiver, secret: ep.body.signing_secret as string, agent };
+}
+
+async function snapshotOf(slug: string, publicId: string): Promise<number> {
+  const page = await svc.request('GET', `/${slug}/form/${publicId}/home-insurance-quote`);
+  return JSON.parse(/id="form-data">(.*?)<\/script>/s.exec(page.text)![1]).snapshot_id;
+}
+
+async function consumerSubmits(s: Awaited<ReturnType<typeof setup>>, ctx?: string) {
+  const fd = new FormData();
+  fd.append('question_id', 'declarations');
+  if (ctx) fd.append('ctx', ctx);
+  fd.append('file', new Blob([new Uint8Array(TINY_PDF)]), 'my declarations.pdf');
+  const up = await svc.request('POST', `/${s.slug}/form/${s.form.public_id}/uploads`, { form: fd });
+  if (up.status !== 201) throw new Error(up.text);
+  const snapshot_id = await snapshotOf(s.slug, s.form.public_id);
+  const r = await svc.request('POST', `/${s.slug}/form/${s.form.public_id}/submissions`, {
+    json: { snapshot_id, ctx, answers: { ...OWNER_ANSWERS, declarations: [{ upload_id: up.body.upload_id }] } },
+  });
+  if (r.status !== 201) throw new Error(r.text);
+  return r.body as { submission_id: number; trace_id: string };
+}
+
+test('a submission reaches the receiver as the exact §6.3 payload, with metadata, file links and the ACORD archive', async (t) => {
+  const s = await setup();
+  const link = await svc.request('POST', `/v2/forms/${s.form.id}/links`, { token: s.key, json: { agent_id: s.ownerId, metadata: { crm_id: 'lead-42', campaign: 'spring' } }, headers: { 'Idempotency-Key': crypto.randomUUID() } });
+  const ctx = new URL(link.body.url).searchParams.get('ctx')!;
+  const before = Date.now();
+  const created = await consumerSubmits(s, ctx);
+  const [got] = await s.receiver.waitFor(1);
+  t.is(got.path, '/hooks');
+  t.is(got.headers['x-signature'], createHmac('sha256', s.secret).update(got.raw).digest('hex'));
+  t.is(got.json.topic, 'form-submission');
+  const data = got.json.data;
+  t.notThrows(() => FormSubmissionData.parse(data), 'strict §6.3 schema');
+  t.deepEqual(Object.keys(data).sort(), ['acord', 'agent', 'answers', 'contact', 'form', 'metadata', 'submission_id', 'submitted_at', 'trace_id']);
+  t.deepEqual(data.form, { id: s.form.id, public_id: s.form.public_id, name: 'Home insurance quote', insurance_line: 'homeowners' });
+  t.is(data.submission_id, created.submission_id);
+  t.is(data.trace_id, created.trace_id);
+  t.true(Date.parse(data.submitted_at) >= before - 1000 && data.submitted_at.endsWith('Z'));
+  t.deepEqual(data.agent, { id: s.ownerId, name: `${s.agent.first_name} ${s.agent.last_name}`, email: s.agent.email });
+  t.deepEqual(data.contact, { name: 'Zoë Alvarez', email: 'zoe@example.com', phone: '512 555 0142' });
+  t.deepEqual(data.metadata, { crm_id: 'lead-42', campaign: 'spring' });
+  const byId = Object.fromEntries(data.answers.map((a: { question_id: string }) => [a.question_id, a]));
+  t.deepEqual(byId.first_name, { question_id: 'first_name', label: 'First name', type: 'short_text', value: 'Zoë' });
+  t.deepEqual(byId.pet_count, { question_id: 'pet_count', label: 'How many pets?', type: 'number', value: 2 });
+  t.deepEqual(byId.home_address.value, { line1: '12 Elm St', city: 'Austin', state: 'TX', postal_code: '78701' });
+  t.deepEqual(byId.household.value, [{ name: 'Zoë Alvarez', born: '1990-04-02' }]);
+  t.deepEqual(byId.protections.value, ['Smoke detectors']);
+  t.deepEqual(data.answers.map((a: { question_id: string }) => a.question_id), ['first_name', 'last_name', 'email', 'phone', 'has_pets', 'pet_count', 'renting', 'home_address', 'year_built', 'roof', 'protections', 'household', 'declarations', 'notes']);
+  const [file] = byId.declarations.value;
+  t.like(file, { filename: 'my declarations.pdf', content_type: 'application/pdf' });
+  const download = await fetch(file.url);
+  t.is(download.status, 200);
+  t.deepEqual(Buffer.from(await download.arrayBuffer()), TINY_PDF);
+  t.like(data.acord, { is_acord_ready: true, form_ids: ['80'] });
+  const zip = Buffer.from(await (await fetch(data.acord.archive_url)).arrayBuffer());
+  t.deepEqual(zipEntries(zip), ['ACORD_80.pdf'], 'the zip lists exactly form_ids');
+
+  // The record keeps the ACORD report; GET re-signs the links on every read.
+  const first = await svc.request('GET', `/v2/submissions/${created.submission_id}`, { token: s.key });
+  t.is(first.status, 200);
+  const { acord_report, ...rest } = first.body;
+  t.deepEqual(rest.answers.map((a: { question_id: string }) => a.question_id), data.answers.map((a: { question_id: string }) => a.question_id));
+  t.deepEqual({ ...rest, answers: undefined, acord: undefined }, { ...data, answers: undefined, acord: undefined });
+  t.true(acord_report.missing_fields.some((m: { field: string }) => m.field === 'ACORD80.Policy.EffectiveDate'), 'effective date was not asked');
+  await new Promise((r) => setTimeout(r, 1100));
+  const second = await svc.request('GET', `/v2/submissions/${created.submission_id}`, { token: s.key });
+  const expires = (u: string) => Number(new URL(u).searchParams.get('expires'));
+  t.true(expires(second.body.acord.archive_url) > expires(first.body.acord.archive_url), 'a later read signs a later expiry');
+  t.true(expires(second.body.answers.find((a: { type: string }) => a.type === 'file_upload').value[0].url) > expires(file.url));
+  t.is((await fetch(second.body.acord.archive_url)).status, 200);
+});
+
+test('a receiver that fails the first delivery of a real submission gets it again by the retry schedule', async (t) => {
+  const s = await setup();
+  s.receiver.script({ status: 503, body: 'busy' });
+  const created = await consumerSubmits(s);
+  const [a, b] = await s.receiver.waitFor(2);
+  t.deepEqual(a.raw, b.raw, 'the same bytes again');
+  t.is(b.json.data.submission_id, created.submission_id);
+  const status = await eventually(async () => {
+    const d = (await svc.request('GET', '/v2/webhook-endpoints/form-submission/deliveries', { token: s.key })).body.data;
+    return d[0]?.status === 'delivered' && d[0];
+  });
+  t.is(status.attempt_count, 2);
+});
+
+test('a form without ACORD fields sends no acord object, and the event comes from the SQL state function', async (t) => {
+  const s = await setup();
+  const plain = await publishedForm(svc, s.key, s.agencyId, 'Callback request', [{ id: 's', name: 'Call me', questions: [{ id: 'name', type: 'short_text', label: 'Your name', required: true }] }]);
+  const page = await svc.request('GET', `/${s.slug}/form/${plain.public_id}/callback-request`);
+  const snapshot_id = JSON.parse(/id="form-data">(.*?)<\/script>/s.exec(page.text)![1]).snapshot_id;
+  const r = await svc.request('POST', `/${s.slug}/form/${plain.public_id}/submissions`, { json: { snapshot_id, answers: { name: 'Kim' } } });
+  t.is(r.status, 201);
+  const [got] = await s.receiver.waitFor(1);
+  t.is(got.json.data.acord, undefined);
+  t.deepEqual(got.json.data.contact, { name: 'Kim' });
+  const row = await svc.tdb.db.owner.query('select s.status, e.topic, e.data from app_public.submissions s join app_public.events e on e.id = s.event_id where s.id = $1', [r.body.submission_id]);
+  t.like(row.rows[0], { status: 'complete', topic: 'form-submission' });
+  t.is(row.rows[0].data.submission_id, r.body.submission_id);
+  const direct = await t.throwsAsync(svc.tdb.db.owner.query(`update app_public.submissions set status = 'processing' where id = $1`, [r.body.submission_id]));
+  t.regex(direct!.message, /changes only through its state function/);
+});
+
+/** File names in a zip, from its central directory. */
+function zipEntries(zip: Buffer): string[] {
+  const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const count = zip.readUInt16LE(eocd + 10);
+  let at = zip.readUInt32LE(eocd + 16);
+  const names: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const nameLen = zip.readUInt16LE(at + 28);
+    names.push(zip.subarray(at + 46, at + 46 + nameLen).toString('utf8'));
+    at += 46 + nameLen + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+  }
+  return names;
+}

@@ -1,0 +1,581 @@
+// The hosted form's browser script: reads the answers from the server-rendered fields, runs the form's own
+// rule engine (pipelines/forms/engine.ts, unchanged) on every change to show, hide and require questions and
+// to pick the next step, uploads files first, submits, and tells the parent frame what happens (SPEC §6.5).
+// The server checks everything again; this script only makes the form pleasant and immediate.
+import { evaluate, nextStep, validateSubmission, type Evaluation, type SubmissionError } from '../pipelines/forms/engine.ts';
+import type { FormStructure, Question } from '../pipelines/forms/schema.ts';
+
+interface PageData {
+  structure: FormStructure;
+  snapshot_id: number;
+  public_id: string;
+  submit_url: string;
+  upload_url: string;
+  ctx: string | null;
+  origins: string[];
+  max_upload_bytes: number;
+}
+
+interface UploadedFile {
+  upload_id: string;
+  filename: string;
+  content_type: string;
+  size: number;
+}
+
+interface Saved {
+  snapshot_id: number;
+  current: number;
+  history: number[];
+  values: Record<string, unknown>;
+  files: Record<string, UploadedFile[]>;
+}
+
+const $ = <T extends Element = HTMLElement>(sel: string, root: ParentNode = document) => root.querySelector<T & Element>(sel) as T | null;
+const $$ = <T extends Element = HTMLElement>(sel: string, root: ParentNode = document) => Array.from(root.querySelectorAll(sel)) as T[];
+const byId = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T | null;
+
+const data = JSON.parse(byId('form-data')!.textContent!) as PageData;
+const structure = data.structure;
+const questions = new Map<string, { q: Question; step: number }>();
+structure.steps.forEach((s, i) => s.questions.forEach((q) => questions.set(q.id, { q, step: i })));
+
+const form = byId<HTMLFormElement>('svc-form')!;
+const steps = $$<HTMLElement>('.step', form);
+const btnBack = $<HTMLButtonElement>('[data-action="back"]', form)!;
+const btnNext = $<HTMLButtonElement>('[data-action="next"]', form)!;
+const btnSubmit = $<HTMLButtonElement>('[data-action="submit"]', form)!;
+const summary = byId('error-summary')!;
+const status = byId('form-status')!;
+const stepCount = byId('step-count')!;
+const progressBar = $<HTMLElement>('.progress__bar');
+
+let current = 0;
+let history: number[] = [];
+const files: Record<string, UploadedFile[]> = {};
+let submitting = false;
+let uploadsInFlight = 0;
+
+// ---- the parent frame (§6.5): an explicit target origin, never '*' -----------------------------------
+
+/** The framing page's origin when it is one the agency registered (or this service itself). */
+function parentOrigin(): string | null {
+  if (window.parent === window) return null;
+  const ancestors = (location as Location & { ancestorOrigins?: DOMStringList }).ancestorOrigins;
+  let candidate = ancestors && ancestors.length ? ancestors[0] : null;
+  if (!candidate && document.referrer) {
+    try {
+      candidate = new URL(document.referrer).origin;
+    } catch {
+      candidate = null;
+    }
+  }
+  if (!candidate) return null;
+  return candidate === location.origin || data.origins.includes(candidate) ? candidate : null;
+}
+const target = parentOrigin();
+function post(message: Record<string, unknown>): void {
+  if (target) window.parent.postMessage(message, target);
+}
+
+let lastHeight = 0;
+function reportHeight(): void {
+  const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+  if (height !== lastHeight) {
+    lastHeight = height;
+    post({ type: 'service:resize', height });
+  }
+}
+
+// ---- reading answers from the fields -----------------------------------------------------------------
+
+const fieldOf = (id: string) => form.querySelector<HTMLElement>(`.field[data-qid="${CSS.escape(id)}"]`);
+const inputOf = (id: string) => byId<HTMLInputElement>(`q-${id}`);
+
+function readTable(field: HTMLElement, q: Extract<Question, { type: 'data_table' }>): Record<string, string>[] {
+  return $$<HTMLElement>('.table__rows > .table-row', field).map((row) => {
+    const out: Record<string, string> = {};
+    for (const col of q.settings.columns) {
+      const el = $<HTMLInputElement>(`[data-col="${CSS.escape(col.id)}"]`, row);
+      if (el && el.value.trim() !== '') out[col.id] = el.value;
+    }
+    return out;
+  });
+}
+
+function readAnswer(q: Question): unknown {
+  const field = fieldOf(q.id);
+  if (!field) return undefined;
+  switch (q.type) {
+    case 'single_choice':
+      return $<HTMLInputElement>('input:checked', field)?.value;
+    case 'multi_choice': {
+      const picked = $$<HTMLInputElement>('input:checked', field).map((i) => i.value);
+      return picked.length ? picked : undefined;
+    }
+    case 'address': {
+      const out: Record<string, string> = {};
+      for (const el of $$<HTMLInputElement>('[data-part]', field)) if (el.value.trim()) out[el.dataset.part!] = el.value;
+      return Object.keys(out).length ? out : undefined;
+    }
+    case 'data_table': {
+      const rows = readTable(field, q);
+      return rows.some((r) => Object.keys(r).length) ? rows : undefined;
+    }
+    case 'file_upload':
+      return files[q.id]?.length ? files[q.id] : undefined;
+    default: {
+      const el = inputOf(q.id);
+      return el && el.value.trim() !== '' ? el.value : undefined;
+    }
+  }
+}
+
+function readAll(): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const { q } of questions.values()) {
+    const v = readAnswer(q);
+    if (v !== undefined) out[q.id] = v;
+  }
+  return out;
+}
+
+// ---- saving progress (a reload or a lost connection keeps answers and uploaded files) ------------------
+
+const storageKey = `svc-form:${data.public_id}`;
+function save(): void {
+  try {
+    const values: Record<string, unknown> = {};
+    for (const { q } of questions.values()) if (q.type !== 'file_upload') values[q.id] = readAnswer(q);
+    const saved: Saved = { snapshot_id: data.snapshot_id, current, history, values, files };
+    sessionStorage.setItem(storageKey, JSON.stringify(saved));
+  } catch {
+    // private mode or full storage: the form still works, it just does not survive a reload
+  }
+}
+
+function restore(): void {
+  let saved: Saved | null = null;
+  try {
+    saved = JSON.parse(sessionStorage.getItem(storageKey) ?? 'null');
+  } catch {
+    saved = null;
+  }
+  if (!saved || saved.snapshot_id !== data.snapshot_id) return;
+  Object.assign(files, saved.files ?? {});
+  for (const [id, v] of Object.entries(saved.values ?? {})) {
+    const entry = questions.get(id);
+    if (!entry || v === undefined || v === null) continue;
+    writeAnswer(entry.q, v);
+  }
+  for (const id of Object.keys(files)) renderFiles(id);
+  if (Number.isInteger(saved.current) && saved.current >= 0 && saved.current < steps.length) {
+    current = saved.current;
+    history = (saved.history ?? []).filter((i) => Number.isInteger(i) && i >= 0 && i < steps.length);
+  }
+}
+
+function writeAnswer(q: Question, v: unknown): void {
+  const field = fieldOf(q.id);
+  if (!field) return;
+  if (q.type === 'single_choice') for (const el of $$<HTMLInputElement>('input', field)) el.checked = el.value === v;
+  else if (q.type === 'multi_choice') for (const el of $$<HTMLInputElement>('input', field)) el.checked = Array.isArray(v) && v.includes(el.value);
+  else if (q.type === 'address' && v && typeof v === 'object') for (const el of $$<HTMLInputElement>('[data-part]', field)) el.value = String((v as Record<string, unknown>)[el.dataset.part!] ?? '');
+  else if (q.type === 'data_table' && Array.isArray(v)) {
+    const table = $<HTMLElement>('.table', field)!;
+    while ($$('.table__rows > .table-row', table).length < v.length) addRow(table, false);
+    $$<HTMLElement>('.table__rows > .table-row', table).forEach((row, i) => {
+      for (const el of $$<HTMLInputElement>('[data-col]', row)) el.value = String((v[i] as Record<string, unknown> | undefined)?.[el.dataset.col!] ?? '');
+    });
+  } else if (typeof v === 'string') {
+    const el = inputOf(q.id);
+    if (el) el.value = v;
+  }
+}
+
+// ---- data tables ------------------------------------------------------------------------------------
+
+function renumber(table: HTMLElement): void {
+  const rows = $$<HTMLElement>('.table__rows > .table-row', table);
+  const min = Math.max(1, Number(table.dataset.minRows ?? 0));
+  rows.forEach((row, i) => {
+    for (const o of $$('[data-ordinal]', row)) o.textContent = String(i + 1);
+    const remove = $<HTMLButtonElement>('[data-remove-row]', row)!;
+    remove.hidden = rows.length <= min;
+  });
+  const add = $<HTMLButtonElement>('[data-add-row]', table)!;
+  add.hidden = rows.length >= Number(table.dataset.maxRows ?? 100);
+}
+
+let rowSeq = 1000;
+function addRow(table: HTMLElement, focus: boolean): void {
+  const tpl = $<HTMLTemplateElement>('template', table)!;
+  const index = String(rowSeq++);
+  const markup = tpl.innerHTML.replace(/__i__/g, index).replace(/__n__/g, '');
+  const holder = document.createElement('div');
+  holder.innerHTML = markup;
+  const row = holder.firstElementChild as HTMLElement;
+  $<HTMLElement>('.table__rows', table)!.append(row);
+  renumber(table);
+  if (focus) $<HTMLInputElement>('input, select', row)?.focus();
+}
+
+// ---- uploads (sent first; the answer keeps only the upload's id) --------------------------------------
+
+function renderFiles(id: string): void {
+  const field = fieldOf(id);
+  const list = field && $<HTMLUListElement>('.upload__list', field);
+  if (!list) return;
+  list.replaceChildren(
+    ...(files[id] ?? []).map((f, i) => {
+      const li = document.createElement('li');
+      li.className = 'upload__item';
+      const name = document.createElement('span');
+      name.className = 'upload__name';
+      name.textContent = `${f.filename} (${Math.max(1, Math.round(f.size / 1024))} KB)`;
+      const remove = document.createElement('button');
+      remove.type = 'button';
+      remove.className = 'link-button';
+      remove.textContent = 'Remove';
+      const hidden = document.createElement('span');
+      hidden.className = 'visually-hidden';
+      hidden.textContent = ` ${f.filename}`;
+      remove.append(hidden);
+      remove.addEventListener('click', () => {
+        files[id].splice(i, 1);
+        renderFiles(id);
+        refresh();
+      });
+      li.append(name, remove);
+      return li;
+    }),
+  );
+}
+
+async function upload(q: Extract<Question, { type: 'file_upload' }>, input: HTMLInputElement): Promise<void> {
+  const picked = Array.from(input.files ?? []);
+  input.value = '';
+  const max = q.settings?.max_files ?? 1;
+  const limit = Math.min(q.settings?.max_file_bytes ?? data.max_upload_bytes, data.max_upload_bytes);
+  for (const file of picked) {
+    if ((files[q.id]?.length ?? 0) >= max) {
+      showError(q.id, max === 1 ? 'Only one file can be attached here. Remove the current one first.' : `At most ${max} files can be attached here.`);
+      break;
+    }
+    if (file.size > limit) {
+      showError(q.id, `${file.name} is larger than ${Math.round(limit / 1024 / 1024)} MB.`);
+      continue;
+    }
+    const body = new FormData();
+    body.append('question_id', q.id);
+    if (data.ctx) body.append('ctx', data.ctx);
+    body.append('file', file, file.name);
+    uploadsInFlight++;
+    status.textContent = `Uploading ${file.name}…`;
+    try {
+      const res = await fetch(data.upload_url, { method: 'POST', body });
+      const json = await res.json().catch(() => ({}));
+      if (res.status !== 201) {
+        showError(q.id, json.detail ?? 'The file could not be uploaded. Please try again.');
+        continue;
+      }
+      (files[q.id] ??= []).push(json as UploadedFile);
+      clearError(q.id);
+      renderFiles(q.id);
+      status.textContent = `${(json as UploadedFile).filename} uploaded.`;
+    } catch {
+      showError(q.id, 'The connection failed while uploading. Please try again.');
+    } finally {
+      uploadsInFlight--;
+    }
+  }
+  if (uploadsInFlight === 0 && status.textContent?.startsWith('Uploading')) status.textContent = '';
+  refresh();
+}
+
+// ---- errors --------------------------------------------------------------------------------------------
+
+function controlsOf(id: string): HTMLElement[] {
+  const field = fieldOf(id);
+  return field ? $$<HTMLElement>('input:not([type=hidden]), select, textarea', field) : [];
+}
+
+function showError(id: string, message: string): void {
+  const slot = byId(`q-${id}-error`);
+  const field = fieldOf(id);
+  if (!slot || !field) return;
+  slot.textContent = message;
+  slot.hidden = false;
+  field.classList.add('field--invalid');
+  for (const el of controlsOf(id)) el.setAttribute('aria-invalid', 'true');
+}
+
+function clearError(id: string): void {
+  const slot = byId(`q-${id}-error`);
+  const field = fieldOf(id);
+  if (slot) {
+    slot.hidden = true;
+    slot.textContent = '';
+  }
+  field?.classList.remove('field--invalid');
+  for (const el of controlsOf(id)) el.removeAttribute('aria-invalid');
+}
+
+function clearAllErrors(): void {
+  for (const id of questions.keys()) clearError(id);
+  summary.hidden = true;
+  summary.replaceChildren();
+}
+
+/** The message for a question id from an error pointer `/answers/<id>/...`. */
+const questionOfPointer = (pointer: string) => {
+  const id = pointer.split('/')[2]?.replace(/~1/g, '/').replace(/~0/g, '~');
+  return id && questions.has(id) ? id : null;
+};
+
+function showErrors(errors: { question_id: string; message: string }[]): void {
+  clearAllErrors();
+  const seen = new Set<string>();
+  for (const e of errors) {
+    if (seen.has(e.question_id)) continue;
+    seen.add(e.question_id);
+    const label = questions.get(e.question_id)?.q.label ?? '';
+    showError(e.question_id, e.message.startsWith(`${label}: `) ? e.message.slice(label.length + 2) : e.message);
+  }
+  const heading = document.createElement('h2');
+  heading.className = 'error-summary__title';
+  heading.textContent = seen.size === 1 ? 'One answer needs attention' : `${seen.size} answers need attention`;
+  const list = document.createElement('ul');
+  for (const id of seen) {
+    const li = document.createElement('li');
+    const a = document.createElement('a');
+    a.href = `#q-${id}`;
+    a.textContent = questions.get(id)?.q.label ?? id;
+    a.addEventListener('click', (ev) => {
+      ev.preventDefault();
+      (controlsOf(id)[0] ?? fieldOf(id))?.focus();
+    });
+    li.append(a);
+    list.append(li);
+  }
+  summary.replaceChildren(heading, list);
+  summary.hidden = false;
+  summary.focus();
+}
+
+/** Engine errors as the consumer reads them: "This question is required" rather than a code. */
+function friendly(e: SubmissionError): { question_id: string; message: string } {
+  if (e.code === 'required') {
+    const sub = e.path.split('/').slice(3);
+    const q = questions.get(e.question_id)?.q;
+    if (q?.type === 'address' && sub.length) return { question_id: e.question_id, message: `Enter the ${sub[0] === 'postal_code' ? 'ZIP code' : sub[0] === 'line1' ? 'street address' : sub[0]}.` };
+    if (q?.type === 'data_table' && sub.length) return { question_id: e.question_id, message: e.message.replace(/^[^:]+: /, '') };
+    return { question_id: e.question_id, message: q?.type === 'file_upload' ? 'Attach a file.' : q?.type === 'single_choice' || q?.type === 'dropdown' ? 'Choose an answer.' : 'Answer this question.' };
+  }
+  return { question_id: e.question_id, message: e.message };
+}
+
+// ---- logic and navigation -----------------------------------------------------------------------------
+
+let evaluation: Evaluation = evaluate(structure, {});
+
+function refresh(): void {
+  const answers = readAll();
+  evaluation = evaluate(structure, answers);
+  for (const [id, { step }] of questions) {
+    const field = fieldOf(id);
+    const state = evaluation.questions[id];
+    if (!field || !state) continue;
+    const shown = state.shown;
+    if (field.hidden === shown) field.hidden = !shown;
+    // The step on screen counts as walked even if the answers no longer lead to it (e.g. restored progress).
+    const required = shown && (state.required || (step === current && questions.get(id)!.q.required));
+    field.classList.toggle('field--required', required);
+    for (const el of controlsOf(id)) {
+      if (el.dataset.part === 'line2' || el.dataset.part === 'county') continue;
+      if (el.closest('.table-row')) continue;
+      if (required) el.setAttribute('aria-required', 'true');
+      else el.removeAttribute('aria-required');
+    }
+    if (!shown) clearError(id);
+  }
+  const next = nextStep(structure, answers, current);
+  const last = next.kind === 'end';
+  btnNext.hidden = last;
+  btnSubmit.hidden = !last;
+  btnBack.hidden = history.length === 0;
+  // Steps still ahead follow from the answers so far (skips and early ends shorten the walk).
+  const position = history.length + 1;
+  const at = evaluation.path.indexOf(current);
+  const total = at >= 0 ? position + evaluation.path.length - at - 1 : position;
+  const label = `Step ${position} of ${total}`;
+  if (stepCount.textContent !== label) stepCount.textContent = label; // a live region: only real changes are announced
+  if (progressBar) progressBar.style.width = `${Math.round((position / total) * 100)}%`;
+  save();
+  requestAnimationFrame(reportHeight);
+}
+
+/** Errors of the questions on the current step (what Next checks). */
+function stepErrors(answers: Record<string, unknown>): { question_id: string; message: string }[] {
+  const check = validateSubmission(structure, answers);
+  return check.errors.filter((e) => questions.get(e.question_id)?.step === current).map(friendly);
+}
+
+function show(index: number, focus: boolean): void {
+  steps.forEach((s, i) => (s.hidden = i !== index));
+  current = index;
+  clearAllErrors();
+  refresh();
+  if (focus) {
+    byId(`step-${index}-title`)?.focus();
+    window.scrollTo({ top: 0 });
+  }
+}
+
+function goNext(): void {
+  const answers = readAll();
+  const errors = stepErrors(answers);
+  if (errors.length) {
+    showErrors(errors);
+    return;
+  }
+  const next = nextStep(structure, answers, current);
+  if (next.kind === 'end') {
+    void submit();
+    return;
+  }
+  history.push(current);
+  show(next.index, true);
+  post({ type: 'service:step', index: next.index, total: steps.length });
+}
+
+function goBack(): void {
+  const prev = history.pop();
+  if (prev === undefined) return;
+  show(prev, true);
+  post({ type: 'service:step', index: prev, total: steps.length });
+}
+
+async function submit(): Promise<void> {
+  if (submitting) return;
+  if (uploadsInFlight > 0) {
+    status.textContent = 'Please wait for your files to finish uploading.';
+    return;
+  }
+  const answers = readAll();
+  const errors = stepErrors(answers);
+  if (errors.length) {
+    showErrors(errors);
+    return;
+  }
+  submitting = true;
+  btnSubmit.disabled = true;
+  status.textContent = 'Sending your answers…';
+  // Files travel as the ids of their uploads; everything else as typed.
+  const body: Record<string, unknown> = {};
+  for (const [id, v] of Object.entries(answers)) {
+    body[id] = questions.get(id)?.q.type === 'file_upload' ? (v as UploadedFile[]).map((f) => ({ upload_id: f.upload_id })) : v;
+  }
+  try {
+    const res = await fetch(data.submit_url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ snapshot_id: data.snapshot_id, answers: body, ctx: data.ctx }),
+    });
+    const json = await res.json().catch(() => ({}));
+    if (res.status === 201) {
+      done(json.submission_id as number);
+      return;
+    }
+    if (res.status === 422 && Array.isArray(json.errors)) {
+      const list = (json.errors as { pointer?: string; detail: string }[])
+        .map((e) => ({ question_id: questionOfPointer(e.pointer ?? '') ?? '', message: e.detail }))
+        .filter((e) => e.question_id);
+      if (list.length) {
+        const step = questions.get(list[0].question_id)!.step;
+        if (step !== current) {
+          history = history.filter((i) => i < step);
+          show(step, false);
+        }
+        showErrors(list);
+        status.textContent = '';
+        return;
+      }
+    }
+    status.textContent = json.detail ? String(json.detail) : 'Your answers could not be sent. Please try again.';
+  } catch {
+    status.textContent = 'The connection failed. Your answers are kept on this page; please try again.';
+  } finally {
+    submitting = false;
+    btnSubmit.disabled = false;
+  }
+}
+
+function done(submissionId: number): void {
+  try {
+    sessionStorage.removeItem(storageKey);
+  } catch {
+    // nothing saved
+  }
+  form.hidden = true;
+  for (const el of $$('.progress, .progress__label')) el.hidden = true;
+  byId('submission-ref')!.textContent = String(submissionId);
+  const panel = byId('form-done')!;
+  panel.hidden = false;
+  panel.focus();
+  window.scrollTo({ top: 0 });
+  post({ type: 'service:completed', submission_id: submissionId });
+  requestAnimationFrame(reportHeight);
+}
+
+// ---- wiring ---------------------------------------------------------------------------------------------
+
+// An error clears as soon as the consumer edits its field (while typing, not on blur: a layout shift on
+// blur would move the next control away from under the pointer).
+form.addEventListener('input', (ev) => {
+  const id = (ev.target as HTMLElement).closest<HTMLElement>('.field')?.dataset.qid;
+  if (id && fieldOf(id)?.classList.contains('field--invalid')) clearError(id);
+  refresh();
+});
+form.addEventListener('change', (ev) => {
+  const el = ev.target as HTMLInputElement;
+  if (el.type === 'file') {
+    const id = el.closest<HTMLElement>('.field')?.dataset.qid;
+    const q = id ? questions.get(id)?.q : undefined;
+    if (q?.type === 'file_upload') void upload(q, el);
+    return;
+  }
+  refresh();
+});
+form.addEventListener('click', (ev) => {
+  const el = ev.target as HTMLElement;
+  const add = el.closest<HTMLButtonElement>('[data-add-row]');
+  if (add) {
+    addRow(add.closest<HTMLElement>('.table')!, true);
+    refresh();
+    return;
+  }
+  const remove = el.closest<HTMLButtonElement>('[data-remove-row]');
+  if (remove) {
+    const table = remove.closest<HTMLElement>('.table')!;
+    remove.closest('.table-row')!.remove();
+    renumber(table);
+    $<HTMLButtonElement>('[data-add-row]', table)?.focus();
+    refresh();
+    return;
+  }
+  if (el.closest('[data-action="back"]')) goBack();
+});
+form.addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  const submitter = (ev as SubmitEvent).submitter as HTMLButtonElement | null;
+  if (submitter?.dataset.action === 'submit') void submit();
+  else goNext();
+});
+
+for (const table of $$<HTMLElement>('.table', form)) renumber(table);
+restore();
+show(current, false);
+post({ type: 'service:loaded' });
+if ('ResizeObserver' in window) new ResizeObserver(() => reportHeight()).observe(document.documentElement);
+reportHeight();
