@@ -20,11 +20,14 @@ import { formLinkRoutes } from './routes/v2/form_links.ts';
 import { embedOriginRoutes } from './routes/v2/embed_origins.ts';
 import { submissionRoutes } from './routes/v2/submissions.ts';
 import { hostedRoutes } from './routes/hosted/forms.ts';
+import { dashboardApiKeyRoutes } from './routes/dashboard/api_keys.ts';
+import { dashboardSessionRoutes } from './routes/dashboard/session.ts';
+import { dashboardLinkRoutes } from './routes/v1/dashboard_links.ts';
 import { webhookSubscriptionRoutes } from './routes/v1/webhooks.ts';
 import { webhookEndpointRoutes } from './routes/v2/webhook_endpoints.ts';
 
 /** Every declared route of the service, in documentation order. */
-export const allRoutes: RouteSpec[] = [...oauthRoutes, ...agencyRoutes, ...agentRoutes, ...apiKeyRoutes, ...clientRoutes, ...webhookSubscriptionRoutes, ...formRoutes, ...formLinkRoutes, ...submissionRoutes, ...embedOriginRoutes, ...webhookEndpointRoutes, ...extractionRoutes, ...analysisRoutes, ...fileRoutes];
+export const allRoutes: RouteSpec[] = [...oauthRoutes, ...agencyRoutes, ...agentRoutes, ...dashboardLinkRoutes, ...apiKeyRoutes, ...clientRoutes, ...webhookSubscriptionRoutes, ...formRoutes, ...formLinkRoutes, ...submissionRoutes, ...embedOriginRoutes, ...webhookEndpointRoutes, ...extractionRoutes, ...analysisRoutes, ...fileRoutes];
 
 function presenterFor(ctx: Context): ErrorPresenter {
   if (ctx.path.startsWith('/oauth/')) return oauthErrorBody;
@@ -51,6 +54,8 @@ export function createApp(deps: Deps): Koa {
   });
   mountRoutes(router, allRoutes, deps);
   // Pages and their assets: not part of the API document.
+  // The dashboard first: its /dashboard/... paths must not be read as /{agentSlug}/form/... hosted pages.
+  mountRoutes(router, [...dashboardSessionRoutes, ...dashboardApiKeyRoutes], deps);
   mountRoutes(router, hostedRoutes, deps);
 
   app.use(async (ctx, next) => {

@@ -83,6 +83,10 @@ export const configSchema = z.object({
   APP_URL: z.url().optional(),
   /** Default lifetime of a signed form link made by POST /v2/forms/{id}/links, in seconds (30 days). */
   FORM_LINK_TTL_SECONDS: intIn(60, 366 * 86_400).default(30 * 86_400),
+  /** Lifetime of a one-time dashboard sign-in link (POST /v1/agents/{id}/dashboard-link), in seconds. */
+  DASHBOARD_LINK_TTL_SECONDS: intIn(30, 3600).default(300),
+  /** A dashboard session ends after this many seconds without a request. */
+  DASHBOARD_SESSION_IDLE_SECONDS: intIn(60, 7 * 86_400).default(3600),
   /** Uploads accepted per hosted form link (signed, or the agent's plain link) and client address per window. */
   RATE_LIMIT_UPLOADS_PER_WINDOW: intIn(1, 100_000).default(20),
   /** Submissions accepted per hosted form link (signed, or the agent's plain link) and client address per window. */

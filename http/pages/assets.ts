@@ -10,7 +10,7 @@ import { build } from 'esbuild';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** Browser entry points, by name. Add a page's script here (e.g. the agency dashboard). */
-export const SCRIPT_ENTRIES = { form: 'web/form.ts' } as const;
+export const SCRIPT_ENTRIES = { form: 'web/form.ts', dashboard: 'web/dashboard.ts' } as const;
 /** The one stylesheet of every page. */
 export const STYLESHEET = 'web/pages.css';
 

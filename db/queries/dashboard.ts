@@ -1,0 +1,39 @@
+// Dashboard sign-in links and sessions (0011): only hashes are stored; a session resolves to its agent's identity.
+import type { Client, Queryable } from './types.ts';
+
+/** Store a one-time sign-in link for an agent (the linked OAuth client); returns when it expires. */
+export async function createDashboardLink(db: Queryable, agentId: number, tokenHash: Buffer, ttlSeconds: number): Promise<Date> {
+  const { rows } = await db.query<{ expires_at: Date }>('select app_public.create_dashboard_link($1, $2, $3) as expires_at', [agentId, tokenHash, ttlSeconds]);
+  return rows[0].expires_at;
+}
+
+/** Use a link once and open a session; undefined when the link is used, expired or its agent inactive. */
+export async function startDashboardSession(db: Queryable, linkHash: Buffer, sessionHash: Buffer): Promise<number | undefined> {
+  const { rows } = await db.query<{ agent_id: number }>('select agent_id from app_private.start_dashboard_session($1, $2)', [linkHash, sessionHash]);
+  return rows[0]?.agent_id;
+}
+
+export interface DashboardSessionRow {
+  agent_id: number;
+  agency_id: number;
+  role: 'owner' | 'admin' | 'agent';
+  first_name: string;
+  last_name: string;
+  agency_name: string;
+  color_code: string | null;
+}
+
+/** The agent behind a live session (and its activity recorded), or undefined. */
+export async function authenticateDashboardSession(db: Client, sessionHash: Buffer, idleSeconds: number): Promise<DashboardSessionRow | undefined> {
+  const { rows } = await db.query<DashboardSessionRow>({
+    name: 'svc_dashboard_session',
+    text: 'select agent_id, agency_id, role, first_name, last_name, agency_name, color_code from app_private.authenticate_dashboard_session($1, $2)',
+    values: [sessionHash, idleSeconds],
+  });
+  return rows[0];
+}
+
+/** End a session (sign-out). */
+export async function endDashboardSession(db: Queryable, sessionHash: Buffer): Promise<void> {
+  await db.query('select app_private.end_dashboard_session($1)', [sessionHash]);
+}

@@ -1,0 +1,179 @@
+// What every dashboard page shares (issue 16): the session cookie, the request's transaction opened as the
+// session's agent (same role and agency as its token, under RLS) in the mode the URL names, the CSRF token of
+// every state-changing form, the page shell with its navigation and "Test data" banner, and errors as pages.
+// The dashboard is a presentation of the existing state functions: handlers call the same queries as the API.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Context } from 'koa';
+import { beginAs, commit, rollback, type Identity } from '../db/pool.ts';
+import { authenticateDashboardSession, type DashboardSessionRow } from '../db/queries/dashboard.ts';
+import { hashToken } from '../lib/secrets.ts';
+import type { Deps } from './context.ts';
+import { toApiError } from './errors.ts';
+import { pageAssets } from './pages/assets.ts';
+import { html, type SafeHtml } from './pages/html.ts';
+import { contentSecurityPolicy, layout } from './pages/layout.ts';
+
+export const SESSION_COOKIE = 'svc_dashboard';
+export type Mode = 'test' | 'live';
+
+export interface DashboardSession extends DashboardSessionRow {
+  mode: Mode;
+  /** The CSRF token every form of this session carries. */
+  csrf: string;
+  isAdmin: boolean;
+}
+
+/** The CSRF token of a session: an HMAC of its id's hash under the service key (nothing more to store). */
+export function csrfToken(deps: Deps, sessionHash: Buffer): string {
+  return createHmac('sha256', deps.secretKey).update('dashboard-csrf:').update(sessionHash).digest('base64url');
+}
+
+function csrfMatches(expected: string, presented: unknown): boolean {
+  if (typeof presented !== 'string') return false;
+  const a = Buffer.from(expected);
+  const b = Buffer.from(presented);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** A new random session id (the cookie value) and its hash (what Postgres stores). */
+export function newSessionId(): { id: string; hash: Buffer } {
+  const id = randomBytes(32).toString('base64url');
+  return { id, hash: hashToken(id) };
+}
+
+/** Set (or clear, with null) the session cookie: HttpOnly, SameSite=Lax, Secure when served over https. */
+export function setSessionCookie(ctx: Context, deps: Deps, id: string | null): void {
+  ctx.cookies.secure = ctx.secure;
+  ctx.cookies.set(SESSION_COOKIE, id ?? '', {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: ctx.secure,
+    path: '/dashboard',
+    overwrite: true,
+    ...(id === null ? { expires: new Date(0) } : {}),
+    signed: false,
+  });
+  void deps;
+}
+
+export function sessionHashOf(ctx: Context): Buffer | undefined {
+  const id = ctx.cookies.get(SESSION_COOKIE);
+  return id && /^[A-Za-z0-9_-]{20,100}$/.test(id) ? hashToken(id) : undefined;
+}
+
+/** Headers of every dashboard response: strict CSP (own script and styles, brand style by nonce, no framing). */
+async function send(ctx: Context, status: number, title: string, body: SafeHtml, s: DashboardSession | null): Promise<void> {
+  const assets = await pageAssets();
+  const nonce = randomBytes(16).toString('base64');
+  const page = layout({
+    title: `${title} · Dashboard`,
+    brand: { name: s?.agency_name ?? 'Dashboard', color: s?.color_code ?? null, logoUrl: null },
+    header: false,
+    nonce,
+    stylesheetUrl: assets.stylesheet.url,
+    scriptUrls: [assets.scripts.dashboard.url],
+    body: s ? shell(ctx, s, title, body) : html`<div class="dash dash--bare">${body}</div>`,
+  });
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.set('Content-Security-Policy', contentSecurityPolicy({ nonce, frameAncestors: [], imgOrigins: [] }).replace("frame-ancestors 'self'", "frame-ancestors 'none'"));
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.body = page.value;
+}
+
+const SECTIONS: { path: string; label: string; admin: boolean }[] = [
+  { path: 'keys', label: 'API keys', admin: true },
+  { path: 'webhooks', label: 'Webhooks', admin: true },
+  { path: 'forms', label: 'Forms', admin: false },
+];
+
+/** The hidden CSRF field of a form. */
+export const csrfField = (s: DashboardSession) => html`<input type="hidden" name="_csrf" value="${s.csrf}">`;
+
+/** The dashboard base path of a mode. */
+export const base = (mode: Mode) => `/dashboard/${mode}`;
+
+function shell(ctx: Context, s: DashboardSession, title: string, body: SafeHtml): SafeHtml {
+  const here = ctx.path.split('/')[3] ?? '';
+  const rest = ctx.path.split('/').slice(3, 4).join('/');
+  const other: Mode = s.mode === 'test' ? 'live' : 'test';
+  return html`<div class="dash">
+<header class="dash-top">
+  <div class="dash-top__row">
+    <span class="dash-top__agency">${s.agency_name}</span>
+    <span class="dash-top__who">${s.first_name} ${s.last_name} (${s.role})</span>
+    <form method="post" action="/dashboard/sign-out" class="dash-top__out">${csrfField(s)}<button class="button button--secondary button--small" type="submit">Sign out</button></form>
+  </div>
+  <nav class="dash-nav" aria-label="Dashboard">
+    <ul>${SECTIONS.filter((x) => s.isAdmin || !x.admin).map((x) => html`<li><a href="${base(s.mode)}/${x.path}"${x.path === here ? html` aria-current="page"` : ''}>${x.label}</a></li>`)}</ul>
+    <a class="dash-nav__mode" href="${base(other)}/${rest || 'keys'}">Switch to ${other === 'test' ? 'test data' : 'live data'}</a>
+  </nav>
+</header>
+${s.mode === 'test' ? html`<p class="dash-banner" role="note"><strong>Test data.</strong> You are looking at sandbox data: svc_test_ keys, staging URLs, test forms.</p>` : html`<p class="dash-banner dash-banner--live" role="note"><strong>Live data.</strong> Changes here affect production.</p>`}
+<div class="dash-body"><h1 class="dash-title">${title}</h1>${body}</div>
+</div>`;
+}
+
+/** Render a page for the signed-in agent. */
+export const renderPage = (ctx: Context, s: DashboardSession, title: string, body: SafeHtml, status = 200) => send(ctx, status, title, body, s);
+
+/** A page without a session (signed out, link refused, errors before sign-in). */
+export const renderBare = (ctx: Context, status: number, title: string, message: string) =>
+  send(ctx, status, title, html`<section class="card card--message"><h1 class="card__title">${title}</h1><p class="lede">${message}</p></section>`, null);
+
+const errorTitles: Record<number, string> = { 400: 'Bad request', 403: 'Not allowed', 404: 'Not found', 422: 'That did not work', 429: 'Too many requests' };
+
+/**
+ * Run a dashboard handler as the session's agent in `mode`: no or dead session → the sign-in page (401);
+ * a POST without the session's CSRF token → 403 before anything runs; errors → an error page in the shell.
+ */
+export async function withSession(ctx: Context, deps: Deps, mode: Mode, requireAdmin: boolean, fn: (s: DashboardSession) => Promise<void>): Promise<void> {
+  const hash = sessionHashOf(ctx);
+  const client = await deps.db.request.connect();
+  let open = false;
+  let s: DashboardSession | undefined;
+  try {
+    const row = hash && (await authenticateDashboardSession(client, hash, deps.cfg.DASHBOARD_SESSION_IDLE_SECONDS));
+    if (!row || !hash) {
+      await renderBare(ctx, 401, 'Please sign in', 'Your session has ended or you are not signed in. Open the dashboard again from your integration to get a new sign-in link.');
+      return;
+    }
+    s = { ...row, mode, csrf: csrfToken(deps, hash), isAdmin: row.role === 'admin' || row.role === 'owner' };
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && !csrfMatches(s.csrf, (ctx.request as { body?: Record<string, unknown> }).body?._csrf)) {
+      await renderPage(ctx, s, 'Request refused', html`<p class="lede">This form was not sent from your dashboard session (its security token is missing or wrong). Go back, reload the page and try again.</p>`, 403);
+      return;
+    }
+    if (requireAdmin && !s.isAdmin) {
+      await renderPage(ctx, s, 'Not allowed', html`<p class="lede">This page is for the agency’s admins.</p>`, 403);
+      return;
+    }
+    const who: Identity = { role: row.role, agencyId: row.agency_id, agentId: row.agent_id, mode };
+    ctx.state.identity = who;
+    await beginAs(deps.db, client, who);
+    open = true;
+    ctx.state.tx = client;
+    await fn(s);
+    await commit(client);
+    open = false;
+  } catch (thrown) {
+    if (open) await rollback(client);
+    open = false;
+    const err = toApiError(thrown, deps.log, { requestId: ctx.state.requestId, path: ctx.path });
+    const title = errorTitles[err.status] ?? 'Something went wrong';
+    const msg = err.status === 404 ? 'There is nothing here, or it belongs to another agency or mode.' : err.status >= 500 ? 'An unexpected error happened; it has been logged.' : err.message;
+    if (s) await renderPage(ctx, s, title, html`<p class="lede">${msg}</p>${err.details.map((d) => html`<p>${d.field ? `${d.field}: ` : ''}${d.message}</p>`)}`, err.status);
+    else await renderBare(ctx, err.status, title, msg);
+  } finally {
+    ctx.state.tx = undefined;
+    client.release();
+  }
+}
+
+/** `2026-11-23 17:54 UTC`, or an em dash. */
+export function when(d: Date | string | null | undefined): string {
+  if (!d) return '—';
+  return new Date(d).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+}

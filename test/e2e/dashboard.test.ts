@@ -1,0 +1,203 @@
+// The agency dashboard in real Chromium: sign-in by one-time link (a used or expired link refused), the API
+// keys page (create and see the key once, roll, revoke), a forged POST without the CSRF token refused, another
+// agency's ids answered with 404 pages, sign-out and token reset ending the session; axe on every page and
+// phone and desktop screenshots (written to the temp dir for people to look at).
+import { mkdir } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Runner } from 'graphile-worker';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { assertAccessible, axe, browserTest, browserUnavailable, launchBrowser, VIEWPORTS } from '../helpers/browser.ts';
+import { startReceiver, type Receiver } from '../helpers/receiver.ts';
+import { startService, type TestService } from '../helpers/server.ts';
+import { eventually, startTestWorker } from '../helpers/worker.ts';
+import test, { type ExecutionContext } from 'ava';
+
+let svc: TestService;
+let browser: Browser;
+let worker: Runner;
+let receiver: Receiver;
+let oauth: { token: string };
+let a: { agencyId: number; ownerId: number; ownerToken: string; slug: string };
+let b: { agencyId: number; ownerId: number; ownerToken: string; slug: string };
+const screens = path.join(os.tmpdir(), 'dashboard-screens');
+
+test.before(async () => {
+  if (browserUnavailable) return;
+  svc = await startService({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
+  worker = await startTestWorker(svc);
+  receiver = await startReceiver();
+  browser = await launchBrowser();
+  oauth = await svc.oauthClient();
+  a = await svc.agency(oauth.token, 'Harbor Lane Insurance');
+  b = await svc.agency(oauth.token, 'Other Agency');
+  await mkdir(screens, { recursive: true });
+});
+
+test.after.always(async () => {
+  await browser?.close();
+  await worker?.stop();
+  await receiver?.close();
+  await svc?.close();
+});
+
+async function signInLink(agentId: number): Promise<string> {
+  const r = await svc.request('POST', `/v1/agents/${agentId}/dashboard-link`, { token: oauth.token });
+  if (r.status !== 200) throw new Error(r.text);
+  return r.body.url;
+}
+
+/** A signed-in browser context (cookie set by following a fresh link). */
+async function signedIn(agentId: number, viewport: { width: number; height: number } = VIEWPORTS.desktop): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  await page.goto(await signInLink(agentId));
+  return { context, page };
+}
+
+async function look(t: ExecutionContext, page: Page, name: string): Promise<void> {
+  assertAccessible(t, await axe(page), name);
+  for (const [w, vp] of Object.entries(VIEWPORTS)) {
+    await page.setViewportSize(vp);
+    await page.screenshot({ path: path.join(screens, `${name}-${w}.png`), fullPage: true });
+  }
+  await page.setViewportSize(VIEWPORTS.desktop);
+}
+
+const csrfOf = (page: Page) => page.locator('input[name=_csrf]').first().inputValue();
+
+test('the dashboard-link endpoint needs the OAuth client token and an agent of a linked agency', async (t) => {
+  if (browserUnavailable) return t.pass();
+  const asAgent = await svc.request('POST', `/v1/agents/${a.ownerId}/dashboard-link`, { token: a.ownerToken });
+  t.is(asAgent.status, 403);
+  const other = await svc.oauthClient('Someone else');
+  t.is((await svc.request('POST', `/v1/agents/${a.ownerId}/dashboard-link`, { token: other.token })).status, 404);
+  const ok = await svc.request('POST', `/v1/agents/${a.ownerId}/dashboard-link`, { token: oauth.token });
+  t.is(ok.status, 200);
+  t.regex(ok.body.url, /\/dashboard\/sign-in\/dsl_[A-Za-z0-9_-]{40,}$/);
+  const ttl = new Date(ok.body.expires_at).getTime() - Date.now();
+  t.true(ttl > 0 && ttl <= svc.cfg.DASHBOARD_LINK_TTL_SECONDS * 1000);
+  const { rows } = await svc.tdb.db.owner.query('select count(*)::int n from app_private.dashboard_links where token_hash = sha256(convert_to($1, $2))', [ok.body.url.split('/').pop(), 'UTF8']);
+  t.is(rows[0].n, 1, 'only the hash is stored');
+});
+
+browserTest('sign in by link; a used or expired link is refused; the cookie is HttpOnly and SameSite=Lax', async (t) => {
+  const link = await signInLink(a.ownerId);
+  const context = await browser.newContext({ viewport: VIEWPORTS.desktop });
+  const page = await context.newPage();
+  const res = await page.goto(link);
+  t.is(res?.status(), 200);
+  t.regex(page.url(), /\/dashboard\/test\/keys$/, 'the token leaves the address bar');
+  await page.getByText('Test data.').waitFor();
+  const cookie = (await context.cookies()).find((c) => c.name === 'svc_dashboard');
+  t.truthy(cookie);
+  t.true(cookie!.httpOnly);
+  t.is(cookie!.sameSite, 'Lax');
+  t.false(cookie!.secure, 'plain http in the test: not Secure (Secure over https)');
+  const csp = res!.headers()['content-security-policy'];
+  t.regex(csp, /script-src 'self'/);
+  t.regex(csp, /frame-ancestors 'none'/);
+  t.notRegex(csp, /unsafe-inline/);
+
+  const again = await (await browser.newContext()).newPage();
+  const used = await again.goto(link);
+  t.is(used?.status(), 403, 'a link works once');
+  await again.getByRole('heading', { name: 'This sign-in link cannot be used' }).waitFor();
+  await look(t, again, 'link-refused');
+
+  const stale = await signInLink(a.ownerId);
+  await svc.tdb.db.owner.query(`update app_private.dashboard_links set expires_at = now() - interval '1 second' where used_at is null`);
+  t.is((await again.goto(stale))?.status(), 403, 'an expired link is refused');
+  await context.close();
+  await again.context().close();
+});
+
+browserTest('API keys: create and see it once, use it, roll with the old key cut off, revoke after confirming', async (t) => {
+  const { context, page } = await signedIn(a.ownerId);
+  await look(t, page, 'keys-empty');
+  await page.getByLabel('Name').fill('Zapier sync');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  await page.getByText('it is shown only once').waitFor();
+  const key = await page.locator('[data-secret]').inputValue();
+  t.regex(key, /^svc_test_/);
+  await look(t, page, 'keys-created');
+  t.is((await svc.request('GET', '/v2/forms', { token: key })).status, 200, 'the key works');
+  // Shown once: the list page never carries it again.
+  await page.goto(`${svc.url}/dashboard/test/keys`);
+  t.false((await page.content()).includes(key));
+  t.true(await page.getByRole('row', { name: /Zapier sync/ }).isVisible());
+  t.regex(await page.getByRole('row', { name: /Zapier sync/ }).innerText(), new RegExp(key.slice(-4)));
+
+  // Roll with no grace period: a new key, the old one refused.
+  await page.getByText('Roll', { exact: true }).click();
+  await page.getByLabel('Old key keeps working for').selectOption('0');
+  await page.getByRole('button', { name: 'Roll “Zapier sync”' }).click();
+  await page.getByText('The replacement for “Zapier sync”').waitFor();
+  const rolled = await page.locator('[data-secret]').inputValue();
+  t.not(rolled, key);
+  t.is((await svc.request('GET', '/v2/forms', { token: key })).status, 401);
+  t.is((await svc.request('GET', '/v2/forms', { token: rolled })).status, 200);
+
+  // Revoke: the confirmation is a second step.
+  await page.goto(`${svc.url}/dashboard/test/keys`);
+  const row = page.getByRole('row', { name: /Zapier sync/ }).filter({ hasText: 'active' });
+  await row.getByText('Revoke', { exact: true }).click();
+  await row.getByRole('button', { name: /Revoke “Zapier sync” now/ }).click();
+  await page.waitForURL(/\/dashboard\/test\/keys$/);
+  t.is((await svc.request('GET', '/v2/forms', { token: rolled })).status, 401);
+  t.is(await page.getByRole('row', { name: /Zapier sync/ }).filter({ hasText: 'active' }).count(), 0);
+
+  // Live data is a separate view: none of the test keys show there.
+  await page.getByRole('link', { name: 'Switch to live data' }).click();
+  await page.getByText('Live data.').waitFor();
+  t.is(await page.getByRole('row', { name: /Zapier sync/ }).count(), 0);
+  await look(t, page, 'keys-live');
+  await context.close();
+});
+
+browserTest('a forged POST without the CSRF token is refused; another agency’s ids are 404 pages', async (t) => {
+  const { context, page } = await signedIn(a.ownerId);
+  const before = await svc.tdb.db.owner.query('select count(*)::int n from app_public.api_keys where agency_id = $1', [a.agencyId]);
+  // The browser sends the session cookie (same site), but the form has no token: refused before anything runs.
+  const forged = await page.request.post(`${svc.url}/dashboard/test/keys`, { form: { name: 'forged', permissions: 'admin' } });
+  t.is(forged.status(), 403);
+  const wrong = await page.request.post(`${svc.url}/dashboard/test/keys`, { form: { name: 'forged', permissions: 'admin', _csrf: 'x'.repeat(43) } });
+  t.is(wrong.status(), 403);
+  const after = await svc.tdb.db.owner.query('select count(*)::int n from app_public.api_keys where agency_id = $1', [a.agencyId]);
+  t.is(after.rows[0].n, before.rows[0].n, 'no key was created');
+
+  const theirs = await svc.request('POST', `/v1/agencies/${b.agencyId}/api-keys`, { token: b.ownerToken, json: { name: 'B key', mode: 'test', permissions: 'admin' } });
+  const csrf = await csrfOf(page);
+  const revoke = await page.request.post(`${svc.url}/dashboard/test/keys/${theirs.body.data.id}/revoke`, { form: { _csrf: csrf } });
+  t.is(revoke.status(), 404);
+  t.regex(await revoke.text(), /Not found/);
+  t.is((await svc.request('GET', '/v2/forms', { token: theirs.body.data.key })).status, 200, 'their key still works');
+  await context.close();
+});
+
+browserTest('sign-out ends the session; so do a token reset and deactivation; agents without admin rights see no keys', async (t) => {
+  const { context, page } = await signedIn(a.ownerId);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: 'You are signed out' }).waitFor();
+  t.is((await page.goto(`${svc.url}/dashboard/test/keys`))?.status(), 401);
+  await context.close();
+
+  const agent = await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, { token: oauth.token, json: { first_name: 'Ann', last_name: 'Agent', email: 'ann@example.com' } });
+  t.is(agent.status, 200, agent.text);
+  const agentId = agent.body.data.agent?.id ?? agent.body.data.id;
+  const s1 = await signedIn(agentId, VIEWPORTS.phone);
+  t.is((await s1.page.goto(`${svc.url}/dashboard/test/keys`))?.status(), 403, 'keys are for admins');
+  t.is(await s1.page.getByRole('link', { name: 'API keys' }).count(), 0);
+  const reset = await svc.request('POST', `/v1/agents/${agentId}/reset-access-token`, { token: oauth.token });
+  t.is(reset.status, 200);
+  t.is((await s1.page.goto(`${svc.url}/dashboard/test/keys`))?.status(), 401, 'a token reset ends the session');
+  await s1.context.close();
+
+  const s2 = await signedIn(agentId);
+  t.is((await s2.page.goto(`${svc.url}/dashboard/test/keys`))?.status(), 403);
+  t.is((await svc.request("DELETE", `/v1/agencies/${a.agencyId}/agents/${agentId}`, { token: a.ownerToken })).status, 204);
+  t.is((await s2.page.goto(`${svc.url}/dashboard/test/keys`))?.status(), 401, 'deactivation ends the session');
+  await s2.context.close();
+  void eventually;
+  void receiver;
+});
