@@ -9,6 +9,7 @@ import type pg from 'pg';
 import { z } from 'zod';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/log.ts';
+import type { Metrics } from '../lib/metrics.ts';
 import type { BlobStore } from '../lib/blobs.ts';
 import { hashToken } from '../lib/secrets.ts';
 import { setIdentity, type Database, type Identity } from '../db/pool.ts';
@@ -22,6 +23,8 @@ export interface Deps {
   blobs: BlobStore;
   /** Encrypts webhook signing secrets and endpoint credentials at rest (lib/crypto.ts). */
   secretKey: Buffer;
+  /** Prometheus metrics of this process; createApp makes one when absent (share it with the worker). */
+  metrics?: Metrics;
 }
 
 /**
@@ -154,7 +157,7 @@ function authenticated(rule: Exclude<AuthRule, 'none'>, deps: Deps, rateLimit?: 
       ctx.state.identity = ident;
       await client.query('begin');
       open = true;
-      await setIdentity(deps.db, client, ident);
+      await setIdentity(deps.db, client, { ...ident, requestId: ctx.state.requestId });
       ctx.state.tx = client;
       await next();
       await client.query('commit');

@@ -63,6 +63,10 @@ export const configSchema = z.object({
   FILES_URL: z.url().optional(),
   /** Lifetime of a signed file link (document_link, upload and ACORD archive URLs) in seconds. */
   FILE_LINK_TTL_SECONDS: intIn(60, 7 * 86_400).default(3600),
+  /** Serve the GraphiQL IDE (Ruru) on GET /graphql for browsers; queries still need an operator or analyst token. */
+  GRAPHIQL: bool.default(false),
+  /** Also serve GET /metrics without credentials on this port (bind it to a private network). */
+  METRICS_PORT: intIn(1, 65535).optional(),
   /** Production URLs must use https unless their host is allow-listed. */
   WEBHOOK_REQUIRE_HTTPS: bool.default(true),
 });

@@ -55,7 +55,7 @@ export function deliveriesSend(deps: TaskDeps): Task {
     if (result.error?.code === 'aborted') throw new Error('delivery aborted by worker shutdown');
     const retryIn = result.ok ? null : nextAttemptDelay(d.attempt_count + 1, { maxAttempts: deps.cfg.WEBHOOK_MAX_ATTEMPTS, ...(schedule ? { schedule } : {}) });
     const errorMessage = result.error?.message ?? (result.ok ? null : result.location ? `HTTP ${result.status} redirect to ${result.location} (not followed)` : `HTTP ${result.status}`);
-    await helpers.query('select app_private.record_delivery_attempt($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, make_interval(hours => $12))', [
+    const recorded = await helpers.query<{ status: 'pending' | 'delivered' | 'failed' }>('select (app_private.record_delivery_attempt($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, make_interval(hours => $12))).status', [
       d.id,
       startedAt,
       Math.round(result.duration_ms),
@@ -69,6 +69,8 @@ export function deliveriesSend(deps: TaskDeps): Task {
       retryIn,
       deps.cfg.WEBHOOK_DISABLE_AFTER_HOURS,
     ]);
+    const status = recorded.rows[0]?.status;
+    deps.metrics?.deliveries.inc({ outcome: status === 'pending' ? 'retry' : (status ?? 'failed') });
     helpers.logger.info('delivery attempt', { deliveryId: d.id, attempt: d.attempt_count + 1, status: result.status, ok: result.ok, error: result.error?.code, retryIn });
   };
 }

@@ -1,0 +1,291 @@
+-- Operators and analysts: read-only views of jobs, deliveries and rate limits in a schema of their own
+-- (app_ops), the svc_operator and svc_analyst roles, operator/analyst tokens for /graphql and /metrics,
+-- and the request id carried from an HTTP request into the jobs, deliveries and attempts it causes.
+--
+-- The views run with the rights of their owner (the migration role), so the operator role needs no grant
+-- on app_public, app_private or graphile_worker; it sees exactly the columns chosen here and no secret.
+
+create schema if not exists app_ops;
+comment on schema app_ops is 'Read-only views for operators on call: jobs, deliveries, endpoints, rate limits (svc_operator).';
+
+do $$
+begin
+  if not exists (select 1 from pg_roles where rolname = 'svc_operator') then
+    create role svc_operator nologin;
+  end if;
+  if not exists (select 1 from pg_roles where rolname = 'svc_analyst') then
+    create role svc_analyst nologin;
+  end if;
+end
+$$;
+revoke all on schema app_ops from public;
+grant usage on schema app_ops to svc_operator;
+
+create schema if not exists app_analyst;
+comment on schema app_analyst is 'What analysts review: extractions with their citations, fixtures and evaluation results (svc_analyst).';
+revoke all on schema app_analyst from public;
+grant usage on schema app_analyst to svc_analyst;
+
+---------------------------------------------------------------------------------------------------------------
+-- Request ids: set per request transaction as svc.request_id (db/pool.ts), stored on the rows a request
+-- causes, and put in the payload of every job queued through app_private.job_payload.
+
+/* The request id of the current transaction (HTTP request, or the job that carries one), or null. */
+create function app_private.current_request_id() returns text
+  language sql stable parallel safe as $$ select nullif(current_setting('svc.request_id', true), '') $$;
+comment on function app_private.current_request_id() is 'svc.request_id of this transaction: the X-Request-Id of the HTTP request or of the job that carries it.';
+
+/* A job payload with the current request id added (as "request_id"), so the job's log lines carry it. */
+create function app_private.job_payload(p_payload jsonb) returns json
+  language sql stable parallel safe as $$
+  select (case when app_private.current_request_id() is null then p_payload
+               else p_payload || jsonb_build_object('request_id', app_private.current_request_id()) end)::json
+$$;
+comment on function app_private.job_payload(jsonb) is 'Payload of a job queued in this transaction, with request_id when the transaction has one.';
+
+alter table app_public.events add column request_id text default app_private.current_request_id();
+comment on column app_public.events.request_id is 'X-Request-Id of the request (or job) that emitted the event.';
+alter table app_public.webhook_deliveries add column request_id text;
+comment on column app_public.webhook_deliveries.request_id is 'Request id of the event''s request, or of the request that asked for a test or redelivery.';
+alter table app_public.webhook_delivery_attempts add column request_id text;
+comment on column app_public.webhook_delivery_attempts.request_id is 'Request id of the delivery, copied onto each attempt so one id follows an upload to the receiver.';
+
+create function app_private.tg_webhook_deliveries__request_id() returns trigger
+  language plpgsql volatile security definer set search_path = '' as $$
+begin
+  if new.request_id is null and new.event_id is not null then
+    select e.request_id into new.request_id from app_public.events e where e.id = new.event_id;
+  end if;
+  new.request_id := coalesce(new.request_id, app_private.current_request_id());
+  return new;
+end
+$$;
+comment on function app_private.tg_webhook_deliveries__request_id() is 'A delivery inherits the request id of its event (fan-out runs in the worker) or of the current request.';
+create trigger _050_request_id before insert on app_public.webhook_deliveries
+  for each row execute function app_private.tg_webhook_deliveries__request_id();
+
+create function app_private.tg_webhook_delivery_attempts__request_id() returns trigger
+  language plpgsql volatile security definer set search_path = '' as $$
+begin
+  if new.request_id is null then
+    select d.request_id into new.request_id from app_public.webhook_deliveries d where d.id = new.delivery_id;
+  end if;
+  return new;
+end
+$$;
+comment on function app_private.tg_webhook_delivery_attempts__request_id() is 'An attempt carries the request id of its delivery.';
+create trigger _050_request_id before insert on app_public.webhook_delivery_attempts
+  for each row execute function app_private.tg_webhook_delivery_attempts__request_id();
+
+-- Same signatures and behaviour as in 0003; the job payloads now carry the request id.
+create or replace function app_private.queue_delivery(p_delivery_id bigint, p_run_at timestamptz default now()) returns void
+  language sql volatile security definer set search_path = '' as $$
+  select graphile_worker.add_job('deliveries__send',
+    jsonb_strip_nulls(jsonb_build_object('delivery_id', p_delivery_id,
+      'request_id', coalesce((select d.request_id from app_public.webhook_deliveries d where d.id = p_delivery_id), app_private.current_request_id())))::json,
+    run_at => p_run_at, job_key => 'delivery:' || p_delivery_id)
+$$;
+comment on function app_private.queue_delivery(bigint, timestamptz) is 'Queue the send job of a delivery (one job per delivery; the payload carries the delivery''s request id).';
+
+create or replace function app_private.emit_event(p_agency_id bigint, p_mode text, p_topic text, p_event_name text, p_data jsonb)
+  returns bigint
+  language plpgsql volatile security definer set search_path = '' as $$
+declare
+  v_id bigint;
+begin
+  insert into app_public.events (agency_id, mode, topic, event_name, data)
+  values (p_agency_id, p_mode, p_topic, p_event_name, p_data) returning id into v_id;
+  perform graphile_worker.add_job('events__fan_out', app_private.job_payload(jsonb_build_object('event_id', v_id)), job_key => 'event:' || v_id);
+  return v_id;
+end
+$$;
+comment on function app_private.emit_event(bigint, text, text, text, jsonb) is 'Write an event to the outbox and queue its fan-out (payload carries the request id), in the caller''s transaction.';
+
+---------------------------------------------------------------------------------------------------------------
+-- Operator and analyst tokens: `svc operators create --role operator|analyst --name NAME`. Stored hashed.
+create table app_private.operator_tokens (
+  id bigint generated always as identity primary key,
+  name text not null check (length(btrim(name)) between 1 and 100),
+  role text not null check (role in ('operator', 'analyst')),
+  token_hash bytea not null unique check (length(token_hash) = 32),
+  created_at timestamptz not null default now(),
+  last_used_at timestamptz,
+  revoked_at timestamptz
+);
+comment on table app_private.operator_tokens is 'Credentials of operators and analysts for /graphql and /metrics (SHA-256 hashes); never partner credentials.';
+
+/* The operator or analyst behind a token hash; records use at most once a minute. */
+create function app_private.authenticate_operator(p_token_hash bytea, out operator_token_id bigint, out name text, out role text)
+  returns setof record
+  language sql volatile security definer set search_path = '' as $$
+  with t as (
+    select t.id, t.name, t.role, t.last_used_at from app_private.operator_tokens t
+     where t.token_hash = p_token_hash and t.revoked_at is null
+  ), touched as (
+    update app_private.operator_tokens o set last_used_at = now()
+      from t where o.id = t.id and (t.last_used_at is null or t.last_used_at < now() - interval '1 minute')
+  )
+  select t.id, t.name, t.role from t
+$$;
+comment on function app_private.authenticate_operator(bytea) is 'Resolve an operator/analyst token hash to its id, name and role (operator or analyst).';
+grant execute on function app_private.authenticate_operator(bytea) to svc_request;
+
+/* Create an operator or analyst token (the CLI makes the token and passes its hash). */
+create function app_private.create_operator_token(p_name text, p_role text, p_token_hash bytea) returns bigint
+  language sql volatile security definer set search_path = '' as $$
+  insert into app_private.operator_tokens (name, role, token_hash) values (btrim(p_name), p_role, p_token_hash) returning id
+$$;
+comment on function app_private.create_operator_token(text, text, bytea) is 'Store a new operator or analyst token by its hash; the token itself is shown once by the CLI.';
+
+/* Revoke every live token of a name. Returns how many were revoked. */
+create function app_private.revoke_operator_tokens(p_name text) returns integer
+  language sql volatile security definer set search_path = '' as $$
+  with r as (update app_private.operator_tokens set revoked_at = now() where name = btrim(p_name) and revoked_at is null returning 1)
+  select count(*)::int from r
+$$;
+comment on function app_private.revoke_operator_tokens(text) is 'Revoke the live tokens of an operator or analyst by name.';
+
+---------------------------------------------------------------------------------------------------------------
+-- Jobs, over graphile-worker's public `jobs` view (never its private tables).
+
+create view app_ops.jobs with (security_barrier) as
+  select j.id,
+         j.task_identifier as task,
+         j.queue_name,
+         case
+           when j.locked_at is not null and j.locked_by is not null then 'running'
+           when j.attempts >= j.max_attempts then 'failed'
+           when j.attempts > 0 and j.run_at > now() then 'retry_scheduled'
+           when j.run_at > now() then 'scheduled'
+           else 'queued'
+         end as state,
+         j.attempts,
+         j.max_attempts,
+         j.last_error,
+         j.priority,
+         j.key,
+         j.run_at,
+         j.created_at,
+         j.updated_at,
+         j.locked_at,
+         j.locked_by,
+         now() - j.created_at as age,
+         case when j.locked_at is not null then now() - j.locked_at end as running_for,
+         case when j.locked_at is null and j.run_at <= now() and j.attempts < j.max_attempts then now() - j.run_at end as waiting_for
+    from graphile_worker.jobs j;
+comment on view app_ops.jobs is 'Every job with its state (queued, scheduled, running, retry_scheduled, failed), age, attempts and last error.';
+comment on column app_ops.jobs.state is 'queued (due, waiting for a worker), scheduled (run_at in the future), running (locked by a worker), retry_scheduled (failed before, next try at run_at), failed (attempts exhausted).';
+comment on column app_ops.jobs.waiting_for is 'How long a due job has waited for a worker: a growing value means the workers are behind or down.';
+
+create view app_ops.job_states as
+  select task, state, count(*)::int as jobs, max(age) as oldest_age, max(attempts) as max_attempts,
+         min(run_at) filter (where state in ('scheduled', 'retry_scheduled')) as next_run_at,
+         (array_agg(last_error order by updated_at desc) filter (where last_error is not null))[1] as last_error
+    from app_ops.jobs
+   group by task, state;
+comment on view app_ops.job_states is 'Jobs counted by task and state, with the oldest age, most attempts, next run and the latest error.';
+
+---------------------------------------------------------------------------------------------------------------
+-- Webhook deliveries: per endpoint health, deliveries and attempts (bodies, headers and secrets left out).
+
+create view app_ops.webhook_deliveries with (security_barrier) as
+  select d.id, d.agency_id, d.endpoint_id, d.event_id, d.redelivery_of, d.message_id, d.mode, d.is_test, d.url, d.status,
+         d.attempt_count, d.next_attempt_at, d.last_status_code, d.last_error, d.request_id, d.created_at, d.completed_at,
+         coalesce(d.completed_at, now()) - d.created_at as age
+    from app_public.webhook_deliveries d;
+comment on view app_ops.webhook_deliveries is 'Every webhook delivery with its status, attempts, next attempt, last error and request id (bodies left out).';
+
+create view app_ops.webhook_delivery_attempts with (security_barrier) as
+  select a.id, a.delivery_id, d.endpoint_id, a.agency_id, a.attempt_number, a.url, a.started_at, a.duration_ms, a.status_code,
+         a.error_code, a.error_message, a.request_id,
+         (a.status_code between 200 and 299 and a.error_code is null) as succeeded
+    from app_public.webhook_delivery_attempts a
+    join app_public.webhook_deliveries d on d.id = a.delivery_id;
+comment on view app_ops.webhook_delivery_attempts is 'The delivery log without response bodies or headers: status, duration, error and request id of each attempt.';
+
+create view app_ops.webhook_endpoints with (security_barrier) as
+  select w.id as endpoint_id, w.agency_id, g.name as agency_name, w.kind, w.topic, w.events,
+         w.staging_url, w.production_url, w.url,
+         w.enabled, w.disabled_at, w.disabled_reason, w.failing_since,
+         now() - w.failing_since as failing_for,
+         s.attempts_24h, s.succeeded_24h,
+         round(s.succeeded_24h::numeric / nullif(s.attempts_24h, 0), 3) as success_rate_24h,
+         coalesce(streak.n, 0) as failure_streak,
+         s.last_attempt_at, s.last_success_at,
+         p.pending, p.next_retry_at,
+         la.error_message as last_error
+    from app_public.webhook_endpoints w
+    join app_public.agencies g on g.id = w.agency_id
+    left join lateral (
+      select count(*) filter (where a.started_at > now() - interval '24 hours')::int as attempts_24h,
+             count(*) filter (where a.started_at > now() - interval '24 hours' and a.succeeded)::int as succeeded_24h,
+             max(a.started_at) as last_attempt_at,
+             max(a.started_at) filter (where a.succeeded) as last_success_at
+        from app_ops.webhook_delivery_attempts a where a.endpoint_id = w.id
+    ) s on true
+    left join lateral (
+      select count(*)::int as n from app_ops.webhook_delivery_attempts a
+       where a.endpoint_id = w.id and not a.succeeded and a.started_at > coalesce(s.last_success_at, '-infinity')
+    ) streak on true
+    left join lateral (
+      select count(*)::int as pending, min(d.next_attempt_at) as next_retry_at
+        from app_public.webhook_deliveries d where d.endpoint_id = w.id and d.status = 'pending'
+    ) p on true
+    left join lateral (
+      select a.error_message from app_ops.webhook_delivery_attempts a
+       where a.endpoint_id = w.id and not a.succeeded order by a.started_at desc, a.id desc limit 1
+    ) la on true;
+comment on view app_ops.webhook_endpoints is 'Each webhook endpoint and subscription: enabled or disabled and why, failing since, success rate over 24 h, failure streak, pending deliveries and next retry.';
+comment on column app_ops.webhook_endpoints.failure_streak is 'Failed attempts since the last successful one (all attempts when none ever succeeded).';
+
+---------------------------------------------------------------------------------------------------------------
+-- Rate limits: counters of the current windows, named by who they belong to.
+
+/* Per-minute and per-day limits of an agency's plan for the lease checker and extraction (SPEC §8). */
+create function app_ops.plan_limits(p_plan text, p_per_minute integer, p_per_day integer, out per_minute integer, out per_day integer)
+  language sql immutable parallel safe as $$
+  select case p_plan when 'free' then 5 when 'pro' then 30 else p_per_minute end,
+         case p_plan when 'free' then 50 when 'pro' then 1000 else p_per_day end
+$$;
+comment on function app_ops.plan_limits(text, integer, integer) is 'Per-minute and per-day limits of a plan: free 5/50, pro 30/1000, enterprise its own.';
+grant execute on function app_ops.plan_limits(text, integer, integer) to svc_operator;
+
+create view app_ops.rate_limit_counters with (security_barrier) as
+  select c.bucket,
+         case when c.bucket like 'v1:%' then 'v1_token' when c.bucket like 'oauth:%' then 'oauth_token_requests'
+              else split_part(c.bucket, ':', 1) end as kind,
+         ag.agency_id,
+         ag.agent_id,
+         coalesce(ot.oauth_client_id, oc.id) as oauth_client_id,
+         c.window_start, c.hits
+    from app_private.rate_limit_counters c
+    left join lateral (
+      select a.agency_id, a.id as agent_id from app_private.agent_tokens t join app_public.agents a on a.id = t.agent_id
+       where c.bucket like 'v1:%' and t.token_hash = decode(substr(c.bucket, 4), 'hex')
+    ) ag on true
+    left join lateral (
+      select t.oauth_client_id from app_private.oauth_access_tokens t
+       where c.bucket like 'v1:%' and t.token_hash = decode(substr(c.bucket, 4), 'hex')
+    ) ot on true
+    left join app_private.oauth_clients oc on c.bucket like 'oauth:%' and oc.client_id = substr(c.bucket, 7)
+   where c.window_start > now() - interval '1 day';
+comment on view app_ops.rate_limit_counters is 'Rate-limit counters of the last day, with the agency, agent or OAuth client each bucket belongs to (token buckets are named by hash, never by token).';
+
+create view app_ops.agency_rate_limits with (security_barrier) as
+  select g.id as agency_id, g.name as agency_name, g.status, g.plan, l.per_minute as per_minute_limit, l.per_day as per_day_limit,
+         coalesce(m.hits, 0) as minute_hits, coalesce(d.hits, 0) as day_hits,
+         round(coalesce(m.hits, 0)::numeric / nullif(l.per_minute, 0), 3) as minute_used,
+         round(coalesce(d.hits, 0)::numeric / nullif(l.per_day, 0), 3) as day_used
+    from app_public.agencies g
+    cross join lateral app_ops.plan_limits(g.plan, g.plan_per_minute, g.plan_per_day) l
+    left join lateral (
+      select sum(c.hits)::int as hits from app_private.rate_limit_counters c
+       where c.bucket like 'plan:' || g.id || ':minute%' and c.window_start > now() - interval '1 minute'
+    ) m on true
+    left join lateral (
+      select sum(c.hits)::int as hits from app_private.rate_limit_counters c
+       where c.bucket like 'plan:' || g.id || ':day%' and c.window_start > now() - interval '1 day'
+    ) d on true;
+comment on view app_ops.agency_rate_limits is 'Each agency''s plan with its per-minute and per-day limits, the current counters against them (minute_used, day_used: 1.0 = at the limit).';
+
+grant select on all tables in schema app_ops to svc_operator;
