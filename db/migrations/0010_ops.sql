@@ -261,11 +261,11 @@ create view app_ops.rate_limit_counters with (security_barrier) as
     from app_private.rate_limit_counters c
     left join lateral (
       select a.agency_id, a.id as agent_id from app_private.agent_tokens t join app_public.agents a on a.id = t.agent_id
-       where c.bucket like 'v1:%' and t.token_hash = decode(substr(c.bucket, 4), 'hex')
+       where t.token_hash = decode(case when c.bucket ~ '^v1:[0-9a-f]{64}$' then substr(c.bucket, 4) end, 'hex')
     ) ag on true
     left join lateral (
       select t.oauth_client_id from app_private.oauth_access_tokens t
-       where c.bucket like 'v1:%' and t.token_hash = decode(substr(c.bucket, 4), 'hex')
+       where t.token_hash = decode(case when c.bucket ~ '^v1:[0-9a-f]{64}$' then substr(c.bucket, 4) end, 'hex')
     ) ot on true
     left join app_private.oauth_clients oc on c.bucket like 'oauth:%' and oc.client_id = substr(c.bucket, 7)
    where c.window_start > now() - interval '1 day';
