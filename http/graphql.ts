@@ -6,10 +6,13 @@ import type { Context, Next } from 'koa';
 import { koaBody } from 'koa-body';
 import { postgraphile } from 'postgraphile';
 import { makePgService } from 'postgraphile/adaptors/pg';
+import { randomUUID } from 'node:crypto';
+import { defaultMaskError } from 'postgraphile/grafserv';
 import { grafserv } from 'postgraphile/grafserv/koa/v3';
 import {
   getNamedType,
   getNullableType,
+  GraphQLError,
   GraphQLObjectType,
   isListType,
   Kind,
@@ -89,6 +92,7 @@ export function measureOperation(schema: GraphQLSchema, doc: DocumentNode, opera
       cost += rows;
       if (!sel.selectionSet) continue;
       const named = field ? getNamedType(field.type) : undefined;
+      const underConnection = !!type?.name.endsWith('Connection');
       let childRows = rows;
       if (named && named.name.endsWith('Connection')) {
         const arg = (n: string) => sel.arguments?.find((a) => a.name.value === n)?.value;
@@ -96,7 +100,7 @@ export function measureOperation(schema: GraphQLSchema, doc: DocumentNode, opera
         if (page === undefined) throw new LimitError(`${name} needs first or last (at most ${limits.maxPage})`);
         if (page > limits.maxPage) throw new LimitError(`${name}: first/last is at most ${limits.maxPage}`);
         childRows = rows * Math.max(page, 1);
-      } else if (field && isListType(getNullableType(field.type))) {
+      } else if (field && !underConnection && isListType(getNullableType(field.type))) {
         childRows = rows * limits.maxPage;
       }
       cost += walk(sel.selectionSet, named instanceof GraphQLObjectType ? named : undefined, d, childRows, seen);
@@ -108,6 +112,20 @@ export function measureOperation(schema: GraphQLSchema, doc: DocumentNode, opera
   return { depth: maxDepth, cost };
 }
 
+/** Postgres refusals the caller should read (a missing grant, the statement timeout); JSON log lines for the rest. */
+const visibleSqlStates = new Set(['42501', '57014']);
+
+function maskError(error: GraphQLError, deps: Deps): GraphQLError {
+  const original = error.originalError as { code?: string; message?: string } | undefined;
+  if (!original || original instanceof GraphQLError) return defaultMaskError(error);
+  if (original.code && visibleSqlStates.has(original.code)) {
+    return new GraphQLError(original.message ?? 'refused', { nodes: error.nodes, path: error.path, extensions: { sqlState: original.code } });
+  }
+  const errorId = randomUUID();
+  deps.log.error('graphql error', { errorId, err: original, path: error.path });
+  return new GraphQLError(`internal error (id ${errorId})`, { nodes: error.nodes, path: error.path, extensions: { errorId } });
+}
+
 /** The /graphql middleware: operator/analyst auth, limits, then PostGraphile. Other paths pass through. */
 export function graphqlMiddleware(deps: Deps, limits: GraphqlLimits = defaultGraphqlLimits) {
   // A request pool that logs in as the owner can SET ROLE to any role; a dedicated login role cannot, so
@@ -117,6 +135,8 @@ export function graphqlMiddleware(deps: Deps, limits: GraphqlLimits = defaultGra
   const preset: GraphileConfig.Preset = {
     extends: [PostGraphileAmberPreset],
     pgServices: [makePgService({ pool, schemas: graphqlSchemas })],
+    // Read-only: no mutations (the roles can only select anyway; this keeps the schema honest).
+    schema: { defaultBehavior: '-insert -update -delete' },
     grafserv: {
       graphqlPath: '/graphql',
       graphiql,
@@ -125,6 +145,7 @@ export function graphqlMiddleware(deps: Deps, limits: GraphqlLimits = defaultGra
       graphiqlStaticPath: '/graphql/ruru-static/',
       websockets: false,
       maxRequestLength: 100_000,
+      maskError: (error) => maskError(error, deps),
     },
     grafast: {
       explain: false,
