@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import { parseArgs } from 'node:util';
 import { config } from '../lib/config.ts';
 import { createLogger, setLogLevel, setLogStream } from '../lib/log.ts';
-import { fileBlobStore } from '../lib/blobs.ts';
+import { blobStoreFromConfig } from '../lib/blobs.ts';
 import path from 'node:path';
 import { openDatabase, type Opened } from '../db/connect.ts';
 import { MigrationError } from '../db/migrate.ts';
@@ -89,8 +89,9 @@ async function serve(withWorker: boolean): Promise<void> {
   const opened = await open(20);
   const key = secretKey();
   const metrics = createMetrics();
-  const runner = withWorker ? await startWorker(opened.db.owner, { concurrency: cfg.WORKER_CONCURRENCY, log, deps: { cfg, log, secretKey: key, metrics } }) : undefined;
-  const app = createApp({ db: opened.db, cfg, log, blobs: fileBlobStore(path.join(cfg.dataDir, 'blobs')), secretKey: key, metrics });
+  const blobs = blobStoreFromConfig(cfg);
+  const runner = withWorker ? await startWorker(opened.db.owner, { concurrency: cfg.WORKER_CONCURRENCY, log, deps: { cfg, log, secretKey: key, blobs, metrics } }) : undefined;
+  const app = createApp({ db: opened.db, cfg, log, blobs, secretKey: key, metrics });
   const server: Server = app.listen(cfg.PORT, cfg.HOST);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const closeMetrics = await serveMetrics(metrics, opened.db);
@@ -108,7 +109,7 @@ async function serve(withWorker: boolean): Promise<void> {
 async function worker(): Promise<void> {
   const opened = await open();
   const metrics = createMetrics();
-  const runner = await startWorker(opened.db.owner, { concurrency: cfg.WORKER_CONCURRENCY, log, deps: { cfg, log, secretKey: secretKey(), metrics } });
+  const runner = await startWorker(opened.db.owner, { concurrency: cfg.WORKER_CONCURRENCY, log, deps: { cfg, log, secretKey: secretKey(), blobs: blobStoreFromConfig(cfg), metrics } });
   const closeMetrics = await serveMetrics(metrics, opened.db);
   log.info('worker running', { concurrency: cfg.WORKER_CONCURRENCY });
   onShutdown(async () => {

@@ -10,6 +10,8 @@ import { instrumentDatabase, metricsBody } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { operatorAuth } from './operator_auth.ts';
 import { mountRoutes, type Deps, type RouteSpec } from './route.ts';
+import { apiFallback } from './api_auth.ts';
+import { extractionRoutes } from './routes/api/extractions.ts';
 import { fileRoutes } from './routes/files.ts';
 import { oauthErrorBody, oauthRoutes } from './routes/oauth.ts';
 import { agencyRoutes } from './routes/v1/agencies.ts';
@@ -20,7 +22,7 @@ import { webhookSubscriptionRoutes } from './routes/v1/webhooks.ts';
 import { webhookEndpointRoutes } from './routes/v2/webhook_endpoints.ts';
 
 /** Every declared route of the service, in documentation order. */
-export const allRoutes: RouteSpec[] = [...oauthRoutes, ...agencyRoutes, ...agentRoutes, ...apiKeyRoutes, ...webhookSubscriptionRoutes, ...formRoutes, ...webhookEndpointRoutes, ...fileRoutes];
+export const allRoutes: RouteSpec[] = [...oauthRoutes, ...agencyRoutes, ...agentRoutes, ...apiKeyRoutes, ...webhookSubscriptionRoutes, ...formRoutes, ...webhookEndpointRoutes, ...extractionRoutes, ...fileRoutes];
 
 /** GraphQL's own error shape, for /graphql refusals (auth, limits) made before PostGraphile runs. */
 const graphqlErrorBody: ErrorPresenter = (err) => ({ errors: [{ message: err.message, extensions: { status: err.status, ...(err.code ? { code: err.code } : {}) } }] });
@@ -86,5 +88,6 @@ export function createApp(deps: Deps, opts: { instrument?: boolean } = {}): Koa 
   app.use(graphqlMiddleware(deps));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: false }));
+  app.use(apiFallback(deps));
   return app;
 }

@@ -3,6 +3,7 @@
 import type { Context, Next } from 'koa';
 import { z } from 'zod';
 import type { Logger } from '../lib/log.ts';
+import { DocumentError, documentErrorStatus } from '../pipelines/documents/errors.ts';
 
 export interface ErrorDetail {
   field?: string;
@@ -136,6 +137,10 @@ export const problemBody: ErrorPresenter = Object.assign(
 export function toApiError(thrown: unknown, log?: Logger, context?: Record<string, unknown>): ApiError {
   if (thrown instanceof ApiError) return thrown;
   if (thrown instanceof z.ZodError) return new ApiError(422, 'validation failed', zodDetails(thrown));
+  // A document the pipeline refuses: its §7.2 code decides the status (bad_request 400, payload_too_large 413, …).
+  if (thrown instanceof DocumentError) {
+    return new ApiError(documentErrorStatus[thrown.code], thrown.message, thrown.details ? [{ message: thrown.details }] : [], {}, thrown.code);
+  }
   const pg = fromPostgres(thrown as PgError);
   if (pg) return pg;
   const status = (thrown as { status?: number }).status;

@@ -40,6 +40,7 @@ const authSchemes: Record<string, string[]> = {
   agent_admin: ['agentToken'],
   api_key: ['apiKey'],
   api_key_admin: ['apiKey'],
+  api_key_header: ['apiKeyHeader', 'apiKey'],
 };
 
 /** Build the OpenAPI document for `specs`. */
@@ -82,6 +83,7 @@ export function openApiDocument(specs: RouteSpec[], serverUrl: string): Record<s
         oauthClientToken: { type: 'http', scheme: 'bearer', description: 'Access token from POST /oauth/token' },
         agentToken: { type: 'http', scheme: 'bearer', description: 'Agent access token (agt_…)' },
         apiKey: { type: 'http', scheme: 'bearer', description: 'API key: svc_test_… (sandbox data) or svc_live_… (live data)' },
+        apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key of the /api surface (lease checker, policy extraction): svc_test_… or svc_live_…' },
       },
     },
   };

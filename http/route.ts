@@ -15,6 +15,7 @@ import { hashToken } from '../lib/secrets.ts';
 import { setIdentity, type Database, type Identity } from '../db/pool.ts';
 import { ApiError, forbidden, unauthorized, zodDetails } from './errors.ts';
 import { idempotency } from './idempotency.ts';
+import { planLimitedApiKey } from './api_auth.ts';
 
 export interface Deps {
   db: Database;
@@ -29,9 +30,10 @@ export interface Deps {
 
 /**
  * Who may call a route: an OAuth client token, an agent token (any role, or admin/owner), an API key
- * (any, or admin permissions: read-only keys get 403), or anyone.
+ * (any, or admin permissions: read-only keys get 403), an API key of the /api surface in `X-API-Key` or
+ * `Authorization: Bearer svc_…` (always with the plan's rate limits, http/api_auth.ts), or anyone.
  */
-export type AuthRule = 'none' | 'oauth_client' | 'agent' | 'agent_admin' | 'api_key' | 'api_key_admin';
+export type AuthRule = 'none' | 'oauth_client' | 'agent' | 'agent_admin' | 'api_key' | 'api_key_admin' | 'api_key_header';
 
 export interface UploadedFile {
   field: string;
@@ -62,8 +64,8 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   files?: Record<string, { description: string; required?: boolean }>;
   /** Also accept a body as application/x-www-form-urlencoded. */
   urlencoded?: boolean;
-  /** Rate-limit bucket prefix and limit; v1 routes are limited per token. */
-  rateLimit?: 'v1';
+  /** Rate-limit bucket prefix and limit; v1 routes are limited per token, /api routes ('plan') per agency plan. */
+  rateLimit?: 'v1' | 'plan';
   /**
    * Require an Idempotency-Key and replay the stored response of a repeated request (SPEC §8); 'sealed'
    * stores that response encrypted because it carries a secret.
@@ -111,7 +113,7 @@ async function apiKeyIdentity(client: Queryable, tokenHash: Buffer, rule: AuthRu
 }
 
 /** The identity behind an OAuth or agent token; v1 routes also spend one unit of the token's rate budget. */
-async function bearerIdentity(ctx: Context, client: Queryable, tokenHash: Buffer, rule: AuthRule, deps: Deps, rateLimit?: 'v1'): Promise<Identity> {
+async function bearerIdentity(ctx: Context, client: Queryable, tokenHash: Buffer, rule: AuthRule, deps: Deps, rateLimit?: 'v1' | 'plan'): Promise<Identity> {
   // One autocommit statement authenticates and spends one unit of the budget, so refused and failed
   // requests count too.
   const limit = deps.cfg.RATE_LIMIT_V1_PER_WINDOW;
@@ -140,8 +142,9 @@ async function bearerIdentity(ctx: Context, client: Queryable, tokenHash: Buffer
 }
 
 /** auth → rate limit → one transaction as the caller, committed after the handler, rolled back on error. */
-function authenticated(rule: Exclude<AuthRule, 'none'>, deps: Deps, rateLimit?: 'v1') {
+function authenticated(rule: Exclude<AuthRule, 'none'>, deps: Deps, rateLimit?: 'v1' | 'plan') {
   const wantsApiKey = rule === 'api_key' || rule === 'api_key_admin';
+  if (rule === 'api_key_header') return inTransaction(deps, (ctx, client) => planLimitedApiKey(ctx, client, deps) as Promise<Identity>);
   return async (ctx: Context, next: Next) => {
     const m = bearer.exec(ctx.get('authorization'));
     if (!m) throw unauthorized('missing bearer token in the Authorization header');
@@ -154,6 +157,31 @@ function authenticated(rule: Exclude<AuthRule, 'none'>, deps: Deps, rateLimit?: 
     let open = false;
     try {
       const ident = isApiKey ? await apiKeyIdentity(client, tokenHash, rule) : await bearerIdentity(ctx, client, tokenHash, rule, deps, rateLimit);
+      ctx.state.identity = ident;
+      await client.query('begin');
+      open = true;
+      await setIdentity(deps.db, client, { ...ident, requestId: ctx.state.requestId });
+      ctx.state.tx = client;
+      await next();
+      await client.query('commit');
+      open = false;
+    } catch (err) {
+      if (open) await client.query('rollback').catch(() => {});
+      throw err;
+    } finally {
+      ctx.state.tx = undefined;
+      client.release();
+    }
+  };
+}
+
+/** Resolve the identity on a request connection, then run the rest of the chain in one transaction as it. */
+function inTransaction(deps: Deps, resolve: (ctx: Context, client: pg.PoolClient) => Promise<Identity>) {
+  return async (ctx: Context, next: Next) => {
+    const client = await deps.db.request.connect();
+    let open = false;
+    try {
+      const ident = await resolve(ctx, client);
       ctx.state.identity = ident;
       await client.query('begin');
       open = true;

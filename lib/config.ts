@@ -67,6 +67,20 @@ export const configSchema = z.object({
   GRAPHIQL: bool.default(false),
   /** Also serve GET /metrics without credentials on this port (bind it to a private network). */
   METRICS_PORT: intIn(1, 65535).optional(),
+  /** Where stored files live: `fs` (DATA_DIR/blobs, one machine) or `s3` (any S3-compatible store, shared by every machine). */
+  BLOB_STORE: z.enum(['fs', 's3']).default('fs'),
+  S3_BUCKET: z.string().min(3).optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  /** Endpoint of a non-AWS store (MinIO, …); unset = AWS. */
+  S3_ENDPOINT: z.url().optional(),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** Bucket in the path instead of the host name (most non-AWS stores); default true when S3_ENDPOINT is set. */
+  S3_FORCE_PATH_STYLE: bool.optional(),
+  /** Key prefix inside the bucket, e.g. `svc/`. */
+  S3_PREFIX: z.string().regex(/^[a-z0-9-/]*$/).optional(),
+  /** Days uploaded documents and their extracted data are kept (an agency may have its own period). */
+  DOCUMENT_RETENTION_DAYS: intIn(1, 3650).default(30),
   /** Production URLs must use https unless their host is allow-listed. */
   WEBHOOK_REQUIRE_HTTPS: bool.default(true),
 });
@@ -82,6 +96,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const c = parsed.data;
+  if (c.BLOB_STORE === 's3' && !c.S3_BUCKET) throw new ConfigError('invalid configuration:\n  S3_BUCKET: required when BLOB_STORE=s3');
   const publicUrl = (c.PUBLIC_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, '');
   return {
     ...c,

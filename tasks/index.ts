@@ -6,6 +6,11 @@ import type { Logger } from '../lib/log.ts';
 import { createMetrics } from '../lib/metrics.ts';
 import type { TaskDeps } from './context.ts';
 import { deliveriesSend } from './deliveries__send.ts';
+import { documentsExpire } from './documents__expire.ts';
+import { documentsOcr } from './documents__ocr.ts';
+import { documentsRead } from './documents__read.ts';
+import { extractionsComplete } from './extractions__complete.ts';
+import { extractionsExtract } from './extractions__extract.ts';
 import { eventsFanOut } from './events__fan_out.ts';
 import maintenancePurge from './maintenance__purge.ts';
 
@@ -15,6 +20,11 @@ export function createTaskList(deps: TaskDeps): TaskList {
     maintenance__purge: maintenancePurge,
     events__fan_out: eventsFanOut(deps),
     deliveries__send: deliveriesSend(deps),
+    documents__read: documentsRead(deps),
+    documents__ocr: documentsOcr(deps),
+    extractions__extract: extractionsExtract(deps),
+    extractions__complete: extractionsComplete(deps),
+    documents__expire: documentsExpire(deps),
   };
   return Object.fromEntries(Object.entries(tasks).map(([name, task]) => [name, instrumented(name, task, deps)]));
 }
@@ -25,18 +35,20 @@ export function createTaskList(deps: TaskDeps): TaskList {
  * id) and the jobs it adds.
  */
 function withRequestId(helpers: JobHelpers, requestId: string): JobHelpers {
+  const withPgClient = (<T>(fn: (client: pg.PoolClient) => Promise<T>) =>
+    helpers.withPgClient(async (client) => {
+      await client.query(`select set_config('svc.request_id', $1, false)`, [requestId]);
+      try {
+        return await fn(client);
+      } finally {
+        await client.query(`select set_config('svc.request_id', '', false)`).catch(() => {});
+      }
+    })) as JobHelpers['withPgClient'];
   return {
     ...helpers,
     logger: helpers.logger.scope({ requestId } as object),
-    query: ((text: string, values?: unknown[]) =>
-      helpers.withPgClient(async (client) => {
-        await client.query(`select set_config('svc.request_id', $1, false)`, [requestId]);
-        try {
-          return await client.query(text, values);
-        } finally {
-          await client.query(`select set_config('svc.request_id', '', false)`).catch(() => {});
-        }
-      })) as JobHelpers['query'],
+    withPgClient,
+    query: ((text: string, values?: unknown[]) => withPgClient((client) => client.query(text, values))) as JobHelpers['query'],
     addJob: ((identifier: string, payload: unknown, spec?: object) =>
       (helpers.addJob as (i: string, p: unknown, s?: object) => ReturnType<JobHelpers['addJob']>)(identifier, { ...(payload as object), request_id: requestId }, spec)) as JobHelpers['addJob'],
   };
@@ -63,7 +75,10 @@ function instrumented(name: string, task: Task, deps: TaskDeps): Task {
   };
 }
 
-export const cronItems = parseCronItems([{ task: 'maintenance__purge', match: '17 * * * *', identifier: 'maintenance__purge' }]);
+export const cronItems = parseCronItems([
+  { task: 'maintenance__purge', match: '17 * * * *', identifier: 'maintenance__purge' },
+  { task: 'documents__expire', match: '41 * * * *', identifier: 'documents__expire' },
+]);
 
 
 /**

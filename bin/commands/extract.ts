@@ -2,11 +2,11 @@
 // print the SPEC §2.9 record. A file the pipeline refuses exits non-zero with its §7.2 error code.
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { config } from '../../lib/config.ts';
 import { extractDocument, closeDocumentPools, entityTypeSchema, type ExtractOptions, type ExtractionResult } from '../../pipelines/extraction/index.ts';
 import { DocumentError } from '../../pipelines/documents/errors.ts';
+import { presentLocalExtraction, presentParsingMethod } from '../../http/presenters/extractions.ts';
 
 const usage = `usage: svc extract FILE [--type ENTITY_TYPE] [--json] [--raw]
   --type   one of ${entityTypeSchema.options.join(', ')} (default declaration_page)
@@ -20,30 +20,10 @@ export function engineOptionsFromConfig(): Pick<ExtractOptions, 'llm' | 'read'> 
   return { llm, read: { maxBytes: c.MAX_UPLOAD_BYTES, ocr: { engine } } };
 }
 
-/** The §2.9 record for a local run (ids are fresh; agent_id is 0 because there is no agent). */
-export function toRecord(r: ExtractionResult, opts: { raw: boolean }) {
-  const now = new Date().toISOString();
-  return {
-    success: r.success,
-    extraction_id: randomUUID(),
-    document_id: randomUUID(),
-    agent_id: 0,
-    filename: r.filename,
-    entity_type: r.entity_type,
-    parsing_status: r.parsing_status,
-    parsing_method: r.parsing_method,
-    extracted_data: r.extracted_data,
-    created_at: now,
-    updated_at: now,
-    ...(r.errors.length ? { errors: r.errors } : {}),
-    ...(opts.raw ? { _raw: r._raw } : {}),
-  };
-}
-
 function printHuman(r: ExtractionResult) {
   const d = r.extracted_data;
   const out: string[] = [];
-  out.push(`${r.filename}: ${d.policy_type} — ${r.parsing_status} via ${r.parsing_method}`);
+  out.push(`${r.filename}: ${d.policy_type} — ${r.parsing_status} via ${presentParsingMethod(r.parsing_method)}`);
   const cite = (p: string) => (d.citations[p] ? `  (p.${d.citations[p].page}, ${d.citations[p].source})` : '');
   const row = (label: string, p: string, v: unknown) => v !== null && v !== undefined && out.push(`  ${label.padEnd(18)} ${String(v)}${cite(p)}`);
   row('carrier', '/policy/provider', d.policy.provider);
@@ -96,7 +76,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   try {
     const r = await extractDocument(bytes, { entityType: type.data, filename: path.basename(file), ...engineOptionsFromConfig() });
-    if (args.values.json) process.stdout.write(`${JSON.stringify(toRecord(r, { raw: !!args.values.raw }), null, 2)}\n`);
+    if (args.values.json) process.stdout.write(`${JSON.stringify(presentLocalExtraction(r, { raw: !!args.values.raw }), null, 2)}\n`);
     else printHuman(r);
     return r.success ? 0 : 1;
   } catch (e) {

@@ -101,6 +101,13 @@ end
 $$;
 comment on function app_private.emit_event(bigint, text, text, text, jsonb) is 'Write an event to the outbox and queue its fan-out (payload carries the request id), in the caller''s transaction.';
 
+create or replace function app_private.queue_extraction_job(p_task text, p_payload json, p_key text, p_priority integer default 0) returns void
+  language sql volatile security definer set search_path = '' as $$
+  select graphile_worker.add_job(p_task, app_private.job_payload(p_payload::jsonb), job_key => p_key, job_key_mode => 'preserve_run_at',
+    priority => p_priority, max_attempts => 5)
+$$;
+comment on function app_private.queue_extraction_job(text, json, text, integer) is 'Queue one stage of the extraction chain once (job key; OCR pages at a larger priority number); the payload carries the request id.';
+
 ---------------------------------------------------------------------------------------------------------------
 -- Operator and analyst tokens: `svc operators create --role operator|analyst --name NAME`. Stored hashed.
 create table app_private.operator_tokens (
@@ -253,8 +260,9 @@ grant execute on function app_ops.plan_limits(text, integer, integer) to svc_ope
 create view app_ops.rate_limit_counters with (security_barrier) as
   select c.bucket,
          case when c.bucket like 'v1:%' then 'v1_token' when c.bucket like 'oauth:%' then 'oauth_token_requests'
-              else split_part(c.bucket, ':', 1) end as kind,
-         ag.agency_id,
+              when c.bucket like 'api:min:%' then 'plan_minute' when c.bucket like 'api:day:%' then 'plan_day'
+              when c.bucket like 'api:addr:%' then 'api_without_key' else split_part(c.bucket, ':', 1) end as kind,
+         coalesce(ag.agency_id, case when c.bucket ~ '^api:(min|day):[0-9]+$' then split_part(c.bucket, ':', 3)::bigint end) as agency_id,
          ag.agent_id,
          coalesce(ot.oauth_client_id, oc.id) as oauth_client_id,
          c.window_start, c.hits
@@ -279,13 +287,59 @@ create view app_ops.agency_rate_limits with (security_barrier) as
     from app_public.agencies g
     cross join lateral app_ops.plan_limits(g.plan, g.plan_per_minute, g.plan_per_day) l
     left join lateral (
-      select sum(c.hits)::int as hits from app_private.rate_limit_counters c
-       where c.bucket like 'plan:' || g.id || ':minute%' and c.window_start > now() - interval '1 minute'
+      select c.hits from app_private.rate_limit_counters c
+       where c.bucket = 'api:min:' || g.id and c.window_start = to_timestamp(floor(extract(epoch from now()) / 60) * 60)
     ) m on true
     left join lateral (
-      select sum(c.hits)::int as hits from app_private.rate_limit_counters c
-       where c.bucket like 'plan:' || g.id || ':day%' and c.window_start > now() - interval '1 day'
+      select c.hits from app_private.rate_limit_counters c
+       where c.bucket = 'api:day:' || g.id and c.window_start = to_timestamp(floor(extract(epoch from now()) / 86400) * 86400)
     ) d on true;
-comment on view app_ops.agency_rate_limits is 'Each agency''s plan with its per-minute and per-day limits, the current counters against them (minute_used, day_used: 1.0 = at the limit).';
+comment on view app_ops.agency_rate_limits is 'Each agency''s plan with its per-minute and per-day limits of the /api surface, the current counters against them (minute_used, day_used: 1.0 = at the limit).';
+
+---------------------------------------------------------------------------------------------------------------
+-- Documents and extractions by stage (queued → processing → completed | partial | failed), with durations and
+-- failures by SPEC §7.2 code. File names, extracted data and page text are left out.
+
+create view app_ops.extractions with (security_barrier) as
+  select x.id as extraction_id, x.document_id, x.agency_id, x.agent_id, x.mode, x.entity_type, x.status, x.parsing_method,
+         x.error_code, x.error_details, jsonb_array_length(x.stage_errors) as stage_errors,
+         d.content_type, d.size_bytes, d.page_count,
+         p.ocr_pending, p.ocr_done, p.ocr_failed,
+         x.queued_at, x.started_at, x.completed_at,
+         x.started_at - x.queued_at as queue_wait,
+         x.completed_at - x.started_at as processing_time,
+         coalesce(x.completed_at, now()) - x.queued_at as total_time,
+         case when x.status in ('queued', 'processing') then now() - coalesce(x.started_at, x.queued_at) end as in_stage_for
+    from app_public.extractions x
+    join app_public.documents d on d.id = x.document_id
+    left join lateral (
+      select count(*) filter (where dp.state = 'ocr_pending')::int as ocr_pending,
+             count(*) filter (where dp.state = 'ocr_done')::int as ocr_done,
+             count(*) filter (where dp.state = 'ocr_failed')::int as ocr_failed
+        from app_private.document_pages dp where dp.document_id = x.document_id
+    ) p on true;
+comment on view app_ops.extractions is 'Each extraction with its stage, how long it waited and worked, OCR pages pending/done/failed, and its §7.2 error code (no file names, no extracted data).';
+comment on column app_ops.extractions.in_stage_for is 'How long an unfinished extraction has been in its current stage (queued or processing).';
+
+create view app_ops.extraction_stages as
+  select status, entity_type, count(*)::int as extractions,
+         max(in_stage_for) as longest_in_stage,
+         avg(queue_wait) as avg_queue_wait,
+         avg(processing_time) as avg_processing_time,
+         percentile_cont(0.95) within group (order by extract(epoch from total_time)) filter (where completed_at is not null) as p95_total_seconds,
+         max(queued_at) as last_queued_at
+    from app_ops.extractions
+   group by status, entity_type;
+comment on view app_ops.extraction_stages is 'Extractions counted by stage and entity type: the longest still in its stage, average queue wait and processing time, p95 total seconds.';
+
+create view app_ops.extraction_failures as
+  select error_code, entity_type, count(*)::int as failures,
+         count(*) filter (where completed_at > now() - interval '24 hours')::int as failures_24h,
+         max(completed_at) as last_failed_at,
+         (array_agg(error_details order by completed_at desc))[1] as last_details
+    from app_ops.extractions
+   where status = 'failed'
+   group by error_code, entity_type;
+comment on view app_ops.extraction_failures is 'Failed extractions by SPEC §7.2 error code (extraction_failed, internal_error, bad_request) and entity type, with the latest details.';
 
 grant select on all tables in schema app_ops to svc_operator;

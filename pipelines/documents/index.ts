@@ -45,60 +45,48 @@ export interface DocumentText {
   ocrEngine?: string;
 }
 
-/** Sniff, read the text layer (off the main thread) and OCR pages without one. Throws DocumentError for bad files. */
-export async function readDocument(bytes: Uint8Array, options: ReadOptions = {}): Promise<DocumentText> {
+/** What the text layer gave: the pages read, and the pages that need OCR (all of them for an image). */
+export interface TextLayer {
+  sniffed: Sniffed;
+  pages: PageText[];
+  needOcr: number[];
+  errors: StageError[];
+}
+
+/** Stage 1 of reading: sniff and read the text layer (off the main thread). Throws DocumentError for bad files. */
+export async function readTextLayer(bytes: Uint8Array, options: ReadOptions = {}): Promise<TextLayer> {
   const o = readOptionsSchema.parse(options);
   const sniffed = sniff(bytes, { maxBytes: o.maxBytes, maxImagePixels: o.maxImagePixels });
-  const errors: StageError[] = [];
-  let pages: PageText[];
-  let ocrPages: number[];
-  let ocrEngine: string | undefined;
+  if (sniffed.kind !== 'pdf') return { sniffed, pages: [], needOcr: [1], errors: [] };
+  const r = await readPdfText(bytes, o.maxPages, o.pdfTimeoutMs);
+  return { sniffed, pages: r.pages, needOcr: r.needOcr, errors: r.warnings.map((w) => ({ stage: 'text', message: w })) };
+}
+
+/**
+ * Stage 2 of reading: OCR one page (1 for an image). `previous` is what the text layer found on that page;
+ * its AcroForm values are kept.
+ */
+export async function ocrPage(bytes: Uint8Array, sniffed: Sniffed, n: number, options: ReadOptions = {}, previous?: PageText): Promise<{ page: PageText; engine: string }> {
+  const o = readOptionsSchema.parse(options);
+  if (o.ocr === false) throw new Error('OCR is off');
+  const ocrOpts = o.ocr;
+  let img;
   if (sniffed.kind === 'pdf') {
-    const r = await readPdfText(bytes, o.maxPages, o.pdfTimeoutMs);
-    for (const w of r.warnings) errors.push({ stage: 'text', message: w });
-    pages = r.pages;
-    ocrPages = r.needOcr;
+    const r = await rasterPdfPage(bytes, n, ocrOpts.dpi, 12_000_000);
+    img = await normaliseImage(r.data, { dpi: ocrOpts.dpi, maxInputPixels: ocrOpts.maxInputPixels, pageWidthPt: r.pageWidth });
   } else {
-    pages = [];
-    ocrPages = [1];
+    img = await normaliseImage(bytes, { dpi: ocrOpts.dpi, maxInputPixels: ocrOpts.maxInputPixels });
   }
-  if (ocrPages.length > 0 && o.ocr !== false) {
-    const ocrOpts = o.ocr;
-    // A few pages at a time: each in-flight page holds a copy of the PDF and a decoded image.
-    const done = await settleLimited(
-      ocrPages,
-      os.availableParallelism(),
-      async (n) => {
-        let img;
-        if (sniffed.kind === 'pdf') {
-          const r = await rasterPdfPage(bytes, n, ocrOpts.dpi, 12_000_000);
-          img = await normaliseImage(r.data, { dpi: ocrOpts.dpi, maxInputPixels: ocrOpts.maxInputPixels, pageWidthPt: r.pageWidth });
-        } else {
-          img = await normaliseImage(bytes, { dpi: ocrOpts.dpi, maxInputPixels: ocrOpts.maxInputPixels });
-        }
-        const words = await ocrImage(img, ocrOpts);
-        ocrEngine = words.engine;
-        const previous = pages.find((p) => p.page === n);
-        const items = [...words.words];
-        // Keep AcroForm values already found on a page that otherwise needed OCR.
-        if (previous) previous.lines.forEach((l, k) => { for (const c of l.cells) items.push({ text: c.text, x: c.x, y: c.y, w: c.w, h: c.h, source: c.source, conf: c.conf, line: 1_000_000 + k }); });
-        return layoutPage(n, img.width * img.ptPerPx, img.height * img.ptPerPx, items, 'ocr', previous?.fields ?? []);
-      },
-    );
-    done.forEach((d, k) => {
-      const n = ocrPages[k];
-      if (d.status === 'fulfilled') {
-        pages = pages.filter((p) => p.page !== n).concat(d.value);
-      } else {
-        const e = d.reason as Error;
-        if (e instanceof DocumentError && sniffed.kind !== 'pdf') throw e;
-        errors.push({ stage: 'ocr', page: n, message: e.message });
-      }
-    });
-    pages.sort((a, b) => a.page - b.page);
-  } else if (ocrPages.length > 0) {
-    errors.push({ stage: 'ocr', message: `OCR is off; ${ocrPages.length} page(s) without a text layer were not read` });
-  }
+  const words = await ocrImage(img, ocrOpts);
+  const items = [...words.words];
+  // Keep AcroForm values already found on a page that otherwise needed OCR.
+  if (previous) previous.lines.forEach((l, k) => { for (const c of l.cells) items.push({ text: c.text, x: c.x, y: c.y, w: c.w, h: c.h, source: c.source, conf: c.conf, line: 1_000_000 + k }); });
+  return { page: layoutPage(n, img.width * img.ptPerPx, img.height * img.ptPerPx, items, 'ocr', previous?.fields ?? []), engine: words.engine };
+}
+
+/** Stage 3 of reading: the document from its pages (text-layer pages and OCR'd pages), with status and method. */
+export function assembleDocument(sniffed: Sniffed, pagesIn: PageText[], errors: StageError[], ocrEngine?: string): DocumentText {
+  let pages = [...pagesIn].sort((a, b) => a.page - b.page);
   if (sniffed.kind !== 'pdf' && pages.length === 0) pages = [layoutPage(1, 612, 792, [], 'ocr')];
   const withText = pages.filter((p) => p.lines.length > 0);
   const pageCount = sniffed.kind === 'pdf' ? Math.max(pages.length, ...pages.map((p) => p.page)) : 1;
@@ -106,6 +94,34 @@ export async function readDocument(bytes: Uint8Array, options: ReadOptions = {})
   const ocrCount = pages.filter((p) => p.source === 'ocr').length;
   const method = ocrCount === 0 ? 'text' : ocrCount === pages.length ? 'ocr' : 'mixed';
   return { status, errors, sniffed, pageCount, pages, method, ocrEngine };
+}
+
+/** Sniff, read the text layer (off the main thread) and OCR pages without one. Throws DocumentError for bad files. */
+export async function readDocument(bytes: Uint8Array, options: ReadOptions = {}): Promise<DocumentText> {
+  const o = readOptionsSchema.parse(options);
+  const layer = await readTextLayer(bytes, o);
+  const { sniffed, needOcr: ocrPages } = layer;
+  const errors: StageError[] = [...layer.errors];
+  let pages = layer.pages;
+  let ocrEngine: string | undefined;
+  if (ocrPages.length > 0 && o.ocr !== false) {
+    // A few pages at a time: each in-flight page holds a copy of the PDF and a decoded image.
+    const done = await settleLimited(ocrPages, os.availableParallelism(), (n) => ocrPage(bytes, sniffed, n, o, pages.find((p) => p.page === n)));
+    done.forEach((d, k) => {
+      const n = ocrPages[k];
+      if (d.status === 'fulfilled') {
+        ocrEngine = d.value.engine;
+        pages = pages.filter((p) => p.page !== n).concat(d.value.page);
+      } else {
+        const e = d.reason as Error;
+        if (e instanceof DocumentError && sniffed.kind !== 'pdf') throw e;
+        errors.push({ stage: 'ocr', page: n, message: e.message });
+      }
+    });
+  } else if (ocrPages.length > 0) {
+    errors.push({ stage: 'ocr', message: `OCR is off; ${ocrPages.length} page(s) without a text layer were not read` });
+  }
+  return assembleDocument(sniffed, pages, errors, ocrEngine);
 }
 
 /** Release the PDF worker threads and the OCR workers (call on shutdown and at the end of CLI runs). */

@@ -112,7 +112,12 @@ function merge(rules: Candidate[], llm: Candidate[]): Candidate[] {
 /** Read a document and extract policy data from it. Throws DocumentError for files that cannot be read. */
 export async function extractDocument(bytes: Uint8Array, options: ExtractOptions = {}, ctx: { signal?: AbortSignal } = {}): Promise<ExtractionResult> {
   const o = extractOptionsSchema.parse(options);
-  const doc: DocumentText = await readDocument(bytes, o.read);
+  return extractFromText(await readDocument(bytes, o.read), options, ctx);
+}
+
+/** Extract policy data from a document already read (the service reads it in stages). Throws DocumentError when it has no text. */
+export async function extractFromText(doc: DocumentText, options: ExtractOptions = {}, ctx: { signal?: AbortSignal } = {}): Promise<ExtractionResult> {
+  const o = extractOptionsSchema.parse(options);
   if (doc.status === 'failure') {
     const why = doc.errors.map((e) => e.message).join('; ');
     throw new DocumentError('extraction_failed', 'no_text', 'no text could be read from the document', why || 'the document has no text layer and OCR found no text');

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseConfig, type Config } from '../../lib/config.ts';
-import { fileBlobStore } from '../../lib/blobs.ts';
+import { blobStoreFromConfig } from '../../lib/blobs.ts';
 import { loadOrCreateKey } from '../../lib/crypto.ts';
 import { createLogger, setLogLevel } from '../../lib/log.ts';
 import { createOAuthClient } from '../../db/oauth.ts';
@@ -42,7 +42,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Te
   const tdb = await testDatabase();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'svc-test-data-'));
   const base = parseConfig({ DATABASE_URL: tdb.url, DATA_DIR: dataDir, TMP_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
-  const deps: Deps = { db: tdb.db, cfg: base, log: createLogger(), blobs: fileBlobStore(path.join(dataDir, 'blobs')), secretKey: loadOrCreateKey(path.join(dataDir, 'secret-key')) };
+  const deps: Deps = { db: tdb.db, cfg: base, log: createLogger(), blobs: blobStoreFromConfig(base), secretKey: loadOrCreateKey(path.join(dataDir, 'secret-key')) };
   const app = createApp(deps);
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((r) => server.once('listening', () => r()));

@@ -27,7 +27,7 @@ test('svc extract FILE --json prints the §2.9 record', async (t) => {
   for (const k of ['success', 'extraction_id', 'document_id', 'agent_id', 'filename', 'entity_type', 'parsing_status', 'parsing_method', 'extracted_data', 'created_at', 'updated_at']) t.true(k in rec, k);
   t.is(rec.filename, 'home_granite.pdf');
   t.is(rec.entity_type, 'home_policy');
-  t.is(rec.parsing_method, 'pdf_text');
+  t.is(rec.parsing_method, 'text');
   t.is(rec.extracted_data.policy.policy_number, 'HO3-552-0193');
   t.is(rec.extracted_data.property.dwelling, 350000);
   t.false('_raw' in rec);

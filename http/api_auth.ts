@@ -1,0 +1,75 @@
+// The /api surface's credentials and plan limits (SPEC §5, §8): an API key in `X-API-Key` (or
+// `Authorization: Bearer svc_…`), and one unit of the agency's per-minute and per-day budget spent per
+// request, counted in Postgres so every process shares them. The X-RateLimit headers go on every /api
+// response, success or error; requests without a valid key are counted per client address instead.
+import type { Context } from 'koa';
+import type pg from 'pg';
+import type { Identity } from '../db/pool.ts';
+import { hashToken } from '../lib/secrets.ts';
+import { ApiError, unauthorized } from './errors.ts';
+import type { Deps } from './route.ts';
+
+type Queryable = Pick<pg.PoolClient, 'query'>;
+
+const bearer = /^Bearer\s+(\S+)\s*$/i;
+
+/** The API key a request presents, if any: `X-API-Key`, else a bearer credential. */
+export function presentedApiKey(ctx: Context): string | undefined {
+  const header = ctx.get('x-api-key').trim();
+  if (header) return header;
+  return bearer.exec(ctx.get('authorization'))?.[1];
+}
+
+interface LimitedIdentity {
+  api_key_id: number | null;
+  agency_id: number | null;
+  mode: 'test' | 'live' | null;
+  permissions: 'admin' | 'read_only' | null;
+  allowed: boolean;
+  lim: number;
+  remaining: number;
+  reset_at: string;
+}
+
+/**
+ * Authenticate the request's API key and spend one unit of its plan budget in one autocommit statement (so
+ * refused and failed requests count too). Sets the X-RateLimit headers; throws 429 over a limit, 401 without a
+ * valid key (`requireKey`).
+ */
+export async function planLimitedApiKey(ctx: Context, client: Queryable, deps: Deps, requireKey = true): Promise<Identity | undefined> {
+  const key = presentedApiKey(ctx);
+  const hash = key && /^svc_(test|live)_[A-Za-z0-9_-]{8,200}$/.test(key) ? hashToken(key) : null;
+  const { rows } = await client.query<LimitedIdentity>({
+    name: 'svc_auth_api_request',
+    text: 'select * from app_private.authenticate_api_request($1, $2, $3, $4)',
+    values: [hash, ctx.ip, deps.cfg.RATE_LIMIT_V1_PER_WINDOW, deps.cfg.RATE_LIMIT_WINDOW_SECONDS],
+  });
+  const r = rows[0];
+  ctx.set('X-RateLimit-Limit', String(r.lim));
+  ctx.set('X-RateLimit-Remaining', String(r.remaining));
+  ctx.set('X-RateLimit-Reset', String(r.reset_at));
+  if (!r.allowed) {
+    const retry = Math.max(1, Number(r.reset_at) - Math.floor(Date.now() / 1000));
+    throw new ApiError(429, `rate limit exceeded: ${r.lim} requests per ${r.agency_id ? 'plan window' : 'window without a valid API key'}; retry after ${retry} s`, [], { 'Retry-After': String(retry) }, 'rate_limited');
+  }
+  if (!r.api_key_id) {
+    if (!requireKey) return undefined;
+    throw unauthorized(key ? 'invalid, expired or revoked API key' : 'missing API key: send it in the X-API-Key header');
+  }
+  return { role: r.permissions === 'admin' ? 'admin' : 'read_only', agencyId: r.agency_id, mode: r.mode, apiKeyId: r.api_key_id };
+}
+
+/** For paths under /api that no route answered: count the request like any other, then 404 in the §7.2 body. */
+export function apiFallback(deps: Deps) {
+  return async (ctx: Context) => {
+    if (!(ctx.path === '/api' || ctx.path.startsWith('/api/')) || ctx.body !== undefined) return;
+    const client = await deps.db.request.connect();
+    try {
+      await planLimitedApiKey(ctx, client, deps, false);
+    } finally {
+      client.release();
+    }
+    if (ctx.status === 405) throw new ApiError(405, `${ctx.method} is not allowed on ${ctx.path}`);
+    throw new ApiError(404, `no route for ${ctx.method} ${ctx.path}`);
+  };
+}

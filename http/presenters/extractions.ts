@@ -1,0 +1,57 @@
+// The policy extraction record (SPEC §2.9) from an extraction row (the API) or from a local run (`svc extract`).
+import { randomUUID } from 'node:crypto';
+import type { ExtractionRecordRow } from '../../db/queries/extractions.ts';
+import type { ExtractionResult } from '../../pipelines/extraction/index.ts';
+
+/**
+ * parsing_method as the API states it: `text` (text layer), `ocr`, `hybrid` (text plus OCR pages), with `+llm`
+ * when an LLM took part. Accepts the engine's own names (pdf_text, pdf_text+ocr) too.
+ */
+export function presentParsingMethod(method: string | null): string | null {
+  if (!method) return null;
+  const llm = method.endsWith('+llm');
+  const read = llm ? method.slice(0, -4) : method;
+  const base = read === 'pdf_text' || read === 'text' ? 'text' : read === 'ocr' ? 'ocr' : 'hybrid';
+  return llm ? `${base}+llm` : base;
+}
+
+/** The §2.9 record of a stored extraction; a failed one carries its §7.2 `error` code and `details`. */
+export function presentExtraction(r: ExtractionRecordRow) {
+  const finished = r.status === 'completed' || r.status === 'partial';
+  return {
+    success: r.status !== 'failed',
+    extraction_id: r.id,
+    document_id: r.document_id,
+    agent_id: r.agent_id,
+    filename: r.filename,
+    entity_type: r.entity_type,
+    parsing_status: r.status,
+    parsing_method: presentParsingMethod(r.parsing_method),
+    extracted_data: finished ? r.result : null,
+    ...(r.status === 'failed' ? { error: r.error_code ?? 'internal_error', details: r.error_details ?? '' } : {}),
+    ...(finished ? { client_uuid: r.client_id, client_submission_uuid: r.submission_id, declaration_page_uuid: r.declaration_page_id } : {}),
+    ...(r.file_expired_at ? { file_expired: true } : {}),
+    created_at: r.created_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
+  };
+}
+
+/** The §2.9 record of a local run (`svc extract`): fresh ids, agent_id 0 (there is no agent). */
+export function presentLocalExtraction(r: ExtractionResult, opts: { raw: boolean }) {
+  const now = new Date().toISOString();
+  return {
+    success: r.success,
+    extraction_id: randomUUID(),
+    document_id: randomUUID(),
+    agent_id: 0,
+    filename: r.filename,
+    entity_type: r.entity_type,
+    parsing_status: r.parsing_status,
+    parsing_method: presentParsingMethod(r.parsing_method),
+    extracted_data: r.extracted_data,
+    created_at: now,
+    updated_at: now,
+    ...(r.errors.length ? { errors: r.errors } : {}),
+    ...(opts.raw ? { _raw: r._raw } : {}),
+  };
+}

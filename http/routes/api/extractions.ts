@@ -1,0 +1,132 @@
+// Policy extraction (SPEC §4.4, §2.9): a partner's server uploads a policy document for one of its agents
+// and gets the record at once (queued); the worker chain of migration 0006 does the rest. X-API-Key with the
+// plan's rate limits; errors in the §7.2 body.
+import { createHash, randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { entityTypeSchema } from '../../../pipelines/extraction/schema.ts';
+import { sniff } from '../../../pipelines/documents/sniff.ts';
+import { findAgent, getExtraction, listExtractions, startExtraction } from '../../../db/queries/extractions.ts';
+import { decodeTimeCursor, encodeTimeCursor } from '../../cursor.ts';
+import { ApiError } from '../../errors.ts';
+import { presentExtraction } from '../../presenters/extractions.ts';
+import { route, tx, type Deps } from '../../route.ts';
+import { agentPathParams, apiErrors, extractBody, extractionList, extractionParams, extractionRecord, listExtractionsQuery } from '../../schemas/extractions.ts';
+import type { Context } from 'koa';
+
+const badRequest = (message: string, field?: string) => new ApiError(400, message, field ? [{ field, message }] : [], {}, 'bad_request');
+
+/** The agent must be in the key's agency (else 404, never confirming other tenants' ids) and active. */
+async function requireAgent(ctx: Context, agentId: number) {
+  const a = await findAgent(tx(ctx), agentId);
+  if (!a) throw new ApiError(404, `agent ${agentId} not found`, [], {}, 'not_found');
+  return a;
+}
+
+/** A single text field of the multipart body (a repeated field is refused). */
+function field(body: Record<string, unknown>, name: string): string | undefined {
+  const v = body[name];
+  if (v === undefined || v === '') return undefined;
+  if (typeof v !== 'string') throw badRequest(`${name} must be given once, as text`, name);
+  return v.trim();
+}
+
+const extOf: Record<string, string> = { 'application/pdf': 'pdf', 'image/jpeg': 'jpg', 'image/png': 'png' };
+
+function safeFilename(name: string | null): string {
+  const base = (name ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return (base || 'document').slice(0, 255);
+}
+
+export const extractionRoutes = [
+  route({
+    method: 'post',
+    path: '/api/v1/:agent_id/policy/extract',
+    operationId: 'extractPolicy',
+    summary: 'Upload a policy document for an agent; the record comes back queued and is completed asynchronously',
+    tags: ['Policy extraction'],
+    auth: 'api_key_header',
+    rateLimit: 'plan',
+    params: agentPathParams,
+    docBody: extractBody,
+    files: { file: { description: 'the policy document: PDF (text or scanned), JPEG or PNG (one page), at most 10 MB' } },
+    responses: {
+      200: { description: 'The §2.9 record with parsing_status "queued"', schema: extractionRecord, headers: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] },
+      ...apiErrors(400, 401, 404, 413, 429, 500),
+    },
+    handler: async (ctx, { params, body, files }, deps: Deps) => {
+      const fields = (body ?? {}) as Record<string, unknown>;
+      const entityRaw = field(fields, 'entity_type') ?? 'declaration_page';
+      const entity = entityTypeSchema.safeParse(entityRaw);
+      if (!entity.success) throw badRequest(`entity_type "${entityRaw.slice(0, 60)}" is not one of ${entityTypeSchema.options.join(', ')}`, 'entity_type');
+      const clientUuid = field(fields, 'client_uuid');
+      if (clientUuid !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(clientUuid)) throw badRequest('client_uuid must be a UUID', 'client_uuid');
+      const file = files.file;
+      if (!file) throw badRequest('a file part named "file" is required (multipart/form-data)', 'file');
+      await requireAgent(ctx, params.agent_id);
+      // The size was capped while the body arrived (413 before this point); the type comes from the bytes.
+      const bytes = await readFile(file.filepath);
+      const sniffed = sniff(bytes, { maxBytes: deps.cfg.MAX_UPLOAD_BYTES, maxImagePixels: deps.cfg.MAX_IMAGE_PIXELS });
+      const documentId = randomUUID();
+      const blobKey = `documents/${documentId}.${extOf[sniffed.mime]}`;
+      const sha256 = createHash('sha256').update(bytes).digest('hex');
+      // Streamed from the request's temp file to the store (S3 or disk) that every worker reads from.
+      await deps.blobs.putAt(blobKey, { path: file.filepath }, sniffed.mime);
+      let extractionId: string;
+      try {
+        extractionId = await startExtraction(tx(ctx), {
+          agentId: params.agent_id,
+          documentId,
+          blobKey,
+          filename: safeFilename(file.originalFilename),
+          contentType: sniffed.mime,
+          sizeBytes: file.size,
+          sha256,
+          entityType: entity.data,
+          clientId: clientUuid?.toLowerCase() ?? null,
+        });
+      } catch (err) {
+        await deps.blobs.delete(blobKey).catch(() => {});
+        throw err;
+      }
+      const row = await getExtraction(tx(ctx), params.agent_id, extractionId);
+      ctx.body = presentExtraction(row!);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/v1/:agent_id/policy/extractions/:extraction_id',
+    operationId: 'getPolicyExtraction',
+    summary: 'Read an extraction record: its status and, when completed, extracted_data',
+    tags: ['Policy extraction'],
+    auth: 'api_key_header',
+    rateLimit: 'plan',
+    params: extractionParams,
+    responses: { 200: { description: 'The §2.9 record', schema: extractionRecord }, ...apiErrors(400, 401, 404, 429) },
+    handler: async (ctx, { params }) => {
+      await requireAgent(ctx, params.agent_id);
+      const row = await getExtraction(tx(ctx), params.agent_id, params.extraction_id);
+      if (!row) throw new ApiError(404, `extraction ${params.extraction_id} not found`, [], {}, 'not_found');
+      ctx.body = presentExtraction(row);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/v1/:agent_id/policy/extractions',
+    operationId: 'listPolicyExtractions',
+    summary: 'List an agent’s extraction records, newest first (cursor-paginated, optional status filter)',
+    tags: ['Policy extraction'],
+    auth: 'api_key_header',
+    rateLimit: 'plan',
+    params: agentPathParams,
+    query: listExtractionsQuery,
+    responses: { 200: { description: 'A page of records', schema: extractionList }, ...apiErrors(400, 401, 404, 429) },
+    handler: async (ctx, { params, query }) => {
+      await requireAgent(ctx, params.agent_id);
+      const after = query.cursor ? decodeTimeCursor(query.cursor) : undefined;
+      const rows = await listExtractions(tx(ctx), params.agent_id, { status: query.status, after, limit: query.limit + 1 });
+      const page = rows.slice(0, query.limit);
+      const last = page.at(-1);
+      ctx.body = { data: page.map(presentExtraction), next_cursor: rows.length > query.limit && last ? encodeTimeCursor(last.created_at, last.id) : null };
+    },
+  }),
+];

@@ -1,0 +1,48 @@
+// Stage 3 of an extraction: assemble the pages read (text layer and OCR), run the extractor (rules, and the
+// LLM when configured), and save what it found; app_private.record_extraction_result queues the completion.
+import type { Task } from 'graphile-worker';
+import { z } from 'zod';
+import { documentPages, extractionWork, failExtraction, recordExtractionResult } from '../db/queries/extractions.ts';
+import { assembleDocument, DocumentError, type PageText, type Sniffed, type StageError } from '../pipelines/documents/index.ts';
+import { extractFromText, type EntityType } from '../pipelines/extraction/index.ts';
+import { engineOptions, type TaskDeps } from './context.ts';
+
+const payload = z.object({ extraction_id: z.uuid() });
+
+const kindOf: Record<string, Sniffed['kind']> = { 'application/pdf': 'pdf', 'image/jpeg': 'jpeg', 'image/png': 'png' };
+
+export function extractionsExtract(deps: TaskDeps): Task {
+  const options = engineOptions(deps.cfg);
+  return async (raw, helpers) => {
+    const { extraction_id } = payload.parse(raw);
+    const work = await helpers.withPgClient((c) => extractionWork(c, extraction_id));
+    if (!work || work.status !== 'processing' || work.outcome) return;
+    const rows = await helpers.withPgClient((c) => documentPages(c, work.document_id));
+    const errors: StageError[] = [];
+    let engine: string | undefined;
+    const pages: PageText[] = [];
+    for (const r of rows) {
+      if (r.state === 'ocr_failed') errors.push({ stage: 'ocr', page: r.page, message: r.error ?? 'OCR failed' });
+      const content = r.content as (PageText & { ocr_engine?: string }) | null;
+      if (!content || r.state === 'ocr_pending') continue;
+      if (content.ocr_engine) engine = content.ocr_engine;
+      const { ocr_engine: _e, ...page } = content;
+      pages.push(page as PageText);
+    }
+    const sniffed = { kind: kindOf[work.content_type], mime: work.content_type, bytes: 0 } as Sniffed;
+    const doc = assembleDocument(sniffed, pages, errors, engine);
+    const method = doc.method === 'text' ? 'text' : doc.method === 'ocr' ? 'ocr' : 'hybrid';
+    try {
+      const r = await extractFromText(doc, { entityType: work.entity_type as EntityType, filename: work.filename, llm: options.llm, read: options.read }, { signal: helpers.abortSignal });
+      const parsingMethod = r.parsing_method.endsWith('+llm') ? `${method}+llm` : method;
+      if (r.parsing_status === 'failed') {
+        await helpers.withPgClient((c) => failExtraction(c, extraction_id, 'extraction_failed', 'no policy data (carrier, policy number, dates, policyholder) was found in the document', parsingMethod));
+        return;
+      }
+      await helpers.withPgClient((c) => recordExtractionResult(c, extraction_id, r.parsing_status as 'completed' | 'partial', parsingMethod, r.extracted_data, r.errors));
+    } catch (err) {
+      if (!(err instanceof DocumentError)) throw err;
+      await helpers.withPgClient((c) => failExtraction(c, extraction_id, err.code === 'payload_too_large' ? 'bad_request' : err.code, err.details ?? err.message, method));
+    }
+  };
+}
