@@ -4,11 +4,7 @@
 // Depth, page size and cost are checked before execution, and a statement timeout bounds each query.
 import type { Context, Next } from 'koa';
 import { koaBody } from 'koa-body';
-import { postgraphile } from 'postgraphile';
-import { makePgService } from 'postgraphile/adaptors/pg';
 import { randomUUID } from 'node:crypto';
-import { defaultMaskError } from 'postgraphile/grafserv';
-import { grafserv } from 'postgraphile/grafserv/koa/v3';
 import {
   getNamedType,
   getNullableType,
@@ -23,7 +19,8 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from 'postgraphile/graphql';
-import { PostGraphileAmberPreset } from 'postgraphile/presets/amber';
+import type { PostGraphileInstance } from 'postgraphile';
+import { exportGraphileEnv } from '../lib/config.ts';
 import { ApiError } from './errors.ts';
 import { operatorAuth } from './operator_auth.ts';
 import type { Deps } from './route.ts';
@@ -115,7 +112,7 @@ export function measureOperation(schema: GraphQLSchema, doc: DocumentNode, opera
 /** Postgres refusals the caller should read (a missing grant, the statement timeout); JSON log lines for the rest. */
 const visibleSqlStates = new Set(['42501', '57014']);
 
-function maskError(error: GraphQLError, deps: Deps): GraphQLError {
+function maskError(error: GraphQLError, deps: Deps, defaultMaskError: (e: GraphQLError) => GraphQLError): GraphQLError {
   const original = error.originalError as { code?: string; message?: string } | undefined;
   if (!original || original instanceof GraphQLError) return defaultMaskError(error);
   if (original.code && visibleSqlStates.has(original.code)) {
@@ -132,39 +129,54 @@ export function graphqlMiddleware(deps: Deps, limits: GraphqlLimits = defaultGra
   // then the owner pool is used (the role is switched per transaction either way).
   const pool = deps.db.switchRole ? deps.db.request : deps.db.owner;
   const graphiql = deps.cfg.GRAPHIQL;
-  const preset: GraphileConfig.Preset = {
-    extends: [PostGraphileAmberPreset],
-    pgServices: [makePgService({ pool, schemas: graphqlSchemas })],
-    // Read-only: no mutations (the roles can only select anyway; this keeps the schema honest).
-    schema: { defaultBehavior: '-insert -update -delete' },
-    grafserv: {
-      graphqlPath: '/graphql',
-      graphiql,
-      graphiqlOnGraphQLGET: graphiql,
-      graphiqlPath: '/graphql',
-      graphiqlStaticPath: '/graphql/ruru-static/',
-      websockets: false,
-      maxRequestLength: 100_000,
-      maskError: (error) => maskError(error, deps),
-    },
-    grafast: {
-      explain: false,
-      context(requestContext) {
-        const ctx = (requestContext as { koav3?: { ctx: Context } }).koav3?.ctx;
-        const role = ctx?.state.operator?.role === 'analyst' ? 'svc_analyst' : 'svc_operator';
-        return {
-          pgSettings: {
-            role,
-            statement_timeout: String(limits.statementTimeoutMs),
-            'svc.request_id': ctx?.state.requestId ?? '',
+  // PostGraphile is loaded on the first /graphql request: Grafast reads GRAPHILE_ENV when imported, and a
+  // process that never serves /graphql never pays for it.
+  let loaded: Promise<{ pgl: PostGraphileInstance; handle: (ctx: Context, next: Next) => Promise<void> }> | undefined;
+  const load = () =>
+    (loaded ??= (async () => {
+      exportGraphileEnv(deps.cfg);
+      const [{ postgraphile }, { makePgService }, { defaultMaskError }, { grafserv }, { PostGraphileAmberPreset }] = await Promise.all([
+        import('postgraphile'),
+        import('postgraphile/adaptors/pg'),
+        import('postgraphile/grafserv'),
+        import('postgraphile/grafserv/koa/v3'),
+        import('postgraphile/presets/amber'),
+      ]);
+      const preset: GraphileConfig.Preset = {
+        extends: [PostGraphileAmberPreset],
+        pgServices: [makePgService({ pool, schemas: graphqlSchemas })],
+        // Read-only: no mutations (the roles can only select anyway; this keeps the schema honest).
+        schema: { defaultBehavior: '-insert -update -delete' },
+        grafserv: {
+          graphqlPath: '/graphql',
+          graphiql,
+          graphiqlOnGraphQLGET: graphiql,
+          graphiqlPath: '/graphql',
+          graphiqlStaticPath: '/graphql/ruru-static/',
+          websockets: false,
+          maxRequestLength: 100_000,
+          maskError: (error) => maskError(error, deps, defaultMaskError),
+        },
+        grafast: {
+          explain: false,
+          context(requestContext) {
+            const ctx = (requestContext as { koav3?: { ctx: Context } }).koav3?.ctx;
+            const role = ctx?.state.operator?.role === 'analyst' ? 'svc_analyst' : 'svc_operator';
+            return {
+              pgSettings: {
+                role,
+                statement_timeout: String(limits.statementTimeoutMs),
+                'svc.request_id': ctx?.state.requestId ?? '',
+              },
+            };
           },
-        };
-      },
-    },
-  };
-  const pgl = postgraphile(preset);
-  const serv = pgl.createServ(grafserv);
-  const handle = (serv as unknown as { _createHandler(): (ctx: Context, next: Next) => Promise<void> })._createHandler();
+        },
+      };
+      const pgl = postgraphile(preset);
+      const serv = pgl.createServ(grafserv);
+      const handle = (serv as unknown as { _createHandler(): (ctx: Context, next: Next) => Promise<void> })._createHandler();
+      return { pgl, handle };
+    })());
   const auth = operatorAuth(deps, ['operator', 'analyst']);
   const json = koaBody({ json: true, urlencoded: false, multipart: false, jsonLimit: '100kb', jsonStrict: true });
 
@@ -183,7 +195,7 @@ export function graphqlMiddleware(deps: Deps, limits: GraphqlLimits = defaultGra
           doc = undefined; // PostGraphile reports the syntax error in GraphQL's own shape
         }
         if (doc) {
-          const { schema } = await pgl.getSchemaResult();
+          const { schema } = await (await load()).pgl.getSchemaResult();
           try {
             measureOperation(schema, doc, typeof body.operationName === 'string' ? body.operationName : undefined, (body.variables as Record<string, unknown>) ?? {}, limits);
           } catch (err) {
@@ -193,7 +205,7 @@ export function graphqlMiddleware(deps: Deps, limits: GraphqlLimits = defaultGra
         }
       }
     }
-    await handle(ctx, next);
+    await (await load()).handle(ctx, next);
   };
-  return Object.assign(middleware, { release: () => pgl.release() });
+  return Object.assign(middleware, { release: async () => (loaded ? (await loaded).pgl.release() : undefined) });
 }

@@ -67,6 +67,8 @@ export const configSchema = z.object({
   GRAPHIQL: bool.default(false),
   /** Also serve GET /metrics without credentials on this port (bind it to a private network). */
   METRICS_PORT: intIn(1, 65535).optional(),
+  /** PostGraphile/Grafast mode: production (default) or development (extra checks, slower planning). */
+  GRAPHILE_ENV: z.enum(['production', 'development']).default('production'),
   /** Where stored files live: `fs` (DATA_DIR/blobs, one machine) or `s3` (any S3-compatible store, shared by every machine). */
   BLOB_STORE: z.enum(['fs', 's3']).default('fs'),
   S3_BUCKET: z.string().min(3).optional(),
@@ -124,6 +126,14 @@ export function config(): Config {
     throw err;
   }
   return cached;
+}
+
+/**
+ * Grafast reads GRAPHILE_ENV from the environment when it is first imported (and warns on stderr when it is
+ * unset); /graphql calls this before importing PostGraphile so the parsed setting is what it sees.
+ */
+export function exportGraphileEnv(c: Config): void {
+  process.env.GRAPHILE_ENV ??= c.GRAPHILE_ENV;
 }
 
 /** Override for tests and commands that build their own configuration. */
