@@ -30,6 +30,8 @@ commands:
   operators create --role operator|analyst --name NAME [--json]
                                          create a token for /graphql and /metrics; prints it once
   operators revoke --name NAME           revoke every token of that operator or analyst
+  analysts import-eval REPORT|- [--label L]
+                                         store a \`svc eval --json\` report and its fixtures for analysts
   extract FILE [--type T] [--json] [--raw]
                                          extract policy data from a document locally (no server, no database)
   eval [DIR] [--json]                    precision and recall of extraction over documents with *.expected.json
@@ -170,6 +172,13 @@ async function main(argv: string[]): Promise<number> {
         await opened.close();
       }
       return 0;
+    }
+    case 'analysts': {
+      const mod = await import('./commands/analysts.ts');
+      return mod.run(rest, async () => {
+        const opened = await open();
+        return { db: opened.db.owner, close: opened.close };
+      });
     }
     case 'operators': {
       const [sub, ...args] = rest;

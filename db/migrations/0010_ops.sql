@@ -343,3 +343,108 @@ create view app_ops.extraction_failures as
 comment on view app_ops.extraction_failures is 'Failed extractions by SPEC §7.2 error code (extraction_failed, internal_error, bad_request) and entity type, with the latest details.';
 
 grant select on all tables in schema app_ops to svc_operator;
+
+---------------------------------------------------------------------------------------------------------------
+-- Analysts (svc_analyst): extractions of test data with their citations, the fixtures' expected outputs and
+-- the results of `svc eval` runs. The extraction views run as the analyst (security_invoker), so a row-level
+-- policy decides what they see: test-mode extractions only, never live customers' documents.
+
+grant usage on schema app_public to svc_analyst;
+grant execute on function app_public.current_agency_id(), app_public.current_mode(), app_public.mode_visible(text) to svc_analyst;
+grant select (id, document_id, mode, entity_type, status, parsing_method, outcome, error_code, error_details, result, stage_errors,
+  queued_at, started_at, completed_at) on app_public.extractions to svc_analyst;
+create policy select_test_mode_for_analysts on app_public.extractions for select to svc_analyst using (mode = 'test');
+
+create view app_analyst.test_extractions with (security_invoker = true) as
+  select x.id as extraction_id, x.document_id, x.entity_type, x.status, x.parsing_method, x.outcome, x.error_code, x.error_details,
+         x.result as extracted_data, x.stage_errors, x.queued_at, x.started_at, x.completed_at
+    from app_public.extractions x;
+comment on view app_analyst.test_extractions is 'Extractions of test data (row-level policy for svc_analyst) with their extracted data and stage errors.';
+
+create view app_analyst.test_extraction_citations with (security_invoker = true) as
+  select x.id as extraction_id, x.entity_type, c.key as pointer,
+         x.result #> string_to_array(ltrim(c.key, '/'), '/') as value,
+         (c.value ->> 'page')::int as page, c.value ->> 'text' as quote, (c.value ->> 'confidence')::numeric as confidence,
+         c.value ->> 'source' as source, coalesce((c.value ->> 'flagged')::boolean, false) as flagged
+    from app_public.extractions x
+    cross join lateral jsonb_each(case when jsonb_typeof(x.result -> 'citations') = 'object' then x.result -> 'citations' else '{}' end) c;
+comment on view app_analyst.test_extraction_citations is 'One row per extracted value of a test-mode extraction: its JSON pointer, value, the page and text it was read from, confidence, source (rules or LLM) and whether grounding flagged it.';
+
+create table app_analyst.fixtures (
+  path text primary key check (length(path) between 1 and 500),
+  entity_type text,
+  expected jsonb not null,
+  loaded_at timestamptz not null default now()
+);
+comment on table app_analyst.fixtures is 'Expected outputs (*.expected.json) of the fixture documents, as loaded with the last `svc analysts import-eval`.';
+
+create table app_analyst.eval_runs (
+  id bigint generated always as identity primary key,
+  label text check (length(label) <= 200),
+  dir text not null,
+  documents integer not null,
+  tp integer not null,
+  fp integer not null,
+  fn integer not null,
+  precision numeric,
+  recall numeric,
+  created_at timestamptz not null default now()
+);
+comment on table app_analyst.eval_runs is 'One `svc eval --json` run imported with `svc analysts import-eval`: overall true/false positives, misses, precision and recall.';
+
+create table app_analyst.eval_fields (
+  run_id bigint not null references app_analyst.eval_runs (id) on delete cascade,
+  field text not null,
+  tp integer not null,
+  fp integer not null,
+  fn integer not null,
+  precision numeric,
+  recall numeric,
+  primary key (run_id, field)
+);
+comment on table app_analyst.eval_fields is 'Precision and recall of each field of an eval run.';
+
+create table app_analyst.eval_documents (
+  run_id bigint not null references app_analyst.eval_runs (id) on delete cascade,
+  file text not null,
+  parsing_method text,
+  ms integer,
+  tp integer not null,
+  fp integer not null,
+  fn integer not null,
+  error text,
+  misses jsonb not null default '[]',
+  primary key (run_id, file)
+);
+comment on table app_analyst.eval_documents is 'Each fixture document of an eval run: method, time, counts, error and the values it missed (pointer, expected, got).';
+
+/* Store one `svc eval --json` report (and the fixtures' expected outputs); returns the run id. */
+create function app_private.import_eval(p_label text, p_report jsonb, p_fixtures jsonb) returns bigint
+  language plpgsql volatile as $$
+declare
+  v_id bigint;
+begin
+  insert into app_analyst.eval_runs (label, dir, documents, tp, fp, fn, precision, recall)
+  values (p_label, p_report ->> 'dir', (p_report ->> 'documents')::int, (p_report #>> '{overall,tp}')::int, (p_report #>> '{overall,fp}')::int,
+          (p_report #>> '{overall,fn}')::int, (p_report #>> '{overall,precision}')::numeric, (p_report #>> '{overall,recall}')::numeric)
+  returning id into v_id;
+  insert into app_analyst.eval_fields (run_id, field, tp, fp, fn, precision, recall)
+  select v_id, f.key, (f.value ->> 'tp')::int, (f.value ->> 'fp')::int, (f.value ->> 'fn')::int, (f.value ->> 'precision')::numeric, (f.value ->> 'recall')::numeric
+    from jsonb_each(coalesce(p_report -> 'fields', '{}')) f;
+  insert into app_analyst.eval_documents (run_id, file, parsing_method, ms, tp, fp, fn, error, misses)
+  select v_id, d ->> 'file', d ->> 'method', round((d ->> 'ms')::numeric)::int,
+         coalesce((select sum((s.value ->> 'tp')::int) from jsonb_each(d -> 'fields') s), 0),
+         coalesce((select sum((s.value ->> 'fp')::int) from jsonb_each(d -> 'fields') s), 0),
+         coalesce((select sum((s.value ->> 'fn')::int) from jsonb_each(d -> 'fields') s), 0),
+         d ->> 'error', coalesce(d -> 'misses', '[]')
+    from jsonb_array_elements(coalesce(p_report -> 'documents_detail', '[]')) d;
+  insert into app_analyst.fixtures (path, entity_type, expected)
+  select f.key, f.value ->> 'entity_type', f.value from jsonb_each(coalesce(p_fixtures, '{}')) f
+  on conflict (path) do update set entity_type = excluded.entity_type, expected = excluded.expected, loaded_at = now();
+  return v_id;
+end
+$$;
+comment on function app_private.import_eval(text, jsonb, jsonb) is 'Store an eval report (svc eval --json) with its per-field and per-document scores, and upsert the fixtures'' expected outputs.';
+
+grant select on app_analyst.test_extractions, app_analyst.test_extraction_citations, app_analyst.fixtures, app_analyst.eval_runs,
+  app_analyst.eval_fields, app_analyst.eval_documents to svc_analyst;
