@@ -22,6 +22,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   webhooks: async () => (await import('./webhooks.ts')).run,
   'webhooks-send': async () => (await import('./webhooks_send.ts')).run,
   documents: async () => (await import('./documents.ts')).run,
+  extraction: async () => (await import('./extraction.ts')).run,
   ops: async () => (await import('./ops.ts')).run,
 };
 

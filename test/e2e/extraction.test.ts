@@ -109,8 +109,12 @@ test('a text PDF, a scanned PDF and a photo each complete and send exactly one s
   t.deepEqual(names, [...Array(3).fill('client-submission'), ...Array(3).fill('client-submission.complete'), ...Array(3).fill('client-submission.declaration-page-upload')].sort());
 });
 
-test('a second document of the same policyholder attaches to the same client; client_uuid attaches to a given client', async (t) => {
+test('a second document of the same policyholder attaches to the same client; client_uuid attaches to a given client; v1 subscriptions get both events', async (t) => {
   const a = await setup('test');
+  const subscriber = await startReceiver();
+  receivers.push(subscriber);
+  const sub = await svc.request('POST', '/v1/webhooks', { token: a.ownerToken, json: { url: `${subscriber.url}/v1`, events: ['*'] } });
+  t.is(sub.status, 200, sub.text);
   const bytes = policyFixture('auto_acme_mutual.pdf');
   const first = await upload(svc, a.key, a.ownerId, bytes, 'first.pdf');
   const r1 = await finished(svc, a.key, a.ownerId, first.body.extraction_id);
@@ -125,6 +129,19 @@ test('a second document of the same policyholder attaches to the same client; cl
   const unknown = await upload(svc, a.key, a.ownerId, bytes, 'x.pdf', { client_uuid: crypto.randomUUID() });
   t.is(unknown.status, 404);
   t.deepEqual(Object.keys(unknown.body).sort(), ['error', 'message']);
+  // Two v1 events per extraction, each a valid envelope naming the client, submission and declaration page.
+  const got = await subscriber.waitFor(6, 60_000);
+  const byName = (n: string) => got.map((g) => g.json).filter((e) => e.event === n);
+  const complete = byName('client-submission.complete');
+  const pages = byName('client-submission.declaration-page-upload');
+  t.is(complete.length, 3);
+  t.is(pages.length, 3);
+  t.true(complete.every((e) => e.data.client.uuid === r1.client_uuid));
+  t.deepEqual(new Set(complete.map((e) => e.data.submission.uuid)), new Set([r1, r2, r3].map((r) => r.client_submission_uuid)));
+  t.deepEqual(new Set(pages.map((e) => e.data.declaration_page.uuid)), new Set([r1, r2, r3].map((r) => r.declaration_page_uuid)));
+  t.true(pages.every((e) => e.data.declaration_page.content_type === 'application/pdf' && /^http/.test(e.data.declaration_page.document_link)));
+  t.is(complete[0].data.client.agent.id, a.ownerId);
+  t.truthy(complete[0].data.policy_data.policy);
 });
 
 test('a live event whose first delivery gets 500 arrives again by the retry schedule with the same webhook-id', async (t) => {

@@ -1,0 +1,152 @@
+// Policy extraction through the service: HTTP upload → the worker's task chain (2 workers, as on 2 cores) →
+// signed client-submission received by a local webhook receiver. Prints
+//  - extraction jobs per minute for text PDFs and for scanned PDFs, and upload → webhook latency p50/p99
+//  - text documents' latency while scans are queued ahead of them (OCR pages run at a lower priority)
+//  - peer: the same documents through extractDocument() in process (no HTTP, queue or database) in this run
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Server } from 'node:http';
+import { withIdentity } from '../db/pool.ts';
+import { createApp } from '../http/app.ts';
+import { blobStoreFromConfig } from '../lib/blobs.ts';
+import { parseConfig } from '../lib/config.ts';
+import { encryptSecret } from '../lib/crypto.ts';
+import { createLogger, setLogLevel } from '../lib/log.ts';
+import { hashToken } from '../lib/secrets.ts';
+import { closeDocumentPools } from '../pipelines/documents/index.ts';
+import { extractDocument } from '../pipelines/extraction/index.ts';
+import { newSigningSecret } from '../pipelines/webhooks/sign.ts';
+import { engineOptions } from '../tasks/context.ts';
+import { startWorker } from '../tasks/index.ts';
+import { fmt, percentile, seedAgency } from './lib.ts';
+import type { BenchContext } from './run.ts';
+
+const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/policies');
+const read = (f: string) => fs.readFileSync(path.join(fixtures, f));
+
+export async function run(ctx: BenchContext): Promise<void> {
+  setLogLevel('silent');
+  const { db } = ctx;
+  const step = (m: string) => process.env.BENCH_DEBUG && process.stderr.write(`${m}\n`);
+  const arrivals = new Map<string, number>();
+  let onArrival = () => {};
+  const receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const link = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { document_link: string } }).data.document_link;
+      const doc = /documents\/([0-9a-f-]{36})\./.exec(link)?.[1];
+      if (doc && !arrivals.has(doc)) arrivals.set(doc, performance.now());
+      res.writeHead(204).end();
+      onArrival();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+  const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+
+  const cfg0 = parseConfig({ DATABASE_URL: ctx.url, DATA_DIR: ctx.dataDir, WEBHOOK_ALLOW_HOSTS: '127.0.0.1', LOG_LEVEL: 'silent', OCR_ENGINE: process.env.OCR_ENGINE ?? 'tesseract.js' });
+  const log = createLogger();
+  const secretKey = randomBytes(32);
+  const blobs = blobStoreFromConfig(cfg0);
+  const app = createApp({ db, cfg: cfg0, log, blobs, secretKey });
+  const server: Server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((r) => server.once('listening', () => r()));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const cfg = { ...cfg0, publicUrl: base, filesUrl: base };
+  step('app listening');
+  const runner = await startWorker(db.owner, { concurrency: 2, log, deps: { cfg, log, secretKey, blobs }, pollInterval: 200 });
+
+  const { agencyId, agentId, oauthClientId } = await seedAgency(db, `bench-extract-${Date.now()}`);
+  const apiKey = `svc_test_${randomBytes(20).toString('hex')}`;
+  await withIdentity(db, { role: 'owner', agencyId, agentId }, (c) =>
+    c.query(`select app_public.create_api_key($1, 'bench', 'test', 'admin', $2, 'svc_test_bnch', 'bnch')`, [agencyId, hashToken(apiKey)]),
+  );
+  await withIdentity(db, { role: 'oauth_client', oauthClientId }, (c) => c.query(`select app_public.set_agency_plan($1, 'enterprise', 100000, 1000000)`, [agencyId]));
+  await db.owner.query(`insert into app_public.webhook_endpoints (agency_id, kind, topic, staging_url, secret_ciphertext) values ($1, 'topic', 'client-submission', $2, $3)`, [
+    agencyId, hookUrl, encryptSecret(secretKey, newSigningSecret()),
+  ]);
+
+  step('seeded');
+  const uploadedAt = new Map<string, number>();
+  async function uploadOne(bytes: Buffer, name: string): Promise<string> {
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(bytes)]), name);
+    const t0 = performance.now();
+    const r = await fetch(`${base}/api/v1/${agentId}/policy/extract`, { method: 'POST', headers: { 'x-api-key': apiKey }, body: form });
+    const body = (await r.json()) as { document_id: string; parsing_status: string };
+    if (r.status !== 200) throw new Error(`upload failed: ${JSON.stringify(body)}`);
+    uploadedAt.set(body.document_id, t0);
+    return body.document_id;
+  }
+  const waitAll = (ids: string[]) =>
+    new Promise<void>((resolve) => {
+      const check = () => ids.every((id) => arrivals.has(id)) && resolve();
+      onArrival = check;
+      check();
+    });
+  const latencies = (ids: string[]) => ids.map((id) => arrivals.get(id)! - uploadedAt.get(id)!).sort((a, b) => a - b);
+  const line = (label: string, ids: string[], seconds: number) => {
+    const l = latencies(ids);
+    process.stdout.write(`${label.padEnd(58)} ${fmt((ids.length / seconds) * 60, 1).padStart(7)} jobs/min   upload→webhook p50 ${fmt(percentile(l, 50) / 1000, 2)} s   p99 ${fmt(percentile(l, 99) / 1000, 2)} s\n`);
+  };
+
+  const texts = ['auto_acme_mutual.pdf', 'home_granite.pdf', 'cgl_keystone.pdf', 'flood_gulf.pdf', 'umbrella_crest.pdf', 'renters_maple.pdf'];
+  const scans = ['auto_acme_mutual_scan.pdf', 'home_granite_scan.pdf', 'cgl_keystone_scan.pdf', 'coi_alpha_scan.pdf'];
+  const nText = ctx.quick ? 12 : 36;
+  const nScan = ctx.quick ? 4 : 8;
+
+  // 1. Text PDFs alone.
+  let t0 = performance.now();
+  const textIds: string[] = [];
+  for (let i = 0; i < nText; i++) textIds.push(await uploadOne(read(texts[i % texts.length]), `t${i}.pdf`));
+  await waitAll(textIds);
+  const textSeconds = (performance.now() - t0) / 1000;
+  line(`text PDFs through the service (${nText}, 2 workers)`, textIds, textSeconds);
+
+  // 2. Scanned PDFs alone.
+  t0 = performance.now();
+  const scanIds: string[] = [];
+  for (let i = 0; i < nScan; i++) scanIds.push(await uploadOne(read(scans[i % scans.length]), `s${i}.pdf`));
+  await waitAll(scanIds);
+  line(`scanned PDFs through the service (${nScan}, 2 workers, ${cfg.OCR_ENGINE})`, scanIds, (performance.now() - t0) / 1000);
+
+  // 3. Text documents uploaded right behind a queue of scans.
+  const behind: string[] = [];
+  const queuedScans: string[] = [];
+  for (let i = 0; i < nScan; i++) queuedScans.push(await uploadOne(read(scans[i % scans.length]), `q${i}.pdf`));
+  for (let i = 0; i < Math.min(nText, 6); i++) behind.push(await uploadOne(read(texts[i % texts.length]), `b${i}.pdf`));
+  await waitAll(behind);
+  const lb = latencies(behind);
+  const la = latencies(textIds);
+  process.stdout.write(`${`text PDFs uploaded behind ${nScan} queued scans (${behind.length})`.padEnd(58)} upload→webhook p50 ${fmt(percentile(lb, 50) / 1000, 2)} s   p99 ${fmt(percentile(lb, 99) / 1000, 2)} s   (alone: p50 ${fmt(percentile(la, 50) / 1000, 2)} s)\n`);
+  await waitAll(queuedScans);
+
+  // Peer: the engine in process on the same files, one at a time per "worker", no HTTP, queue or database.
+  const opts = engineOptions(cfg);
+  const peer = async (files: string[], n: number) => {
+    const start = performance.now();
+    let next = 0;
+    await Promise.all(Array.from({ length: 2 }, async () => {
+      while (next < n) {
+        const f = files[next++ % files.length];
+        await extractDocument(new Uint8Array(read(f)), { read: opts.read });
+      }
+    }));
+    return (n / ((performance.now() - start) / 1000)) * 60;
+  };
+  const peerText = await peer(texts, nText);
+  process.stdout.write(`${'peer: extractDocument() in process, text PDFs (2 at a time)'.padEnd(58)} ${fmt(peerText, 1).padStart(7)} jobs/min\n`);
+  const peerScan = await peer(scans, nScan);
+  process.stdout.write(`${'peer: extractDocument() in process, scanned PDFs (2 at a time)'.padEnd(58)} ${fmt(peerScan, 1).padStart(7)} jobs/min\n`);
+  process.stdout.write(`the service runs text documents at ${fmt(((textIds.length / textSeconds) * 60 / peerText) * 100)}% of the in-process rate\n`);
+
+  await runner.stop();
+  await new Promise<void>((r) => server.close(() => r()));
+  server.closeAllConnections();
+  receiver.close();
+  await closeDocumentPools();
+}
