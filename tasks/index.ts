@@ -4,6 +4,7 @@ import { parseCronItems, run, type JobHelpers, type Runner, type Task, type Task
 import type pg from 'pg';
 import type { Logger } from '../lib/log.ts';
 import { createMetrics } from '../lib/metrics.ts';
+import { setSessionRequestId } from '../db/queries/jobs.ts';
 import type { TaskDeps } from './context.ts';
 import { deliveriesSend } from './deliveries__send.ts';
 import { documentsExpire } from './documents__expire.ts';
@@ -37,11 +38,11 @@ export function createTaskList(deps: TaskDeps): TaskList {
 function withRequestId(helpers: JobHelpers, requestId: string): JobHelpers {
   const withPgClient = (<T>(fn: (client: pg.PoolClient) => Promise<T>) =>
     helpers.withPgClient(async (client) => {
-      await client.query(`select set_config('svc.request_id', $1, false)`, [requestId]);
+      await setSessionRequestId(client, requestId);
       try {
         return await fn(client);
       } finally {
-        await client.query(`select set_config('svc.request_id', '', false)`).catch(() => {});
+        await setSessionRequestId(client, '').catch(() => {});
       }
     })) as JobHelpers['withPgClient'];
   return {
