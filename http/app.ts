@@ -3,8 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
-import { apiErrorBody, errorMiddleware, problemBody, v1ErrorBody, type ErrorPresenter } from './errors.ts';
+import { ping } from '../db/queries/health.ts';
 import { createMetrics } from '../lib/metrics.ts';
+import { apiErrorBody, errorMiddleware, oauthErrorBody, problemBody, v1ErrorBody, type ErrorPresenter } from './errors.ts';
 import { graphqlMiddleware } from './graphql.ts';
 import { instrumentDatabase, metricsBody } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
@@ -13,7 +14,7 @@ import { mountRoutes, type Deps, type RouteSpec } from './route.ts';
 import { apiFallback } from './api_auth.ts';
 import { extractionRoutes } from './routes/api/extractions.ts';
 import { fileRoutes } from './routes/files.ts';
-import { oauthErrorBody, oauthRoutes } from './routes/oauth.ts';
+import { oauthRoutes } from './routes/oauth.ts';
 import { agencyRoutes } from './routes/v1/agencies.ts';
 import { agentRoutes } from './routes/v1/agents.ts';
 import { apiKeyRoutes } from './routes/v1/api_keys.ts';
@@ -57,7 +58,7 @@ export function createApp(deps: Deps, opts: { instrument?: boolean } = {}): Koa 
     ctx.body = openapi;
   });
   router.get('/healthz', async (ctx) => {
-    await deps.db.owner.query('select 1');
+    await ping(deps.db.owner);
     ctx.body = { ok: true };
   });
   router.get('/metrics', operatorAuth(deps, ['operator']), (ctx) => metricsBody(ctx, metrics));
