@@ -34,6 +34,9 @@ commands:
                                          store a \`svc eval --json\` report and its fixtures for analysts
   extract FILE [--type T] [--json] [--raw]
                                          extract policy data from a document locally (no server, no database)
+  analyze --lease FILE --insurance FILE [--as-of YYYY-MM-DD] [--raw]
+                                         check a lease against an insurance document locally; prints the
+                                         SPEC §2.8 result as JSON
   eval [DIR] [--json]                    precision and recall of extraction over documents with *.expected.json
                                          (default fixtures/)
 `;
@@ -123,8 +126,8 @@ async function worker(): Promise<void> {
 }
 
 /** extract and eval need no database; they run and release their worker pools. */
-async function runLocal(command: 'extract' | 'eval', args: string[]): Promise<number> {
-  const mod = command === 'extract' ? await import('./commands/extract.ts') : await import('./commands/eval.ts');
+async function runLocal(command: 'extract' | 'eval' | 'analyze', args: string[]): Promise<number> {
+  const mod = command === 'extract' ? await import('./commands/extract.ts') : command === 'analyze' ? await import('./commands/analyze.ts') : await import('./commands/eval.ts');
   try {
     return await mod.run(args);
   } finally {
@@ -135,7 +138,7 @@ async function runLocal(command: 'extract' | 'eval', args: string[]): Promise<nu
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command !== 'serve' && command !== 'worker') setLogStream(process.stderr);
-  if (command === 'extract' || command === 'eval') return runLocal(command, rest);
+  if (command === 'extract' || command === 'eval' || command === 'analyze') return runLocal(command, rest);
   switch (command) {
     case 'serve': {
       const { values } = parseArgs({ args: rest, options: { 'no-worker': { type: 'boolean', default: false } } });

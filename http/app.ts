@@ -13,6 +13,7 @@ import { operatorAuth } from './operator_auth.ts';
 import { mountRoutes, type Deps, type RouteSpec } from './route.ts';
 import { apiFallback } from './api_auth.ts';
 import { extractionRoutes } from './routes/api/extractions.ts';
+import { analysisRoutes } from './routes/api/analyses.ts';
 import { fileRoutes } from './routes/files.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { agencyRoutes } from './routes/v1/agencies.ts';
@@ -23,7 +24,7 @@ import { webhookSubscriptionRoutes } from './routes/v1/webhooks.ts';
 import { webhookEndpointRoutes } from './routes/v2/webhook_endpoints.ts';
 
 /** Every declared route of the service, in documentation order. */
-export const allRoutes: RouteSpec[] = [...oauthRoutes, ...agencyRoutes, ...agentRoutes, ...apiKeyRoutes, ...webhookSubscriptionRoutes, ...formRoutes, ...webhookEndpointRoutes, ...extractionRoutes, ...fileRoutes];
+export const allRoutes: RouteSpec[] = [...oauthRoutes, ...agencyRoutes, ...agentRoutes, ...apiKeyRoutes, ...webhookSubscriptionRoutes, ...formRoutes, ...webhookEndpointRoutes, ...extractionRoutes, ...analysisRoutes, ...fileRoutes];
 
 /** GraphQL's own error shape, for /graphql refusals (auth, limits) made before PostGraphile runs. */
 const graphqlErrorBody: ErrorPresenter = (err) => ({ errors: [{ message: err.message, extensions: { status: err.status, ...(err.code ? { code: err.code } : {}) } }] });

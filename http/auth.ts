@@ -1,14 +1,13 @@
 // Who may call a route and how the caller is recognised: bearer tokens (OAuth client, agent) and API keys,
 // the v1 rate budget, and the one transaction per request opened as the caller's identity.
 import type { Context, Next } from 'koa';
-import type pg from 'pg';
 import { hashToken, isApiKeyToken } from '../lib/secrets.ts';
 import { beginAs, commit, rollback, type Identity } from '../db/pool.ts';
 import { authenticateApiKey, authenticateBearer } from '../db/queries/auth.ts';
 import type { Client } from '../db/queries/types.ts';
 import type { Deps } from './context.ts';
-import { planLimitedApiKey } from './api_auth.ts';
 import { ApiError, forbidden, unauthorized } from './errors.ts';
+import { planLimitedApiKey } from './api_auth.ts';
 
 /**
  * Who may call a route: an OAuth client token, an agent token (any role, or admin/owner), an API key
@@ -81,7 +80,7 @@ export function authenticated(rule: Exclude<AuthRule, 'none'>, deps: Deps, rateL
 }
 
 /** Resolve the identity on a request connection, then run the rest of the chain in one transaction as it. */
-function inTransaction(deps: Deps, resolve: (ctx: Context, client: pg.PoolClient) => Promise<Identity>) {
+function inTransaction(deps: Deps, resolve: (ctx: Context, client: import('pg').PoolClient) => Promise<Identity>) {
   return async (ctx: Context, next: Next) => {
     const client = await deps.db.request.connect();
     let open = false;

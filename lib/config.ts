@@ -83,6 +83,8 @@ export const configSchema = z.object({
   S3_PREFIX: z.string().regex(/^[a-z0-9-/]*$/).optional(),
   /** Days uploaded documents and their extracted data are kept (an agency may have its own period). */
   DOCUMENT_RETENTION_DAYS: intIn(1, 3650).default(30),
+  /** How long POST /api/analyze waits for the result before answering 202 with the analysis id. */
+  ANALYZE_DEADLINE_MS: intIn(0, 300_000).default(25_000),
   /** Production URLs must use https unless their host is allow-listed. */
   WEBHOOK_REQUIRE_HTTPS: bool.default(true),
 });

@@ -7,6 +7,10 @@ import type { Logger } from '../lib/log.ts';
 import { createMetrics } from '../lib/metrics.ts';
 import { setSessionRequestId } from '../db/queries/jobs.ts';
 import type { TaskDeps } from './context.ts';
+import { analysesCompare } from './analyses__compare.ts';
+import { analysesFacts } from './analyses__facts.ts';
+import { analysesOcr } from './analyses__ocr.ts';
+import { analysesRead } from './analyses__read.ts';
 import { deliveriesSend } from './deliveries__send.ts';
 import { documentsExpire } from './documents__expire.ts';
 import { documentsOcr } from './documents__ocr.ts';
@@ -27,6 +31,10 @@ export function createTaskList(deps: TaskDeps): TaskList {
     extractions__extract: extractionsExtract(deps),
     extractions__complete: extractionsComplete(deps),
     documents__expire: documentsExpire(deps),
+    analyses__read: analysesRead(deps),
+    analyses__ocr: analysesOcr(deps),
+    analyses__facts: analysesFacts(deps),
+    analyses__compare: analysesCompare(deps),
   };
   return Object.fromEntries(Object.entries(tasks).map(([name, task]) => [name, instrumented(name, task, deps)]));
 }

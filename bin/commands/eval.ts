@@ -6,8 +6,9 @@ import { parseArgs } from 'node:util';
 import { extractDocument, closeDocumentPools, entityTypeSchema } from '../../pipelines/extraction/index.ts';
 import { scoreDocument, sumScores, precision, recall, type Miss, type FieldScore } from '../../pipelines/extraction/evaluate.ts';
 import { engineOptionsFromConfig } from './extract.ts';
+import { findLeaseCases, evalLease, formatLease } from './eval-lease.ts';
 
-const usage = 'usage: svc eval [DIR] [--json] [--only SUBSTRING]';
+const usage = 'usage: svc eval [DIR] [--json] [--only SUBSTRING]   (a DIR of lease/insurance pairs, e.g. fixtures/lease, scores the lease checker)';
 const DOC_EXT = ['.pdf', '.png', '.jpg', '.jpeg'];
 
 /** Pairs of (document, expected.json) under a directory, recursively, sorted by path. */
@@ -51,7 +52,18 @@ export async function run(argv: string[]): Promise<number> {
   const dir = path.resolve(args.positionals[0] ?? 'fixtures');
   if (!fs.existsSync(dir)) { process.stderr.write(`no such directory: ${dir}\n`); return 2; }
   const cases = findCases(dir).filter((c) => !args.values.only || c.doc.includes(args.values.only));
-  if (cases.length === 0) { process.stderr.write(`no documents with .expected.json found under ${dir}\n`); return 2; }
+  const leaseCases = findLeaseCases(dir).filter((c) => !args.values.only || c.name.includes(args.values.only));
+  if (cases.length === 0 && leaseCases.length === 0) { process.stderr.write(`no documents with .expected.json found under ${dir}\n`); return 2; }
+  if (cases.length === 0) {
+    // Only lease/insurance pairs here (fixtures/lease): score the checker.
+    try {
+      const rows = await evalLease(leaseCases);
+      process.stdout.write(args.values.json ? `${JSON.stringify({ dir, lease: rows }, null, 2)}\n` : `${formatLease(rows)}\n`);
+    } finally {
+      await closeDocumentPools();
+    }
+    return 0;
+  }
   const engine = engineOptionsFromConfig();
   const perDoc: { file: string; fields: Record<string, FieldScore>; misses: Miss[]; error?: string; method?: string; ms: number }[] = [];
   try {

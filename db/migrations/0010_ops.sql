@@ -108,6 +108,13 @@ create or replace function app_private.queue_extraction_job(p_task text, p_paylo
 $$;
 comment on function app_private.queue_extraction_job(text, json, text, integer) is 'Queue one stage of the extraction chain once (job key; OCR pages at a larger priority number); the payload carries the request id.';
 
+create or replace function app_private.queue_analysis_job(p_task text, p_payload json, p_key text, p_priority integer default 0) returns void
+  language sql volatile security definer set search_path = '' as $$
+  select graphile_worker.add_job(p_task, app_private.job_payload(p_payload::jsonb), job_key => p_key, job_key_mode => 'preserve_run_at',
+    priority => p_priority, max_attempts => 5)
+$$;
+comment on function app_private.queue_analysis_job(text, json, text, integer) is 'Queue one stage of the lease analysis chain once (job key; OCR pages at a larger priority number); the payload carries the request id.';
+
 ---------------------------------------------------------------------------------------------------------------
 -- Operator and analyst tokens: `svc operators create --role operator|analyst --name NAME`. Stored hashed.
 create table app_private.operator_tokens (
@@ -343,6 +350,39 @@ create view app_ops.extraction_failures as
 comment on view app_ops.extraction_failures is 'Failed extractions by SPEC §7.2 error code (extraction_failed, internal_error, bad_request) and entity type, with the latest details.';
 
 grant select on all tables in schema app_ops to svc_operator;
+
+-- Lease analyses (0008) the same way: stage, durations, OCR pages of both documents, §7.2 failures.
+create view app_ops.analyses with (security_barrier) as
+  select a.id as analysis_id, a.agency_id, a.mode, a.status, a.error_code, a.error_details,
+         (a.lease_facts is not null) as lease_facts_read, (a.insurance_facts is not null) as insurance_facts_read,
+         p.ocr_pending, p.ocr_done, p.ocr_failed,
+         a.created_at as queued_at, a.started_at, a.completed_at,
+         a.started_at - a.created_at as queue_wait,
+         a.completed_at - a.started_at as processing_time,
+         coalesce(a.completed_at, now()) - a.created_at as total_time,
+         case when a.status in ('queued', 'processing') then now() - coalesce(a.started_at, a.created_at) end as in_stage_for
+    from app_public.analyses a
+    left join lateral (
+      select count(*) filter (where dp.state = 'ocr_pending')::int as ocr_pending,
+             count(*) filter (where dp.state = 'ocr_done')::int as ocr_done,
+             count(*) filter (where dp.state = 'ocr_failed')::int as ocr_failed
+        from app_private.document_pages dp where dp.document_id in (a.lease_document_id, a.insurance_document_id)
+    ) p on true;
+comment on view app_ops.analyses is 'Each lease analysis with its stage, which document''s facts are in, OCR pages of both documents, durations and its §7.2 error code (no facts, no result).';
+
+create view app_ops.analysis_stages as
+  select status, error_code, count(*)::int as analyses,
+         count(*) filter (where queued_at > now() - interval '24 hours')::int as analyses_24h,
+         max(in_stage_for) as longest_in_stage,
+         avg(queue_wait) as avg_queue_wait,
+         avg(processing_time) as avg_processing_time,
+         percentile_cont(0.95) within group (order by extract(epoch from total_time)) filter (where completed_at is not null) as p95_total_seconds,
+         (array_agg(error_details order by completed_at desc nulls last))[1] as last_error_details
+    from app_ops.analyses
+   group by status, error_code;
+comment on view app_ops.analysis_stages is 'Lease analyses by stage and §7.2 error code: counts (all, 24 h), the longest still in its stage, average waits, p95 total seconds, latest failure details.';
+
+grant select on app_ops.analyses, app_ops.analysis_stages to svc_operator;
 
 ---------------------------------------------------------------------------------------------------------------
 -- Analysts (svc_analyst): extractions of test data with their citations, the fixtures' expected outputs and

@@ -137,3 +137,38 @@ test('stages and failures by §7.2 code, over seeded extractions', async (t) => 
   t.deepEqual(failures.map((f) => [f.error_code, f.failures, f.failures_24h]), [['extraction_failed', 2, 2], ['internal_error', 1, 1]]);
   t.is(failures[0].last_details, 'no policy fields found');
 });
+
+test('lease analyses by stage and §7.2 code, over seeded analyses', async (t) => {
+  const a = await setup();
+  const o = svc.tdb.db.owner;
+  const seed = async (status: 'queued' | 'processing' | 'failed', code?: string, details?: string) => {
+    const docs = [];
+    for (const purpose of ['lease', 'insurance']) {
+      const d = await o.query(
+        `insert into app_public.documents (agency_id, mode, purpose, blob_key, filename, content_type, size_bytes, sha256)
+         values ($1, 'test', $2, gen_random_uuid()::text, 'x.pdf', 'application/pdf', 10, repeat('c', 64)) returning id`,
+        [a.agencyId, purpose],
+      );
+      docs.push(d.rows[0].id);
+    }
+    const x = await o.query(
+      `insert into app_public.analyses (agency_id, mode, lease_document_id, insurance_document_id, as_of, created_at)
+       values ($1, 'test', $2, $3, current_date, now() - interval '5 minutes') returning id`,
+      [a.agencyId, docs[0], docs[1]],
+    );
+    const id = x.rows[0].id;
+    if (status !== 'queued') await o.query('select app_private.begin_analysis($1)', [id]);
+    if (status === 'failed') await o.query('select app_private.fail_analysis($1, $2, $3)', [id, code, details]);
+    await o.query(`insert into app_private.document_pages (document_id, page, state) values ($1, 1, 'ocr_pending'), ($2, 1, 'ocr_done')`, docs);
+    return id;
+  };
+  const queued = await seed('queued');
+  await seed('processing');
+  await seed('failed', 'extraction_failed', 'the lease has no readable text');
+  const [row] = await asOperator('select * from app_ops.analyses where analysis_id = $1', [queued]);
+  t.like(row, { status: 'queued', ocr_pending: 1, ocr_done: 1, lease_facts_read: false, processing_time: null });
+  t.true(row.in_stage_for.minutes >= 4);
+  const stages = await asOperator('select status, error_code, analyses, last_error_details from app_ops.analysis_stages order by status');
+  t.deepEqual(stages.map((s) => [s.status, s.error_code, s.analyses]), [['failed', 'extraction_failed', 1], ['processing', null, 1], ['queued', null, 1]]);
+  t.is(stages[0].last_error_details, 'the lease has no readable text');
+});

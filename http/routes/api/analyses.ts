@@ -1,0 +1,138 @@
+// Lease compliance checker (SPEC §4.3, §2.8): a partner's server uploads a lease and an insurance document and
+// gets the analysis. Both files are stored and the work runs as graphile-worker tasks (migration 0008), so
+// every server and worker process shares it; the request waits for the result until ANALYZE_DEADLINE_MS and
+// then answers 202 with the id (at once with ?async=true). X-API-Key with the plan's rate limits; §7.2 errors.
+import { createHash, randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { Context } from 'koa';
+import { analysisById, getAnalysis, startAnalysis, type AnalysisRow, type StoredDocument } from '../../../db/queries/analyses.ts';
+import { DocumentError } from '../../../pipelines/documents/errors.ts';
+import { sniff } from '../../../pipelines/documents/sniff.ts';
+import { ApiError, documentErrorStatus } from '../../errors.ts';
+import { presentAnalysis, statusUrl } from '../../presenters/analyses.ts';
+import { route, tx, type Deps, type UploadedFile } from '../../route.ts';
+import { analysisParams, analysisResult, analysisStatus, analyzeBody, analyzeQuery } from '../../schemas/analyses.ts';
+import { apiErrors } from '../../schemas/extractions.ts';
+
+const badRequest = (message: string, field?: string) => new ApiError(400, message, field ? [{ field, message }] : [], {}, 'bad_request');
+const extOf: Record<string, string> = { 'application/pdf': 'pdf', 'image/jpeg': 'jpg', 'image/png': 'png' };
+
+function safeFilename(name: string | null, fallback: string): string {
+  const base = (name ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return (base || fallback).slice(0, 255);
+}
+
+/** YYYY-MM-DD that is a real day; today (UTC) when absent. */
+function asOfOf(body: Record<string, unknown>): string {
+  const v = body.as_of;
+  if (v === undefined || v === '') return new Date().toISOString().slice(0, 10);
+  if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(v.trim()) || new Date(`${v.trim()}T00:00:00Z`).toISOString().slice(0, 10) !== v.trim()) {
+    throw badRequest('as_of must be a date written YYYY-MM-DD', 'as_of');
+  }
+  return v.trim();
+}
+
+/** Sniff (type from the bytes, size, single-page images) and store one part; a refused file names its part. */
+async function store(deps: Deps, part: 'lease' | 'insurance', file: UploadedFile): Promise<StoredDocument> {
+  const bytes = await readFile(file.filepath);
+  let mime: string;
+  try {
+    mime = sniff(bytes, { maxBytes: deps.cfg.MAX_UPLOAD_BYTES, maxImagePixels: deps.cfg.MAX_IMAGE_PIXELS }).mime;
+  } catch (e) {
+    if (e instanceof DocumentError) throw new ApiError(documentErrorStatus[e.code], `${part}: ${e.message}`, e.details ? [{ field: part, message: e.details }] : [], {}, e.code);
+    throw e;
+  }
+  const id = randomUUID();
+  const blobKey = `documents/${id}.${extOf[mime]}`;
+  await deps.blobs.putAt(blobKey, { path: file.filepath }, mime);
+  return { id, blob_key: blobKey, filename: safeFilename(file.originalFilename, part), content_type: mime, size_bytes: file.size, sha256: createHash('sha256').update(bytes).digest('hex') };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Poll the new analysis (owner pool: the id was created by this request) until it finishes or the deadline passes. */
+async function waitFor(deps: Deps, id: string, deadlineMs: number): Promise<AnalysisRow | undefined> {
+  const until = Date.now() + deadlineMs;
+  let pause = 10;
+  for (;;) {
+    const row = await analysisById(deps.db.owner, id);
+    if (row && (row.status === 'completed' || row.status === 'failed')) return row;
+    if (Date.now() + pause > until) return row;
+    await sleep(pause);
+    pause = Math.min(100, pause + 10);
+  }
+}
+
+/** A failed analysis as its §7.2 error (422 extraction_failed with details, …). */
+function failure(row: AnalysisRow): ApiError {
+  const code = (row.error_code ?? 'internal_error') as DocumentError['code'];
+  return new ApiError(documentErrorStatus[code] ?? 500, code === 'extraction_failed' ? 'data cannot be extracted from a document' : row.error_details ?? 'the analysis failed', row.error_details && code === 'extraction_failed' ? [{ message: row.error_details }] : [], {}, code);
+}
+
+function accepted(ctx: Context, row: Pick<AnalysisRow, 'id' | 'status' | 'as_of'>) {
+  ctx.status = 202;
+  ctx.set('Location', statusUrl(row.id));
+  ctx.body = { id: row.id, status: row.status, as_of: row.as_of, status_url: statusUrl(row.id) };
+}
+
+export const analysisRoutes = [
+  route({
+    method: 'post',
+    path: '/api/analyze',
+    operationId: 'analyzeLease',
+    summary: 'Check a lease against an insurance document: the facts of both, 15 coverage checks and recommendations',
+    tags: ['Lease compliance checker'],
+    auth: 'api_key_header',
+    rateLimit: 'plan',
+    query: analyzeQuery,
+    docBody: analyzeBody,
+    files: {
+      lease: { description: 'the lease agreement: PDF (text or scanned), JPEG or PNG (one page), at most 10 MB' },
+      insurance: { description: 'the insurance policy, declarations, certificate or binder: PDF, JPEG or PNG (one page), at most 10 MB' },
+    },
+    responses: {
+      200: { description: 'The §2.8 lease analysis result', schema: analysisResult, headers: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] },
+      202: { description: 'Still running (past the deadline, or ?async=true): GET status_url for the result', schema: analysisStatus },
+      ...apiErrors(400, 401, 413, 422, 429, 500),
+    },
+    handler: async (ctx, { query, body, files }, deps: Deps) => {
+      const missing = (['lease', 'insurance'] as const).filter((p) => !files[p]);
+      if (missing.length) throw badRequest(`both files are required: the ${missing.join(' and ')} part${missing.length > 1 ? 's are' : ' is'} missing (multipart/form-data parts "lease" and "insurance")`, missing[0]);
+      const asOf = asOfOf((body ?? {}) as Record<string, unknown>);
+      const lease = await store(deps, 'lease', files.lease!);
+      let insurance: StoredDocument | undefined;
+      let id: string;
+      try {
+        insurance = await store(deps, 'insurance', files.insurance!);
+        id = await startAnalysis(tx(ctx), lease, insurance, asOf);
+      } catch (err) {
+        await Promise.all([lease, insurance].map((d) => d && deps.blobs.delete(d.blob_key).catch(() => {})));
+        throw err;
+      }
+      if (query.async === 'true' || query.async === '1' || deps.cfg.ANALYZE_DEADLINE_MS === 0) return accepted(ctx, { id, status: 'queued', as_of: asOf });
+      // The workers must see the analysis: commit it now, then wait outside the request's transaction.
+      await tx(ctx).query('commit');
+      await tx(ctx).query('begin');
+      const row = await waitFor(deps, id, deps.cfg.ANALYZE_DEADLINE_MS);
+      if (!row || (row.status !== 'completed' && row.status !== 'failed')) return accepted(ctx, { id, status: row?.status ?? 'queued', as_of: asOf });
+      if (row.status === 'failed') throw failure(row);
+      ctx.body = presentAnalysis(row);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/analyses/:analysis_id',
+    operationId: 'getLeaseAnalysis',
+    summary: 'Read an analysis: its status while it runs, the §2.8 result when completed, the §7.2 error when failed',
+    tags: ['Lease compliance checker'],
+    auth: 'api_key_header',
+    rateLimit: 'plan',
+    params: analysisParams,
+    responses: { 200: { description: 'The §2.8 result (completed) or the status (queued, processing, failed)', schema: analysisResult.or(analysisStatus) }, ...apiErrors(400, 401, 404, 429) },
+    handler: async (ctx, { params }) => {
+      const row = await getAnalysis(tx(ctx), params.analysis_id);
+      if (!row) throw new ApiError(404, `analysis ${params.analysis_id} not found`, [], {}, 'not_found');
+      ctx.body = presentAnalysis(row);
+    },
+  }),
+];

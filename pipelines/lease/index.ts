@@ -1,0 +1,218 @@
+// The lease compliance checker: a lease and an insurance document in, the SPEC §2.8 result out. Three pure
+// stages that the service runs as separate tasks and the CLI runs in process:
+//   readForAnalysis (sniff, text, OCR) → leaseStage / insuranceStage (facts with pages) → buildResult (checks).
+import { z } from 'zod';
+import { readDocument, readOptionsSchema, DocumentError, type DocumentText } from '../documents/index.ts';
+import type { PageText } from '../documents/layout.ts';
+import type { ExtractedData } from '../extraction/schema.ts';
+import { leaseFacts } from './lease-facts.ts';
+import { insuranceFacts, extractPolicy } from './insurance-facts.ts';
+import { compare } from './compare.ts';
+import { groundedOn, shortDate } from './text.ts';
+import type { AnalysisResult, Cited, InsuranceFacts, LeaseFacts, Summary, ComparisonItem } from './schema.ts';
+
+export * from './schema.ts';
+export { compare, checks } from './compare.ts';
+export { leaseFacts } from './lease-facts.ts';
+export { insuranceFacts, extractPolicy } from './insurance-facts.ts';
+export { sameParty, addressParts, insuredCoversTenant, shortDate, money } from './text.ts';
+
+export const analyzeOptionsSchema = z
+  .object({
+    /** The day policy status and period are judged on (YYYY-MM-DD); results are reproducible with it. */
+    asOf: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+    read: readOptionsSchema.prefault({}),
+  })
+  .strict();
+export type AnalyzeOptions = z.input<typeof analyzeOptionsSchema>;
+
+/** How a document was read, for extraction notes and `_raw`. */
+export interface DocumentMeta {
+  mime: string;
+  bytes: number;
+  pageCount: number;
+  method: DocumentText['method'];
+  ocrPages: number[];
+  ocrConfidence: number | null;
+  errors: string[];
+}
+
+export interface LeaseStageOutput {
+  document: DocumentMeta;
+  facts: LeaseFacts;
+  /** Values read but not found on their page, dropped. */
+  dropped: string[];
+}
+
+export interface InsuranceStageOutput {
+  document: DocumentMeta;
+  facts: InsuranceFacts;
+  extracted: ExtractedData;
+  dropped: string[];
+}
+
+/** Sniff, read the text layer and OCR pages without one. Throws DocumentError (§7.2) for refused or unreadable files. */
+export async function readForAnalysis(bytes: Uint8Array, read: z.input<typeof readOptionsSchema> = {}, which = 'document'): Promise<DocumentText> {
+  let doc: DocumentText;
+  try {
+    doc = await readDocument(bytes, read);
+  } catch (e) {
+    if (e instanceof DocumentError) throw new DocumentError(e.code, e.reason, `${which}: ${e.message}`, e.details);
+    throw e;
+  }
+  if (doc.status === 'failure') {
+    const why = doc.errors.map((e) => e.message).join('; ');
+    throw new DocumentError('extraction_failed', 'no_text', `${which}: no text could be read from the document`, why || 'the document has no text layer and OCR found no text');
+  }
+  return doc;
+}
+
+function meta(doc: DocumentText): DocumentMeta {
+  const ocr = doc.pages.filter((p) => p.source === 'ocr');
+  return {
+    mime: doc.sniffed.mime,
+    bytes: doc.sniffed.bytes,
+    pageCount: doc.pageCount,
+    method: doc.method,
+    ocrPages: ocr.map((p) => p.page),
+    ocrConfidence: ocr.length ? Math.round((ocr.reduce((a, p) => a + p.confidence, 0) / ocr.length) * 100) / 100 : null,
+    errors: doc.errors.map((e) => `${e.stage}${e.page ? ` p.${e.page}` : ''}: ${e.message}`),
+  };
+}
+
+/** Keep a cited value only when it is on its page (dates and amounts are checked as values, not text). */
+function verified<T extends string | number | boolean | null>(pages: PageText[], c: Cited<T> | null, name: string, dropped: string[], as?: (v: T) => string | number | boolean): Cited<T> | null {
+  if (!c || c.value === null) return c;
+  if (groundedOn(pages, as ? as(c.value) : (c.value as string | number | boolean), c.page, c.text)) return c;
+  dropped.push(`${name} "${String(c.value)}" (not found on page ${c.page})`);
+  return null;
+}
+
+/** Lease facts from a lease that has been read; every value checked against its page. */
+export function leaseStage(doc: DocumentText): LeaseStageOutput {
+  const f = leaseFacts(doc.pages);
+  const dropped: string[] = [];
+  const p = doc.pages;
+  const facts: LeaseFacts = {
+    ...f,
+    propertyAddress: verified(p, f.propertyAddress, 'property address', dropped),
+    landlord: verified(p, f.landlord, 'landlord', dropped),
+    manager: verified(p, f.manager, 'manager', dropped),
+    tenant: verified(p, f.tenant, 'tenant', dropped),
+    leaseStart: verified(p, f.leaseStart, 'lease start', dropped),
+    leaseEnd: verified(p, f.leaseEnd, 'lease end', dropped),
+    requirements: Object.fromEntries(
+      Object.entries(f.requirements).flatMap(([k, r]) => {
+        const clauseOk = groundedOn(p, true, r.page, r.clause);
+        const amountOk = r.amount === null || groundedOn(p, r.amount, r.page, r.clause);
+        if (clauseOk && amountOk) return [[k, r]];
+        dropped.push(`${k} requirement (clause not found on page ${r.page})`);
+        return [];
+      }),
+    ),
+  };
+  return { document: meta(doc), facts, dropped };
+}
+
+/** Insurance facts from a policy document that has been read; every value checked against its page. */
+export function insuranceStage(doc: DocumentText): InsuranceStageOutput {
+  const rec = extractPolicy(doc.pages);
+  const f = insuranceFacts(doc.pages, rec);
+  const dropped = rec.ungrounded.map((u) => `${u.pointer} "${String(u.value)}" (${u.reason})`);
+  const p = doc.pages;
+  const lim = (name: string, l: InsuranceFacts['liability']) => (l && l.value !== null ? (verified(p, l, name, dropped) as typeof l) : l);
+  const facts: InsuranceFacts = {
+    ...f,
+    carrier: verified(p, f.carrier, 'carrier', dropped),
+    policyNumber: verified(p, f.policyNumber, 'policy number', dropped),
+    insured: verified(p, f.insured, 'insured', dropped),
+    effectiveDate: verified(p, f.effectiveDate, 'effective date', dropped),
+    expirationDate: verified(p, f.expirationDate, 'expiration date', dropped),
+    liability: lim('liability limit', f.liability),
+    propertyDamage: lim('property damage limit', f.propertyDamage),
+    workersComp: lim("workers' compensation limit", f.workersComp),
+    umbrella: lim('umbrella limit', f.umbrella),
+    auto: lim('auto liability limit', f.auto),
+    professional: lim('professional liability limit', f.professional),
+    parties: f.parties.filter((x) => verified(p, x, x.role.replace(/_/g, ' '), dropped)),
+    propertyAddress: f.propertyAddress && verified(p, f.propertyAddress, 'insured premises', dropped) ? f.propertyAddress : null,
+    waiverOfSubrogation: f.waiverOfSubrogation && groundedOn(p, true, f.waiverOfSubrogation.page, f.waiverOfSubrogation.text) ? f.waiverOfSubrogation : null,
+    primaryNonContributory: f.primaryNonContributory && groundedOn(p, true, f.primaryNonContributory.page, f.primaryNonContributory.text) ? f.primaryNonContributory : null,
+    markers: f.markers.filter((m) => groundedOn(p, true, m.page, m.text)),
+  };
+  return { document: meta(doc), facts, extracted: rec.data, dropped };
+}
+
+function summarise(items: ComparisonItem[], asOf: string): Summary {
+  const n = (s: string) => items.filter((i) => i.status === s).length;
+  const fail = n('fail');
+  const warning = n('warning');
+  return { status: fail ? 'non_compliant' : warning ? 'needs_review' : 'compliant', total: items.length, pass: n('pass'), fail, warning, asOf };
+}
+
+function notes(lease: LeaseStageOutput, ins: InsuranceStageOutput): string[] {
+  const out: string[] = [];
+  for (const [which, d] of [['lease', lease.document], ['insurance document', ins.document]] as const) {
+    if (d.ocrPages.length) {
+      const pages = d.ocrPages.length === d.pageCount ? (d.pageCount === 1 ? 'its only page' : `all ${d.pageCount} pages`) : `page${d.ocrPages.length > 1 ? 's' : ''} ${d.ocrPages.join(', ')}`;
+      out.push(`OCR was used on ${pages} of the ${which}${d.ocrConfidence !== null ? ` (mean confidence ${Math.round(d.ocrConfidence * 100)}%)` : ''}; check values read from scanned pages.`);
+    }
+    for (const e of d.errors) out.push(`Reading the ${which}: ${e}.`);
+  }
+  const f = ins.facts;
+  if (f.policyNumbers.length > 1) out.push(`${f.policyNumbers.length} policy numbers found on the insurance document (${f.policyNumbers.join(', ')}); the first is reported.`);
+  if (f.propertyAddress?.from === 'mailing') out.push("The insurance document names no insured location; the insured's mailing address was compared with the leased premises.");
+  if (f.kind === 'unknown') out.push('The kind of insurance document could not be recognised; checks rely on the words found.');
+  for (const m of f.markers) out.push(`The insurance document reads as a ${m.value} (page ${m.page}).`);
+  const l = lease.facts;
+  const missing = (['propertyAddress', 'landlord', 'tenant', 'leaseStart', 'leaseEnd'] as const).filter((k) => !l[k]);
+  if (missing.length) out.push(`Not found in the lease: ${missing.join(', ')}.`);
+  if (l.manager) out.push(`The lease names ${l.manager.value} as manager for the landlord; it is accepted in place of the landlord on the policy.`);
+  if (Object.keys(l.requirements).length === 0) out.push('The lease states no insurance requirement that the checker recognises; every coverage check reads "Not required".');
+  const dropped = [...lease.dropped.map((d) => `lease ${d}`), ...ins.dropped.map((d) => `insurance ${d}`)];
+  if (dropped.length) out.push(`${dropped.length} value(s) were read but not found on their page and were left out: ${dropped.slice(0, 5).join('; ')}${dropped.length > 5 ? '; …' : ''}.`);
+  out.push(`Lease read as a ${l.type} lease; policy status and period judged as of the analysis date.`);
+  return out;
+}
+
+const paged = <K extends string>(name: K, c: Cited<string> | null, fmt: (v: string) => string = (v) => v) =>
+  ({ [name]: c ? fmt(c.value) : null, [`${name}_page`]: c ? c.page : null }) as Record<K | `${K}_page`, never>;
+
+/** The SPEC §2.8 result from both stages' outputs. */
+export function buildResult(lease: LeaseStageOutput, ins: InsuranceStageOutput, asOf: string): AnalysisResult {
+  const comparison = compare(lease.facts, ins.facts, { asOf });
+  const l = lease.facts;
+  const i = ins.facts;
+  const recommendations = comparison.filter((c) => c.status !== 'pass' && c.recommendation).map((c) => c.recommendation!);
+  return {
+    lease: {
+      ...paged('propertyAddress', l.propertyAddress),
+      ...paged('landlord', l.landlord),
+      ...paged('tenant', l.tenant),
+      ...paged('leaseStart', l.leaseStart, shortDate),
+      ...paged('leaseEnd', l.leaseEnd, shortDate),
+    },
+    insurance: {
+      ...paged('carrier', i.carrier),
+      ...paged('policyNumber', i.policyNumber),
+      ...paged('insured', i.insured),
+      ...paged('effectiveDate', i.effectiveDate, shortDate),
+      ...paged('expirationDate', i.expirationDate, shortDate),
+    },
+    comparison: comparison.map(({ recommendation: _r, ...c }) => c),
+    summary: summarise(comparison, asOf),
+    recommendations: [...new Set(recommendations)],
+    extractionNotes: notes(lease, ins),
+    _raw: {
+      lease: { document: lease.document, facts: lease.facts, dropped: lease.dropped },
+      insurance: { document: ins.document, facts: ins.facts, extracted_data: ins.extracted, dropped: ins.dropped },
+    },
+  };
+}
+
+/** Analyse a lease and an insurance document in process (the CLI; the service runs the stages as tasks). */
+export async function analyzePair(leaseBytes: Uint8Array, insuranceBytes: Uint8Array, options: AnalyzeOptions): Promise<AnalysisResult> {
+  const o = analyzeOptionsSchema.parse(options);
+  const [leaseDoc, insDoc] = await Promise.all([readForAnalysis(leaseBytes, o.read, 'lease'), readForAnalysis(insuranceBytes, o.read, 'insurance')]);
+  return buildResult(leaseStage(leaseDoc), insuranceStage(insDoc), o.asOf);
+}

@@ -1,0 +1,167 @@
+// Text helpers of the lease checker: clauses with their page, amounts, party names and addresses compared the
+// way the product's decision rules say (case, punctuation, LLC/Inc., c/o; St/Street, Apt/#/Unit).
+import type { PageText } from '../documents/layout.ts';
+import { normaliseText, parseMoney, dateTokens } from '../extraction/normalise.ts';
+import { ground, indexPages } from '../extraction/grounding.ts';
+import type { Cited } from './schema.ts';
+
+export interface Clause {
+  text: string;
+  page: number;
+}
+
+/**
+ * The sentences of a document, each with the page it starts on. Lines of a page are joined (hyphenated line
+ * ends mended) and split at sentence ends and at headings, so a clause wrapped over lines reads as one.
+ */
+export function clauses(pages: PageText[]): Clause[] {
+  const out: Clause[] = [];
+  for (const p of pages) {
+    const text = p.lines.map((l) => l.text.replace(/\s{2,}/g, '  ')).join('\n');
+    // A new paragraph: an empty-ish break, a numbered heading or an ALL CAPS heading line.
+    const paras = text.split(/\n(?=\s*(?:\d{1,2}(?:\.\d+)*[.)]\s|[A-Z][A-Z &'/-]{3,}[:.]?\s*(?:\n|$)|\([a-z0-9]{1,3}\)\s|Section\s+\d|ARTICLE\s))/);
+    for (const para of paras) {
+      const joined = para.replace(/-\n(?=[a-z])/g, '').replace(/\s*\n\s*/g, ' ').replace(/\s{2,}/g, ' ').trim();
+      // Not after abbreviations ("Inc.", "St.", "No.") and not before a parenthesis ("Inc. (\"Tenant\")").
+      for (const s of joined.split(/(?<!\b[A-Z][a-z]{0,2}\.)(?<=[.;])\s+(?=[A-Z])/)) {
+        const t = s.trim();
+        if (t.length >= 3) out.push({ text: t, page: p.page });
+      }
+    }
+  }
+  return out;
+}
+
+/** The lines of every page with their page number. */
+export function pageLines(pages: PageText[]): { text: string; page: number; next: string }[] {
+  return pages.flatMap((p) => p.lines.map((l, i) => ({ text: l.text, page: p.page, next: p.lines[i + 1]?.text ?? '' })));
+}
+
+// After a "$", OCR may read a thousands separator as a space or a dot ("$5 000,000").
+const MONEY = /\$\s?\d{1,3}(?:[, .]\d{3})+(?:\.\d{2})?|\$\s?\d+(?:\.\d{2})?(?:\s?(?:k|m|mm|million)\b)?|\b\d{1,3}(?:,\d{3}){1,3}\b|\b\d+(?:\.\d+)?\s?(?:million|mm)\b/gi;
+
+/** The amounts in a text, in order (only those written like money: "$", thousands separators or "million"). */
+export function amountsIn(text: string): { value: number; index: number; text: string }[] {
+  const out: { value: number; index: number; text: string }[] = [];
+  for (const m of text.matchAll(MONEY)) {
+    const v = parseMoney(m[0].replace(/\s+(?=million|mm)/i, ' '));
+    if (v !== undefined && v >= 100) out.push({ value: v, index: m.index ?? 0, text: m[0] });
+  }
+  return out;
+}
+
+/** "$300,000". */
+export function money(n: number): string {
+  return `$${n.toLocaleString('en-US', { maximumFractionDigits: 0 })}`;
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+/** "Jan 1, 2026" — the text shape SPEC §2.8 gives the dates. */
+export function shortDate(iso: string): string {
+  const [y, m, d] = iso.split('-').map(Number);
+  return `${MONTHS[m - 1]} ${d}, ${y}`;
+}
+
+/** The dates in a text as ISO strings. */
+export const isoDates = (text: string) => dateTokens(text).map((d) => d.iso);
+
+const ENTITY_WORDS = /\b(llc|l l c|inc|incorporated|corp|corporation|co|company|ltd|limited|lp|llp|pllc|pc|plc|the|a|an)\b/g;
+
+/** The parties a name stands for: "Oak Street Properties LLC c/o Acme Management" is both. */
+export function partiesOf(name: string): string[] {
+  return name
+    .replace(/\b([A-Za-z])\.(?=\s?[A-Za-z]\.)/g, '$1') // "L.P." → "LP.", "L.L.C." → "LLC."
+    .split(/\bc\s*\/\s*o\b|\bcare of\b|\bas agent for\b|\bon behalf of\b|\bmanaged by\b/i)
+    .map((p) => normaliseText(p).replace(ENTITY_WORDS, ' ').replace(/\s+/g, ' ').trim())
+    .filter((p) => p.length > 1);
+}
+
+/** Same party after normalising case, punctuation, LLC/Inc. and c/o (either side may name a c/o party). */
+export function sameParty(a: string | null | undefined, b: string | null | undefined): boolean {
+  if (!a || !b) return false;
+  const pa = partiesOf(a);
+  const pb = partiesOf(b);
+  return pa.some((x) => pb.some((y) => x === y || x.replace(/ /g, '') === y.replace(/ /g, '')));
+}
+
+/** The people or organisations in a list of names ("John Smith and Mary Jones", "A; B"). */
+export function splitNames(s: string): string[] {
+  return s
+    .split(/\s*(?:;|\band\b|&|,\s*(?=[A-Z][a-z]+\s+[A-Z]))\s*/)
+    .map((x) => x.trim())
+    .filter((x) => x.length > 1);
+}
+
+/**
+ * Whether the insured names cover one of the tenants: an organisation by `sameParty`, a person when their
+ * first and last name are among the insured's words ("John & Jane Smith" covers "Jane Smith").
+ */
+export function insuredCoversTenant(insured: string | null | undefined, tenant: string | null | undefined): boolean {
+  if (!insured || !tenant) return false;
+  if (sameParty(insured, tenant)) return true;
+  const words = new Set(normaliseText(insured).split(' '));
+  for (const t of splitNames(tenant)) {
+    if (sameParty(insured, t)) return true;
+    const parts = normaliseText(t).replace(ENTITY_WORDS, ' ').split(' ').filter((w) => w.length > 1);
+    if (parts.length >= 2 && words.has(parts[0]) && words.has(parts[parts.length - 1])) return true;
+  }
+  return false;
+}
+
+const SUFFIXES: Record<string, string> = {
+  street: 'st', str: 'st', avenue: 'ave', av: 'ave', road: 'rd', drive: 'dr', lane: 'ln', boulevard: 'blvd', court: 'ct',
+  place: 'pl', parkway: 'pkwy', highway: 'hwy', circle: 'cir', terrace: 'ter', trail: 'trl', square: 'sq', suite: 'unit',
+  ste: 'unit', apartment: 'unit', apt: 'unit', unit: 'unit', no: 'unit', number: 'unit', north: 'n', south: 's', east: 'e', west: 'w',
+  floor: 'fl', fl: 'fl', way: 'way',
+};
+
+export interface AddressParts {
+  number: string | null;
+  street: string | null;
+  unit: string | null;
+  zip: string | null;
+}
+
+/** Street number, street (suffixes abbreviated), unit (Apt/#/Unit/Suite) and ZIP of a one-line US address. */
+export function addressParts(s: string): AddressParts {
+  const zip = /\b(\d{5})(?:-\d{4})?\s*$/.exec(s.trim())?.[1] ?? /\b[A-Z]{2}\s+(\d{5})\b/.exec(s)?.[1] ?? null;
+  const t = s.replace(/#\s*/g, ' unit ').toLowerCase().replace(/[.,]/g, ' ');
+  const m = /\b(\d+[a-z]?(?:-\d+)?)\s+([a-z0-9 ]+)/.exec(t);
+  if (!m) return { number: null, street: null, unit: null, zip };
+  const words = m[2].split(/\s+/).filter(Boolean).map((w) => SUFFIXES[w] ?? w);
+  // The street runs to its suffix; a unit follows "unit"; the city starts after that.
+  const street: string[] = [];
+  let unit: string | null = null;
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i];
+    if (w === 'unit') { unit = words[i + 1] ?? null; break; }
+    street.push(w);
+    if (/^(st|ave|rd|dr|ln|blvd|ct|pl|pkwy|hwy|cir|ter|trl|sq|way)$/.test(w)) {
+      // "12 Oak St Apt 4" or "12 Oak St 4B" (a bare unit right after the suffix).
+      const nxt = words[i + 1];
+      if (nxt === 'unit') unit = words[i + 2] ?? null;
+      else if (nxt && /^\d+[a-z]?$|^[a-z]\d*$/.test(nxt) && nxt.length <= 4 && !/^\d{5}$/.test(nxt)) unit = nxt;
+      break;
+    }
+    if (street.length >= 6) break;
+  }
+  if (!unit) unit = /\bunit\s+([a-z0-9-]+)/.exec(words.join(' '))?.[1] ?? null;
+  return { number: m[1], street: street.join(' ') || null, unit, zip };
+}
+
+/** Check a value against the text of its page with the extraction engine's grounding. */
+export function groundedOn(pages: PageText[], value: string | number | boolean, page: number, text: string): boolean {
+  const p = pages.find((x) => x.page === page);
+  if (!p) return false;
+  // Normalising a page's text is the costly part: once per page object.
+  let index = pageIndexes.get(p);
+  if (!index) pageIndexes.set(p, (index = indexPages([p])));
+  return ground({ pointer: '/v', value, page, text, confidence: 1, source: 'rules' }, index).ok;
+}
+const pageIndexes = new WeakMap<PageText, ReturnType<typeof indexPages>>();
+
+/** A cited value, or null when the value cannot be found on the page it was read from. */
+export function cite<T extends string | number | boolean>(pages: PageText[], value: T | null | undefined, page: number, text: string, groundAs?: string | number | boolean): Cited<T> | null {
+  if (value === null || value === undefined) return null;
+  return groundedOn(pages, groundAs ?? value, page, text) ? { value, page, text: text.slice(0, 400) } : null;
+}

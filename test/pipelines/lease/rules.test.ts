@@ -1,0 +1,175 @@
+// The 15 checks one by one on structured facts: every status each rule can give, and the matching helpers.
+import test from 'ava';
+import { compare, sameParty, addressParts, insuredCoversTenant, comparisonFields, type LeaseFacts, type InsuranceFacts, type LeaseRequirement, type RequirementKind, type ComparisonField } from '../../../pipelines/lease/index.ts';
+
+const c = <T>(value: T, page = 1) => ({ value, page, text: String(value) });
+const req = (kind: RequirementKind, amount: number | null = null, extra: Partial<LeaseRequirement> = {}): LeaseRequirement => ({ kind, required: true, amount, statutory: false, clause: `${kind} clause`, page: 2, ...extra });
+
+function lease(over: Partial<LeaseFacts> = {}): LeaseFacts {
+  return {
+    type: 'residential', propertyAddress: c('12 Oak Street, Apt 4B, Springfield, IL 62704'), landlord: c('Oak Street Properties LLC'), manager: null,
+    tenant: c('Jordan Lee'), leaseStart: c('2026-02-01'), leaseEnd: c('2027-01-31'), requirements: {}, ...over,
+  };
+}
+function policy(over: Partial<InsuranceFacts> = {}): InsuranceFacts {
+  return {
+    kind: 'renters', policyType: 'Renters (HO-4)', carrier: c('Lakeside Mutual'), policyNumber: c('RNT-1'), policyNumbers: ['RNT-1'], insured: c('Jordan Lee'),
+    effectiveDate: c('2026-02-01'), expirationDate: c('2027-02-01'), liability: null, propertyDamage: null, workersComp: null, umbrella: null, auto: null,
+    professional: null, parties: [], hasCertificateHolderSection: false, waiverOfSubrogation: null, primaryNonContributory: null,
+    propertyAddress: { ...c('12 Oak St #4B, Springfield, IL 62704'), from: 'premises' }, markers: [], ...over,
+  };
+}
+const limit = (value: number | null, label = 'limit', extra = {}) => ({ value, page: 1, text: `${label} ${value}`, label, ...extra });
+const check = (field: ComparisonField, l: LeaseFacts, p: InsuranceFacts, asOf = '2026-02-15') => compare(l, p, { asOf }).find((x) => x.field === field)!;
+
+test('the comparison has exactly the 15 fields of SPEC §2.8, in order, and gap is null exactly on pass', (t) => {
+  const items = compare(lease(), policy(), { asOf: '2026-02-15' });
+  t.deepEqual(items.map((i) => i.field), [...comparisonFields]);
+  for (const i of items) t.is(i.gap === null, i.status === 'pass', i.field);
+});
+
+test('a requirement the lease does not state passes as "Not required"', (t) => {
+  for (const f of comparisonFields.slice(0, 12)) {
+    const i = check(f, lease(), policy());
+    t.is(i.status, 'pass', f);
+    t.is(i.leaseRequired, 'Not required', f);
+    t.is(i.leaseRequired_page, null, f);
+  }
+  const explicit = check('Renters Insurance Required', lease({ requirements: { renters: req('renters', null, { required: false }) } }), policy({ kind: 'personal_auto' }));
+  t.is(explicit.status, 'pass');
+  t.is(explicit.leaseRequired_page, 2);
+});
+
+test('Renters Insurance Required: tenant renters policy passes; auto, quote, someone else\'s homeowners fail; tenant homeowners is a warning', (t) => {
+  const l = lease({ requirements: { renters: req('renters') } });
+  t.is(check('Renters Insurance Required', l, policy()).status, 'pass');
+  t.is(check('Renters Insurance Required', l, policy({ insured: c('Jordan Lee and Sam Lee') })).status, 'pass');
+  t.is(check('Renters Insurance Required', l, policy({ kind: 'personal_auto' })).status, 'fail');
+  t.is(check('Renters Insurance Required', l, policy({ markers: [{ value: 'quote', page: 1, text: 'quote' }] })).status, 'fail');
+  t.is(check('Renters Insurance Required', l, policy({ kind: 'homeowners', insured: c('Margaret Chen') })).status, 'fail');
+  t.is(check('Renters Insurance Required', l, policy({ kind: 'homeowners' })).status, 'warning');
+  t.is(check('Renters Insurance Required', l, policy({ insured: c('Margaret Chen') })).status, 'fail');
+  // A commercial tenant's liability certificate satisfies "tenant shall carry liability insurance".
+  const com = lease({ type: 'commercial', tenant: c('Northwind Analytics, Inc.'), requirements: { liability: req('liability', 1_000_000) } });
+  t.is(check('Renters Insurance Required', com, policy({ kind: 'certificate', insured: c('NORTHWIND ANALYTICS INC'), liability: limit(1_000_000) })).status, 'pass');
+});
+
+test('General Liability: at or above the minimum passes, below fails with the amounts, none shown fails', (t) => {
+  const l = lease({ requirements: { liability: req('liability', 300_000) } });
+  t.is(check('General Liability', l, policy({ liability: limit(300_000) })).status, 'pass');
+  const low = check('General Liability', l, policy({ liability: limit(100_000, 'Personal Liability') }));
+  t.is(low.status, 'fail');
+  t.regex(low.gap!, /\$100,000.*\$300,000/);
+  t.is(low.insuranceCoverage_page, 1);
+  t.is(low.leaseRequired, '$300,000 minimum');
+  t.is(check('General Liability', l, policy()).status, 'fail');
+});
+
+test('Property Damage: at or above passes, below fails, not shown is a warning', (t) => {
+  const l = lease({ requirements: { propertyDamage: req('propertyDamage', 100_000) } });
+  t.is(check('Property Damage', l, policy({ propertyDamage: limit(100_000) })).status, 'pass');
+  t.is(check('Property Damage', l, policy({ propertyDamage: limit(50_000) })).status, 'fail');
+  t.is(check('Property Damage', l, policy()).status, 'warning');
+});
+
+test('Workers Compensation: statutory satisfies; absent fails', (t) => {
+  const l = lease({ requirements: { workersComp: req('workersComp', null, { statutory: true }) } });
+  t.is(check('Workers Compensation', l, policy({ workersComp: limit(1_000_000, 'WC', { statutory: true }) })).status, 'pass');
+  t.is(check('Workers Compensation', l, policy()).status, 'fail');
+  const amount = lease({ requirements: { workersComp: req('workersComp', 500_000) } });
+  t.is(check('Workers Compensation', amount, policy({ workersComp: limit(100_000, 'EL') })).status, 'fail');
+  t.is(check('Workers Compensation', amount, policy({ workersComp: limit(1_000_000, 'EL') })).status, 'pass');
+});
+
+for (const [field, kind, key] of [['Umbrella/Excess Liability', 'umbrella', 'umbrella'], ['Auto Liability', 'auto', 'auto'], ['Professional Liability', 'professional', 'professional']] as const) {
+  test(`${field}: at or above passes, below fails, absent fails`, (t) => {
+    const l = lease({ requirements: { [kind]: req(kind, 1_000_000) } });
+    t.is(check(field, l, policy({ [key]: limit(2_000_000) })).status, 'pass');
+    t.is(check(field, l, policy({ [key]: limit(500_000) })).status, 'fail');
+    t.is(check(field, l, policy()).status, 'fail');
+  });
+}
+
+test('Additional Insured: landlord or its manager named passes; only interested party, additional interest or holder is a warning; not named fails', (t) => {
+  const l = lease({ manager: c('Acme Management Inc.'), requirements: { additionalInsured: req('additionalInsured') } });
+  const party = (value: string, role: InsuranceFacts['parties'][number]['role']) => ({ value, role, page: 1, text: value });
+  t.is(check('Additional Insured', l, policy({ parties: [party('OAK STREET PROPERTIES, L.L.C.', 'additional_insured')] })).status, 'pass');
+  t.is(check('Additional Insured', l, policy({ parties: [party('Acme Management', 'additional_insured')] })).status, 'pass');
+  for (const role of ['interested_party', 'additional_interest', 'certificate_holder'] as const) {
+    const w = check('Additional Insured', l, policy({ parties: [party('Oak Street Properties LLC', role)] }));
+    t.is(w.status, 'warning', role);
+  }
+  const f = check('Additional Insured', l, policy({ parties: [party('First Bank', 'additional_insured')] }));
+  t.is(f.status, 'fail');
+  t.is(check('Additional Insured', l, policy()).status, 'fail');
+});
+
+test('Interested Party: listed passes; only additional insured is a warning; absent fails', (t) => {
+  const l = lease({ requirements: { interestedParty: req('interestedParty') } });
+  const party = (role: InsuranceFacts['parties'][number]['role']) => [{ value: 'Oak Street Properties LLC', role, page: 1, text: 'x' }];
+  t.is(check('Interested Party', l, policy({ parties: party('interested_party') })).status, 'pass');
+  t.is(check('Interested Party', l, policy({ parties: party('additional_interest') })).status, 'pass');
+  t.is(check('Interested Party', l, policy({ parties: party('additional_insured') })).status, 'warning');
+  t.is(check('Interested Party', l, policy()).status, 'fail');
+});
+
+test('Certificate Holder: landlord holder passes, another holder fails, a dec page without the section is a warning', (t) => {
+  const l = lease({ requirements: { certificateHolder: req('certificateHolder') } });
+  const holder = (value: string) => ({ kind: 'certificate', hasCertificateHolderSection: true, parties: [{ value, role: 'certificate_holder' as const, page: 1, text: value }] });
+  t.is(check('Certificate Holder', l, policy(holder('Oak Street Properties LLC c/o Acme Management'))).status, 'pass');
+  t.is(check('Certificate Holder', l, policy(holder('Columbus Commercial Bank'))).status, 'fail');
+  t.is(check('Certificate Holder', l, policy()).status, 'warning');
+});
+
+for (const [field, kind, key] of [['Waiver of Subrogation', 'waiverOfSubrogation', 'waiverOfSubrogation'], ['Primary & Non-Contributory', 'primaryNonContributory', 'primaryNonContributory']] as const) {
+  test(`${field}: shown passes, explicitly no fails, not shown is a warning`, (t) => {
+    const l = lease({ requirements: { [kind]: req(kind) } });
+    t.is(check(field, l, policy({ [key]: c(true) })).status, 'pass');
+    t.is(check(field, l, policy({ [key]: c(false) })).status, 'fail');
+    t.is(check(field, l, policy()).status, 'warning');
+  });
+}
+
+test('Property Address: same after normalising passes; unit missing or different is a warning; another street fails', (t) => {
+  const addr = (v: string) => policy({ propertyAddress: { ...c(v), from: 'premises' } });
+  t.is(check('Property Address', lease(), addr('12 OAK ST. UNIT 4B, Springfield IL 62704')).status, 'pass');
+  t.is(check('Property Address', lease(), addr('12 Oak Street, Springfield, IL 62704')).status, 'warning');
+  t.is(check('Property Address', lease(), addr('12 Oak Street Apt 5, Springfield, IL 62704')).status, 'warning');
+  t.is(check('Property Address', lease(), addr('7 Birch Lane, Peoria, IL 61602')).status, 'fail');
+  t.is(check('Property Address', lease(), addr('12 Oak Street, Apt 4B, Decatur, IL 62521')).status, 'fail');
+  t.is(check('Property Address', lease({ propertyAddress: null }), policy()).status, 'warning');
+});
+
+test('Policy Period: covering the term passes; expiring before the lease ends is a warning; starting late or expired on as_of fails', (t) => {
+  t.is(check('Policy Period', lease(), policy()).status, 'pass');
+  t.is(check('Policy Period', lease(), policy({ expirationDate: c('2026-08-01') })).status, 'warning');
+  t.is(check('Policy Period', lease(), policy({ effectiveDate: c('2026-02-02') })).status, 'fail');
+  t.is(check('Policy Period', lease(), policy({ expirationDate: c('2026-02-10') }), '2026-02-15').status, 'fail');
+  const item = check('Policy Period', lease(), policy());
+  t.is(item.leaseRequired, 'Feb 1, 2026 to Jan 31, 2027');
+});
+
+test('Policy Status: in force passes; binder or pending is a warning; cancelled, expired, quote or application fails', (t) => {
+  const mark = (value: InsuranceFacts['markers'][number]['value']) => policy({ markers: [{ value, page: 1, text: value }] });
+  t.is(check('Policy Status', lease(), policy()).status, 'pass');
+  t.is(check('Policy Status', lease(), mark('binder')).status, 'warning');
+  t.is(check('Policy Status', lease(), mark('pending')).status, 'warning');
+  for (const m of ['cancelled', 'quote', 'application'] as const) t.is(check('Policy Status', lease(), mark(m)).status, 'fail', m);
+  t.is(check('Policy Status', lease(), policy(), '2027-03-01').status, 'fail');
+});
+
+test('names match after normalising case, punctuation, LLC/Inc. and c/o', (t) => {
+  t.true(sameParty('Oak Street Properties LLC', 'OAK STREET PROPERTIES, L.L.C.'));
+  t.true(sameParty('Brickyard Commons LP', 'Brickyard Commons, L.P.'));
+  t.true(sameParty('Acme Management Inc', 'Oak Street Properties LLC c/o Acme Management, Inc.'));
+  t.false(sameParty('Oak Street Properties LLC', 'Elm Street Properties LLC'));
+  t.true(insuredCoversTenant('John & Jane Smith', 'Jane Smith'));
+  t.true(insuredCoversTenant('LEE, JORDAN', 'Jordan Lee'));
+  t.false(insuredCoversTenant('Margaret Chen', 'Priya Raman and Daniel Okafor'));
+});
+
+test('addresses split into number, street, unit and ZIP', (t) => {
+  t.deepEqual(addressParts('12 Oak Street, Apt 4B, Springfield, IL 62704'), { number: '12', street: 'oak st', unit: '4b', zip: '62704' });
+  t.deepEqual(addressParts('12 OAK ST #4B SPRINGFIELD IL 62704'), { number: '12', street: 'oak st', unit: '4b', zip: '62704' });
+  t.is(addressParts('200 Commerce Drive, Suite 310, Columbus, OH 43215').unit, '310');
+});
