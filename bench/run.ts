@@ -26,6 +26,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   extraction: async () => (await import('./extraction.ts')).run,
   lease: async () => (await import('./lease.ts')).run,
   hosted: async () => (await import('./hosted.ts')).run,
+  ops: async () => (await import('./ops.ts')).run,
 };
 
 async function main(): Promise<void> {

@@ -10,6 +10,11 @@ import { openDatabase, type Opened } from '../db/connect.ts';
 import { MigrationError } from '../db/migrate.ts';
 import { createOAuthClient } from '../db/queries/oauth.ts';
 import { createApp } from '../http/app.ts';
+import { instrumentDatabase, metricsServer } from '../http/metrics.ts';
+import { createMetrics, type Metrics } from '../lib/metrics.ts';
+import { createOperatorToken, revokeOperatorTokens } from '../db/queries/operators.ts';
+import { hashToken, newToken } from '../lib/secrets.ts';
+import type { Database } from '../db/pool.ts';
 import { startWorker } from '../tasks/index.ts';
 import { loadOrCreateKey, parseKey } from '../lib/crypto.ts';
 import { closeDocumentPools } from '../pipelines/documents/index.ts';
@@ -22,6 +27,11 @@ commands:
   migrate                                apply pending database migrations and exit
   oauth-clients create --name NAME [--json]
                                          create an OAuth client; prints client_id and client_secret once
+  operators create --role operator|analyst --name NAME [--json]
+                                         create a token for /graphql and /metrics; prints it once
+  operators revoke --name NAME           revoke every token of that operator or analyst
+  analysts import-eval REPORT|- [--label L]
+                                         store a \`svc eval --json\` report and its fixtures for analysts
   extract FILE [--type T] [--json] [--raw]
                                          extract policy data from a document locally (no server, no database)
   analyze --lease FILE --insurance FILE [--as-of YYYY-MM-DD] [--raw]
@@ -70,18 +80,31 @@ function secretKey(): Buffer {
   return cfg.WEBHOOK_SECRET_KEY ? parseKey(cfg.WEBHOOK_SECRET_KEY) : loadOrCreateKey(path.join(cfg.dataDir, 'secret-key'));
 }
 
+/** With METRICS_PORT, serve GET /metrics without credentials there; returns a closer. */
+async function serveMetrics(metrics: Metrics, db: Database): Promise<() => Promise<void>> {
+  if (!cfg.METRICS_PORT) return async () => {};
+  instrumentDatabase(metrics, db);
+  const server = metricsServer(metrics).listen(cfg.METRICS_PORT, cfg.HOST);
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  log.info('metrics listening', { port: cfg.METRICS_PORT });
+  return () => new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
 async function serve(withWorker: boolean): Promise<void> {
   const opened = await open(20);
   const key = secretKey();
+  const metrics = createMetrics();
   const blobs = blobStoreFromConfig(cfg);
-  const runner = withWorker ? await startWorker(opened.db.owner, { concurrency: cfg.WORKER_CONCURRENCY, log, deps: { cfg, log, secretKey: key, blobs } }) : undefined;
-  const app = createApp({ db: opened.db, cfg, log, blobs, secretKey: key });
+  const runner = withWorker ? await startWorker(opened.db.owner, { concurrency: cfg.WORKER_CONCURRENCY, log, deps: { cfg, log, secretKey: key, blobs, metrics } }) : undefined;
+  const app = createApp({ db: opened.db, cfg, log, blobs, secretKey: key, metrics });
   const server: Server = app.listen(cfg.PORT, cfg.HOST);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  const closeMetrics = await serveMetrics(metrics, opened.db);
   log.info('listening', { port: (server.address() as { port: number }).port, url: cfg.publicUrl, worker: withWorker });
   onShutdown(async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
+    await closeMetrics();
     await runner?.stop();
     await closeDocumentPools();
     await opened.close();
@@ -90,9 +113,12 @@ async function serve(withWorker: boolean): Promise<void> {
 
 async function worker(): Promise<void> {
   const opened = await open();
-  const runner = await startWorker(opened.db.owner, { concurrency: cfg.WORKER_CONCURRENCY, log, deps: { cfg, log, secretKey: secretKey(), blobs: blobStoreFromConfig(cfg) } });
+  const metrics = createMetrics();
+  const runner = await startWorker(opened.db.owner, { concurrency: cfg.WORKER_CONCURRENCY, log, deps: { cfg, log, secretKey: secretKey(), blobs: blobStoreFromConfig(cfg), metrics } });
+  const closeMetrics = await serveMetrics(metrics, opened.db);
   log.info('worker running', { concurrency: cfg.WORKER_CONCURRENCY });
   onShutdown(async () => {
+    await closeMetrics();
     await runner.stop();
     await closeDocumentPools();
     await opened.close();
@@ -144,6 +170,41 @@ async function main(argv: string[]): Promise<number> {
           values.json
             ? `${JSON.stringify(client)}\n`
             : `OAuth client "${client.name}" created. The secret is shown only now; store it safely.\nclient_id:     ${client.client_id}\nclient_secret: ${client.client_secret}\n`,
+        );
+      } finally {
+        await opened.close();
+      }
+      return 0;
+    }
+    case 'analysts': {
+      const mod = await import('./commands/analysts.ts');
+      return mod.run(rest, async () => {
+        const opened = await open();
+        return { db: opened.db.owner, close: opened.close };
+      });
+    }
+    case 'operators': {
+      const [sub, ...args] = rest;
+      const { values } = parseArgs({ args, options: { name: { type: 'string' }, role: { type: 'string' }, json: { type: 'boolean', default: false } } });
+      const name = values.name?.trim();
+      const role = values.role;
+      if (!name || (sub === 'create' && role !== 'operator' && role !== 'analyst') || (sub !== 'create' && sub !== 'revoke')) {
+        process.stderr.write('usage: svc operators create --role operator|analyst --name NAME [--json]\n       svc operators revoke --name NAME\n');
+        return 2;
+      }
+      const opened = await open();
+      try {
+        if (sub === 'revoke') {
+          const n = await revokeOperatorTokens(opened.db.owner, name);
+          process.stdout.write(`${n} token(s) of "${name}" revoked\n`);
+          return 0;
+        }
+        const token = newToken('ops_', 32);
+        await createOperatorToken(opened.db.owner, name, role as 'operator' | 'analyst', hashToken(token));
+        process.stdout.write(
+          values.json
+            ? `${JSON.stringify({ token })}\n`
+            : `${role} token for "${name}" created. It is shown only now; store it safely.\nSend it as Authorization: Bearer <token> to /graphql${role === 'operator' ? ' and /metrics' : ''}.\ntoken: ${token}\n`,
         );
       } finally {
         await opened.close();

@@ -12,6 +12,8 @@ export interface Identity {
   agentId?: number | null;
   mode?: 'test' | 'live' | null;
   apiKeyId?: number | null;
+  /** X-Request-Id of the HTTP request (or the job) acting; stored on events and put in job payloads. */
+  requestId?: string | null;
 }
 
 export interface Database {
@@ -45,7 +47,7 @@ export function createDatabase(opts: { ownerUrl: string; requestUrl?: string; ma
 // (set_config('role', …, true) is SET LOCAL ROLE).
 const identitySql = `select set_config('svc.role', $1, true), set_config('svc.oauth_client_id', $2, true),
   set_config('svc.agency_id', $3, true), set_config('svc.agent_id', $4, true), set_config('svc.mode', $5, true),
-  set_config('svc.api_key_id', $6, true)`;
+  set_config('svc.api_key_id', $6, true), set_config('svc.request_id', $7, true)`;
 const identityAndRoleSql = `${identitySql}, set_config('role', 'svc_request', true)`;
 
 /** Set the acting identity (and role) for the rest of the open transaction on `client`. */
@@ -55,7 +57,7 @@ export async function setIdentity(db: Database, client: pg.ClientBase, who: Iden
   await client.query({
     name: db.switchRole ? 'svc_identity_role' : 'svc_identity',
     text: db.switchRole ? identityAndRoleSql : identitySql,
-    values: [who.role, s(who.oauthClientId), s(who.agencyId), s(who.agentId), s(who.mode), s(who.apiKeyId)],
+    values: [who.role, s(who.oauthClientId), s(who.agencyId), s(who.agentId), s(who.mode), s(who.apiKeyId), s(who.requestId)],
   });
 }
 

@@ -1,10 +1,15 @@
-// The Koa application: request id → errors → routes. Each route declares its own auth, validation and transaction.
+// The Koa application: request id, log line and metrics → errors → /graphql → routes. Each route declares its
+// own auth, validation and transaction.
 import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import { ping } from '../db/queries/health.ts';
+import { createMetrics } from '../lib/metrics.ts';
 import { apiErrorBody, errorMiddleware, oauthErrorBody, problemBody, v1ErrorBody, type ErrorPresenter } from './errors.ts';
+import { graphqlMiddleware } from './graphql.ts';
+import { instrumentDatabase, metricsBody } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
+import { operatorAuth } from './operator_auth.ts';
 import { mountRoutes, type Deps, type RouteSpec } from './route.ts';
 import { apiFallback } from './api_auth.ts';
 import { extractionRoutes } from './routes/api/extractions.ts';
@@ -29,7 +34,11 @@ import { webhookEndpointRoutes } from './routes/v2/webhook_endpoints.ts';
 /** Every declared route of the service, in documentation order. */
 export const allRoutes: RouteSpec[] = [...oauthRoutes, ...agencyRoutes, ...agentRoutes, ...dashboardLinkRoutes, ...apiKeyRoutes, ...clientRoutes, ...webhookSubscriptionRoutes, ...formRoutes, ...formLinkRoutes, ...submissionRoutes, ...embedOriginRoutes, ...webhookEndpointRoutes, ...extractionRoutes, ...analysisRoutes, ...fileRoutes];
 
+/** GraphQL's own error shape, for /graphql refusals (auth, limits) made before PostGraphile runs. */
+const graphqlErrorBody: ErrorPresenter = (err) => ({ errors: [{ message: err.message, extensions: { status: err.status, ...(err.code ? { code: err.code } : {}) } }] });
+
 function presenterFor(ctx: Context): ErrorPresenter {
+  if (ctx.path === '/graphql' || ctx.path.startsWith('/graphql/')) return graphqlErrorBody;
   if (ctx.path.startsWith('/oauth/')) return oauthErrorBody;
   if (ctx.path.startsWith('/v2/')) return problemBody;
   // The hosted form's own JSON calls (uploads, submissions) answer with field pointers like /v2.
@@ -38,9 +47,20 @@ function presenterFor(ctx: Context): ErrorPresenter {
   return v1ErrorBody;
 }
 
-/** Build the Koa app over opened dependencies. */
-export function createApp(deps: Deps): Koa {
+/** Which API a path belongs to, as a metrics label. */
+function surface(path: string): string {
+  const m = /^\/(v1|v2|api|oauth|files|graphql|metrics)(\/|$)/.exec(path);
+  return m ? m[1] : 'other';
+}
+
+/**
+ * Build the Koa app over opened dependencies. `instrument: false` leaves out request ids, the request log
+ * line and HTTP metrics (only the bench uses it, as the peer that measures their cost).
+ */
+export function createApp(deps: Deps, opts: { instrument?: boolean } = {}): Koa {
   const app = new Koa({ proxy: deps.cfg.TRUST_PROXY });
+  const metrics = (deps.metrics ??= createMetrics());
+  instrumentDatabase(metrics, deps.db);
   app.silent = true;
   const router = new Router();
   let openapi: unknown;
@@ -52,23 +72,36 @@ export function createApp(deps: Deps): Koa {
     await ping(deps.db.owner);
     ctx.body = { ok: true };
   });
+  router.get('/metrics', operatorAuth(deps, ['operator']), (ctx) => metricsBody(ctx, metrics));
   mountRoutes(router, allRoutes, deps);
   // Pages and their assets: not part of the API document.
   // The dashboard first: its /dashboard/... paths must not be read as /{agentSlug}/form/... hosted pages.
   mountRoutes(router, [...dashboardSessionRoutes, ...dashboardApiKeyRoutes], deps);
   mountRoutes(router, hostedRoutes, deps);
 
-  app.use(async (ctx, next) => {
-    const started = performance.now();
-    ctx.state.requestId = ctx.get('x-request-id').slice(0, 100) || randomUUID();
-    ctx.set('X-Request-Id', ctx.state.requestId);
-    try {
-      await next();
-    } finally {
-      deps.log.debug('request', { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) });
-    }
-  });
+  if (opts.instrument !== false) {
+    app.use(async (ctx, next) => {
+      const started = performance.now();
+      // Accepted from the caller when it is a plain token (it goes into logs and job payloads), else ours.
+      const given = ctx.get('x-request-id');
+      const requestId = given && given.length <= 100 && /^[\w.:@\/+=-]+$/.test(given) ? given : randomUUID();
+      ctx.state.requestId = requestId;
+      ctx.state.log = deps.log.child({ requestId });
+      ctx.set('X-Request-Id', requestId);
+      try {
+        await next();
+      } finally {
+        const seconds = (performance.now() - started) / 1000;
+        const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+        const label = typeof route === 'string' ? route : ctx.path === '/graphql' ? '/graphql' : 'unmatched';
+        metrics.httpDuration.observe({ method: ctx.method, route: label, status: String(ctx.status) }, seconds);
+        if (ctx.status === 429) metrics.rateLimitRejections.inc({ surface: surface(ctx.path) });
+        deps.log.info('request', { requestId, method: ctx.method, route: label, path: ctx.path, status: ctx.status, ms: Math.round(seconds * 1000) });
+      }
+    });
+  }
   app.use(errorMiddleware(deps.log, presenterFor));
+  app.use(graphqlMiddleware(deps));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: false }));
   app.use(apiFallback(deps));

@@ -69,7 +69,7 @@ export function authenticated(rule: Exclude<AuthRule, 'none'>, deps: Deps, rateL
     try {
       const ident = await resolve(client);
       ctx.state.identity = ident;
-      await beginAs(deps.db, client, ident);
+      await beginAs(deps.db, client, { ...ident, requestId: ctx.state.requestId });
       open = true;
       ctx.state.tx = client;
       await next();

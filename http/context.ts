@@ -5,6 +5,7 @@ import type pg from 'pg';
 import type { BlobStore } from '../lib/blobs.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/log.ts';
+import type { Metrics } from '../lib/metrics.ts';
 import type { Database, Identity } from '../db/pool.ts';
 
 export interface Deps {
@@ -14,6 +15,8 @@ export interface Deps {
   blobs: BlobStore;
   /** Encrypts webhook signing secrets and endpoint credentials at rest (lib/crypto.ts). */
   secretKey: Buffer;
+  /** Prometheus metrics of this process; createApp makes one when absent (share it with the worker). */
+  metrics?: Metrics;
 }
 
 /** The transaction of the current request, opened by the auth step as the caller's identity. */

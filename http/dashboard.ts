@@ -152,7 +152,7 @@ export async function withSession(ctx: Context, deps: Deps, mode: Mode, requireA
     }
     const who: Identity = { role: row.role, agencyId: row.agency_id, agentId: row.agent_id, mode };
     ctx.state.identity = who;
-    await beginAs(deps.db, client, who);
+    await beginAs(deps.db, client, { ...who, requestId: ctx.state.requestId });
     open = true;
     ctx.state.tx = client;
     await fn(s);

@@ -63,6 +63,12 @@ export const configSchema = z.object({
   FILES_URL: z.url().optional(),
   /** Lifetime of a signed file link (document_link, upload and ACORD archive URLs) in seconds. */
   FILE_LINK_TTL_SECONDS: intIn(60, 7 * 86_400).default(3600),
+  /** Serve the GraphiQL IDE (Ruru) on GET /graphql for browsers; queries still need an operator or analyst token. */
+  GRAPHIQL: bool.default(false),
+  /** Also serve GET /metrics without credentials on this port (bind it to a private network). */
+  METRICS_PORT: intIn(1, 65535).optional(),
+  /** PostGraphile/Grafast mode: production (default) or development (extra checks, slower planning). */
+  GRAPHILE_ENV: z.enum(['production', 'development']).default('production'),
   /** Where stored files live: `fs` (DATA_DIR/blobs, one machine) or `s3` (any S3-compatible store, shared by every machine). */
   BLOB_STORE: z.enum(['fs', 's3']).default('fs'),
   S3_BUCKET: z.string().min(3).optional(),
@@ -145,4 +151,12 @@ export function config(): Config {
     throw err;
   }
   return cached;
+}
+
+/**
+ * Grafast reads GRAPHILE_ENV from the environment when it is first imported (and warns on stderr when it is
+ * unset); /graphql calls this before importing PostGraphile so the parsed setting is what it sees.
+ */
+export function exportGraphileEnv(c: Config): void {
+  process.env.GRAPHILE_ENV ??= c.GRAPHILE_ENV;
 }

@@ -2,11 +2,14 @@
 import { blobStoreFromConfig, type BlobStore } from '../lib/blobs.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/log.ts';
+import type { Metrics } from '../lib/metrics.ts';
 
 export interface TaskDeps {
   cfg: Config;
   log: Logger;
   secretKey: Buffer;
+  /** Prometheus metrics of this process (shared with the API when both run in it). */
+  metrics?: Metrics;
   /** Where documents are read from (never the uploading process's disk); default: the configured store. */
   blobs?: BlobStore;
 }

@@ -37,7 +37,7 @@ export function deliveriesSend(deps: TaskDeps): Task {
     if (result.error?.code === 'aborted') throw new Error('delivery aborted by worker shutdown');
     const retryIn = result.ok ? null : nextAttemptDelay(d.attempt_count + 1, { maxAttempts: deps.cfg.WEBHOOK_MAX_ATTEMPTS, ...(schedule ? { schedule } : {}) });
     const errorMessage = result.error?.message ?? (result.ok ? null : result.location ? `HTTP ${result.status} redirect to ${result.location} (not followed)` : `HTTP ${result.status}`);
-    await recordDeliveryAttempt(
+    const status = await recordDeliveryAttempt(
       helpers,
       d.id,
       {
@@ -54,6 +54,7 @@ export function deliveriesSend(deps: TaskDeps): Task {
       },
       deps.cfg.WEBHOOK_DISABLE_AFTER_HOURS,
     );
+    deps.metrics?.deliveries.inc({ outcome: status === 'pending' ? 'retry' : (status ?? 'failed') });
     helpers.logger.info('delivery attempt', { deliveryId: d.id, attempt: d.attempt_count + 1, status: result.status, ok: result.ok, error: result.error?.code, retryIn });
   };
 }

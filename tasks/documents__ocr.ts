@@ -27,6 +27,7 @@ export function documentsOcr(deps: TaskDeps): Task {
       const r = await ocrPage(bytes, sniffed, page, read, (row.content as PageText | null) ?? undefined);
       if (helpers.abortSignal?.aborted) throw new Error('worker shutting down');
       await helpers.withPgClient((c) => recordOcrPage(c, extraction_id, page, { ...r.page, ocr_engine: r.engine }, null));
+      deps.metrics?.ocrPages.inc({ engine: r.engine });
     } catch (err) {
       if (helpers.abortSignal?.aborted) throw err; // the page was not read; the job runs again
       if (err instanceof DocumentError && work.content_type !== 'application/pdf') {

@@ -1,9 +1,11 @@
 // The task list and cron schedule of the graphile-worker runner. One task per file, named <noun>__<verb>.
 import { EventEmitter } from 'node:events';
-import { parseCronItems, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
+import { parseCronItems, run, type JobHelpers, type Runner, type Task, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type pg from 'pg';
 import { forgetOldHeartbeats, recordWorkerHeartbeats, releaseDeadWorkers, staleLockingWorkers } from '../db/queries/maintenance.ts';
 import type { Logger } from '../lib/log.ts';
+import { createMetrics } from '../lib/metrics.ts';
+import { setSessionRequestId } from '../db/queries/jobs.ts';
 import type { TaskDeps } from './context.ts';
 import { analysesCompare } from './analyses__compare.ts';
 import { analysesFacts } from './analyses__facts.ts';
@@ -20,9 +22,9 @@ import { eventsFanOut } from './events__fan_out.ts';
 import maintenancePurge from './maintenance__purge.ts';
 import { submissionsFinalize } from './submissions__finalize.ts';
 
-/** Every task of the service, bound to its dependencies. */
+/** Every task of the service, bound to its dependencies and instrumented (request id, log line, metrics). */
 export function createTaskList(deps: TaskDeps): TaskList {
-  return {
+  const tasks: Record<string, Task> = {
     maintenance__purge: maintenancePurge,
     events__fan_out: eventsFanOut(deps),
     deliveries__send: deliveriesSend(deps),
@@ -37,6 +39,53 @@ export function createTaskList(deps: TaskDeps): TaskList {
     analyses__compare: analysesCompare(deps),
     blobs__sweep: blobsSweep(deps),
     submissions__finalize: submissionsFinalize(deps),
+  };
+  return Object.fromEntries(Object.entries(tasks).map(([name, task]) => [name, instrumented(name, task, deps)]));
+}
+
+/**
+ * Helpers that carry the request id of the job (payload field `request_id`, put there by
+ * app_private.job_payload): its log lines, its SQL (svc.request_id, so the events and jobs it causes keep the
+ * id) and the jobs it adds.
+ */
+function withRequestId(helpers: JobHelpers, requestId: string): JobHelpers {
+  const withPgClient = (<T>(fn: (client: pg.PoolClient) => Promise<T>) =>
+    helpers.withPgClient(async (client) => {
+      await setSessionRequestId(client, requestId);
+      try {
+        return await fn(client);
+      } finally {
+        await setSessionRequestId(client, '').catch(() => {});
+      }
+    })) as JobHelpers['withPgClient'];
+  return {
+    ...helpers,
+    logger: helpers.logger.scope({ requestId } as object),
+    withPgClient,
+    query: ((text: string, values?: unknown[]) => withPgClient((client) => client.query(text, values))) as JobHelpers['query'],
+    addJob: ((identifier: string, payload: unknown, spec?: object) =>
+      (helpers.addJob as (i: string, p: unknown, s?: object) => ReturnType<JobHelpers['addJob']>)(identifier, { ...(payload as object), request_id: requestId }, spec)) as JobHelpers['addJob'],
+  };
+}
+
+/** Run a task with its request id, time it into svc_job_duration_seconds and write one line per run. */
+function instrumented(name: string, task: Task, deps: TaskDeps): Task {
+  const metrics = (deps.metrics ??= createMetrics());
+  return async (payload, helpers) => {
+    const given = (payload as { request_id?: unknown } | null)?.request_id;
+    const requestId = typeof given === 'string' && given ? given : undefined;
+    const started = performance.now();
+    let outcome: 'success' | 'error' = 'success';
+    try {
+      await task(payload, requestId ? withRequestId(helpers, requestId) : helpers);
+    } catch (err) {
+      outcome = 'error';
+      throw err;
+    } finally {
+      const seconds = (performance.now() - started) / 1000;
+      metrics.jobDuration.observe({ task: name, outcome }, seconds);
+      deps.log.info('job', { component: 'worker', jobId: helpers.job.id, task: name, requestId, attempt: helpers.job.attempts, outcome, ms: Math.round(seconds * 1000) });
+    }
   };
 }
 
@@ -54,7 +103,7 @@ export const cronItems = parseCronItems([
 export async function startWorker(pool: pg.Pool, opts: { concurrency: number; log: Logger; deps: TaskDeps; pollInterval?: number }): Promise<Runner> {
   const { Logger: WorkerLogger } = await import('graphile-worker');
   const logger = new WorkerLogger((scope) => (level, message, meta) => {
-    const fields = { component: 'worker', jobId: scope.jobId, task: scope.taskIdentifier, ...meta };
+    const fields = { component: 'worker', jobId: scope.jobId, task: scope.taskIdentifier, requestId: (scope as { requestId?: string }).requestId, ...meta };
     if (level === 'error') opts.log.error(message, fields);
     else if (level === 'warning') opts.log.warn(message, fields);
     else opts.log.debug(message, fields);

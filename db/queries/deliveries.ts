@@ -119,8 +119,8 @@ export interface DeliveryAttempt {
 }
 
 /** Record one attempt; app_private.record_delivery_attempt finishes the delivery or queues the next attempt. */
-export async function recordDeliveryAttempt(db: Queryable, deliveryId: number, a: DeliveryAttempt, disableAfterHours: number): Promise<void> {
-  await db.query('select app_private.record_delivery_attempt($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, make_interval(hours => $12))', [
+export async function recordDeliveryAttempt(db: Queryable, deliveryId: number, a: DeliveryAttempt, disableAfterHours: number): Promise<'pending' | 'delivered' | 'failed' | undefined> {
+  const { rows } = await db.query<{ status: 'pending' | 'delivered' | 'failed' | null }>('select (app_private.record_delivery_attempt($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, make_interval(hours => $12))).status', [
     deliveryId,
     a.startedAt,
     a.durationMs,
@@ -134,4 +134,5 @@ export async function recordDeliveryAttempt(db: Queryable, deliveryId: number, a
     a.retryInSeconds,
     disableAfterHours,
   ]);
+  return rows[0]?.status ?? undefined;
 }

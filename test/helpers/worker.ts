@@ -7,7 +7,7 @@ export async function startTestWorker(svc: TestService): Promise<Runner> {
   return startWorker(svc.tdb.db.owner, {
     concurrency: 4,
     log: svc.deps.log,
-    deps: { cfg: svc.deps.cfg, log: svc.deps.log, secretKey: svc.deps.secretKey, blobs: svc.deps.blobs },
+    deps: { cfg: svc.deps.cfg, log: svc.deps.log, secretKey: svc.deps.secretKey, blobs: svc.deps.blobs, metrics: svc.deps.metrics },
     pollInterval: 100,
   });
 }

@@ -1,0 +1,17 @@
+// Types of the Prometheus text parser used by the /metrics tests (the package ships none).
+declare module 'parse-prometheus-text-format' {
+  export interface Sample {
+    value?: string;
+    labels?: Record<string, string>;
+    buckets?: Record<string, string>;
+    count?: string;
+    sum?: string;
+  }
+  export interface MetricFamily {
+    name: string;
+    help: string;
+    type: 'COUNTER' | 'GAUGE' | 'HISTOGRAM' | 'SUMMARY' | 'UNTYPED';
+    metrics: Sample[];
+  }
+  export default function parsePrometheusTextFormat(text: string): MetricFamily[];
+}
