@@ -38,6 +38,7 @@ export const sqlErrorStatus: Record<string, number> = {
   NOURL: 422,
   OWNER: 422,
   EMAIL: 422,
+  LIVEK: 403,
   STATE: 500,
 };
 

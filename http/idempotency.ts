@@ -1,6 +1,8 @@
 // Idempotency-Key on /v2 writes (SPEC §8): the first request with a key runs and its response is stored in
 // the same transaction as its work; a retry within 24 h gets that response replayed; a different request
-// with the same key is 422; a twin arriving while the first still runs is 409.
+// with the same key is 422; a twin arriving while the first still runs is 409. The claim is an advisory lock
+// of the request's own transaction, so a request that dies (a killed process) releases it with its
+// transaction: nothing says "in progress" after the request is gone.
 import { createHash } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { decryptSecret, encryptSecret } from '../lib/crypto.ts';
@@ -22,10 +24,11 @@ export function idempotency(deps: Deps, sealed = false) {
     const body = (ctx.request as { body?: unknown }).body;
     const fingerprint = createHash('sha256').update(`${ctx.method} ${ctx.path}\n${canonicalJson(body ?? null)}`).digest('hex');
     const scope = [who.agencyId, who.mode, key.toLowerCase()];
-    const { rows } = await deps.db.owner.query<{ outcome: string; response_status: number | null; response_body: unknown }>(
-      'select * from app_private.claim_idempotency_key($1, $2, $3, $4)',
-      [...scope, fingerprint],
-    );
+    const { rows } = await tx(ctx).query<{ outcome: string; response_status: number | null; response_body: unknown }>({
+      name: 'svc_claim_idempotency_key',
+      text: 'select * from app_private.claim_idempotency_key($1, $2, $3, $4)',
+      values: [...scope, fingerprint],
+    });
     const claim = rows[0];
     if (claim.outcome === 'mismatch') {
       throw new ApiError(422, 'this Idempotency-Key was already used with a different request; use a fresh key for each distinct operation', [
@@ -40,17 +43,15 @@ export function idempotency(deps: Deps, sealed = false) {
       ctx.set('Idempotent-Replayed', 'true');
       return;
     }
+    const complete = 'select app_private.complete_idempotency_key($1, $2, $3, $4, $5, $6, $7)';
     try {
       await next();
-      await tx(ctx).query('select app_private.complete_idempotency_key($1, $2, $3, $4, $5, $6)', [...scope, ctx.status, seal(ctx.body), '{}']);
+      await tx(ctx).query(complete, [...scope, fingerprint, ctx.status, seal(ctx.body), '{}']);
     } catch (err) {
       const api = toApiError(err);
-      if (api.status < 500) {
-        // A refused request is an answer too: its retry gets the same answer.
-        await deps.db.owner.query('select app_private.complete_idempotency_key($1, $2, $3, $4, $5, $6)', [...scope, api.status, JSON.stringify(problemBody(api)), '{}']);
-      } else {
-        await deps.db.owner.query('select app_private.release_idempotency_key($1, $2, $3)', scope).catch(() => {});
-      }
+      // A refused request is an answer too: its retry gets the same answer. (The request's transaction is
+      // rolled back, so the answer is stored on its own; a 5xx stores nothing and the retry runs again.)
+      if (api.status < 500) await deps.db.owner.query(complete, [...scope, fingerprint, api.status, JSON.stringify(problemBody(api)), '{}']);
       throw err;
     }
   };

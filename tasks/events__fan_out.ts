@@ -1,13 +1,14 @@
-// An outbox event becomes one delivery per matching endpoint and subscription, each queued as its own job.
+// An outbox event becomes one delivery per matching endpoint and subscription, queued per endpoint.
 // Running it twice adds nothing (one delivery per event and endpoint), so a crash between steps loses nothing.
+// A target whose body cannot be built is skipped with a logged reason; the others still get the event.
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
-import { envelopeBody, topicEnvelope, v1EventEnvelope, type V1EventName } from '../pipelines/webhooks/payloads.ts';
+import { envelopeBody, topicEnvelope, v1EventEnvelope, V1_EVENT_NAMES, type V1EventName } from '../pipelines/webhooks/payloads.ts';
 import type { TaskDeps } from './context.ts';
 
 const payload = z.object({ event_id: z.number().int().positive() });
 
-interface EventRow {
+interface PlanRow {
   id: number;
   uuid: string;
   mode: 'test' | 'live';
@@ -15,26 +16,47 @@ interface EventRow {
   event_name: string | null;
   data: Record<string, unknown>;
   created_at: Date;
+  endpoint_id: string | null;
+  url: string | null;
+  kind: 'topic' | 'subscription' | null;
+}
+
+/** The exact body of `event` for a target of `kind`, or why this target cannot take it. */
+export function bodyFor(event: Pick<PlanRow, 'uuid' | 'topic' | 'event_name' | 'data' | 'created_at'>, kind: 'topic' | 'subscription'): { body: string } | { skip: string } {
+  try {
+    if (kind === 'topic') {
+      if (!event.topic) return { skip: 'the event has no topic, so a topic endpoint cannot take it' };
+      return { body: envelopeBody(topicEnvelope(event.topic, event.data)).toString('utf8') };
+    }
+    if (!event.event_name || !(V1_EVENT_NAMES as readonly string[]).includes(event.event_name)) {
+      return { skip: `the event has no v1 event name a subscription can receive (${event.event_name ?? 'none'})` };
+    }
+    const envelope = v1EventEnvelope({ id: event.uuid, event: event.event_name as V1EventName, created_at: event.created_at.toISOString(), data: event.data });
+    return { body: envelopeBody(envelope).toString('utf8') };
+  } catch (err) {
+    // A malformed event never reaches partners; the reason names the first invalid field only, never the data.
+    const issue = err instanceof z.ZodError ? err.issues[0] : undefined;
+    return { skip: issue ? `the event data does not fit the ${kind} payload (${issue.path.join('.') || '(root)'}: ${issue.message})` : `the body could not be built: ${(err as Error).message}` };
+  }
 }
 
 export function eventsFanOut(_deps: TaskDeps): Task {
   return async (raw, helpers) => {
     const { event_id } = payload.parse(raw);
-    const { rows } = await helpers.query<EventRow>('select id, uuid, mode, topic, event_name, data, created_at from app_public.events where id = $1', [event_id]);
-    const event = rows[0];
-    if (!event) return; // deleted with its agency: no longer relevant
-    const targets = await helpers.query<{ endpoint_id: string; url: string; kind: 'topic' | 'subscription' }>('select * from app_private.event_targets($1)', [event_id]);
-    const deliveries = targets.rows.map((t) => ({
-      endpoint_id: t.endpoint_id,
-      url: t.url,
-      // Built and validated once per target kind; a malformed event fails here, loudly, instead of reaching partners.
-      body: envelopeBody(
-        t.kind === 'topic'
-          ? topicEnvelope(event.topic!, event.data)
-          : v1EventEnvelope({ id: event.uuid, event: event.event_name as V1EventName, created_at: event.created_at.toISOString(), data: event.data }),
-      ).toString('utf8'),
-    }));
+    const { rows } = await helpers.query<PlanRow>('select * from app_private.fan_out_plan($1)', [event_id]);
+    if (!rows[0]) return; // deleted with its agency: no longer relevant
+    const deliveries: Array<{ endpoint_id: string; url: string; body: string }> = [];
+    for (const t of rows) {
+      if (!t.endpoint_id || !t.url || !t.kind) continue;
+      const built = bodyFor(t, t.kind);
+      if ('skip' in built) {
+        helpers.logger.warn('webhook target skipped', { eventId: event_id, endpointId: t.endpoint_id, kind: t.kind, reason: built.skip });
+        continue;
+      }
+      deliveries.push({ endpoint_id: t.endpoint_id, url: t.url, body: built.body });
+    }
+    if (!deliveries.length) return;
     const created = await helpers.query<{ n: number }>('select app_private.create_deliveries($1, $2) as n', [event_id, JSON.stringify(deliveries)]);
-    helpers.logger.debug('event fanned out', { eventId: event_id, deliveries: created.rows[0].n });
+    helpers.logger.debug('event fanned out', { eventId: event_id, deliveries: created.rows[0].n, skipped: rows.filter((r) => r.endpoint_id).length - deliveries.length });
   };
 }

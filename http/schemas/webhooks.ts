@@ -63,7 +63,12 @@ const endpointState = {
 };
 
 export const topicEndpoint = z
-  .object({ topic: z.enum(TOPIC_NAMES), staging_url: z.string().nullable(), production_url: z.string().nullable(), ...endpointState })
+  .object({
+    topic: z.enum(TOPIC_NAMES),
+    staging_url: z.string().nullable(),
+    production_url: z.string().nullable().describe('Receives live data; null when unset, and always null for a sandbox (svc_test_) key, which may set the staging_url only'),
+    ...endpointState,
+  })
   .meta({ id: 'WebhookEndpoint' });
 export const topicEndpointWithSecret = topicEndpoint
   .extend({ signing_secret: z.string().describe('Shown only on creation and rotation; verify x-signature with it') })

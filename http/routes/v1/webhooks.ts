@@ -19,6 +19,7 @@ import {
   subscriptionWithSecret,
 } from '../../schemas/webhooks.ts';
 import {
+  checkWebhookUrl,
   deliveryDetail,
   endpointColumns,
   listDeliveries,
@@ -53,6 +54,7 @@ export const webhookSubscriptionRoutes = [
     body: subscriptionBody,
     responses: { 200: { description: 'The subscription with its signing secret', schema: z.object({ data: subscriptionWithSecret }) }, ...v1Errors(401, 403, 422, 429) },
     handler: async (ctx, { body }, deps) => {
+      await checkWebhookUrl(deps, body.url, 'url');
       const s = mintSecret(deps);
       const auth = sealAuth(deps, body.auth ?? null);
       const who = identity(ctx);
@@ -104,6 +106,7 @@ export const webhookSubscriptionRoutes = [
     responses: { 200: { description: 'The subscription', schema: z.object({ data: subscription }) }, ...v1Errors(400, 401, 403, 404, 422, 429) },
     handler: async (ctx, { params, body }, deps) => {
       const w = await loadSubscription(ctx, params.webhook_uuid);
+      await checkWebhookUrl(deps, body.url, 'url');
       const auth = body.auth === undefined ? undefined : sealAuth(deps, body.auth);
       await updateEndpoint(ctx, w.id, {
         url: body.url,

@@ -18,6 +18,7 @@ import {
 } from '../../schemas/webhooks.ts';
 import {
   checkProductionUrl,
+  checkWebhookUrl,
   deliveryDetail,
   endpointColumns,
   listDeliveries,
@@ -34,7 +35,13 @@ import { z } from 'zod';
 
 const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, { description: `Problem details (${s})`, schema: problem }]));
 
-const present = (w: EndpointRow) => ({ topic: w.topic!, staging_url: w.staging_url, production_url: w.production_url, ...presentEndpointState(w) });
+// A sandbox key sees the staging side only: the production URL routes live data (null for test keys).
+const present = (w: EndpointRow, mode: 'test' | 'live' | null | undefined) => ({
+  topic: w.topic!,
+  staging_url: w.staging_url,
+  production_url: mode === 'test' ? null : w.production_url,
+  ...presentEndpointState(w),
+});
 
 async function loadEndpoint(ctx: Context, topic: string): Promise<EndpointRow> {
   const { rows } = await tx(ctx).query<EndpointRow>(`select ${endpointColumns} from app_public.webhook_endpoints where kind = 'topic' and topic = $1`, [topic]);
@@ -59,6 +66,8 @@ export const webhookEndpointRoutes = [
     },
     handler: async (ctx, { params, body }, deps) => {
       checkProductionUrl(deps, body.production_url, 'production_url');
+      await checkWebhookUrl(deps, body.staging_url, 'staging_url');
+      await checkWebhookUrl(deps, body.production_url, 'production_url');
       const auth = body.auth === undefined ? undefined : sealAuth(deps, body.auth);
       const existing = await tx(ctx).query<EndpointRow>(`select ${endpointColumns} from app_public.webhook_endpoints where kind = 'topic' and topic = $1 for update`, [params.topic]);
       let row: EndpointRow;
@@ -89,7 +98,7 @@ export const webhookEndpointRoutes = [
         row = (await tx(ctx).query<EndpointRow>(`select ${endpointColumns} from app_public.set_webhook_endpoint_enabled($1, $2)`, [row.id, body.enabled])).rows[0];
       }
       ctx.status = secret ? 201 : 200;
-      ctx.body = secret ? { ...present(row), signing_secret: secret } : present(row);
+      ctx.body = secret ? { ...present(row, identity(ctx).mode), signing_secret: secret } : present(row, identity(ctx).mode);
     },
   }),
   route({
@@ -102,7 +111,7 @@ export const webhookEndpointRoutes = [
     responses: { 200: { description: 'Endpoints', schema: z.object({ data: z.array(topicEndpoint) }) }, ...errors(401) },
     handler: async (ctx) => {
       const { rows } = await tx(ctx).query<EndpointRow>(`select ${endpointColumns} from app_public.webhook_endpoints where kind = 'topic' order by topic`);
-      ctx.body = { data: rows.map(present) };
+      ctx.body = { data: rows.map((w) => present(w, identity(ctx).mode)) };
     },
   }),
   route({
@@ -118,7 +127,7 @@ export const webhookEndpointRoutes = [
     handler: async (ctx, { params }, deps) => {
       const w = await loadEndpoint(ctx, params.topic);
       const secret = await rotateSecret(ctx, deps, w.id);
-      ctx.body = { ...present(await loadEndpoint(ctx, params.topic)), signing_secret: secret };
+      ctx.body = { ...present(await loadEndpoint(ctx, params.topic), identity(ctx).mode), signing_secret: secret };
     },
   }),
   route({
