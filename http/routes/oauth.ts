@@ -88,7 +88,9 @@ export const oauthRoutes = [
 ];
 
 /** RFC 6749 §5.2 error body. */
+const RFC6749_CODES = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'server_error', 'rate_limited']);
+
 export const oauthErrorBody = (err: ApiError) => ({
-  error: err.code ?? (err.status === 401 ? 'invalid_client' : err.status >= 500 ? 'server_error' : 'invalid_request'),
+  error: err.code && RFC6749_CODES.has(err.code) ? err.code : err.status === 401 ? 'invalid_client' : err.status >= 500 ? 'server_error' : 'invalid_request',
   error_description: err.details.length ? `${err.message}: ${err.details.map((d) => `${d.field ?? ''} ${d.message}`.trim()).join('; ')}` : err.message,
 });

@@ -321,7 +321,10 @@ async function attempt(
     let stopped: { code: DeliveryErrorCode; message: string } | null = null;
     req.on('socket', (socket) => {
       reused = req.reusedSocket;
-      if (reused) remote = socket.remoteAddress ?? pinned.address;
+      if (reused) {
+        remote = socket.remoteAddress ?? pinned.address;
+        return; // connected long ago: no 'connect' will come (and a listener per request would pile up)
+      }
       socket.once('connect', () => {
         remote = socket.remoteAddress ?? pinned.address;
       });
