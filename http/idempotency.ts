@@ -7,8 +7,9 @@ import { createHash } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { decryptSecret, encryptSecret } from '../lib/crypto.ts';
 import { canonicalJson } from '../lib/json.ts';
+import { claimIdempotencyKey, completeIdempotencyKey, type IdempotencyScope } from '../db/queries/idempotency.ts';
+import { identity, tx, type Deps } from './context.ts';
 import { ApiError, problemBody, toApiError } from './errors.ts';
-import { identity, tx, type Deps } from './route.ts';
 
 const uuidV4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
@@ -23,13 +24,8 @@ export function idempotency(deps: Deps, sealed = false) {
     const who = identity(ctx);
     const body = (ctx.request as { body?: unknown }).body;
     const fingerprint = createHash('sha256').update(`${ctx.method} ${ctx.path}\n${canonicalJson(body ?? null)}`).digest('hex');
-    const scope = [who.agencyId, who.mode, key.toLowerCase()];
-    const { rows } = await tx(ctx).query<{ outcome: string; response_status: number | null; response_body: unknown }>({
-      name: 'svc_claim_idempotency_key',
-      text: 'select * from app_private.claim_idempotency_key($1, $2, $3, $4)',
-      values: [...scope, fingerprint],
-    });
-    const claim = rows[0];
+    const scope: IdempotencyScope = [who.agencyId, who.mode, key.toLowerCase()];
+    const claim = await claimIdempotencyKey(tx(ctx), scope, fingerprint);
     if (claim.outcome === 'mismatch') {
       throw new ApiError(422, 'this Idempotency-Key was already used with a different request; use a fresh key for each distinct operation', [
         { field: 'Idempotency-Key', message: 'reused with a different method, path or body' },
@@ -43,15 +39,14 @@ export function idempotency(deps: Deps, sealed = false) {
       ctx.set('Idempotent-Replayed', 'true');
       return;
     }
-    const complete = 'select app_private.complete_idempotency_key($1, $2, $3, $4, $5, $6, $7)';
     try {
       await next();
-      await tx(ctx).query(complete, [...scope, fingerprint, ctx.status, seal(ctx.body), '{}']);
+      await completeIdempotencyKey(tx(ctx), scope, fingerprint, ctx.status, seal(ctx.body));
     } catch (err) {
       const api = toApiError(err);
       // A refused request is an answer too: its retry gets the same answer. (The request's transaction is
       // rolled back, so the answer is stored on its own; a 5xx stores nothing and the retry runs again.)
-      if (api.status < 500) await deps.db.owner.query(complete, [...scope, fingerprint, api.status, JSON.stringify(problemBody(api)), '{}']);
+      if (api.status < 500) await completeIdempotencyKey(deps.db.owner, scope, fingerprint, api.status, JSON.stringify(problemBody(api)));
       throw err;
     }
   };

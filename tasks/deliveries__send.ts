@@ -4,6 +4,7 @@
 // (app_private.queue_deliveries appends to the endpoint's waiting job), read and recorded in one statement each.
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
+import { deliveriesToSend, recordDeliveryAttempts, type DeliveryAttempt, type DeliveryInBatchRow } from '../db/queries/deliveries.ts';
 import { decryptSecret } from '../lib/crypto.ts';
 import { nextAttemptDelay } from '../pipelines/webhooks/backoff.ts';
 import { deliver, type DeliveryAttemptResult, type EndpointAuth } from '../pipelines/webhooks/deliver.ts';
@@ -14,20 +15,6 @@ const payload = z.union([item, z.array(item).min(1)]);
 
 /** How many deliveries of one batch are in flight at once. */
 const BATCH_PARALLELISM = 16;
-
-interface DeliveryToSend {
-  id: number;
-  attempt_count: number;
-  message_id: string;
-  mode: 'test' | 'live';
-  is_test: boolean;
-  url: string;
-  body: string;
-  endpoint_id: string;
-  enabled: boolean;
-  secret_ciphertext: string;
-  auth_ciphertext: string | null;
-}
 
 export function deliveriesSend(deps: TaskDeps): Task {
   const allow = deps.cfg.WEBHOOK_ALLOW_HOSTS;
@@ -50,18 +37,16 @@ export function deliveriesSend(deps: TaskDeps): Task {
     const parsed = payload.parse(raw);
     const ids = [...new Set((Array.isArray(parsed) ? parsed : [parsed]).map((p) => p.delivery_id))];
     // Named statements: each pooled connection plans them once.
-    const { rows } = await helpers.withPgClient((c) =>
-      c.query<DeliveryToSend>({ name: 'svc_deliveries_to_send', text: 'select * from app_private.deliveries_to_send($1)', values: [ids] }),
-    );
+    const rows = await helpers.withPgClient((c) => deliveriesToSend(c, ids));
     // Delivered, failed or removed with their endpoint: no longer relevant. A disabled endpoint's pending
     // deliveries are queued again by set_webhook_endpoint_enabled when it is enabled.
     const todo = rows.filter((d) => d.enabled);
     if (!todo.length) return;
 
-    const attempts: Array<Record<string, unknown>> = [];
+    const attempts: Array<DeliveryAttempt & { deliveryId: number }> = [];
     let aborted = false;
     let next = 0;
-    const sendOne = async (d: DeliveryToSend) => {
+    const sendOne = async (d: DeliveryInBatchRow) => {
       const secret = open(d.secret_ciphertext);
       const auth = d.auth_ciphertext ? (JSON.parse(open(d.auth_ciphertext)) as EndpointAuth) : null;
       const startedAt = new Date();
@@ -84,17 +69,17 @@ export function deliveriesSend(deps: TaskDeps): Task {
       const retryIn = result.ok ? null : nextAttemptDelay(d.attempt_count + 1, { maxAttempts: deps.cfg.WEBHOOK_MAX_ATTEMPTS, ...(schedule ? { schedule } : {}) });
       const errorMessage = result.error?.message ?? (result.ok ? null : result.location ? `HTTP ${result.status} redirect to ${result.location} (not followed)` : `HTTP ${result.status}`);
       attempts.push({
-        delivery_id: d.id,
-        started_at: startedAt.toISOString(),
-        duration_ms: Math.round(result.duration_ms),
-        status_code: result.status,
-        headers: result.response_headers,
-        body: result.response_body,
-        error_code: result.error?.code ?? (result.ok ? null : 'http_status'),
-        error_message: errorMessage,
+        deliveryId: d.id,
+        startedAt,
+        durationMs: Math.round(result.duration_ms),
+        statusCode: result.status,
+        responseHeaders: result.response_headers,
+        responseBody: result.response_body,
+        errorCode: result.error?.code ?? (result.ok ? null : 'http_status'),
+        errorMessage,
         ok: result.ok,
         gone: result.disable,
-        retry_in_seconds: retryIn,
+        retryInSeconds: retryIn,
       });
       const fields = { deliveryId: d.id, attempt: d.attempt_count + 1, status: result.status, ok: result.ok, error: result.error?.code, retryIn };
       if (result.ok) helpers.logger.debug('delivery attempt', fields);
@@ -107,13 +92,7 @@ export function deliveriesSend(deps: TaskDeps): Task {
     );
     // What was sent is recorded even when shutdown cut the batch short; the rest runs again with the job.
     if (attempts.length) {
-      await helpers.withPgClient((c) =>
-        c.query({
-          name: 'svc_record_delivery_attempts',
-          text: 'select app_private.record_delivery_attempts($1, make_interval(hours => $2))',
-          values: [JSON.stringify(attempts), deps.cfg.WEBHOOK_DISABLE_AFTER_HOURS],
-        }),
-      );
+      await helpers.withPgClient((c) => recordDeliveryAttempts(c, attempts, deps.cfg.WEBHOOK_DISABLE_AFTER_HOURS));
     }
     helpers.logger.debug('delivery batch sent', { deliveries: todo.length, recorded: attempts.length });
     if (aborted) throw new Error('delivery aborted by worker shutdown');

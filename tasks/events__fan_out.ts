@@ -3,26 +3,14 @@
 // A target whose body cannot be built is skipped with a logged reason; the others still get the event.
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
+import { createDeliveries, fanOutPlan, type FanOutPlanRow } from '../db/queries/events.ts';
 import { envelopeBody, topicEnvelope, v1EventEnvelope, V1_EVENT_NAMES, type V1EventName } from '../pipelines/webhooks/payloads.ts';
 import type { TaskDeps } from './context.ts';
 
 const payload = z.object({ event_id: z.number().int().positive() });
 
-interface PlanRow {
-  id: number;
-  uuid: string;
-  mode: 'test' | 'live';
-  topic: 'client-submission' | 'form-submission' | null;
-  event_name: string | null;
-  data: Record<string, unknown>;
-  created_at: Date;
-  endpoint_id: string | null;
-  url: string | null;
-  kind: 'topic' | 'subscription' | null;
-}
-
 /** The exact body of `event` for a target of `kind`, or why this target cannot take it. */
-export function bodyFor(event: Pick<PlanRow, 'uuid' | 'topic' | 'event_name' | 'data' | 'created_at'>, kind: 'topic' | 'subscription'): { body: string } | { skip: string } {
+export function bodyFor(event: Pick<FanOutPlanRow, 'uuid' | 'topic' | 'event_name' | 'data' | 'created_at'>, kind: 'topic' | 'subscription'): { body: string } | { skip: string } {
   try {
     if (kind === 'topic') {
       if (!event.topic) return { skip: 'the event has no topic, so a topic endpoint cannot take it' };
@@ -43,7 +31,7 @@ export function bodyFor(event: Pick<PlanRow, 'uuid' | 'topic' | 'event_name' | '
 export function eventsFanOut(_deps: TaskDeps): Task {
   return async (raw, helpers) => {
     const { event_id } = payload.parse(raw);
-    const { rows } = await helpers.query<PlanRow>('select * from app_private.fan_out_plan($1)', [event_id]);
+    const rows = await fanOutPlan(helpers, event_id);
     if (!rows[0]) return; // deleted with its agency: no longer relevant
     const deliveries: Array<{ endpoint_id: string; url: string; body: string }> = [];
     for (const t of rows) {
@@ -56,7 +44,7 @@ export function eventsFanOut(_deps: TaskDeps): Task {
       deliveries.push({ endpoint_id: t.endpoint_id, url: t.url, body: built.body });
     }
     if (!deliveries.length) return;
-    const created = await helpers.query<{ n: number }>('select app_private.create_deliveries($1, $2) as n', [event_id, JSON.stringify(deliveries)]);
-    helpers.logger.debug('event fanned out', { eventId: event_id, deliveries: created.rows[0].n, skipped: rows.filter((r) => r.endpoint_id).length - deliveries.length });
+    const created = await createDeliveries(helpers, event_id, deliveries);
+    helpers.logger.debug('event fanned out', { eventId: event_id, deliveries: created, skipped: rows.filter((r) => r.endpoint_id).length - deliveries.length });
   };
 }

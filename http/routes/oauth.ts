@@ -1,8 +1,8 @@
 // POST /oauth/token: OAuth 2.0 client credentials (RFC 6749 §4.4), errors as §5.2.
-import { checkOAuthClient, consumeRateLimit, issueAccessToken, peekRateLimit } from '../../db/oauth.ts';
+import { checkOAuthClient, consumeRateLimit, issueAccessToken, peekRateLimit } from '../../db/queries/oauth.ts';
 import { ApiError } from '../errors.ts';
 import { route } from '../route.ts';
-import { oauthError, tokenRequest, tokenResponse } from '../schemas/oauth.ts';
+import { oauthError, issueTokenBody, issueTokenResponse } from '../schemas/oauth.ts';
 
 const oauthFail = (status: number, code: string, message: string, headers: Record<string, string> = {}) =>
   new ApiError(status, message, [], { 'Cache-Control': 'no-store', Pragma: 'no-cache', ...headers }, code);
@@ -31,16 +31,16 @@ export const oauthRoutes = [
     tags: ['OAuth'],
     auth: 'none',
     // Validated in the handler: a malformed request is 400 invalid_request (RFC 6749 §5.2), not a 422.
-    docBody: tokenRequest,
+    docBody: issueTokenBody,
     urlencoded: true,
     responses: {
-      200: { description: 'Access token', schema: tokenResponse, headers: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] },
+      200: { description: 'Access token', schema: issueTokenResponse, headers: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] },
       400: { description: 'invalid_request or unsupported_grant_type', schema: oauthError },
       401: { description: 'invalid_client', schema: oauthError },
       429: { description: 'More than 10 token requests a minute for this client, or 10 failed attempts from this address', schema: oauthError },
     },
     handler: async (ctx, input, { db, cfg }) => {
-      const parsed = tokenRequest.safeParse(input.body ?? {});
+      const parsed = issueTokenBody.safeParse(input.body ?? {});
       if (!parsed.success) {
         const i = parsed.error.issues[0];
         throw oauthFail(400, 'invalid_request', `${i.path.join('.') || 'body'}: ${i.message}`);
@@ -86,11 +86,3 @@ export const oauthRoutes = [
     },
   }),
 ];
-
-/** RFC 6749 §5.2 error body. */
-const RFC6749_CODES = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'server_error', 'rate_limited']);
-
-export const oauthErrorBody = (err: ApiError) => ({
-  error: err.code && RFC6749_CODES.has(err.code) ? err.code : err.status === 401 ? 'invalid_client' : err.status >= 500 ? 'server_error' : 'invalid_request',
-  error_description: err.details.length ? `${err.message}: ${err.details.map((d) => `${d.field ?? ''} ${d.message}`.trim()).join('; ')}` : err.message,
-});

@@ -1,0 +1,130 @@
+// Request bodies: JSON always; urlencoded when a route declares it; multipart/form-data (files into a
+// per-request temp dir, removed afterwards) when a route declares file fields. Then zod validation.
+import { mkdtemp, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { Context, Next } from 'koa';
+import { koaBody } from 'koa-body';
+import type { z } from 'zod';
+import type { Deps } from './context.ts';
+import { ApiError, zodDetails } from './errors.ts';
+import { MAX_JSON_DEPTH, nestingExceeds } from '../lib/json.ts';
+
+export interface UploadedFile {
+  field: string;
+  filepath: string;
+  size: number;
+  mimetype: string | null;
+  originalFilename: string | null;
+}
+
+/** What a handler receives: validated path parameters, query and body, and the uploaded files. */
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  files: Record<string, UploadedFile | undefined>;
+}
+
+/** The parts of a route declaration the body parser reads. */
+export interface BodyRules {
+  files?: Record<string, { description: string; required?: boolean }>;
+  urlencoded?: boolean;
+}
+
+/** A body that could not be read (bad gzip/deflate, an unknown Content-Encoding, too large) as a client error. */
+function unreadableBody(err: Error & { status?: number; type?: string }): never {
+  if (err.status === 413) throw new ApiError(413, 'request body too large', [], {}, 'payload_too_large');
+  if (err.status === 415 || err.type === 'encoding.unsupported') throw new ApiError(415, `unsupported Content-Encoding or content type: ${err.message}`, [], {}, 'unsupported_media_type');
+  if (err.status && err.status < 500 && err.type === 'entity.parse.failed') throw new ApiError(400, `invalid request body: ${err.message}`, [], {}, 'bad_request');
+  // zlib errors (a body that says gzip or deflate and is not), and anything else the reader refused.
+  throw new ApiError(400, `the request body could not be read: ${err.message}`, [], {}, 'bad_request');
+}
+
+/** Refuse bodies nested deeper than any real document, before anything hashes, canonicalises or stores them. */
+async function depthLimited(ctx: Context, next: Next) {
+  if (nestingExceeds((ctx.request as { body?: unknown }).body)) {
+    throw new ApiError(400, `the request body is nested more than ${MAX_JSON_DEPTH} levels deep`, [], {}, 'bad_request');
+  }
+  await next();
+}
+
+/** Parse the body: JSON always; multipart (files into a per-request temp dir removed afterwards) when declared. */
+export function bodyParser(spec: BodyRules, deps: Deps) {
+  const parseJson = koaBody({ json: true, urlencoded: !!spec.urlencoded || !!spec.files, multipart: false, jsonLimit: '1mb', formLimit: '1mb', jsonStrict: true, onError: unreadableBody });
+  const json = (ctx: Context, next: Next) => parseJson(ctx, () => depthLimited(ctx, next));
+  if (!spec.files) return json;
+  return async (ctx: Context, next: Next) => {
+    if (!ctx.is('multipart')) return json(ctx, next);
+    const dir = await mkdtemp(path.join(deps.cfg.tmpDir, 'svc-upload-'));
+    // Which file field came twice, so the refusal can say so instead of blaming a size limit.
+    const seen = new Map<string, number>();
+    let repeated: string | undefined;
+    try {
+      const multipart = koaBody({
+        multipart: true,
+        json: false,
+        formidable: {
+          uploadDir: dir,
+          maxFileSize: deps.cfg.MAX_UPLOAD_BYTES,
+          maxTotalFileSize: deps.cfg.MAX_UPLOAD_BYTES * Math.max(1, Object.keys(spec.files ?? {}).length),
+          maxFiles: Object.keys(spec.files ?? {}).length,
+          maxFieldsSize: 1024 * 1024,
+          allowEmptyFiles: false,
+          keepExtensions: false,
+          onFileBegin: (name: string) => {
+            const n = (seen.get(name) ?? 0) + 1;
+            seen.set(name, n);
+            if (n > 1) repeated ??= name;
+          },
+        },
+        onError: (err) => {
+          // formidable's error codes (FormidableError): 1006/1007 text fields too large or too many, 1015 too
+          // many files, 1009/1016 a file too large.
+          const code = (err as { code?: number }).code;
+          if (repeated) throw new ApiError(400, `send one file in ${repeated}`, [{ field: repeated, message: 'only one file allowed; the part was repeated' }], {}, 'bad_request');
+          if (code === 1015) throw new ApiError(400, 'too many file parts: send each file field once', [], {}, 'bad_request');
+          if (code === 1006 || code === 1007) throw new ApiError(400, 'a text field is too large (text fields are limited to 1 MB in all; only files may be larger)', [], {}, 'bad_request');
+          if (code === 1009 || code === 1016 || /maxFileSize|maxTotalFileSize/.test(err.message)) {
+            throw new ApiError(413, `a file exceeds the ${deps.cfg.MAX_UPLOAD_BYTES} byte limit`, [], {}, 'payload_too_large');
+          }
+          throw new ApiError(400, `invalid multipart body: ${err.message}`, [], {}, 'bad_request');
+        },
+      });
+      await multipart(ctx, async () => {});
+      if (repeated) throw new ApiError(400, `send one file in ${repeated}`, [{ field: repeated, message: 'only one file allowed; the part was repeated' }], {}, 'bad_request');
+      await next();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+}
+
+/** The uploaded files by field: unknown fields, several files in one field and missing required files are 400. */
+export function collectFiles(ctx: Context, spec: BodyRules): Record<string, UploadedFile | undefined> {
+  const out: Record<string, UploadedFile | undefined> = {};
+  const files = (ctx.request as { files?: Record<string, unknown> }).files ?? {};
+  for (const [field, value] of Object.entries(files)) {
+    if (!spec.files?.[field]) throw new ApiError(400, `unexpected file field ${field}`, [{ field, message: 'is not a file field of this operation' }]);
+    const f = (Array.isArray(value) ? value : [value]) as Array<{ filepath: string; size: number; mimetype: string | null; originalFilename: string | null }>;
+    if (f.length > 1) throw new ApiError(400, `send one file in ${field}`, [{ field, message: 'only one file allowed' }]);
+    out[field] = { field, filepath: f[0].filepath, size: f[0].size, mimetype: f[0].mimetype, originalFilename: f[0].originalFilename };
+  }
+  for (const [field, def] of Object.entries(spec.files ?? {})) {
+    if (def.required && !out[field]) throw new ApiError(400, `${field} file is required`, [{ field, message: 'is required' }]);
+  }
+  return out;
+}
+
+/** `value` parsed by `schema`, or an ApiError with `status` naming every bad field. */
+export function parseInput<T extends z.ZodType>(schema: T | undefined, value: unknown, status: number, where: string): z.infer<T> {
+  if (!schema) return {} as z.infer<T>;
+  let r: z.ZodSafeParseResult<z.infer<T>>;
+  try {
+    r = schema.safeParse(value) as z.ZodSafeParseResult<z.infer<T>>;
+  } catch (err) {
+    // A refinement that throws on input it did not expect is still the input's fault, never a 500.
+    throw new ApiError(status, `invalid ${where}`, [{ message: (err as Error).message }]);
+  }
+  if (!r.success) throw new ApiError(status, `invalid ${where}`, zodDetails(r.error));
+  return r.data;
+}
