@@ -189,10 +189,21 @@ $$;
 
 /* Queue the first attempt of deliveries of one endpoint as (part of) a batch job. */
 create function app_private.queue_deliveries(p_endpoint_id uuid, p_delivery_ids bigint[]) returns void
-  language sql volatile security definer set search_path = '' as $$
-  select graphile_worker.add_job('deliveries__send',
-    (select json_agg(json_build_object('delivery_id', x) order by x) from unnest(p_delivery_ids) x),
-    job_key => 'deliveries:' || p_endpoint_id, job_key_mode => 'preserve_run_at')
+  language plpgsql volatile security definer set search_path = '' as $$
+declare
+  v_payload json := (select json_agg(json_build_object('delivery_id', x) order by x) from unnest(p_delivery_ids) x);
+  v_job_id bigint;
+begin
+  select (j).id into v_job_id
+    from (select graphile_worker.add_job('deliveries__send', v_payload, job_key => 'deliveries:' || p_endpoint_id,
+                                         job_key_mode => 'preserve_run_at') j) q;
+  -- add_job first clears the key of a job a worker holds, then upserts; a worker that locks the keyed job
+  -- between those two statements makes the upsert a no-op and no job is returned. Those deliveries get a
+  -- job of their own, so nothing waits for a job that will never come.
+  if v_job_id is null then
+    perform graphile_worker.add_job('deliveries__send', v_payload);
+  end if;
+end
 $$;
 comment on function app_private.queue_deliveries(uuid, bigint[]) is 'Append deliveries of one endpoint to its waiting batch job.';
 
