@@ -7,6 +7,7 @@ import { koaBody } from 'koa-body';
 import type { z } from 'zod';
 import type { Deps } from './context.ts';
 import { ApiError, zodDetails } from './errors.ts';
+import { MAX_JSON_DEPTH, nestingExceeds } from '../lib/json.ts';
 
 export interface UploadedFile {
   field: string;
@@ -30,13 +31,34 @@ export interface BodyRules {
   urlencoded?: boolean;
 }
 
+/** A body that could not be read (bad gzip/deflate, an unknown Content-Encoding, too large) as a client error. */
+function unreadableBody(err: Error & { status?: number; type?: string }): never {
+  if (err.status === 413) throw new ApiError(413, 'request body too large', [], {}, 'payload_too_large');
+  if (err.status === 415 || err.type === 'encoding.unsupported') throw new ApiError(415, `unsupported Content-Encoding or content type: ${err.message}`, [], {}, 'unsupported_media_type');
+  if (err.status && err.status < 500 && err.type === 'entity.parse.failed') throw new ApiError(400, `invalid request body: ${err.message}`, [], {}, 'bad_request');
+  // zlib errors (a body that says gzip or deflate and is not), and anything else the reader refused.
+  throw new ApiError(400, `the request body could not be read: ${err.message}`, [], {}, 'bad_request');
+}
+
+/** Refuse bodies nested deeper than any real document, before anything hashes, canonicalises or stores them. */
+async function depthLimited(ctx: Context, next: Next) {
+  if (nestingExceeds((ctx.request as { body?: unknown }).body)) {
+    throw new ApiError(400, `the request body is nested more than ${MAX_JSON_DEPTH} levels deep`, [], {}, 'bad_request');
+  }
+  await next();
+}
+
 /** Parse the body: JSON always; multipart (files into a per-request temp dir removed afterwards) when declared. */
 export function bodyParser(spec: BodyRules, deps: Deps) {
-  const json = koaBody({ json: true, urlencoded: !!spec.urlencoded || !!spec.files, multipart: false, jsonLimit: '1mb', formLimit: '1mb', jsonStrict: true });
+  const parseJson = koaBody({ json: true, urlencoded: !!spec.urlencoded || !!spec.files, multipart: false, jsonLimit: '1mb', formLimit: '1mb', jsonStrict: true, onError: unreadableBody });
+  const json = (ctx: Context, next: Next) => parseJson(ctx, () => depthLimited(ctx, next));
   if (!spec.files) return json;
   return async (ctx: Context, next: Next) => {
     if (!ctx.is('multipart')) return json(ctx, next);
     const dir = await mkdtemp(path.join(deps.cfg.tmpDir, 'svc-upload-'));
+    // Which file field came twice, so the refusal can say so instead of blaming a size limit.
+    const seen = new Map<string, number>();
+    let repeated: string | undefined;
     try {
       const multipart = koaBody({
         multipart: true,
@@ -49,16 +71,27 @@ export function bodyParser(spec: BodyRules, deps: Deps) {
           maxFieldsSize: 1024 * 1024,
           allowEmptyFiles: false,
           keepExtensions: false,
+          onFileBegin: (name: string) => {
+            const n = (seen.get(name) ?? 0) + 1;
+            seen.set(name, n);
+            if (n > 1) repeated ??= name;
+          },
         },
         onError: (err) => {
-          const code = (err as { httpCode?: number }).httpCode;
-          if (code === 413 || /maxFileSize|maxTotalFileSize/.test(err.message)) {
+          // formidable's error codes (FormidableError): 1006/1007 text fields too large or too many, 1015 too
+          // many files, 1009/1016 a file too large.
+          const code = (err as { code?: number }).code;
+          if (repeated) throw new ApiError(400, `send one file in ${repeated}`, [{ field: repeated, message: 'only one file allowed; the part was repeated' }], {}, 'bad_request');
+          if (code === 1015) throw new ApiError(400, 'too many file parts: send each file field once', [], {}, 'bad_request');
+          if (code === 1006 || code === 1007) throw new ApiError(400, 'a text field is too large (text fields are limited to 1 MB in all; only files may be larger)', [], {}, 'bad_request');
+          if (code === 1009 || code === 1016 || /maxFileSize|maxTotalFileSize/.test(err.message)) {
             throw new ApiError(413, `a file exceeds the ${deps.cfg.MAX_UPLOAD_BYTES} byte limit`, [], {}, 'payload_too_large');
           }
           throw new ApiError(400, `invalid multipart body: ${err.message}`, [], {}, 'bad_request');
         },
       });
       await multipart(ctx, async () => {});
+      if (repeated) throw new ApiError(400, `send one file in ${repeated}`, [{ field: repeated, message: 'only one file allowed; the part was repeated' }], {}, 'bad_request');
       await next();
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -85,7 +118,13 @@ export function collectFiles(ctx: Context, spec: BodyRules): Record<string, Uplo
 /** `value` parsed by `schema`, or an ApiError with `status` naming every bad field. */
 export function parseInput<T extends z.ZodType>(schema: T | undefined, value: unknown, status: number, where: string): z.infer<T> {
   if (!schema) return {} as z.infer<T>;
-  const r = schema.safeParse(value);
+  let r: z.ZodSafeParseResult<z.infer<T>>;
+  try {
+    r = schema.safeParse(value) as z.ZodSafeParseResult<z.infer<T>>;
+  } catch (err) {
+    // A refinement that throws on input it did not expect is still the input's fault, never a 500.
+    throw new ApiError(status, `invalid ${where}`, [{ message: (err as Error).message }]);
+  }
   if (!r.success) throw new ApiError(status, `invalid ${where}`, zodDetails(r.error));
   return r.data;
 }

@@ -45,6 +45,7 @@ export const sqlErrorStatus: Record<string, number> = {
   XAGCY: 422,
   SNAPS: 422,
   UPLDU: 422,
+  LIVEK: 403,
   STATE: 500,
 };
 
@@ -101,9 +102,16 @@ function fromPostgres(err: PgError): ApiError | undefined {
     case '22P02':
     case '22003':
       return new ApiError(400, 'a parameter has an invalid format');
+    case '22021': // character_not_in_repertoire: invalid UTF-8, or a NUL byte in text
+    case '22P05': // untranslatable_character: \u0000 in jsonb
+      return new ApiError(400, 'a value contains a NUL character or bytes that are not valid UTF-8');
+    case '54001': // statement_too_complex: nesting beyond Postgres' stack depth
+      return new ApiError(400, 'a value is nested too deeply');
     case '42501':
       return new ApiError(403, 'insufficient permissions');
     default:
+      // Any other data exception (class 22: a value out of range, malformed or too long) is the client's.
+      if (err.code.startsWith('22')) return new ApiError(400, 'a value is not valid for its field');
       return undefined;
   }
 }
@@ -119,6 +127,7 @@ export const v1ErrorBody: ErrorPresenter = (err) => ({
 const apiCodes: Record<number, string> = {
   400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 409: 'conflict',
   413: 'payload_too_large', 415: 'unsupported_media_type', 422: 'unprocessable', 429: 'rate_limited', 500: 'internal_error',
+  501: 'not_implemented',
 };
 
 /**
@@ -136,14 +145,18 @@ export const apiErrorBody: ErrorPresenter = (err) => {
 };
 
 /** RFC 6749 §5.2 (the /oauth surface): `{ error, error_description }`. */
+const RFC6749_CODES = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'server_error', 'rate_limited']);
+
 export const oauthErrorBody: ErrorPresenter = (err) => ({
-  error: err.code ?? (err.status === 401 ? 'invalid_client' : err.status >= 500 ? 'server_error' : 'invalid_request'),
+  // Codes of other surfaces (method_not_allowed, bad_request, …) are not RFC 6749 codes: a client error is invalid_request.
+  error: err.code && RFC6749_CODES.has(err.code) ? err.code : err.status === 401 ? 'invalid_client' : err.status >= 500 ? 'server_error' : 'invalid_request',
   error_description: err.details.length ? `${err.message}: ${err.details.map((d) => `${d.field ?? ''} ${d.message}`.trim()).join('; ')}` : err.message,
 });
 
 const titles: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 413: 'Content Too Large',
-  415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests', 500: 'Internal Server Error',
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict',
+  413: 'Content Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests',
+  500: 'Internal Server Error', 501: 'Not Implemented',
 };
 
 const toPointer = (field?: string) => (field === undefined ? undefined : field.startsWith('/') ? field : `/${field.split('.').join('/')}`);
@@ -186,6 +199,13 @@ export function errorMiddleware(log: Logger, presenterFor: (ctx: Context) => Err
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, `no route for ${ctx.method} ${ctx.path}`);
+      // The router answers these without a body; give them the surface's error shape (Allow kept).
+      if ((ctx.status === 405 || ctx.status === 501) && !ctx.body) {
+        const allow = String(ctx.response.get('Allow') ?? '');
+        throw ctx.status === 405
+          ? new ApiError(405, `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow}`, [], { Allow: allow }, 'method_not_allowed')
+          : new ApiError(501, `the method ${ctx.method} is not implemented`, [], allow ? { Allow: allow } : {}, 'not_implemented');
+      }
     } catch (thrown) {
       const err = toApiError(thrown, log, { requestId: ctx.state.requestId, path: ctx.path });
       const presenter = presenterFor(ctx);

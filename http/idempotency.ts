@@ -1,11 +1,13 @@
 // Idempotency-Key on /v2 writes (SPEC §8): the first request with a key runs and its response is stored in
 // the same transaction as its work; a retry within 24 h gets that response replayed; a different request
-// with the same key is 422; a twin arriving while the first still runs is 409.
+// with the same key is 422; a twin arriving while the first still runs is 409. The claim is an advisory lock
+// of the request's own transaction, so a request that dies (a killed process) releases it with its
+// transaction: nothing says "in progress" after the request is gone.
 import { createHash } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { decryptSecret, encryptSecret } from '../lib/crypto.ts';
 import { canonicalJson } from '../lib/json.ts';
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, type IdempotencyScope } from '../db/queries/idempotency.ts';
+import { claimIdempotencyKey, completeIdempotencyKey, type IdempotencyScope } from '../db/queries/idempotency.ts';
 import { identity, tx, type Deps } from './context.ts';
 import { ApiError, problemBody, toApiError } from './errors.ts';
 
@@ -23,7 +25,7 @@ export function idempotency(deps: Deps, sealed = false) {
     const body = (ctx.request as { body?: unknown }).body;
     const fingerprint = createHash('sha256').update(`${ctx.method} ${ctx.path}\n${canonicalJson(body ?? null)}`).digest('hex');
     const scope: IdempotencyScope = [who.agencyId, who.mode, key.toLowerCase()];
-    const claim = await claimIdempotencyKey(deps.db.owner, scope, fingerprint);
+    const claim = await claimIdempotencyKey(tx(ctx), scope, fingerprint);
     if (claim.outcome === 'mismatch') {
       throw new ApiError(422, 'this Idempotency-Key was already used with a different request; use a fresh key for each distinct operation', [
         { field: 'Idempotency-Key', message: 'reused with a different method, path or body' },
@@ -39,15 +41,12 @@ export function idempotency(deps: Deps, sealed = false) {
     }
     try {
       await next();
-      await completeIdempotencyKey(tx(ctx), scope, ctx.status, seal(ctx.body));
+      await completeIdempotencyKey(tx(ctx), scope, fingerprint, ctx.status, seal(ctx.body));
     } catch (err) {
       const api = toApiError(err);
-      if (api.status < 500) {
-        // A refused request is an answer too: its retry gets the same answer.
-        await completeIdempotencyKey(deps.db.owner, scope, api.status, JSON.stringify(problemBody(api)));
-      } else {
-        await releaseIdempotencyKey(deps.db.owner, scope).catch(() => {});
-      }
+      // A refused request is an answer too: its retry gets the same answer. (The request's transaction is
+      // rolled back, so the answer is stored on its own; a 5xx stores nothing and the retry runs again.)
+      if (api.status < 500) await completeIdempotencyKey(deps.db.owner, scope, fingerprint, api.status, JSON.stringify(problemBody(api)));
       throw err;
     }
   };

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import { deliveryOfEndpoint, getDelivery, listDeliveries, listDeliveryAttempts, redeliver, sendTestDelivery } from '../db/queries/deliveries.ts';
 import { replaceEndpointSecret, type SealedAuth } from '../db/queries/webhook_endpoints.ts';
 import { encryptSecret } from '../lib/crypto.ts';
+import { resolveTarget } from '../pipelines/webhooks/deliver.ts';
 import { newSigningSecret } from '../pipelines/webhooks/sign.ts';
 import { tx, type Deps } from './context.ts';
 import { ApiError, notFound } from './errors.ts';
@@ -30,6 +31,31 @@ export function checkProductionUrl(deps: Deps, url: string | null | undefined, f
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   if (!deps.cfg.WEBHOOK_ALLOW_HOSTS.includes(host)) {
     throw new ApiError(422, `${field} must use https`, [{ field, message: 'must be an https URL (plain http is only allowed for allow-listed hosts)' }]);
+  }
+}
+
+/**
+ * Refuse, at registration, a URL the worker would refuse to send to: a private, loopback, link-local or
+ * otherwise non-public address (a literal, or what the name resolves to now), by the same rule and
+ * allow-list as at send time. A name that does not resolve (yet) is accepted — the send-time check still
+ * applies — so the delivery log never becomes a way to probe internal names.
+ */
+export async function checkWebhookUrl(deps: Deps, url: string | null | undefined, field: string): Promise<void> {
+  if (!url) return;
+  const allow = deps.cfg.WEBHOOK_ALLOW_HOSTS;
+  const resolve = async (hostname: string) => {
+    const { lookup } = await import('node:dns/promises');
+    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref());
+    const found = await Promise.race([lookup(hostname, { all: true, verbatim: true }), timeout]);
+    return found.map((a) => ({ address: a.address, family: (a.family === 6 ? 6 : 4) as 4 | 6 }));
+  };
+  try {
+    await resolveTarget(url, { allowHosts: allow.filter((h) => !h.includes('/')), allowCidrs: allow.filter((h) => h.includes('/')), resolve });
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'dns') return;
+    const message = code === 'ssrf_blocked' ? 'must be a public address (private, loopback and link-local hosts are refused)' : (err as Error).message;
+    throw new ApiError(422, `${field} ${message}`, [{ field, message }]);
   }
 }
 

@@ -1,30 +1,50 @@
-// An outbox event becomes one delivery per matching endpoint and subscription, each queued as its own job.
+// An outbox event becomes one delivery per matching endpoint and subscription, queued per endpoint.
 // Running it twice adds nothing (one delivery per event and endpoint), so a crash between steps loses nothing.
+// A target whose body cannot be built is skipped with a logged reason; the others still get the event.
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
-import { createDeliveries, eventTargets, getEvent } from '../db/queries/events.ts';
-import { envelopeBody, topicEnvelope, v1EventEnvelope, type V1EventName } from '../pipelines/webhooks/payloads.ts';
+import { createDeliveries, fanOutPlan, type FanOutPlanRow } from '../db/queries/events.ts';
+import { envelopeBody, topicEnvelope, v1EventEnvelope, V1_EVENT_NAMES, type V1EventName } from '../pipelines/webhooks/payloads.ts';
 import type { TaskDeps } from './context.ts';
 
 const payload = z.object({ event_id: z.number().int().positive() });
 
+/** The exact body of `event` for a target of `kind`, or why this target cannot take it. */
+export function bodyFor(event: Pick<FanOutPlanRow, 'uuid' | 'topic' | 'event_name' | 'data' | 'created_at'>, kind: 'topic' | 'subscription'): { body: string } | { skip: string } {
+  try {
+    if (kind === 'topic') {
+      if (!event.topic) return { skip: 'the event has no topic, so a topic endpoint cannot take it' };
+      return { body: envelopeBody(topicEnvelope(event.topic, event.data)).toString('utf8') };
+    }
+    if (!event.event_name || !(V1_EVENT_NAMES as readonly string[]).includes(event.event_name)) {
+      return { skip: `the event has no v1 event name a subscription can receive (${event.event_name ?? 'none'})` };
+    }
+    const envelope = v1EventEnvelope({ id: event.uuid, event: event.event_name as V1EventName, created_at: event.created_at.toISOString(), data: event.data });
+    return { body: envelopeBody(envelope).toString('utf8') };
+  } catch (err) {
+    // A malformed event never reaches partners; the reason names the first invalid field only, never the data.
+    const issue = err instanceof z.ZodError ? err.issues[0] : undefined;
+    return { skip: issue ? `the event data does not fit the ${kind} payload (${issue.path.join('.') || '(root)'}: ${issue.message})` : `the body could not be built: ${(err as Error).message}` };
+  }
+}
+
 export function eventsFanOut(_deps: TaskDeps): Task {
   return async (raw, helpers) => {
     const { event_id } = payload.parse(raw);
-    const event = await getEvent(helpers, event_id);
-    if (!event) return; // deleted with its agency: no longer relevant
-    const targets = await eventTargets(helpers, event_id);
-    const deliveries = targets.map((t) => ({
-      endpoint_id: t.endpoint_id,
-      url: t.url,
-      // Built and validated once per target kind; a malformed event fails here, loudly, instead of reaching partners.
-      body: envelopeBody(
-        t.kind === 'topic'
-          ? topicEnvelope(event.topic!, event.data)
-          : v1EventEnvelope({ id: event.uuid, event: event.event_name as V1EventName, created_at: event.created_at.toISOString(), data: event.data }),
-      ).toString('utf8'),
-    }));
+    const rows = await fanOutPlan(helpers, event_id);
+    if (!rows[0]) return; // deleted with its agency: no longer relevant
+    const deliveries: Array<{ endpoint_id: string; url: string; body: string }> = [];
+    for (const t of rows) {
+      if (!t.endpoint_id || !t.url || !t.kind) continue;
+      const built = bodyFor(t, t.kind);
+      if ('skip' in built) {
+        helpers.logger.warn('webhook target skipped', { eventId: event_id, endpointId: t.endpoint_id, kind: t.kind, reason: built.skip });
+        continue;
+      }
+      deliveries.push({ endpoint_id: t.endpoint_id, url: t.url, body: built.body });
+    }
+    if (!deliveries.length) return;
     const created = await createDeliveries(helpers, event_id, deliveries);
-    helpers.logger.debug('event fanned out', { eventId: event_id, deliveries: created });
+    helpers.logger.debug('event fanned out', { eventId: event_id, deliveries: created, skipped: rows.filter((r) => r.endpoint_id).length - deliveries.length });
   };
 }

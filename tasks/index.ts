@@ -6,6 +6,7 @@ import { forgetOldHeartbeats, recordWorkerHeartbeats, releaseDeadWorkers, staleL
 import type { Logger } from '../lib/log.ts';
 import { createMetrics } from '../lib/metrics.ts';
 import { setSessionRequestId } from '../db/queries/jobs.ts';
+import { closeDeliveryConnections } from '../pipelines/webhooks/deliver.ts';
 import type { TaskDeps } from './context.ts';
 import { analysesCompare } from './analyses__compare.ts';
 import { analysesFacts } from './analyses__facts.ts';
@@ -122,6 +123,9 @@ export async function startWorker(pool: pg.Pool, opts: { concurrency: number; lo
   const events = new EventEmitter() as WorkerEvents;
   events.on('worker:create', ({ worker }) => workerIds.add(worker.workerId));
   events.on('worker:stop', ({ worker }) => workerIds.delete(worker.workerId));
+  // The local queue locks the jobs it fetches in the pool's name, so the pool says it is alive too.
+  events.on('pool:create', ({ workerPool }) => workerIds.add(workerPool.id));
+  events.on('pool:release', ({ workerPool }) => workerIds.delete(workerPool.id));
   const runner = await run({
     events,
     pgPool: pool,
@@ -131,7 +135,18 @@ export async function startWorker(pool: pg.Pool, opts: { concurrency: number; lo
     noHandleSignals: true,
     pollInterval: opts.pollInterval ?? 1000,
     logger,
+    preset: {
+      worker: {
+        // Fetch (and lock) a few jobs per round trip instead of one per job, and complete finished jobs in
+        // one statement: under load the queue costs a fraction of a round trip per job. A killed process's
+        // locked jobs are released by the heartbeat below, as for running jobs.
+        localQueue: { size: Math.max(2, opts.concurrency * 2) },
+        completeJobBatchDelay: 0,
+        failJobBatchDelay: 0,
+      },
+    },
   });
+  runner.promise.finally(() => closeDeliveryConnections()).catch(() => {});
   const safeBeat = () => beat().catch((err) => opts.log.warn('worker heartbeat failed', { err }));
   await safeBeat();
   const timer = setInterval(safeBeat, Math.max(500, (staleAfter * 1000) / 4));

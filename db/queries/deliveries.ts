@@ -1,6 +1,6 @@
 // Webhook deliveries and their attempts: the delivery log read by both surfaces, redelivery and test sends
 // (state functions in 0003), and what the deliveries__send task loads and records.
-import type { Queryable } from './types.ts';
+import type { Client, Queryable } from './types.ts';
 
 export interface DeliveryRow {
   id: number;
@@ -79,28 +79,46 @@ export async function sendTestDelivery(db: Queryable, endpointId: string, body: 
 
 // Worker side (owner pool) ---------------------------------------------------------------------------------------
 
-export interface DeliveryToSendRow {
+export interface DeliveryInBatchRow {
   id: number;
-  status: string;
   attempt_count: number;
   message_id: string;
   mode: 'test' | 'live';
   is_test: boolean;
   url: string;
   body: string;
+  endpoint_id: string;
   enabled: boolean;
   secret_ciphertext: string;
   auth_ciphertext: string | null;
 }
 
-/** A delivery with what sending it needs from its endpoint (encrypted secret and credentials). */
-export async function deliveryToSend(db: Queryable, deliveryId: number): Promise<DeliveryToSendRow | undefined> {
-  const { rows } = await db.query<DeliveryToSendRow>(
-    `select d.id, d.status, d.attempt_count, d.message_id, d.mode, d.is_test, d.url, d.body, w.enabled, w.secret_ciphertext, w.auth_ciphertext
-       from app_public.webhook_deliveries d join app_public.webhook_endpoints w on w.id = d.endpoint_id where d.id = $1`,
-    [deliveryId],
-  );
-  return rows[0];
+/** The pending deliveries among `ids`, with their endpoint's state and encrypted secret and credentials (one round trip per batch). */
+export async function deliveriesToSend(db: Client, ids: number[]): Promise<DeliveryInBatchRow[]> {
+  const { rows } = await db.query<DeliveryInBatchRow>({ name: 'svc_deliveries_to_send', text: 'select * from app_private.deliveries_to_send($1)', values: [ids] });
+  return rows;
+}
+
+/** Record the attempts of a batch in one statement (app_private.record_delivery_attempts); each finishes its delivery or queues the next attempt. */
+export async function recordDeliveryAttempts(db: Client, attempts: Array<DeliveryAttempt & { deliveryId: number }>, disableAfterHours: number): Promise<void> {
+  const json = attempts.map((a) => ({
+    delivery_id: a.deliveryId,
+    started_at: a.startedAt.toISOString(),
+    duration_ms: a.durationMs,
+    status_code: a.statusCode,
+    headers: a.responseHeaders,
+    body: a.responseBody,
+    error_code: a.errorCode,
+    error_message: a.errorMessage,
+    ok: a.ok,
+    gone: a.gone,
+    retry_in_seconds: a.retryInSeconds,
+  }));
+  await db.query({
+    name: 'svc_record_delivery_attempts',
+    text: 'select app_private.record_delivery_attempts($1, make_interval(hours => $2))',
+    values: [JSON.stringify(json), disableAfterHours],
+  });
 }
 
 export interface DeliveryAttempt {
@@ -116,23 +134,4 @@ export interface DeliveryAttempt {
   gone: boolean;
   /** Seconds to the next attempt, or null for no further attempt. */
   retryInSeconds: number | null;
-}
-
-/** Record one attempt; app_private.record_delivery_attempt finishes the delivery or queues the next attempt. */
-export async function recordDeliveryAttempt(db: Queryable, deliveryId: number, a: DeliveryAttempt, disableAfterHours: number): Promise<'pending' | 'delivered' | 'failed' | undefined> {
-  const { rows } = await db.query<{ status: 'pending' | 'delivered' | 'failed' | null }>('select (app_private.record_delivery_attempt($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, make_interval(hours => $12))).status', [
-    deliveryId,
-    a.startedAt,
-    a.durationMs,
-    a.statusCode,
-    JSON.stringify(a.responseHeaders),
-    a.responseBody,
-    a.errorCode,
-    a.errorMessage,
-    a.ok,
-    a.gone,
-    a.retryInSeconds,
-    disableAfterHours,
-  ]);
-  return rows[0]?.status ?? undefined;
 }

@@ -1,6 +1,7 @@
-// Idempotency-Key records (SPEC §8), kept in app_private: claimed before a /v2 write runs, completed with its
-// response in the write's own transaction, released when the write failed on our side.
-import type { Queryable } from './types.ts';
+// Idempotency-Key records (SPEC §8), kept in app_private: claimed in the write's own transaction (an advisory
+// lock of that transaction, so a request that dies releases its claim with it), completed with its response
+// in the same transaction, or on its own connection for a refused request.
+import type { Client, Queryable } from './types.ts';
 
 /** Who a key belongs to: keys are scoped by agency and mode. */
 export type IdempotencyScope = [agencyId: number | null | undefined, mode: string | null | undefined, key: string];
@@ -13,19 +14,14 @@ export interface IdempotencyClaimRow {
 }
 
 /** Claim `key` for a request with this fingerprint, or learn what happened to its first use. */
-export async function claimIdempotencyKey(db: Queryable, scope: IdempotencyScope, fingerprint: string): Promise<IdempotencyClaimRow> {
-  const { rows } = await db.query<IdempotencyClaimRow>('select * from app_private.claim_idempotency_key($1, $2, $3, $4)', [...scope, fingerprint]);
+export async function claimIdempotencyKey(db: Client, scope: IdempotencyScope, fingerprint: string): Promise<IdempotencyClaimRow> {
+  const { rows } = await db.query<IdempotencyClaimRow>({ name: 'svc_claim_idempotency_key', text: 'select * from app_private.claim_idempotency_key($1, $2, $3, $4)', values: [...scope, fingerprint] });
   return rows[0];
 }
 
-/** Store the response a retry of this key replays (`body` is JSON text). */
-export async function completeIdempotencyKey(db: Queryable, scope: IdempotencyScope, status: number, body: string): Promise<void> {
-  await db.query('select app_private.complete_idempotency_key($1, $2, $3, $4, $5, $6)', [...scope, status, body, '{}']);
-}
-
-/** Forget a claim whose request failed on our side, so a retry runs again. */
-export async function releaseIdempotencyKey(db: Queryable, scope: IdempotencyScope): Promise<void> {
-  await db.query('select app_private.release_idempotency_key($1, $2, $3)', scope);
+/** Store the response a retry of this key replays (`body` is JSON text); the first answer stored wins. */
+export async function completeIdempotencyKey(db: Queryable, scope: IdempotencyScope, fingerprint: string, status: number, body: string): Promise<void> {
+  await db.query('select app_private.complete_idempotency_key($1, $2, $3, $4, $5, $6, $7)', [...scope, fingerprint, status, body, '{}']);
 }
 
 /** Delete records older than 24 hours; returns how many. */

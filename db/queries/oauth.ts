@@ -14,13 +14,20 @@ export async function createOAuthClient(pool: pg.Pool, name: string): Promise<{ 
 
 /** Id of the active client whose secret matches, compared in constant time; undefined otherwise. */
 export async function verifyOAuthClient(pool: pg.Pool, clientId: string, secret: string): Promise<number | undefined> {
-  const { rows } = await pool.query<{ id: number; secret_hash: Buffer }>(
-    'select id, secret_hash from app_private.oauth_clients where client_id = $1 and revoked_at is null',
-    [clientId],
-  );
+  const r = await checkOAuthClient(pool, clientId, secret);
+  return r.ok ? r.id : undefined;
+}
+
+/** The active client named `clientId` (its id, or undefined when there is none) and whether `secret` is its secret. */
+export async function checkOAuthClient(pool: pg.Pool, clientId: string, secret: string): Promise<{ id: number | undefined; ok: boolean }> {
+  const { rows } = await pool.query<{ id: number; secret_hash: Buffer }>({
+    name: 'svc_oauth_client',
+    text: 'select id, secret_hash from app_private.oauth_clients where client_id = $1 and revoked_at is null',
+    values: [clientId],
+  });
   // Compare against a dummy hash when the client is unknown so both paths cost the same.
   const ok = tokenMatches(secret, rows[0]?.secret_hash ?? DUMMY_HASH);
-  return ok && rows[0] ? rows[0].id : undefined;
+  return { id: rows[0]?.id, ok: ok && !!rows[0] };
 }
 
 /** Issue an access token valid for `ttlSeconds`. */
@@ -37,6 +44,15 @@ export async function issueAccessToken(pool: pg.Pool, oauthClientId: number, ttl
 export async function consumeRateLimit(pool: pg.Pool | pg.ClientBase, bucket: string, limit: number, windowSeconds: number) {
   const { rows } = await pool.query<{ allowed: boolean; remaining: number; reset_at: string }>(
     'select * from app_private.consume_rate_limit($1, $2, $3)',
+    [bucket, limit, windowSeconds],
+  );
+  return { allowed: rows[0].allowed, remaining: rows[0].remaining, resetAt: Number(rows[0].reset_at) };
+}
+
+/** Read a rate-limit bucket without spending a hit. */
+export async function peekRateLimit(pool: pg.Pool | pg.ClientBase, bucket: string, limit: number, windowSeconds: number) {
+  const { rows } = await pool.query<{ allowed: boolean; remaining: number; reset_at: string }>(
+    'select * from app_private.peek_rate_limit($1, $2, $3)',
     [bucket, limit, windowSeconds],
   );
   return { allowed: rows[0].allowed, remaining: rows[0].remaining, resetAt: Number(rows[0].reset_at) };

@@ -17,8 +17,9 @@ export function presentEndpointState(w: EndpointRow) {
   };
 }
 
-export function presentTopicEndpoint(w: EndpointRow) {
-  return { topic: w.topic!, staging_url: w.staging_url, production_url: w.production_url, ...presentEndpointState(w) };
+/** A sandbox key (mode 'test') sees the staging side only: the production URL routes live data, so it is null. */
+export function presentTopicEndpoint(w: EndpointRow, mode?: 'test' | 'live' | null) {
+  return { topic: w.topic!, staging_url: w.staging_url, production_url: mode === 'test' ? null : w.production_url, ...presentEndpointState(w) };
 }
 
 export function presentSubscription(w: EndpointRow) {

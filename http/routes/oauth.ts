@@ -1,5 +1,5 @@
 // POST /oauth/token: OAuth 2.0 client credentials (RFC 6749 §4.4), errors as §5.2.
-import { consumeRateLimit, issueAccessToken, verifyOAuthClient } from '../../db/queries/oauth.ts';
+import { checkOAuthClient, consumeRateLimit, issueAccessToken, peekRateLimit } from '../../db/queries/oauth.ts';
 import { ApiError } from '../errors.ts';
 import { route } from '../route.ts';
 import { oauthError, issueTokenBody, issueTokenResponse } from '../schemas/oauth.ts';
@@ -30,15 +30,22 @@ export const oauthRoutes = [
     summary: 'Exchange client credentials for an access token',
     tags: ['OAuth'],
     auth: 'none',
-    body: issueTokenBody,
+    // Validated in the handler: a malformed request is 400 invalid_request (RFC 6749 §5.2), not a 422.
+    docBody: issueTokenBody,
     urlencoded: true,
     responses: {
       200: { description: 'Access token', schema: issueTokenResponse, headers: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] },
       400: { description: 'invalid_request or unsupported_grant_type', schema: oauthError },
       401: { description: 'invalid_client', schema: oauthError },
-      429: { description: 'More than 10 token requests a minute for this client', schema: oauthError },
+      429: { description: 'More than 10 token requests a minute for this client, or 10 failed attempts from this address', schema: oauthError },
     },
-    handler: async (ctx, { body }, { db, cfg }) => {
+    handler: async (ctx, input, { db, cfg }) => {
+      const parsed = issueTokenBody.safeParse(input.body ?? {});
+      if (!parsed.success) {
+        const i = parsed.error.issues[0];
+        throw oauthFail(400, 'invalid_request', `${i.path.join('.') || 'body'}: ${i.message}`);
+      }
+      const body = parsed.data;
       const authHeader = ctx.get('authorization');
       const basic = authHeader ? basicCredentials(authHeader) : undefined;
       if (authHeader && !basic) throw oauthFail(401, 'invalid_client', 'malformed HTTP Basic credentials', { 'WWW-Authenticate': 'Basic realm="oauth"' });
@@ -52,17 +59,26 @@ export const oauthRoutes = [
       if (!clientId || !secret) throw oauthFail(400, 'invalid_request', 'client_id and client_secret are required');
 
       const limit = cfg.RATE_LIMIT_TOKEN_PER_WINDOW;
-      const rl = await consumeRateLimit(db.owner, `oauth:${clientId}`, limit, cfg.RATE_LIMIT_WINDOW_SECONDS);
-      const rlHeaders = { 'X-RateLimit-Limit': String(limit), 'X-RateLimit-Remaining': String(rl.remaining), 'X-RateLimit-Reset': String(rl.resetAt) };
-      if (!rl.allowed) {
-        const retry = String(Math.max(1, rl.resetAt - Math.floor(Date.now() / 1000)));
-        throw oauthFail(429, 'rate_limited', 'too many token requests for this client; retry later', { ...rlHeaders, 'Retry-After': retry });
+      const window = cfg.RATE_LIMIT_WINDOW_SECONDS;
+      const headersOf = (rl: { remaining: number; resetAt: number }) => ({ 'X-RateLimit-Limit': String(limit), 'X-RateLimit-Remaining': String(rl.remaining), 'X-RateLimit-Reset': String(rl.resetAt) });
+      const tooMany = (rl: { remaining: number; resetAt: number }, why: string) =>
+        oauthFail(429, 'rate_limited', why, { ...headersOf(rl), 'Retry-After': String(Math.max(1, rl.resetAt - Math.floor(Date.now() / 1000))) });
+      // Failed attempts are counted per source address and client, apart from the client's own budget, so
+      // guessing secrets from elsewhere never locks the client out; unknown client ids leave no state at all.
+      const check = await checkOAuthClient(db.owner, clientId, secret);
+      const failBucket = check.id === undefined ? undefined : `oauth-fail:${check.id}:${ctx.ip}`;
+      if (failBucket) {
+        const failures = await peekRateLimit(db.owner, failBucket, limit, window);
+        if (!failures.allowed) throw tooMany(failures, 'too many failed token requests for this client from this address; retry later');
       }
-      ctx.set(rlHeaders);
-      const oauthClientId = await verifyOAuthClient(db.owner, clientId, secret);
-      if (!oauthClientId) {
+      if (!check.ok || check.id === undefined) {
+        if (failBucket) await consumeRateLimit(db.owner, failBucket, limit, window);
         throw oauthFail(401, 'invalid_client', 'client authentication failed', basic ? { 'WWW-Authenticate': 'Basic realm="oauth"' } : {});
       }
+      const oauthClientId = check.id;
+      const rl = await consumeRateLimit(db.owner, `oauth:${oauthClientId}`, limit, window);
+      if (!rl.allowed) throw tooMany(rl, 'too many token requests for this client; retry later');
+      ctx.set(headersOf(rl));
       const token = await issueAccessToken(db.owner, oauthClientId, cfg.OAUTH_TOKEN_TTL_SECONDS);
       ctx.set('Cache-Control', 'no-store');
       ctx.set('Pragma', 'no-cache');

@@ -1,7 +1,16 @@
 // Building blocks shared by the request and response schemas of every surface.
 import { z } from 'zod';
 
-export const id = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+/**
+ * A positive integer id in a path: plain decimal digits only. `0x1`, `1e0`, `+1`, `01` or `1.0` are not ids
+ * (Number() would read them all as 1 and match another resource), so they are refused, never matched.
+ */
+export const id = z
+  .string()
+  .regex(/^[1-9][0-9]{0,15}$/, 'must be a positive integer written in decimal digits')
+  .transform(Number)
+  .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER))
+  .meta({ type: 'integer', minimum: 1 });
 
 /** A boolean as JSON, or as the text a form field carries ("true", "false", "1", "0"). */
 export const formBoolean = z.union([

@@ -1,19 +1,30 @@
 import { z } from 'zod';
 import { EndpointAuth } from '../../pipelines/webhooks/deliver.ts';
 import { TOPICS, V1_EVENT_NAMES, V1_WILDCARD } from '../../pipelines/webhooks/payloads.ts';
-import { timestamp } from './common.ts';
+import { id, timestamp } from './common.ts';
 
 export const TOPIC_NAMES = TOPICS;
 /** SPEC §6.4; `*` subscribes to all. */
 export const SUBSCRIPTION_EVENTS = [V1_WILDCARD, ...V1_EVENT_NAMES] as const;
 
+// One parse with `new URL`: a string the WHATWG parser refuses is refused here (422), and nothing after it
+// parses the string again (a refinement calling `new URL` on a refused string would throw: a 500).
 const httpUrl = z
   .string()
   .trim()
   .max(2000)
-  .url('must be an absolute URL')
-  .refine((u) => /^https?:\/\//i.test(u), 'must be an http or https URL')
-  .refine((u) => !new URL(u).username && !new URL(u).password, 'must not carry credentials; use auth instead');
+  .superRefine((u, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(u);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be an absolute URL' });
+      return;
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must be an http or https URL' });
+    if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'must not carry credentials; use auth instead' });
+  })
+  .meta({ format: 'uri' });
 
 export const endpointAuth = EndpointAuth.meta({
   id: 'EndpointAuth',
@@ -21,9 +32,9 @@ export const endpointAuth = EndpointAuth.meta({
 });
 
 export const topicParams = z.object({ topic: z.enum(TOPIC_NAMES) });
-export const topicDeliveryParams = z.object({ topic: z.enum(TOPIC_NAMES), delivery_id: z.coerce.number().int().positive() });
+export const topicDeliveryParams = z.object({ topic: z.enum(TOPIC_NAMES), delivery_id: id });
 export const subscriptionParams = z.object({ webhook_uuid: z.uuid('must be a UUID') });
-export const subscriptionDeliveryParams = z.object({ webhook_uuid: z.uuid('must be a UUID'), delivery_id: z.coerce.number().int().positive() });
+export const subscriptionDeliveryParams = z.object({ webhook_uuid: z.uuid('must be a UUID'), delivery_id: id });
 
 export const putEndpointBody = z
   .object({
@@ -63,7 +74,12 @@ const endpointState = {
 };
 
 export const topicEndpoint = z
-  .object({ topic: z.enum(TOPIC_NAMES), staging_url: z.string().nullable(), production_url: z.string().nullable(), ...endpointState })
+  .object({
+    topic: z.enum(TOPIC_NAMES),
+    staging_url: z.string().nullable(),
+    production_url: z.string().nullable().describe('Receives live data; null when unset, and always null for a sandbox (svc_test_) key, which may set the staging_url only'),
+    ...endpointState,
+  })
   .meta({ id: 'WebhookEndpoint' });
 export const topicEndpointWithSecret = topicEndpoint
   .extend({ signing_secret: z.string().describe('Shown only on creation and rotation; verify x-signature with it') })

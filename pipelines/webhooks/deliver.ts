@@ -73,6 +73,11 @@ export const DeliveryOptions = z
     resolve: z.custom<Resolver>((v) => typeof v === 'function').optional(),
     /** Trusted CA certificates for https (tests with a self-signed receiver). */
     ca: z.union([z.string(), z.instanceof(Buffer)]).optional(),
+    /**
+     * Reuse connections: kept-alive sockets are pooled per resolved address (the address that passed the SSRF
+     * check), so a reused socket is never one that was connected for another resolution of the name.
+     */
+    keepAlive: z.boolean().default(false),
   })
   .strict();
 export type DeliveryOptions = z.input<typeof DeliveryOptions>;
@@ -280,8 +285,16 @@ async function attempt(
   };
   const isHttps = target.url.protocol === 'https:';
   const literal = isIP(target.hostname) !== 0;
+  const pooled = o.keepAlive && !o.ca ? pooledAgent(isHttps, pinned, target.port, literal ? undefined : target.hostname) : undefined;
+  const first = await send(pooled);
+  // A kept-alive socket the receiver closed in the meantime fails before any byte of an answer: try once more on a new one.
+  if (first.reused && first.result.error?.code === 'connection' && first.result.status === null && !signal.aborted) return (await send(undefined)).result;
+  return first.result;
 
-  return new Promise<DeliveryAttemptResult>((done) => {
+  function send(agent: http.Agent | undefined): Promise<{ result: DeliveryAttemptResult; reused: boolean }> {
+  return new Promise<{ result: DeliveryAttemptResult; reused: boolean }>((resolveSend) => {
+    let reused = false;
+    const done = (res: DeliveryAttemptResult) => resolveSend({ result: res, reused });
     let settled = false;
     const finish = (res: DeliveryAttemptResult) => {
       if (settled) return;
@@ -298,7 +311,8 @@ async function attempt(
       path: target.url.pathname + target.url.search,
       headers, // Host comes from host:port, i.e. the name in the URL
       lookup,
-      agent: false, // no pooled socket that was connected for another resolution
+      // No socket that was connected for another resolution: either a fresh one or one pooled per pinned address.
+      agent: agent ?? false,
       ...(isHttps ? { servername: literal ? undefined : target.hostname, ca: o.ca } : {}),
     };
     const req = (isHttps ? https : http).request(requestOptions);
@@ -306,6 +320,11 @@ async function attempt(
     let response: http.IncomingMessage | null = null;
     let stopped: { code: DeliveryErrorCode; message: string } | null = null;
     req.on('socket', (socket) => {
+      reused = req.reusedSocket;
+      if (reused) {
+        remote = socket.remoteAddress ?? pinned.address;
+        return; // connected long ago: no 'connect' will come (and a listener per request would pile up)
+      }
       socket.once('connect', () => {
         remote = socket.remoteAddress ?? pinned.address;
       });
@@ -382,6 +401,36 @@ async function attempt(
 
     req.end(body);
   });
+  }
+}
+
+// Kept-alive agents, one per (scheme, pinned address, port, TLS name); the oldest is closed past a bound.
+const agents = new Map<string, http.Agent>();
+const MAX_AGENTS = 256;
+
+function pooledAgent(isHttps: boolean, pinned: ResolvedAddress, port: number, servername: string | undefined): http.Agent {
+  const key = `${isHttps ? 'https' : 'http'}|${pinned.address}|${port}|${servername ?? ''}`;
+  let agent = agents.get(key);
+  if (agent) {
+    agents.delete(key); // re-insert: the map's order is least recently used first
+    agents.set(key, agent);
+    return agent;
+  }
+  const opts = { keepAlive: true, keepAliveMsecs: 1000, maxSockets: 32, maxFreeSockets: 32, timeout: 30_000, scheduling: 'lifo' as const };
+  agent = isHttps ? new https.Agent(opts) : new http.Agent(opts);
+  agents.set(key, agent);
+  if (agents.size > MAX_AGENTS) {
+    const [oldestKey, oldest] = agents.entries().next().value as [string, http.Agent];
+    agents.delete(oldestKey);
+    oldest.destroy();
+  }
+  return agent;
+}
+
+/** Close every kept-alive connection (worker shutdown, tests). */
+export function closeDeliveryConnections(): void {
+  for (const a of agents.values()) a.destroy();
+  agents.clear();
 }
 
 function classify(err: NodeJS.ErrnoException): { code: DeliveryErrorCode; message: string } {

@@ -267,9 +267,17 @@ test('a running twin gets 409 and a refused request replays its refusal', async 
   const key = crypto.randomUUID();
   const { createHash } = await import('node:crypto');
   const fingerprint = createHash('sha256').update(`POST /v2/forms/${f.id}/publish\nnull`).digest('hex');
-  await svc.tdb.db.owner.query(`insert into app_private.idempotency_keys (agency_id, mode, key, fingerprint) values ($1, 'test', $2, $3)`, [agencyId, key, fingerprint]);
-  const twin = await svc.request('POST', `/v2/forms/${f.id}/publish`, { token: testKey, headers: { 'Idempotency-Key': key } });
-  t.is(twin.status, 409, twin.text);
+  // The first request is still running: its transaction holds the claim.
+  const first = await svc.tdb.db.owner.connect();
+  try {
+    await first.query('begin');
+    t.is((await first.query(`select outcome from app_private.claim_idempotency_key($1, 'test', $2, $3)`, [agencyId, key, fingerprint])).rows[0].outcome, 'new');
+    const twin = await svc.request('POST', `/v2/forms/${f.id}/publish`, { token: testKey, headers: { 'Idempotency-Key': key } });
+    t.is(twin.status, 409, twin.text);
+  } finally {
+    await first.query('rollback');
+    first.release();
+  }
   const refusedKey = crypto.randomUUID();
   const refused = await write('POST', `/v2/forms/${f.id}/publish`, undefined, testKey, refusedKey);
   t.is(refused.status, 422);

@@ -17,7 +17,7 @@ test('a delivery logged at debug level shows no secret, credential or payload', 
   try {
     const c = await svc.oauthClient();
     const a = await svc.agency(c.token);
-    const key = await svc.apiKey(a.ownerToken, a.agencyId);
+    const key = await svc.apiKey(a.ownerToken, a.agencyId, 'live'); // credentials are a live key's setting
     const created = await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: key, json: { staging_url: r.url, auth: { kind: 'bearer', token: 'receiver-bearer-789' } } });
     r.script({ status: 500, body: 'try again' });
     const data = { ...sampleTopicPayload('form-submission').data, submission_id: 5150 };

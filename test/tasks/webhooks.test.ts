@@ -37,7 +37,9 @@ async function agencyWithKey() {
   const c = await svc.oauthClient();
   const a = await svc.agency(c.token);
   const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
-  return { ...a, key, oauth: c.token };
+  // Production URLs, credentials, secrets and enabling belong to live keys (a sandbox key sets staging only).
+  const live = await svc.apiKey(a.ownerToken, a.agencyId, 'live');
+  return { ...a, key, live, oauth: c.token };
 }
 
 const put = (key: string, topic: string, body: unknown) => svc.request('PUT', `/v2/webhook-endpoints/${topic}`, { token: key, json: body });
@@ -63,7 +65,7 @@ test('an event of test data is delivered to the staging URL, signed over the exa
   const a = await agencyWithKey();
   const staging = await receiver();
   const production = await receiver();
-  const created = await put(a.key, 'form-submission', { staging_url: `${staging.url}/hooks`, production_url: `${production.url}/hooks` });
+  const created = await put(a.live, 'form-submission', { staging_url: `${staging.url}/hooks`, production_url: `${production.url}/hooks` });
   t.is(created.status, 201, created.text);
   const secret: string = created.body.signing_secret;
   t.regex(secret, /^whsec_/);
@@ -94,16 +96,16 @@ test('live data goes to the production URL; a receiver answering 500 then 200 ge
   const a = await agencyWithKey();
   const production = await receiver();
   production.script({ status: 500, body: 'boom '.repeat(2000) });
-  await put(a.key, 'client-submission', { production_url: `${production.url}/live` });
+  await put(a.live, 'client-submission', { production_url: `${production.url}/live` });
   await emit(a.agencyId, 'live', 'client-submission', null, clientData());
   await production.waitFor(2);
   t.deepEqual(production.received[0].raw, production.received[1].raw, 'the retry sends the same bytes');
   t.is(production.received[0].headers['webhook-id'], production.received[1].headers['webhook-id']);
   const [d] = await eventually(async () => {
-    const list = await deliveries(a.key, 'client-submission');
+    const list = await deliveries(a.live, 'client-submission');
     return list[0]?.status === 'delivered' && list;
   });
-  const detail = await svc.request('GET', `/v2/webhook-endpoints/client-submission/deliveries/${d.id}`, { token: a.key });
+  const detail = await svc.request('GET', `/v2/webhook-endpoints/client-submission/deliveries/${d.id}`, { token: a.live });
   t.is(detail.status, 200);
   t.is(detail.body.attempts.length, 2);
   t.like(detail.body.attempts[0], { attempt_number: 1, status_code: 500, error: { code: 'http_status' } });
@@ -133,20 +135,20 @@ test('a receiver that is down gets the event after it comes back', async (t) => 
   t.is(detail.body.attempts.at(-1).status_code, 200);
 });
 
-test('410 disables the endpoint; re-enabling is an API call', async (t) => {
+test('410 from the production URL disables the endpoint; re-enabling is an API call of a live key', async (t) => {
   const a = await agencyWithKey();
   const r = await receiver();
   r.script({ status: 410 });
-  await put(a.key, 'form-submission', { staging_url: r.url });
-  await emit(a.agencyId, 'test', 'form-submission', null, formData(1));
+  await put(a.live, 'form-submission', { production_url: r.url });
+  await emit(a.agencyId, 'live', 'form-submission', null, formData(1));
   const ep = await eventually(async () => {
-    const list = (await svc.request('GET', '/v2/webhook-endpoints', { token: a.key })).body.data;
+    const list = (await svc.request('GET', '/v2/webhook-endpoints', { token: a.live })).body.data;
     return list[0]?.enabled === false && list[0];
   });
   t.regex(ep.disabled_reason, /410/);
-  t.is((await deliveries(a.key, 'form-submission'))[0].status, 'failed');
-  await emit(a.agencyId, 'test', 'form-submission', null, formData(2));
-  const again = await put(a.key, 'form-submission', { enabled: true });
+  t.is((await deliveries(a.live, 'form-submission'))[0].status, 'failed');
+  await emit(a.agencyId, 'live', 'form-submission', null, formData(2));
+  const again = await put(a.live, 'form-submission', { enabled: true });
   t.is(again.status, 200);
   t.true(again.body.enabled);
   await r.waitFor(2);
@@ -173,8 +175,13 @@ test('a 302 is not followed and counts as a failure', async (t) => {
 
 test('non-global addresses are refused before any connection unless allow-listed', async (t) => {
   const a = await agencyWithKey();
+  await put(a.key, 'form-submission', { staging_url: 'https://hooks.example.com/x' });
   for (const url of ['http://10.0.0.1/hook', 'http://169.254.169.254/latest/meta-data', 'http://[::1]:9/hook', 'http://192.168.1.10/x']) {
-    await put(a.key, 'form-submission', { staging_url: url });
+    // Refused at registration by the same rule, so the URL is planted as if it had been stored earlier.
+    const refused = await put(a.key, 'form-submission', { staging_url: url });
+    t.is(refused.status, 422, url);
+    t.is(refused.body.errors[0].pointer, '/staging_url');
+    await svc.tdb.db.owner.query(`update app_public.webhook_endpoints set staging_url = $2 where agency_id = $1`, [a.agencyId, url]);
     const sent = await post(a.key, '/v2/webhook-endpoints/form-submission/test');
     t.is(sent.status, 202, sent.text);
     const detail = await eventually(async () => {
@@ -185,7 +192,8 @@ test('non-global addresses are refused before any connection unless allow-listed
     t.is(detail.attempts[0].status_code, null);
   }
   const r = await receiver();
-  await put(a.key, 'form-submission', { staging_url: `http://localhost:${r.port}/named` });
+  t.is((await put(a.key, 'form-submission', { staging_url: `http://localhost:${r.port}/named` })).status, 422, 'a name resolving to loopback is refused at registration');
+  await svc.tdb.db.owner.query(`update app_public.webhook_endpoints set staging_url = $2 where agency_id = $1`, [a.agencyId, `http://localhost:${r.port}/named`]);
   const sent = await post(a.key, '/v2/webhook-endpoints/form-submission/test');
   const detail = await eventually(async () => {
     const d = await svc.request('GET', `/v2/webhook-endpoints/form-submission/deliveries/${sent.body.id}`, { token: a.key });
@@ -197,7 +205,7 @@ test('non-global addresses are refused before any connection unless allow-listed
 
 test('production URLs must be https unless allow-listed; bad URLs are 422 with their field', async (t) => {
   const a = await agencyWithKey();
-  const http = await put(a.key, 'form-submission', { production_url: 'http://example.com/hook' });
+  const http = await put(a.live, 'form-submission', { production_url: 'http://example.com/hook' });
   t.is(http.status, 422);
   t.is(http.body.errors[0].pointer, '/production_url');
   const bad = await put(a.key, 'form-submission', { staging_url: 'ftp://example.com/x' });
@@ -206,32 +214,32 @@ test('production URLs must be https unless allow-listed; bad URLs are 422 with t
   t.is(creds.status, 422);
   t.is((await put(a.key, 'nonsense-topic', { staging_url: 'https://example.com' })).status, 400);
   t.is((await put(a.key, 'form-submission', {})).status, 422);
-  const ok = await put(a.key, 'form-submission', { production_url: 'https://hooks.example.com/x' });
+  const ok = await put(a.live, 'form-submission', { production_url: 'https://hooks.example.com/x' });
   t.is(ok.status, 201);
 });
 
 test('alternative auth is sent; secrets and credentials never come back and are encrypted at rest', async (t) => {
   const a = await agencyWithKey();
   const r = await receiver();
-  const created = await put(a.key, 'form-submission', { staging_url: r.url, auth: { kind: 'bearer', token: 'receiver-token-123' } });
+  const created = await put(a.live, 'form-submission', { staging_url: r.url, auth: { kind: 'bearer', token: 'receiver-token-123' } });
   const secret = created.body.signing_secret;
   t.deepEqual(created.body.auth, { kind: 'bearer' });
-  await post(a.key, '/v2/webhook-endpoints/form-submission/test');
+  await post(a.live, '/v2/webhook-endpoints/form-submission/test');
   const [got] = await r.waitFor(1);
   t.is(got.headers.authorization, 'Bearer receiver-token-123');
   t.true(receiverAccepts(secret, got.raw, got.headers['x-signature']));
-  await put(a.key, 'form-submission', { auth: { kind: 'header', name: 'X-Api-Key', value: 'k-456' } });
-  await post(a.key, '/v2/webhook-endpoints/form-submission/test');
+  await put(a.live, 'form-submission', { auth: { kind: 'header', name: 'X-Api-Key', value: 'k-456' } });
+  await post(a.live, '/v2/webhook-endpoints/form-submission/test');
   await r.waitFor(2);
   t.is(r.received[1].headers['x-api-key'], 'k-456');
   t.is(r.received[1].headers.authorization, undefined);
-  await put(a.key, 'form-submission', { auth: { kind: 'basic', username: 'u', password: 'p:w' } });
-  await post(a.key, '/v2/webhook-endpoints/form-submission/test');
+  await put(a.live, 'form-submission', { auth: { kind: 'basic', username: 'u', password: 'p:w' } });
+  await post(a.live, '/v2/webhook-endpoints/form-submission/test');
   await r.waitFor(3);
   t.is(r.received[2].headers.authorization, `Basic ${Buffer.from('u:p:w').toString('base64')}`);
   const everything = JSON.stringify([
-    (await svc.request('GET', '/v2/webhook-endpoints', { token: a.key })).body,
-    (await svc.request('GET', '/v2/webhook-endpoints/form-submission/deliveries', { token: a.key })).body,
+    (await svc.request('GET', '/v2/webhook-endpoints', { token: a.live })).body,
+    (await svc.request('GET', '/v2/webhook-endpoints/form-submission/deliveries', { token: a.live })).body,
   ]);
   for (const s of [secret, 'receiver-token-123', 'k-456', 'p:w']) t.false(everything.includes(s), s);
   const stored = JSON.stringify((await svc.tdb.db.owner.query('select * from app_public.webhook_endpoints where agency_id = $1', [a.agencyId])).rows);
@@ -246,7 +254,7 @@ test('rotating the secret signs later attempts with the new one; redelivery keep
   const sent = await post(a.key, '/v2/webhook-endpoints/form-submission/test');
   await r.waitFor(1);
   t.true(receiverAccepts(first, r.received[0].raw, r.received[0].headers['x-signature']));
-  const rotated = await post(a.key, '/v2/webhook-endpoints/form-submission/rotate-secret');
+  const rotated = await post(a.live, '/v2/webhook-endpoints/form-submission/rotate-secret');
   t.is(rotated.status, 200);
   const second = rotated.body.signing_secret;
   t.not(second, first);
@@ -265,7 +273,7 @@ test('the sample test event of each topic is realistic and goes to the staging U
   const a = await agencyWithKey();
   const staging = await receiver();
   const production = await receiver();
-  await put(a.key, 'form-submission', { staging_url: staging.url, production_url: `${production.url}/p` });
+  await put(a.live, 'form-submission', { staging_url: staging.url, production_url: `${production.url}/p` });
   await put(a.key, 'client-submission', { staging_url: staging.url });
   await post(a.key, '/v2/webhook-endpoints/form-submission/test');
   await post(a.key, '/v2/webhook-endpoints/client-submission/test');
@@ -346,12 +354,12 @@ test('an endpoint failing for longer than five days is disabled', async (t) => {
   const a = await agencyWithKey();
   const r = await receiver();
   r.script({ status: 503 });
-  const created = await put(a.key, 'form-submission', { staging_url: r.url });
+  const created = await put(a.live, 'form-submission', { production_url: r.url });
   t.is(created.status, 201);
   await svc.tdb.db.owner.query(`update app_public.webhook_endpoints set failing_since = now() - interval '5 days 1 hour' where agency_id = $1`, [a.agencyId]);
-  await emit(a.agencyId, 'test', 'form-submission', null, formData(11));
+  await emit(a.agencyId, 'live', 'form-submission', null, formData(11));
   const ep = await eventually(async () => {
-    const list = (await svc.request('GET', '/v2/webhook-endpoints', { token: a.key })).body.data;
+    const list = (await svc.request('GET', '/v2/webhook-endpoints', { token: a.live })).body.data;
     return list[0]?.enabled === false && list[0];
   });
   t.regex(ep.disabled_reason, /failing for longer than/);
@@ -360,11 +368,11 @@ test('an endpoint failing for longer than five days is disabled', async (t) => {
 
 test('a retried rotate-secret replays the same new secret, kept encrypted in the idempotency record', async (t) => {
   const a = await agencyWithKey();
-  await put(a.key, 'form-submission', { staging_url: 'https://hooks.example.com/x' });
+  await put(a.live, 'form-submission', { staging_url: 'https://hooks.example.com/x' });
   const key = crypto.randomUUID();
-  const first = await svc.request('POST', '/v2/webhook-endpoints/form-submission/rotate-secret', { token: a.key, headers: { 'Idempotency-Key': key } });
+  const first = await svc.request('POST', '/v2/webhook-endpoints/form-submission/rotate-secret', { token: a.live, headers: { 'Idempotency-Key': key } });
   t.is(first.status, 200);
-  const retry = await svc.request('POST', '/v2/webhook-endpoints/form-submission/rotate-secret', { token: a.key, headers: { 'Idempotency-Key': key } });
+  const retry = await svc.request('POST', '/v2/webhook-endpoints/form-submission/rotate-secret', { token: a.live, headers: { 'Idempotency-Key': key } });
   t.is(retry.headers.get('idempotent-replayed'), 'true');
   t.is(retry.body.signing_secret, first.body.signing_secret, 'no second rotation');
   const stored = await svc.tdb.db.owner.query(`select response_body::text as body from app_private.idempotency_keys where key = $1`, [key]);

@@ -28,7 +28,7 @@ import {
   subscriptionParams,
   subscriptionWithSecret,
 } from '../../schemas/webhooks.ts';
-import { deliveryDetail, deliveryPage, mintSecret, redeliverTo, rotateSecret, sealAuth, sendTest } from '../../webhooks.ts';
+import { checkWebhookUrl, deliveryDetail, deliveryPage, mintSecret, redeliverTo, rotateSecret, sealAuth, sendTest } from '../../webhooks.ts';
 
 async function loadSubscription(ctx: Context, uuid: string): Promise<EndpointRow> {
   const w = await getSubscription(tx(ctx), uuid);
@@ -49,6 +49,7 @@ export const webhookSubscriptionRoutes = [
     body: createSubscriptionBody,
     responses: { 200: { description: 'The subscription with its signing secret', schema: z.object({ data: subscriptionWithSecret }) }, ...v1Errors(401, 403, 422, 429) },
     handler: async (ctx, { body }, deps) => {
+      await checkWebhookUrl(deps, body.url, 'url');
       const s = mintSecret(deps);
       const row = await createSubscription(tx(ctx), {
         url: body.url,
@@ -98,6 +99,7 @@ export const webhookSubscriptionRoutes = [
     responses: { 200: { description: 'The subscription', schema: z.object({ data: subscription }) }, ...v1Errors(400, 401, 403, 404, 422, 429) },
     handler: async (ctx, { params, body }, deps) => {
       const w = await loadSubscription(ctx, params.webhook_uuid);
+      await checkWebhookUrl(deps, body.url, 'url');
       await updateSubscription(tx(ctx), w.id, {
         url: body.url,
         events: body.events ? [...new Set(body.events)] : undefined,

@@ -5,8 +5,8 @@ import { z } from 'zod';
 import { getTopicEndpoint, listTopicEndpoints, putTopicEndpoint, type EndpointRow } from '../../../db/queries/webhook_endpoints.ts';
 import { sampleTopicPayload } from '../../../pipelines/webhooks/payloads.ts';
 import { notFound } from '../../errors.ts';
-import { presentTopicEndpoint as present } from '../../presenters/webhooks.ts';
-import { route, tx } from '../../route.ts';
+import { presentTopicEndpoint } from '../../presenters/webhooks.ts';
+import { identity, route, tx } from '../../route.ts';
 import { problem } from '../../schemas/common.ts';
 import {
   listDeliveriesQuery,
@@ -19,7 +19,9 @@ import {
   topicEndpointWithSecret,
   topicParams,
 } from '../../schemas/webhooks.ts';
-import { checkProductionUrl, deliveryDetail, deliveryPage, mintSecret, redeliverTo, rotateSecret, sealAuth, sendTest } from '../../webhooks.ts';
+import { checkProductionUrl, checkWebhookUrl, deliveryDetail, deliveryPage, mintSecret, redeliverTo, rotateSecret, sealAuth, sendTest } from '../../webhooks.ts';
+
+const present = (ctx: Context) => (w: EndpointRow) => presentTopicEndpoint(w, identity(ctx).mode);
 
 const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, { description: `Problem details (${s})`, schema: problem }]));
 
@@ -46,6 +48,8 @@ export const webhookEndpointRoutes = [
     },
     handler: async (ctx, { params, body }, deps) => {
       checkProductionUrl(deps, body.production_url, 'production_url');
+      await checkWebhookUrl(deps, body.staging_url, 'staging_url');
+      await checkWebhookUrl(deps, body.production_url, 'production_url');
       // A secret is minted every time but stored (and shown) only when this PUT creates the endpoint.
       const s = mintSecret(deps);
       const { endpoint, created } = await putTopicEndpoint(tx(ctx), params.topic, {
@@ -56,7 +60,7 @@ export const webhookEndpointRoutes = [
         secretCiphertext: s.ciphertext,
       });
       ctx.status = created ? 201 : 200;
-      ctx.body = created ? { ...present(endpoint), signing_secret: s.secret } : present(endpoint);
+      ctx.body = created ? { ...present(ctx)(endpoint), signing_secret: s.secret } : present(ctx)(endpoint);
     },
   }),
   route({
@@ -68,7 +72,7 @@ export const webhookEndpointRoutes = [
     auth: 'api_key',
     responses: { 200: { description: 'Endpoints', schema: z.object({ data: z.array(topicEndpoint) }) }, ...errors(401) },
     handler: async (ctx) => {
-      ctx.body = { data: (await listTopicEndpoints(tx(ctx))).map(present) };
+      ctx.body = { data: (await listTopicEndpoints(tx(ctx))).map(present(ctx)) };
     },
   }),
   route({
@@ -84,7 +88,7 @@ export const webhookEndpointRoutes = [
     handler: async (ctx, { params }, deps) => {
       const w = await loadEndpoint(ctx, params.topic);
       const secret = await rotateSecret(ctx, deps, w.id);
-      ctx.body = { ...present(await loadEndpoint(ctx, params.topic)), signing_secret: secret };
+      ctx.body = { ...present(ctx)(await loadEndpoint(ctx, params.topic)), signing_secret: secret };
     },
   }),
   route({
