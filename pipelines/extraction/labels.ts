@@ -124,7 +124,7 @@ function personName(p: { first_name: string | null; last_name: string | null; or
 
 function scoreDeclarations(label: Obj, data: ExtractedData, add: Add) {
   const pol = obj(label.policy);
-  const page = (k: string) => pageOf(label, k);
+  const page = (...k: string[]) => pageOf(label, ...k);
   if ('provider' in pol) add('policy.provider', 'policy.provider', 'name', pol.provider, data.policy.provider, '/policy/provider', page('provider'));
   if ('policy_number' in pol) add('policy.policy_number', 'policy.policy_number', 'id', pol.policy_number, data.policy.policy_number, '/policy/policy_number', page('policy_number'));
   if ('effective_date' in pol) add('policy.effective_date', 'policy.effective_date', 'date', pol.effective_date, data.policy.effective_date, '/policy/effective_date', page('effective_date'));
@@ -198,7 +198,7 @@ function autoLimits(data: ExtractedData): Record<'bi_per_person' | 'bi_per_accid
 
 function scoreCertificate(label: Obj, data: ExtractedData, add: Add) {
   const cert = data.certificate;
-  const page = (k: string) => pageOf(label, k);
+  const page = (...k: string[]) => pageOf(label, ...k);
   if ('producer' in label) add('certificate.producer', 'producer', 'name', label.producer, cert?.producer, '/certificate/producer', page('producer'));
   if ('insured' in label) add('certificate.insured', 'insured', 'name', label.insured, cert?.insured, '/certificate/insured', page('insured'));
   if ('certificate_holder' in label) add('certificate.certificate_holder', 'certificate_holder', 'name', label.certificate_holder, cert?.certificate_holder, '/certificate/certificate_holder', page('certificate_holder'));
