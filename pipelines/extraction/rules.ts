@@ -4,6 +4,7 @@
 import type { PageText, Cell } from '../documents/layout.ts';
 import type { Candidate } from './candidates.ts';
 import { policyTypeLabels, type DocumentKind } from './schema.ts';
+import { extractCertificate } from './certificate.ts';
 import { findLabelled, findLabelledBlock, findTable, cellSource, cellsBelow, type Found } from './layout-query.ts';
 import { parseMoney, parseDate, dateTokens, cleanValue, isOrganisation, splitPersonName, isCityStateZip } from './normalise.ts';
 
@@ -304,149 +305,12 @@ function property(pages: PageText[], covs: ReturnType<typeof coverages>, emit: E
   if (addr) emit({ pointer: '/property/address', value: addr.value, ...fromFound(addr) });
 }
 
-const COI_TYPES: [RegExp, 'general_liability' | 'automobile_liability' | 'umbrella_liability' | 'workers_compensation' | 'property'][] = [
-  [/commercial general liability|general liability/i, 'general_liability'],
-  [/automobile liability|auto liability|business auto/i, 'automobile_liability'],
-  [/umbrella liab|excess liab/i, 'umbrella_liability'],
-  [/workers compensation|workers' compensation|employers' liability/i, 'workers_compensation'],
-];
-
-/** ACORD 25-style certificate: producer, insured, insurers A–F, the coverage grid and the holder. */
-function certificate(pages: PageText[], emit: Emit) {
-  // The certificate may follow a cover letter.
-  const page = pages.find((p) => /certificate of (liability )?insurance|evidence of (commercial )?property|certificate of property/i.test(p.text)) ?? pages[0];
-  if (!page) return;
-  const src = page.source === 'ocr' ? 'ocr' : 'rules';
-  const conf = page.source === 'ocr' ? 0.7 : 0.85;
-  const blockAfter = (label: RegExp) => {
-    for (const line of page.lines) {
-      const cell = line.cells.find((c) => label.test(c.text));
-      if (!cell) continue;
-      const rest = cell.text.replace(label, '').replace(/^[\s:]+/, '').trim();
-      const below = cellsBelow(page, line, cell, 2.0, 14).map((b) => b.cell);
-      const lines = (rest ? [rest] : []).concat(below.map((c) => c.text)).filter((t) => !/^(insurer|naic|phone|fax|e-?mail|contact|address:?$)/i.test(t));
-      if (lines.length) return { lines: lines.slice(0, 4), text: [cell.text, ...below.map((c) => c.text)].slice(0, 5).join('\n'), cell: below[0] ?? cell };
-    }
-    return undefined;
-  };
-  const producer = blockAfter(/^producer\b/i);
-  if (producer) emit({ pointer: '/certificate/producer', value: cleanValue(producer.lines[0]), page: page.page, text: producer.text, confidence: conf, source: cellSource(page, producer.cell) });
-  const insured = blockAfter(/^insured\b/i);
-  if (insured) {
-    const name = cleanValue(insured.lines[0]);
-    const s = cellSource(page, insured.cell);
-    emit({ pointer: '/certificate/insured', value: name, page: page.page, text: insured.text, confidence: conf, source: s });
-    emit({ pointer: '/policyholder/organization', value: name, page: page.page, text: insured.text, confidence: conf, source: s });
-    const addr = insured.lines.slice(1).filter(ADDRESS_LINE).map(cleanValue);
-    if (addr.length) emit({ pointer: '/policyholder/address', value: addr.join(', '), page: page.page, text: insured.text, confidence: conf, source: s });
-  }
-  const holder = blockAfter(/^certificate holder\b/i);
-  if (holder) {
-    const name = cleanValue(holder.lines[0]);
-    const s = cellSource(page, holder.cell);
-    emit({ pointer: '/certificate/certificate_holder', value: name, page: page.page, text: holder.text, confidence: conf, source: s });
-    emit({ pointer: '/interested_parties/0/name', value: name, page: page.page, text: holder.text, confidence: conf, source: s });
-    emit({ pointer: '/interested_parties/0/role', value: 'certificate_holder', page: page.page, text: holder.text, confidence: conf, source: s });
-    const addr = holder.lines.slice(1).filter(ADDRESS_LINE).map(cleanValue);
-    emit({ pointer: '/interested_parties/0/address', value: addr.length ? addr.join(', ') : null, page: page.page, text: holder.text, confidence: conf, source: s });
-  }
-  // Insurers: "INSURER A : Name  12345".
-  const insurerNames: Record<string, string> = {};
-  let ni = 0;
-  for (const line of page.lines) {
-    const m = /INSURER\s*([A-F])\s*[:;]\s*(.*)$/i.exec(line.text);
-    if (!m) continue;
-    const rest = m[2].split(/\s{2,}/).filter(Boolean);
-    let name = rest[0] ? cleanValue(rest[0]) : '';
-    let naic = rest.find((t, i) => i > 0 && /^\d{5}$/.test(t.trim())) ?? null;
-    const tail = /^(.*?)\s+(\d{5})$/.exec(name);
-    if (tail) { name = tail[1]; naic = tail[2]; }
-    if (!name || /^insurer/i.test(name)) continue;
-    insurerNames[m[1].toUpperCase()] = name;
-    const base = { page: page.page, text: line.text, confidence: conf, source: src } as const;
-    emit({ pointer: `/certificate/insurers/${ni}/letter`, value: m[1].toUpperCase(), ...base });
-    emit({ pointer: `/certificate/insurers/${ni}/name`, value: name, ...base });
-    emit({ pointer: `/certificate/insurers/${ni}/naic`, value: naic, ...base });
-    ni++;
-  }
-  // The grid: header columns, then one band per type of insurance.
-  const header = page.lines.find((l) => /policy\s*number/i.test(l.text) && /type of insurance|limits/i.test(l.text));
-  const colX = (re: RegExp) => header?.cells.find((c) => re.test(c.text));
-  const addl = colX(/^addl/i);
-  const subr = colX(/^subr|wvd/i);
-  const starts: { y: number; type: (typeof COI_TYPES)[number][1]; lineIndex: number }[] = [];
-  page.lines.forEach((l, i) => {
-    if (header && l.y <= header.y) return;
-    const t = COI_TYPES.find(([re]) => re.test(l.text));
-    if (t && !starts.some((s) => s.type === t[1])) starts.push({ y: l.y, type: t[1], lineIndex: i });
-  });
-  let nc = 0;
-  starts.forEach((s, k) => {
-    const end = starts[k + 1]?.lineIndex ?? page.lines.length;
-    const band = page.lines.slice(s.lineIndex, end).filter((l) => !/description of operations|certificate holder/i.test(l.text));
-    const stopAt = band.findIndex((l) => /description of operations|certificate holder|cancellation/i.test(l.text));
-    const lines = stopAt >= 0 ? band.slice(0, stopAt) : band;
-    const bandText = lines.map((l) => l.text).join('\n');
-    const dates = dateTokens(bandText);
-    const base = { page: page.page, text: bandText, confidence: conf, source: src } as const;
-    const p = `/certificate/coverages/${nc}`;
-    emit({ pointer: `${p}/type`, value: s.type, ...base });
-    const letterCell = lines[0]?.cells[0];
-    const letter = letterCell && /^[A-F]$/.test(letterCell.text.trim()) ? letterCell.text.trim() : null;
-    emit({ pointer: `${p}/insurer_letter`, value: letter, ...base });
-    // Policy number: the first cell on the band's lines that looks like one and is not a date or amount.
-    let pn: string | undefined;
-    for (const l of lines) for (const c of l.cells) {
-      if (pn || /\$|\//.test(c.text) || dateTokens(c.text).length || (letterCell && c === letterCell)) continue;
-      if (c.x < (colX(/policy\s*number/i)?.x ?? 0) - 45 || c.x > (colX(/policy\s*eff/i)?.x ?? Infinity) - 5) continue;
-      const v = parsePolicyNumber(c.text);
-      if (v && /\d{3}/.test(v)) pn = v;
-    }
-    emit({ pointer: `${p}/policy_number`, value: pn ?? null, ...base });
-    emit({ pointer: `${p}/effective_date`, value: dates[0]?.iso ?? null, ...base });
-    emit({ pointer: `${p}/expiration_date`, value: dates[1]?.iso ?? null, ...base });
-    const amountAfter = (re: RegExp) => {
-      for (const l of lines) {
-        const i = l.cells.findIndex((c) => re.test(c.text));
-        if (i < 0) continue;
-        const inCell = /\$\s?[\d,]+/.exec(l.cells[i].text.replace(re, ''));
-        if (inCell) return parseMoney(inCell[0]);
-        const next = l.cells.slice(i + 1).find((c) => /\d/.test(c.text));
-        if (next) return parseMoney(next.text);
-      }
-      return undefined;
-    };
-    const isUmb = s.type === 'umbrella_liability';
-    emit({ pointer: `${p}/each_occurrence`, value: isUmb ? null : (amountAfter(/each occurrence/i) ?? null), ...base });
-    emit({ pointer: `${p}/general_aggregate`, value: s.type === 'general_liability' ? (amountAfter(/general aggregate/i) ?? null) : null, ...base });
-    emit({ pointer: `${p}/combined_single_limit`, value: amountAfter(/combined single limit/i) ?? null, ...base });
-    emit({ pointer: `${p}/umbrella_each_occurrence`, value: isUmb ? (amountAfter(/each occurrence/i) ?? null) : null, ...base });
-    emit({ pointer: `${p}/wc_statutory`, value: s.type === 'workers_compensation' ? /\bX\s*PER\s*STAT/i.test(bandText) || /\bX\s+statutory/i.test(bandText) : null, ...base });
-    emit({ pointer: `${p}/el_each_accident`, value: amountAfter(/e\.?\s?l\.?\s*each accident/i) ?? null, ...base });
-    const flag = (col: Cell | undefined) => {
-      if (!col) return null;
-      const hit = lines.some((l) => l.cells.some((c) => c.x >= col.x - 6 && c.x <= col.x + col.w + 4 && /^[YX]$/i.test(c.text.trim())));
-      return hit;
-    };
-    emit({ pointer: `${p}/additional_insured`, value: flag(addl), ...base });
-    emit({ pointer: `${p}/subrogation_waived`, value: flag(subr), ...base });
-    if (nc === 0) {
-      const ins = letter ? insurerNames[letter] : Object.values(insurerNames)[0];
-      if (ins) emit({ pointer: '/policy/provider', value: ins, ...base });
-      if (pn) emit({ pointer: '/policy/policy_number', value: pn, ...base });
-      if (dates[0]) emit({ pointer: '/policy/effective_date', value: dates[0].iso, ...base });
-      if (dates[1]) emit({ pointer: '/policy/expiration_date', value: dates[1].iso, ...base });
-    }
-    nc++;
-  });
-}
-
 /** Run the rule extractors for a kind and return every candidate value. */
 export function extractByRules(pages: PageText[], kind: DocumentKind): Candidate[] {
   const out: Candidate[] = [];
   const emit = emitter(out);
   if (kind === 'certificate') {
-    certificate(pages, emit);
+    extractCertificate(pages, emit);
     // Other certificate forms (evidence of property, binders): the common labels fill what the grid did not.
     carrier(pages, emit);
     policyNumber(pages, emit);
