@@ -79,6 +79,15 @@ const COI_TYPES: [RegExp, CertificateCoverageType][] = [
   [/umbrella liab|excess liab|excess\/umbrella/i, 'umbrella_liability'],
   [/workers\s*'?\s*compensation|workers' compensation|employers' liability/i, 'workers_compensation'],
 ];
+/** Words that belong to each standard band's type-of-insurance column (anything else on a policy row is another line). */
+const BAND_WORDS: Record<CertificateCoverageType, RegExp> = {
+  general_liability: /general|liab|claims|occur|aggregate|policy|project|loc\b|other/i,
+  automobile_liability: /auto|owned|hired|scheduled|liab/i,
+  umbrella_liability: /umbrella|excess|occur|claims|ded|retention|liab/i,
+  workers_compensation: /worker|employ|proprietor|officer|excluded|mandatory|describe|y\s*\/\s*n|n\s*\/\s*a|^[YN]$|^[YN]\s/i,
+  property: /./,
+  other: /./,
+};
 const MARK = /^[Xx✓✔✗✘√64ü■●]$/;
 
 /** Extract an ACORD 25-style certificate. */
@@ -151,7 +160,7 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
   const effX = colOf(/POLICY\s*EFF|\(MM\/DD/i) ?? (pnCell ? pnCell.x + pnCell.w + 20 : page.width * 0.55);
   const limitsX = colOf(/^LIMITS$|\bLIMITS\b/i) ?? page.width * 0.7;
   const typeX = header.cells.find((c) => /type of insurance/i.test(c.text))?.x ?? 60;
-  const endIdx = page.lines.findIndex((l, i) => i > headerIdx && /description of operations|^certificate holder|special provisions below/i.test(l.cells[0]?.text ?? '') && !/describe under/i.test(l.text));
+  const endIdx = page.lines.findIndex((l, i) => i > headerIdx && /^(description of operations\s*\/|certificate holder|special provisions\b(?!\s+below))/i.test(l.cells[0]?.text ?? ''));
   const lines = page.lines.slice(headerIdx + 1, endIdx > 0 ? endIdx : undefined);
   // Band starts: the first line naming each standard type of insurance.
   const starts: { i: number; type: CertificateCoverageType }[] = [];
@@ -177,14 +186,17 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
     let from: number;
     let to: number;
     const nextStart = starts.find((s) => s.i > r.i + 3)?.i ?? lines.length;
-    if (band && !usedBands.has(band.i)) {
+    // The row's own words in the type-of-insurance column, without its insurer letter and check marks.
+    const ownRight = (addlX !== undefined && addlX > typeX ? addlX - 8 : (pnCell?.x ?? effX)) - 6;
+    const own = row.cells.filter((c) => c.x + c.w > typeX - 25 && c.x < ownRight).map((c) => c.text).join(' ').replace(/^[A-F]\s+/, '').replace(/(^|\s)[Xx✓✔6](?=\s|$)/g, ' ').trim();
+    const fitsBand = (t: CertificateCoverageType) => !own || BAND_WORDS[t].test(own);
+    if (band && !usedBands.has(band.i) && fitsBand(band.type)) {
       usedBands.add(band.i);
       type = band.type;
       from = band.i;
       to = Math.min(nextStart, rows[k + 1] && bandOf(rows[k + 1].i) === band ? rows[k + 1].i : nextStart);
     } else {
       band = undefined;
-      const own = row.cells.filter((c) => c.x < effX - 40).map((c) => c.text).join(' ');
       type = /property|earthquake|flood|building|earth movement/i.test(own) ? 'property' : 'other';
       from = r.i;
       to = Math.min(nextStart, rows[k + 1]?.i ?? lines.length);
@@ -232,7 +244,7 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
     emit({ pointer: `${p}/wc_statutory`, value: statutory, ...base });
     emit({ pointer: `${p}/el_each_accident`, value: isWc ? (amountAfter(/e\.?\s?l\.?\s*each accident/i) ?? null) : null, ...base });
     // ADDL INSD / SUBR WVD: the mark nearest each column's header word on the policy row (Y or X: yes; N or blank: no; N/A: not asked).
-    const marks = row.cells.filter((c) => /^(Y|N|X|N\s*\/\s*A|YES|NO)$/i.test(c.text.trim()));
+    const marks = (band ? bandLines : [row]).flatMap((l) => l.cells).filter((c) => /^(Y|N|X|N\s*\/\s*A|YES|NO)$/i.test(c.text.trim()));
     const flag = (x: number | undefined, other: number | undefined) => {
       if (x === undefined) return null;
       const near = marks.filter((c) => {
