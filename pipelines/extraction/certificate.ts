@@ -84,7 +84,7 @@ const BAND_WORDS: Record<CertificateCoverageType, RegExp> = {
   general_liability: /general|liab|claims|occur|aggregate|policy|project|loc\b|other/i,
   automobile_liability: /auto|owned|hired|scheduled|liab/i,
   umbrella_liability: /umbrella|excess|occur|claims|ded|retention|liab/i,
-  workers_compensation: /worker|employ|proprietor|officer|excluded|mandatory|describe|y\s*\/\s*n|n\s*\/\s*a|^[YN]$|^[YN]\s/i,
+  workers_compensation: /worker|employers|proprietor|officer|excluded|mandatory|describe|y\s*\/\s*n|n\s*\/\s*a|^[YN]$|^[YN]\s/i,
   property: /./,
   other: /./,
 };
@@ -175,7 +175,7 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
     const ds = dateTokens(l.cells.filter((c) => c.x > effX - 80 && c.x < limitsX - 5).map((c) => c.text).join(' '));
     if (ds.length >= 2) rows.push({ i, dates: [ds[0].iso, ds[1].iso] });
   });
-  const bandOf = (i: number) => [...starts].reverse().find((s) => s.i <= i + 3);
+  const bandOf = (i: number) => [...starts].reverse().find((s) => s.i <= i) ?? starts.find((s) => s.i <= i + 3);
   const usedBands = new Set<number>();
   let nc = 0;
   rows.forEach((r, k) => {
@@ -213,7 +213,7 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
     for (const c of row.cells) {
       if (pn || c.x < (pnCell?.x ?? 0) - 60 || c.x > effX - 15 || dateTokens(c.text).length || /\$/.test(c.text)) continue;
       const v = cleanValue(c.text);
-      if (/^[A-Z0-9][A-Z0-9\- ]{3,28}$/i.test(v) && /\d{3}/.test(v) && !/^(Y|N|X)$/i.test(v)) pn = v;
+      if (/^[A-Z0-9][A-Z0-9\- ]{3,28}$/i.test(v) && (v.match(/\d/g) ?? []).length >= 2 && v.replace(/\W/g, '').length >= 5) pn = v;
     }
     emit({ pointer: `${p}/policy_number`, value: pn ?? null, ...base });
     emit({ pointer: `${p}/effective_date`, value: r.dates[0], ...base });
@@ -239,7 +239,7 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
     const isWc = type === 'workers_compensation';
     const statutory = isWc ? bandLines.some((l) => l.cells.some((c, i) => {
       if (/^[Xx✓✔6]\s+(per|statu|wc\s+statu)/i.test(c.text)) return true;
-      return /^(per\b|statu|wc\s+statu)/i.test(c.text) && MARK.test(l.cells[i - 1]?.text.trim() ?? '');
+      return /^per\b|statu/i.test(c.text) && MARK.test(l.cells[i - 1]?.text.trim() ?? '');
     })) : null;
     emit({ pointer: `${p}/wc_statutory`, value: statutory, ...base });
     emit({ pointer: `${p}/el_each_accident`, value: isWc ? (amountAfter(/e\.?\s?l\.?\s*each accident/i) ?? null) : null, ...base });
