@@ -185,7 +185,7 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
     let type: CertificateCoverageType;
     let from: number;
     let to: number;
-    const nextStart = starts.find((s) => s.i > r.i + 3)?.i ?? lines.length;
+    const nextStart = starts.find((s) => s.i > r.i)?.i ?? lines.length;
     // The row's own words in the type-of-insurance column, without its insurer letter and check marks.
     const ownRight = (addlX !== undefined && addlX > typeX ? addlX - 8 : (pnCell?.x ?? effX)) - 6;
     const own = row.cells.filter((c) => c.x + c.w > typeX - 25 && c.x < ownRight).map((c) => c.text).join(' ').replace(/^[A-F]\s+/, '').replace(/(^|\s)[Xx✓✔6](?=\s|$)/g, ' ').trim();

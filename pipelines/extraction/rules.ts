@@ -5,6 +5,7 @@ import type { PageText, Cell } from '../documents/layout.ts';
 import type { Candidate } from './candidates.ts';
 import { policyTypeLabels, type DocumentKind } from './schema.ts';
 import { extractCertificate } from './certificate.ts';
+import { autoLiability, propertyLines, eachOccurrence } from './limits.ts';
 import { findLabelled, findLabelledBlock, findTable, cellSource, cellsBelow, type Found } from './layout-query.ts';
 import { parseMoney, parseDate, dateTokens, cleanValue, isOrganisation, splitPersonName, isCityStateZip } from './normalise.ts';
 
@@ -162,7 +163,7 @@ function splitLimit(s: string): number | string | undefined {
 }
 
 /** The coverage table (name, limit, deductible, premium) located by its header. */
-function coverages(pages: PageText[], emit: Emit): { name: string; limit?: number | string; page: number; text: string }[] {
+function coverages(pages: PageText[], emit: Emit, start = 0, skip?: RegExp): { name: string; limit?: number | string; page: number; text: string }[] {
   const rows = findTable(
     pages,
     {
@@ -175,10 +176,10 @@ function coverages(pages: PageText[], emit: Emit): { name: string; limit?: numbe
     /^(total|deductible\s*-|all perils|drivers?\b|veh\b|year\b|lienholder|mortgagee|additional|interested|forms?\b|endorsements?|discounts?|(policy|annual|total)\s+premium)|premium:/i,
   );
   const out: { name: string; limit?: number | string; page: number; text: string }[] = [];
-  let n = 0;
+  let n = start;
   for (const r of rows) {
     const name = cleanValue((r.byRole.name ?? []).map((c) => c.text).join(' '));
-    if (!name || !/[a-z]{3}/i.test(name) || /^\$?[\d,.]+$/.test(name)) continue;
+    if (!name || !/[a-z]{3}/i.test(name) || /^\$?[\d,.]+$/.test(name) || skip?.test(name)) continue;
     const txt = (cells?: Cell[]) => (cells ?? []).map((c) => c.text).join(' ');
     const limit = r.byRole.limit ? splitLimit(txt(r.byRole.limit)) : undefined;
     const deductible = r.byRole.deductible ? splitLimit(txt(r.byRole.deductible)) : undefined;
@@ -299,8 +300,14 @@ function property(pages: PageText[], covs: ReturnType<typeof coverages>, emit: E
     });
     if (f) { done.add(field); emit({ pointer: `/property/${field}`, value: f.value, ...fromFound(f) }); }
   }
+  propertyLines(pages, emit, done);
+  if (done.has('deductible')) return addressOf(pages, emit);
   const ded = findLabelled(pages, /(?:all\s+(?:other\s+)?perils\s+deductible|deductible\s*[-–]\s*all\s+(?:other\s+)?perils|section\s+i\s+deductible|aop\s+deductible|policy\s+deductible|deductible)/i, (s) => (/\d/.test(s) ? parseMoney(s) : undefined));
   if (ded) emit({ pointer: '/property/deductible', value: ded.value, ...fromFound(ded) });
+  addressOf(pages, emit);
+}
+
+function addressOf(pages: PageText[], emit: Emit) {
   const addr = findLabelled(pages, /residence\s+premises|insured\s+location|property\s+(?:address|location)|location\s+of\s+(?:residence|property|premises)|dwelling\s+location|described\s+location|insured\s+property|rental\s+address|risk\s+address/i, (s) => (/\d/.test(s) && s.length > 8 ? cleanValue(s) : undefined));
   if (addr) emit({ pointer: '/property/address', value: addr.value, ...fromFound(addr) });
 }
@@ -323,6 +330,13 @@ export function extractByRules(pages: PageText[], kind: DocumentKind): Candidate
   premium(pages, emit);
   namedInsured(pages, emit);
   const covs = coverages(pages, emit);
+  // Liability limits a coverage table did not give, read from the lines naming them.
+  if (kind === 'personal_auto' || kind === 'commercial_auto') {
+    const bi = covs.some((c) => /bodily\s+injury/i.test(c.name) && !/uninsured|underinsured/i.test(c.name) && typeof c.limit === 'string');
+    const pd = covs.some((c) => /property\s+damage/i.test(c.name) && !/uninsured|underinsured/i.test(c.name) && typeof c.limit === 'number');
+    if (!bi || !pd) autoLiability(pages, emit, covs.length, { bi: !bi, pd: !pd });
+  }
+  if ((kind === 'businessowners' || kind === 'commercial_general_liability') && !covs.some((c) => /each\s+occurrence/i.test(c.name) && typeof c.limit === 'number')) eachOccurrence(pages, emit, covs.length);
   if (kind === 'personal_auto' || kind === 'commercial_auto') {
     vehicles(pages, emit);
     drivers(pages, emit);
