@@ -67,6 +67,10 @@ export interface PageText {
   /** Mean OCR confidence 0..1 (1 for a text layer). */
   confidence: number;
   fields: FormField[];
+  /** Text-layer repairs applied to this page (see repair.ts); absent when none were needed. */
+  repairs?: ('doubled_glyphs' | 'letter_spacing' | 'reversed_numbers')[];
+  /** Set when OCR filled in values missing from this page's text layer. */
+  ocrAssisted?: boolean;
 }
 
 const median = (xs: number[]) => {

@@ -20,12 +20,17 @@ const AMOUNT = /\$?\s?(\d{1,3}(?:,\d{3})+|\d+)(\.\d{2})?(?![\d,])/g;
 /** Amounts in a piece of text, with the words that follow each ("each person", "each accident"). */
 export function amountsIn(text: string, min = 0): LineAmounts['amounts'] {
   const out: LineAmounts['amounts'] = [];
+  let skippedPair = 0;
   for (const m of text.matchAll(AMOUNT)) {
     if (m[2] && m[2] !== '.00') continue;
     const hasMoneyShape = m[0].includes('$') || m[1].includes(',');
     const value = Number(m[1].replace(/,/g, ''));
     if (!hasMoneyShape && value < 1000) continue;
     if (value < min) continue;
+    // "State Minimum $15,000/$30,000" is a reference beside the limit, not the limit.
+    const before = text.slice(Math.max(0, (m.index ?? 0) - 12), m.index);
+    if (/minimum\s*$/i.test(before) || (skippedPair && /^\s*\/\s*$/.test(text.slice(skippedPair, m.index)))) { skippedPair = (m.index ?? 0) + m[0].length; continue; }
+    skippedPair = 0;
     const words = text.slice((m.index ?? 0) + m[0].length, (m.index ?? 0) + m[0].length + 24).toLowerCase();
     out.push({ value, text: m[0], words });
   }
@@ -41,17 +46,19 @@ export function findLineAmounts(pages: PageText[], label: RegExp, opts: { not?: 
       const m = label.exec(line.text);
       if (!m || (opts.not && opts.not.test(line.text))) continue;
       // Only what follows the label: a limit printed before it belongs to the previous row.
-      let after = line.text.slice((m.index ?? 0) + m[0].length);
-      // A row naming another coverage before the amounts ("Dwelling ... Other Structures $...") is not ours.
+      const after = line.text.slice((m.index ?? 0) + m[0].length);
       let amounts = amountsIn(after, opts.min);
       let text = line.text;
-      if (amounts.length === 0) {
-        const next = page.lines[i + 1];
-        if (next && next.y - (line.y + line.h) < line.h * 1.2 && !/[a-z]{4,}.*\$/i.test(next.text.split('$')[0] + '$')) {
-          after = next.text;
-          amounts = amountsIn(after, opts.min);
-          text = `${line.text}\n${next.text}`;
-        }
+      // The limits may sit on the next lines of the row ("Each Person/Each Occurrence", then the amounts).
+      for (let k = 1; k <= 2 && amounts.length === 0; k++) {
+        const next = page.lines[i + k];
+        const prev = page.lines[i + k - 1];
+        if (!next || next.y - (prev.y + prev.h) > line.h * 1.2) break;
+        // A line that names something else before its amount is the next row, not ours.
+        const prefix = next.text.split(/\$|\d/)[0];
+        if (label.test(next.text) || (/[a-z]{3,}/i.test(prefix) && !/^\s*(each|per\b|state\s+minimum|limits?\b|up\s+to|coverage\s+limit)/i.test(prefix))) break;
+        amounts = amountsIn(next.text, opts.min);
+        text = page.lines.slice(i, i + k + 1).map((l) => l.text).join('\n');
       }
       if (amounts.length) return { page, line, amounts, text };
     }
@@ -129,11 +136,11 @@ function findLineAmountsRaw(pages: PageText[], label: RegExp, not: RegExp): { pa
 
 /** Home, condo and renters limits by their usual names, for the fields a coverage table did not give. */
 export const PROPERTY_LINES: { field: string; label: RegExp; not?: RegExp; min: number }[] = [
-  { field: 'dwelling', label: /coverage\s*[-–]?\s*a\b[\s\-–:.]*(?:dwelling)?|\bdwelling(?:\s+protection|\s+coverage)?\b/i, not: /other structures|extension|replacement cost|construction|occupied|located|dwelling\s+(?:is|of)|additional|roof/i, min: 10000 },
-  { field: 'personal_property', label: /coverage\s*[-–]?\s*c\b[\s\-–:.]*(?:personal property)?|personal\s+property(?:\s+protection)?|contents\b/i, not: /replacement|scheduled|theft|away|special|limited|deductible/i, min: 1000 },
-  { field: 'loss_of_use', label: /coverage\s*[-–]?\s*d\b[\s\-–:.]*(?:loss of use)?|loss\s+of\s+use|additional\s+living\s+expenses?/i, min: 500 },
-  { field: 'personal_liability', label: /coverage\s*[-–]?\s*e\b[\s\-–:.]*(?:personal liability)?|personal\s+liability|family\s+liability(?:\s+protection)?|\bliability\b(?=\s*(?:\(each occurrence\)|[-–]\s*each occurrence|\$|\s+\$|$))/i, not: /umbrella|excess|injury|waterbed|animal|limited/i, min: 10000 },
-  { field: 'medical_payments', label: /coverage\s*[-–]?\s*f\b[\s\-–:.]*(?:medical)?|medical\s+payments?(?:\s+to\s+others)?|guest\s+medical(?:\s+protection)?/i, min: 250 },
+  { field: 'dwelling', label: /coverage\s*[-–]?\s*a\b[\s\-–:.]*(?:dwelling)?|dwelling(?:\s*protection|\s*coverage)?\b/i, not: /other structures|extension|replacement cost|construction|occupied|located|dwelling\s*(?:is|of)|additional|roof/i, min: 10000 },
+  { field: 'personal_property', label: /coverage\s*[-–]?\s*c\b[\s\-–:.]*(?:personal property)?|personal\s*property(?:\s*protection)?|contents\b/i, not: /replacement|scheduled|theft|away|special|limited|deductible/i, min: 1000 },
+  { field: 'loss_of_use', label: /coverage\s*[-–]?\s*d\b[\s\-–:.]*(?:loss of use)?|loss\s*of\s*use|additional\s*living\s*expenses?/i, min: 500 },
+  { field: 'personal_liability', label: /coverage\s*[-–]?\s*e\b[\s\-–:.]*(?:personal liability)?|personal\s*liability|family\s*liability(?:\s*protection)?|\bliability\b(?=\s*(?:\(each occurrence\)|[-–]\s*each occurrence|\$|\s*\$|$))/i, not: /umbrella|excess|injury|waterbed|animal|limited/i, min: 10000 },
+  { field: 'medical_payments', label: /coverage\s*[-–]?\s*f\b[\s\-–:.]*(?:medical)?|medical\s*payments?(?:\s*to\s*others)?|guest\s*medical(?:\s*protection)?/i, min: 250 },
 ];
 
 /** Fill the property limits a table did not give from the lines that name them. */
