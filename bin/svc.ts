@@ -8,7 +8,7 @@ import { fileBlobStore } from '../lib/blobs.ts';
 import path from 'node:path';
 import { openDatabase, type Opened } from '../db/connect.ts';
 import { MigrationError } from '../db/migrate.ts';
-import { createOAuthClient } from '../db/oauth.ts';
+import { createOAuthClient } from '../db/queries/oauth.ts';
 import { createApp } from '../http/app.ts';
 import { startWorker } from '../tasks/index.ts';
 import { loadOrCreateKey, parseKey } from '../lib/crypto.ts';

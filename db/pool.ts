@@ -59,6 +59,27 @@ export async function setIdentity(db: Database, client: pg.ClientBase, who: Iden
   });
 }
 
+/** Open a transaction on `client` acting as `who` (the request role under RLS). */
+export async function beginAs(db: Database, client: pg.ClientBase, who: Identity): Promise<void> {
+  await client.query('begin');
+  try {
+    await setIdentity(db, client, who);
+  } catch (err) {
+    await client.query('rollback').catch(() => {});
+    throw err;
+  }
+}
+
+/** Commit the open transaction on `client`. */
+export async function commit(client: pg.ClientBase): Promise<void> {
+  await client.query('commit');
+}
+
+/** Roll back the open transaction on `client`, ignoring a connection that is already gone. */
+export async function rollback(client: pg.ClientBase): Promise<void> {
+  await client.query('rollback').catch(() => {});
+}
+
 /** Run `fn` in one request transaction as `who`; commits on success, rolls back on any error. */
 export async function withIdentity<T>(db: Database, who: Identity, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await db.request.connect();

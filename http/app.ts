@@ -2,11 +2,12 @@
 import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
-import { apiErrorBody, errorMiddleware, problemBody, v1ErrorBody, type ErrorPresenter } from './errors.ts';
+import { ping } from '../db/queries/health.ts';
+import { apiErrorBody, errorMiddleware, oauthErrorBody, problemBody, v1ErrorBody, type ErrorPresenter } from './errors.ts';
 import { openApiDocument } from './openapi.ts';
 import { mountRoutes, type Deps, type RouteSpec } from './route.ts';
 import { fileRoutes } from './routes/files.ts';
-import { oauthErrorBody, oauthRoutes } from './routes/oauth.ts';
+import { oauthRoutes } from './routes/oauth.ts';
 import { agencyRoutes } from './routes/v1/agencies.ts';
 import { agentRoutes } from './routes/v1/agents.ts';
 import { apiKeyRoutes } from './routes/v1/api_keys.ts';
@@ -35,7 +36,7 @@ export function createApp(deps: Deps): Koa {
     ctx.body = openapi;
   });
   router.get('/healthz', async (ctx) => {
-    await deps.db.owner.query('select 1');
+    await ping(deps.db.owner);
     ctx.body = { ok: true };
   });
   mountRoutes(router, allRoutes, deps);

@@ -3,6 +3,7 @@
 import type { Context, Next } from 'koa';
 import { z } from 'zod';
 import type { Logger } from '../lib/log.ts';
+import { DocumentError, type DocumentErrorCode } from '../pipelines/documents/errors.ts';
 
 export interface ErrorDetail {
   field?: string;
@@ -38,8 +39,22 @@ export const sqlErrorStatus: Record<string, number> = {
   NOURL: 422,
   OWNER: 422,
   EMAIL: 422,
+  BADRF: 422,
   STATE: 500,
 };
+
+/** HTTP status of each SPEC §7.2 code a document pipeline failure carries. */
+export const documentErrorStatus: Record<DocumentErrorCode, number> = {
+  bad_request: 400,
+  payload_too_large: 413,
+  extraction_failed: 422,
+  internal_error: 500,
+};
+
+/** A document the pipeline refused or could not read, as the ApiError of its §7.2 code (details shown to the caller). */
+export function fromDocumentError(err: DocumentError): ApiError {
+  return new ApiError(documentErrorStatus[err.code], err.message, err.details === undefined ? [] : [{ message: err.details }], {}, err.code);
+}
 
 /** Zod issues as details naming each bad field by its dotted path. */
 export function zodDetails(error: z.ZodError, prefix?: string): ErrorDetail[] {
@@ -54,18 +69,21 @@ interface PgError {
   message: string;
   constraint?: string;
   column?: string;
+  detail?: string;
 }
 
 /** Constraints whose violation is a client error worth naming precisely: the field and why. */
 const constraintErrors: Record<string, { field: string; message: string; summary: string }> = {
   agents_email_per_agency: { field: 'email', message: 'already taken', summary: 'an agent with this email already exists in the agency' },
   owner_is_admin: { field: 'is_admin', message: 'cannot be false for the owner', summary: 'the agency owner is always an admin' },
+  topic_has_url: { field: 'staging_url', message: 'one of staging_url and production_url is required', summary: 'an endpoint needs a staging_url, a production_url or both' },
 };
 
 function fromPostgres(err: PgError): ApiError | undefined {
   if (!err.code || typeof err.code !== 'string') return undefined;
   const mapped = sqlErrorStatus[err.code];
-  if (mapped) return new ApiError(mapped, err.message);
+  // A state function names the bad input field with `raise … using column = 'owner.agent_id', detail = 'why'`.
+  if (mapped) return new ApiError(mapped, err.message, err.column ? [{ field: err.column, message: err.detail ?? err.message }] : []);
   const known = err.constraint ? constraintErrors[err.constraint] : undefined;
   if (known && (err.code === '23505' || err.code === '23514')) return new ApiError(422, known.summary, [{ field: known.field, message: known.message }]);
   switch (err.code) {
@@ -112,6 +130,12 @@ export const apiErrorBody: ErrorPresenter = (err) => {
   };
 };
 
+/** RFC 6749 §5.2 (the /oauth surface): `{ error, error_description }`. */
+export const oauthErrorBody: ErrorPresenter = (err) => ({
+  error: err.code ?? (err.status === 401 ? 'invalid_client' : err.status >= 500 ? 'server_error' : 'invalid_request'),
+  error_description: err.details.length ? `${err.message}: ${err.details.map((d) => `${d.field ?? ''} ${d.message}`.trim()).join('; ')}` : err.message,
+});
+
 const titles: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 413: 'Content Too Large',
   415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests', 500: 'Internal Server Error',
@@ -136,6 +160,11 @@ export const problemBody: ErrorPresenter = Object.assign(
 export function toApiError(thrown: unknown, log?: Logger, context?: Record<string, unknown>): ApiError {
   if (thrown instanceof ApiError) return thrown;
   if (thrown instanceof z.ZodError) return new ApiError(422, 'validation failed', zodDetails(thrown));
+  if (thrown instanceof DocumentError) {
+    const api = fromDocumentError(thrown);
+    if (api.status >= 500) log?.error('document pipeline failure', { err: thrown, ...context });
+    return api;
+  }
   const pg = fromPostgres(thrown as PgError);
   if (pg) return pg;
   const status = (thrown as { status?: number }).status;

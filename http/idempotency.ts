@@ -5,8 +5,9 @@ import { createHash } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { decryptSecret, encryptSecret } from '../lib/crypto.ts';
 import { canonicalJson } from '../lib/json.ts';
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, type IdempotencyScope } from '../db/queries/idempotency.ts';
+import { identity, tx, type Deps } from './context.ts';
 import { ApiError, problemBody, toApiError } from './errors.ts';
-import { identity, tx, type Deps } from './route.ts';
 
 const uuidV4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
@@ -21,12 +22,8 @@ export function idempotency(deps: Deps, sealed = false) {
     const who = identity(ctx);
     const body = (ctx.request as { body?: unknown }).body;
     const fingerprint = createHash('sha256').update(`${ctx.method} ${ctx.path}\n${canonicalJson(body ?? null)}`).digest('hex');
-    const scope = [who.agencyId, who.mode, key.toLowerCase()];
-    const { rows } = await deps.db.owner.query<{ outcome: string; response_status: number | null; response_body: unknown }>(
-      'select * from app_private.claim_idempotency_key($1, $2, $3, $4)',
-      [...scope, fingerprint],
-    );
-    const claim = rows[0];
+    const scope: IdempotencyScope = [who.agencyId, who.mode, key.toLowerCase()];
+    const claim = await claimIdempotencyKey(deps.db.owner, scope, fingerprint);
     if (claim.outcome === 'mismatch') {
       throw new ApiError(422, 'this Idempotency-Key was already used with a different request; use a fresh key for each distinct operation', [
         { field: 'Idempotency-Key', message: 'reused with a different method, path or body' },
@@ -42,14 +39,14 @@ export function idempotency(deps: Deps, sealed = false) {
     }
     try {
       await next();
-      await tx(ctx).query('select app_private.complete_idempotency_key($1, $2, $3, $4, $5, $6)', [...scope, ctx.status, seal(ctx.body), '{}']);
+      await completeIdempotencyKey(tx(ctx), scope, ctx.status, seal(ctx.body));
     } catch (err) {
       const api = toApiError(err);
       if (api.status < 500) {
         // A refused request is an answer too: its retry gets the same answer.
-        await deps.db.owner.query('select app_private.complete_idempotency_key($1, $2, $3, $4, $5, $6)', [...scope, api.status, JSON.stringify(problemBody(api)), '{}']);
+        await completeIdempotencyKey(deps.db.owner, scope, api.status, JSON.stringify(problemBody(api)));
       } else {
-        await deps.db.owner.query('select app_private.release_idempotency_key($1, $2, $3)', scope).catch(() => {});
+        await releaseIdempotencyKey(deps.db.owner, scope).catch(() => {});
       }
       throw err;
     }

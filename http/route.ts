@@ -1,49 +1,18 @@
 // Routes are declared once (method, path, auth, zod schemas, handler); the same declaration mounts the
-// Koa route with auth → validate → one transaction → present, and feeds the OpenAPI document.
-import { mkdtemp, rm } from 'node:fs/promises';
-import path from 'node:path';
+// Koa route with auth → body → idempotency → validate → handler, and feeds the OpenAPI document.
+// Auth lives in auth.ts, body parsing in body.ts, the request's transaction and identity in context.ts;
+// they are re-exported here so a route file imports from one place.
 import type Router from '@koa/router';
 import type { Context, Next } from 'koa';
-import { koaBody } from 'koa-body';
-import type pg from 'pg';
-import { z } from 'zod';
-import type { Config } from '../lib/config.ts';
-import type { Logger } from '../lib/log.ts';
-import type { BlobStore } from '../lib/blobs.ts';
-import { hashToken } from '../lib/secrets.ts';
-import { setIdentity, type Database, type Identity } from '../db/pool.ts';
-import { ApiError, forbidden, unauthorized, zodDetails } from './errors.ts';
+import type { z } from 'zod';
+import { authenticated, type AuthRule } from './auth.ts';
+import { bodyParser, collectFiles, parseInput, type RouteInput } from './body.ts';
+import type { Deps } from './context.ts';
 import { idempotency } from './idempotency.ts';
 
-export interface Deps {
-  db: Database;
-  cfg: Config;
-  log: Logger;
-  blobs: BlobStore;
-  /** Encrypts webhook signing secrets and endpoint credentials at rest (lib/crypto.ts). */
-  secretKey: Buffer;
-}
-
-/**
- * Who may call a route: an OAuth client token, an agent token (any role, or admin/owner), an API key
- * (any, or admin permissions: read-only keys get 403), or anyone.
- */
-export type AuthRule = 'none' | 'oauth_client' | 'agent' | 'agent_admin' | 'api_key' | 'api_key_admin';
-
-export interface UploadedFile {
-  field: string;
-  filepath: string;
-  size: number;
-  mimetype: string | null;
-  originalFilename: string | null;
-}
-
-export interface RouteInput<P, Q, B> {
-  params: P;
-  query: Q;
-  body: B;
-  files: Record<string, UploadedFile | undefined>;
-}
+export type { AuthRule } from './auth.ts';
+export type { RouteInput, UploadedFile } from './body.ts';
+export { identity, tx, type Deps } from './context.ts';
 
 export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -79,154 +48,6 @@ export function route<P extends z.ZodType = z.ZodObject<{}>, Q extends z.ZodType
   return spec as unknown as RouteSpec;
 }
 
-/** The transaction of the current request, opened by the auth step as the caller's identity. */
-export function tx(ctx: Context): pg.PoolClient {
-  const client = ctx.state.tx as pg.PoolClient | undefined;
-  if (!client) throw new Error('no request transaction: the route must declare auth');
-  return client;
-}
-
-export function identity(ctx: Context): Identity {
-  return ctx.state.identity as Identity;
-}
-
-const bearer = /^Bearer\s+([A-Za-z0-9._~+/=-]+)\s*$/i;
-
-type Queryable = Pick<pg.PoolClient, 'query'>;
-
-/** The identity behind an API key (svc_test_… / svc_live_…), checked against the route's rule. */
-async function apiKeyIdentity(client: Queryable, tokenHash: Buffer, rule: AuthRule): Promise<Identity> {
-  const { rows } = await client.query<{ api_key_id: number; agency_id: number; mode: 'test' | 'live'; permissions: 'admin' | 'read_only' }>({
-    name: 'svc_auth_api_key',
-    text: 'select * from app_private.authenticate_api_key($1)',
-    values: [tokenHash],
-  });
-  const key = rows[0];
-  if (!key) throw unauthorized('invalid, expired or revoked API key');
-  if (rule === 'api_key_admin' && key.permissions !== 'admin') throw forbidden('this API key is read-only; writes need a key with admin permissions');
-  return { role: key.permissions === 'admin' ? 'admin' : 'read_only', agencyId: key.agency_id, mode: key.mode, apiKeyId: key.api_key_id };
-}
-
-/** The identity behind an OAuth or agent token; v1 routes also spend one unit of the token's rate budget. */
-async function bearerIdentity(ctx: Context, client: Queryable, tokenHash: Buffer, rule: AuthRule, deps: Deps, rateLimit?: 'v1'): Promise<Identity> {
-  // One autocommit statement authenticates and spends one unit of the budget, so refused and failed
-  // requests count too.
-  const limit = deps.cfg.RATE_LIMIT_V1_PER_WINDOW;
-  const { rows } = await client.query<{ kind: string; oauth_client_id: number | null; agency_id: number | null; agent_id: number | null; role: Identity['role']; allowed: boolean | null; remaining: number | null; reset_at: string | null }>({
-    name: rateLimit ? 'svc_auth_bearer_limited' : 'svc_auth_bearer',
-    text: rateLimit
-      ? `select a.*, r.* from app_private.authenticate_bearer($1) a cross join lateral app_private.consume_rate_limit('v1:' || encode($1, 'hex'), $2, $3) r`
-      : `select a.*, null::boolean as allowed, null::int as remaining, null::bigint as reset_at from app_private.authenticate_bearer($1) a where $2::int is not null and $3::int is not null`,
-    values: [tokenHash, limit, deps.cfg.RATE_LIMIT_WINDOW_SECONDS],
-  });
-  const who = rows[0];
-  if (!who) throw unauthorized('invalid, expired or revoked access token');
-  if (rateLimit) {
-    ctx.set('X-RateLimit-Limit', String(limit));
-    ctx.set('X-RateLimit-Remaining', String(who.remaining));
-    ctx.set('X-RateLimit-Reset', String(who.reset_at));
-    if (!who.allowed) {
-      const retry = Math.max(1, Number(who.reset_at) - Math.floor(Date.now() / 1000));
-      throw new ApiError(429, 'rate limit exceeded', [], { 'Retry-After': String(retry) });
-    }
-  }
-  if (rule === 'oauth_client' && who.kind !== 'oauth_client') throw forbidden('this operation requires an OAuth client access token');
-  if ((rule === 'agent' || rule === 'agent_admin') && who.kind !== 'agent') throw forbidden('this operation requires an agent access token');
-  if (rule === 'agent_admin' && who.role !== 'admin' && who.role !== 'owner') throw forbidden('this operation requires admin privileges in the agency');
-  return { role: who.role, oauthClientId: who.oauth_client_id, agencyId: who.agency_id, agentId: who.agent_id };
-}
-
-/** auth → rate limit → one transaction as the caller, committed after the handler, rolled back on error. */
-function authenticated(rule: Exclude<AuthRule, 'none'>, deps: Deps, rateLimit?: 'v1') {
-  const wantsApiKey = rule === 'api_key' || rule === 'api_key_admin';
-  return async (ctx: Context, next: Next) => {
-    const m = bearer.exec(ctx.get('authorization'));
-    if (!m) throw unauthorized('missing bearer token in the Authorization header');
-    const isApiKey = /^svc_(test|live)_/.test(m[1]);
-    if (wantsApiKey !== isApiKey) {
-      throw isApiKey ? forbidden('this operation requires an OAuth client or agent access token, not an API key') : unauthorized('this operation requires an API key (svc_test_… or svc_live_…)');
-    }
-    const tokenHash = hashToken(m[1]);
-    const client = await deps.db.request.connect();
-    let open = false;
-    try {
-      const ident = isApiKey ? await apiKeyIdentity(client, tokenHash, rule) : await bearerIdentity(ctx, client, tokenHash, rule, deps, rateLimit);
-      ctx.state.identity = ident;
-      await client.query('begin');
-      open = true;
-      await setIdentity(deps.db, client, ident);
-      ctx.state.tx = client;
-      await next();
-      await client.query('commit');
-      open = false;
-    } catch (err) {
-      if (open) await client.query('rollback').catch(() => {});
-      throw err;
-    } finally {
-      ctx.state.tx = undefined;
-      client.release();
-    }
-  };
-}
-
-/** Parse the body: JSON always; multipart (files into a per-request temp dir removed afterwards) when declared. */
-function bodyParser(spec: RouteSpec, deps: Deps) {
-  const json = koaBody({ json: true, urlencoded: !!spec.urlencoded || !!spec.files, multipart: false, jsonLimit: '1mb', formLimit: '1mb', jsonStrict: true });
-  if (!spec.files) return json;
-  return async (ctx: Context, next: Next) => {
-    if (!ctx.is('multipart')) return json(ctx, next);
-    const dir = await mkdtemp(path.join(deps.cfg.tmpDir, 'svc-upload-'));
-    try {
-      const multipart = koaBody({
-        multipart: true,
-        json: false,
-        formidable: {
-          uploadDir: dir,
-          maxFileSize: deps.cfg.MAX_UPLOAD_BYTES,
-          maxTotalFileSize: deps.cfg.MAX_UPLOAD_BYTES * Math.max(1, Object.keys(spec.files ?? {}).length),
-          maxFiles: Object.keys(spec.files ?? {}).length,
-          maxFieldsSize: 1024 * 1024,
-          allowEmptyFiles: false,
-          keepExtensions: false,
-        },
-        onError: (err) => {
-          const code = (err as { httpCode?: number }).httpCode;
-          if (code === 413 || /maxFileSize|maxTotalFileSize/.test(err.message)) {
-            throw new ApiError(413, `a file exceeds the ${deps.cfg.MAX_UPLOAD_BYTES} byte limit`, [], {}, 'payload_too_large');
-          }
-          throw new ApiError(400, `invalid multipart body: ${err.message}`, [], {}, 'bad_request');
-        },
-      });
-      await multipart(ctx, async () => {});
-      await next();
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  };
-}
-
-function collectFiles(ctx: Context, spec: RouteSpec): Record<string, UploadedFile | undefined> {
-  const out: Record<string, UploadedFile | undefined> = {};
-  const files = (ctx.request as { files?: Record<string, unknown> }).files ?? {};
-  for (const [field, value] of Object.entries(files)) {
-    if (!spec.files?.[field]) throw new ApiError(400, `unexpected file field ${field}`, [{ field, message: 'is not a file field of this operation' }]);
-    const f = (Array.isArray(value) ? value : [value]) as Array<{ filepath: string; size: number; mimetype: string | null; originalFilename: string | null }>;
-    if (f.length > 1) throw new ApiError(400, `send one file in ${field}`, [{ field, message: 'only one file allowed' }]);
-    out[field] = { field, filepath: f[0].filepath, size: f[0].size, mimetype: f[0].mimetype, originalFilename: f[0].originalFilename };
-  }
-  for (const [field, def] of Object.entries(spec.files ?? {})) {
-    if (def.required && !out[field]) throw new ApiError(400, `${field} file is required`, [{ field, message: 'is required' }]);
-  }
-  return out;
-}
-
-function parse<T extends z.ZodType>(schema: T | undefined, value: unknown, status: number, where: string): z.infer<T> {
-  if (!schema) return {} as z.infer<T>;
-  const r = schema.safeParse(value);
-  if (!r.success) throw new ApiError(status, `invalid ${where}`, zodDetails(r.error));
-  return r.data;
-}
-
 /** Mount every declared route on `router`. */
 export function mountRoutes(router: Router, specs: RouteSpec[], deps: Deps): void {
   for (const spec of specs) {
@@ -237,9 +58,9 @@ export function mountRoutes(router: Router, specs: RouteSpec[], deps: Deps): voi
     chain.push(async (ctx) => {
       const files = spec.files ? collectFiles(ctx, spec) : {};
       const input = {
-        params: parse(spec.params, ctx.params, 400, 'path parameter'),
-        query: parse(spec.query, ctx.query, 400, 'query parameters'),
-        body: spec.body ? parse(spec.body, (ctx.request as { body?: unknown }).body ?? {}, 422, 'request body') : (ctx.request as { body?: unknown }).body ?? {},
+        params: parseInput(spec.params, ctx.params, 400, 'path parameter'),
+        query: parseInput(spec.query, ctx.query, 400, 'query parameters'),
+        body: spec.body ? parseInput(spec.body, (ctx.request as { body?: unknown }).body ?? {}, 422, 'request body') : (ctx.request as { body?: unknown }).body ?? {},
         files,
       };
       await spec.handler(ctx, input, deps);

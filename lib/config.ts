@@ -67,7 +67,14 @@ export const configSchema = z.object({
   WEBHOOK_REQUIRE_HTTPS: bool.default(true),
 });
 
-export type Config = z.infer<typeof configSchema> & { dataDir: string; publicUrl: string; filesUrl: string; tmpDir: string };
+export type Config = z.infer<typeof configSchema> & {
+  dataDir: string;
+  publicUrl: string;
+  filesUrl: string;
+  tmpDir: string;
+  /** The PATH external commands (the tesseract CLI) are looked up in; pipelines get it as an option. */
+  commandPath: string | undefined;
+};
 
 /** Parse an environment; throws a ConfigError listing every bad variable. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
@@ -85,6 +92,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     tmpDir: path.resolve(c.TMP_DIR ?? os.tmpdir()),
     publicUrl,
     filesUrl: (c.FILES_URL ?? publicUrl).replace(/\/+$/, ''),
+    commandPath: env.PATH || undefined,
   };
 }
 
@@ -105,9 +113,4 @@ export function config(): Config {
     throw err;
   }
   return cached;
-}
-
-/** Override for tests and commands that build their own configuration. */
-export function setConfig(c: Config): void {
-  cached = c;
 }

@@ -2,26 +2,13 @@
 // app_private.record_delivery_attempt finish the delivery or queue the next attempt.
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
+import { deliveryToSend, recordDeliveryAttempt } from '../db/queries/deliveries.ts';
 import { decryptSecret } from '../lib/crypto.ts';
 import { nextAttemptDelay } from '../pipelines/webhooks/backoff.ts';
 import { deliver, type EndpointAuth } from '../pipelines/webhooks/deliver.ts';
 import type { TaskDeps } from './context.ts';
 
 const payload = z.object({ delivery_id: z.number().int().positive() });
-
-interface DeliveryToSend {
-  id: number;
-  status: string;
-  attempt_count: number;
-  message_id: string;
-  mode: 'test' | 'live';
-  is_test: boolean;
-  url: string;
-  body: string;
-  enabled: boolean;
-  secret_ciphertext: string;
-  auth_ciphertext: string | null;
-}
 
 export function deliveriesSend(deps: TaskDeps): Task {
   const allow = deps.cfg.WEBHOOK_ALLOW_HOSTS;
@@ -30,12 +17,7 @@ export function deliveriesSend(deps: TaskDeps): Task {
   const schedule = deps.cfg.WEBHOOK_RETRY_SCHEDULE.length ? deps.cfg.WEBHOOK_RETRY_SCHEDULE : undefined;
   return async (raw, helpers) => {
     const { delivery_id } = payload.parse(raw);
-    const { rows } = await helpers.query<DeliveryToSend>(
-      `select d.id, d.status, d.attempt_count, d.message_id, d.mode, d.is_test, d.url, d.body, w.enabled, w.secret_ciphertext, w.auth_ciphertext
-         from app_public.webhook_deliveries d join app_public.webhook_endpoints w on w.id = d.endpoint_id where d.id = $1`,
-      [delivery_id],
-    );
-    const d = rows[0];
+    const d = await deliveryToSend(helpers, delivery_id);
     if (!d || d.status !== 'pending') return; // delivered, failed, or removed with its endpoint
     if (!d.enabled) return; // resumed by set_webhook_endpoint_enabled when the endpoint is enabled again
     const secret = decryptSecret(deps.secretKey, d.secret_ciphertext);
@@ -55,20 +37,23 @@ export function deliveriesSend(deps: TaskDeps): Task {
     if (result.error?.code === 'aborted') throw new Error('delivery aborted by worker shutdown');
     const retryIn = result.ok ? null : nextAttemptDelay(d.attempt_count + 1, { maxAttempts: deps.cfg.WEBHOOK_MAX_ATTEMPTS, ...(schedule ? { schedule } : {}) });
     const errorMessage = result.error?.message ?? (result.ok ? null : result.location ? `HTTP ${result.status} redirect to ${result.location} (not followed)` : `HTTP ${result.status}`);
-    await helpers.query('select app_private.record_delivery_attempt($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, make_interval(hours => $12))', [
+    await recordDeliveryAttempt(
+      helpers,
       d.id,
-      startedAt,
-      Math.round(result.duration_ms),
-      result.status,
-      JSON.stringify(result.response_headers),
-      result.response_body,
-      result.error?.code ?? (result.ok ? null : 'http_status'),
-      errorMessage,
-      result.ok,
-      result.disable,
-      retryIn,
+      {
+        startedAt,
+        durationMs: Math.round(result.duration_ms),
+        statusCode: result.status,
+        responseHeaders: result.response_headers,
+        responseBody: result.response_body,
+        errorCode: result.error?.code ?? (result.ok ? null : 'http_status'),
+        errorMessage,
+        ok: result.ok,
+        gone: result.disable,
+        retryInSeconds: retryIn,
+      },
       deps.cfg.WEBHOOK_DISABLE_AFTER_HOURS,
-    ]);
+    );
     helpers.logger.info('delivery attempt', { deliveryId: d.id, attempt: d.attempt_count + 1, status: result.status, ok: result.ok, error: result.error?.code, retryIn });
   };
 }

@@ -2,6 +2,7 @@
 import { EventEmitter } from 'node:events';
 import { parseCronItems, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type pg from 'pg';
+import { forgetOldHeartbeats, recordWorkerHeartbeats, releaseDeadWorkers, staleLockingWorkers } from '../db/queries/maintenance.ts';
 import type { Logger } from '../lib/log.ts';
 import type { TaskDeps } from './context.ts';
 import { deliveriesSend } from './deliveries__send.ts';
@@ -36,27 +37,13 @@ export async function startWorker(pool: pg.Pool, opts: { concurrency: number; lo
   const workerIds = new Set<string>();
   const staleAfter = opts.deps.cfg.WORKER_STALE_AFTER_SECONDS;
   const beat = async () => {
-    if (workerIds.size) {
-      await pool.query(
-        `insert into app_private.worker_heartbeats (worker_id) select unnest($1::text[])
-         on conflict (worker_id) do update set last_seen = now()`,
-        [[...workerIds]],
-      );
-    }
-    const stale = await pool.query<{ locked_by: string }>(
-      `select distinct j.locked_by from graphile_worker._private_jobs j
-        where j.locked_by is not null and j.locked_by <> all($1::text[])
-          and not exists (select 1 from app_private.worker_heartbeats h
-                           where h.worker_id = j.locked_by and h.last_seen > now() - make_interval(secs => $2))`,
-      [[...workerIds], staleAfter],
-    );
-    if (stale.rows.length) {
-      const dead = stale.rows.map((r) => r.locked_by);
-      await pool.query('select graphile_worker.force_unlock_workers($1::text[])', [dead]);
-      await pool.query('delete from app_private.worker_heartbeats where worker_id = any($1::text[])', [dead]);
+    if (workerIds.size) await recordWorkerHeartbeats(pool, [...workerIds]);
+    const dead = await staleLockingWorkers(pool, [...workerIds], staleAfter);
+    if (dead.length) {
+      await releaseDeadWorkers(pool, dead);
       opts.log.warn('released jobs of workers that stopped without unlocking them', { workers: dead });
     }
-    await pool.query(`delete from app_private.worker_heartbeats where last_seen < now() - interval '1 day'`);
+    await forgetOldHeartbeats(pool);
   };
   const events = new EventEmitter() as WorkerEvents;
   events.on('worker:create', ({ worker }) => workerIds.add(worker.workerId));

@@ -1,11 +1,13 @@
 // Hourly housekeeping: expired OAuth tokens, old rate-limit windows and idempotency records older than 24 h
 // (cron in tasks/index.ts).
 import type { Task } from 'graphile-worker';
+import { purgeIdempotencyKeys } from '../db/queries/idempotency.ts';
+import { purgeExpired } from '../db/queries/maintenance.ts';
 
 const task: Task = async (_payload, helpers) => {
-  await helpers.query('select app_private.purge_expired()');
-  const { rows } = await helpers.query<{ n: number }>('select app_private.purge_idempotency_keys() as n');
-  helpers.logger.debug('purged expired tokens, rate-limit windows and idempotency records', { idempotencyKeys: rows[0].n });
+  await purgeExpired(helpers);
+  const idempotencyKeys = await purgeIdempotencyKeys(helpers);
+  helpers.logger.debug('purged expired tokens, rate-limit windows and idempotency records', { idempotencyKeys });
 };
 
 export default task;

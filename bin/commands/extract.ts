@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { config } from '../../lib/config.ts';
 import { extractDocument, closeDocumentPools, entityTypeSchema, type ExtractOptions, type ExtractionResult } from '../../pipelines/extraction/index.ts';
+import { apiErrorBody, fromDocumentError } from '../../http/errors.ts';
 import { DocumentError } from '../../pipelines/documents/errors.ts';
 
 const usage = `usage: svc extract FILE [--type ENTITY_TYPE] [--json] [--raw]
@@ -16,7 +17,7 @@ const usage = `usage: svc extract FILE [--type ENTITY_TYPE] [--json] [--raw]
 export function engineOptionsFromConfig(): Pick<ExtractOptions, 'llm' | 'read'> {
   const c = config();
   const llm = c.LLM_BASE_URL && c.LLM_MODEL ? { baseURL: c.LLM_BASE_URL, model: c.LLM_MODEL, apiKey: c.LLM_API_KEY } : undefined;
-  const engine = c.OCR_ENGINE === 'tesseract-cli' ? { kind: 'tesseract-cli' as const, path: c.TESSERACT_PATH } : { kind: 'tesseract.js' as const };
+  const engine = c.OCR_ENGINE === 'tesseract-cli' ? { kind: 'tesseract-cli' as const, path: c.TESSERACT_PATH, searchPath: c.commandPath } : { kind: 'tesseract.js' as const };
   return { llm, read: { maxBytes: c.MAX_UPLOAD_BYTES, ocr: { engine } } };
 }
 
@@ -101,9 +102,9 @@ export async function run(argv: string[]): Promise<number> {
     return r.success ? 0 : 1;
   } catch (e) {
     if (e instanceof DocumentError) {
-      if (args.values.json) process.stdout.write(`${JSON.stringify(e.toBody(), null, 2)}\n`);
+      if (args.values.json) process.stdout.write(`${JSON.stringify(apiErrorBody(fromDocumentError(e)), null, 2)}\n`);
       process.stderr.write(`${e.code}: ${e.message}${e.details ? ` (${e.details})` : ''}\n`);
-      return e.status === 413 ? 4 : 3;
+      return e.code === 'payload_too_large' ? 4 : 3;
     }
     process.stderr.write(`internal_error: ${(e as Error).stack ?? e}\n`);
     return 70;

@@ -1,20 +1,7 @@
 // Form rows → the documented v2 shape (SPEC §2.1); GET returns exactly what PATCH accepts.
-import type { FormStructure } from '../../pipelines/forms/schema.ts';
+import type { FormRow } from '../../db/queries/forms.ts';
 
-export interface FormRow {
-  id: number;
-  public_id: string;
-  agency_id: number;
-  owner_agent_id: number | null;
-  name: string;
-  status: 'draft' | 'active';
-  insurance_line: string;
-  template_id: string | null;
-  structure: FormStructure;
-  created_at: Date;
-  updated_at: Date;
-  published_at: Date | null;
-}
+export type { FormRow };
 
 const owner = (f: FormRow) =>
   f.owner_agent_id ? { type: 'agent' as const, agency_id: f.agency_id, agent_id: f.owner_agent_id } : { type: 'agency' as const, agency_id: f.agency_id };

@@ -1,8 +1,8 @@
 // POST /oauth/token: OAuth 2.0 client credentials (RFC 6749 §4.4), errors as §5.2.
-import { consumeRateLimit, issueAccessToken, verifyOAuthClient } from '../../db/oauth.ts';
+import { consumeRateLimit, issueAccessToken, verifyOAuthClient } from '../../db/queries/oauth.ts';
 import { ApiError } from '../errors.ts';
 import { route } from '../route.ts';
-import { oauthError, tokenRequest, tokenResponse } from '../schemas/oauth.ts';
+import { oauthError, issueTokenBody, issueTokenResponse } from '../schemas/oauth.ts';
 
 const oauthFail = (status: number, code: string, message: string, headers: Record<string, string> = {}) =>
   new ApiError(status, message, [], { 'Cache-Control': 'no-store', Pragma: 'no-cache', ...headers }, code);
@@ -30,10 +30,10 @@ export const oauthRoutes = [
     summary: 'Exchange client credentials for an access token',
     tags: ['OAuth'],
     auth: 'none',
-    body: tokenRequest,
+    body: issueTokenBody,
     urlencoded: true,
     responses: {
-      200: { description: 'Access token', schema: tokenResponse, headers: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] },
+      200: { description: 'Access token', schema: issueTokenResponse, headers: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] },
       400: { description: 'invalid_request or unsupported_grant_type', schema: oauthError },
       401: { description: 'invalid_client', schema: oauthError },
       429: { description: 'More than 10 token requests a minute for this client', schema: oauthError },
@@ -70,9 +70,3 @@ export const oauthRoutes = [
     },
   }),
 ];
-
-/** RFC 6749 §5.2 error body. */
-export const oauthErrorBody = (err: ApiError) => ({
-  error: err.code ?? (err.status === 401 ? 'invalid_client' : err.status >= 500 ? 'server_error' : 'invalid_request'),
-  error_description: err.details.length ? `${err.message}: ${err.details.map((d) => `${d.field ?? ''} ${d.message}`.trim()).join('; ')}` : err.message,
-});

@@ -36,7 +36,7 @@ export const agency = z
   })
   .meta({ id: 'Agency' });
 
-export const agentWithToken = z
+export const ownerWithAccessToken = z
   .object({
     id: z.number().int(),
     first_name: z.string(),
@@ -48,6 +48,6 @@ export const agentWithToken = z
   })
   .meta({ id: 'AgentWithToken' });
 
-export const createAgencyResponse = z.object({ data: z.object({ agency: agencyBrief, agent: agentWithToken }) }).meta({ id: 'CreateAgencyResponse' });
+export const createAgencyResponse = z.object({ data: z.object({ agency: agencyBrief, agent: ownerWithAccessToken }) }).meta({ id: 'CreateAgencyResponse' });
 export const agencyResponse = z.object({ data: agency }).meta({ id: 'AgencyResponse' });
 

@@ -36,7 +36,7 @@ export const apiKey = z
 
 export const apiKeyWithSecret = apiKey.extend({ key: z.string().describe('The key itself, shown only in this response') }).meta({ id: 'ApiKeyWithSecret' });
 
-export const planBody = z
+export const setAgencyPlanBody = z
   .object({
     plan: z.enum(['free', 'pro', 'enterprise']),
     per_minute: z.number().int().min(1).max(100_000).optional().describe('Requests a minute (enterprise only, required there)'),

@@ -40,3 +40,14 @@ const v1ErrorDescriptions: Record<number, string> = {
   422: 'Validation errors',
   429: 'Rate limit exceeded (see Retry-After)',
 };
+
+/** RFC 9457 problem details: the error body of the /v2 surface. */
+export const problem = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    errors: z.array(z.object({ pointer: z.string().optional(), detail: z.string() })).optional(),
+  })
+  .meta({ id: 'Problem', description: 'RFC 9457 problem details' });

@@ -21,7 +21,7 @@ export const createFormBody = z
   .strict();
 
 /** PATCH: the whole structure (steps) replaces the working copy; name and insurance_line may change too. */
-export const patchFormBody = z
+export const updateFormBody = z
   .object({
     steps: z.array(z.unknown()),
     name: z.string().trim().min(1).max(200).optional(),
@@ -29,7 +29,7 @@ export const patchFormBody = z
   })
   .strict();
 
-export const patchFormDoc = formStructureInputSchema.extend({
+export const updateFormDoc = formStructureInputSchema.extend({
   name: z.string().min(1).max(200).optional(),
   insurance_line: insuranceLineSchema.optional(),
 }).meta({ id: 'FormPatch' });
@@ -64,12 +64,11 @@ export const form = formSummary
 
 export const formList = z.object({ data: z.array(formSummary), next_cursor: z.string().nullable() }).meta({ id: 'FormList' });
 
-export const problem = z
-  .object({
-    type: z.string(),
-    title: z.string(),
-    status: z.number().int(),
-    detail: z.string(),
-    errors: z.array(z.object({ pointer: z.string().optional(), detail: z.string() })).optional(),
-  })
-  .meta({ id: 'Problem', description: 'RFC 9457 problem details' });
+/** The /v2 error body; it lives in common.ts with the other surfaces' error schemas. */
+export { problem } from './common.ts';
+
+// Former names, kept while branches in flight import them; remove once they are merged.
+/** @deprecated use updateFormBody */
+export const patchFormBody = updateFormBody;
+/** @deprecated use updateFormDoc */
+export const patchFormDoc = updateFormDoc;

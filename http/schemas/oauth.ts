@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-export const tokenRequest = z
+export const issueTokenBody = z
   .object({
     grant_type: z.string().optional().describe('Must be client_credentials'),
     client_id: z.string().max(200).optional().describe('Client id, unless sent by HTTP Basic'),
@@ -9,7 +9,7 @@ export const tokenRequest = z
   })
   .meta({ id: 'TokenRequest' });
 
-export const tokenResponse = z
+export const issueTokenResponse = z
   .object({
     access_token: z.string(),
     token_type: z.literal('bearer'),
@@ -23,3 +23,9 @@ export const oauthError = z
     error_description: z.string(),
   })
   .meta({ id: 'OAuthError' });
+
+// Former names, kept while branches in flight import them; remove once they are merged.
+/** @deprecated use issueTokenBody */
+export const tokenRequest = issueTokenBody;
+/** @deprecated use issueTokenResponse */
+export const tokenResponse = issueTokenResponse;

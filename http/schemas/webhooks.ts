@@ -34,7 +34,7 @@ export const putEndpointBody = z
   })
   .strict();
 
-export const subscriptionBody = z
+export const createSubscriptionBody = z
   .object({
     url: httpUrl,
     events: z.array(z.enum(SUBSCRIPTION_EVENTS, `must be one of ${SUBSCRIPTION_EVENTS.join(', ')}`)).min(1).max(SUBSCRIPTION_EVENTS.length),
@@ -44,9 +44,9 @@ export const subscriptionBody = z
   })
   .strict();
 
-export const patchSubscriptionBody = subscriptionBody.partial().strict();
+export const updateSubscriptionBody = createSubscriptionBody.partial().strict();
 
-export const deliveriesQuery = z.object({
+export const listDeliveriesQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().max(200).optional(),
   status: z.enum(['pending', 'delivered', 'failed']).optional(),
@@ -108,3 +108,11 @@ export const deliveryAttempt = z
 
 export const deliveryDetail = delivery.extend({ body: z.string().describe('The exact bytes sent'), attempts: z.array(deliveryAttempt) }).meta({ id: 'WebhookDeliveryDetail' });
 export const deliveryList = z.object({ data: z.array(delivery), next_cursor: z.string().nullable() }).meta({ id: 'WebhookDeliveryList' });
+
+// Former names, kept while branches in flight import them; remove once they are merged.
+/** @deprecated use createSubscriptionBody */
+export const subscriptionBody = createSubscriptionBody;
+/** @deprecated use updateSubscriptionBody */
+export const patchSubscriptionBody = updateSubscriptionBody;
+/** @deprecated use listDeliveriesQuery */
+export const deliveriesQuery = listDeliveriesQuery;

@@ -21,7 +21,14 @@ export const ocrPsm = z.union([z.literal(3), z.literal(4), z.literal(6), z.liter
 
 export const ocrEngineSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('tesseract.js'), workers: z.number().int().min(1).max(64).optional() }).strict(),
-  z.object({ kind: z.literal('tesseract-cli'), path: z.string().min(1).default('tesseract') }).strict(),
+  z
+    .object({
+      kind: z.literal('tesseract-cli'),
+      path: z.string().min(1).default('tesseract'),
+      /** PATH the command is looked up in (the caller's configuration); the system default path when unset. */
+      searchPath: z.string().min(1).optional(),
+    })
+    .strict(),
 ]);
 export type OcrEngine = z.input<typeof ocrEngineSchema>;
 
@@ -218,7 +225,7 @@ export async function closeOcrPool(): Promise<void> {
 /** OCR one normalised image; words come back in page points. */
 export async function ocrImage(img: NormalisedImage, options: OcrOptions = {}): Promise<OcrPage> {
   const o = ocrOptionsSchema.parse(options);
-  if (o.engine.kind === 'tesseract-cli') return ocrCli(img, o.engine.path, o.psm, o.timeoutMs);
+  if (o.engine.kind === 'tesseract-cli') return ocrCli(img, o.engine.path, o.engine.searchPath, o.psm, o.timeoutMs);
   const blocks = await pool(o.engine.workers).recognize(img.png, o.psm, o.timeoutMs);
   const lines: TextItem[][] = [];
   for (const b of blocks) for (const p of b.paragraphs) for (const l of p.lines) {
@@ -279,7 +286,7 @@ export function cliTessdataDir(): string {
   return (cliTessdata = dir);
 }
 
-async function ocrCli(img: NormalisedImage, bin: string, psm: number, timeoutMs: number): Promise<OcrPage> {
+async function ocrCli(img: NormalisedImage, bin: string, searchPath: string | undefined, psm: number, timeoutMs: number): Promise<OcrPage> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-ocr-'));
   try {
     const input = path.join(dir, 'page.png');
@@ -289,7 +296,8 @@ async function ocrCli(img: NormalisedImage, bin: string, psm: number, timeoutMs:
       ({ stdout } = await execFileP(bin, [input, 'stdout', '--tessdata-dir', cliTessdataDir(), '-l', 'eng', '--oem', '1', '--psm', String(psm), '-c', 'tessedit_create_tsv=1', '-c', 'tessedit_create_txt=0', '-c', 'user_defined_dpi=300'], {
         timeout: timeoutMs,
         maxBuffer: 64 * 1024 * 1024,
-        env: { ...process.env, OMP_THREAD_LIMIT: '1' },
+        // Only what the command needs: nothing of this process's environment leaks into it.
+        env: { OMP_THREAD_LIMIT: '1', ...(searchPath ? { PATH: searchPath } : {}) },
       }));
     } catch (e) {
       const err = e as NodeJS.ErrnoException & { killed?: boolean };

@@ -29,17 +29,6 @@ export function setByPointer(root: Record<string, unknown>, pointer: string, val
   (cur as Record<string, unknown>)[parts[parts.length - 1]] = value;
 }
 
-/** Get a value by JSON pointer; undefined when absent. */
-export function getByPointer(root: unknown, pointer: string): unknown {
-  let cur: unknown = root;
-  for (const raw of pointer.split('/').slice(1)) {
-    const p = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[p];
-  }
-  return cur;
-}
-
 /** Every leaf of an object as [pointer, value] (arrays by index). */
 export function leaves(obj: unknown, prefix = ''): [string, unknown][] {
   if (obj === null || typeof obj !== 'object') return [[prefix, obj]];

@@ -88,3 +88,22 @@ test('status columns change only through state functions', async (t) => {
   const err = await t.throwsAsync(tdb.db.owner.query(`update app_public.agencies set status = 'deactivated' where id = $1`, [g.rows[0].id]));
   t.is((err as { code?: string }).code, 'STATE');
 });
+
+test('every table and function of app_public and app_private is documented with comment on', async (t) => {
+  const { rows } = await tdb.db.owner.query<{ what: string }>(
+    `select 'table ' || n.nspname || '.' || c.relname as what
+       from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname in ('app_public', 'app_private') and c.relkind in ('r', 'p') and obj_description(c.oid, 'pg_class') is null
+     union all
+     select 'function ' || p.oid::regprocedure::text
+       from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+      where n.nspname in ('app_public', 'app_private') and obj_description(p.oid, 'pg_proc') is null
+        and not exists (select 1 from pg_depend d where d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.deptype = 'e')
+      order by 1`,
+  );
+  const { rows: all } = await tdb.db.owner.query<{ n: number }>(
+    `select count(*)::int as n from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname in ('app_public', 'app_private')`,
+  );
+  t.true(all[0].n > 10, 'the query sees the functions');
+  t.deepEqual(rows.map((r) => r.what), [], 'add a `comment on` for each of these in the migration that creates it');
+});

@@ -7,7 +7,7 @@ import { parseConfig, type Config } from '../../lib/config.ts';
 import { fileBlobStore } from '../../lib/blobs.ts';
 import { loadOrCreateKey } from '../../lib/crypto.ts';
 import { createLogger, setLogLevel } from '../../lib/log.ts';
-import { createOAuthClient } from '../../db/oauth.ts';
+import { createOAuthClient } from '../../db/queries/oauth.ts';
 import { createApp } from '../../http/app.ts';
 import type { Deps } from '../../http/route.ts';
 import { testDatabase, type TestDatabase } from './db.ts';

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { createOAuthClient } from '../../db/oauth.ts';
+import { createOAuthClient } from '../../db/queries/oauth.ts';
 import { startService, type TestService } from '../helpers/server.ts';
 
 let svc: TestService;

@@ -2,42 +2,38 @@
 // reads them, admins change them. Each has its own signing secret, returned on creation and rotation.
 import type { Context } from 'koa';
 import { z } from 'zod';
+import {
+  createSubscription,
+  deleteSubscription,
+  getSubscription,
+  listSubscriptions,
+  setEndpointEnabled,
+  updateSubscription,
+  type EndpointRow,
+} from '../../../db/queries/webhook_endpoints.ts';
 import { sampleV1Event } from '../../../pipelines/webhooks/payloads.ts';
 import { notFound } from '../../errors.ts';
-import { identity, route, tx } from '../../route.ts';
+import { presentSubscription as present } from '../../presenters/webhooks.ts';
+import { route, tx } from '../../route.ts';
 import { v1Errors } from '../../schemas/common.ts';
 import {
-  deliveriesQuery,
+  listDeliveriesQuery,
   delivery,
   deliveryDetail as deliveryDetailSchema,
   deliveryList,
-  patchSubscriptionBody,
+  updateSubscriptionBody,
   subscription,
-  subscriptionBody,
+  createSubscriptionBody,
   subscriptionDeliveryParams,
   subscriptionParams,
   subscriptionWithSecret,
 } from '../../schemas/webhooks.ts';
-import {
-  deliveryDetail,
-  endpointColumns,
-  listDeliveries,
-  mintSecret,
-  presentEndpointState,
-  redeliver,
-  rotateSecret,
-  sealAuth,
-  sendTest,
-  updateEndpoint,
-  type EndpointRow,
-} from '../webhooks_common.ts';
-
-const present = (w: EndpointRow) => ({ uuid: w.id, url: w.url!, events: w.events, description: w.description, ...presentEndpointState(w) });
+import { deliveryDetail, deliveryPage, mintSecret, redeliverTo, rotateSecret, sealAuth, sendTest } from '../../webhooks.ts';
 
 async function loadSubscription(ctx: Context, uuid: string): Promise<EndpointRow> {
-  const { rows } = await tx(ctx).query<EndpointRow>(`select ${endpointColumns} from app_public.webhook_endpoints where kind = 'subscription' and id = $1`, [uuid]);
-  if (!rows[0]) throw notFound('webhook subscription');
-  return rows[0];
+  const w = await getSubscription(tx(ctx), uuid);
+  if (!w) throw notFound('webhook subscription');
+  return w;
 }
 
 const common = { tags: ['Webhook subscriptions'], rateLimit: 'v1' as const };
@@ -50,19 +46,18 @@ export const webhookSubscriptionRoutes = [
     operationId: 'createWebhookSubscription',
     summary: 'Subscribe a URL to events of the agent’s agency (admin); the signing secret is shown once',
     auth: 'agent_admin',
-    body: subscriptionBody,
+    body: createSubscriptionBody,
     responses: { 200: { description: 'The subscription with its signing secret', schema: z.object({ data: subscriptionWithSecret }) }, ...v1Errors(401, 403, 422, 429) },
     handler: async (ctx, { body }, deps) => {
       const s = mintSecret(deps);
-      const auth = sealAuth(deps, body.auth ?? null);
-      const who = identity(ctx);
-      const { rows } = await tx(ctx).query<EndpointRow>(
-        `insert into app_public.webhook_endpoints (agency_id, kind, url, events, description, created_by_agent_id, secret_ciphertext, auth_kind, auth_ciphertext)
-         values ($1, 'subscription', $2, $3, $4, $5, $6, $7, $8) returning ${endpointColumns}`,
-        [who.agencyId, body.url, [...new Set(body.events)], body.description ?? null, who.agentId, s.ciphertext, auth.kind, auth.ciphertext],
-      );
-      let row = rows[0];
-      if (body.enabled === false) row = (await tx(ctx).query<EndpointRow>(`select ${endpointColumns} from app_public.set_webhook_endpoint_enabled($1, false)`, [row.id])).rows[0];
+      const row = await createSubscription(tx(ctx), {
+        url: body.url,
+        events: [...new Set(body.events)],
+        description: body.description ?? null,
+        secretCiphertext: s.ciphertext,
+        auth: sealAuth(deps, body.auth ?? null),
+        enabled: body.enabled !== false,
+      });
       ctx.body = { data: { ...present(row), signing_secret: s.secret } };
     },
   }),
@@ -75,8 +70,7 @@ export const webhookSubscriptionRoutes = [
     auth: 'agent',
     responses: { 200: { description: 'Subscriptions', schema: z.object({ data: z.array(subscription) }) }, ...v1Errors(401, 429) },
     handler: async (ctx) => {
-      const { rows } = await tx(ctx).query<EndpointRow>(`select ${endpointColumns} from app_public.webhook_endpoints where kind = 'subscription' order by created_at, id`);
-      ctx.body = { data: rows.map(present) };
+      ctx.body = { data: (await listSubscriptions(tx(ctx))).map(present) };
     },
   }),
   route({
@@ -100,19 +94,17 @@ export const webhookSubscriptionRoutes = [
     summary: 'Update url, events, description, credentials, or enable/disable (admin)',
     auth: 'agent_admin',
     params: subscriptionParams,
-    body: patchSubscriptionBody,
+    body: updateSubscriptionBody,
     responses: { 200: { description: 'The subscription', schema: z.object({ data: subscription }) }, ...v1Errors(400, 401, 403, 404, 422, 429) },
     handler: async (ctx, { params, body }, deps) => {
       const w = await loadSubscription(ctx, params.webhook_uuid);
-      const auth = body.auth === undefined ? undefined : sealAuth(deps, body.auth);
-      await updateEndpoint(ctx, w.id, {
+      await updateSubscription(tx(ctx), w.id, {
         url: body.url,
         events: body.events ? [...new Set(body.events)] : undefined,
         description: body.description,
-        auth_kind: auth?.kind,
-        auth_ciphertext: auth?.ciphertext,
+        auth: body.auth === undefined ? undefined : sealAuth(deps, body.auth),
       });
-      if (body.enabled !== undefined) await tx(ctx).query('select app_public.set_webhook_endpoint_enabled($1, $2)', [w.id, body.enabled]);
+      if (body.enabled !== undefined) await setEndpointEnabled(tx(ctx), w.id, body.enabled);
       ctx.body = { data: present(await loadSubscription(ctx, w.id)) };
     },
   }),
@@ -126,8 +118,7 @@ export const webhookSubscriptionRoutes = [
     params: subscriptionParams,
     responses: { 204: { description: 'Removed' }, ...v1Errors(400, 401, 403, 404, 429) },
     handler: async (ctx, { params }) => {
-      const { rowCount } = await tx(ctx).query(`delete from app_public.webhook_endpoints where kind = 'subscription' and id = $1`, [params.webhook_uuid]);
-      if (!rowCount) throw notFound('webhook subscription');
+      if (!(await deleteSubscription(tx(ctx), params.webhook_uuid))) throw notFound('webhook subscription');
       ctx.status = 204;
     },
   }),
@@ -169,11 +160,11 @@ export const webhookSubscriptionRoutes = [
     summary: 'The delivery log of a subscription, newest first',
     auth: 'agent',
     params: subscriptionParams,
-    query: deliveriesQuery,
+    query: listDeliveriesQuery,
     responses: { 200: { description: 'A page of deliveries', schema: deliveryList }, ...v1Errors(400, 401, 404, 429) },
     handler: async (ctx, { params, query }) => {
       const w = await loadSubscription(ctx, params.webhook_uuid);
-      ctx.body = await listDeliveries(ctx, w.id, query);
+      ctx.body = await deliveryPage(ctx, w.id, query);
     },
   }),
   route({
@@ -201,7 +192,7 @@ export const webhookSubscriptionRoutes = [
     responses: { 200: { description: 'The new delivery', schema: z.object({ data: delivery }) }, ...v1Errors(400, 401, 403, 404, 429) },
     handler: async (ctx, { params }) => {
       const w = await loadSubscription(ctx, params.webhook_uuid);
-      ctx.body = { data: await redeliver(ctx, w.id, params.delivery_id) };
+      ctx.body = { data: await redeliverTo(ctx, w.id, params.delivery_id) };
     },
   }),
 ];

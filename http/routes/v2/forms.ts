@@ -1,13 +1,15 @@
 // Forms API (SPEC §4.1): API-key callers create, list, read, replace, publish and duplicate forms of their
 // agency in their key's mode. RLS keeps test and live data apart; every write is idempotent by key.
 import type { Context } from 'koa';
+import { createForm, duplicateForm, getForm, listForms, publishForm, updateFormStructure, type FormRow } from '../../../db/queries/forms.ts';
 import { template } from '../../../pipelines/forms/templates.ts';
 import { validateForPublish, validateStructure, type Problem } from '../../../pipelines/forms/validate.ts';
-import { decodeCursor, encodeCursor } from '../../cursor.ts';
 import { ApiError, notFound } from '../../errors.ts';
-import { presentForm, presentFormSummary, type FormRow } from '../../presenters/forms.ts';
-import { identity, route, tx } from '../../route.ts';
-import { createFormBody, form, formList, formParams, listFormsQuery, patchFormBody, patchFormDoc, problem } from '../../schemas/forms.ts';
+import { decodeCursor, keysetPage } from '../../pagination.ts';
+import { presentForm, presentFormSummary } from '../../presenters/forms.ts';
+import { route, tx } from '../../route.ts';
+import { problem } from '../../schemas/common.ts';
+import { createFormBody, form, formList, formParams, listFormsQuery, updateFormBody, updateFormDoc } from '../../schemas/forms.ts';
 
 const problems = (status: number, message: string, list: Problem[]) =>
   new ApiError(status, message, list.map((p) => ({ field: p.path || '/', message: p.message })));
@@ -24,11 +26,10 @@ const problemDescriptions: Record<number, string> = {
 };
 
 async function loadForm(ctx: Context, id: number, lock = false): Promise<FormRow> {
-  const { rows } = await tx(ctx).query<FormRow>(`select * from app_public.forms where id = $1${lock ? ' for update' : ''}`, [id]);
-  if (!rows[0]) throw notFound('form');
-  return rows[0];
+  const f = await getForm(tx(ctx), id, lock);
+  if (!f) throw notFound('form');
+  return f;
 }
-
 
 export const formRoutes = [
   route({
@@ -42,22 +43,17 @@ export const formRoutes = [
     body: createFormBody,
     responses: { 201: { description: 'The new draft form', schema: form }, ...errors(400, 401, 403, 409, 422) },
     handler: async (ctx, { body }) => {
-      const who = identity(ctx);
-      if (body.owner.agency_id !== who.agencyId) {
-        throw new ApiError(422, 'owner.agency_id must be the agency of the API key', [{ field: '/owner/agency_id', message: 'is not your agency' }]);
-      }
-      if (body.owner.type === 'agent') {
-        const agent = await tx(ctx).query(`select 1 from app_public.agents where id = $1 and agency_id = $2 and status = 'active'`, [body.owner.agent_id, who.agencyId]);
-        if (!agent.rowCount) throw new ApiError(422, 'owner.agent_id is not an active agent of the agency', [{ field: '/owner/agent_id', message: 'unknown or deactivated agent' }]);
-      }
-      const structure = body.template_id ? template(body.template_id).structure : { steps: [] };
-      const { rows } = await tx(ctx).query<FormRow>(
-        `insert into app_public.forms (agency_id, mode, owner_agent_id, name, insurance_line, template_id, structure)
-         values ($1, $2, $3, $4, $5, $6, $7) returning *`,
-        [who.agencyId, who.mode, body.owner.type === 'agent' ? body.owner.agent_id : null, body.name, body.insurance_line, body.template_id ?? null, JSON.stringify(structure)],
-      );
+      // app_public.create_form checks the owner (the key's agency, an active agent of it) and names the bad field.
+      const created = await createForm(tx(ctx), {
+        ownerAgencyId: body.owner.agency_id,
+        ownerAgentId: body.owner.type === 'agent' ? body.owner.agent_id : null,
+        name: body.name,
+        insuranceLine: body.insurance_line,
+        templateId: body.template_id ?? null,
+        structure: body.template_id ? template(body.template_id).structure : { steps: [] },
+      });
       ctx.status = 201;
-      ctx.body = presentForm(rows[0]);
+      ctx.body = presentForm(created);
     },
   }),
   route({
@@ -70,15 +66,14 @@ export const formRoutes = [
     query: listFormsQuery,
     responses: { 200: { description: 'A page of forms and the cursor of the next one', schema: formList }, ...errors(400, 401) },
     handler: async (ctx, { query }) => {
-      const before = query.cursor ? decodeCursor(query.cursor) : null;
-      const { rows } = await tx(ctx).query<FormRow>(
-        `select * from app_public.forms
-          where ($1::bigint is null or id < $1) and ($2::text is null or status = $2) and ($3::text is null or insurance_line = $3)
-          order by id desc limit $4`,
-        [before, query.status ?? null, query.insurance_line ?? null, query.limit + 1],
-      );
-      const page = rows.slice(0, query.limit);
-      ctx.body = { data: page.map(presentFormSummary), next_cursor: rows.length > query.limit ? encodeCursor(page[page.length - 1].id) : null };
+      const rows = await listForms(tx(ctx), {
+        before: query.cursor ? decodeCursor(query.cursor) : null,
+        status: query.status ?? null,
+        insuranceLine: query.insurance_line ?? null,
+        limit: query.limit + 1,
+      });
+      const { page, nextCursor } = keysetPage(rows, query.limit);
+      ctx.body = { data: page.map(presentFormSummary), next_cursor: nextCursor };
     },
   }),
   route({
@@ -103,19 +98,14 @@ export const formRoutes = [
     auth: 'api_key_admin',
     idempotent: true,
     params: formParams,
-    body: patchFormBody,
-    docBody: patchFormDoc,
+    body: updateFormBody,
+    docBody: updateFormDoc,
     responses: { 200: { description: 'The updated form', schema: form }, ...errors(400, 401, 403, 404, 409, 422) },
     handler: async (ctx, { params, body }) => {
       await loadForm(ctx, params.id, true);
       const checked = validateStructure({ steps: body.steps });
       if (!checked.ok) throw problems(422, 'the form structure is invalid', checked.problems);
-      const { rows } = await tx(ctx).query<FormRow>(
-        `update app_public.forms set structure = $2, name = coalesce($3, name), insurance_line = coalesce($4, insurance_line)
-          where id = $1 returning *`,
-        [params.id, JSON.stringify(checked.structure), body.name ?? null, body.insurance_line ?? null],
-      );
-      ctx.body = presentForm(rows[0]);
+      ctx.body = presentForm(await updateFormStructure(tx(ctx), params.id, checked.structure, body.name ?? null, body.insurance_line ?? null));
     },
   }),
   route({
@@ -132,8 +122,7 @@ export const formRoutes = [
       const current = await loadForm(ctx, params.id, true);
       const refused = validateForPublish(current.structure);
       if (refused.length) throw problems(422, 'the form cannot be published as it is', refused);
-      const { rows } = await tx(ctx).query<FormRow>('select * from app_public.publish_form($1)', [params.id]);
-      ctx.body = presentForm(rows[0]);
+      ctx.body = presentForm(await publishForm(tx(ctx), params.id));
     },
   }),
   route({
@@ -147,14 +136,9 @@ export const formRoutes = [
     params: formParams,
     responses: { 201: { description: 'The new draft', schema: form }, ...errors(400, 401, 403, 404, 409) },
     handler: async (ctx, { params }) => {
-      const f = await loadForm(ctx, params.id);
-      const { rows } = await tx(ctx).query<FormRow>(
-        `insert into app_public.forms (agency_id, mode, owner_agent_id, name, insurance_line, template_id, structure)
-         values ($1, $2, $3, $4, $5, $6, $7) returning *`,
-        [f.agency_id, identity(ctx).mode, f.owner_agent_id, `${f.name} (copy)`.slice(0, 200), f.insurance_line, f.template_id, JSON.stringify(f.structure)],
-      );
+      const copy = await duplicateForm(tx(ctx), params.id);
       ctx.status = 201;
-      ctx.body = presentForm(rows[0]);
+      ctx.body = presentForm(copy);
     },
   }),
 ];

@@ -1,12 +1,15 @@
 // Topic endpoints (SPEC §6.1–6.3): one per agency and topic, with a staging URL (test-mode data, test events)
 // and a production URL (live data), managed with an admin API key.
 import type { Context } from 'koa';
+import { z } from 'zod';
+import { getTopicEndpoint, listTopicEndpoints, putTopicEndpoint, type EndpointRow } from '../../../db/queries/webhook_endpoints.ts';
 import { sampleTopicPayload } from '../../../pipelines/webhooks/payloads.ts';
-import { ApiError, notFound } from '../../errors.ts';
-import { identity, route, tx } from '../../route.ts';
-import { problem } from '../../schemas/forms.ts';
+import { notFound } from '../../errors.ts';
+import { presentTopicEndpoint as present } from '../../presenters/webhooks.ts';
+import { route, tx } from '../../route.ts';
+import { problem } from '../../schemas/common.ts';
 import {
-  deliveriesQuery,
+  listDeliveriesQuery,
   delivery,
   deliveryDetail as deliveryDetailSchema,
   deliveryList,
@@ -16,30 +19,14 @@ import {
   topicEndpointWithSecret,
   topicParams,
 } from '../../schemas/webhooks.ts';
-import {
-  checkProductionUrl,
-  deliveryDetail,
-  endpointColumns,
-  listDeliveries,
-  mintSecret,
-  presentEndpointState,
-  redeliver,
-  rotateSecret,
-  sealAuth,
-  sendTest,
-  updateEndpoint,
-  type EndpointRow,
-} from '../webhooks_common.ts';
-import { z } from 'zod';
+import { checkProductionUrl, deliveryDetail, deliveryPage, mintSecret, redeliverTo, rotateSecret, sealAuth, sendTest } from '../../webhooks.ts';
 
 const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, { description: `Problem details (${s})`, schema: problem }]));
 
-const present = (w: EndpointRow) => ({ topic: w.topic!, staging_url: w.staging_url, production_url: w.production_url, ...presentEndpointState(w) });
-
 async function loadEndpoint(ctx: Context, topic: string): Promise<EndpointRow> {
-  const { rows } = await tx(ctx).query<EndpointRow>(`select ${endpointColumns} from app_public.webhook_endpoints where kind = 'topic' and topic = $1`, [topic]);
-  if (!rows[0]) throw notFound(`webhook endpoint for ${topic}`);
-  return rows[0];
+  const w = await getTopicEndpoint(tx(ctx), topic);
+  if (!w) throw notFound(`webhook endpoint for ${topic}`);
+  return w;
 }
 
 export const webhookEndpointRoutes = [
@@ -59,37 +46,17 @@ export const webhookEndpointRoutes = [
     },
     handler: async (ctx, { params, body }, deps) => {
       checkProductionUrl(deps, body.production_url, 'production_url');
-      const auth = body.auth === undefined ? undefined : sealAuth(deps, body.auth);
-      const existing = await tx(ctx).query<EndpointRow>(`select ${endpointColumns} from app_public.webhook_endpoints where kind = 'topic' and topic = $1 for update`, [params.topic]);
-      let row: EndpointRow;
-      let secret: string | undefined;
-      if (!existing.rows[0]) {
-        if (!body.staging_url && !body.production_url) {
-          throw new ApiError(422, 'give a staging_url, a production_url or both', [{ field: 'staging_url', message: 'one of staging_url and production_url is required' }]);
-        }
-        const s = mintSecret(deps);
-        secret = s.secret;
-        const { rows } = await tx(ctx).query<EndpointRow>(
-          `insert into app_public.webhook_endpoints (agency_id, kind, topic, staging_url, production_url, secret_ciphertext, auth_kind, auth_ciphertext)
-           values ($1, 'topic', $2, $3, $4, $5, $6, $7) returning ${endpointColumns}`,
-          [identity(ctx).agencyId, params.topic, body.staging_url ?? null, body.production_url ?? null, s.ciphertext, auth?.kind ?? null, auth?.ciphertext ?? null],
-        );
-        row = rows[0];
-      } else {
-        await updateEndpoint(ctx, existing.rows[0].id, {
-          staging_url: body.staging_url,
-          production_url: body.production_url,
-          auth_kind: auth?.kind,
-          auth_ciphertext: auth?.ciphertext,
-        });
-        row = await loadEndpoint(ctx, params.topic);
-        if (!row.staging_url && !row.production_url) throw new ApiError(422, 'an endpoint needs at least one URL', [{ field: 'staging_url', message: 'both URLs would be empty' }]);
-      }
-      if (body.enabled !== undefined) {
-        row = (await tx(ctx).query<EndpointRow>(`select ${endpointColumns} from app_public.set_webhook_endpoint_enabled($1, $2)`, [row.id, body.enabled])).rows[0];
-      }
-      ctx.status = secret ? 201 : 200;
-      ctx.body = secret ? { ...present(row), signing_secret: secret } : present(row);
+      // A secret is minted every time but stored (and shown) only when this PUT creates the endpoint.
+      const s = mintSecret(deps);
+      const { endpoint, created } = await putTopicEndpoint(tx(ctx), params.topic, {
+        stagingUrl: body.staging_url,
+        productionUrl: body.production_url,
+        auth: body.auth === undefined ? undefined : sealAuth(deps, body.auth),
+        enabled: body.enabled,
+        secretCiphertext: s.ciphertext,
+      });
+      ctx.status = created ? 201 : 200;
+      ctx.body = created ? { ...present(endpoint), signing_secret: s.secret } : present(endpoint);
     },
   }),
   route({
@@ -101,8 +68,7 @@ export const webhookEndpointRoutes = [
     auth: 'api_key',
     responses: { 200: { description: 'Endpoints', schema: z.object({ data: z.array(topicEndpoint) }) }, ...errors(401) },
     handler: async (ctx) => {
-      const { rows } = await tx(ctx).query<EndpointRow>(`select ${endpointColumns} from app_public.webhook_endpoints where kind = 'topic' order by topic`);
-      ctx.body = { data: rows.map(present) };
+      ctx.body = { data: (await listTopicEndpoints(tx(ctx))).map(present) };
     },
   }),
   route({
@@ -145,11 +111,11 @@ export const webhookEndpointRoutes = [
     tags: ['Webhooks'],
     auth: 'api_key',
     params: topicParams,
-    query: deliveriesQuery,
+    query: listDeliveriesQuery,
     responses: { 200: { description: 'A page of deliveries', schema: deliveryList }, ...errors(400, 401, 404) },
     handler: async (ctx, { params, query }) => {
       const w = await loadEndpoint(ctx, params.topic);
-      ctx.body = await listDeliveries(ctx, w.id, query);
+      ctx.body = await deliveryPage(ctx, w.id, query);
     },
   }),
   route({
@@ -179,7 +145,7 @@ export const webhookEndpointRoutes = [
     handler: async (ctx, { params }) => {
       const w = await loadEndpoint(ctx, params.topic);
       ctx.status = 202;
-      ctx.body = await redeliver(ctx, w.id, params.delivery_id);
+      ctx.body = await redeliverTo(ctx, w.id, params.delivery_id);
     },
   }),
 ];

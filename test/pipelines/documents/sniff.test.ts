@@ -1,5 +1,6 @@
 import test from 'ava';
 import sharp from 'sharp';
+import { apiErrorBody, fromDocumentError } from '../../../http/errors.ts';
 import { sniff, DocumentError } from '../../../pipelines/documents/index.ts';
 import { fixture, pngHeader, actl } from './helpers.ts';
 
@@ -7,7 +8,10 @@ const code = (fn: () => unknown) => {
   try {
     fn();
   } catch (e) {
-    if (e instanceof DocumentError) return { code: e.code, reason: e.reason, status: e.status, body: e.toBody() };
+    if (e instanceof DocumentError) {
+      const api = fromDocumentError(e);
+      return { code: e.code, reason: e.reason, status: api.status, body: apiErrorBody(api) as Record<string, unknown> };
+    }
     throw e;
   }
   return undefined;

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { apiErrorBody, fromDocumentError } from '../../../http/errors.ts';
 import { readDocument, closeDocumentPools, DocumentError } from '../../../pipelines/documents/index.ts';
 import { extractDocument } from '../../../pipelines/extraction/index.ts';
 import { fixture, textPdf, encryptedPdf, rawPdf } from './helpers.ts';
@@ -45,7 +46,7 @@ test('a truncated PDF is extraction_failed with details', async (t) => {
   const bytes = fixture('auto_acme_mutual.pdf');
   const e = await failure(readDocument(bytes.subarray(0, 600), { ocr: false }));
   t.is(e.code, 'extraction_failed');
-  t.is(e.status, 422);
+  t.is(fromDocumentError(e).status, 422);
   t.truthy(e.details);
 });
 
@@ -60,7 +61,7 @@ test('an encrypted PDF is extraction_failed (encrypted) with details', async (t)
   t.is(e.code, 'extraction_failed');
   t.is(e.reason, 'encrypted');
   t.regex(e.details ?? '', /password/);
-  t.deepEqual(Object.keys(e.toBody()).sort(), ['details', 'error', 'message']);
+  t.deepEqual(Object.keys(apiErrorBody(fromDocumentError(e)) as object).sort(), ['details', 'error', 'message']);
 });
 
 test('a PDF over the page cap is extraction_failed (too_many_pages)', async (t) => {

@@ -1,0 +1,77 @@
+// Agencies: created with their owner by an OAuth client, read and branded by their own agents, deactivated
+// by the client. RLS scopes every statement to the caller (linked client, or the agency's own agents).
+import type { AgentRow } from './agents.ts';
+import type { Client, Queryable } from './types.ts';
+
+export interface AgencyRow {
+  id: number;
+  name: string;
+  color_code: string | null;
+  logo_key: string | null;
+}
+
+/** What an agent read carries of its agency. */
+export type AgencyBriefRow = Pick<AgencyRow, 'id' | 'name' | 'color_code'>;
+
+export interface PlanRow {
+  id: number;
+  plan: 'free' | 'pro' | 'enterprise';
+  plan_per_minute: number | null;
+  plan_per_day: number | null;
+}
+
+/** Create an agency linked to the calling OAuth client, with its owner agent and that agent's token. */
+export async function createAgency(
+  db: Queryable,
+  a: { name: string; referral: string | null; firstName: string; lastName: string; email: string; slugBase: string; tokenHash: Buffer },
+): Promise<{ agency: AgencyRow; agent: AgentRow }> {
+  const { rows } = await db.query<{ agency: AgencyRow; agent: AgentRow }>(
+    `select to_json(r.agency) as agency, to_json(r.agent) as agent from app_public.create_agency($1, $2, $3, $4, $5, $6, $7) r`,
+    [a.name, a.referral, a.firstName, a.lastName, a.email, a.slugBase, a.tokenHash],
+  );
+  return rows[0];
+}
+
+/** The agency, if visible to the caller (named: every agency read runs it). */
+export async function getAgency(db: Client, agencyId: number): Promise<AgencyRow | undefined> {
+  const { rows } = await db.query<AgencyRow>({ name: 'svc_get_agency', text: 'select id, name, color_code, logo_key from app_public.agencies where id = $1', values: [agencyId] });
+  return rows[0];
+}
+
+/** Whether the caller can see the agency. */
+export async function agencyVisible(db: Queryable, agencyId: number): Promise<boolean> {
+  const { rowCount } = await db.query('select 1 from app_public.agencies where id = $1', [agencyId]);
+  return !!rowCount;
+}
+
+/** Change name, colour or logo (null = unchanged); undefined when the caller may not update the agency. */
+export async function updateAgencyBranding(
+  db: Queryable,
+  agencyId: number,
+  changes: { name: string | null; colorCode: string | null; logoKey: string | null },
+): Promise<AgencyRow | undefined> {
+  const { rows } = await db.query<AgencyRow>(
+    `update app_public.agencies set
+       name = coalesce($2, name), color_code = coalesce($3, color_code), logo_key = coalesce($4, logo_key)
+     where id = $1 returning *`,
+    [agencyId, changes.name, changes.colorCode, changes.logoKey],
+  );
+  return rows[0];
+}
+
+/** Deactivate an agency linked to the calling OAuth client, and all its agents. */
+export async function deactivateAgency(db: Queryable, agencyId: number): Promise<void> {
+  await db.query('select app_public.deactivate_agency($1)', [agencyId]);
+}
+
+/** The logo of an active agency, read without a tenant identity (public image links on hosted forms). */
+export async function activeAgencyLogoKey(db: Queryable, agencyId: number): Promise<string | null | undefined> {
+  const { rows } = await db.query<{ logo_key: string | null }>('select logo_key from app_public.agencies where id = $1 and status = $2', [agencyId, 'active']);
+  return rows[0]?.logo_key;
+}
+
+/** Set the plan of an agency linked to the calling OAuth client (limits only for enterprise). */
+export async function setAgencyPlan(db: Queryable, agencyId: number, plan: PlanRow['plan'], perMinute: number | null, perDay: number | null): Promise<PlanRow> {
+  const { rows } = await db.query<PlanRow>('select id, plan, plan_per_minute, plan_per_day from app_public.set_agency_plan($1, $2, $3, $4)', [agencyId, plan, perMinute, perDay]);
+  return rows[0];
+}

@@ -1,0 +1,137 @@
+// Webhook deliveries and their attempts: the delivery log read by both surfaces, redelivery and test sends
+// (state functions in 0003), and what the deliveries__send task loads and records.
+import type { Queryable } from './types.ts';
+
+export interface DeliveryRow {
+  id: number;
+  message_id: string;
+  event_id: number | null;
+  redelivery_of: number | null;
+  status: 'pending' | 'delivered' | 'failed';
+  is_test: boolean;
+  mode: 'test' | 'live';
+  url: string;
+  attempt_count: number;
+  next_attempt_at: Date | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+  /** The exact body sent; only in `getDelivery`. */
+  body?: string;
+}
+
+export interface DeliveryAttemptRow {
+  attempt_number: number;
+  url: string;
+  started_at: Date;
+  duration_ms: number;
+  status_code: number | null;
+  response_headers: Record<string, string>;
+  response_body: string | null;
+  error_code: string | null;
+  error_message: string | null;
+}
+
+const deliveryColumns = `id, message_id, event_id, redelivery_of, status, is_test, mode, url, attempt_count, next_attempt_at,
+  last_status_code, last_error, created_at, completed_at`;
+
+/** Up to `limit` deliveries of an endpoint with ids below `before`, newest first, optionally by status. */
+export async function listDeliveries(db: Queryable, endpointId: string, f: { before: number | null; status: string | null; limit: number }): Promise<DeliveryRow[]> {
+  const { rows } = await db.query<DeliveryRow>(
+    `select ${deliveryColumns} from app_public.webhook_deliveries
+      where endpoint_id = $1 and ($2::bigint is null or id < $2) and ($3::text is null or status = $3)
+      order by id desc limit $4`,
+    [endpointId, f.before, f.status, f.limit],
+  );
+  return rows;
+}
+
+/** One delivery of an endpoint with the body sent. */
+export async function getDelivery(db: Queryable, endpointId: string, deliveryId: number): Promise<DeliveryRow | undefined> {
+  const { rows } = await db.query<DeliveryRow>(`select ${deliveryColumns}, body from app_public.webhook_deliveries where id = $1 and endpoint_id = $2`, [deliveryId, endpointId]);
+  return rows[0];
+}
+
+/** Whether the delivery belongs to the endpoint (and is visible). */
+export async function deliveryOfEndpoint(db: Queryable, endpointId: string, deliveryId: number): Promise<boolean> {
+  const { rowCount } = await db.query('select 1 from app_public.webhook_deliveries where id = $1 and endpoint_id = $2', [deliveryId, endpointId]);
+  return !!rowCount;
+}
+
+/** Every attempt of a delivery, in order. */
+export async function listDeliveryAttempts(db: Queryable, deliveryId: number): Promise<DeliveryAttemptRow[]> {
+  const { rows } = await db.query<DeliveryAttemptRow>('select * from app_public.webhook_delivery_attempts where delivery_id = $1 order by attempt_number', [deliveryId]);
+  return rows;
+}
+
+/** Queue the same message again as a new delivery. */
+export async function redeliver(db: Queryable, deliveryId: number): Promise<DeliveryRow> {
+  const { rows } = await db.query<DeliveryRow>(`select ${deliveryColumns} from app_public.redeliver($1)`, [deliveryId]);
+  return rows[0];
+}
+
+/** Queue a test delivery of `body` (JSON text) to the endpoint's staging URL (or a subscription's URL). */
+export async function sendTestDelivery(db: Queryable, endpointId: string, body: string): Promise<DeliveryRow> {
+  const { rows } = await db.query<DeliveryRow>(`select ${deliveryColumns} from app_public.send_test_delivery($1, $2)`, [endpointId, body]);
+  return rows[0];
+}
+
+// Worker side (owner pool) ---------------------------------------------------------------------------------------
+
+export interface DeliveryToSendRow {
+  id: number;
+  status: string;
+  attempt_count: number;
+  message_id: string;
+  mode: 'test' | 'live';
+  is_test: boolean;
+  url: string;
+  body: string;
+  enabled: boolean;
+  secret_ciphertext: string;
+  auth_ciphertext: string | null;
+}
+
+/** A delivery with what sending it needs from its endpoint (encrypted secret and credentials). */
+export async function deliveryToSend(db: Queryable, deliveryId: number): Promise<DeliveryToSendRow | undefined> {
+  const { rows } = await db.query<DeliveryToSendRow>(
+    `select d.id, d.status, d.attempt_count, d.message_id, d.mode, d.is_test, d.url, d.body, w.enabled, w.secret_ciphertext, w.auth_ciphertext
+       from app_public.webhook_deliveries d join app_public.webhook_endpoints w on w.id = d.endpoint_id where d.id = $1`,
+    [deliveryId],
+  );
+  return rows[0];
+}
+
+export interface DeliveryAttempt {
+  startedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+  responseHeaders: Record<string, string>;
+  responseBody: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  ok: boolean;
+  /** The receiver is gone (410): disable the endpoint. */
+  gone: boolean;
+  /** Seconds to the next attempt, or null for no further attempt. */
+  retryInSeconds: number | null;
+}
+
+/** Record one attempt; app_private.record_delivery_attempt finishes the delivery or queues the next attempt. */
+export async function recordDeliveryAttempt(db: Queryable, deliveryId: number, a: DeliveryAttempt, disableAfterHours: number): Promise<void> {
+  await db.query('select app_private.record_delivery_attempt($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, make_interval(hours => $12))', [
+    deliveryId,
+    a.startedAt,
+    a.durationMs,
+    a.statusCode,
+    JSON.stringify(a.responseHeaders),
+    a.responseBody,
+    a.errorCode,
+    a.errorMessage,
+    a.ok,
+    a.gone,
+    a.retryInSeconds,
+    disableAfterHours,
+  ]);
+}

@@ -1,0 +1,35 @@
+// Idempotency-Key records (SPEC §8), kept in app_private: claimed before a /v2 write runs, completed with its
+// response in the write's own transaction, released when the write failed on our side.
+import type { Queryable } from './types.ts';
+
+/** Who a key belongs to: keys are scoped by agency and mode. */
+export type IdempotencyScope = [agencyId: number | null | undefined, mode: string | null | undefined, key: string];
+
+export interface IdempotencyClaimRow {
+  /** `new` (run it), `done` (replay the stored response), `running` (a twin is in flight), `mismatch`. */
+  outcome: 'new' | 'done' | 'running' | 'mismatch';
+  response_status: number | null;
+  response_body: unknown;
+}
+
+/** Claim `key` for a request with this fingerprint, or learn what happened to its first use. */
+export async function claimIdempotencyKey(db: Queryable, scope: IdempotencyScope, fingerprint: string): Promise<IdempotencyClaimRow> {
+  const { rows } = await db.query<IdempotencyClaimRow>('select * from app_private.claim_idempotency_key($1, $2, $3, $4)', [...scope, fingerprint]);
+  return rows[0];
+}
+
+/** Store the response a retry of this key replays (`body` is JSON text). */
+export async function completeIdempotencyKey(db: Queryable, scope: IdempotencyScope, status: number, body: string): Promise<void> {
+  await db.query('select app_private.complete_idempotency_key($1, $2, $3, $4, $5, $6)', [...scope, status, body, '{}']);
+}
+
+/** Forget a claim whose request failed on our side, so a retry runs again. */
+export async function releaseIdempotencyKey(db: Queryable, scope: IdempotencyScope): Promise<void> {
+  await db.query('select app_private.release_idempotency_key($1, $2, $3)', scope);
+}
+
+/** Delete records older than 24 hours; returns how many. */
+export async function purgeIdempotencyKeys(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ n: number }>('select app_private.purge_idempotency_keys() as n');
+  return rows[0].n;
+}

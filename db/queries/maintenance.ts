@@ -1,0 +1,39 @@
+// Housekeeping run by the maintenance__purge cron task, and the liveness records of worker processes.
+import type { Queryable } from './types.ts';
+
+/** Delete expired OAuth tokens and old rate-limit windows. */
+export async function purgeExpired(db: Queryable): Promise<void> {
+  await db.query('select app_private.purge_expired()');
+}
+
+/** Record that these workers of this process are alive. */
+export async function recordWorkerHeartbeats(db: Queryable, workerIds: string[]): Promise<void> {
+  await db.query(
+    `insert into app_private.worker_heartbeats (worker_id) select unnest($1::text[])
+     on conflict (worker_id) do update set last_seen = now()`,
+    [workerIds],
+  );
+}
+
+/** Workers (other than `own`) that hold job locks but have not been seen for `staleAfterSeconds`. */
+export async function staleLockingWorkers(db: Queryable, own: string[], staleAfterSeconds: number): Promise<string[]> {
+  const { rows } = await db.query<{ locked_by: string }>(
+    `select distinct j.locked_by from graphile_worker._private_jobs j
+      where j.locked_by is not null and j.locked_by <> all($1::text[])
+        and not exists (select 1 from app_private.worker_heartbeats h
+                         where h.worker_id = j.locked_by and h.last_seen > now() - make_interval(secs => $2))`,
+    [own, staleAfterSeconds],
+  );
+  return rows.map((r) => r.locked_by);
+}
+
+/** Release the jobs locked by dead workers and forget them. */
+export async function releaseDeadWorkers(db: Queryable, workerIds: string[]): Promise<void> {
+  await db.query('select graphile_worker.force_unlock_workers($1::text[])', [workerIds]);
+  await db.query('delete from app_private.worker_heartbeats where worker_id = any($1::text[])', [workerIds]);
+}
+
+/** Forget heartbeats older than a day. */
+export async function forgetOldHeartbeats(db: Queryable): Promise<void> {
+  await db.query(`delete from app_private.worker_heartbeats where last_seen < now() - interval '1 day'`);
+}

@@ -1,0 +1,43 @@
+// OAuth clients and access tokens: the owner pool does this work (there is no tenant identity yet).
+import type pg from 'pg';
+import { hashToken, newToken, tokenMatches, tokenPrefix } from '../../lib/secrets.ts';
+
+const DUMMY_HASH = hashToken('no such client');
+
+/** Create a client; the secret is returned once and stored only as a hash. */
+export async function createOAuthClient(pool: pg.Pool, name: string): Promise<{ client_id: string; client_secret: string; name: string }> {
+  const clientId = newToken(tokenPrefix.oauthClientId, 12);
+  const secret = newToken(tokenPrefix.oauthClientSecret, 32);
+  await pool.query('insert into app_private.oauth_clients (client_id, name, secret_hash) values ($1, $2, $3)', [clientId, name, hashToken(secret)]);
+  return { client_id: clientId, client_secret: secret, name };
+}
+
+/** Id of the active client whose secret matches, compared in constant time; undefined otherwise. */
+export async function verifyOAuthClient(pool: pg.Pool, clientId: string, secret: string): Promise<number | undefined> {
+  const { rows } = await pool.query<{ id: number; secret_hash: Buffer }>(
+    'select id, secret_hash from app_private.oauth_clients where client_id = $1 and revoked_at is null',
+    [clientId],
+  );
+  // Compare against a dummy hash when the client is unknown so both paths cost the same.
+  const ok = tokenMatches(secret, rows[0]?.secret_hash ?? DUMMY_HASH);
+  return ok && rows[0] ? rows[0].id : undefined;
+}
+
+/** Issue an access token valid for `ttlSeconds`. */
+export async function issueAccessToken(pool: pg.Pool, oauthClientId: number, ttlSeconds: number): Promise<string> {
+  const token = newToken(tokenPrefix.oauthAccessToken, 32);
+  await pool.query(
+    `insert into app_private.oauth_access_tokens (token_hash, oauth_client_id, expires_at) values ($1, $2, now() + make_interval(secs => $3))`,
+    [hashToken(token), oauthClientId, ttlSeconds],
+  );
+  return token;
+}
+
+/** Consume one hit of a rate-limit bucket. */
+export async function consumeRateLimit(pool: pg.Pool | pg.ClientBase, bucket: string, limit: number, windowSeconds: number) {
+  const { rows } = await pool.query<{ allowed: boolean; remaining: number; reset_at: string }>(
+    'select * from app_private.consume_rate_limit($1, $2, $3)',
+    [bucket, limit, windowSeconds],
+  );
+  return { allowed: rows[0].allowed, remaining: rows[0].remaining, resetAt: Number(rows[0].reset_at) };
+}

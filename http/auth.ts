@@ -1,0 +1,77 @@
+// Who may call a route and how the caller is recognised: bearer tokens (OAuth client, agent) and API keys,
+// the v1 rate budget, and the one transaction per request opened as the caller's identity.
+import type { Context, Next } from 'koa';
+import { hashToken, isApiKeyToken } from '../lib/secrets.ts';
+import { beginAs, commit, rollback, type Identity } from '../db/pool.ts';
+import { authenticateApiKey, authenticateBearer } from '../db/queries/auth.ts';
+import type { Client } from '../db/queries/types.ts';
+import type { Deps } from './context.ts';
+import { ApiError, forbidden, unauthorized } from './errors.ts';
+
+/**
+ * Who may call a route: an OAuth client token, an agent token (any role, or admin/owner), an API key
+ * (any, or admin permissions: read-only keys get 403), or anyone.
+ */
+export type AuthRule = 'none' | 'oauth_client' | 'agent' | 'agent_admin' | 'api_key' | 'api_key_admin';
+
+const bearer = /^Bearer\s+([A-Za-z0-9._~+/=-]+)\s*$/i;
+
+/** The identity behind an API key (svc_test_… / svc_live_…), checked against the route's rule. */
+async function apiKeyIdentity(client: Client, tokenHash: Buffer, rule: AuthRule): Promise<Identity> {
+  const key = await authenticateApiKey(client, tokenHash);
+  if (!key) throw unauthorized('invalid, expired or revoked API key');
+  if (rule === 'api_key_admin' && key.permissions !== 'admin') throw forbidden('this API key is read-only; writes need a key with admin permissions');
+  return { role: key.permissions === 'admin' ? 'admin' : 'read_only', agencyId: key.agency_id, mode: key.mode, apiKeyId: key.api_key_id };
+}
+
+/** The identity behind an OAuth or agent token; v1 routes also spend one unit of the token's rate budget. */
+async function bearerIdentity(ctx: Context, client: Client, tokenHash: Buffer, rule: AuthRule, deps: Deps, rateLimit?: 'v1'): Promise<Identity> {
+  const limit = deps.cfg.RATE_LIMIT_V1_PER_WINDOW;
+  const who = await authenticateBearer(client, tokenHash, rateLimit ? { limit, windowSeconds: deps.cfg.RATE_LIMIT_WINDOW_SECONDS } : undefined);
+  if (!who) throw unauthorized('invalid, expired or revoked access token');
+  if (rateLimit) {
+    ctx.set('X-RateLimit-Limit', String(limit));
+    ctx.set('X-RateLimit-Remaining', String(who.remaining));
+    ctx.set('X-RateLimit-Reset', String(who.reset_at));
+    if (!who.allowed) {
+      const retry = Math.max(1, Number(who.reset_at) - Math.floor(Date.now() / 1000));
+      throw new ApiError(429, 'rate limit exceeded', [], { 'Retry-After': String(retry) });
+    }
+  }
+  if (rule === 'oauth_client' && who.kind !== 'oauth_client') throw forbidden('this operation requires an OAuth client access token');
+  if ((rule === 'agent' || rule === 'agent_admin') && who.kind !== 'agent') throw forbidden('this operation requires an agent access token');
+  if (rule === 'agent_admin' && who.role !== 'admin' && who.role !== 'owner') throw forbidden('this operation requires admin privileges in the agency');
+  return { role: who.role, oauthClientId: who.oauth_client_id, agencyId: who.agency_id, agentId: who.agent_id };
+}
+
+/** auth → rate limit → one transaction as the caller, committed after the handler, rolled back on error. */
+export function authenticated(rule: Exclude<AuthRule, 'none'>, deps: Deps, rateLimit?: 'v1') {
+  const wantsApiKey = rule === 'api_key' || rule === 'api_key_admin';
+  return async (ctx: Context, next: Next) => {
+    const m = bearer.exec(ctx.get('authorization'));
+    if (!m) throw unauthorized('missing bearer token in the Authorization header');
+    const isApiKey = isApiKeyToken(m[1]);
+    if (wantsApiKey !== isApiKey) {
+      throw isApiKey ? forbidden('this operation requires an OAuth client or agent access token, not an API key') : unauthorized('this operation requires an API key (svc_test_… or svc_live_…)');
+    }
+    const tokenHash = hashToken(m[1]);
+    const client = await deps.db.request.connect();
+    let open = false;
+    try {
+      const ident = isApiKey ? await apiKeyIdentity(client, tokenHash, rule) : await bearerIdentity(ctx, client, tokenHash, rule, deps, rateLimit);
+      ctx.state.identity = ident;
+      await beginAs(deps.db, client, ident);
+      open = true;
+      ctx.state.tx = client;
+      await next();
+      await commit(client);
+      open = false;
+    } catch (err) {
+      if (open) await rollback(client);
+      throw err;
+    } finally {
+      ctx.state.tx = undefined;
+      client.release();
+    }
+  };
+}

@@ -1,0 +1,29 @@
+// What every handler reaches through the Koa context: the service's dependencies, the request's open
+// transaction (as the caller's identity, under RLS) and that identity.
+import type { Context } from 'koa';
+import type pg from 'pg';
+import type { BlobStore } from '../lib/blobs.ts';
+import type { Config } from '../lib/config.ts';
+import type { Logger } from '../lib/log.ts';
+import type { Database, Identity } from '../db/pool.ts';
+
+export interface Deps {
+  db: Database;
+  cfg: Config;
+  log: Logger;
+  blobs: BlobStore;
+  /** Encrypts webhook signing secrets and endpoint credentials at rest (lib/crypto.ts). */
+  secretKey: Buffer;
+}
+
+/** The transaction of the current request, opened by the auth step as the caller's identity. */
+export function tx(ctx: Context): pg.PoolClient {
+  const client = ctx.state.tx as pg.PoolClient | undefined;
+  if (!client) throw new Error('no request transaction: the route must declare auth');
+  return client;
+}
+
+/** The caller, as authenticated by the route's auth step. */
+export function identity(ctx: Context): Identity {
+  return ctx.state.identity as Identity;
+}

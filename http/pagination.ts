@@ -1,0 +1,46 @@
+// Pagination of list endpoints. Keyset: an opaque cursor holding the id of the last item of a page (v2 and the
+// delivery logs). Offset: page numbers with first/last/prev/next links and a meta block (v1 agents, SPEC §2.6).
+import { ApiError } from './errors.ts';
+
+export const encodeCursor = (id: number): string => Buffer.from(JSON.stringify({ id })).toString('base64url');
+
+/** The id inside a `next_cursor`; anything else is a 400 naming the `cursor` parameter. */
+export function decodeCursor(cursor: string): number {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { id?: unknown };
+    if (typeof v.id === 'number' && Number.isSafeInteger(v.id) && v.id > 0) return v.id;
+  } catch {}
+  throw new ApiError(400, 'cursor is not a next_cursor returned by this API', [{ field: 'cursor', message: 'invalid cursor' }]);
+}
+
+/**
+ * A keyset page from `limit + 1` rows fetched newest first: the first `limit` rows and the cursor of the
+ * next page when the extra row shows there is one.
+ */
+export function keysetPage<R extends { id: number }>(rows: R[], limit: number): { page: R[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  return { page, nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1].id) : null };
+}
+
+function pageUrl(base: string, query: Record<string, unknown>, page: number): string {
+  const u = new URL(base);
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && k !== 'page') u.searchParams.set(k, String(v));
+  u.searchParams.set('page', String(page));
+  return u.toString();
+}
+
+/** The links and meta of page `page` of `total` items, `perPage` a page, `count` of them on this page. */
+export function offsetPage(path: string, query: Record<string, unknown>, o: { page: number; perPage: number; total: number; count: number }) {
+  const { page, perPage, total, count } = o;
+  const lastPage = Math.max(1, Math.ceil(total / perPage));
+  const from = count ? (page - 1) * perPage + 1 : null;
+  return {
+    links: {
+      first: pageUrl(path, query, 1),
+      last: pageUrl(path, query, lastPage),
+      prev: page > 1 ? pageUrl(path, query, Math.min(page - 1, lastPage)) : null,
+      next: page < lastPage ? pageUrl(path, query, page + 1) : null,
+    },
+    meta: { current_page: page, from, last_page: lastPage, path, per_page: perPage, to: from === null ? null : from + count - 1, total },
+  };
+}

@@ -1,0 +1,66 @@
+// What topic endpoints (v2) and subscriptions (v1) share: secrets and credentials encrypted at rest, the
+// https rule for production URLs, the delivery log, redelivery, test sends and secret rotation. Each
+// surface's router wraps these with its own auth, errors and presenter.
+import type { Context } from 'koa';
+import type { z } from 'zod';
+import { deliveryOfEndpoint, getDelivery, listDeliveries, listDeliveryAttempts, redeliver, sendTestDelivery } from '../db/queries/deliveries.ts';
+import { replaceEndpointSecret, type SealedAuth } from '../db/queries/webhook_endpoints.ts';
+import { encryptSecret } from '../lib/crypto.ts';
+import { newSigningSecret } from '../pipelines/webhooks/sign.ts';
+import { tx, type Deps } from './context.ts';
+import { ApiError, notFound } from './errors.ts';
+import { decodeCursor, keysetPage } from './pagination.ts';
+import { presentDelivery, presentDeliveryDetail } from './presenters/deliveries.ts';
+import type { endpointAuth } from './schemas/webhooks.ts';
+
+/** A fresh signing secret and its ciphertext. */
+export function mintSecret(deps: Deps): { secret: string; ciphertext: string } {
+  const secret = newSigningSecret();
+  return { secret, ciphertext: encryptSecret(deps.secretKey, secret) };
+}
+
+/** Ciphertext of alternative credentials, or both null to clear them. */
+export function sealAuth(deps: Deps, auth: z.infer<typeof endpointAuth> | null): SealedAuth {
+  return auth ? { kind: auth.kind, ciphertext: encryptSecret(deps.secretKey, JSON.stringify(auth)) } : { kind: null, ciphertext: null };
+}
+
+/** Refuse plain-http production URLs unless their host is allow-listed (SSRF and transport policy, from config). */
+export function checkProductionUrl(deps: Deps, url: string | null | undefined, field: string): void {
+  if (!url || !deps.cfg.WEBHOOK_REQUIRE_HTTPS || url.startsWith('https:')) return;
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  if (!deps.cfg.WEBHOOK_ALLOW_HOSTS.includes(host)) {
+    throw new ApiError(422, `${field} must use https`, [{ field, message: 'must be an https URL (plain http is only allowed for allow-listed hosts)' }]);
+  }
+}
+
+/** A page of an endpoint's deliveries, newest first. */
+export async function deliveryPage(ctx: Context, endpointId: string, q: { limit: number; cursor?: string; status?: string }) {
+  const rows = await listDeliveries(tx(ctx), endpointId, { before: q.cursor ? decodeCursor(q.cursor) : null, status: q.status ?? null, limit: q.limit + 1 });
+  const { page, nextCursor } = keysetPage(rows, q.limit);
+  return { data: page.map(presentDelivery), next_cursor: nextCursor };
+}
+
+/** One delivery with the exact body sent and every attempt. */
+export async function deliveryDetail(ctx: Context, endpointId: string, deliveryId: number) {
+  const d = await getDelivery(tx(ctx), endpointId, deliveryId);
+  if (!d) throw notFound('delivery');
+  return presentDeliveryDetail(d, await listDeliveryAttempts(tx(ctx), deliveryId));
+}
+
+/** Queue the same message again as a new delivery. */
+export async function redeliverTo(ctx: Context, endpointId: string, deliveryId: number) {
+  if (!(await deliveryOfEndpoint(tx(ctx), endpointId, deliveryId))) throw notFound('delivery');
+  return presentDelivery(await redeliver(tx(ctx), deliveryId));
+}
+
+/** Queue a signed sample body to the endpoint's staging URL (or a subscription's URL). */
+export async function sendTest(ctx: Context, endpointId: string, body: unknown) {
+  return presentDelivery(await sendTestDelivery(tx(ctx), endpointId, JSON.stringify(body)));
+}
+
+/** Replace the signing secret; the new one is returned once. */
+export async function rotateSecret(ctx: Context, deps: Deps, endpointId: string): Promise<string> {
+  const s = mintSecret(deps);
+  if (!(await replaceEndpointSecret(tx(ctx), endpointId, s.ciphertext))) throw notFound('webhook endpoint');
+  return s.secret;
+}

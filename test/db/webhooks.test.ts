@@ -1,0 +1,141 @@
+// The webhook state functions tested as SQL: called as the request role with an identity set, asserting rows,
+// errors and the jobs they queue in graphile_worker.
+import test from 'ava';
+import { testDatabase, type TestDatabase } from '../helpers/db.ts';
+import { as, queuedJobs, seedAgency, sqlError, type SeededAgency } from '../helpers/seed.ts';
+
+let tdb: TestDatabase;
+test.before(async () => {
+  tdb = await testDatabase();
+});
+// Tests run concurrently and an agency has one endpoint per topic, so each test seeds its own agencies.
+let seeded = 0;
+const fresh = () => seedAgency(tdb, `hooks-${++seeded}`);
+test.after.always(async () => tdb?.drop());
+
+const cols = '(r.endpoint).id, (r.endpoint).agency_id, (r.endpoint).staging_url, (r.endpoint).production_url, (r.endpoint).auth_kind, (r.endpoint).enabled, r.created';
+/** put_topic_endpoint as `who`; `given` names the fields the request carried. */
+const put = (who: SeededAgency['owner'], topic: string, p: { staging?: string | null; production?: string | null; auth?: [string, string] | null; given: string[]; enabled?: boolean }) =>
+  as(tdb, who, `select ${cols} from app_public.put_topic_endpoint($1, $2, $3, $4, $5, $6, $7, $8) r`, [
+    topic, p.staging ?? null, p.production ?? null, p.auth?.[0] ?? null, p.auth?.[1] ?? null, p.given, 'ciphertext-1', p.enabled ?? null,
+  ]);
+const secretOf = async (id: string) => (await tdb.db.owner.query('select secret_ciphertext from app_public.webhook_endpoints where id = $1', [id])).rows[0].secret_ciphertext;
+
+test('put_topic_endpoint creates the endpoint once, then changes only the fields given', async (t) => {
+  const a = await fresh();
+  const key = a.adminKey('test');
+  const created = (await put(key, 'client-submission', { staging: 'https://s.example/1', given: ['staging_url'] })).rows[0];
+  t.like(created, { agency_id: a.agencyId, staging_url: 'https://s.example/1', production_url: null, enabled: true, created: true });
+  t.is(await secretOf(created.id), 'ciphertext-1');
+
+  const updated = (
+    await as(tdb, key, `select ${cols} from app_public.put_topic_endpoint($1, $2, $3, $4, $5, $6, $7, $8) r`, [
+      'client-submission', null, 'https://p.example/1', 'bearer', 'auth-ct', ['production_url', 'auth'], 'ciphertext-2', null,
+    ])
+  ).rows[0];
+  t.like(updated, { id: created.id, staging_url: 'https://s.example/1', production_url: 'https://p.example/1', auth_kind: 'bearer', created: false });
+  t.is(await secretOf(created.id), 'ciphertext-1', 'the secret is stored only on creation');
+
+  const cleared = (await put(key, 'client-submission', { staging: null, auth: null, given: ['staging_url', 'auth'] })).rows[0];
+  t.like(cleared, { staging_url: null, production_url: 'https://p.example/1', auth_kind: null });
+});
+
+test('put_topic_endpoint: a topic endpoint needs a URL (constraint topic_has_url), on creation and on update', async (t) => {
+  const a = await fresh();
+  const key = a.adminKey('test');
+  const none = await sqlError(put(key, 'form-submission', { given: [] }));
+  t.like(none, { code: '23514', constraint: 'topic_has_url' });
+  await put(key, 'form-submission', { staging: 'https://s.example/2', given: ['staging_url'] });
+  const emptied = await sqlError(put(key, 'form-submission', { staging: null, given: ['staging_url'] }));
+  t.like(emptied, { code: '23514', constraint: 'topic_has_url' });
+  const row = await tdb.db.owner.query(`select staging_url from app_public.webhook_endpoints where agency_id = $1 and topic = 'form-submission'`, [a.agencyId]);
+  t.is(row.rows[0].staging_url, 'https://s.example/2', 'the refused update changed nothing');
+});
+
+test('put_topic_endpoint refuses read-only keys (FORBD) and keeps agencies apart', async (t) => {
+  const [a, b] = [await fresh(), await fresh()];
+  await put(a.adminKey('test'), 'client-submission', { staging: 'https://a.example', given: ['staging_url'] });
+  t.is((await sqlError(put(b.readOnlyKey, 'client-submission', { staging: 'https://x.example', given: ['staging_url'] }))).code, 'FORBD');
+  const own = (await put(b.adminKey('test'), 'client-submission', { staging: 'https://b.example', given: ['staging_url'] })).rows[0];
+  t.like(own, { agency_id: b.agencyId, created: true }, 'agency B gets its own endpoint even when A has one for the topic');
+});
+
+test('put_topic_endpoint with enabled: disabling stops, enabling re-queues pending deliveries', async (t) => {
+  const b = await fresh();
+  const key = b.adminKey('live');
+  const ep = (await put(key, 'form-submission', { staging: 'https://b.example/s', production: 'https://b.example/p', given: ['staging_url', 'production_url'] })).rows[0];
+  t.false((await put(key, 'form-submission', { given: [], enabled: false })).rows[0].enabled);
+  const d = await tdb.db.owner.query<{ id: number }>(
+    `insert into app_public.webhook_deliveries (agency_id, endpoint_id, message_id, mode, url, body) values ($1, $2, 'msg_x', 'live', 'https://b.example/p', '{}') returning id`,
+    [b.agencyId, ep.id],
+  );
+  t.true((await put(key, 'form-submission', { given: [], enabled: true })).rows[0].enabled);
+  const jobs = await queuedJobs(tdb, 'deliveries__send');
+  t.true(jobs.some((j) => j.payload.delivery_id === d.rows[0].id && j.key === `delivery:${d.rows[0].id}`));
+});
+
+test('create_webhook_subscription records the creating agent, can start disabled, and is for admins only', async (t) => {
+  const a = await fresh();
+  const { rows } = await as(tdb, a.owner, 'select * from app_public.create_webhook_subscription($1, $2, $3, $4, $5, $6, $7)', [
+    'https://sub.example', ['agent.created'], 'mine', 'ct', null, null, false,
+  ]);
+  t.like(rows[0], { agency_id: a.agencyId, kind: 'subscription', url: 'https://sub.example', created_by_agent_id: a.ownerId, enabled: false, disabled_reason: 'disabled by the user' });
+  t.deepEqual(rows[0].events, ['agent.created']);
+  const plain = { role: 'agent' as const, agencyId: a.agencyId, agentId: a.ownerId };
+  t.is((await sqlError(as(tdb, plain, 'select app_public.create_webhook_subscription($1, $2, null, $3, null, null, true)', ['https://x.example', ['*'], 'ct']))).code, 'FORBD');
+});
+
+test('send_test_delivery queues a test delivery to the staging URL; NOURL without one; NTFND across agencies', async (t) => {
+  const [a, b] = [await fresh(), await fresh()];
+  const key = a.adminKey('live');
+  const ep = (await put(key, 'form-submission', { production: 'https://prod.example', given: ['production_url'] })).rows[0];
+  t.is((await sqlError(as(tdb, key, 'select app_public.send_test_delivery($1, $2)', [ep.id, '{}']))).code, 'NOURL');
+
+  const withStaging = (await put(key, 'client-submission', { staging: 'https://stage.example', given: ['staging_url'] })).rows[0];
+  const { rows } = await as(tdb, key, 'select * from app_public.send_test_delivery($1, $2)', [withStaging.id, '{"sample":true}']);
+  t.like(rows[0], { is_test: true, mode: 'test', url: 'https://stage.example', status: 'pending', body: '{"sample":true}' });
+  t.regex(rows[0].message_id, /^msg_test_/);
+  t.true((await queuedJobs(tdb, 'deliveries__send')).some((j) => j.payload.delivery_id === rows[0].id));
+  t.is((await sqlError(as(tdb, b.adminKey('test'), 'select app_public.send_test_delivery($1, $2)', [withStaging.id, '{}']))).code, 'NTFND');
+});
+
+test('emit_event writes the outbox and queues its fan-out; create_deliveries adds nothing the second time', async (t) => {
+  const a = await fresh();
+  const key = a.adminKey('test');
+  const ep = (await put(key, 'client-submission', { staging: 'https://stage.example/e', given: ['staging_url'] })).rows[0];
+  const e = await tdb.db.owner.query<{ id: number }>(`select app_private.emit_event($1, 'test', 'client-submission', null, '{"n":1}') as id`, [a.agencyId]);
+  const eventId = e.rows[0].id;
+  const fanOut = await queuedJobs(tdb, 'events__fan_out');
+  t.true(fanOut.some((j) => j.payload.event_id === eventId && j.key === `event:${eventId}`));
+
+  const targets = await tdb.db.owner.query('select * from app_private.event_targets($1)', [eventId]);
+  t.deepEqual(targets.rows, [{ endpoint_id: ep.id, url: 'https://stage.example/e', kind: 'topic' }]);
+  const deliveries = JSON.stringify([{ endpoint_id: ep.id, url: 'https://stage.example/e', body: '{}' }]);
+  t.is((await tdb.db.owner.query('select app_private.create_deliveries($1, $2) as n', [eventId, deliveries])).rows[0].n, 1);
+  t.is((await tdb.db.owner.query('select app_private.create_deliveries($1, $2) as n', [eventId, deliveries])).rows[0].n, 0);
+});
+
+test('record_delivery_attempt schedules a retry as a job at next_attempt_at, then finishes the delivery', async (t) => {
+  const b = await fresh();
+  const ep = (await put(b.adminKey('test'), 'client-submission', { staging: 'https://b.example/r', given: ['staging_url'] })).rows[0];
+  const d = await tdb.db.owner.query<{ id: number }>(
+    `insert into app_public.webhook_deliveries (agency_id, endpoint_id, message_id, mode, url, body) values ($1, $2, 'msg_r', 'test', 'https://b.example/r', '{}') returning id`,
+    [b.agencyId, ep.id],
+  );
+  const id = d.rows[0].id;
+  const attempt = (ok: boolean, retry: number | null) =>
+    tdb.db.owner.query(`select * from app_private.record_delivery_attempt($1, now(), 12, $2, '{}', 'body', $3, $4, $5, false, $6, interval '5 days')`, [
+      id, ok ? 200 : 503, ok ? null : 'http_status', ok ? null : 'HTTP 503', ok, retry,
+    ]);
+  const failed = (await attempt(false, 60)).rows[0];
+  t.like(failed, { status: 'pending', attempt_count: 1, last_status_code: 503, last_error: 'HTTP 503' });
+  const job = (await queuedJobs(tdb, 'deliveries__send')).find((j) => j.payload.delivery_id === id);
+  t.truthy(job);
+  t.true(Math.abs(job!.run_at.getTime() - failed.next_attempt_at.getTime()) < 1000, 'the job runs when the next attempt is due');
+  const done = (await attempt(true, null)).rows[0];
+  t.like(done, { status: 'delivered', attempt_count: 2, next_attempt_at: null, last_error: null });
+  const logged = await tdb.db.owner.query('select attempt_number, status_code from app_public.webhook_delivery_attempts where delivery_id = $1 order by 1', [id]);
+  t.deepEqual(logged.rows, [{ attempt_number: 1, status_code: 503 }, { attempt_number: 2, status_code: 200 }]);
+  const again = (await attempt(false, 60)).rows[0];
+  t.is(again.attempt_count, 2, 'a finished delivery records nothing more');
+});
