@@ -6,7 +6,8 @@ import type { Candidate } from './candidates.ts';
 import { policyTypeLabels, type DocumentKind } from './schema.ts';
 import { extractCertificate } from './certificate.ts';
 import { autoLiability, propertyLines, eachOccurrence } from './limits.ts';
-import { findLabelled, findLabelledBlock, findTable, cellSource, cellsBelow, type Found } from './layout-query.ts';
+import { findCarrier, findNamedInsured, looksLikeName } from './names.ts';
+import { findLabelled, findLabelledBlock, findTable, cellsBelow, type Found } from './layout-query.ts';
 import { parseMoney, parseDate, dateTokens, cleanValue, isOrganisation, splitPersonName, isCityStateZip } from './normalise.ts';
 
 /** Weighted count of matches (each pattern counted at most 3 times). */
@@ -56,30 +57,6 @@ export function parsePolicyNumber(s: string): string | undefined {
   const v = cleanValue(s.split(/\s{2,}/)[0]);
   if (!POLICY_NUMBER.test(v) || !/\d/.test(v) || /^\d{1,2}\/\d/.test(v) || /\b(page|of|date|phone|fax)\b/i.test(v)) return undefined;
   return v;
-}
-
-const CARRIER_WORDS = /\b(insurance|casualty|indemnity|assurance|mutual|underwriters|reciprocal|exchange|lloyd'?s|specialty|fire|surety)\b/i;
-const KNOWN_CARRIERS = /\b(GEICO|Progressive|Allstate|State Farm|USAA|Liberty Mutual|Nationwide|Farmers|Travelers|Lemonade|Hanover|The Hartford|Hartford|Erie|Auto-Owners|American Family|Chubb|PURE|Root|The General|Dairyland|Safeco|Kemper|Mercury|Hippo|Openly|Society Insurance|Cincinnati|Westfield|Selective|Amica|Foremost|MetLife|Assurant)\b/;
-
-function carrier(pages: PageText[], emit: Emit) {
-  // A carrier's name is short and not a sentence.
-  const carrierName = (s: string) => (s.length <= 60 && !/[()]|\b(the|has|of the|will|shall|days)\b/.test(s) && (CARRIER_WORDS.test(s) || KNOWN_CARRIERS.test(s)) ? cleanValue(s) : undefined);
-  const labelled = findLabelled(pages, /insurance company|insurer|company name|carrier|underwritten by|issued by|insured by/i, carrierName, { pages: [1, 2] });
-  if (labelled) return emit({ pointer: '/policy/provider', value: labelled.value, ...fromFound(labelled) });
-  // Otherwise the carrier's name is usually the top-most line naming an insurance company.
-  for (const page of pages.slice(0, 2)) {
-    for (const line of page.lines) {
-      if (line.y > page.height * 0.4) break;
-      for (const cell of line.cells) {
-        const t = cleanValue(cell.text);
-        if (t.length > 70 || /policy|declaration|certificate|page|form|agent|agency|coverage|^your\b|call|visit|contact|\b(dear|hotline|claims|member|customer|service|phone)\b/i.test(t)) continue;
-        const m = /([A-Z][\w&.,'’-]*(?:\s+[A-Z&][\w&.,'’-]*)*\s+(?:Insurance|Casualty|Indemnity|Assurance|Mutual|Underwriters|Specialty)(?:\s+(?:Company|Co\.?|Corporation|Corp\.?|Group|Exchange|Association|Insurance|Inc\.?))*)/.exec(t);
-        const known = KNOWN_CARRIERS.exec(t);
-        const value = m?.[1] ?? (known && t.length < 40 ? t.replace(/[’'`]+$/, '') : undefined);
-        if (value) return emit({ pointer: '/policy/provider', value: cleanValue(value), page: page.page, text: cell.text, confidence: page.source === 'ocr' ? 0.7 : 0.8, source: cellSource(page, cell) });
-      }
-    }
-  }
 }
 
 function policyNumber(pages: PageText[], emit: Emit) {
@@ -137,7 +114,7 @@ function namedInsured(pages: PageText[], emit: Emit) {
   const base = fromFound(f);
   let [name, ...rest] = f.value;
   name = cleanValue(name);
-  if (!name || /^\d/.test(name)) return;
+  if (!name || /^\d/.test(name) || !looksLikeName(name)) return;
   if (isOrganisation(name)) {
     emit({ pointer: '/policyholder/organization', value: name, ...base });
   } else {
@@ -319,16 +296,16 @@ export function extractByRules(pages: PageText[], kind: DocumentKind): Candidate
   if (kind === 'certificate') {
     extractCertificate(pages, emit);
     // Other certificate forms (evidence of property, binders): the common labels fill what the grid did not.
-    carrier(pages, emit);
+    findCarrier(pages, emit);
     policyNumber(pages, emit);
     period(pages, emit);
     return out;
   }
-  carrier(pages, emit);
+  findCarrier(pages, emit);
   policyNumber(pages, emit);
   period(pages, emit);
   premium(pages, emit);
-  namedInsured(pages, emit);
+  if (!findNamedInsured(pages, emit)) namedInsured(pages, emit);
   const covs = coverages(pages, emit);
   // Liability limits a coverage table did not give, read from the lines naming them.
   if (kind === 'personal_auto' || kind === 'commercial_auto') {
