@@ -7,8 +7,15 @@ import { extractDocument, closeDocumentPools, entityTypeSchema } from '../../pip
 import { scoreDocument, sumScores, precision, recall, type Miss, type FieldScore } from '../../pipelines/extraction/evaluate.ts';
 import { engineOptionsFromConfig } from './extract.ts';
 import { findLeaseCases, evalLease, formatLease } from './eval-lease.ts';
+import { runLabels } from './eval-labels.ts';
 
-const usage = 'usage: svc eval [DIR] [--json] [--only SUBSTRING]   (a DIR of lease/insurance pairs, e.g. fixtures/lease, scores the lease checker)';
+const usage = `usage: svc eval [DIR] [--json] [--only SUBSTRING]
+        svc eval --labels LABELS_DIR [--docs DOCS_DIR] [--only SUBSTRING] [--json] [--html FILE]
+   DIR          documents beside <name>.expected.json (default fixtures/): precision and recall per field;
+                a DIR of lease/insurance pairs (e.g. fixtures/lease) scores the lease checker
+   --labels     hand labels in the corpus label format (each names its PDF in "file", relative to --docs,
+                default the labels directory's parent): accuracy per field, per document kind, text vs scan
+   --html FILE  with --labels, also write a self-contained analyst report with a crop of each miss`;
 const DOC_EXT = ['.pdf', '.png', '.jpg', '.jpeg'];
 
 /** Pairs of (document, expected.json) under a directory, recursively, sorted by path. */
@@ -43,12 +50,14 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(6);
 export async function run(argv: string[]): Promise<number> {
   let args;
   try {
-    args = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, only: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    args = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, only: { type: 'string' }, labels: { type: 'string' }, docs: { type: 'string' }, html: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
   } catch (e) {
     process.stderr.write(`${(e as Error).message}\n${usage}\n`);
     return 2;
   }
   if (args.values.help) { process.stdout.write(`${usage}\n`); return 0; }
+  if (args.values.labels) return runLabels({ labels: args.values.labels, docs: args.values.docs, only: args.values.only, json: !!args.values.json, html: args.values.html });
+  if (args.values.html) { process.stderr.write(`--html needs --labels\n${usage}\n`); return 2; }
   const dir = path.resolve(args.positionals[0] ?? 'fixtures');
   if (!fs.existsSync(dir)) { process.stderr.write(`no such directory: ${dir}\n`); return 2; }
   const cases = findCases(dir).filter((c) => !args.values.only || c.doc.includes(args.values.only));

@@ -67,6 +67,10 @@ export interface PageText {
   /** Mean OCR confidence 0..1 (1 for a text layer). */
   confidence: number;
   fields: FormField[];
+  /** Text-layer repairs applied to this page (see repair.ts); absent when none were needed. */
+  repairs?: ('doubled_glyphs' | 'letter_spacing' | 'reversed_numbers')[];
+  /** Set when OCR filled in values missing from this page's text layer. */
+  ocrAssisted?: boolean;
 }
 
 const median = (xs: number[]) => {
@@ -87,7 +91,7 @@ export function layoutPage(
   let usable = items.filter((i) => i.text.trim() !== '' && i.h > 0);
   // OCR noise: low-confidence specks and boxes far taller than text would chain lines together.
   const typical = median(usable.map((i) => i.h)) || 10;
-  usable = usable.filter((i) => i.source !== 'ocr' || ((i.conf ?? 1) >= 0.25 && /[A-Za-z0-9$]/.test(i.text) && i.h <= typical * 3.5));
+  usable = usable.filter((i) => i.source !== 'ocr' || ((i.conf ?? 1) >= 0.25 && (/[A-Za-z0-9$]/.test(i.text) || (i.text.trim() === "&" && (i.conf ?? 1) >= 0.6)) && i.h <= typical * 3.5));
   usable.sort((a, b) => a.y - b.y || a.x - b.x);
   const rows: TextItem[][] = usable.length > 0 && usable.every((i) => i.line !== undefined) ? rowsFromEngineLines(usable) : rowsByOverlap(usable);
   return buildPage(page, width, height, rows, source, fields);

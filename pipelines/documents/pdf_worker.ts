@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PDFDocument, PDFName, PDFRawStream, PDFDict, PDFArray, PDFRef } from 'pdf-lib';
 import { layoutPage, hasUsableText, type TextItem, type FormField, type PageText } from './layout.ts';
+import { repairTextItems } from './repair.ts';
 
 const require = createRequire(import.meta.url);
 const pdfjsDir = path.dirname(require.resolve('pdfjs-dist/package.json'));
@@ -104,9 +105,12 @@ async function text(req: PdfTextRequest): Promise<PdfTextResult> {
         } catch (e) {
           warnings.push(`page ${n}: form fields unreadable (${(e as Error).message})`);
         }
-        const usable = hasUsableText(items);
+        const repaired = repairTextItems(items);
+        const usable = hasUsableText(repaired.items);
         if (!usable) needOcr.push(n);
-        pages.push(layoutPage(n, vp.width, vp.height, usable ? items : items.filter((i) => i.source === 'acroform'), 'text', fields));
+        const laid = layoutPage(n, vp.width, vp.height, usable ? repaired.items : repaired.items.filter((i) => i.source === 'acroform'), 'text', fields);
+        if (repaired.repairs.length) laid.repairs = repaired.repairs;
+        pages.push(laid);
       } finally {
         page.cleanup();
       }

@@ -47,7 +47,7 @@ export interface UngroundedValue {
 
 export interface ExtractionRaw {
   document: { mime: string; bytes: number; page_count: number; read_status: StageStatus; ocr_engine?: string };
-  pages: { page: number; source: string; confidence: number; width: number; height: number; text: string; lines: { text: string; x: number; y: number; w: number; h: number }[]; fields: { name: string; value: string }[] }[];
+  pages: { page: number; source: string; repairs?: string[]; ocr_assisted?: boolean; confidence: number; width: number; height: number; text: string; lines: { text: string; x: number; y: number; w: number; h: number }[]; fields: { name: string; value: string }[] }[];
   detected_kind: DocumentKind;
   rules: Candidate[];
   llm?: { model: string; prompt_version: string; answer?: string; error?: string; rejected: { pointer: string; reason: string }[]; candidates: Candidate[] };
@@ -166,7 +166,7 @@ export async function extractFromText(doc: DocumentText, options: ExtractOptions
     _raw: {
       document: { mime: doc.sniffed.mime, bytes: doc.sniffed.bytes, page_count: doc.pageCount, read_status: doc.status, ocr_engine: doc.ocrEngine },
       pages: doc.pages.map((p) => ({
-        page: p.page, source: p.source, confidence: Math.round(p.confidence * 100) / 100, width: p.width, height: p.height, text: p.text,
+        page: p.page, source: p.source, ...(p.repairs ? { repairs: p.repairs } : {}), ...(p.ocrAssisted ? { ocr_assisted: true } : {}), confidence: Math.round(p.confidence * 100) / 100, width: p.width, height: p.height, text: p.text,
         lines: p.lines.map((l) => ({ text: l.text, x: r1(l.x), y: r1(l.y), w: r1(l.w), h: r1(l.h) })),
         fields: p.fields.map((f) => ({ name: f.name, value: f.value })),
       })),

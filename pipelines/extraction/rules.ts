@@ -4,7 +4,10 @@
 import type { PageText, Cell } from '../documents/layout.ts';
 import type { Candidate } from './candidates.ts';
 import { policyTypeLabels, type DocumentKind } from './schema.ts';
-import { findLabelled, findLabelledBlock, findTable, cellSource, cellsBelow, type Found } from './layout-query.ts';
+import { extractCertificate } from './certificate.ts';
+import { autoLiability, propertyLines, eachOccurrence } from './limits.ts';
+import { findCarrier, findNamedInsured, looksLikeName } from './names.ts';
+import { findLabelled, findLabelledBlock, findTable, cellsBelow, type Found } from './layout-query.ts';
 import { parseMoney, parseDate, dateTokens, cleanValue, isOrganisation, splitPersonName, isCityStateZip } from './normalise.ts';
 
 /** Weighted count of matches (each pattern counted at most 3 times). */
@@ -54,30 +57,6 @@ export function parsePolicyNumber(s: string): string | undefined {
   const v = cleanValue(s.split(/\s{2,}/)[0]);
   if (!POLICY_NUMBER.test(v) || !/\d/.test(v) || /^\d{1,2}\/\d/.test(v) || /\b(page|of|date|phone|fax)\b/i.test(v)) return undefined;
   return v;
-}
-
-const CARRIER_WORDS = /\b(insurance|casualty|indemnity|assurance|mutual|underwriters|reciprocal|exchange|lloyd'?s|specialty|fire|surety)\b/i;
-const KNOWN_CARRIERS = /\b(GEICO|Progressive|Allstate|State Farm|USAA|Liberty Mutual|Nationwide|Farmers|Travelers|Lemonade|Hanover|The Hartford|Hartford|Erie|Auto-Owners|American Family|Chubb|PURE|Root|The General|Dairyland|Safeco|Kemper|Mercury|Hippo|Openly|Society Insurance|Cincinnati|Westfield|Selective|Amica|Foremost|MetLife|Assurant)\b/;
-
-function carrier(pages: PageText[], emit: Emit) {
-  // A carrier's name is short and not a sentence.
-  const carrierName = (s: string) => (s.length <= 60 && !/[()]|\b(the|has|of the|will|shall|days)\b/.test(s) && (CARRIER_WORDS.test(s) || KNOWN_CARRIERS.test(s)) ? cleanValue(s) : undefined);
-  const labelled = findLabelled(pages, /insurance company|insurer|company name|carrier|underwritten by|issued by|insured by/i, carrierName, { pages: [1, 2] });
-  if (labelled) return emit({ pointer: '/policy/provider', value: labelled.value, ...fromFound(labelled) });
-  // Otherwise the carrier's name is usually the top-most line naming an insurance company.
-  for (const page of pages.slice(0, 2)) {
-    for (const line of page.lines) {
-      if (line.y > page.height * 0.4) break;
-      for (const cell of line.cells) {
-        const t = cleanValue(cell.text);
-        if (t.length > 70 || /policy|declaration|certificate|page|form|agent|agency|coverage|^your\b|call|visit|contact|\b(dear|hotline|claims|member|customer|service|phone)\b/i.test(t)) continue;
-        const m = /([A-Z][\w&.,'’-]*(?:\s+[A-Z&][\w&.,'’-]*)*\s+(?:Insurance|Casualty|Indemnity|Assurance|Mutual|Underwriters|Specialty)(?:\s+(?:Company|Co\.?|Corporation|Corp\.?|Group|Exchange|Association|Insurance|Inc\.?))*)/.exec(t);
-        const known = KNOWN_CARRIERS.exec(t);
-        const value = m?.[1] ?? (known && t.length < 40 ? t.replace(/[’'`]+$/, '') : undefined);
-        if (value) return emit({ pointer: '/policy/provider', value: cleanValue(value), page: page.page, text: cell.text, confidence: page.source === 'ocr' ? 0.7 : 0.8, source: cellSource(page, cell) });
-      }
-    }
-  }
 }
 
 function policyNumber(pages: PageText[], emit: Emit) {
@@ -135,7 +114,7 @@ function namedInsured(pages: PageText[], emit: Emit) {
   const base = fromFound(f);
   let [name, ...rest] = f.value;
   name = cleanValue(name);
-  if (!name || /^\d/.test(name)) return;
+  if (!name || /^\d/.test(name) || !looksLikeName(name)) return;
   if (isOrganisation(name)) {
     emit({ pointer: '/policyholder/organization', value: name, ...base });
   } else {
@@ -161,7 +140,7 @@ function splitLimit(s: string): number | string | undefined {
 }
 
 /** The coverage table (name, limit, deductible, premium) located by its header. */
-function coverages(pages: PageText[], emit: Emit): { name: string; limit?: number | string; page: number; text: string }[] {
+function coverages(pages: PageText[], emit: Emit, start = 0, skip?: RegExp): { name: string; limit?: number | string; page: number; text: string }[] {
   const rows = findTable(
     pages,
     {
@@ -174,10 +153,10 @@ function coverages(pages: PageText[], emit: Emit): { name: string; limit?: numbe
     /^(total|deductible\s*-|all perils|drivers?\b|veh\b|year\b|lienholder|mortgagee|additional|interested|forms?\b|endorsements?|discounts?|(policy|annual|total)\s+premium)|premium:/i,
   );
   const out: { name: string; limit?: number | string; page: number; text: string }[] = [];
-  let n = 0;
+  let n = start;
   for (const r of rows) {
     const name = cleanValue((r.byRole.name ?? []).map((c) => c.text).join(' '));
-    if (!name || !/[a-z]{3}/i.test(name) || /^\$?[\d,.]+$/.test(name)) continue;
+    if (!name || !/[a-z]{3}/i.test(name) || /^\$?[\d,.]+$/.test(name) || skip?.test(name)) continue;
     const txt = (cells?: Cell[]) => (cells ?? []).map((c) => c.text).join(' ');
     const limit = r.byRole.limit ? splitLimit(txt(r.byRole.limit)) : undefined;
     const deductible = r.byRole.deductible ? splitLimit(txt(r.byRole.deductible)) : undefined;
@@ -298,147 +277,16 @@ function property(pages: PageText[], covs: ReturnType<typeof coverages>, emit: E
     });
     if (f) { done.add(field); emit({ pointer: `/property/${field}`, value: f.value, ...fromFound(f) }); }
   }
+  propertyLines(pages, emit, done);
+  if (done.has('deductible')) return addressOf(pages, emit);
   const ded = findLabelled(pages, /(?:all\s+(?:other\s+)?perils\s+deductible|deductible\s*[-–]\s*all\s+(?:other\s+)?perils|section\s+i\s+deductible|aop\s+deductible|policy\s+deductible|deductible)/i, (s) => (/\d/.test(s) ? parseMoney(s) : undefined));
   if (ded) emit({ pointer: '/property/deductible', value: ded.value, ...fromFound(ded) });
-  const addr = findLabelled(pages, /residence\s+premises|insured\s+location|property\s+(?:address|location)|location\s+of\s+(?:residence|property|premises)|dwelling\s+location|described\s+location|insured\s+property|rental\s+address|risk\s+address/i, (s) => (/\d/.test(s) && s.length > 8 ? cleanValue(s) : undefined));
-  if (addr) emit({ pointer: '/property/address', value: addr.value, ...fromFound(addr) });
+  addressOf(pages, emit);
 }
 
-const COI_TYPES: [RegExp, 'general_liability' | 'automobile_liability' | 'umbrella_liability' | 'workers_compensation' | 'property'][] = [
-  [/commercial general liability|general liability/i, 'general_liability'],
-  [/automobile liability|auto liability|business auto/i, 'automobile_liability'],
-  [/umbrella liab|excess liab/i, 'umbrella_liability'],
-  [/workers compensation|workers' compensation|employers' liability/i, 'workers_compensation'],
-];
-
-/** ACORD 25-style certificate: producer, insured, insurers A–F, the coverage grid and the holder. */
-function certificate(pages: PageText[], emit: Emit) {
-  // The certificate may follow a cover letter.
-  const page = pages.find((p) => /certificate of (liability )?insurance|evidence of (commercial )?property|certificate of property/i.test(p.text)) ?? pages[0];
-  if (!page) return;
-  const src = page.source === 'ocr' ? 'ocr' : 'rules';
-  const conf = page.source === 'ocr' ? 0.7 : 0.85;
-  const blockAfter = (label: RegExp) => {
-    for (const line of page.lines) {
-      const cell = line.cells.find((c) => label.test(c.text));
-      if (!cell) continue;
-      const rest = cell.text.replace(label, '').replace(/^[\s:]+/, '').trim();
-      const below = cellsBelow(page, line, cell, 2.0, 14).map((b) => b.cell);
-      const lines = (rest ? [rest] : []).concat(below.map((c) => c.text)).filter((t) => !/^(insurer|naic|phone|fax|e-?mail|contact|address:?$)/i.test(t));
-      if (lines.length) return { lines: lines.slice(0, 4), text: [cell.text, ...below.map((c) => c.text)].slice(0, 5).join('\n'), cell: below[0] ?? cell };
-    }
-    return undefined;
-  };
-  const producer = blockAfter(/^producer\b/i);
-  if (producer) emit({ pointer: '/certificate/producer', value: cleanValue(producer.lines[0]), page: page.page, text: producer.text, confidence: conf, source: cellSource(page, producer.cell) });
-  const insured = blockAfter(/^insured\b/i);
-  if (insured) {
-    const name = cleanValue(insured.lines[0]);
-    const s = cellSource(page, insured.cell);
-    emit({ pointer: '/certificate/insured', value: name, page: page.page, text: insured.text, confidence: conf, source: s });
-    emit({ pointer: '/policyholder/organization', value: name, page: page.page, text: insured.text, confidence: conf, source: s });
-    const addr = insured.lines.slice(1).filter(ADDRESS_LINE).map(cleanValue);
-    if (addr.length) emit({ pointer: '/policyholder/address', value: addr.join(', '), page: page.page, text: insured.text, confidence: conf, source: s });
-  }
-  const holder = blockAfter(/^certificate holder\b/i);
-  if (holder) {
-    const name = cleanValue(holder.lines[0]);
-    const s = cellSource(page, holder.cell);
-    emit({ pointer: '/certificate/certificate_holder', value: name, page: page.page, text: holder.text, confidence: conf, source: s });
-    emit({ pointer: '/interested_parties/0/name', value: name, page: page.page, text: holder.text, confidence: conf, source: s });
-    emit({ pointer: '/interested_parties/0/role', value: 'certificate_holder', page: page.page, text: holder.text, confidence: conf, source: s });
-    const addr = holder.lines.slice(1).filter(ADDRESS_LINE).map(cleanValue);
-    emit({ pointer: '/interested_parties/0/address', value: addr.length ? addr.join(', ') : null, page: page.page, text: holder.text, confidence: conf, source: s });
-  }
-  // Insurers: "INSURER A : Name  12345".
-  const insurerNames: Record<string, string> = {};
-  let ni = 0;
-  for (const line of page.lines) {
-    const m = /INSURER\s*([A-F])\s*[:;]\s*(.*)$/i.exec(line.text);
-    if (!m) continue;
-    const rest = m[2].split(/\s{2,}/).filter(Boolean);
-    let name = rest[0] ? cleanValue(rest[0]) : '';
-    let naic = rest.find((t, i) => i > 0 && /^\d{5}$/.test(t.trim())) ?? null;
-    const tail = /^(.*?)\s+(\d{5})$/.exec(name);
-    if (tail) { name = tail[1]; naic = tail[2]; }
-    if (!name || /^insurer/i.test(name)) continue;
-    insurerNames[m[1].toUpperCase()] = name;
-    const base = { page: page.page, text: line.text, confidence: conf, source: src } as const;
-    emit({ pointer: `/certificate/insurers/${ni}/letter`, value: m[1].toUpperCase(), ...base });
-    emit({ pointer: `/certificate/insurers/${ni}/name`, value: name, ...base });
-    emit({ pointer: `/certificate/insurers/${ni}/naic`, value: naic, ...base });
-    ni++;
-  }
-  // The grid: header columns, then one band per type of insurance.
-  const header = page.lines.find((l) => /policy\s*number/i.test(l.text) && /type of insurance|limits/i.test(l.text));
-  const colX = (re: RegExp) => header?.cells.find((c) => re.test(c.text));
-  const addl = colX(/^addl/i);
-  const subr = colX(/^subr|wvd/i);
-  const starts: { y: number; type: (typeof COI_TYPES)[number][1]; lineIndex: number }[] = [];
-  page.lines.forEach((l, i) => {
-    if (header && l.y <= header.y) return;
-    const t = COI_TYPES.find(([re]) => re.test(l.text));
-    if (t && !starts.some((s) => s.type === t[1])) starts.push({ y: l.y, type: t[1], lineIndex: i });
-  });
-  let nc = 0;
-  starts.forEach((s, k) => {
-    const end = starts[k + 1]?.lineIndex ?? page.lines.length;
-    const band = page.lines.slice(s.lineIndex, end).filter((l) => !/description of operations|certificate holder/i.test(l.text));
-    const stopAt = band.findIndex((l) => /description of operations|certificate holder|cancellation/i.test(l.text));
-    const lines = stopAt >= 0 ? band.slice(0, stopAt) : band;
-    const bandText = lines.map((l) => l.text).join('\n');
-    const dates = dateTokens(bandText);
-    const base = { page: page.page, text: bandText, confidence: conf, source: src } as const;
-    const p = `/certificate/coverages/${nc}`;
-    emit({ pointer: `${p}/type`, value: s.type, ...base });
-    const letterCell = lines[0]?.cells[0];
-    const letter = letterCell && /^[A-F]$/.test(letterCell.text.trim()) ? letterCell.text.trim() : null;
-    emit({ pointer: `${p}/insurer_letter`, value: letter, ...base });
-    // Policy number: the first cell on the band's lines that looks like one and is not a date or amount.
-    let pn: string | undefined;
-    for (const l of lines) for (const c of l.cells) {
-      if (pn || /\$|\//.test(c.text) || dateTokens(c.text).length || (letterCell && c === letterCell)) continue;
-      if (c.x < (colX(/policy\s*number/i)?.x ?? 0) - 45 || c.x > (colX(/policy\s*eff/i)?.x ?? Infinity) - 5) continue;
-      const v = parsePolicyNumber(c.text);
-      if (v && /\d{3}/.test(v)) pn = v;
-    }
-    emit({ pointer: `${p}/policy_number`, value: pn ?? null, ...base });
-    emit({ pointer: `${p}/effective_date`, value: dates[0]?.iso ?? null, ...base });
-    emit({ pointer: `${p}/expiration_date`, value: dates[1]?.iso ?? null, ...base });
-    const amountAfter = (re: RegExp) => {
-      for (const l of lines) {
-        const i = l.cells.findIndex((c) => re.test(c.text));
-        if (i < 0) continue;
-        const inCell = /\$\s?[\d,]+/.exec(l.cells[i].text.replace(re, ''));
-        if (inCell) return parseMoney(inCell[0]);
-        const next = l.cells.slice(i + 1).find((c) => /\d/.test(c.text));
-        if (next) return parseMoney(next.text);
-      }
-      return undefined;
-    };
-    const isUmb = s.type === 'umbrella_liability';
-    emit({ pointer: `${p}/each_occurrence`, value: isUmb ? null : (amountAfter(/each occurrence/i) ?? null), ...base });
-    emit({ pointer: `${p}/general_aggregate`, value: s.type === 'general_liability' ? (amountAfter(/general aggregate/i) ?? null) : null, ...base });
-    emit({ pointer: `${p}/combined_single_limit`, value: amountAfter(/combined single limit/i) ?? null, ...base });
-    emit({ pointer: `${p}/umbrella_each_occurrence`, value: isUmb ? (amountAfter(/each occurrence/i) ?? null) : null, ...base });
-    emit({ pointer: `${p}/wc_statutory`, value: s.type === 'workers_compensation' ? /\bX\s*PER\s*STAT/i.test(bandText) || /\bX\s+statutory/i.test(bandText) : null, ...base });
-    emit({ pointer: `${p}/el_each_accident`, value: amountAfter(/e\.?\s?l\.?\s*each accident/i) ?? null, ...base });
-    const flag = (col: Cell | undefined) => {
-      if (!col) return null;
-      const hit = lines.some((l) => l.cells.some((c) => c.x >= col.x - 6 && c.x <= col.x + col.w + 4 && /^[YX]$/i.test(c.text.trim())));
-      return hit;
-    };
-    emit({ pointer: `${p}/additional_insured`, value: flag(addl), ...base });
-    emit({ pointer: `${p}/subrogation_waived`, value: flag(subr), ...base });
-    if (nc === 0) {
-      const ins = letter ? insurerNames[letter] : Object.values(insurerNames)[0];
-      if (ins) emit({ pointer: '/policy/provider', value: ins, ...base });
-      if (pn) emit({ pointer: '/policy/policy_number', value: pn, ...base });
-      if (dates[0]) emit({ pointer: '/policy/effective_date', value: dates[0].iso, ...base });
-      if (dates[1]) emit({ pointer: '/policy/expiration_date', value: dates[1].iso, ...base });
-    }
-    nc++;
-  });
+function addressOf(pages: PageText[], emit: Emit) {
+  const addr = findLabelled(pages, /residence\s+premises|insured\s+location|property\s+(?:address|location)|location\s+of\s+(?:residence|property|premises)|dwelling\s+location|described\s+location|insured\s+property|rental\s+address|risk\s+address/i, (s) => (/\d/.test(s) && s.length > 8 ? cleanValue(s) : undefined));
+  if (addr) emit({ pointer: '/property/address', value: addr.value, ...fromFound(addr) });
 }
 
 /** Run the rule extractors for a kind and return every candidate value. */
@@ -446,19 +294,26 @@ export function extractByRules(pages: PageText[], kind: DocumentKind): Candidate
   const out: Candidate[] = [];
   const emit = emitter(out);
   if (kind === 'certificate') {
-    certificate(pages, emit);
+    extractCertificate(pages, emit);
     // Other certificate forms (evidence of property, binders): the common labels fill what the grid did not.
-    carrier(pages, emit);
+    findCarrier(pages, emit);
     policyNumber(pages, emit);
     period(pages, emit);
     return out;
   }
-  carrier(pages, emit);
+  findCarrier(pages, emit);
   policyNumber(pages, emit);
   period(pages, emit);
   premium(pages, emit);
-  namedInsured(pages, emit);
+  if (!findNamedInsured(pages, emit)) namedInsured(pages, emit);
   const covs = coverages(pages, emit);
+  // Liability limits a coverage table did not give, read from the lines naming them.
+  if (kind === 'personal_auto' || kind === 'commercial_auto') {
+    const bi = covs.some((c) => /bodily\s+injury/i.test(c.name) && !/uninsured|underinsured/i.test(c.name) && typeof c.limit === 'string');
+    const pd = covs.some((c) => /property\s+damage/i.test(c.name) && !/uninsured|underinsured/i.test(c.name) && typeof c.limit === 'number');
+    if (!bi || !pd) autoLiability(pages, emit, covs.length, { bi: !bi, pd: !pd });
+  }
+  if ((kind === 'businessowners' || kind === 'commercial_general_liability') && !covs.some((c) => /each\s+occurrence/i.test(c.name) && typeof c.limit === 'number')) eachOccurrence(pages, emit, covs.length);
   if (kind === 'personal_auto' || kind === 'commercial_auto') {
     vehicles(pages, emit);
     drivers(pages, emit);

@@ -1,0 +1,117 @@
+// Repairs of broken text layers, decided per page on the pdf.js text items before layout:
+//  - doubled glyphs: "fake bold" drawn two or three times at a small offset, often cut into different runs
+//    ("BodilBodily Injy Injuryury"); runs covered by another run holding the same text are dropped and
+//    overlapping runs trimmed.
+//  - letter-spaced text: pdf.js puts a space between widely spaced glyphs ("2 0,0 0 0", "Y ears"); on pages
+//    where that pattern is common the spaces inside numbers and after a lone capital are removed.
+//  - numbers stored right to left ("009,042" for 240,900): a digit group that is not valid US grouping but
+//    is once reversed is reversed.
+// Each repair names itself in the page's `repairs` so a reviewer can see what was changed.
+import type { TextItem } from './layout.ts';
+
+export type TextRepair = 'doubled_glyphs' | 'letter_spacing' | 'reversed_numbers';
+
+/** Drop runs that repeat a run at (almost) the same place, and trim runs that overlap their neighbour's text. */
+export function removeDoubledGlyphs(items: TextItem[]): { items: TextItem[]; changed: number } {
+  const text = items.filter((i) => i.source === 'text' && i.text.trim() !== '');
+  if (text.length < 2) return { items, changed: 0 };
+  // Group by baseline.
+  const byLine = new Map<number, TextItem[]>();
+  for (const it of text) {
+    const key = Math.round((it.y + it.h) / 1.5);
+    const l = byLine.get(key) ?? byLine.get(key - 1) ?? byLine.get(key + 1) ?? [];
+    if (l.length === 0) byLine.set(key, l);
+    l.push(it);
+  }
+  const drop = new Set<TextItem>();
+  const replace = new Map<TextItem, TextItem>();
+  let changed = 0;
+  for (const line of byLine.values()) {
+    if (line.length < 2) continue;
+    const kept: TextItem[] = [];
+    for (const it of [...line].sort((a, b) => b.w - a.w || a.x - b.x)) {
+      const t = it.text.trim();
+      const cover = kept.find((k) => it.x >= k.x - 2 && it.x + it.w <= k.x + k.w + 2 && k.text.includes(t) && Math.abs(k.h - it.h) < 1.5);
+      if (cover && t.length > 0) { drop.add(it); changed++; continue; }
+      kept.push(it);
+    }
+    // Overlapping survivors: trim the right one's prefix that repeats the left one's suffix.
+    kept.sort((a, b) => a.x - b.x);
+    for (let i = 1; i < kept.length; i++) {
+      const a = replace.get(kept[i - 1]) ?? kept[i - 1];
+      const b = kept[i];
+      const overlap = a.x + a.w - b.x;
+      if (overlap <= 2 || b.w <= 0) continue;
+      const est = Math.round((overlap / b.w) * b.text.length);
+      let k = Math.min(b.text.length, est + 2);
+      while (k > 0 && !a.text.endsWith(b.text.slice(0, k))) k--;
+      if (k > 0 && k >= est - 2) {
+        const rest = b.text.slice(k);
+        const nb = { ...b, text: rest, x: a.x + a.w, w: Math.max(0, b.w - (a.x + a.w - b.x)) };
+        if (rest.trim() === '') drop.add(b);
+        else replace.set(b, nb);
+        changed++;
+      }
+    }
+  }
+  if (changed === 0) return { items, changed };
+  return { items: items.filter((i) => !drop.has(i)).map((i) => replace.get(i) ?? i), changed };
+}
+
+const SPACED_CAPITAL = /(?<![A-Za-z])([A-Z]) (?=[a-z]{2,})/g;
+/** Three or more short digit runs split by single spaces ("2 0,0 0 0", "$ 1 2 4.0 0"). */
+const SPACED_DIGITS = /(?<![\d$,.])(?:[\d$,.]{1,3} ){2,}[\d,.]{1,3}(?![\d,.])/g;
+
+/** Whether a page's text is letter-spaced: many lone capitals before a word and digits split by spaces. */
+export function isLetterSpaced(items: TextItem[]): boolean {
+  let capitals = 0;
+  let digits = 0;
+  let words = 0;
+  for (const it of items) {
+    if (it.source !== 'text') continue;
+    capitals += (it.text.match(SPACED_CAPITAL) ?? []).filter((m) => !/^[AI] $/.test(m)).length;
+    digits += (it.text.match(SPACED_DIGITS) ?? []).filter((m) => /\d/.test(m)).length;
+    words += it.text.split(/\s+/).filter(Boolean).length;
+  }
+  return words > 0 && capitals >= 3 && capitals + digits >= 4 && (capitals + digits) / words > 0.01;
+}
+
+function fixLetterSpacing(s: string): string {
+  // On a letter-spaced page a space between two digits is the spacing, not a word break.
+  let out = s.replace(/(?<=[\d$]) (?=\d)|(?<=\d) (?=[,.]\d)|(?<=\d[,.]) (?=\d)/g, '');
+  out = out.replace(SPACED_CAPITAL, (m, c: string) => (c === 'A' || c === 'I' ? m : c));
+  return out;
+}
+
+/** "009,042" → "240,900": digit groups that are only valid US grouping when read backwards. */
+export function fixReversedNumber(token: string): string {
+  const valid = (s: string) => /^\d{1,3}(,\d{3})+$/.test(s) && !/^0/.test(s);
+  if (!/^\d[\d,]*\d$/.test(token) || !token.includes(',') || valid(token)) return token;
+  const rev = [...token].reverse().join('');
+  return valid(rev) ? rev : token;
+}
+
+/** Repair one page's text items; returns the items and which repairs were applied. */
+export function repairTextItems(items: TextItem[]): { items: TextItem[]; repairs: TextRepair[] } {
+  const repairs: TextRepair[] = [];
+  const d = removeDoubledGlyphs(items);
+  let out = d.items;
+  if (d.changed >= 3) repairs.push('doubled_glyphs');
+  else out = items; // one or two overlaps are ordinary kerning, not fake bold
+  if (isLetterSpaced(out)) {
+    out = out.map((i) => (i.source === 'text' ? { ...i, text: fixLetterSpacing(i.text) } : i));
+    repairs.push('letter_spacing');
+  }
+  let reversed = 0;
+  out = out.map((i) => {
+    if (i.source !== 'text' || !/\d,\d/.test(i.text)) return i;
+    const t = i.text.replace(/\d[\d,]*\d/g, (tok) => {
+      const f = fixReversedNumber(tok);
+      if (f !== tok) reversed++;
+      return f;
+    });
+    return t === i.text ? i : { ...i, text: t };
+  });
+  if (reversed > 0) repairs.push('reversed_numbers');
+  return { items: out, repairs };
+}

@@ -1,0 +1,270 @@
+// ACORD 25-style certificates read by the form's fixed geometry: the PRODUCER, INSURED and CERTIFICATE HOLDER
+// boxes (left column, down to the next box label), INSURER A–F, and the coverage grid (one row per line
+// holding a policy period; the ADDL INSD / SUBR WVD columns located from their header words).
+import type { PageText, Cell, Line } from '../documents/layout.ts';
+import type { Candidate } from './candidates.ts';
+import { cellSource } from './layout-query.ts';
+import { cleanValue, dateTokens, parseMoney, isCityStateZip } from './normalise.ts';
+
+type Emit = (c: Omit<Candidate, 'source' | 'confidence'> & Partial<Pick<Candidate, 'source' | 'confidence'>>) => void;
+export type CertificateCoverageType = 'general_liability' | 'automobile_liability' | 'umbrella_liability' | 'workers_compensation' | 'property' | 'other';
+
+const BOX_LABEL = /^(producer|insured|coverages|certificate holder|description of operations|cancellation|authorized representative|acord\b|©)/i;
+const BOILERPLATE = /^(contact|name:|phone|fax|e-?mail|address:|\(?a\/c|insurer|naic|should any|the expiration|accordance|notice|date thereof|impose|representatives|authorized)/i;
+const PHONE = /^\(?\d{3}\)?[\s.-]?\d{3}[\s.-]\d{4}\b/;
+const STOP_NAME = /^(attn|attention|c\/o|care of|p\.?\s*o\.?\s*box)\b/i;
+
+/** The page holding the certificate form (it may follow a cover letter that also says "certificate of insurance"). */
+export function certificatePage(pages: PageText[]): PageText | undefined {
+  const title = /certificate of (liability )?insurance|evidence of (commercial )?property|certificate of property|insurance binder/i;
+  return pages.find((p) => title.test(p.text) && /\bproducer\b|insurer\s*a\b|agency/i.test(p.text)) ?? pages.find((p) => title.test(p.text)) ?? pages[0];
+}
+
+interface BoxValue { name: string; lines: string[]; cell: Cell; text: string }
+
+/** Cells of the box under a left-column label, down to the next box label, left of the form's middle. */
+export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: number } = {}): BoxValue | undefined {
+  const maxDepth = opts.maxDepth ?? 130;
+  for (let li = 0; li < page.lines.length; li++) {
+    const line = page.lines[li];
+    const ci = line.cells.findIndex((c) => label.test(c.text) && c.x < page.width * 0.4);
+    if (ci < 0) continue;
+    const lab = line.cells[ci];
+    const m = label.exec(lab.text)!;
+    const rightOfLabel = line.cells.slice(ci + 1).find((c) => c.x > page.width * 0.4);
+    const splitX = rightOfLabel ? rightOfLabel.x - 2 : page.width * 0.5;
+    const rows: { cells: Cell[]; line: Line }[] = [];
+    // The label's own cell may carry the value ("INSURED  Xpress Solutions"), as may cells beside it.
+    const rest = cleanValue(lab.text.slice(m.index + m[0].length));
+    const same = line.cells.slice(ci + 1).filter((c) => c.x < splitX);
+    if (rest) rows.push({ cells: [{ ...lab, text: rest }], line });
+    if (same.length) rows.push({ cells: same, line });
+    for (let k = li + 1; k < page.lines.length; k++) {
+      const l = page.lines[k];
+      if (l.y - lab.y > maxDepth) break;
+      if (l.cells.some((c) => c.x < lab.x + 40 && BOX_LABEL.test(c.text) && c.x < splitX)) break;
+      const cells = l.cells.filter((c) => c.x >= lab.x - 8 && c.x < splitX);
+      if (cells.length) rows.push({ cells, line: l });
+    }
+    const texts = rows.map((r) => ({ ...r, cells: r.cells.filter((c) => !BOILERPLATE.test(c.text) && !PHONE.test(c.text) && /[a-z]/i.test(c.text)) })).filter((r) => r.cells.length);
+    if (texts.length === 0) return undefined;
+    const first = texts[0].cells[0];
+    const nameParts = [first.text];
+    // A name printed on two lines continues on the next line when that line is not an address.
+    const next = texts[1];
+    if (next && next.line !== texts[0].line) {
+      const nc = next.cells[0];
+      const gap = nc.y - (first.y + first.h);
+      if (gap < 1.2 * first.h && Math.abs(nc.x - first.x) < 8 && !/^\d/.test(nc.text) && !isCityStateZip(nc.text) && !STOP_NAME.test(nc.text) && !/^(suite|ste|apt|unit|floor|fl)\b/i.test(nc.text) && !/,\s*[A-Z]{2}\b/.test(nc.text) && nc.text.length > 2) nameParts.push(nc.text);
+    }
+    const name = cleanValue(nameParts.join(' ').replace(/\s+(?=[,.])/g, ''));
+    if (!name || BOX_LABEL.test(name)) return undefined;
+    const lines = texts.map((r) => r.cells.map((c) => c.text).join(' '));
+    return { name, lines, cell: first, text: [lab.text, ...lines].slice(0, 5).join('\n') };
+  }
+  return undefined;
+}
+
+/** The x-centre of a header word (e.g. "SUBR" inside a "ADDL SUBR" cell), estimated from its character offset. */
+function wordCentre(cell: Cell, word: RegExp): number | undefined {
+  const m = word.exec(cell.text);
+  if (!m) return undefined;
+  const per = cell.w / Math.max(1, cell.text.length);
+  return cell.x + per * (m.index + m[0].length / 2);
+}
+
+const COI_TYPES: [RegExp, CertificateCoverageType][] = [
+  [/commercial general liability|general liability/i, 'general_liability'],
+  [/automobile liability|auto liability|business auto/i, 'automobile_liability'],
+  [/umbrella liab|excess liab|excess\/umbrella/i, 'umbrella_liability'],
+  [/workers\s*'?\s*compensation|workers' compensation|employers' liability/i, 'workers_compensation'],
+];
+/** Words that belong to each standard band's type-of-insurance column (anything else on a policy row is another line). */
+const BAND_WORDS: Record<CertificateCoverageType, RegExp> = {
+  general_liability: /general|liab|claims|occur|aggregate|policy|project|loc\b|other/i,
+  automobile_liability: /auto|owned|hired|scheduled|liab/i,
+  umbrella_liability: /umbrella|excess|occur|claims|ded|retention|liab/i,
+  workers_compensation: /worker|employers|proprietor|officer|excluded|mandatory|describe|y\s*\/\s*n|n\s*\/\s*a|^[YN]$|^[YN]\s/i,
+  property: /./,
+  other: /./,
+};
+const MARK = /^[Xx✓✔✗✘√64ü■●]$/;
+
+/** Extract an ACORD 25-style certificate. */
+export function extractCertificate(pages: PageText[], emit: Emit): void {
+  const page = certificatePage(pages);
+  if (!page) return;
+  const src = page.source === 'ocr' ? 'ocr' : 'rules';
+  const conf = page.source === 'ocr' ? 0.75 : 0.9;
+  const box = (pointerName: string, label: RegExp) => {
+    const b = boxBelow(page, label);
+    if (b) emit({ pointer: pointerName, value: b.name, page: page.page, text: b.text, confidence: conf, source: cellSource(page, b.cell) });
+    return b;
+  };
+  box('/certificate/producer', /^producer\b:?/i);
+  const insured = box('/certificate/insured', /^(?:named\s+)?insured(?:'s)?(?:\s+name)?\b:?(?!\s*(?:named|is|the|as|location))/i);
+  if (insured) {
+    emit({ pointer: '/policyholder/organization', value: insured.name, page: page.page, text: insured.text, confidence: conf, source: cellSource(page, insured.cell) });
+    const addr = insured.lines.slice(1).filter((l) => /^\d+\s+\w|^p\.?\s*o\.?\s*box/i.test(l) || isCityStateZip(l)).map(cleanValue);
+    if (addr.length) emit({ pointer: '/policyholder/address', value: addr.join(', '), page: page.page, text: insured.text, confidence: conf * 0.9, source: cellSource(page, insured.cell) });
+  }
+  const holder = box('/certificate/certificate_holder', /^certificate\s+holder\b:?(?!\s+(?:in lieu|is|the|named|as))/i);
+  if (holder && !/^(n\/?a|none)$/i.test(holder.name)) {
+    const s = cellSource(page, holder.cell);
+    emit({ pointer: '/interested_parties/0/name', value: holder.name, page: page.page, text: holder.text, confidence: conf, source: s });
+    emit({ pointer: '/interested_parties/0/role', value: 'certificate_holder', page: page.page, text: holder.text, confidence: conf, source: s });
+    const addr = holder.lines.slice(1).filter((l) => /^\d+\s+\w|^p\.?\s*o\.?\s*box|^suite/i.test(l) || isCityStateZip(l)).map(cleanValue);
+    emit({ pointer: '/interested_parties/0/address', value: addr.length ? addr.join(', ') : null, page: page.page, text: holder.text, confidence: conf, source: s });
+  }
+  // Insurers: "INSURER A : Name  12345".
+  const insurerNames: Record<string, string> = {};
+  let ni = 0;
+  for (const line of page.lines) {
+    for (const cell of line.cells) {
+      const m = /^INSURER\s*([A-F])\s*[:;]?\s*(.*)$/i.exec(cell.text);
+      if (!m) continue;
+      let name = cleanValue(m[2]);
+      let naic: string | null = null;
+      if (!name) {
+        // The name may be its own cell beside the label.
+        const next = line.cells[line.cells.indexOf(cell) + 1];
+        if (next && !/^\d{5}$/.test(next.text.trim()) && !/^insurer/i.test(next.text)) name = cleanValue(next.text);
+      }
+      const tail = /^(.*?)\s+(\d{5})$/.exec(name);
+      if (tail) { name = tail[1]; naic = tail[2]; }
+      naic ??= line.cells.find((c) => c.x > cell.x && /^\d{5}$/.test(c.text.trim()))?.text.trim() ?? null;
+      if (!name || /^insurer/i.test(name) || insurerNames[m[1].toUpperCase()]) continue;
+      insurerNames[m[1].toUpperCase()] = name;
+      const base = { page: page.page, text: line.text, confidence: conf, source: src } as const;
+      emit({ pointer: `/certificate/insurers/${ni}/letter`, value: m[1].toUpperCase(), ...base });
+      emit({ pointer: `/certificate/insurers/${ni}/name`, value: name, ...base });
+      emit({ pointer: `/certificate/insurers/${ni}/naic`, value: naic, ...base });
+      ni++;
+    }
+  }
+  grid(page, emit, insurerNames, conf, src);
+}
+
+function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, conf: number, src: 'rules' | 'ocr') {
+  const headerIdx = page.lines.findIndex((l) => /policy\s*number/i.test(l.text) && /type of insurance|limits/i.test(l.text));
+  if (headerIdx < 0) return;
+  const header = page.lines[headerIdx];
+  const headerLines = page.lines.slice(Math.max(0, headerIdx - 2), headerIdx + 1).filter((l) => header.y - l.y < 16 && /\bINSR\b|ADD'?L|POLICY\s+(EFF|EXP|NUMBER)|\bLTR\b|TYPE OF INSURANCE/i.test(l.text) && !/CERTIFY|SHOWN MAY/i.test(l.text));
+  const colOf = (re: RegExp) => {
+    for (const l of headerLines) for (const c of l.cells) { const x = wordCentre(c, re); if (x !== undefined) return x; }
+    return undefined;
+  };
+  const addlX = colOf(/\bADD'?L\b|\bADDL\b/i) ?? colOf(/\bINSR?D\b/i);
+  const subrX = colOf(/\bSUBR\b/i) ?? colOf(/\bWVD\b/i);
+  const pnCell = header.cells.find((c) => /policy\s*number/i.test(c.text));
+  const effX = colOf(/POLICY\s*EFF|\(MM\/DD/i) ?? (pnCell ? pnCell.x + pnCell.w + 20 : page.width * 0.55);
+  const limitsX = colOf(/^LIMITS$|\bLIMITS\b/i) ?? page.width * 0.7;
+  const typeX = header.cells.find((c) => /type of insurance/i.test(c.text))?.x ?? 60;
+  const endIdx = page.lines.findIndex((l, i) => i > headerIdx && /^(description of operations\s*\/|certificate holder|special provisions\b(?!\s+below))/i.test(l.cells[0]?.text ?? ''));
+  const lines = page.lines.slice(headerIdx + 1, endIdx > 0 ? endIdx : undefined);
+  // Band starts: the first line naming each standard type of insurance.
+  const starts: { i: number; type: CertificateCoverageType }[] = [];
+  lines.forEach((l, i) => {
+    const left = l.cells.filter((c) => c.x < effX - 40).map((c) => c.text).join(' ');
+    const t = COI_TYPES.find(([re]) => re.test(left));
+    if (t && !starts.some((s) => s.type === t[1])) starts.push({ i, type: t[1] });
+  });
+  // Policy rows: lines holding a policy period (two dates left of the limits column).
+  const rows: { i: number; dates: string[] }[] = [];
+  lines.forEach((l, i) => {
+    const ds = dateTokens(l.cells.filter((c) => c.x > effX - 80 && c.x < limitsX - 5).map((c) => c.text).join(' '));
+    if (ds.length >= 2) rows.push({ i, dates: [ds[0].iso, ds[1].iso] });
+  });
+  const bandOf = (i: number) => [...starts].reverse().find((s) => s.i <= i) ?? starts.find((s) => s.i <= i + 3);
+  const usedBands = new Set<number>();
+  let nc = 0;
+  rows.forEach((r, k) => {
+    const row = lines[r.i];
+    let band = bandOf(r.i);
+    // A second policy row in the same band (or one above every band) is a line of its own: "other".
+    let type: CertificateCoverageType;
+    let from: number;
+    let to: number;
+    const nextStart = starts.find((s) => s.i > r.i)?.i ?? lines.length;
+    // The row's own words in the type-of-insurance column, without its insurer letter and check marks.
+    const ownRight = (addlX !== undefined && addlX > typeX ? addlX - 8 : (pnCell?.x ?? effX)) - 6;
+    const own = row.cells.filter((c) => c.x + c.w > typeX - 25 && c.x < ownRight).map((c) => c.text).join(' ').replace(/^[A-F]\s+/, '').replace(/(^|\s)[Xx✓✔6](?=\s|$)/g, ' ').trim();
+    const fitsBand = (t: CertificateCoverageType) => !own || BAND_WORDS[t].test(own);
+    if (band && !usedBands.has(band.i) && fitsBand(band.type)) {
+      usedBands.add(band.i);
+      type = band.type;
+      from = band.i;
+      to = Math.min(nextStart, rows[k + 1] && bandOf(rows[k + 1].i) === band ? rows[k + 1].i : nextStart);
+    } else {
+      band = undefined;
+      type = /property|earthquake|flood|building|earth movement/i.test(own) ? 'property' : 'other';
+      from = r.i;
+      to = Math.min(nextStart, rows[k + 1]?.i ?? lines.length);
+    }
+    const bandLines = lines.slice(Math.min(from, r.i), Math.max(to, r.i + 1));
+    const base = { page: page.page, text: bandLines.map((l) => l.text).join('\n'), confidence: conf, source: src } as const;
+    const p = `/certificate/coverages/${nc}`;
+    emit({ pointer: `${p}/type`, value: type, ...base });
+    const first = row.cells[0];
+    const lm = first && first.x < typeX - 5 ? /^([A-F])(?:\s|$)/.exec(first.text.trim()) : null;
+    const letter = lm ? lm[1] : null;
+    emit({ pointer: `${p}/insurer_letter`, value: letter, ...base });
+    let pn: string | undefined;
+    for (const c of row.cells) {
+      if (pn || c.x < (pnCell?.x ?? 0) - 60 || c.x > effX - 15 || dateTokens(c.text).length || /\$/.test(c.text)) continue;
+      const v = cleanValue(c.text);
+      if (/^[A-Z0-9][A-Z0-9\- ]{3,28}$/i.test(v) && (v.match(/\d/g) ?? []).length >= 2 && v.replace(/\W/g, '').length >= 5) pn = v;
+    }
+    emit({ pointer: `${p}/policy_number`, value: pn ?? null, ...base });
+    emit({ pointer: `${p}/effective_date`, value: r.dates[0], ...base });
+    emit({ pointer: `${p}/expiration_date`, value: r.dates[1], ...base });
+    const amountAfter = (re: RegExp) => {
+      for (const l of bandLines) {
+        const i = l.cells.findIndex((c) => re.test(c.text));
+        if (i < 0) continue;
+        const inCell = /\$\s?[\d,]{3,}/.exec(l.cells[i].text.replace(re, ''));
+        if (inCell) return parseMoney(inCell[0]);
+        const next = l.cells.slice(i + 1).find((c) => /\d/.test(c.text));
+        if (next) { const n = parseMoney(next.text); if (n !== undefined && n >= 1000) return n; }
+        return undefined;
+      }
+      return undefined;
+    };
+    const isUmb = type === 'umbrella_liability';
+    const std = band !== undefined;
+    emit({ pointer: `${p}/each_occurrence`, value: std && !isUmb && type !== 'workers_compensation' && type !== 'automobile_liability' ? (amountAfter(/each occurrence/i) ?? null) : null, ...base });
+    emit({ pointer: `${p}/general_aggregate`, value: type === 'general_liability' ? (amountAfter(/general aggregate/i) ?? null) : null, ...base });
+    emit({ pointer: `${p}/combined_single_limit`, value: type === 'automobile_liability' ? (amountAfter(/combined single limit/i) ?? null) : null, ...base });
+    emit({ pointer: `${p}/umbrella_each_occurrence`, value: isUmb ? (amountAfter(/each occurrence/i) ?? null) : null, ...base });
+    const isWc = type === 'workers_compensation';
+    const statutory = isWc ? bandLines.some((l) => l.cells.some((c, i) => {
+      if (/^[Xx✓✔6]\s+(per|statu|wc\s+statu)/i.test(c.text)) return true;
+      return /^per\b|statu/i.test(c.text) && MARK.test(l.cells[i - 1]?.text.trim() ?? '');
+    })) : null;
+    emit({ pointer: `${p}/wc_statutory`, value: statutory, ...base });
+    emit({ pointer: `${p}/el_each_accident`, value: isWc ? (amountAfter(/e\.?\s?l\.?\s*each accident/i) ?? null) : null, ...base });
+    // ADDL INSD / SUBR WVD: the mark nearest each column's header word on the policy row (Y or X: yes; N or blank: no; N/A: not asked).
+    const marks = (band ? bandLines : [row]).flatMap((l) => l.cells).filter((c) => /^(Y|N|X|N\s*\/\s*A|YES|NO)$/i.test(c.text.trim()));
+    const flag = (x: number | undefined, other: number | undefined) => {
+      if (x === undefined) return null;
+      const near = marks.filter((c) => {
+        const cx = c.x + c.w / 2;
+        const d = Math.abs(cx - x);
+        return d < 12 && (other === undefined || d <= Math.abs(cx - other));
+      });
+      if (near.length === 0) return false;
+      const t = near[0].text.replace(/\s/g, '').toUpperCase();
+      return t === 'N/A' ? null : t === 'Y' || t === 'X' || t === 'YES';
+    };
+    emit({ pointer: `${p}/additional_insured`, value: flag(addlX, subrX), ...base });
+    emit({ pointer: `${p}/subrogation_waived`, value: flag(subrX, addlX), ...base });
+    if (nc === 0) {
+      const ins = letter ? insurerNames[letter] : Object.values(insurerNames)[0];
+      if (ins) emit({ pointer: '/policy/provider', value: ins, ...base });
+      if (pn) emit({ pointer: '/policy/policy_number', value: pn, ...base });
+      emit({ pointer: '/policy/effective_date', value: r.dates[0], ...base });
+      emit({ pointer: '/policy/expiration_date', value: r.dates[1], ...base });
+    }
+    nc++;
+  });
+}

@@ -1,0 +1,172 @@
+// Limits read from the line that names them: "Bodily Injury Liability  $30,000 each person/$60,000 each
+// accident", "COVERAGE-E-PERSONAL LIABILITY  $300,000", "Family Liability Protection  $100,000 each occurrence".
+// Shared by the declarations extractors when no coverage table was found or the table missed a limit.
+import type { PageText, Line } from '../documents/layout.ts';
+import type { Candidate } from './candidates.ts';
+
+type Emit = (c: Omit<Candidate, 'source' | 'confidence'> & Partial<Pick<Candidate, 'source' | 'confidence'>>) => void;
+
+export interface LineAmounts {
+  page: PageText;
+  line: Line;
+  /** Amounts printed after the label, in order (premiums with cents left out). */
+  amounts: { value: number; text: string; words: string }[];
+  text: string;
+}
+
+// "$30,000", "30,000", "$1,000,000", "$500", "100/300" (thousands), not "$439.70" (a premium).
+const AMOUNT = /\$?\s?(\d{1,3}(?:,\d{3})+|\d+)(\.\d{2})?(?![\d,])/g;
+
+/** Amounts in a piece of text, with the words that follow each ("each person", "each accident"). */
+export function amountsIn(text: string, min = 0): LineAmounts['amounts'] {
+  const out: LineAmounts['amounts'] = [];
+  let skippedPair = 0;
+  for (const m of text.matchAll(AMOUNT)) {
+    if (m[2] && m[2] !== '.00') continue;
+    const hasMoneyShape = m[0].includes('$') || m[1].includes(',');
+    const value = Number(m[1].replace(/,/g, ''));
+    if (!hasMoneyShape && value < 1000) continue;
+    if (value < min) continue;
+    // "State Minimum $15,000/$30,000" is a reference beside the limit, not the limit.
+    const before = text.slice(Math.max(0, (m.index ?? 0) - 12), m.index);
+    if (/minimum\s*$/i.test(before) || (skippedPair && /^\s*\/\s*$/.test(text.slice(skippedPair, m.index)))) { skippedPair = (m.index ?? 0) + m[0].length; continue; }
+    skippedPair = 0;
+    const words = text.slice((m.index ?? 0) + m[0].length, (m.index ?? 0) + m[0].length + 24).toLowerCase();
+    out.push({ value, text: m[0], words });
+  }
+  return out;
+}
+
+/** The first line naming `label` (and not `not`) with amounts after the label; the next line is read when this one has none. */
+export function findLineAmounts(pages: PageText[], label: RegExp, opts: { not?: RegExp; min?: number; pages?: number[] } = {}): LineAmounts | undefined {
+  for (const page of pages) {
+    if (opts.pages && !opts.pages.includes(page.page)) continue;
+    for (let i = 0; i < page.lines.length; i++) {
+      const line = page.lines[i];
+      const m = label.exec(line.text);
+      if (!m || (opts.not && opts.not.test(line.text))) continue;
+      // Only what follows the label: a limit printed before it belongs to the previous row.
+      const after = line.text.slice((m.index ?? 0) + m[0].length);
+      let amounts = amountsIn(after, opts.min);
+      let text = line.text;
+      // The limits may sit on the next lines of the row ("Each Person/Each Occurrence", then the amounts).
+      for (let k = 1; k <= 2 && amounts.length === 0; k++) {
+        const next = page.lines[i + k];
+        const prev = page.lines[i + k - 1];
+        if (!next || next.y - (prev.y + prev.h) > line.h * 1.2) break;
+        // A line that names something else before its amount is the next row, not ours.
+        const prefix = next.text.split(/\$|\d/)[0];
+        if (label.test(next.text) || (/[a-z]{3,}/i.test(prefix) && !/^\s*(each|per\b|state\s+minimum|limits?\b|up\s+to|coverage\s+limit)/i.test(prefix))) break;
+        amounts = amountsIn(next.text, opts.min);
+        text = page.lines.slice(i, i + k + 1).map((l) => l.text).join('\n');
+      }
+      if (amounts.length) return { page, line, amounts, text };
+    }
+  }
+  return undefined;
+}
+
+const conf = (p: PageText) => (p.source === 'ocr' ? 0.7 : 0.8);
+const src = (p: PageText) => (p.source === 'ocr' ? 'ocr' : 'rules') as Candidate['source'];
+
+/** Split-limit thousands ("100/300", "25/50/25") to dollars. */
+function thousands(s: string): number[] | undefined {
+  const m = /\b(\d{2,4})\s?\/\s?(\d{2,4})(?:\s?\/\s?(\d{2,4}))?\b/.exec(s);
+  if (!m) return undefined;
+  const parts = [m[1], m[2], m[3]].filter(Boolean).map(Number);
+  return parts.every((p) => p >= 5 && p <= 5000) ? parts.map((p) => p * 1000) : undefined;
+}
+
+/**
+ * Personal auto liability limits: bodily injury per person / per accident and property damage, each as a
+ * coverage (`Bodily Injury Liability` with a split limit "a/b", `Property Damage Liability`).
+ * Returns how many coverage items it emitted, starting at index `start`.
+ */
+export function autoLiability(pages: PageText[], emit: Emit, start: number, want = { bi: true, pd: true }): number {
+  let n = start;
+  const notOther = /uninsured|underinsured|\bum\b|\buim\b|medical|caused by|optional|umbrella|excess/i;
+  const bi = findLineAmounts(pages, /bodily\s*injury(?:\s+liability)?|\bBI\b/i, { not: notOther, min: 5000 });
+  let biPair: number[] | undefined;
+  let where: { page: PageText; text: string } | undefined;
+  if (bi) {
+    const per = bi.amounts.find((a) => /person/.test(a.words)) ?? bi.amounts[0];
+    const acc = bi.amounts.find((a) => /accident|occurrence/.test(a.words) && a !== per) ?? bi.amounts.find((a) => a !== per && a.value > per.value);
+    where = { page: bi.page, text: bi.text };
+    if (acc) biPair = [per.value, acc.value];
+    else {
+      // "$25,000 each person" with the per-accident limit on the next line.
+      const li = bi.page.lines.indexOf(bi.line);
+      const next = bi.page.lines[li + 1];
+      const more = next ? amountsIn(next.text, 5000).find((a) => /accident/.test(a.words)) : undefined;
+      if (more) { biPair = [per.value, more.value]; where = { page: bi.page, text: `${bi.line.text}\n${next!.text}` }; }
+    }
+  }
+  if (!biPair) {
+    const t = findLineAmountsRaw(pages, /bodily\s*injury/i, notOther);
+    const th = t ? thousands(t.line.text.slice(t.index)) : undefined;
+    if (t && th && th.length >= 2) { biPair = th.slice(0, 2); where = { page: t.page, text: t.line.text }; }
+  }
+  if (biPair && where && want.bi) {
+    const base = { page: where.page.page, text: where.text, confidence: conf(where.page), source: src(where.page) };
+    emit({ pointer: `/coverages/${n}/name`, value: 'Bodily Injury Liability', ...base });
+    emit({ pointer: `/coverages/${n}/limit`, value: biPair.join('/'), ...base });
+    emit({ pointer: `/coverages/${n}/deductible`, value: null, ...base });
+    emit({ pointer: `/coverages/${n}/premium`, value: null, ...base });
+    n++;
+  }
+  const pd = findLineAmounts(pages, /property\s*damage(?:\s+liability)?/i, { not: notOther, min: 5000 });
+  if (pd && want.pd) {
+    const base = { page: pd.page.page, text: pd.text, confidence: conf(pd.page), source: src(pd.page) };
+    emit({ pointer: `/coverages/${n}/name`, value: 'Property Damage Liability', ...base });
+    emit({ pointer: `/coverages/${n}/limit`, value: pd.amounts[0].value, ...base });
+    emit({ pointer: `/coverages/${n}/deductible`, value: null, ...base });
+    emit({ pointer: `/coverages/${n}/premium`, value: null, ...base });
+    n++;
+  }
+  return n;
+}
+
+function findLineAmountsRaw(pages: PageText[], label: RegExp, not: RegExp): { page: PageText; line: Line; index: number } | undefined {
+  for (const page of pages) for (const line of page.lines) {
+    const m = label.exec(line.text);
+    if (m && !not.test(line.text)) return { page, line, index: (m.index ?? 0) + m[0].length };
+  }
+  return undefined;
+}
+
+/** Home, condo and renters limits by their usual names, for the fields a coverage table did not give. */
+export const PROPERTY_LINES: { field: string; label: RegExp; not?: RegExp; min: number }[] = [
+  { field: 'dwelling', label: /coverage\s*[-–]?\s*a\b[\s\-–:.]*(?:dwelling)?|dwelling(?:\s*protection|\s*coverage)?\b/i, not: /other structures|extension|replacement cost|construction|occupied|located|dwelling\s*(?:is|of)|additional|roof/i, min: 10000 },
+  { field: 'personal_property', label: /coverage\s*[-–]?\s*c\b[\s\-–:.]*(?:personal property)?|personal\s*property(?:\s*protection)?|contents\b/i, not: /replacement|scheduled|theft|away|special|limited|deductible/i, min: 1000 },
+  { field: 'loss_of_use', label: /coverage\s*[-–]?\s*d\b[\s\-–:.]*(?:loss of use)?|loss\s*of\s*use|additional\s*living\s*expenses?/i, min: 500 },
+  { field: 'personal_liability', label: /coverage\s*[-–]?\s*e\b[\s\-–:.]*(?:personal liability)?|personal\s*liability|family\s*liability(?:\s*protection)?|\bliability\b(?=\s*(?:\(each occurrence\)|[-–]\s*each occurrence|\$|\s*\$|$))/i, not: /umbrella|excess|injury|waterbed|animal|limited/i, min: 10000 },
+  { field: 'medical_payments', label: /coverage\s*[-–]?\s*f\b[\s\-–:.]*(?:medical)?|medical\s*payments?(?:\s*to\s*others)?|guest\s*medical(?:\s*protection)?/i, min: 250 },
+];
+
+/** Fill the property limits a table did not give from the lines that name them. */
+export function propertyLines(pages: PageText[], emit: Emit, done: Set<string>): void {
+  for (const spec of PROPERTY_LINES) {
+    if (done.has(spec.field)) continue;
+    const f = findLineAmounts(pages, spec.label, { not: spec.not, min: spec.min });
+    if (!f) continue;
+    done.add(spec.field);
+    emit({ pointer: `/property/${spec.field}`, value: f.amounts[0].value, page: f.page.page, text: f.text, confidence: conf(f.page), source: src(f.page) });
+  }
+  if (!done.has('deductible')) {
+    const d = findLineAmounts(pages, /all\s+(?:other\s+)?perils?(?:\s+deductible)?|(?:section\s+i|aop|policy|property)\s+deductible|deductible\s*[-–:]?\s*(?:all\s+(?:other\s+)?perils?)?|losses covered under section i are subject to a deductible of/i, { not: /wind|hail|hurricane|earthquake|water\s*back|named storm|theft|identity|\bmold\b/i, min: 100 });
+    if (d && d.amounts[0].value <= 50000) done.add('deductible');
+    if (d && d.amounts[0].value <= 50000) emit({ pointer: '/property/deductible', value: d.amounts[0].value, page: d.page.page, text: d.text, confidence: conf(d.page) * 0.9, source: src(d.page) });
+  }
+}
+
+/** CGL / BOP each-occurrence liability limit as a coverage item. Returns the next coverage index. */
+export function eachOccurrence(pages: PageText[], emit: Emit, start: number): number {
+  const f = findLineAmounts(pages, /each\s+occurrence(?:\s+limit)?|liability\s*[-–]\s*each\s+occurrence/i, { not: /umbrella|excess|damage to|fire/i, min: 25000 });
+  if (!f) return start;
+  const base = { page: f.page.page, text: f.text, confidence: conf(f.page), source: src(f.page) };
+  emit({ pointer: `/coverages/${start}/name`, value: 'Liability - Each Occurrence', ...base });
+  emit({ pointer: `/coverages/${start}/limit`, value: f.amounts[0].value, ...base });
+  emit({ pointer: `/coverages/${start}/deductible`, value: null, ...base });
+  emit({ pointer: `/coverages/${start}/premium`, value: null, ...base });
+  return start + 1;
+}
