@@ -7,7 +7,7 @@ import { fileLinkKey, signFileLink } from '../lib/links.ts';
 import { buildAcordPacket } from '../pipelines/acord/index.ts';
 import { submissionData, type StoredAnswer } from '../pipelines/forms/submission.ts';
 import { completeSubmission, getSubmission } from '../db/queries/submissions.ts';
-import type { TaskDeps } from './context.ts';
+import { taskBlobs, type TaskDeps } from './context.ts';
 
 const payload = z.object({ submission_id: z.number().int().positive() });
 
@@ -33,7 +33,7 @@ export function submissionsFinalize(deps: TaskDeps): Task {
         helpers.logger.error('ACORD rendering failed; sending the submission without its archive', { submissionId: s.id, error: String(err) });
         return null;
       });
-      if (packet?.archive) archiveKey = await deps.blobs.put('acord', packet.archive, 'zip');
+      if (packet?.archive) archiveKey = await taskBlobs(deps).put('acord', packet.archive, 'zip');
       missing = packet?.missing ?? [];
     }
     const sign = (blobKey: string, filename: string) =>
