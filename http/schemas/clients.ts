@@ -2,7 +2,7 @@
 // sales-funnel statuses with the moves allowed between them (db/migrations/0009_clients.sql holds the same
 // list as data, and test/db/clients.test.ts checks the two agree).
 import { z } from 'zod';
-import { emailAddress, formBoolean, id, personName, timestamp } from './common.ts';
+import { bodyId, emailAddress, formBoolean, id, personName, timestamp } from './common.ts';
 
 /** Sales-funnel statuses, in funnel order. */
 export const SALES_FUNNEL_STATUSES = ['new', 'contacted', 'quoted', 'bound', 'lost'] as const;
@@ -66,7 +66,7 @@ export const createClientBody = z
     phone: phone.nullable().optional(),
     address: address.nullable().optional(),
     sales_funnel_status: salesFunnelStatus.default('new'),
-    agent_id: id.optional().describe('The agent the client belongs to; default the caller. Another agent of the agency needs admin privileges.'),
+    agent_id: bodyId.optional().describe('The agent the client belongs to; default the caller. Another agent of the agency needs admin privileges.'),
   })
   .strict();
 
@@ -82,7 +82,7 @@ export const updateClientBody = z
   .strict()
   .refine((b) => Object.keys(b).length > 0, 'send at least one field to change');
 
-export const reassignClientBody = z.object({ agent_id: id.describe('An active agent of the same agency') }).strict();
+export const reassignClientBody = z.object({ agent_id: bodyId.describe('An active agent of the same agency') }).strict();
 
 const isoDateOrTime = z
   .string()

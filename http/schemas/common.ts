@@ -12,6 +12,9 @@ export const id = z
   .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER))
   .meta({ type: 'integer', minimum: 1 });
 
+/** A positive integer id in a JSON body (a number, never a string: bodies are typed, paths are not). */
+export const bodyId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+
 /** A boolean as JSON, or as the text a form field carries ("true", "false", "1", "0"). */
 export const formBoolean = z.union([
   z.boolean(),
