@@ -6,6 +6,7 @@ import type { Context } from 'koa';
 import type pg from 'pg';
 import type { Identity } from '../db/pool.ts';
 import { hashToken } from '../lib/secrets.ts';
+import { authenticateApiRequest } from '../db/queries/auth.ts';
 import { ApiError, unauthorized } from './errors.ts';
 import type { Deps } from './route.ts';
 
@@ -20,16 +21,6 @@ export function presentedApiKey(ctx: Context): string | undefined {
   return bearer.exec(ctx.get('authorization'))?.[1];
 }
 
-interface LimitedIdentity {
-  api_key_id: number | null;
-  agency_id: number | null;
-  mode: 'test' | 'live' | null;
-  permissions: 'admin' | 'read_only' | null;
-  allowed: boolean;
-  lim: number;
-  remaining: number;
-  reset_at: string;
-}
 
 /**
  * Authenticate the request's API key and spend one unit of its plan budget in one autocommit statement (so
@@ -39,12 +30,7 @@ interface LimitedIdentity {
 export async function planLimitedApiKey(ctx: Context, client: Queryable, deps: Deps, requireKey = true): Promise<Identity | undefined> {
   const key = presentedApiKey(ctx);
   const hash = key && /^svc_(test|live)_[A-Za-z0-9_-]{8,200}$/.test(key) ? hashToken(key) : null;
-  const { rows } = await client.query<LimitedIdentity>({
-    name: 'svc_auth_api_request',
-    text: 'select * from app_private.authenticate_api_request($1, $2, $3, $4)',
-    values: [hash, ctx.ip, deps.cfg.RATE_LIMIT_V1_PER_WINDOW, deps.cfg.RATE_LIMIT_WINDOW_SECONDS],
-  });
-  const r = rows[0];
+  const r = await authenticateApiRequest(client, hash, ctx.ip, deps.cfg.RATE_LIMIT_V1_PER_WINDOW, deps.cfg.RATE_LIMIT_WINDOW_SECONDS);
   ctx.set('X-RateLimit-Limit', String(r.lim));
   ctx.set('X-RateLimit-Remaining', String(r.remaining));
   ctx.set('X-RateLimit-Reset', String(r.reset_at));

@@ -49,3 +49,25 @@ export async function authenticateBearer(
   });
   return rows[0];
 }
+
+/** An /api request's API key and the plan budget it spent (app_private.authenticate_api_request, migration 0006). */
+export interface ApiRequestRow {
+  api_key_id: number | null;
+  agency_id: number | null;
+  mode: 'test' | 'live' | null;
+  permissions: 'admin' | 'read_only' | null;
+  allowed: boolean;
+  lim: number;
+  remaining: number;
+  reset_at: string;
+}
+
+/** Authenticate an /api key (or, without one, the caller address) and spend one unit of its budget. */
+export async function authenticateApiRequest(db: Client, keyHash: Buffer | null, address: string, anonLimit: number, anonWindowSeconds: number): Promise<ApiRequestRow> {
+  const { rows } = await db.query<ApiRequestRow>({
+    name: 'svc_auth_api_request',
+    text: 'select * from app_private.authenticate_api_request($1, $2, $3, $4)',
+    values: [keyHash, address, anonLimit, anonWindowSeconds],
+  });
+  return rows[0];
+}
