@@ -3,14 +3,12 @@
 // request, counted in Postgres so every process shares them. The X-RateLimit headers go on every /api
 // response, success or error; requests without a valid key are counted per client address instead.
 import type { Context } from 'koa';
-import type pg from 'pg';
 import type { Identity } from '../db/pool.ts';
-import { authenticateApiRequest } from '../db/queries/auth.ts';
+import { authenticateApiRequest } from '../db/queries/api_limits.ts';
+import type { Client } from '../db/queries/types.ts';
 import { hashToken } from '../lib/secrets.ts';
+import type { Deps } from './context.ts';
 import { ApiError, unauthorized } from './errors.ts';
-import type { Deps } from './route.ts';
-
-type Queryable = Pick<pg.PoolClient, 'query'>;
 
 const bearer = /^Bearer\s+(\S+)\s*$/i;
 
@@ -21,16 +19,15 @@ export function presentedApiKey(ctx: Context): string | undefined {
   return bearer.exec(ctx.get('authorization'))?.[1];
 }
 
-
 /**
  * Authenticate the request's API key and spend one unit of its plan budget in one autocommit statement (so
  * refused and failed requests count too). Sets the X-RateLimit headers; throws 429 over a limit, 401 without a
  * valid key (`requireKey`).
  */
-export async function planLimitedApiKey(ctx: Context, client: Queryable, deps: Deps, requireKey = true): Promise<Identity | undefined> {
+export async function planLimitedApiKey(ctx: Context, client: Client, deps: Deps, requireKey = true): Promise<Identity | undefined> {
   const key = presentedApiKey(ctx);
   const hash = key && /^svc_(test|live)_[A-Za-z0-9_-]{8,200}$/.test(key) ? hashToken(key) : null;
-  const r = await authenticateApiRequest(client, hash, ctx.ip, deps.cfg.RATE_LIMIT_V1_PER_WINDOW, deps.cfg.RATE_LIMIT_WINDOW_SECONDS);
+  const r = await authenticateApiRequest(client, hash, ctx.ip, { limit: deps.cfg.RATE_LIMIT_V1_PER_WINDOW, windowSeconds: deps.cfg.RATE_LIMIT_WINDOW_SECONDS });
   ctx.set('X-RateLimit-Limit', String(r.lim));
   ctx.set('X-RateLimit-Remaining', String(r.remaining));
   ctx.set('X-RateLimit-Reset', String(r.reset_at));

@@ -4,15 +4,15 @@ import type { Context, Next } from 'koa';
 import { hashToken, isApiKeyToken } from '../lib/secrets.ts';
 import { beginAs, commit, rollback, type Identity } from '../db/pool.ts';
 import { authenticateApiKey, authenticateBearer } from '../db/queries/auth.ts';
-import { planLimitedApiKey } from './api_auth.ts';
 import type { Client } from '../db/queries/types.ts';
 import type { Deps } from './context.ts';
 import { ApiError, forbidden, unauthorized } from './errors.ts';
+import { planLimitedApiKey } from './api_auth.ts';
 
 /**
  * Who may call a route: an OAuth client token, an agent token (any role, or admin/owner), an API key
  * (any, or admin permissions: read-only keys get 403), an API key of the /api surface in `X-API-Key` or
- * `Authorization: Bearer svc_…` (always with the plan's rate limits, http/api_auth.ts), or anyone.
+ * `Authorization: Bearer svc_…` (always with the agency plan's rate limits, http/api_auth.ts), or anyone.
  */
 export type AuthRule = 'none' | 'oauth_client' | 'agent' | 'agent_admin' | 'api_key' | 'api_key_admin' | 'api_key_header';
 
@@ -49,43 +49,25 @@ async function bearerIdentity(ctx: Context, client: Client, tokenHash: Buffer, r
 /** auth → rate limit → one transaction as the caller, committed after the handler, rolled back on error. */
 export function authenticated(rule: Exclude<AuthRule, 'none'>, deps: Deps, rateLimit?: 'v1' | 'plan') {
   const wantsApiKey = rule === 'api_key' || rule === 'api_key_admin';
-  if (rule === 'api_key_header') return inTransaction(deps, (ctx, client) => planLimitedApiKey(ctx, client, deps) as Promise<Identity>);
   return async (ctx: Context, next: Next) => {
-    const m = bearer.exec(ctx.get('authorization'));
-    if (!m) throw unauthorized('missing bearer token in the Authorization header');
-    const isApiKey = isApiKeyToken(m[1]);
-    if (wantsApiKey !== isApiKey) {
-      throw isApiKey ? forbidden('this operation requires an OAuth client or agent access token, not an API key') : unauthorized('this operation requires an API key (svc_test_… or svc_live_…)');
+    let resolve: (client: Client) => Promise<Identity>;
+    if (rule === 'api_key_header') {
+      // The /api surface: X-API-Key or a bearer API key, always counted against the agency's plan.
+      resolve = async (client) => (await planLimitedApiKey(ctx, client, deps))!;
+    } else {
+      const m = bearer.exec(ctx.get('authorization'));
+      if (!m) throw unauthorized('missing bearer token in the Authorization header');
+      const isApiKey = isApiKeyToken(m[1]);
+      if (wantsApiKey !== isApiKey) {
+        throw isApiKey ? forbidden('this operation requires an OAuth client or agent access token, not an API key') : unauthorized('this operation requires an API key (svc_test_… or svc_live_…)');
+      }
+      const tokenHash = hashToken(m[1]);
+      resolve = (client) => (isApiKey ? apiKeyIdentity(client, tokenHash, rule) : bearerIdentity(ctx, client, tokenHash, rule, deps, rateLimit));
     }
-    const tokenHash = hashToken(m[1]);
     const client = await deps.db.request.connect();
     let open = false;
     try {
-      const ident = isApiKey ? await apiKeyIdentity(client, tokenHash, rule) : await bearerIdentity(ctx, client, tokenHash, rule, deps, rateLimit);
-      ctx.state.identity = ident;
-      await beginAs(deps.db, client, ident);
-      open = true;
-      ctx.state.tx = client;
-      await next();
-      await commit(client);
-      open = false;
-    } catch (err) {
-      if (open) await rollback(client);
-      throw err;
-    } finally {
-      ctx.state.tx = undefined;
-      client.release();
-    }
-  };
-}
-
-/** Resolve the identity on a request connection, then run the rest of the chain in one transaction as it. */
-function inTransaction(deps: Deps, resolve: (ctx: Context, client: Client) => Promise<Identity>) {
-  return async (ctx: Context, next: Next) => {
-    const client = await deps.db.request.connect();
-    let open = false;
-    try {
-      const ident = await resolve(ctx, client);
+      const ident = await resolve(client);
       ctx.state.identity = ident;
       await beginAs(deps.db, client, ident);
       open = true;

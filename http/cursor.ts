@@ -1,2 +1,2 @@
 // Moved to http/pagination.ts; re-exported while branches that import this path are in flight.
-export { decodeCursor, decodeTimeCursor, encodeCursor, encodeTimeCursor } from './pagination.ts';
+export { decodeCursor, encodeCursor } from './pagination.ts';

@@ -13,6 +13,18 @@ export function decodeCursor(cursor: string): number {
   throw new ApiError(400, 'cursor is not a next_cursor returned by this API', [{ field: 'cursor', message: 'invalid cursor' }]);
 }
 
+/** A cursor over (created_at desc, id) for lists whose ids are UUIDs (policy extractions). */
+export const encodeTimeCursor = (createdAt: Date, id: string): string => Buffer.from(JSON.stringify({ t: createdAt.toISOString(), id })).toString('base64url');
+
+/** The position inside a time cursor; anything else is a 400 naming the `cursor` parameter. */
+export function decodeTimeCursor(cursor: string): { t: string; id: string } {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { t?: unknown; id?: unknown };
+    if (typeof v.t === 'string' && !Number.isNaN(Date.parse(v.t)) && typeof v.id === 'string' && /^[0-9a-f-]{36}$/.test(v.id)) return { t: v.t, id: v.id };
+  } catch {}
+  throw new ApiError(400, 'cursor is not a next_cursor returned by this API', [{ field: 'cursor', message: 'invalid cursor' }]);
+}
+
 /**
  * A keyset page from `limit + 1` rows fetched newest first: the first `limit` rows and the cursor of the
  * next page when the extra row shows there is one.
@@ -43,16 +55,4 @@ export function offsetPage(path: string, query: Record<string, unknown>, o: { pa
     },
     meta: { current_page: page, from, last_page: lastPage, path, per_page: perPage, to: from === null ? null : from + count - 1, total },
   };
-}
-
-/** A cursor over (created_at desc, id) for lists whose ids are UUIDs. */
-export const encodeTimeCursor = (createdAt: Date, id: string): string => Buffer.from(JSON.stringify({ t: createdAt.toISOString(), id })).toString('base64url');
-
-/** The position inside a time cursor; anything else is a 400 naming the `cursor` parameter. */
-export function decodeTimeCursor(cursor: string): { t: string; id: string } {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { t?: unknown; id?: unknown };
-    if (typeof v.t === 'string' && !Number.isNaN(Date.parse(v.t)) && typeof v.id === 'string' && /^[0-9a-f-]{36}$/.test(v.id)) return { t: v.t, id: v.id };
-  } catch {}
-  throw new ApiError(400, 'cursor is not a next_cursor returned by this API', [{ field: 'cursor', message: 'invalid cursor' }]);
 }

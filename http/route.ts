@@ -28,7 +28,7 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   files?: Record<string, { description: string; required?: boolean }>;
   /** Also accept a body as application/x-www-form-urlencoded. */
   urlencoded?: boolean;
-  /** Rate-limit bucket prefix and limit; v1 routes are limited per token, /api routes ('plan') per agency plan. */
+  /** Rate-limit bucket prefix and limit; v1 routes are limited per token. */
   rateLimit?: 'v1' | 'plan';
   /**
    * Require an Idempotency-Key and replay the stored response of a repeated request (SPEC §8); 'sealed'

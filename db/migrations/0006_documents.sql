@@ -517,6 +517,16 @@ begin
   ), x as (
     update app_public.extractions e set result = null, stage_errors = '[]', data_expired_at = now()
       from due where e.document_id = due.id
+  ), events as (
+    -- Copies of the extracted data in the outbox and in finished deliveries (each names the document's blob key
+    -- in its document_link) go too; the delivery log keeps status, timings and the attempts.
+    update app_public.events e set data = jsonb_build_object('expired', true)
+      from due where due.blob_key is not null and e.agency_id = (select agency_id from app_public.documents where id = due.id)
+       and strpos(e.data::text, due.blob_key) > 0
+    returning e.id
+  ), bodies as (
+    update app_public.webhook_deliveries w set body = '{"expired":true}'
+     where w.event_id in (select id from events) and w.status <> 'pending'
   ), docs as (
     update app_public.documents d set blob_key = null, file_expired_at = now() from due where d.id = due.id returning 1
   )
@@ -524,7 +534,7 @@ begin
   return n;
 end
 $$;
-comment on function app_private.expire_documents(integer, integer) is 'Retention step 1: mark documents past their agency''s retention expired, clear extracted data, list their blobs.';
+comment on function app_private.expire_documents(integer, integer) is 'Retention step 1: mark documents past their agency''s retention expired, clear extracted data (record, page text, event and delivered bodies), list their blobs.';
 
 /* Forget a blob key once its file is deleted. */
 create function app_private.forget_expired_blob(p_blob_key text) returns void

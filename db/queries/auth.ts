@@ -49,27 +49,3 @@ export async function authenticateBearer(
   });
   return rows[0];
 }
-
-export interface ApiRequestIdentityRow {
-  api_key_id: number | null;
-  agency_id: number | null;
-  mode: 'test' | 'live' | null;
-  permissions: 'admin' | 'read_only' | null;
-  allowed: boolean;
-  lim: number;
-  remaining: number;
-  reset_at: string;
-}
-
-/**
- * The /api surface (SPEC §5, §8): the API key with this hash and one unit of its agency's plan budgets spent, or
- * without a valid key one unit of the caller address's budget, in one autocommit statement.
- */
-export async function authenticateApiRequest(db: Client, keyHash: Buffer | null, address: string, anonLimit: number, anonWindowSeconds: number): Promise<ApiRequestIdentityRow> {
-  const { rows } = await db.query<ApiRequestIdentityRow>({
-    name: 'svc_auth_api_request',
-    text: 'select * from app_private.authenticate_api_request($1, $2, $3, $4)',
-    values: [keyHash, address, anonLimit, anonWindowSeconds],
-  });
-  return rows[0];
-}

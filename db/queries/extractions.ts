@@ -1,7 +1,5 @@
 // Statements of the policy extraction API and of its job chain (SQL in migration 0006).
-import type pg from 'pg';
-
-type Queryable = Pick<pg.ClientBase, 'query'>;
+import type { Client as Queryable } from './types.ts';
 
 /** An extraction with the document columns its §2.9 record shows. */
 export interface ExtractionRecordRow {

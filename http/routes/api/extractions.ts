@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { entityTypeSchema } from '../../../pipelines/extraction/schema.ts';
 import { sniff } from '../../../pipelines/documents/sniff.ts';
 import { findAgent, getExtraction, listExtractions, startExtraction } from '../../../db/queries/extractions.ts';
-import { decodeTimeCursor, encodeTimeCursor } from '../../cursor.ts';
+import { decodeTimeCursor, encodeTimeCursor } from '../../pagination.ts';
 import { ApiError } from '../../errors.ts';
 import { presentExtraction } from '../../presenters/extractions.ts';
 import { route, tx, type Deps } from '../../route.ts';

@@ -1,0 +1,26 @@
+// The /api surface's authentication with plan limits (app_private.authenticate_api_request, migration 0006).
+import type { Client } from './types.ts';
+
+export interface ApiRequestIdentity {
+  api_key_id: number | null;
+  agency_id: number | null;
+  mode: 'test' | 'live' | null;
+  permissions: 'admin' | 'read_only' | null;
+  allowed: boolean;
+  lim: number;
+  remaining: number;
+  reset_at: string;
+}
+
+/**
+ * Authenticate an API key hash (or none) and spend one unit of its agency's per-minute and per-day budgets,
+ * or of the caller address's budget without a valid key; one autocommit statement, so refusals count too.
+ */
+export async function authenticateApiRequest(c: Client, keyHash: Buffer | null, address: string, anon: { limit: number; windowSeconds: number }): Promise<ApiRequestIdentity> {
+  const { rows } = await c.query<ApiRequestIdentity>({
+    name: 'svc_auth_api_request',
+    text: 'select * from app_private.authenticate_api_request($1, $2, $3, $4)',
+    values: [keyHash, address, anon.limit, anon.windowSeconds],
+  });
+  return rows[0];
+}
