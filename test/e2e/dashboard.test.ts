@@ -198,6 +198,77 @@ browserTest('sign-out ends the session; so do a token reset and deactivation; ag
   t.is((await svc.request("DELETE", `/v1/agencies/${a.agencyId}/agents/${agentId}`, { token: a.ownerToken })).status, 204);
   t.is((await s2.page.goto(`${svc.url}/dashboard/test/keys`))?.status(), 401, 'deactivation ends the session');
   await s2.context.close();
-  void eventually;
-  void receiver;
+});
+
+browserTest('webhooks: register a staging URL (secret once), send a test event, see the receiver’s answer in the log, filter, redeliver, re-enable', async (t) => {
+  const { context, page } = await signedIn(a.ownerId);
+  await page.goto(`${svc.url}/dashboard/test/webhooks`);
+  await look(t, page, 'webhooks-empty');
+  const card = page.getByRole('region', { name: /Form submissions/ });
+  await card.getByLabel('Staging URL').fill(`${receiver.url}/hooks`);
+  await card.getByRole('button', { name: 'Register Form submissions' }).click();
+  await page.getByText('it is shown only once').waitFor();
+  const secret = await page.locator('[data-secret]').inputValue();
+  t.true(secret.length >= 24);
+  await look(t, page, 'webhooks-registered');
+
+  receiver.script({ status: 503, headers: { 'x-receiver': 'busy' }, body: 'try later' });
+  await page.getByRole('region', { name: /Form submissions/ }).getByRole('button', { name: 'Send test event' }).click();
+  await page.waitForURL(/\/deliveries\/\d+$/);
+  const got = await receiver.waitFor(1);
+  t.is(got[0].json.topic, 'form-submission');
+  // The signature checks out with the secret shown once.
+  const { createHmac } = await import('node:crypto');
+  t.is(got[0].headers['x-signature'], createHmac('sha256', secret).update(got[0].raw).digest('hex'));
+  await eventually(async () => {
+    await page.reload();
+    return (await page.getByRole('heading', { name: /Attempt 1: 503/ }).count()) > 0;
+  }, 15_000, 'the first attempt in the log');
+  t.true(await page.getByText('x-receiver: busy').isVisible());
+  t.true(await page.getByText('try later').first().isVisible());
+  await look(t, page, 'webhook-delivery');
+
+  await page.getByRole('button', { name: 'Redeliver' }).click();
+  await page.waitForURL(/\/deliveries\/\d+$/);
+  await receiver.waitFor(2);
+  await eventually(async () => {
+    await page.reload();
+    return (await page.getByRole('heading', { name: /Attempt 1: 200/ }).count()) > 0;
+  }, 15_000, 'the redelivery answered 200');
+
+  await page.goto(`${svc.url}/dashboard/test/webhooks/form-submission/deliveries`);
+  t.true((await page.getByRole('row').count()) >= 3, 'header and two deliveries');
+  await page.getByLabel('Status').selectOption('delivered');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page.waitForURL(/status=delivered/);
+  const statuses = await page.locator('tbody .dash-status').allInnerTexts();
+  t.true(statuses.length >= 1);
+  t.true(statuses.every((x) => x === 'delivered'));
+  await look(t, page, 'webhook-log');
+
+  // A disabled endpoint says why and can be re-enabled.
+  const c = await svc.tdb.db.owner.connect();
+  try {
+    // As record_delivery_attempt does after days of failures (its own test covers when).
+    await c.query('begin');
+    await c.query(`select set_config('svc.transition', 'on', true)`);
+    await c.query(`update app_public.webhook_endpoints set enabled = false, disabled_reason = 'failed for 5 days', disabled_at = now() where agency_id = $1 and topic = 'form-submission'`, [a.agencyId]);
+    await c.query('commit');
+  } finally {
+    c.release();
+  }
+  await page.goto(`${svc.url}/dashboard/test/webhooks`);
+  await page.getByText('failed for 5 days').waitFor();
+  await page.getByRole('button', { name: 'Re-enable Form submissions' }).click();
+  await page.waitForURL(/\/webhooks$/);
+  t.is(await page.getByText('failed for 5 days').count(), 0);
+
+  // Another agency's delivery ids are 404 pages.
+  const bKey = await svc.apiKey(b.ownerToken, b.agencyId, 'test');
+  await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: bKey, json: { staging_url: `${receiver.url}/b` } });
+  const theirs = await svc.request('POST', '/v2/webhook-endpoints/form-submission/test', { token: bKey, headers: { 'Idempotency-Key': crypto.randomUUID() } });
+  t.is(theirs.status, 202, theirs.text);
+  t.is((await page.goto(`${svc.url}/dashboard/test/webhooks/form-submission/deliveries/${theirs.body.id}`))?.status(), 404);
+  await look(t, page, 'not-found');
+  await context.close();
 });
