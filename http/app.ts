@@ -17,6 +17,7 @@ import { embedOriginRoutes } from './routes/v2/embed_origins.ts';
 import { submissionRoutes } from './routes/v2/submissions.ts';
 import { hostedRoutes } from './routes/hosted/forms.ts';
 import { dashboardApiKeyRoutes } from './routes/dashboard/api_keys.ts';
+import { dashboardFormRoutes } from './routes/dashboard/forms.ts';
 import { dashboardSessionRoutes } from './routes/dashboard/session.ts';
 import { dashboardWebhookRoutes } from './routes/dashboard/webhooks.ts';
 import { dashboardLinkRoutes } from './routes/v1/dashboard_links.ts';
@@ -52,7 +53,7 @@ export function createApp(deps: Deps): Koa {
   mountRoutes(router, allRoutes, deps);
   // Pages and their assets: not part of the API document.
   // The dashboard first: its /dashboard/... paths must not be read as /{agentSlug}/form/... hosted pages.
-  mountRoutes(router, [...dashboardSessionRoutes, ...dashboardApiKeyRoutes, ...dashboardWebhookRoutes], deps);
+  mountRoutes(router, [...dashboardSessionRoutes, ...dashboardApiKeyRoutes, ...dashboardWebhookRoutes, ...dashboardFormRoutes], deps);
   mountRoutes(router, hostedRoutes, deps);
 
   app.use(async (ctx, next) => {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Runner } from 'graphile-worker';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { assertAccessible, axe, browserTest, browserUnavailable, launchBrowser, VIEWPORTS } from '../helpers/browser.ts';
+import { HOSTED_STEPS } from '../helpers/hosted.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { startService, type TestService } from '../helpers/server.ts';
 import { eventually, startTestWorker } from '../helpers/worker.ts';
@@ -87,7 +88,7 @@ browserTest('sign in by link; a used or expired link is refused; the cookie is H
   const page = await context.newPage();
   const res = await page.goto(link);
   t.is(res?.status(), 200);
-  t.regex(page.url(), /\/dashboard\/test\/keys$/, 'the token leaves the address bar');
+  t.regex(page.url(), /\/dashboard\/test\/forms$/, "the token leaves the address bar");
   await page.getByText('Test data.').waitFor();
   const cookie = (await context.cookies()).find((c) => c.name === 'svc_dashboard');
   t.truthy(cookie);
@@ -114,6 +115,7 @@ browserTest('sign in by link; a used or expired link is refused; the cookie is H
 
 browserTest('API keys: create and see it once, use it, roll with the old key cut off, revoke after confirming', async (t) => {
   const { context, page } = await signedIn(a.ownerId);
+  await page.goto(`${svc.url}/dashboard/test/keys`);
   await look(t, page, 'keys-empty');
   await page.getByLabel('Name').fill('Zapier sync');
   await page.getByRole('button', { name: 'Create key' }).click();
@@ -270,5 +272,59 @@ browserTest('webhooks: register a staging URL (secret once), send a test event, 
   t.is(theirs.status, 202, theirs.text);
   t.is((await page.goto(`${svc.url}/dashboard/test/webhooks/form-submission/deliveries/${theirs.body.id}`))?.status(), 404);
   await look(t, page, 'not-found');
+  await context.close();
+});
+
+browserTest('forms: publish a draft, copy its embed code and link, make an agent link with metadata, duplicate; another agency’s form is a 404 page', async (t) => {
+  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const w = (method: string, p: string, json?: unknown) => svc.request(method, p, { token: key, json, headers: { 'Idempotency-Key': crypto.randomUUID() } });
+  const draft = await w('POST', '/v2/forms', { name: 'Renters quote', owner: { type: 'agency', agency_id: a.agencyId }, insurance_line: 'renters' });
+  t.is(draft.status, 201, draft.text);
+  t.is((await w('PATCH', `/v2/forms/${draft.body.id}`, { steps: HOSTED_STEPS })).status, 200);
+
+  const { context, page } = await signedIn(a.ownerId, VIEWPORTS.phone);
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: svc.url });
+  await page.getByRole('link', { name: 'Renters quote' }).click();
+  await page.getByText('Publish the form to get its link and embed code.').waitFor();
+  await page.getByRole('button', { name: 'Publish', exact: true }).click();
+  await page.getByText('Published.').waitFor();
+  t.is((await w('GET', `/v2/forms/${draft.body.id}`)).body.status, 'active', 'published through the same state function');
+  const snippet = await page.getByLabel(/Embed code/).inputValue();
+  t.regex(snippet, /<iframe id="service-form" src="http:\/\/127\.0\.0\.1:\d+\/[^"]+\/form\/[^"]+\?embed=1"/);
+  t.true(snippet.includes(`if (e.origin !== '${new URL(svc.url).origin}') return;`), 'the listener checks the origin');
+  await page.getByRole('region', { name: 'Share and embed' }).getByRole('button', { name: 'Copy' }).nth(1).click();
+  await page.getByText('Copied to the clipboard.').waitFor();
+  t.is(await page.evaluate(() => navigator.clipboard.readText()), snippet);
+  const link = await page.getByLabel('Your link to this form').inputValue();
+  t.is((await fetch(link)).status, 200, 'the hosted page answers');
+  await look(t, page, 'form-published');
+
+  await page.getByLabel('Metadata name').fill('crm_id');
+  await page.getByLabel('Metadata value').fill('lead-7');
+  await page.getByRole('button', { name: 'Make link' }).click();
+  const signed = await page.locator('#new-link').inputValue();
+  t.regex(signed, /\?ctx=/);
+  t.is((await fetch(signed)).status, 200);
+  t.is((await fetch(signed.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')))).status, 403, 'a changed link is refused');
+
+  await page.getByLabel(/Origins, one a line/).fill('https://www.harbor.example');
+  await page.getByRole('button', { name: 'Save origins' }).click();
+  await page.getByText('Origins saved.').waitFor();
+  t.deepEqual((await w('GET', '/v2/embed-origins')).body.origins, ['https://www.harbor.example']);
+
+  await page.getByRole('button', { name: 'Duplicate' }).click();
+  await page.waitForURL(/\/forms\/\d+$/);
+  t.not(page.url().split('/').pop(), String(draft.body.id));
+  await page.getByText('draft', { exact: true }).waitFor();
+
+  const bKey = await svc.apiKey(b.ownerToken, b.agencyId, 'test');
+  const theirs = await svc.request('POST', '/v2/forms', { token: bKey, json: { name: 'Theirs', owner: { type: 'agency', agency_id: b.agencyId }, insurance_line: 'renters' }, headers: { 'Idempotency-Key': crypto.randomUUID() } });
+  t.is((await page.goto(`${svc.url}/dashboard/test/forms/${theirs.body.id}`))?.status(), 404);
+  const csrf = await csrfOf(page);
+  t.is((await page.request.post(`${svc.url}/dashboard/test/forms/${theirs.body.id}/publish`, { form: { _csrf: csrf } })).status(), 404);
+  // The live view does not show test forms.
+  t.is((await page.goto(`${svc.url}/dashboard/live/forms/${draft.body.id}`))?.status(), 404);
+  await page.goto(`${svc.url}/dashboard/test/forms`);
+  await look(t, page, 'forms-list');
   await context.close();
 });
