@@ -19,6 +19,8 @@ import { hostedRoutes } from './routes/hosted/forms.ts';
 import { dashboardApiKeyRoutes } from './routes/dashboard/api_keys.ts';
 import { dashboardFormRoutes } from './routes/dashboard/forms.ts';
 import { dashboardSessionRoutes } from './routes/dashboard/session.ts';
+import { dashboardSubmissionRoutes } from './routes/dashboard/submissions.ts';
+import { dashboardUsageRoutes } from './routes/dashboard/usage.ts';
 import { dashboardWebhookRoutes } from './routes/dashboard/webhooks.ts';
 import { dashboardLinkRoutes } from './routes/v1/dashboard_links.ts';
 import { webhookSubscriptionRoutes } from './routes/v1/webhooks.ts';
@@ -53,7 +55,7 @@ export function createApp(deps: Deps): Koa {
   mountRoutes(router, allRoutes, deps);
   // Pages and their assets: not part of the API document.
   // The dashboard first: its /dashboard/... paths must not be read as /{agentSlug}/form/... hosted pages.
-  mountRoutes(router, [...dashboardSessionRoutes, ...dashboardApiKeyRoutes, ...dashboardWebhookRoutes, ...dashboardFormRoutes], deps);
+  mountRoutes(router, [...dashboardSessionRoutes, ...dashboardApiKeyRoutes, ...dashboardWebhookRoutes, ...dashboardFormRoutes, ...dashboardSubmissionRoutes, ...dashboardUsageRoutes], deps);
   mountRoutes(router, hostedRoutes, deps);
 
   app.use(async (ctx, next) => {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Runner } from 'graphile-worker';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { assertAccessible, axe, browserTest, browserUnavailable, launchBrowser, VIEWPORTS } from '../helpers/browser.ts';
-import { HOSTED_STEPS } from '../helpers/hosted.ts';
+import { HOSTED_STEPS, OWNER_ANSWERS, publishedForm } from '../helpers/hosted.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { startService, type TestService } from '../helpers/server.ts';
 import { eventually, startTestWorker } from '../helpers/worker.ts';
@@ -327,4 +327,42 @@ browserTest('forms: publish a draft, copy its embed code and link, make an agent
   await page.goto(`${svc.url}/dashboard/test/forms`);
   await look(t, page, 'forms-list');
   await context.close();
+});
+
+browserTest('submissions: the list filters by form, the detail shows the answers; agents see only theirs; usage shows the plan', async (t) => {
+  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const form = await publishedForm(svc, key, a.agencyId, 'Home insurance quote');
+  const page0 = await svc.request('GET', `/${a.slug}/form/${form.public_id}/home-insurance-quote`, {});
+  const data = JSON.parse(/<script type="application\/json" id="form-data">(.*?)<\/script>/s.exec(page0.text)![1]);
+  const sent = await svc.request('POST', `/${a.slug}/form/${form.public_id}/submissions`, { json: { snapshot_id: data.snapshot_id, answers: OWNER_ANSWERS } });
+  t.is(sent.status, 201, sent.text);
+
+  const { context, page } = await signedIn(a.ownerId);
+  await page.getByRole('link', { name: 'Submissions' }).click();
+  await page.getByRole('link', { name: `#${sent.body.submission_id}` }).waitFor();
+  await look(t, page, 'submissions');
+  await page.getByLabel('Form id').fill(String(form.id + 1000));
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page.getByText('No submissions match these filters.').waitFor();
+  await page.goto(`${svc.url}/dashboard/test/submissions?form_id=${form.id}`);
+  await page.getByRole('link', { name: `#${sent.body.submission_id}` }).click();
+  await page.getByRole('row', { name: /First name/ }).getByText('Zoë').waitFor();
+  t.true(await page.getByText(sent.body.trace_id).isVisible());
+  await look(t, page, 'submission');
+  t.is((await page.goto(`${svc.url}/dashboard/live/submissions/${sent.body.submission_id}`))?.status(), 404, 'test data is not in the live view');
+
+  await page.goto(`${svc.url}/dashboard/test/usage`);
+  await page.getByRole('heading', { name: 'Plan: free' }).waitFor();
+  await look(t, page, 'usage');
+  await context.close();
+
+  // An agent without admin rights sees only submissions made through its own links.
+  const other = await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, { token: oauth.token, json: { first_name: 'Bo', last_name: 'Agent', email: 'bo@example.com' } });
+  const boId = other.body.data.agent?.id ?? other.body.data.id;
+  const bo = await signedIn(boId);
+  await bo.page.goto(`${svc.url}/dashboard/test/submissions`);
+  await bo.page.getByText('No submissions yet.').waitFor();
+  t.is((await bo.page.goto(`${svc.url}/dashboard/test/submissions/${sent.body.submission_id}`))?.status(), 404);
+  t.is((await bo.page.goto(`${svc.url}/dashboard/test/usage`))?.status(), 403);
+  await bo.context.close();
 });
