@@ -23,6 +23,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   'webhooks-send': async () => (await import('./webhooks_send.ts')).run,
   documents: async () => (await import('./documents.ts')).run,
   hosted: async () => (await import('./hosted.ts')).run,
+  dashboard: async () => (await import('./dashboard.ts')).run,
 };
 
 async function main(): Promise<void> {

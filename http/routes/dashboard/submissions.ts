@@ -14,11 +14,13 @@ const responses = { 200: { description: 'HTML page' }, 401: { description: 'Not 
 const PAGE = 50;
 
 function answerValue(v: unknown): SafeHtml | string {
+  if (v === null || v === undefined || v === '') return '—';
   if (Array.isArray(v) && v.every((x) => x && typeof x === 'object' && 'url' in x)) {
     return html`<ul>${(v as { filename: string; url: string }[]).map((f) => html`<li><a href="${f.url}" rel="noreferrer">${f.filename}</a></li>`)}</ul>`;
   }
-  if (v === null || v === undefined || v === '') return '—';
-  return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v);
+  if (Array.isArray(v)) return v.every((x) => typeof x !== 'object') ? v.join(', ') : html`<ul>${v.map((x) => html`<li>${answerValue(x)}</li>`)}</ul>`;
+  if (typeof v === 'object') return Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k.replace(/_/g, ' ')}: ${typeof x === 'object' ? JSON.stringify(x) : String(x)}`).join('; ');
+  return String(v);
 }
 
 export const dashboardSubmissionRoutes = [
