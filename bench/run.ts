@@ -27,6 +27,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   lease: async () => (await import('./lease.ts')).run,
   hosted: async () => (await import('./hosted.ts')).run,
   ops: async () => (await import('./ops.ts')).run,
+  dashboard: async () => (await import('./dashboard.ts')).run,
 };
 
 async function main(): Promise<void> {

@@ -26,7 +26,11 @@ import { embedOriginRoutes } from './routes/v2/embed_origins.ts';
 import { submissionRoutes } from './routes/v2/submissions.ts';
 import { hostedRoutes } from './routes/hosted/forms.ts';
 import { dashboardApiKeyRoutes } from './routes/dashboard/api_keys.ts';
+import { dashboardFormRoutes } from './routes/dashboard/forms.ts';
 import { dashboardSessionRoutes } from './routes/dashboard/session.ts';
+import { dashboardSubmissionRoutes } from './routes/dashboard/submissions.ts';
+import { dashboardUsageRoutes } from './routes/dashboard/usage.ts';
+import { dashboardWebhookRoutes } from './routes/dashboard/webhooks.ts';
 import { dashboardLinkRoutes } from './routes/v1/dashboard_links.ts';
 import { webhookSubscriptionRoutes } from './routes/v1/webhooks.ts';
 import { webhookEndpointRoutes } from './routes/v2/webhook_endpoints.ts';
@@ -76,7 +80,7 @@ export function createApp(deps: Deps, opts: { instrument?: boolean } = {}): Koa 
   mountRoutes(router, allRoutes, deps);
   // Pages and their assets: not part of the API document.
   // The dashboard first: its /dashboard/... paths must not be read as /{agentSlug}/form/... hosted pages.
-  mountRoutes(router, [...dashboardSessionRoutes, ...dashboardApiKeyRoutes], deps);
+  mountRoutes(router, [...dashboardSessionRoutes, ...dashboardApiKeyRoutes, ...dashboardWebhookRoutes, ...dashboardFormRoutes, ...dashboardSubmissionRoutes, ...dashboardUsageRoutes], deps);
   mountRoutes(router, hostedRoutes, deps);
 
   if (opts.instrument !== false) {

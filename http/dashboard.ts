@@ -88,6 +88,8 @@ const SECTIONS: { path: string; label: string; admin: boolean }[] = [
   { path: 'keys', label: 'API keys', admin: true },
   { path: 'webhooks', label: 'Webhooks', admin: true },
   { path: 'forms', label: 'Forms', admin: false },
+  { path: 'submissions', label: 'Submissions', admin: false },
+  { path: 'usage', label: 'Usage', admin: true },
 ];
 
 /** The hidden CSRF field of a form. */

@@ -75,3 +75,9 @@ export async function setAgencyPlan(db: Queryable, agencyId: number, plan: PlanR
   const { rows } = await db.query<PlanRow>('select id, plan, plan_per_minute, plan_per_day from app_public.set_agency_plan($1, $2, $3, $4)', [agencyId, plan, perMinute, perDay]);
   return rows[0];
 }
+
+/** The plan of the caller's agency (its own agents see it through RLS). */
+export async function agencyPlan(db: Queryable, agencyId: number): Promise<PlanRow | undefined> {
+  const { rows } = await db.query<PlanRow>('select id, plan, plan_per_minute, plan_per_day from app_public.agencies where id = $1', [agencyId]);
+  return rows[0];
+}

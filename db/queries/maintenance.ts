@@ -6,6 +6,11 @@ export async function purgeExpired(db: Queryable): Promise<void> {
   await db.query('select app_private.purge_expired()');
 }
 
+/** Delete dashboard sign-in links and sessions long past any use. */
+export async function purgeDashboardSessions(db: Queryable): Promise<void> {
+  await db.query('select app_private.purge_dashboard_sessions()');
+}
+
 /** Record that these workers of this process are alive. */
 export async function recordWorkerHeartbeats(db: Queryable, workerIds: string[]): Promise<void> {
   await db.query(

@@ -71,3 +71,33 @@ export async function completeSubmission(db: Client, id: number, archiveKey: str
   );
   return rows[0];
 }
+
+export interface SubmissionSummaryRow {
+  id: number;
+  form_id: number;
+  form_name: string;
+  agent_id: number;
+  agent_name: string;
+  status: 'processing' | 'complete';
+  contact: Record<string, string> | null;
+  submitted_at: Date;
+}
+
+/** Up to `limit` submissions the caller may see (RLS: agency and mode) with ids below `before`, newest first, optionally by form, agent and status. */
+export async function listSubmissions(
+  db: Client,
+  f: { before: number | null; formId: number | null; agentId: number | null; status: string | null; limit: number },
+): Promise<SubmissionSummaryRow[]> {
+  const { rows } = await db.query<SubmissionSummaryRow>({
+    name: 'svc_list_submissions',
+    text: `select s.id, s.form_id, snap.name as form_name, s.agent_id, a.first_name || ' ' || a.last_name as agent_name, s.status, s.contact, s.submitted_at
+      from app_public.submissions s
+      join app_public.form_snapshots snap on snap.id = s.snapshot_id
+      join app_public.agents a on a.id = s.agent_id
+     where ($1::bigint is null or s.id < $1) and ($2::bigint is null or s.form_id = $2) and ($3::bigint is null or s.agent_id = $3)
+       and ($4::text is null or s.status = $4)
+     order by s.id desc limit $5`,
+    values: [f.before, f.formId, f.agentId, f.status, f.limit],
+  });
+  return rows;
+}

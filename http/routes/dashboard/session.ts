@@ -35,13 +35,13 @@ export const dashboardSessionRoutes = [
     method: 'get',
     path: '/dashboard',
     operationId: 'dashboardHome',
-    summary: 'The dashboard: to the test-data keys page',
+    summary: 'The dashboard: to the test-data forms page',
     tags: ['Dashboard'],
     auth: 'none',
     responses: { 303: { description: 'To a section' } },
     handler: async (ctx) => {
       ctx.status = 303;
-      ctx.redirect('/dashboard/test/keys');
+      ctx.redirect('/dashboard/test/forms');
     },
   }),
   route({

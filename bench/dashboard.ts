@@ -1,0 +1,107 @@
+// Agency dashboard: server time (p50/p99) of each page with a few hundred rows behind it (API keys, forms,
+// webhook deliveries, submissions), beside the API's GET /v2/forms and /healthz as peers, in the same run.
+import { randomBytes, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileBlobStore } from '../lib/blobs.ts';
+import { parseConfig } from '../lib/config.ts';
+import { createLogger, setLogLevel } from '../lib/log.ts';
+import { hashToken } from '../lib/secrets.ts';
+import { withIdentity } from '../db/pool.ts';
+import { createApp } from '../http/app.ts';
+import { load, report, seedAgency } from './lib.ts';
+import type { BenchContext } from './run.ts';
+
+const STEPS = [{ id: 'you', name: 'About you', questions: [{ id: 'name', type: 'short_text', label: 'Your name', required: true }] }];
+
+export async function run(ctx: BenchContext): Promise<void> {
+  setLogLevel('silent');
+  const { db } = ctx;
+  const rows = ctx.quick ? 100 : 300;
+  const cfg = parseConfig({ DATABASE_URL: ctx.url, DATA_DIR: ctx.dataDir, RATE_LIMIT_SUBMISSIONS_PER_WINDOW: '100000', LOG_LEVEL: 'silent' });
+  const secretKey = randomBytes(32);
+  const app = createApp({ db, cfg, log: createLogger(), blobs: fileBlobStore(path.join(ctx.dataDir, 'blobs')), secretKey });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((r) => server.once('listening', () => r()));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+  const call = (method: string, p: string, body?: string, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }>((resolve) => {
+      const u = new URL(base + p);
+      const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method, agent, headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+      });
+      req.on('error', () => resolve({ status: 0, text: '', headers: {} }));
+      req.end(body);
+    });
+
+  // ---- seed: keys, forms, deliveries, submissions, all through the state functions -------------------
+  const label = `bench-dash-${process.pid}`;
+  const { oauthClientId, agencyId, agentId } = await seedAgency(db, label);
+  const owner = { role: 'owner' as const, agencyId, agentId, mode: 'test' as const };
+  const apiKey = `svc_test_dashbench${randomBytes(12).toString('hex')}`;
+  await withIdentity(db, owner, async (c) => {
+    await c.query(`select app_public.create_api_key($1, 'bench', 'test', 'admin', $2, 'svc_test_dash', '0000')`, [agencyId, hashToken(apiKey)]);
+    for (let i = 0; i < rows; i++) await c.query(`select app_public.create_api_key($1, $2, 'test', 'read_only', $3, 'svc_test_x', 'abcd')`, [agencyId, `key ${i}`, randomBytes(32)]);
+  });
+  const admin = (method: string, p: string, json?: unknown) => call(method, p, json === undefined ? undefined : JSON.stringify(json), { authorization: `Bearer ${apiKey}`, 'idempotency-key': randomUUID() });
+  let formId = 0;
+  let publicId = '';
+  for (let i = 0; i < rows; i++) {
+    const f = JSON.parse((await admin('POST', '/v2/forms', { name: `Bench form ${i}`, owner: { type: 'agency', agency_id: agencyId }, insurance_line: 'homeowners' })).text);
+    if (i === 0) {
+      formId = f.id;
+      publicId = f.public_id;
+    }
+  }
+  await admin('PATCH', `/v2/forms/${formId}`, { steps: STEPS });
+  await admin('POST', `/v2/forms/${formId}/publish`);
+  await admin('PUT', '/v2/webhook-endpoints/form-submission', { staging_url: 'http://127.0.0.1:9/hook' });
+  const endpoint = (await db.owner.query<{ id: string }>(`select id from app_public.webhook_endpoints where agency_id = $1`, [agencyId])).rows[0].id;
+  await withIdentity(db, owner, async (c) => {
+    for (let i = 0; i < rows; i++) await c.query(`select app_public.send_test_delivery($1, '{"topic":"form-submission","data":{}}')`, [endpoint]);
+  });
+  const slug = (await db.owner.query<{ slug: string }>('select slug from app_public.agents where id = $1', [agentId])).rows[0].slug;
+  const page = await call('GET', `/${slug}/form/${publicId}/bench-form-0`);
+  const snapshotId = JSON.parse(/id="form-data">(.*?)<\/script>/s.exec(page.text)![1]).snapshot_id as number;
+  let submissionId = 0;
+  for (let i = 0; i < rows; i++) {
+    const r = await call('POST', `/${slug}/form/${publicId}/submissions`, JSON.stringify({ snapshot_id: snapshotId, answers: { name: `Person ${i}` } }));
+    submissionId = JSON.parse(r.text).submission_id;
+  }
+  // Nothing should send these deliveries or finish submissions during the measurement.
+  await db.owner.query(`delete from graphile_worker._private_jobs`);
+
+  // ---- a session -----------------------------------------------------------------------------------
+  const token = `dsl_${randomBytes(24).toString('base64url')}`;
+  await withIdentity(db, { role: 'oauth_client', oauthClientId }, (c) => c.query('select app_public.create_dashboard_link($1, $2, 300)', [agentId, hashToken(token)]));
+  const signIn = await call('GET', `/dashboard/sign-in/${token}`);
+  const cookie = String(signIn.headers['set-cookie']?.[0] ?? '').split(';')[0];
+  const delivery = (await db.owner.query<{ id: number }>('select max(id)::int id from app_public.webhook_deliveries where agency_id = $1', [agencyId])).rows[0].id;
+
+  process.stdout.write(`${rows} keys, forms, deliveries and submissions behind the pages; 4 concurrent clients\n`);
+  const seconds = ctx.quick ? 1 : 4;
+  const measure = async (name: string, p: string, headers: Record<string, string>) => {
+    const first = await call('GET', p, undefined, headers);
+    if (first.status !== 200) throw new Error(`${p}: ${first.status} ${first.text.slice(0, 200)}`);
+    report(name, await load(async () => (await call('GET', p, undefined, headers)).status === 200, { concurrency: 4, seconds }));
+  };
+  const session = { cookie };
+  await measure('peer: GET /healthz', '/healthz', {});
+  await measure('peer: GET /v2/forms (API key, 20 rows)', '/v2/forms', { authorization: `Bearer ${apiKey}` });
+  await measure(`dashboard: API keys (${rows + 1} rows)`, '/dashboard/test/keys', session);
+  await measure('dashboard: webhooks', '/dashboard/test/webhooks', session);
+  await measure('dashboard: delivery log (50 of them)', '/dashboard/test/webhooks/form-submission/deliveries', session);
+  await measure('dashboard: one delivery', `/dashboard/test/webhooks/form-submission/deliveries/${delivery}`, session);
+  await measure(`dashboard: forms (${rows} rows)`, '/dashboard/test/forms', session);
+  await measure('dashboard: one form with embed code', `/dashboard/test/forms/${formId}`, session);
+  await measure('dashboard: submissions (50 of them)', '/dashboard/test/submissions', session);
+  await measure('dashboard: one submission', `/dashboard/test/submissions/${submissionId}`, session);
+  await measure('dashboard: usage', '/dashboard/test/usage', session);
+
+  agent.destroy();
+  await new Promise<void>((r) => server.close(() => r()));
+}

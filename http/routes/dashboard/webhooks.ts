@@ -1,0 +1,271 @@
+// Dashboard: the agency's topic endpoints (SPEC §6.1): staging and production URLs and alternative auth per
+// topic, the signing secret shown once (creation, rotation), "Send test event" to the staging URL, the delivery
+// log filterable by status with each attempt, redelivery, and why an endpoint was disabled with re-enabling.
+// Every action is the same query or helper the /v2/webhook-endpoints routes use.
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { getTopicEndpoint, listTopicEndpoints, putTopicEndpoint, setEndpointEnabled, type EndpointRow } from '../../../db/queries/webhook_endpoints.ts';
+import { sampleTopicPayload } from '../../../pipelines/webhooks/payloads.ts';
+import { base, csrfField, renderPage, when, withSession, type DashboardSession } from '../../dashboard.ts';
+import { ApiError, notFound, zodDetails } from '../../errors.ts';
+import { html, type SafeHtml } from '../../pages/html.ts';
+import { route, tx } from '../../route.ts';
+import { dashboardForm, modeParams, modeTopicDeliveryParams, modeTopicParams } from '../../schemas/dashboard.ts';
+import { putEndpointBody } from '../../schemas/webhooks.ts';
+import { checkProductionUrl, deliveryDetail, deliveryPage, mintSecret, redeliverTo, rotateSecret, sealAuth, sendTest } from '../../webhooks.ts';
+
+const TOPICS = [
+  { topic: 'form-submission', label: 'Form submissions', about: 'A consumer submitted a hosted form (SPEC §6.3).' },
+  { topic: 'client-submission', label: 'Policy data', about: 'Data extracted from a policy document (SPEC §6.2).' },
+] as const;
+type Topic = (typeof TOPICS)[number]['topic'];
+
+const responses = { 200: { description: 'HTML page' }, 401: { description: 'Not signed in' }, 403: { description: 'No CSRF token, or not an admin' }, 404: { description: 'Not found' } };
+const STATUSES = ['pending', 'delivered', 'failed'] as const;
+
+function secretBox(secret: string, title: string): SafeHtml {
+  return html`<section class="dash-secret" aria-labelledby="secret-title"><h2 id="secret-title">${title}</h2>
+<p class="notice"><strong>Copy it now: it is shown only once.</strong> Your receiver checks each delivery’s <code>x-signature</code> with it (HMAC-SHA256 of the raw body).</p>
+<div class="dash-copy"><label class="visually-hidden" for="secret-value">Signing secret</label><input class="input dash-copy__value" id="secret-value" readonly value="${secret}" data-secret><button type="button" class="button button--secondary" data-copy="secret-value">Copy</button></div>
+<p class="dash-copy__status" role="status" aria-live="polite"></p></section>`;
+}
+
+function endpointCard(s: DashboardSession, topic: (typeof TOPICS)[number], w: EndpointRow | undefined): SafeHtml {
+  const b = `${base(s.mode)}/webhooks/${topic.topic}`;
+  const id = topic.topic;
+  return html`<section class="dash-panel" aria-labelledby="t-${id}">
+<h2 id="t-${id}">${topic.label} <small><code>${id}</code></small></h2>
+<p>${topic.about}</p>
+${w && !w.enabled ? html`<div class="notice" role="alert"><strong>Disabled ${when(w.disabled_at)}.</strong> ${w.disabled_reason ?? 'Deliveries kept failing.'} Pending deliveries wait until you re-enable it.
+<form method="post" action="${b}/enable">${csrfField(s)}<button class="button button--primary button--small" type="submit">Re-enable ${topic.label}</button></form></div>` : ''}
+${w?.failing_since && w.enabled ? html`<p class="notice">Failing since ${when(w.failing_since)}: after five days of failures the endpoint is disabled.</p>` : ''}
+<form method="post" action="${b}" class="dash-form">${csrfField(s)}
+<div class="field"><label class="field__label" for="${id}-staging">Staging URL</label><p class="field__help" id="${id}-staging-help">Receives test-data events and test events.</p><input class="input" type="url" id="${id}-staging" name="staging_url" value="${w?.staging_url ?? ''}" aria-describedby="${id}-staging-help" inputmode="url" autocomplete="off"></div>
+<div class="field"><label class="field__label" for="${id}-production">Production URL</label><p class="field__help" id="${id}-production-help">Receives live-data events; must use https.</p><input class="input" type="url" id="${id}-production" name="production_url" value="${w?.production_url ?? ''}" aria-describedby="${id}-production-help" inputmode="url" autocomplete="off"></div>
+<div class="field"><label class="field__label" for="${id}-auth">Also authenticate with</label>
+<select class="input" id="${id}-auth" name="auth_kind">
+<option value="keep"${w ? ' selected' : ''}>${w?.auth_kind ? `Keep the current ${w.auth_kind} credentials` : w ? 'Keep as it is (signature only)' : 'Signature only'}</option>
+<option value="none">Signature only (remove credentials)</option>
+<option value="bearer">Bearer token</option><option value="basic">Basic auth</option><option value="header">A header</option></select></div>
+<div class="field"><label class="field__label" for="${id}-auth-a">Token, user name or header name</label><input class="input" id="${id}-auth-a" name="auth_a" autocomplete="off"></div>
+<div class="field"><label class="field__label" for="${id}-auth-b">Password or header value</label><input class="input" id="${id}-auth-b" name="auth_b" type="password" autocomplete="new-password"></div>
+<button class="button button--primary" type="submit">${w ? 'Save' : 'Register'} ${topic.label}</button></form>
+${
+  w
+    ? html`<div class="dash-filter">
+${s.mode === 'test' ? html`<form method="post" action="${b}/test">${csrfField(s)}<button class="button button--secondary button--small" type="submit"${w.staging_url ? '' : ' disabled'}>Send test event</button></form>` : ''}
+<form method="post" action="${b}/rotate-secret">${csrfField(s)}<button class="button button--secondary button--small" type="submit">Rotate signing secret</button></form>
+<a class="button button--secondary button--small" href="${b}/deliveries">Delivery log</a></div>`
+    : ''
+}
+</section>`;
+}
+
+async function endpointsPage(ctx: Context, s: DashboardSession, top: SafeHtml | null, status = 200): Promise<void> {
+  const byTopic = new Map((await listTopicEndpoints(tx(ctx))).map((w) => [w.topic, w]));
+  await renderPage(ctx, s, 'Webhooks', html`${top}${TOPICS.map((t) => endpointCard(s, t, byTopic.get(t.topic)))}`, status);
+}
+
+async function loadEndpoint(ctx: Context, topic: string): Promise<EndpointRow> {
+  const w = await getTopicEndpoint(tx(ctx), topic);
+  if (!w) throw notFound(`webhook endpoint for ${topic}`);
+  return w;
+}
+
+/** The endpoint-auth choice of the form, or undefined to keep the stored one. */
+function authOf(body: Record<string, unknown>): unknown {
+  const kind = String(body.auth_kind ?? 'keep');
+  const a = String(body.auth_a ?? '');
+  const b = String(body.auth_b ?? '');
+  if (kind === 'keep') return undefined;
+  if (kind === 'none') return null;
+  if (kind === 'bearer') return { kind, token: a };
+  if (kind === 'basic') return { kind, username: a, password: b };
+  return { kind: 'header', name: a, value: b };
+}
+
+const str = (v: unknown) => (typeof v === 'string' ? v.trim() : '');
+
+export const dashboardWebhookRoutes = [
+  route({
+    method: 'get',
+    path: '/dashboard/:mode/webhooks',
+    operationId: 'dashboardWebhooks',
+    summary: 'Webhooks page',
+    tags: ['Dashboard'],
+    auth: 'none',
+    params: modeParams,
+    responses,
+    handler: (ctx, { params }, deps) => withSession(ctx, deps, params.mode, true, (s) => endpointsPage(ctx, s, null)),
+  }),
+  route({
+    method: 'post',
+    path: '/dashboard/:mode/webhooks/:topic',
+    operationId: 'dashboardPutWebhook',
+    summary: 'Register or update a topic endpoint; the secret is shown once on creation',
+    tags: ['Dashboard'],
+    auth: 'none',
+    params: modeTopicParams,
+    urlencoded: true,
+    body: dashboardForm,
+    responses,
+    handler: (ctx, { params, body }, deps) =>
+      withSession(ctx, deps, params.mode, true, async (s) => {
+        const parsed = putEndpointBody.safeParse({ staging_url: str(body.staging_url) || null, production_url: str(body.production_url) || null, auth: authOf(body) });
+        if (!parsed.success) throw new ApiError(422, 'please check the endpoint', zodDetails(parsed.error));
+        checkProductionUrl(deps, parsed.data.production_url, 'production_url');
+        const secret = mintSecret(deps);
+        const { created } = await putTopicEndpoint(tx(ctx), params.topic, {
+          stagingUrl: parsed.data.staging_url,
+          productionUrl: parsed.data.production_url,
+          auth: parsed.data.auth === undefined ? undefined : sealAuth(deps, parsed.data.auth),
+          secretCiphertext: secret.ciphertext,
+        });
+        await endpointsPage(ctx, s, created ? secretBox(secret.secret, `Signing secret for ${params.topic}`) : html`<p class="notice" role="status">Saved.</p>`, created ? 201 : 200);
+      }),
+  }),
+  route({
+    method: 'post',
+    path: '/dashboard/:mode/webhooks/:topic/rotate-secret',
+    operationId: 'dashboardRotateWebhookSecret',
+    summary: 'Replace the signing secret; shown once',
+    tags: ['Dashboard'],
+    auth: 'none',
+    params: modeTopicParams,
+    urlencoded: true,
+    body: dashboardForm,
+    responses,
+    handler: (ctx, { params }, deps) =>
+      withSession(ctx, deps, params.mode, true, async (s) => {
+        const w = await loadEndpoint(ctx, params.topic);
+        const secret = await rotateSecret(ctx, deps, w.id);
+        await endpointsPage(ctx, s, secretBox(secret, `New signing secret for ${params.topic}`));
+      }),
+  }),
+  route({
+    method: 'post',
+    path: '/dashboard/:mode/webhooks/:topic/enable',
+    operationId: 'dashboardEnableWebhook',
+    summary: 'Re-enable a disabled endpoint',
+    tags: ['Dashboard'],
+    auth: 'none',
+    params: modeTopicParams,
+    urlencoded: true,
+    body: dashboardForm,
+    responses: { ...responses, 303: { description: 'Back to the webhooks' } },
+    handler: (ctx, { params }, deps) =>
+      withSession(ctx, deps, params.mode, true, async (s) => {
+        const w = await loadEndpoint(ctx, params.topic);
+        await setEndpointEnabled(tx(ctx), w.id, true);
+        ctx.status = 303;
+        ctx.redirect(`${base(s.mode)}/webhooks`);
+      }),
+  }),
+  route({
+    method: 'post',
+    path: '/dashboard/:mode/webhooks/:topic/test',
+    operationId: 'dashboardTestWebhook',
+    summary: 'Send a sample event to the staging URL, then show the log',
+    tags: ['Dashboard'],
+    auth: 'none',
+    params: modeTopicParams,
+    urlencoded: true,
+    body: dashboardForm,
+    responses: { ...responses, 303: { description: 'To the new delivery' } },
+    handler: (ctx, { params }, deps) =>
+      withSession(ctx, deps, params.mode, true, async (s) => {
+        const w = await loadEndpoint(ctx, params.topic);
+        const d = await sendTest(ctx, w.id, sampleTopicPayload(params.topic as Topic));
+        ctx.status = 303;
+        // Test events are test data: they are shown in the test view whichever view sent them.
+        void s;
+        ctx.redirect(`${base('test')}/webhooks/${params.topic}/deliveries/${d.id}`);
+      }),
+  }),
+  route({
+    method: 'get',
+    path: '/dashboard/:mode/webhooks/:topic/deliveries',
+    operationId: 'dashboardWebhookDeliveries',
+    summary: 'The delivery log of a topic, newest first, filterable by status',
+    tags: ['Dashboard'],
+    auth: 'none',
+    params: modeTopicParams,
+    query: z.object({ status: z.enum(STATUSES).or(z.literal('')).optional(), cursor: z.string().max(200).optional() }),
+    responses,
+    handler: (ctx, { params, query }, deps) =>
+      withSession(ctx, deps, params.mode, true, async (s) => {
+        const w = await loadEndpoint(ctx, params.topic);
+        const status = query.status || undefined;
+        const page = await deliveryPage(ctx, w.id, { limit: 50, cursor: query.cursor, status });
+        const b = `${base(s.mode)}/webhooks/${params.topic}`;
+        // Live and test deliveries share an endpoint; each mode's view lists only its own.
+        const rows = page.data.filter((d) => d.mode === s.mode);
+        const next = page.next_cursor ? `${b}/deliveries?${new URLSearchParams({ ...(status ? { status } : {}), cursor: page.next_cursor })}` : null;
+        await renderPage(
+          ctx,
+          s,
+          `Delivery log: ${params.topic}`,
+          html`<form method="get" class="dash-filter"><div class="field"><label class="field__label" for="status">Status</label>
+<select class="input" id="status" name="status"><option value="">All</option>${STATUSES.map((x) => html`<option value="${x}"${x === status ? ' selected' : ''}>${x}</option>`)}</select></div>
+<button class="button button--secondary button--small" type="submit">Filter</button></form>
+${rows.length ? html`<div class="dash-table-wrap"><table class="dash-table"><caption class="visually-hidden">Deliveries</caption>
+<thead><tr><th scope="col">Delivery</th><th scope="col">Status</th><th scope="col">Last answer</th><th scope="col">Attempts</th><th scope="col">Created</th></tr></thead>
+<tbody>${rows.map((d) => html`<tr><th scope="row"><a href="${b}/deliveries/${d.id}">#${d.id}${d.is_test ? ' (test event)' : ''}</a></th><td><span class="dash-status dash-status--${d.status}">${d.status}</span></td><td>${d.last_status_code ?? d.last_error ?? '—'}</td><td>${d.attempt_count}</td><td>${when(d.created_at)}</td></tr>`)}</tbody></table></div>` : html`<p class="lede">No deliveries${status ? ` with status ${status}` : ''} yet.</p>`}
+${next ? html`<p><a href="${next}">Older deliveries</a></p>` : ''}
+<p><a href="${base(s.mode)}/webhooks">Back to webhooks</a></p>`,
+        );
+      }),
+  }),
+  route({
+    method: 'get',
+    path: '/dashboard/:mode/webhooks/:topic/deliveries/:delivery_id',
+    operationId: 'dashboardWebhookDelivery',
+    summary: 'One delivery with every attempt',
+    tags: ['Dashboard'],
+    auth: 'none',
+    params: modeTopicDeliveryParams,
+    responses,
+    handler: (ctx, { params }, deps) =>
+      withSession(ctx, deps, params.mode, true, async (s) => {
+        const w = await loadEndpoint(ctx, params.topic);
+        const d = await deliveryDetail(ctx, w.id, params.delivery_id);
+        if (d.mode !== s.mode) throw notFound('delivery');
+        const b = `${base(s.mode)}/webhooks/${params.topic}`;
+        await renderPage(
+          ctx,
+          s,
+          `Delivery #${d.id}`,
+          html`<p><span class="dash-status dash-status--${d.status}">${d.status}</span> ${d.is_test ? 'Test event' : 'Event'} to <code>${d.url}</code>, created ${when(d.created_at)}${d.redelivery_of ? html`, a redelivery of <a href="${b}/deliveries/${d.redelivery_of}">#${d.redelivery_of}</a>` : ''}.</p>
+${d.status === 'pending' && d.next_attempt_at ? html`<p>Next attempt ${when(d.next_attempt_at)}.</p>` : ''}
+<form method="post" action="${b}/deliveries/${d.id}/redeliver">${csrfField(s)}<button class="button button--secondary button--small" type="submit">Redeliver</button></form>
+<h2>Attempts</h2>
+${d.attempts.length ? d.attempts.map((a) => html`<section class="dash-panel" aria-label="Attempt ${a.attempt_number}"><h3>Attempt ${a.attempt_number}: ${a.status_code ?? a.error?.code ?? 'no answer'}</h3>
+<p>${when(a.started_at)} · ${a.duration_ms} ms${a.error ? ` · ${a.error.message}` : ''}</p>
+<h4>Response headers</h4><pre class="dash-pre">${Object.entries(a.response_headers ?? {}).map(([k, v]) => `${k}: ${v}\n`).join('') || '—'}</pre>
+<h4>Response body (excerpt)</h4><pre class="dash-pre">${a.response_body ?? '—'}</pre></section>`) : html`<p class="lede">No attempt yet: reload in a moment.</p>`}
+<h2>Body sent</h2><pre class="dash-pre">${d.body}</pre>
+<p><a href="${b}/deliveries">Back to the delivery log</a></p>`,
+        );
+      }),
+  }),
+  route({
+    method: 'post',
+    path: '/dashboard/:mode/webhooks/:topic/deliveries/:delivery_id/redeliver',
+    operationId: 'dashboardRedeliver',
+    summary: 'Send a delivery again',
+    tags: ['Dashboard'],
+    auth: 'none',
+    params: modeTopicDeliveryParams,
+    urlencoded: true,
+    body: dashboardForm,
+    responses: { ...responses, 303: { description: 'To the new delivery' } },
+    handler: (ctx, { params }, deps) =>
+      withSession(ctx, deps, params.mode, true, async (s) => {
+        const w = await loadEndpoint(ctx, params.topic);
+        if ((await deliveryDetail(ctx, w.id, params.delivery_id)).mode !== s.mode) throw notFound('delivery');
+        const d = await redeliverTo(ctx, w.id, params.delivery_id);
+        ctx.status = 303;
+        ctx.redirect(`${base(s.mode)}/webhooks/${params.topic}/deliveries/${d.id}`);
+      }),
+  }),
+];
