@@ -47,6 +47,9 @@ export const sqlErrorStatus: Record<string, number> = {
   UPLDU: 422,
   LIVEK: 403,
   STATE: 500,
+  // invalid_parameter_value, raised by app_private.record_analysis_facts for a side other than lease/insurance:
+  // a caller's bug, never a client error.
+  '22023': 500,
 };
 
 /** HTTP status of each SPEC §7.2 code a document pipeline failure carries. */
