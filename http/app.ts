@@ -4,6 +4,7 @@ import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import { ping } from '../db/queries/health.ts';
 import { apiErrorBody, errorMiddleware, oauthErrorBody, problemBody, v1ErrorBody, type ErrorPresenter } from './errors.ts';
+import { mountDocs } from './docs.ts';
 import { openApiDocument } from './openapi.ts';
 import { mountRoutes, type Deps, type RouteSpec } from './route.ts';
 import { fileRoutes } from './routes/files.ts';
@@ -35,6 +36,7 @@ export function createApp(deps: Deps): Koa {
     openapi ??= openApiDocument(allRoutes, deps.cfg.publicUrl);
     ctx.body = openapi;
   });
+  mountDocs(router);
   router.get('/healthz', async (ctx) => {
     await ping(deps.db.owner);
     ctx.body = { ok: true };
