@@ -10,6 +10,7 @@ import { openDatabase, type Opened } from '../db/connect.ts';
 import { MigrationError } from '../db/migrate.ts';
 import { createOAuthClient } from '../db/queries/oauth.ts';
 import { createApp } from '../http/app.ts';
+import { sweepUploadDirs } from '../http/body.ts';
 import { startWorker } from '../tasks/index.ts';
 import { loadOrCreateKey, parseKey } from '../lib/crypto.ts';
 import { closeDocumentPools } from '../pipelines/documents/index.ts';
@@ -68,6 +69,8 @@ function secretKey(): Buffer {
 }
 
 async function serve(withWorker: boolean): Promise<void> {
+  const swept = await sweepUploadDirs(cfg.tmpDir);
+  if (swept.length) log.info('removed upload folders left by stopped processes', { count: swept.length });
   const opened = await open(20);
   const key = secretKey();
   const runner = withWorker ? await startWorker(opened.db.owner, { concurrency: cfg.WORKER_CONCURRENCY, log, deps: { cfg, log, secretKey: key } }) : undefined;
