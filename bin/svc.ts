@@ -15,6 +15,7 @@ import { createMetrics, type Metrics } from '../lib/metrics.ts';
 import { createOperatorToken, revokeOperatorTokens } from '../db/queries/operators.ts';
 import { hashToken, newToken } from '../lib/secrets.ts';
 import type { Database } from '../db/pool.ts';
+import { sweepUploadDirs } from '../http/body.ts';
 import { startWorker } from '../tasks/index.ts';
 import { loadOrCreateKey, parseKey } from '../lib/crypto.ts';
 import { closeDocumentPools } from '../pipelines/documents/index.ts';
@@ -91,6 +92,8 @@ async function serveMetrics(metrics: Metrics, db: Database): Promise<() => Promi
 }
 
 async function serve(withWorker: boolean): Promise<void> {
+  const swept = await sweepUploadDirs(cfg.tmpDir);
+  if (swept.length) log.info('removed upload folders left by stopped processes', { count: swept.length });
   const opened = await open(20);
   const key = secretKey();
   const metrics = createMetrics();

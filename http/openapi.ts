@@ -63,7 +63,8 @@ export function openApiDocument(specs: RouteSpec[], serverUrl: string): Record<s
       operationId: spec.operationId,
       summary: spec.summary,
       tags: spec.tags,
-      ...(authSchemes[spec.auth] ? { security: authSchemes[spec.auth].map((s) => ({ [s]: [] })) } : {}),
+      // Public operations say so explicitly (`security: []`): token exchange, signed file links, logos.
+      security: authSchemes[spec.auth] ? authSchemes[spec.auth].map((s) => ({ [s]: [] })) : [],
       parameters: [...parameters(spec.params, 'path'), ...parameters(spec.query, 'query')],
       ...(requestBody ? { requestBody } : {}),
       responses,
@@ -74,6 +75,7 @@ export function openApiDocument(specs: RouteSpec[], serverUrl: string): Record<s
     info: {
       title: 'Insurance intake, provisioning and policy-analysis service',
       version: '1.0.0',
+      license: { name: 'MIT', identifier: 'MIT' },
       description: 'Interface contract: SPEC.md. Errors of /v1 are `{ error: { message, details } }`; /oauth/token errors follow RFC 6749 §5.2; /v2 errors are RFC 9457 problem details (`application/problem+json`) with `errors: [{ pointer, detail }]`. Every POST and PATCH under /v2 needs an `Idempotency-Key` header (UUIDv4).',
     },
     servers: [{ url: serverUrl }],

@@ -2,6 +2,8 @@
 import type { Queryable } from './types.ts';
 
 export interface ApiKeyRow {
+  /** The admin agent who created it (null once that agent's row is gone); the key belongs to the agency. */
+  created_by_agent_id: number | null;
   id: number;
   name: string;
   mode: 'test' | 'live';
@@ -15,7 +17,7 @@ export interface ApiKeyRow {
   replaced_by_id: number | null;
 }
 
-const keyColumns = 'id, name, mode, permissions, prefix, last_four, created_at, last_used_at, expires_at, revoked_at, replaced_by_id';
+const keyColumns = 'id, name, mode, permissions, prefix, last_four, created_by_agent_id, created_at, last_used_at, expires_at, revoked_at, replaced_by_id';
 
 /** The parts of a new key stored beside its hash (lib/secrets.ts newApiKey). */
 export interface MintedKey {

@@ -13,6 +13,7 @@ export function presentApiKey(k: ApiKeyRow): z.infer<typeof apiKey> {
     permissions: k.permissions,
     prefix: k.prefix,
     last_four: k.last_four,
+    created_by_agent_id: k.created_by_agent_id,
     status,
     created_at: k.created_at.toISOString(),
     last_used_at: k.last_used_at?.toISOString() ?? null,

@@ -25,6 +25,11 @@ export const apiKey = z
     permissions: z.enum(['admin', 'read_only']),
     prefix: z.string().describe('First characters of the key, for recognising it'),
     last_four: z.string(),
+    created_by_agent_id: z
+      .number()
+      .int()
+      .nullable()
+      .describe('The admin agent who created the key. A key belongs to its agency, not to that agent: it keeps working when the agent is deactivated (revoke it explicitly), and stops when the agency is deactivated'),
     status: z.enum(['active', 'expiring', 'expired', 'revoked']),
     created_at: timestamp,
     last_used_at: timestamp.nullable(),

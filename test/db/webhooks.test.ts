@@ -28,15 +28,21 @@ test('put_topic_endpoint creates the endpoint once, then changes only the fields
   t.like(created, { agency_id: a.agencyId, staging_url: 'https://s.example/1', production_url: null, enabled: true, created: true });
   t.is(await secretOf(created.id), 'ciphertext-1');
 
+  // The production URL and credentials route live data: a live key's to set (a sandbox key gets LIVEK).
+  const live = a.adminKey('live');
+  const refused = await sqlError(as(tdb, key, `select ${cols} from app_public.put_topic_endpoint($1, $2, $3, $4, $5, $6, $7, $8) r`, [
+    'client-submission', null, 'https://p.example/1', null, null, ['production_url'], 'ciphertext-2', null,
+  ]));
+  t.is(refused.code, 'LIVEK');
   const updated = (
-    await as(tdb, key, `select ${cols} from app_public.put_topic_endpoint($1, $2, $3, $4, $5, $6, $7, $8) r`, [
+    await as(tdb, live, `select ${cols} from app_public.put_topic_endpoint($1, $2, $3, $4, $5, $6, $7, $8) r`, [
       'client-submission', null, 'https://p.example/1', 'bearer', 'auth-ct', ['production_url', 'auth'], 'ciphertext-2', null,
     ])
   ).rows[0];
   t.like(updated, { id: created.id, staging_url: 'https://s.example/1', production_url: 'https://p.example/1', auth_kind: 'bearer', created: false });
   t.is(await secretOf(created.id), 'ciphertext-1', 'the secret is stored only on creation');
 
-  const cleared = (await put(key, 'client-submission', { staging: null, auth: null, given: ['staging_url', 'auth'] })).rows[0];
+  const cleared = (await put(live, 'client-submission', { staging: null, auth: null, given: ['staging_url', 'auth'] })).rows[0];
   t.like(cleared, { staging_url: null, production_url: 'https://p.example/1', auth_kind: null });
 });
 
@@ -70,8 +76,9 @@ test('put_topic_endpoint with enabled: disabling stops, enabling re-queues pendi
     [b.agencyId, ep.id],
   );
   t.true((await put(key, 'form-submission', { given: [], enabled: true })).rows[0].enabled);
+  // First attempts of an endpoint's deliveries share one batch job (an array payload under the endpoint's key).
   const jobs = await queuedJobs(tdb, 'deliveries__send');
-  t.true(jobs.some((j) => j.payload.delivery_id === d.rows[0].id && j.key === `delivery:${d.rows[0].id}`));
+  t.true(jobs.some((j) => j.key === `deliveries:${ep.id}` && Array.isArray(j.payload) && (j.payload as Array<{ delivery_id: number }>).some((p) => p.delivery_id === d.rows[0].id)));
 });
 
 test('create_webhook_subscription records the creating agent, can start disabled, and is for admins only', async (t) => {
@@ -93,7 +100,8 @@ test('send_test_delivery queues a test delivery to the staging URL; NOURL withou
 
   const withStaging = (await put(key, 'client-submission', { staging: 'https://stage.example', given: ['staging_url'] })).rows[0];
   const { rows } = await as(tdb, key, 'select * from app_public.send_test_delivery($1, $2)', [withStaging.id, '{"sample":true}']);
-  t.like(rows[0], { is_test: true, mode: 'test', url: 'https://stage.example', status: 'pending', body: '{"sample":true}' });
+  // A sample body carries no customer data; it is filed under the caller's mode so the caller's log shows it.
+  t.like(rows[0], { is_test: true, mode: 'live', url: 'https://stage.example', status: 'pending', body: '{"sample":true}' });
   t.regex(rows[0].message_id, /^msg_test_/);
   t.true((await queuedJobs(tdb, 'deliveries__send')).some((j) => j.payload.delivery_id === rows[0].id));
   t.is((await sqlError(as(tdb, b.adminKey('test'), 'select app_public.send_test_delivery($1, $2)', [withStaging.id, '{}']))).code, 'NTFND');

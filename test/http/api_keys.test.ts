@@ -95,3 +95,16 @@ test('the OAuth client sets the plan; enterprise needs custom limits; other clie
   const free = await svc.request('PUT', `/v1/agencies/${a.agencyId}/plan`, { token: c.token, json: { plan: 'free' } });
   t.deepEqual(free.body.data, { agency_id: a.agencyId, plan: 'free', per_minute: 5, per_day: 50 });
 });
+
+test('a key reports the admin who created it and outlives that admin’s deactivation (it belongs to the agency)', async (t) => {
+  const c = await svc.oauthClient();
+  const a = await svc.agency(c.token);
+  const admin = (await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, { token: c.token, json: { first_name: 'Ad', last_name: 'Min', email: 'admin-creator@example.com', is_admin: true } })).body.data;
+  const created = await svc.request('POST', `/v1/agencies/${a.agencyId}/api-keys`, { token: admin.access_token, json: { name: 'Made by an admin', mode: 'test' } });
+  t.is(created.status, 200, created.text);
+  t.is(created.body.data.created_by_agent_id, admin.id);
+  t.is((await svc.request('DELETE', `/v1/agents/${admin.id}`, { token: c.token })).status, 204);
+  t.is((await svc.request('GET', '/v2/forms', { token: created.body.data.key })).status, 200, 'the key still works');
+  const listed = (await svc.request('GET', `/v1/agencies/${a.agencyId}/api-keys`, { token: a.ownerToken })).body.data as Array<{ id: number; created_by_agent_id: number | null }>;
+  t.is(listed.find((k) => k.id === created.body.data.id)?.created_by_agent_id, admin.id);
+});
