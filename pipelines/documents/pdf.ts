@@ -1,7 +1,7 @@
 // The caller's side of the PDF worker pool.
 import { WorkerPool } from './pool.ts';
 import { DocumentError, type DocumentErrorCode } from './errors.ts';
-import type { PdfTextResult, PdfRasterResult } from './pdf-worker.ts';
+import type { PdfTextResult, PdfRasterResult } from './pdf_worker.ts';
 
 let pool: WorkerPool | undefined;
 
@@ -25,7 +25,7 @@ function workerExecArgv(): string[] | undefined {
 
 /** The shared PDF pool (created on first use, sized to the cores). */
 export function pdfPool(size?: number): WorkerPool {
-  return (pool ??= new WorkerPool(new URL('./pdf-worker.ts', import.meta.url), { size, execArgv: workerExecArgv() }));
+  return (pool ??= new WorkerPool(new URL('./pdf_worker.ts', import.meta.url), { size, execArgv: workerExecArgv() }));
 }
 
 export async function closePdfPool(): Promise<void> {

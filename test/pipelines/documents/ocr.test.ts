@@ -79,7 +79,7 @@ test('offline: OCR works with the network blocked in every thread and writes not
   const node = process.execPath;
   const { stdout, stderr } = await execFileP(
     node,
-    ['--import', import.meta.resolve('tsx'), '--import', path.join(here, 'no-network.mjs'), path.join(here, 'offline-run.ts'), fixturesDir],
+    ['--import', import.meta.resolve('tsx'), '--import', path.join(here, 'no_network.mjs'), path.join(here, 'offline_run.ts'), fixturesDir],
     { cwd, timeout: 150_000 },
   ).catch((e: { stdout: string; stderr: string }) => e);
   t.log(stderr.split('\n').filter((l) => !/diacritics|Estimating/.test(l)).join('\n').slice(0, 2000));

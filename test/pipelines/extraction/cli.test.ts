@@ -12,7 +12,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 function svc(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('LLM_') && k !== 'OCR_ENGINE'));
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(here, 'cli-runner.ts'), ...args], { env, timeout: 120_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(here, 'cli_runner.ts'), ...args], { env, timeout: 120_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });

@@ -7,7 +7,7 @@ import { readDocument, closeDocumentPools, langDataDir } from '../../../pipeline
 const dir = process.argv[2];
 // Canary: proves the network guard is active inside worker threads too (reported as "canary").
 await new Promise<void>((resolve) => {
-  const w = new Worker(new URL('./canary-worker.mjs', import.meta.url));
+  const w = new Worker(new URL('./canary_worker.mjs', import.meta.url));
   w.on('exit', () => resolve());
 });
 const photo = await readDocument(new Uint8Array(fs.readFileSync(path.join(dir, 'renters_maple_photo.png'))), { ocr: { engine: { kind: 'tesseract.js', workers: 1 } } });
