@@ -22,6 +22,8 @@ export const readOptionsSchema = z
     ocr: z.union([ocrOptionsSchema, z.literal(false)]).prefault({}),
     /** Time-out for parsing the whole PDF text layer. */
     pdfTimeoutMs: z.number().int().positive().default(60_000),
+    /** Repair broken text layers (doubled glyphs, letter spacing, reversed numbers); off only to measure its cost. */
+    repairTextLayer: z.boolean().default(true),
   })
   .strict();
 export type ReadOptions = z.input<typeof readOptionsSchema>;
@@ -54,7 +56,7 @@ export async function readDocument(bytes: Uint8Array, options: ReadOptions = {})
   let ocrPages: number[];
   let ocrEngine: string | undefined;
   if (sniffed.kind === 'pdf') {
-    const r = await readPdfText(bytes, o.maxPages, o.pdfTimeoutMs);
+    const r = await readPdfText(bytes, o.maxPages, o.pdfTimeoutMs, o.repairTextLayer);
     for (const w of r.warnings) errors.push({ stage: 'text', message: w });
     pages = r.pages;
     ocrPages = r.needOcr;
