@@ -251,6 +251,9 @@ function parties(pages: PageText[], emit: Emit, startAt = 0): number {
     if (!f) continue;
     const [name, ...rest] = f.value;
     if (!name || /^\d/.test(name) || /endorse|provisions|if the certificate/i.test(name)) continue;
+    // A lender's or interest's name, not a caption fragment ("ed Party - None", "Name and Address", "Added").
+    const lender = /^[A-Z][\w&.,'’ -]+\b(bank|mortgage|financ\w*|credit|lending|servicing|acceptance|leasing|motor)\b/i.test(name) && !/[:/]/.test(name);
+    if (!lender && !looksLikeName(cleanValue(name))) continue;
     const base = fromFound(f);
     emit({ pointer: `/interested_parties/${n}/name`, value: cleanValue(name), ...base });
     emit({ pointer: `/interested_parties/${n}/role`, value: role, ...base, confidence: base.confidence });
