@@ -33,7 +33,8 @@ async function crop(bytes: Uint8Array, page: number, box: Box | undefined, cache
   if (!pr) {
     pr = (async () => {
       const r = await rasterPdfPage(bytes, page, 110, 4_000_000);
-      const img = Buffer.from(r.data);
+      // Scans come as the stored full-resolution JPEG: shrink once, so each crop works on a small image.
+      const img = await sharp(Buffer.from(r.data)).resize({ width: 1000, withoutEnlargement: true }).png().toBuffer();
       const meta = await sharp(img).metadata();
       return { img, w: meta.width ?? 1, h: meta.height ?? 1, pw: r.pageWidth };
     })();
