@@ -60,6 +60,30 @@ export async function run(): Promise<void> {
     console.log(`text: pdftotext -layout (${cores} processes): ${f2(peer)} pages/s — ours/pdftotext = ${f2(ours / peer)}`);
   } else console.log('text: pdftotext not installed (apt-get install poppler-utils) — no peer figure');
 
+  // What the text-layer repairs cost on clean documents: the same files with and without them, interleaved.
+  const withRepair: number[] = [];
+  const withoutRepair: number[] = [];
+  for (let r = 0; r < 3; r++) {
+    for (const [repairTextLayer, out] of [[true, withRepair], [false, withoutRepair]] as const) {
+      let n = 0;
+      const t1 = performance.now();
+      await parallel(work, cores * 2, async (b) => { const k = (await readDocument(b, { ocr: false, repairTextLayer })).pageCount; n += k; });
+      out.push(n / secs(t1));
+    }
+  }
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  console.log(`text repairs (doubled glyphs, letter spacing, reversed numbers) on clean documents: ${f2(med(withRepair))} pages/s with, ${f2(med(withoutRepair))} without (median of 3) — with/without = ${f2(med(withRepair) / med(withoutRepair))}`);
+
+  // Extraction against the hand-labelled dev set, when the shared corpus is on this machine.
+  const labels = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../shared/corpus/labels');
+  if (fs.existsSync(labels)) {
+    const { runLabelled, summarise } = await import('../bin/commands/eval_labels.ts');
+    const runs = await runLabelled(labels, path.dirname(labels));
+    const s = summarise(runs);
+    const pct = (t: { n: number; ok: number }) => `${((t.ok / Math.max(1, t.n)) * 100).toFixed(1)}% (${t.ok}/${t.n})`;
+    console.log(`extraction vs hand labels (${s.documents} documents): overall ${pct(s.overall)}, text ${pct(s.text)}, scans ${pct(s.scan)}; statuses ${Object.entries(s.statuses).map(([k, v]) => `${k} ${v}`).join(', ')}; median ${f2(s.medianTextMs / 1000)} s per text document`);
+  } else console.log('extraction vs hand labels: ../shared/corpus/labels not present — no figure');
+
   // Memory over many documents: RSS after each batch (worker threads live in this process).
   const rss = () => Math.round(process.memoryUsage().rss / 1024 / 1024);
   const marks: string[] = [`${rss()} MB`];

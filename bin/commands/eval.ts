@@ -7,7 +7,7 @@ import { extractDocument, closeDocumentPools, entityTypeSchema } from '../../pip
 import { scoreDocument, sumScores, precision, recall, type Miss, type FieldScore } from '../../pipelines/extraction/evaluate.ts';
 import { engineOptionsFromConfig } from './extract.ts';
 import { findLeaseCases, evalLease, formatLease } from './eval-lease.ts';
-import { runLabels } from './eval-labels.ts';
+import { runLabels } from './eval_labels.ts';
 
 const usage = `usage: svc eval [DIR] [--json] [--only SUBSTRING]
         svc eval --labels LABELS_DIR [--docs DOCS_DIR] [--only SUBSTRING] [--json] [--html FILE]

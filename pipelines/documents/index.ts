@@ -22,6 +22,8 @@ export const readOptionsSchema = z
     ocr: z.union([ocrOptionsSchema, z.literal(false)]).prefault({}),
     /** Time-out for parsing the whole PDF text layer. */
     pdfTimeoutMs: z.number().int().positive().default(60_000),
+    /** Repair broken text layers (doubled glyphs, letter spacing, reversed numbers); off only to measure its cost. */
+    repairTextLayer: z.boolean().default(true),
   })
   .strict();
 export type ReadOptions = z.input<typeof readOptionsSchema>;
@@ -58,7 +60,7 @@ export async function readTextLayer(bytes: Uint8Array, options: ReadOptions = {}
   const o = readOptionsSchema.parse(options);
   const sniffed = sniff(bytes, { maxBytes: o.maxBytes, maxImagePixels: o.maxImagePixels });
   if (sniffed.kind !== 'pdf') return { sniffed, pages: [], needOcr: [1], errors: [] };
-  const r = await readPdfText(bytes, o.maxPages, o.pdfTimeoutMs);
+  const r = await readPdfText(bytes, o.maxPages, o.pdfTimeoutMs, o.repairTextLayer);
   return { sniffed, pages: r.pages, needOcr: r.needOcr, errors: r.warnings.map((w) => ({ stage: 'text', message: w })) };
 }
 

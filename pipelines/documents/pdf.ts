@@ -48,10 +48,10 @@ function toDocumentError(e: unknown): Error {
 }
 
 /** Text items of every page (positions, AcroForm values) and the pages that need OCR. */
-export async function readPdfText(bytes: Uint8Array, maxPages: number, timeoutMs = 60_000): Promise<PdfTextResult> {
+export async function readPdfText(bytes: Uint8Array, maxPages: number, timeoutMs = 60_000, repair = true): Promise<PdfTextResult> {
   const copy = new Uint8Array(bytes); // pdf.js detaches the buffer it is given
   try {
-    return await pdfPool().run<PdfTextResult>({ op: 'text', bytes: copy, maxPages }, [copy.buffer as ArrayBuffer], timeoutMs);
+    return await pdfPool().run<PdfTextResult>({ op: 'text', bytes: copy, maxPages, repair }, [copy.buffer as ArrayBuffer], timeoutMs);
   } catch (e) {
     throw toDocumentError(e);
   }

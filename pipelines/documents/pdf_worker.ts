@@ -15,7 +15,7 @@ type Pdfjs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 let pdfjsP: Promise<Pdfjs> | undefined;
 const pdfjs = () => (pdfjsP ??= import('pdfjs-dist/legacy/build/pdf.mjs'));
 
-export interface PdfTextRequest { op: 'text'; bytes: Uint8Array; maxPages: number }
+export interface PdfTextRequest { op: 'text'; bytes: Uint8Array; maxPages: number; repair?: boolean }
 export interface PdfTextResult {
   pageCount: number;
   pages: PageText[];
@@ -105,7 +105,7 @@ async function text(req: PdfTextRequest): Promise<PdfTextResult> {
         } catch (e) {
           warnings.push(`page ${n}: form fields unreadable (${(e as Error).message})`);
         }
-        const repaired = repairTextItems(items);
+        const repaired = req.repair === false ? { items, repairs: [] } : repairTextItems(items);
         const usable = hasUsableText(repaired.items);
         if (!usable) needOcr.push(n);
         const laid = layoutPage(n, vp.width, vp.height, usable ? repaired.items : repaired.items.filter((i) => i.source === 'acroform'), 'text', fields);

@@ -151,7 +151,10 @@ export async function extractFromText(doc: DocumentText, options: ExtractOptions
   d.policy_type = describePolicyType(finalKind, doc.pages);
   const core = [d.policy.provider, d.policy.policy_number, d.policy.effective_date, d.policyholder.last_name ?? d.policyholder.organization];
   const found = core.filter((v) => v !== null).length;
-  const status: StageStatus = found === 0 ? 'failure' : found < core.length || doc.status !== 'success' || errors.some((e) => e.stage === 'llm') ? 'partial_success' : 'success';
+  // A readable document always gets a record: with no core field but other values it is partial, and it
+  // fails only when nothing at all could be extracted from its text.
+  const anyValue = Object.keys(d.citations).length > 0;
+  const status: StageStatus = found === 0 && !anyValue ? 'failure' : found < core.length || doc.status !== 'success' || errors.some((e) => e.stage === 'llm') ? 'partial_success' : 'success';
   const read = doc.method === 'text' ? 'pdf_text' : doc.method === 'ocr' ? 'ocr' : 'pdf_text+ocr';
   const usedLlm = !!llm && !llm.error;
   return {

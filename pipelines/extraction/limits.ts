@@ -155,6 +155,16 @@ export function propertyLines(pages: PageText[], emit: Emit, done: Set<string>):
   if (!done.has('deductible')) {
     const d = findLineAmounts(pages, /all\s+(?:other\s+)?perils?(?:\s+deductible)?|(?:section\s+i|aop|policy|property)\s+deductible|deductible\s*[-–:]?\s*(?:all\s+(?:other\s+)?perils?)?|losses covered under section i are subject to a deductible of/i, { not: /wind|hail|hurricane|earthquake|water\s*back|named storm|theft|identity|\bmold\b/i, min: 100 });
     if (d && d.amounts[0].value <= 50000) done.add('deductible');
+    else {
+      // "$500 All peril" printed in a deductible column after the limit.
+      for (const page of pages) for (const line of page.lines) {
+        const m = /\$\s?(\d{1,3}(?:,\d{3})*)\s*(?:all\s+(?:other\s+)?perils?|aop)\b/i.exec(line.text);
+        if (!m || done.has('deductible')) continue;
+        done.add('deductible');
+        emit({ pointer: '/property/deductible', value: Number(m[1].replace(/,/g, '')), page: page.page, text: line.text, confidence: conf(page) * 0.9, source: src(page) });
+      }
+      return;
+    }
     if (d && d.amounts[0].value <= 50000) emit({ pointer: '/property/deductible', value: d.amounts[0].value, page: d.page.page, text: d.text, confidence: conf(d.page) * 0.9, source: src(d.page) });
   }
 }

@@ -45,7 +45,7 @@ export function insurerNamesIn(text: string): string[] {
     let end = i;
     while (end + 1 < words.length) {
       const n = words[end + 1].replace(/[,;:]+$/, '');
-      if (SUFFIX_WORD.test(n) || LEGAL_TAIL.test(n)) { end++; if (/[,;:]$/.test(words[end])) break; continue; }
+      if (SUFFIX_WORD.test(n) || LEGAL_TAIL.test(n) || SUFFIX_WORD.test(n.replace(/\.$/, ''))) { end++; if (/[,;:]$/.test(words[end])) break; continue; }
       if (/^of$/i.test(n) && words[end + 2] && /^[A-Z]/.test(words[end + 2]) && LEGAL_TAIL.test(words[end].replace(/[,;:]+$/, ''))) {
         end += 2;
         if (words[end + 1] && /^[A-Z][a-z]+$/.test(words[end + 1]) && !LEAD_STOP.test(words[end + 1])) end++;
@@ -62,8 +62,8 @@ export function insurerNamesIn(text: string): string[] {
       break;
     }
     while (start < i && (LEAD_STOP.test(words[start].replace(/[,:]$/, '')) || CONNECTOR.test(words[start]))) start++;
-    const name = cleanValue(words.slice(start, end + 1).join(' ').replace(/[,;:]+$/, ''));
-    if (name.split(/\s+/).length >= 2) out.push(name);
+    const name = cleanValue(words.slice(start, end + 1).join(' ').replace(/[,;:]+$/, '').replace(/(?<!\b(?:co|corp|inc|ltd))\.$/i, ''));
+    if (name.split(/\s+/).length >= 2 && /^[A-Z0-9]/.test(name)) out.push(name);
     i = end;
   }
   return out;

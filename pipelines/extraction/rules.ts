@@ -175,7 +175,7 @@ function coverages(pages: PageText[], emit: Emit, start = 0, skip?: RegExp): { n
   return out;
 }
 
-const VIN = /\b([A-HJ-NPR-Z0-9]{17})\b/;
+const VIN = /\b([A-HJ-NPR-Z0-9]{17})\b/; // no I, O or Q in a VIN
 
 function vehicles(pages: PageText[], emit: Emit) {
   let n = 0;
@@ -185,11 +185,24 @@ function vehicles(pages: PageText[], emit: Emit) {
       const m = VIN.exec(line.text.toUpperCase());
       if (!m || !/\d/.test(m[1]) || !/[A-Z]/.test(m[1]) || seen.has(m[1])) continue;
       seen.add(m[1]);
-      const before = line.text.slice(0, line.text.toUpperCase().indexOf(m[1]));
-      const y = /\b(19[5-9]\d|20[0-4]\d)\b/.exec(before);
-      const words = y ? before.slice((y.index ?? 0) + 4).trim().split(/\s+/).filter(Boolean) : [];
+      let before = line.text.slice(0, line.text.toUpperCase().indexOf(m[1]));
+      let y = /\b(19[5-9]\d|20[0-4]\d)\b/.exec(before);
+      let text = line.text;
+      // The VIN on a line of its own: year, make and model are on one of the two lines above it.
+      const li = page.lines.indexOf(line);
+      for (let k = 1; !y && k <= 2 && li - k >= 0; k++) {
+        const above = page.lines[li - k];
+        if (VIN.test(above.text.toUpperCase())) break;
+        const ym = /\b(19[5-9]\d|20[0-4]\d)\s+[A-Z][A-Za-z-]+/.exec(above.text);
+        if (ym) {
+          before = above.text.slice(ym.index).split(/\s{2,}/)[0]; // the vehicle's cell, not the coverage beside it
+          y = /\b(19[5-9]\d|20[0-4]\d)\b/.exec(before);
+          text = page.lines.slice(li - k, li + 1).map((l) => l.text).join('\n');
+        }
+      }
+      const words = y ? before.slice((y.index ?? 0) + 4).replace(/^[\s,:-]+/, '').split(/\s+/).filter((w) => w && !/^vin:?$/i.test(w)) : [];
       const conf = page.source === 'ocr' ? 0.75 : 0.9;
-      const base = { page: page.page, text: line.text, confidence: conf, source: page.source === 'ocr' ? 'ocr' : 'rules' } as const;
+      const base = { page: page.page, text, confidence: conf, source: page.source === 'ocr' ? 'ocr' : 'rules' } as const;
       emit({ pointer: `/vehicles/${n}/year`, value: y ? Number(y[1]) : null, ...base });
       emit({ pointer: `/vehicles/${n}/make`, value: words[0] ?? null, ...base });
       emit({ pointer: `/vehicles/${n}/model`, value: words.length > 1 ? words.slice(1).join(' ') : null, ...base });
@@ -238,6 +251,9 @@ function parties(pages: PageText[], emit: Emit, startAt = 0): number {
     if (!f) continue;
     const [name, ...rest] = f.value;
     if (!name || /^\d/.test(name) || /endorse|provisions|if the certificate/i.test(name)) continue;
+    // A lender's or interest's name, not a caption fragment ("ed Party - None", "Name and Address", "Added").
+    const lender = /^[A-Z][\w&.,'’ -]+\b(bank|mortgage|financ\w*|credit|lending|servicing|acceptance|leasing|motor)\b/i.test(name) && !/[:/]/.test(name);
+    if (!lender && !looksLikeName(cleanValue(name))) continue;
     const base = fromFound(f);
     emit({ pointer: `/interested_parties/${n}/name`, value: cleanValue(name), ...base });
     emit({ pointer: `/interested_parties/${n}/role`, value: role, ...base, confidence: base.confidence });

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { emptyExtractedData } from '../../../pipelines/extraction/schema.ts';
 import { scoreAgainstLabel, sameAs, reviewerName, tallyByField } from '../../../pipelines/extraction/labels.ts';
 import { closeDocumentPools } from '../../../pipelines/extraction/index.ts';
-import { runLabelled, summarise, formatReport } from '../../../bin/commands/eval-labels.ts';
-import { writeHtmlReport } from '../../../bin/commands/eval-report.ts';
+import { runLabelled, summarise, formatReport } from '../../../bin/commands/eval_labels.ts';
+import { writeHtmlReport } from '../../../bin/commands/eval_report.ts';
 import { fixturesDir } from '../documents/helpers.ts';
 
 test.after.always(() => closeDocumentPools());

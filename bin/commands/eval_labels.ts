@@ -1,12 +1,12 @@
 // `svc eval --labels DIR`: score `svc extract` against hand labels in the corpus label format, per field, per
 // document kind and text vs scan, printing each miss as expected vs got with its page. `--html FILE` writes
-// the analysts' report (see eval-report.ts).
+// the analysts' report (see eval_report.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { extractDocument, closeDocumentPools, entityTypeSchema, type ExtractionResult } from '../../pipelines/extraction/index.ts';
 import { scoreAgainstLabel, tallyByField, accuracy, type FieldComparison, type Tally } from '../../pipelines/extraction/labels.ts';
 import { engineOptionsFromConfig } from './extract.ts';
-import { writeHtmlReport } from './eval-report.ts';
+import { writeHtmlReport } from './eval_report.ts';
 
 export interface LabelledRun {
   file: string;

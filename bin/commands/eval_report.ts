@@ -7,7 +7,7 @@ import sharp from 'sharp';
 import { rasterPdfPage } from '../../pipelines/documents/index.ts';
 import { normaliseText } from '../../pipelines/extraction/normalise.ts';
 import { accuracy, type FieldComparison, type Tally } from '../../pipelines/extraction/labels.ts';
-import type { LabelledRun, summarise } from './eval-labels.ts';
+import type { LabelledRun, summarise } from './eval_labels.ts';
 
 const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const pct = (t: Tally) => `${(accuracy(t) * 100).toFixed(1)}%`;
@@ -33,7 +33,8 @@ async function crop(bytes: Uint8Array, page: number, box: Box | undefined, cache
   if (!pr) {
     pr = (async () => {
       const r = await rasterPdfPage(bytes, page, 110, 4_000_000);
-      const img = Buffer.from(r.data);
+      // Scans come as the stored full-resolution JPEG: shrink once, so each crop works on a small image.
+      const img = await sharp(Buffer.from(r.data)).resize({ width: 1000, withoutEnlargement: true }).png().toBuffer();
       const meta = await sharp(img).metadata();
       return { img, w: meta.width ?? 1, h: meta.height ?? 1, pw: r.pageWidth };
     })();

@@ -1,0 +1,54 @@
+import test from 'ava';
+import { repairTextItems, removeDoubledGlyphs, fixReversedNumber, isLetterSpaced } from '../../../pipelines/documents/repair.ts';
+import { layoutPage, type TextItem } from '../../../pipelines/documents/layout.ts';
+
+const item = (text: string, x: number, y: number, w: number, h = 10): TextItem => ({ text, x, y, w, h, source: 'text' });
+
+test('fake-bold runs drawn two or three times are read once', (t) => {
+  // "ORIGINAL POLICY DECLARATIONS" drawn three times at 0.2 pt offsets, cut into different runs.
+  const items = [
+    item('ORIGINAL P', 176.2, 10, 84.4), item('ORIGINAL P', 176.4, 10.2, 84.4), item('ORIGINAL POLICY DECLAR', 176.6, 10.2, 192.5),
+    item('OLICY DECLAR', 260.9, 10.2, 108.5), item('OLICY DECLARATIONS', 261.1, 10.2, 161.7), item('ATIONS', 369.4, 10.2, 53.7), item('ATIONS', 369.6, 10.2, 53.7),
+  ];
+  const r = repairTextItems(items);
+  t.deepEqual(r.repairs, ['doubled_glyphs']);
+  const page = layoutPage(1, 612, 792, r.items, 'text');
+  t.is(page.lines[0].text.replace(/\s+/g, ' '), 'ORIGINAL POLICY DECLARATIONS');
+  // Without the repair the line is garbled.
+  t.not(layoutPage(1, 612, 792, items, 'text').lines[0].text.replace(/\s+/g, ' '), 'ORIGINAL POLICY DECLARATIONS');
+});
+
+test('ordinary text with no duplicates is left alone', (t) => {
+  const items = [item('Policy Number', 50, 100, 60), item('HO-123', 200, 100, 40), item('Named Insured', 50, 120, 62), item('Jane Roe', 200, 120, 40)];
+  const r = repairTextItems(items);
+  t.deepEqual(r.repairs, []);
+  t.deepEqual(r.items, items);
+  t.is(removeDoubledGlyphs(items).changed, 0);
+});
+
+test('numbers stored right to left are turned round; valid numbers are not', (t) => {
+  t.is(fixReversedNumber('009,042'), '240,900');
+  t.is(fixReversedNumber('000,003'), '300,000');
+  t.is(fixReversedNumber('000,1'), '1,000');
+  t.is(fixReversedNumber('240,900'), '240,900');
+  t.is(fixReversedNumber('1,000'), '1,000');
+  const r = repairTextItems([item('$', 498, 200, 6), item('009,042', 570, 200, 30), item('A Dwelling', 35, 200, 40)]);
+  t.deepEqual(r.repairs, ['reversed_numbers']);
+  t.is(r.items[1].text, '240,900');
+});
+
+test('letter-spaced pages: spaces inside numbers and after a lone capital are removed', (t) => {
+  const items = [
+    item('M ailing A ddress: 68 Fairmont St', 46, 300, 200), item('Driving Y ears OR A ge 6 5 and Older', 64, 320, 200),
+    item('O ptional Bodily Injury', 46, 340, 100), item('2 0,0 0 0 Each Person', 224, 340, 80), item('$ 1 2 4.0 0', 350, 340, 30), item('C aused', 46, 360, 30),
+  ];
+  t.true(isLetterSpaced(items));
+  const r = repairTextItems(items);
+  t.deepEqual(r.repairs, ['letter_spacing']);
+  const text = r.items.map((i) => i.text);
+  t.true(text.includes('20,000 Each Person'));
+  t.true(text.includes('$124.00'));
+  t.true(text.includes('Optional Bodily Injury'));
+  // An ordinary page with "1 2003 Toyota" keeps its spaces.
+  t.false(isLetterSpaced([item('1 2003 Toyota Sequoia', 38, 395, 120), item('2 2011 Toyota Prius', 38, 425, 120)]));
+});
