@@ -30,7 +30,9 @@ async function setup(mode: 'test' | 'live') {
   const staging = await startReceiver();
   const production = await startReceiver();
   receivers.push(staging, production);
-  const ep = await svc.request('PUT', '/v2/webhook-endpoints/client-submission', { token: key, json: { staging_url: `${staging.url}/hook`, production_url: `${production.url}/hook` } });
+  // The production URL is a live key's to set (a sandbox key may set the staging URL only).
+  const liveKey = mode === 'live' ? key : await svc.apiKey(a.ownerToken, a.agencyId, 'live');
+  const ep = await svc.request('PUT', '/v2/webhook-endpoints/client-submission', { token: liveKey, json: { staging_url: `${staging.url}/hook`, production_url: `${production.url}/hook` } });
   if (ep.status !== 201) throw new Error(ep.text);
   // Pro plan, so the three uploads and the polling stay inside the per-minute budget.
   await svc.request('PUT', `/v1/agencies/${a.agencyId}/plan`, { token: c.token, json: { plan: 'enterprise', per_minute: 10_000, per_day: 100_000 } });

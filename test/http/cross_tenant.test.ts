@@ -33,6 +33,7 @@ async function tenant(tag: string) {
   await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: live, json: { staging_url: `http://127.0.0.1:9/marker-${tag}-staging`, production_url: `http://127.0.0.1:9/marker-${tag}-production` } });
   const testDelivery = (await svc.request('POST', '/v2/webhook-endpoints/form-submission/test', { token: test, headers: idem() })).body;
   const subDelivery = (await svc.request('POST', `/v1/webhooks/${sub.uuid}/test`, { token: a.ownerToken })).body.data;
+  const client = (await svc.request('POST', '/v1/client', { token: a.ownerToken, json: { first_name: 'Cleo', last_name: `marker-${tag}-client`, email: `client-${tag}@example.com` } })).body.data;
   return {
     ...a,
     oauth: oauth.token,
@@ -43,6 +44,7 @@ async function tenant(tag: string) {
     formId: form.id as number,
     liveFormId: liveForm.id as number,
     subUuid: sub.uuid as string,
+    clientUuid: client.uuid as string,
     deliveryIds: [testDelivery.id as number, subDelivery.id as number],
     markers: [`marker-${tag}-`],
   };
@@ -56,10 +58,11 @@ function candidates(name: string, a: Awaited<ReturnType<typeof tenant>>): string
     key_id: a.keyIds,
     id: [a.formId, a.liveFormId],
     webhook_uuid: [a.subUuid],
+    client_uuid: [a.clientUuid],
     delivery_id: a.deliveryIds,
     topic: ['form-submission'],
   };
-  const all = [a.agencyId, a.agentId, a.ownerId, a.formId, a.liveFormId, ...a.keyIds, ...a.deliveryIds, a.subUuid];
+  const all = [a.agencyId, a.agentId, a.ownerId, a.formId, a.liveFormId, ...a.keyIds, ...a.deliveryIds, a.subUuid, a.clientUuid];
   return (known[name] ?? (name.endsWith('uuid') ? [a.subUuid] : all)).map(String);
 }
 
@@ -94,7 +97,8 @@ test('no operation lets agency B (or Aâ€™s other mode) read or change agency Aâ€
       const scheme = Object.keys(op.security?.[0] ?? {})[0];
       if (!scheme) continue; // public by design (token exchange, signed links, logos)
       const opId = op.operationId ?? `${method} ${path}`;
-      const other = { oauthClientToken: b.oauth, agentToken: b.ownerToken, apiKey: b.test }[scheme];
+      // The /api surface takes its key in X-API-Key or as a bearer token; the test client sends a bearer.
+      const other = { oauthClientToken: b.oauth, agentToken: b.ownerToken, apiKey: b.test, apiKeyHeader: b.test }[scheme];
       if (!other) {
         leaks.push(`${opId}: unknown security scheme ${scheme}; teach this test its credential`);
         continue;
