@@ -267,6 +267,7 @@ grant execute on function app_ops.plan_limits(text, integer, integer) to svc_ope
 create view app_ops.rate_limit_counters with (security_barrier) as
   select c.bucket,
          case when c.bucket like 'v1:%' then 'v1_token' when c.bucket like 'oauth:%' then 'oauth_token_requests'
+              when c.bucket like 'oauth-fail:%' then 'oauth_failed_secrets'
               when c.bucket like 'api:min:%' then 'plan_minute' when c.bucket like 'api:day:%' then 'plan_day'
               when c.bucket like 'api:addr:%' then 'api_without_key' else split_part(c.bucket, ':', 1) end as kind,
          coalesce(ag.agency_id, case when c.bucket ~ '^api:(min|day):[0-9]+$' then split_part(c.bucket, ':', 3)::bigint end) as agency_id,
@@ -282,7 +283,7 @@ create view app_ops.rate_limit_counters with (security_barrier) as
       select t.oauth_client_id from app_private.oauth_access_tokens t
        where t.token_hash = decode(case when c.bucket ~ '^v1:[0-9a-f]{64}$' then substr(c.bucket, 4) end, 'hex')
     ) ot on true
-    left join app_private.oauth_clients oc on c.bucket like 'oauth:%' and oc.client_id = substr(c.bucket, 7)
+    left join app_private.oauth_clients oc on c.bucket ~ '^oauth(-fail)?:[0-9]+(:|$)' and oc.id = split_part(c.bucket, ':', 2)::bigint
    where c.window_start > now() - interval '1 day';
 comment on view app_ops.rate_limit_counters is 'Rate-limit counters of the last day, with the agency, agent or OAuth client each bucket belongs to (token buckets are named by hash, never by token).';
 
