@@ -283,7 +283,7 @@ create view app_ops.rate_limit_counters with (security_barrier) as
       select t.oauth_client_id from app_private.oauth_access_tokens t
        where t.token_hash = decode(case when c.bucket ~ '^v1:[0-9a-f]{64}$' then substr(c.bucket, 4) end, 'hex')
     ) ot on true
-    left join app_private.oauth_clients oc on c.bucket ~ '^oauth(-fail)?:[0-9]+(:|$)' and oc.id = split_part(c.bucket, ':', 2)::bigint
+    left join app_private.oauth_clients oc on c.bucket ~ '^oauth(-fail)?:[0-9]+(:|$)' and oc.id = (case when c.bucket ~ '^oauth(-fail)?:[0-9]{1,18}(:|$)' then split_part(c.bucket, ':', 2)::bigint end)
    where c.window_start > now() - interval '1 day';
 comment on view app_ops.rate_limit_counters is 'Rate-limit counters of the last day, with the agency, agent or OAuth client each bucket belongs to (token buckets are named by hash, never by token).';
 

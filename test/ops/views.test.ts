@@ -98,7 +98,8 @@ test('deliveries by endpoint: success rate, failure streak, last error, next ret
   t.is(e.attempts_24h, 2);
   t.is(Number(e.success_rate_24h), 0);
   t.is(e.last_error, 'HTTP 503');
-  t.truthy(e.failing_since);
+  // Test sends to a staging URL never mark a topic endpoint failing (test data must not switch off live delivery).
+  t.is(e.failing_since, null);
   t.true(e.enabled);
 
   t.is((await sendTest(a.key, 'form-submission')).status, 202);
@@ -126,7 +127,10 @@ test('deliveries by endpoint: success rate, failure streak, last error, next ret
   t.is(job.state, 'scheduled');
   t.is(job.task, 'deliveries__send');
 
-  t.is((await sendTest(a.key, 'client-submission')).status, 202);
+  // A live event answered 410 Gone disables the endpoint (a staging URL's 410 would not).
+  const live = await svc.apiKey(a.ownerToken, a.agencyId, 'live');
+  t.is((await svc.request('PUT', '/v2/webhook-endpoints/client-submission', { token: live, json: { production_url: `${gone.url}/h` } })).status, 200);
+  await svc.tdb.db.owner.query(`select app_private.emit_event($1, 'live', 'client-submission', null, $2)`, [a.agencyId, JSON.stringify(sampleTopicPayload('client-submission').data)]);
   const disabled = await eventually(async () => {
     const row = await endpoint('client-submission');
     return !row.enabled && row;
