@@ -7,7 +7,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+// The S3 SDK is loaded on first use only: it costs seconds of start-up that the filesystem default never needs.
+type S3Sdk = typeof import('@aws-sdk/client-s3');
 
 /** Bytes to store: in memory, or a file on local disk streamed to the store. */
 export type BlobBody = Buffer | { path: string };
@@ -86,15 +87,20 @@ export interface S3Options {
 
 /** A blob store in an S3-compatible bucket (AWS S3, MinIO, …). */
 export function s3BlobStore(o: S3Options): BlobStore {
-  const client = new S3Client({
-    region: o.region,
-    endpoint: o.endpoint,
-    forcePathStyle: o.forcePathStyle ?? !!o.endpoint,
-    credentials: o.accessKeyId && o.secretAccessKey ? { accessKeyId: o.accessKeyId, secretAccessKey: o.secretAccessKey } : undefined,
-    // Checksums only where the API requires them: S3-compatible stores differ in the newer checksum headers.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  let ready: Promise<{ sdk: S3Sdk; client: InstanceType<S3Sdk['S3Client']> }> | undefined;
+  const s3 = () =>
+    (ready ??= import('@aws-sdk/client-s3').then((sdk) => ({
+      sdk,
+      client: new sdk.S3Client({
+        region: o.region,
+        endpoint: o.endpoint,
+        forcePathStyle: o.forcePathStyle ?? !!o.endpoint,
+        credentials: o.accessKeyId && o.secretAccessKey ? { accessKeyId: o.accessKeyId, secretAccessKey: o.secretAccessKey } : undefined,
+        // Checksums only where the API requires them: S3-compatible stores differ in the newer checksum headers.
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      }),
+    })));
   const objectKey = (key: string) => `${o.prefix ?? ''}${checkBlobKey(key)}`;
   const store: BlobStore = {
     async put(prefix, bytes, ext) {
@@ -103,14 +109,16 @@ export function s3BlobStore(o: S3Options): BlobStore {
       return key;
     },
     async putAt(key, body, contentType) {
+      const { sdk, client } = await s3();
       // A file is streamed with its length; S3 makes the object visible only once the upload completes.
       const Body = Buffer.isBuffer(body) ? body : createReadStream(body.path);
       const ContentLength = Buffer.isBuffer(body) ? body.length : (await fs.stat(body.path)).size;
-      await client.send(new PutObjectCommand({ Bucket: o.bucket, Key: objectKey(key), Body, ContentLength, ContentType: contentType }));
+      await client.send(new sdk.PutObjectCommand({ Bucket: o.bucket, Key: objectKey(key), Body, ContentLength, ContentType: contentType }));
     },
     async get(key) {
+      const { sdk, client } = await s3();
       try {
-        const r = await client.send(new GetObjectCommand({ Bucket: o.bucket, Key: objectKey(key) }));
+        const r = await client.send(new sdk.GetObjectCommand({ Bucket: o.bucket, Key: objectKey(key) }));
         return Buffer.from(await r.Body!.transformToByteArray());
       } catch (err) {
         const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
@@ -119,7 +127,8 @@ export function s3BlobStore(o: S3Options): BlobStore {
       }
     },
     async delete(key) {
-      await client.send(new DeleteObjectCommand({ Bucket: o.bucket, Key: objectKey(key) }));
+      const { sdk, client } = await s3();
+      await client.send(new sdk.DeleteObjectCommand({ Bucket: o.bucket, Key: objectKey(key) }));
     },
   };
   return store;
