@@ -108,7 +108,7 @@ test('a status followed by a stalled body keeps the status and reports the time-
     res.write('partial');
   });
   t.teardown(rx.close);
-  const result = await deliver(request(rx.url()), { ...LOCAL, timeoutMs: 300 });
+  const result = await deliver(request(rx.url()), { ...LOCAL, timeoutMs: 2000 });
   t.is(result.status, 200);
   t.is(result.error?.code, 'timeout');
   t.is(result.response_body, 'partial');
