@@ -5,8 +5,8 @@
 import type { Context } from 'koa';
 import type pg from 'pg';
 import type { Identity } from '../db/pool.ts';
-import { authenticateApiRequest } from '../db/queries/auth.ts';
 import { hashToken } from '../lib/secrets.ts';
+import { authenticateApiRequest } from '../db/queries/auth.ts';
 import { ApiError, unauthorized } from './errors.ts';
 import type { Deps } from './route.ts';
 
@@ -20,6 +20,7 @@ export function presentedApiKey(ctx: Context): string | undefined {
   if (header) return header;
   return bearer.exec(ctx.get('authorization'))?.[1];
 }
+
 
 /**
  * Authenticate the request's API key and spend one unit of its plan budget in one autocommit statement (so

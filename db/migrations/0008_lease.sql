@@ -192,7 +192,7 @@ begin
   elsif p_which = 'insurance' then
     update app_public.analyses set insurance_facts = p_facts where id = a.id returning * into a;
   else
-    raise exception 'unknown document side %', p_which using errcode = '22023';
+    raise exception 'unknown document side %', p_which;
   end if;
   if a.lease_facts is not null and a.insurance_facts is not null then
     perform app_private.queue_analysis_job('analyses__compare', json_build_object('analysis_id', a.id), 'analysis:compare:' || a.id);

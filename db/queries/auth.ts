@@ -50,8 +50,8 @@ export async function authenticateBearer(
   return rows[0];
 }
 
-/** An /api request's API key (or none) and the plan budget it spends, in one autocommit statement. */
-export interface ApiRequestIdentityRow {
+/** An /api request's API key and the plan budget it spent (app_private.authenticate_api_request, migration 0006). */
+export interface ApiRequestRow {
   api_key_id: number | null;
   agency_id: number | null;
   mode: 'test' | 'live' | null;
@@ -62,9 +62,9 @@ export interface ApiRequestIdentityRow {
   reset_at: string;
 }
 
-/** Authenticate an /api key hash (or null) and spend one unit of its agency's plan, or of the address's budget. */
-export async function authenticateApiRequest(db: Client, keyHash: Buffer | null, address: string, anonLimit: number, anonWindowSeconds: number): Promise<ApiRequestIdentityRow> {
-  const { rows } = await db.query<ApiRequestIdentityRow>({
+/** Authenticate an /api key (or, without one, the caller address) and spend one unit of its budget. */
+export async function authenticateApiRequest(db: Client, keyHash: Buffer | null, address: string, anonLimit: number, anonWindowSeconds: number): Promise<ApiRequestRow> {
+  const { rows } = await db.query<ApiRequestRow>({
     name: 'svc_auth_api_request',
     text: 'select * from app_private.authenticate_api_request($1, $2, $3, $4)',
     values: [keyHash, address, anonLimit, anonWindowSeconds],

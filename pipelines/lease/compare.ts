@@ -53,7 +53,7 @@ function limitCheck(field: ComparisonField, kind: RequirementKind, pick: (i: Ins
     if (!l) {
       return item(field, reqOf(r, reqText), { text: 'Not shown', page: null }, absent,
         `The lease requires ${label}${need !== null ? ` of at least ${money(need)}` : ''}; the insurance document shows none.`,
-        absent === 'fail' ? `Ask the tenant for proof of ${label}${need !== null ? ` of at least ${money(need)}` : ''}.` : `Confirm with the tenant's insurer that the policy covers ${label}${need !== null ? ` of at least ${money(need)}` : ''}.`);
+        absent === 'fail' ? `Ask the tenant for proof of ${label}${need !== null ? ` of at least ${money(need)}` : ''}.` : `Ask the tenant's insurer to confirm the policy includes ${label}${need !== null ? ` of at least ${money(need)}` : ''}.`);
     }
     const cov = limitCov(l, 'Not shown');
     if (kind === 'workersComp' && l.statutory && (need === null || r.statutory)) return item(field, reqOf(r, reqText), { ...cov, text: l.value !== null ? `Statutory; ${money(l.value)} E.L. each accident` : 'Statutory' }, 'pass', null);
@@ -88,7 +88,8 @@ const rentersInsurance: Check = (lease, ins) => {
   if (fitting && !ins.insured) return item(field, req, cov, 'warning', 'The insured could not be read from the insurance document.', 'Check by hand that the policy names the tenant as insured.');
   if (ins.kind === 'homeowners' && covers) return item(field, req, cov, 'warning', "The document is a homeowners policy of the tenant, not a renters policy for the leased unit.", 'Confirm the homeowners policy covers the tenant at the leased premises, or ask for a renters policy.');
   if (!covers && ins.insured) {
-    return item(field, req, cov, 'fail', `The policy insures ${ins.insured.value}, not the tenant ${tenant}.`, `Ask ${tenant} for a renters policy in their own name.`);
+    return item(field, req, cov, 'fail', `The policy insures ${ins.insured.value}, not the tenant ${tenant}.`,
+      lease.type === 'commercial' ? `Ask ${tenant} for a certificate of its own liability insurance.` : `Ask ${tenant} for a renters policy in their own name.`);
   }
   return item(field, req, cov, 'fail', `The document (${ins.policyType}) is not a renters or liability policy covering the tenant.`, `Ask the tenant for a renters (HO-4) or liability policy naming ${tenant ?? 'the tenant'} as insured.`);
 };
@@ -198,6 +199,7 @@ const policyStatus: Check = (_lease, ins, ctx) => {
   }
   if (!eff) return item(field, req, period, 'warning', 'The policy period could not be read, so its status is unknown.', 'Confirm with the insurer that the policy is in force.');
   if (eff.value > ctx.asOf) return item(field, req, { ...period, text: `Not yet in force (starts ${shortDate(eff.value)})` }, 'warning', `The policy does not start until ${shortDate(eff.value)}.`, `Confirm the policy takes effect on ${shortDate(eff.value)} as shown.`);
+  if (!exp) return item(field, req, period, 'warning', 'The policy shows no expiration date, so it may have lapsed.', 'Confirm with the insurer that the policy is still in force.');
   return item(field, req, period, 'pass', null);
 };
 

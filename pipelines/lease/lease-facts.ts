@@ -27,6 +27,8 @@ function labelledParty(pages: PageText[], label: RegExp): Cited<string> | null {
 }
 
 function cleanName(s: string): string | undefined {
+  // A blank form's underscores are not a name.
+  if (/_{3,}/.test(s)) return undefined;
   const v = cleanValue(s.split(/\s{2,}/)[0].replace(/\s*\((?:the\s+)?["“]?[A-Za-z ]+["”]?\)\s*$/, '').replace(/^(?:is|are)\s+/i, ''));
   if (!v || v.length > 120 || /^\d/.test(v) || !/[A-Za-z]{2}/.test(v)) return undefined;
   return v;
@@ -56,7 +58,7 @@ function propertyAddress(pages: PageText[], all: Clause[]): Cited<string> | null
     // The address may continue on the next line ("Springfield, IL 62701").
     if (v && !/\b\d{5}\b/.test(v) && /^[A-Za-z .'-]+,?\s+[A-Z]{2}\s+\d{5}/.test(l.next.trim())) v = `${v}, ${cleanValue(l.next)}`;
     if (!v && /^\d/.test(l.next.trim())) v = cleanValue(l.next);
-    if (v && /\d/.test(v)) {
+    if (v && /\d/.test(v) && !/_{3,}/.test(v)) {
       const c = cite(pages, v, l.page, `${l.text}\n${l.next}`);
       if (c) return c;
     }

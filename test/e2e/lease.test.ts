@@ -9,6 +9,7 @@ import { PDFDocument } from 'pdf-lib';
 import { scoreAnalysis, type LeaseExpected } from '../../pipelines/lease/evaluate.ts';
 import { comparisonFields, type AnalysisResult } from '../../pipelines/lease/schema.ts';
 import { findLeaseCases } from '../../bin/commands/eval-lease.ts';
+import { closeDocumentPools } from '../../pipelines/documents/index.ts';
 import { startService, type TestService, type Reply } from '../helpers/server.ts';
 import { eventually, startTestWorker } from '../helpers/worker.ts';
 
@@ -22,6 +23,7 @@ test.before(async () => {
 test.after.always(async () => {
   await worker?.stop();
   await svc?.close();
+  await closeDocumentPools(); // the in-process worker's pdf.js and OCR pools
 });
 
 const cases = findLeaseCases(path.resolve('fixtures/lease'));
@@ -56,12 +58,17 @@ async function result(key: string, r: Reply): Promise<AnalysisResult & { id: str
   return eventually(async () => {
     const g = await svc.request('GET', `/api/analyses/${r.body.id}`, { headers: { 'x-api-key': key } });
     return g.body?.status === 'completed' && g.body;
-  }, 240_000, `analysis ${r.body.id}`);
+  }, 540_000, `analysis ${r.body.id}`);
 }
 
-for (const c of cases) {
+// Every text pair, and one scanned and one photographed insurance document (the scanned lease runs end to end in
+// lease_worker_kill.test.ts; the scanned certificate in `svc eval fixtures/lease`): OCR is the slow part.
+const httpCases = cases.filter((c) => !/scanned_lease|scanned_coi/.test(c.name));
+
+for (const c of httpCases) {
   test(`fixture ${c.name} through HTTP: expected facts, pages and statuses`, async (t) => {
-    t.timeout(300_000);
+    // OCR on a machine shared by the whole suite can be slow; the chain's pace is not what is tested here.
+    t.timeout(600_000);
     const { key } = await sharedKey();
     const e = expectedOf(c);
     const r = await analyze(key, { lease: fs.readFileSync(c.lease), insurance: fs.readFileSync(c.insurance), leaseName: path.basename(c.lease), insuranceName: path.basename(c.insurance), as_of: e.as_of });
@@ -197,15 +204,20 @@ test('§7.2: a file over 10 MB is 413 payload_too_large', async (t) => {
 
 test('plan limits: the free plan allows 5 a minute, the 6th is 429 rate_limited with retry_after; headers on every answer', async (t) => {
   const { key } = await keyFor('free');
+  // Start at the beginning of a minute window, so the six requests fall in one window.
+  const probe = await svc.request('GET', '/api/analyses/7d1f6f4e-8a0c-4c55-9d0e-3c6f7b1a2b3c', { headers: { 'x-api-key': key } });
+  const left = Number(probe.headers.get('x-ratelimit-reset')) * 1000 - Date.now();
+  if (left < 20_000) await new Promise((r) => setTimeout(r, left + 1000));
   const statuses: number[] = [];
   let last: Reply | undefined;
-  for (let i = 0; i < 6; i++) {
+  const used = left < 20_000 ? 0 : 1; // the probe spent one unit of the window it fell in
+  for (let i = 0; i < 6 - used; i++) {
     last = await analyze(key, {});
     statuses.push(last.status);
     t.truthy(last.headers.get('x-ratelimit-limit'));
     t.truthy(last.headers.get('x-ratelimit-reset'));
   }
-  t.deepEqual(statuses, [400, 400, 400, 400, 400, 429]);
+  t.deepEqual(statuses, [...Array(5 - used).fill(400), 429]);
   t.is(last!.body.error, 'rate_limited');
   t.true(Number.isInteger(last!.body.retry_after) && last!.body.retry_after > 0);
   t.is(last!.headers.get('x-ratelimit-remaining'), '0');

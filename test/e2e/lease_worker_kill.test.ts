@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { scoreAnalysis, type LeaseExpected } from '../../pipelines/lease/evaluate.ts';
+import { closeDocumentPools } from '../../pipelines/documents/index.ts';
 import { startService } from '../helpers/server.ts';
 import { eventually, startTestWorker } from '../helpers/worker.ts';
 
@@ -13,7 +14,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const fixture = (f: string) => path.join(root, 'fixtures/lease', f);
 
 test('a worker killed during OCR of a scanned lease: the analysis completes once a worker runs again', async (t) => {
-  t.timeout(300_000);
+  t.timeout(900_000);
   const env = { WORKER_STALE_AFTER_SECONDS: '2' };
   const svc = await startService(env);
   let survivor: Awaited<ReturnType<typeof startTestWorker>> | undefined;
@@ -39,7 +40,7 @@ test('a worker killed during OCR of a scanned lease: the analysis completes once
           where k.identifier = 'analyses__ocr' and j.locked_by is not null`,
       );
       return q.rows[0].n > 0;
-    }, 120_000, 'an OCR job in progress');
+    }, 300_000, 'an OCR job in progress');
     child.kill('SIGKILL');
     await new Promise((res) => child.once('exit', res));
     const mid = await svc.request('GET', `/api/analyses/${r.body.id}`, { headers: { 'x-api-key': key } });
@@ -49,7 +50,7 @@ test('a worker killed during OCR of a scanned lease: the analysis completes once
     const done = await eventually(async () => {
       const g = await svc.request('GET', `/api/analyses/${r.body.id}`, { headers: { 'x-api-key': key } });
       return g.body?.status === 'completed' && g.body;
-    }, 240_000, 'the analysis to complete');
+    }, 540_000, 'the analysis to complete');
     const expected = JSON.parse(fs.readFileSync(fixture('res_scanned_lease.expected.json'), 'utf8')) as LeaseExpected;
     t.deepEqual(scoreAnalysis(expected, done).misses, []);
     const pages = await svc.tdb.db.owner.query(
@@ -61,5 +62,6 @@ test('a worker killed during OCR of a scanned lease: the analysis completes once
     if (child.exitCode === null) child.kill('SIGKILL');
     await survivor?.stop();
     await svc.close();
+    await closeDocumentPools(); // the survivor's pdf.js and OCR pools
   }
 });

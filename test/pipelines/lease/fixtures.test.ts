@@ -65,7 +65,7 @@ function assertGrounded(t: import('ava').ExecutionContext, r: AnalysisResult, do
 for (const c of cases.filter((x) => !/scan|photo/.test(x.name))) {
   test(`fixture ${c.name}: facts, pages and the 15 statuses as expected; every value grounded`, async (t) => {
     const e = expectedOf(c);
-    const r = await analyzePair(bytes(c.lease), bytes(c.insurance), { asOf: e.as_of, read: { ocr: false } });
+    const r = await analyzePair(bytes(c.lease), bytes(c.insurance), { asOf: e.as_of, read: { ocr: false, pdfTimeoutMs: 300_000 } });
     const s = scoreAnalysis(e, r);
     t.deepEqual(s.misses, []);
     t.deepEqual(r.comparison.map((i) => i.field), [...comparisonFields]);
@@ -73,7 +73,7 @@ for (const c of cases.filter((x) => !/scan|photo/.test(x.name))) {
     t.is(r.recommendations.length > 0, fails > 0);
     t.is(r.summary.pass + r.summary.fail + r.summary.warning, 15);
     t.is(r.summary.status, r.summary.fail ? 'non_compliant' : r.summary.warning ? 'needs_review' : 'compliant');
-    assertGrounded(t, r, { lease: await readForAnalysis(bytes(c.lease), { ocr: false }), insurance: await readForAnalysis(bytes(c.insurance), { ocr: false }) }, c.name);
+    assertGrounded(t, r, { lease: await readForAnalysis(bytes(c.lease), { ocr: false, pdfTimeoutMs: 300_000 }), insurance: await readForAnalysis(bytes(c.insurance), { ocr: false, pdfTimeoutMs: 300_000 }) }, c.name);
   });
 }
 

@@ -156,6 +156,7 @@ test('Policy Status: in force passes; binder or pending is a warning; cancelled,
   t.is(check('Policy Status', lease(), mark('pending')).status, 'warning');
   for (const m of ['cancelled', 'quote', 'application'] as const) t.is(check('Policy Status', lease(), mark(m)).status, 'fail', m);
   t.is(check('Policy Status', lease(), policy(), '2027-03-01').status, 'fail');
+  t.is(check('Policy Status', lease(), policy({ expirationDate: null })).status, 'warning');
 });
 
 test('names match after normalising case, punctuation, LLC/Inc. and c/o', (t) => {
