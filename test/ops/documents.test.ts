@@ -56,13 +56,13 @@ async function setup() {
 }
 
 test('one request id follows an upload through read, extract, complete, fan-out and delivery to the attempt', async (t) => {
-  t.timeout(180_000);
+  t.timeout(420_000);
   const a = await setup();
   const requestId = 'req-upload-ops-1';
   const r = await upload(svc, a.key, a.ownerId, policyFixture('auto_acme_mutual.pdf'), 'auto_acme_mutual.pdf', {}, { 'X-Request-Id': requestId });
   t.is(r.status, 200, r.text);
   t.is(r.headers.get('x-request-id'), requestId);
-  await finished(svc, a.key, a.ownerId, r.body.extraction_id);
+  await finished(svc, a.key, a.ownerId, r.body.extraction_id, 360_000);
   const attempt = await eventually(async () => (await asOperator(`select * from app_ops.webhook_delivery_attempts where request_id = $1`, [requestId]))[0], 30_000, 'the delivery attempt');
   t.true(attempt.succeeded);
 
@@ -91,11 +91,12 @@ test('one request id follows an upload through read, extract, complete, fan-out 
 });
 
 test('a photo is OCR\'d page by page: the pages are counted in the view and in /metrics', async (t) => {
-  t.timeout(180_000);
+  // OCR of one photo takes about a minute on a loaded 2-core machine; give it room.
+  t.timeout(420_000);
   const a = await setup();
   const r = await upload(svc, a.key, a.ownerId, policyFixture('auto_acme_mutual_photo.jpg'), 'auto_acme_mutual_photo.jpg');
   t.is(r.status, 200, r.text);
-  await finished(svc, a.key, a.ownerId, r.body.extraction_id);
+  await finished(svc, a.key, a.ownerId, r.body.extraction_id, 360_000);
   const [x] = await asOperator(`select * from app_ops.extractions where extraction_id = $1`, [r.body.extraction_id]);
   t.is(x.ocr_done, 1);
   t.is(x.ocr_pending, 0);
