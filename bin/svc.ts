@@ -26,6 +26,9 @@ commands:
                                          extract policy data from a document locally (no server, no database)
   eval [DIR] [--json]                    precision and recall of extraction over documents with *.expected.json
                                          (default fixtures/)
+  eval --labels DIR [--docs DIR] [--html FILE] [--json]
+                                         accuracy against hand labels (corpus label format) per field, per
+                                         document kind, text vs scan; --html writes the analysts' report
 `;
 
 const cfg = config();
