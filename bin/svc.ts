@@ -40,6 +40,9 @@ commands:
                                          SPEC §2.8 result as JSON
   eval [DIR] [--json]                    precision and recall of extraction over documents with *.expected.json
                                          (default fixtures/)
+  eval --labels DIR [--docs DIR] [--html FILE] [--json]
+                                         accuracy against hand labels (corpus label format) per field, per
+                                         document kind, text vs scan; --html writes the analysts' report
 `;
 
 const cfg = config();
