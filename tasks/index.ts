@@ -73,8 +73,10 @@ function withRequestId(helpers: JobHelpers, requestId: string): JobHelpers {
 function instrumented(name: string, task: Task, deps: TaskDeps): Task {
   const metrics = (deps.metrics ??= createMetrics());
   return async (payload, helpers) => {
-    const given = (payload as { request_id?: unknown } | null)?.request_id;
-    const requestId = typeof given === 'string' && given ? given : undefined;
+    // A batch job (an array payload) carries one request id when all its items share it.
+    const given = new Set((Array.isArray(payload) ? payload : [payload]).map((p) => (p as { request_id?: unknown } | null)?.request_id));
+    const [only] = given;
+    const requestId = given.size === 1 && typeof only === 'string' && only ? only : undefined;
     const started = performance.now();
     let outcome: 'success' | 'error' = 'success';
     try {

@@ -87,6 +87,25 @@ create or replace function app_private.queue_delivery(p_delivery_id bigint, p_ru
 $$;
 comment on function app_private.queue_delivery(bigint, timestamptz) is 'Queue the send job of a delivery (one job per delivery; the payload carries the delivery''s request id).';
 
+/* Batched first attempts (0005): each item of the batch payload carries its delivery's request id too. */
+create or replace function app_private.queue_deliveries(p_endpoint_id uuid, p_delivery_ids bigint[]) returns void
+  language plpgsql volatile security definer set search_path = '' as $$
+declare
+  v_payload json := (select json_agg(jsonb_strip_nulls(jsonb_build_object('delivery_id', x, 'request_id', d.request_id)) order by x)
+                       from unnest(p_delivery_ids) x left join app_public.webhook_deliveries d on d.id = x);
+  v_job_id bigint;
+begin
+  select (j).id into v_job_id
+    from (select graphile_worker.add_job('deliveries__send', v_payload, job_key => 'deliveries:' || p_endpoint_id,
+                                         job_key_mode => 'preserve_run_at') j) q;
+  -- As in 0005: a keyed upsert that a locking worker turned into a no-op gets a job of its own.
+  if v_job_id is null then
+    perform graphile_worker.add_job('deliveries__send', v_payload);
+  end if;
+end
+$$;
+comment on function app_private.queue_deliveries(uuid, bigint[]) is 'Append deliveries of one endpoint to its waiting batch job; each item carries its delivery''s request id.';
+
 create or replace function app_private.emit_event(p_agency_id bigint, p_mode text, p_topic text, p_event_name text, p_data jsonb)
   returns bigint
   language plpgsql volatile security definer set search_path = '' as $$
