@@ -259,7 +259,8 @@ browserTest('webhooks: register a staging URL (secret once), send a test event, 
   } finally {
     c.release();
   }
-  await page.goto(`${svc.url}/dashboard/test/webhooks`);
+  // Enabling or disabling an endpoint switches live delivery: a live-mode action (sandbox keys may set only the staging URL).
+  await page.goto(`${svc.url}/dashboard/live/webhooks`);
   await page.getByText('failed for 5 days').waitFor();
   await page.getByRole('button', { name: 'Re-enable Form submissions' }).click();
   await page.waitForURL(/\/webhooks$/);
