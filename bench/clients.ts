@@ -21,7 +21,10 @@ export async function run(ctx: BenchContext): Promise<void> {
   const { oauthClientId, agencyId, agentId: ownerId, agentToken: ownerToken } = await seedAgency(db, 'bench-clients');
   const plainToken = 'agt_bench-clients-plain';
   const plain = await withIdentity(db, { role: 'oauth_client', oauthClientId }, (c) =>
-    c.query<{ id: number }>(`select id from app_public.create_agent($1, 'Pat', 'Plain', 'pat@bench.example', 'bench-clients-plain', null, false, null, $2)`, [agencyId, hashToken(plainToken)]),
+    c.query<{ id: number }>(`select id from app_public.create_agent($1, 'Pat', 'Plain', 'pat@bench.example', 'bench-clients-plain', null, false, null, $2)`, [
+      agencyId,
+      hashToken(plainToken),
+    ]),
   );
   const plainId = plain.rows[0].id;
   const perAgent = ctx.quick ? 2_000 : 10_000;

@@ -29,11 +29,21 @@ export async function run(ctx: BenchContext): Promise<void> {
   const call = (method: string, p: string, body?: string, headers: Record<string, string> = {}) =>
     new Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }>((resolve) => {
       const u = new URL(base + p);
-      const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method, agent, headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
-      });
+      const req = http.request(
+        {
+          host: u.hostname,
+          port: u.port,
+          path: u.pathname + u.search,
+          method,
+          agent,
+          headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+        },
+      );
       req.on('error', () => resolve({ status: 0, text: '', headers: {} }));
       req.end(body);
     });
@@ -45,13 +55,17 @@ export async function run(ctx: BenchContext): Promise<void> {
   const apiKey = `svc_test_dashbench${randomBytes(12).toString('hex')}`;
   await withIdentity(db, owner, async (c) => {
     await c.query(`select app_public.create_api_key($1, 'bench', 'test', 'admin', $2, 'svc_test_dash', '0000')`, [agencyId, hashToken(apiKey)]);
-    for (let i = 0; i < rows; i++) await c.query(`select app_public.create_api_key($1, $2, 'test', 'read_only', $3, 'svc_test_x', 'abcd')`, [agencyId, `key ${i}`, randomBytes(32)]);
+    for (let i = 0; i < rows; i++)
+      await c.query(`select app_public.create_api_key($1, $2, 'test', 'read_only', $3, 'svc_test_x', 'abcd')`, [agencyId, `key ${i}`, randomBytes(32)]);
   });
-  const admin = (method: string, p: string, json?: unknown) => call(method, p, json === undefined ? undefined : JSON.stringify(json), { authorization: `Bearer ${apiKey}`, 'idempotency-key': randomUUID() });
+  const admin = (method: string, p: string, json?: unknown) =>
+    call(method, p, json === undefined ? undefined : JSON.stringify(json), { authorization: `Bearer ${apiKey}`, 'idempotency-key': randomUUID() });
   let formId = 0;
   let publicId = '';
   for (let i = 0; i < rows; i++) {
-    const f = JSON.parse((await admin('POST', '/v2/forms', { name: `Bench form ${i}`, owner: { type: 'agency', agency_id: agencyId }, insurance_line: 'homeowners' })).text);
+    const f = JSON.parse(
+      (await admin('POST', '/v2/forms', { name: `Bench form ${i}`, owner: { type: 'agency', agency_id: agencyId }, insurance_line: 'homeowners' })).text,
+    );
     if (i === 0) {
       formId = f.id;
       publicId = f.public_id;
@@ -77,10 +91,13 @@ export async function run(ctx: BenchContext): Promise<void> {
 
   // ---- a session -----------------------------------------------------------------------------------
   const token = `dsl_${randomBytes(24).toString('base64url')}`;
-  await withIdentity(db, { role: 'oauth_client', oauthClientId }, (c) => c.query('select app_public.create_dashboard_link($1, $2, 300)', [agentId, hashToken(token)]));
+  await withIdentity(db, { role: 'oauth_client', oauthClientId }, (c) =>
+    c.query('select app_public.create_dashboard_link($1, $2, 300)', [agentId, hashToken(token)]),
+  );
   const signIn = await call('GET', `/dashboard/sign-in/${token}`);
   const cookie = String(signIn.headers['set-cookie']?.[0] ?? '').split(';')[0];
-  const delivery = (await db.owner.query<{ id: number }>('select max(id)::int id from app_public.webhook_deliveries where agency_id = $1', [agencyId])).rows[0].id;
+  const delivery = (await db.owner.query<{ id: number }>('select max(id)::int id from app_public.webhook_deliveries where agency_id = $1', [agencyId])).rows[0]
+    .id;
 
   process.stdout.write(`${rows} keys, forms, deliveries and submissions behind the pages; 4 concurrent clients\n`);
   const seconds = ctx.quick ? 1 : 4;

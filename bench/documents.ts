@@ -9,7 +9,16 @@ import path from 'node:path';
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { readDocument, rasterPdfPage, normaliseImage, ocrImage, cliTessdataDir, closeDocumentPools, pdfPool, type OcrOptions } from '../pipelines/documents/index.ts';
+import {
+  readDocument,
+  rasterPdfPage,
+  normaliseImage,
+  ocrImage,
+  cliTessdataDir,
+  closeDocumentPools,
+  pdfPool,
+  type OcrOptions,
+} from '../pipelines/documents/index.ts';
 
 const execFileP = promisify(execFile);
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/policies');
@@ -26,9 +35,11 @@ function installed(cmd: string, args: string[]): boolean {
 /** Run `fn` over items with at most `n` in flight. */
 async function parallel<T>(items: T[], n: number, fn: (x: T) => Promise<unknown>): Promise<void> {
   let i = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (i < items.length) await fn(items[i++]);
-  }));
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (i < items.length) await fn(items[i++]);
+    }),
+  );
 }
 
 const secs = (t0: number) => (performance.now() - t0) / 1000;
@@ -36,7 +47,10 @@ const f2 = (x: number) => x.toFixed(2);
 
 export async function run(): Promise<void> {
   const cores = os.availableParallelism();
-  const textFiles = fs.readdirSync(fixtures).filter((f) => f.endsWith('.pdf') && !f.includes('_scan')).map((f) => path.join(fixtures, f));
+  const textFiles = fs
+    .readdirSync(fixtures)
+    .filter((f) => f.endsWith('.pdf') && !f.includes('_scan'))
+    .map((f) => path.join(fixtures, f));
   const bytes = textFiles.map((f) => new Uint8Array(fs.readFileSync(f)));
   console.log(`documents bench: ${cores} cores, ${textFiles.length} text PDFs from fixtures/policies`);
 
@@ -64,15 +78,23 @@ export async function run(): Promise<void> {
   const withRepair: number[] = [];
   const withoutRepair: number[] = [];
   for (let r = 0; r < 3; r++) {
-    for (const [repairTextLayer, out] of [[true, withRepair], [false, withoutRepair]] as const) {
+    for (const [repairTextLayer, out] of [
+      [true, withRepair],
+      [false, withoutRepair],
+    ] as const) {
       let n = 0;
       const t1 = performance.now();
-      await parallel(work, cores * 2, async (b) => { const k = (await readDocument(b, { ocr: false, repairTextLayer })).pageCount; n += k; });
+      await parallel(work, cores * 2, async (b) => {
+        const k = (await readDocument(b, { ocr: false, repairTextLayer })).pageCount;
+        n += k;
+      });
       out.push(n / secs(t1));
     }
   }
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  console.log(`text repairs (doubled glyphs, letter spacing, reversed numbers) on clean documents: ${f2(med(withRepair))} pages/s with, ${f2(med(withoutRepair))} without (median of 3) — with/without = ${f2(med(withRepair) / med(withoutRepair))}`);
+  console.log(
+    `text repairs (doubled glyphs, letter spacing, reversed numbers) on clean documents: ${f2(med(withRepair))} pages/s with, ${f2(med(withoutRepair))} without (median of 3) — with/without = ${f2(med(withRepair) / med(withoutRepair))}`,
+  );
 
   // Extraction against the hand-labelled dev set, when the shared corpus is on this machine.
   const labels = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../shared/corpus/labels');
@@ -81,14 +103,24 @@ export async function run(): Promise<void> {
     const runs = await runLabelled(labels, path.dirname(labels));
     const s = summarise(runs);
     const pct = (t: { n: number; ok: number }) => `${((t.ok / Math.max(1, t.n)) * 100).toFixed(1)}% (${t.ok}/${t.n})`;
-    console.log(`extraction vs hand labels (${s.documents} documents): overall ${pct(s.overall)}, text ${pct(s.text)}, scans ${pct(s.scan)}; statuses ${Object.entries(s.statuses).map(([k, v]) => `${k} ${v}`).join(', ')}; median ${f2(s.medianTextMs / 1000)} s per text document`);
+    console.log(
+      `extraction vs hand labels (${s.documents} documents): overall ${pct(s.overall)}, text ${pct(s.text)}, scans ${pct(s.scan)}; statuses ${Object.entries(
+        s.statuses,
+      )
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}; median ${f2(s.medianTextMs / 1000)} s per text document`,
+    );
   } else console.log('extraction vs hand labels: ../shared/corpus/labels not present — no figure');
 
   // Memory over many documents: RSS after each batch (worker threads live in this process).
   const rss = () => Math.round(process.memoryUsage().rss / 1024 / 1024);
   const marks: string[] = [`${rss()} MB`];
   for (let batch = 0; batch < 5; batch++) {
-    await parallel(Array.from({ length: 200 }, (_, i) => bytes[i % bytes.length]), cores * 2, (b) => readDocument(b, { ocr: false }));
+    await parallel(
+      Array.from({ length: 200 }, (_, i) => bytes[i % bytes.length]),
+      cores * 2,
+      (b) => readDocument(b, { ocr: false }),
+    );
     marks.push(`${rss()} MB`);
   }
   console.log(`memory: RSS every 200 text documents (1000 in all): ${marks.join(' → ')}`);

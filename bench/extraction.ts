@@ -48,7 +48,13 @@ export async function run(ctx: BenchContext): Promise<void> {
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
   const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
-  const cfg0 = parseConfig({ DATABASE_URL: ctx.url, DATA_DIR: ctx.dataDir, WEBHOOK_ALLOW_HOSTS: '127.0.0.1', LOG_LEVEL: 'silent', OCR_ENGINE: process.env.OCR_ENGINE ?? 'tesseract.js' });
+  const cfg0 = parseConfig({
+    DATABASE_URL: ctx.url,
+    DATA_DIR: ctx.dataDir,
+    WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    OCR_ENGINE: process.env.OCR_ENGINE ?? 'tesseract.js',
+  });
   const log = createLogger();
   const secretKey = randomBytes(32);
   const blobs = blobStoreFromConfig(cfg0);
@@ -65,10 +71,13 @@ export async function run(ctx: BenchContext): Promise<void> {
   await withIdentity(db, { role: 'owner', agencyId, agentId }, (c) =>
     c.query(`select app_public.create_api_key($1, 'bench', 'test', 'admin', $2, 'svc_test_bnch', 'bnch')`, [agencyId, hashToken(apiKey)]),
   );
-  await withIdentity(db, { role: 'oauth_client', oauthClientId }, (c) => c.query(`select app_public.set_agency_plan($1, 'enterprise', 100000, 1000000)`, [agencyId]));
-  await db.owner.query(`insert into app_public.webhook_endpoints (agency_id, kind, topic, staging_url, secret_ciphertext) values ($1, 'topic', 'client-submission', $2, $3)`, [
-    agencyId, hookUrl, encryptSecret(secretKey, newSigningSecret()),
-  ]);
+  await withIdentity(db, { role: 'oauth_client', oauthClientId }, (c) =>
+    c.query(`select app_public.set_agency_plan($1, 'enterprise', 100000, 1000000)`, [agencyId]),
+  );
+  await db.owner.query(
+    `insert into app_public.webhook_endpoints (agency_id, kind, topic, staging_url, secret_ciphertext) values ($1, 'topic', 'client-submission', $2, $3)`,
+    [agencyId, hookUrl, encryptSecret(secretKey, newSigningSecret())],
+  );
 
   step('seeded');
   const uploadedAt = new Map<string, number>();
@@ -91,7 +100,9 @@ export async function run(ctx: BenchContext): Promise<void> {
   const latencies = (ids: string[]) => ids.map((id) => arrivals.get(id)! - uploadedAt.get(id)!).sort((a, b) => a - b);
   const line = (label: string, ids: string[], seconds: number) => {
     const l = latencies(ids);
-    process.stdout.write(`${label.padEnd(58)} ${fmt((ids.length / seconds) * 60, 1).padStart(7)} jobs/min   upload→webhook p50 ${fmt(percentile(l, 50) / 1000, 2)} s   p99 ${fmt(percentile(l, 99) / 1000, 2)} s\n`);
+    process.stdout.write(
+      `${label.padEnd(58)} ${fmt((ids.length / seconds) * 60, 1).padStart(7)} jobs/min   upload→webhook p50 ${fmt(percentile(l, 50) / 1000, 2)} s   p99 ${fmt(percentile(l, 99) / 1000, 2)} s\n`,
+    );
   };
 
   const texts = ['auto_acme_mutual.pdf', 'home_granite.pdf', 'cgl_keystone.pdf', 'flood_gulf.pdf', 'umbrella_crest.pdf', 'renters_maple.pdf'];
@@ -122,7 +133,9 @@ export async function run(ctx: BenchContext): Promise<void> {
   await waitAll(behind);
   const lb = latencies(behind);
   const la = latencies(textIds);
-  process.stdout.write(`${`text PDFs uploaded behind ${nScan} queued scans (${behind.length})`.padEnd(58)} upload→webhook p50 ${fmt(percentile(lb, 50) / 1000, 2)} s   p99 ${fmt(percentile(lb, 99) / 1000, 2)} s   (alone: p50 ${fmt(percentile(la, 50) / 1000, 2)} s)\n`);
+  process.stdout.write(
+    `${`text PDFs uploaded behind ${nScan} queued scans (${behind.length})`.padEnd(58)} upload→webhook p50 ${fmt(percentile(lb, 50) / 1000, 2)} s   p99 ${fmt(percentile(lb, 99) / 1000, 2)} s   (alone: p50 ${fmt(percentile(la, 50) / 1000, 2)} s)\n`,
+  );
   await waitAll(queuedScans);
 
   // Peer: the engine in process on the same files, one at a time per "worker", no HTTP, queue or database.
@@ -130,19 +143,21 @@ export async function run(ctx: BenchContext): Promise<void> {
   const peer = async (files: string[], n: number) => {
     const start = performance.now();
     let next = 0;
-    await Promise.all(Array.from({ length: 2 }, async () => {
-      while (next < n) {
-        const f = files[next++ % files.length];
-        await extractDocument(new Uint8Array(read(f)), { read: opts.read });
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 2 }, async () => {
+        while (next < n) {
+          const f = files[next++ % files.length];
+          await extractDocument(new Uint8Array(read(f)), { read: opts.read });
+        }
+      }),
+    );
     return (n / ((performance.now() - start) / 1000)) * 60;
   };
   const peerText = await peer(texts, nText);
   process.stdout.write(`${'peer: extractDocument() in process, text PDFs (2 at a time)'.padEnd(58)} ${fmt(peerText, 1).padStart(7)} jobs/min\n`);
   const peerScan = await peer(scans, nScan);
   process.stdout.write(`${'peer: extractDocument() in process, scanned PDFs (2 at a time)'.padEnd(58)} ${fmt(peerScan, 1).padStart(7)} jobs/min\n`);
-  process.stdout.write(`the service runs text documents at ${fmt(((textIds.length / textSeconds) * 60 / peerText) * 100)}% of the in-process rate\n`);
+  process.stdout.write(`the service runs text documents at ${fmt((((textIds.length / textSeconds) * 60) / peerText) * 100)}% of the in-process rate\n`);
 
   await runner.stop();
   await new Promise<void>((r) => server.close(() => r()));

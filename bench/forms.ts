@@ -31,15 +31,30 @@ export async function run(ctx: BenchContext): Promise<void> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
   const call = (method: string, p: string, token: string, body?: string, headers: Record<string, string> = {}) =>
     new Promise<number>((resolve) => {
-      const req = http.request({ host: '127.0.0.1', port, path: p, method, agent, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}), ...headers } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: p,
+          method,
+          agent,
+          headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on('error', () => resolve(0));
       req.end(body);
     });
 
-  const createBody = JSON.stringify({ name: 'Bench form', owner: { type: 'agency', agency_id: agencyId }, insurance_line: 'personal_auto', template_id: 'auto' });
+  const createBody = JSON.stringify({
+    name: 'Bench form',
+    owner: { type: 'agency', agency_id: agencyId },
+    insurance_line: 'personal_auto',
+    template_id: 'auto',
+  });
   const post = async () => (await call('POST', '/v2/forms', apiKey, createBody, { 'idempotency-key': randomUUID() })) === 201;
   const seconds = ctx.quick ? 2 : 6;
   await load(post, { concurrency: 4, seconds: 1 });

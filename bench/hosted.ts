@@ -33,7 +33,14 @@ const STEPS = [
       { id: 'last_name', type: 'short_text', label: 'Last name', required: true, acord_field: 'ACORD80.Applicant.LastName' },
       { id: 'email', type: 'email', label: 'Email', required: true, acord_field: 'ACORD80.Applicant.Email' },
       { id: 'pets', type: 'single_choice', label: 'Pets?', required: true, options: ['Yes', 'No'] },
-      { id: 'pet_count', type: 'number', label: 'How many?', required: true, initially_hidden: true, rules: [{ condition_mode: 'all', conditions: [{ source_question_id: 'pets', operator: 'equals', value: 'Yes' }], action: 'show' }] },
+      {
+        id: 'pet_count',
+        type: 'number',
+        label: 'How many?',
+        required: true,
+        initially_hidden: true,
+        rules: [{ condition_mode: 'all', conditions: [{ source_question_id: 'pets', operator: 'equals', value: 'Yes' }], action: 'show' }],
+      },
     ],
   },
   {
@@ -91,11 +98,10 @@ export async function run(ctx: BenchContext): Promise<void> {
   await withIdentity(db, { role: 'owner', agencyId, agentId }, (c) =>
     c.query(`select app_public.create_api_key($1, 'bench', 'test', 'admin', $2, 'svc_test_host', '0000')`, [agencyId, hashToken(apiKey)]),
   );
-  await db.owner.query(`insert into app_public.webhook_endpoints (agency_id, kind, topic, staging_url, secret_ciphertext) values ($1, 'topic', 'form-submission', $2, $3)`, [
-    agencyId,
-    hookUrl,
-    encryptSecret(secretKey, newSigningSecret()),
-  ]);
+  await db.owner.query(
+    `insert into app_public.webhook_endpoints (agency_id, kind, topic, staging_url, secret_ciphertext) values ($1, 'topic', 'form-submission', $2, $3)`,
+    [agencyId, hookUrl, encryptSecret(secretKey, newSigningSecret())],
+  );
   const app = createApp({ db, cfg, log, blobs, secretKey });
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((r) => server.once('listening', () => r()));
@@ -104,16 +110,29 @@ export async function run(ctx: BenchContext): Promise<void> {
   const call = (method: string, p: string, body?: string, headers: Record<string, string> = {}) =>
     new Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }>((resolve) => {
       const u = new URL(base + p);
-      const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method, agent, headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
-      });
+      const req = http.request(
+        {
+          host: u.hostname,
+          port: u.port,
+          path: u.pathname + u.search,
+          method,
+          agent,
+          headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+        },
+      );
       req.on('error', () => resolve({ status: 0, text: '', headers: {} }));
       req.end(body);
     });
-  const admin = (method: string, p: string, json?: unknown) => call(method, p, json === undefined ? undefined : JSON.stringify(json), { authorization: `Bearer ${apiKey}`, 'idempotency-key': randomUUID() });
-  const created = JSON.parse((await admin('POST', '/v2/forms', { name: 'Bench home quote', owner: { type: 'agency', agency_id: agencyId }, insurance_line: 'homeowners' })).text);
+  const admin = (method: string, p: string, json?: unknown) =>
+    call(method, p, json === undefined ? undefined : JSON.stringify(json), { authorization: `Bearer ${apiKey}`, 'idempotency-key': randomUUID() });
+  const created = JSON.parse(
+    (await admin('POST', '/v2/forms', { name: 'Bench home quote', owner: { type: 'agency', agency_id: agencyId }, insurance_line: 'homeowners' })).text,
+  );
   await admin('PATCH', `/v2/forms/${created.id}`, { steps: STEPS });
   await admin('POST', `/v2/forms/${created.id}/publish`);
   const slug = (await db.owner.query<{ slug: string }>('select slug from app_public.agents where id = $1', [agentId])).rows[0].slug;
@@ -126,12 +145,22 @@ export async function run(ctx: BenchContext): Promise<void> {
   // ---- page weight ----------------------------------------------------------------------------------
   const assets = await pageAssets();
   const html = Buffer.from(page.text);
-  const engine = await build({ entryPoints: [path.join(root, 'pipelines/forms/engine.ts')], bundle: true, minify: true, write: false, format: 'esm', target: 'es2020', logLevel: 'silent' });
+  const engine = await build({
+    entryPoints: [path.join(root, 'pipelines/forms/engine.ts')],
+    bundle: true,
+    minify: true,
+    write: false,
+    format: 'esm',
+    target: 'es2020',
+    logLevel: 'silent',
+  });
   const engineBytes = Buffer.from(engine.outputFiles[0].contents);
   const kb = (n: number) => `${fmt(n / 1024, 1)} KB`;
   const gz = (b: Buffer) => gzipSync(b, { level: 9 }).length;
   const total = gz(html) + assets.scripts.form.gzip.length + assets.stylesheet.gzip.length;
-  process.stdout.write(`hosted page (${STEPS.reduce((n, s) => n + s.questions.length, 0)} questions), gzip: HTML ${kb(gz(html))} + JS ${kb(assets.scripts.form.gzip.length)} + CSS ${kb(assets.stylesheet.gzip.length)} = ${kb(total)}   (raw JS ${kb(assets.scripts.form.body.length)})\n`);
+  process.stdout.write(
+    `hosted page (${STEPS.reduce((n, s) => n + s.questions.length, 0)} questions), gzip: HTML ${kb(gz(html))} + JS ${kb(assets.scripts.form.gzip.length)} + CSS ${kb(assets.stylesheet.gzip.length)} = ${kb(total)}   (raw JS ${kb(assets.scripts.form.body.length)})\n`,
+  );
   process.stdout.write(`peer: the rule engine alone (pipelines/forms/engine.ts, minified) ${kb(engineBytes.length)}, gzip ${kb(gz(engineBytes))}\n`);
 
   // ---- end to end ---------------------------------------------------------------------------------------
@@ -148,7 +177,9 @@ export async function run(ctx: BenchContext): Promise<void> {
       single.push(arrivals.get(id)! - at);
     }
     single.sort((a, b) => a - b);
-    process.stdout.write(`${'end to end, one submission at a time'.padEnd(58)} ${fmt(1000 / (single.reduce((a, b) => a + b, 0) / single.length), 1).padStart(8)} sub/s    p50 ${fmt(percentile(single, 50), 1).padStart(7)} ms   p99 ${fmt(percentile(single, 99), 1).padStart(7)} ms\n`);
+    process.stdout.write(
+      `${'end to end, one submission at a time'.padEnd(58)} ${fmt(1000 / (single.reduce((a, b) => a + b, 0) / single.length), 1).padStart(8)} sub/s    p50 ${fmt(percentile(single, 50), 1).padStart(7)} ms   p99 ${fmt(percentile(single, 99), 1).padStart(7)} ms\n`,
+    );
     const n = ctx.quick ? 60 : 300;
     const started = new Map<number, number>();
     const done = new Promise<void>((resolve) => {
@@ -177,7 +208,10 @@ export async function run(ctx: BenchContext): Promise<void> {
     onArrival();
     await Promise.race([done, timeout]);
     const elapsed = (performance.now() - t0) / 1000;
-    const latencies = [...started].filter(([id]) => arrivals.has(id)).map(([id, at]) => arrivals.get(id)! - at).sort((a, b) => a - b);
+    const latencies = [...started]
+      .filter(([id]) => arrivals.has(id))
+      .map(([id, at]) => arrivals.get(id)! - at)
+      .sort((a, b) => a - b);
     process.stdout.write(
       `${`end to end: submit → ACORD zip → webhook received (4 conns, ${started.size} submissions)`.padEnd(58)} ${fmt(latencies.length / elapsed, 0).padStart(8)} sub/s    p50 ${fmt(percentile(latencies, 50), 1).padStart(7)} ms   p99 ${fmt(percentile(latencies, 99), 1).padStart(7)} ms${failed ? `   failed ${failed}` : ''}${latencies.length < started.size ? `   lost ${started.size - latencies.length}` : ''}\n`,
     );
@@ -185,7 +219,10 @@ export async function run(ctx: BenchContext): Promise<void> {
     await runner.stop();
     stopped = true;
     const seconds = ctx.quick ? 2 : 5;
-    report('peer: HTTP submit alone (rules replayed, row stored; 4 conns)', await load(async () => (await call('POST', submitPath, submitBody)).status === 201, { concurrency: 4, seconds }));
+    report(
+      'peer: HTTP submit alone (rules replayed, row stored; 4 conns)',
+      await load(async () => (await call('POST', submitPath, submitBody)).status === 201, { concurrency: 4, seconds }),
+    );
     report('peer: GET the hosted page (8 conns)', await load(async () => (await call('GET', pagePath)).status === 200, { concurrency: 8, seconds }));
   } finally {
     if (!stopped) await runner.stop();

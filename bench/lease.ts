@@ -47,15 +47,39 @@ export async function run(ctx: BenchContext): Promise<void> {
   const runner = await startWorker(ctx.db.owner, { concurrency: 2, log, deps: { cfg, log, secretKey, blobs } });
   try {
     const seed = await seedAgency(ctx.db, 'bench-lease');
-    const tok = await fetch(`${base}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'client_credentials', client_id: 'oc_bench-lease', client_secret: 'secret-bench-lease' }) });
+    const tok = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'client_credentials', client_id: 'oc_bench-lease', client_secret: 'secret-bench-lease' }),
+    });
     const oauth = ((await tok.json()) as { access_token: string }).access_token;
-    await fetch(`${base}/v1/agencies/${seed.agencyId}/plan`, { method: 'PUT', headers: { authorization: `Bearer ${oauth}`, 'content-type': 'application/json' }, body: JSON.stringify({ plan: 'enterprise', per_minute: 100000, per_day: 1000000 }) });
-    const k = await fetch(`${base}/v1/agencies/${seed.agencyId}/api-keys`, { method: 'POST', headers: { authorization: `Bearer ${seed.agentToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bench', mode: 'test', permissions: 'admin' }) });
+    await fetch(`${base}/v1/agencies/${seed.agencyId}/plan`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${oauth}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ plan: 'enterprise', per_minute: 100000, per_day: 1000000 }),
+    });
+    const k = await fetch(`${base}/v1/agencies/${seed.agencyId}/api-keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${seed.agentToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bench', mode: 'test', permissions: 'admin' }),
+    });
     const key = ((await k.json()) as { data: { key: string } }).data.key;
 
     const pairs = [
-      { label: 'text pair (3-page lease PDF + certificate PDF)', lease: 'com_compliant.lease.pdf', insurance: 'com_compliant.insurance.pdf', asOf: '2026-03-10', n: ctx.quick ? 10 : 40 },
-      { label: 'scanned pair (scanned lease PDF + declarations PDF)', lease: 'res_scanned_lease.lease.pdf', insurance: 'res_scanned_lease.insurance.pdf', asOf: '2026-02-15', n: ctx.quick ? 2 : 6 },
+      {
+        label: 'text pair (3-page lease PDF + certificate PDF)',
+        lease: 'com_compliant.lease.pdf',
+        insurance: 'com_compliant.insurance.pdf',
+        asOf: '2026-03-10',
+        n: ctx.quick ? 10 : 40,
+      },
+      {
+        label: 'scanned pair (scanned lease PDF + declarations PDF)',
+        lease: 'res_scanned_lease.lease.pdf',
+        insurance: 'res_scanned_lease.insurance.pdf',
+        asOf: '2026-02-15',
+        n: ctx.quick ? 2 : 6,
+      },
     ];
     for (const p of pairs) {
       const lease = file(p.lease);

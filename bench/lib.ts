@@ -40,15 +40,18 @@ export async function load(op: () => Promise<boolean>, opts: { concurrency: numb
 export const fmt = (n: number, digits = 1) => n.toFixed(digits);
 
 export function report(name: string, r: LoadResult): void {
-  process.stdout.write(`${name.padEnd(58)} ${fmt(r.perSecond, 0).padStart(8)} req/s   p50 ${fmt(r.p50, 2).padStart(7)} ms   p99 ${fmt(r.p99, 2).padStart(7)} ms${r.errors ? `   errors ${r.errors}` : ''}\n`);
+  process.stdout.write(
+    `${name.padEnd(58)} ${fmt(r.perSecond, 0).padStart(8)} req/s   p50 ${fmt(r.p50, 2).padStart(7)} ms   p99 ${fmt(r.p99, 2).padStart(7)} ms${r.errors ? `   errors ${r.errors}` : ''}\n`,
+  );
 }
 
 /** A fresh OAuth client with one agency, through the same SQL functions the API calls; `label` (lowercase, hyphens) keeps names unique. */
 export async function seedAgency(db: Database, label: string): Promise<{ oauthClientId: number; agencyId: number; agentId: number; agentToken: string }> {
-  const client = await db.owner.query<{ id: number }>(
-    `insert into app_private.oauth_clients (client_id, name, secret_hash) values ($1, $2, $3) returning id`,
-    [`oc_${label}`, label, hashToken(`secret-${label}`)],
-  );
+  const client = await db.owner.query<{ id: number }>(`insert into app_private.oauth_clients (client_id, name, secret_hash) values ($1, $2, $3) returning id`, [
+    `oc_${label}`,
+    label,
+    hashToken(`secret-${label}`),
+  ]);
   const agentToken = `agt_${label}`;
   const created = await withIdentity(db, { role: 'oauth_client', oauthClientId: client.rows[0].id }, (c) =>
     c.query<{ agency_id: number; agent_id: number }>(

@@ -35,14 +35,30 @@ export async function run(ctx: BenchContext): Promise<void> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
   const call = (port: number, method: string, p: string, body?: string, headers: Record<string, string> = {}) =>
     new Promise<number>((resolve) => {
-      const req = http.request({ host: '127.0.0.1', port, path: p, method, agent, headers: { authorization: `Bearer ${apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}), ...headers } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: p,
+          method,
+          agent,
+          headers: { authorization: `Bearer ${apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on('error', () => resolve(0));
       req.end(body);
     });
-  const created = await call(bare.port, 'POST', '/v2/forms', JSON.stringify({ name: 'Bench form', owner: { type: 'agency', agency_id: agencyId }, insurance_line: 'personal_auto', template_id: 'auto' }), { 'idempotency-key': randomUUID() });
+  const created = await call(
+    bare.port,
+    'POST',
+    '/v2/forms',
+    JSON.stringify({ name: 'Bench form', owner: { type: 'agency', agency_id: agencyId }, insurance_line: 'personal_auto', template_id: 'auto' }),
+    { 'idempotency-key': randomUUID() },
+  );
   if (created !== 201) throw new Error(`form creation failed: ${created}`);
   const { rows } = await db.owner.query('select id from app_public.forms where agency_id = $1 order by id limit 1', [agencyId]);
   const get = (port: number) => async () => (await call(port, 'GET', `/v2/forms/${rows[0].id}`)) === 200;
@@ -70,13 +86,21 @@ export async function run(ctx: BenchContext): Promise<void> {
   const merged = (rs: LoadResult[]): LoadResult => {
     const requests = rs.reduce((n, r) => n + r.requests, 0);
     const secs = rs.reduce((n, r) => n + r.seconds, 0);
-    return { requests, seconds: secs, perSecond: requests / secs, p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)), errors: rs.reduce((n, r) => n + r.errors, 0) };
+    return {
+      requests,
+      seconds: secs,
+      perSecond: requests / secs,
+      p50: median(rs.map((r) => r.p50)),
+      p99: median(rs.map((r) => r.p99)),
+      errors: rs.reduce((n, r) => n + r.errors, 0),
+    };
   };
   const peer = merged(results.get(variants[0].name)!);
   for (const v of variants) {
     const r = merged(results.get(v.name)!);
     report(`GET /v2/forms/{id}, ${v.name} (8 conns, ${rounds}×${seconds}s)`, r);
-    if (v !== variants[0]) process.stdout.write(`  throughput cost vs peer: ${fmt((1 - r.perSecond / peer.perSecond) * 100)}%   p50 +${fmt(r.p50 - peer.p50, 3)} ms\n`);
+    if (v !== variants[0])
+      process.stdout.write(`  throughput cost vs peer: ${fmt((1 - r.perSecond / peer.perSecond) * 100)}%   p50 +${fmt(r.p50 - peer.p50, 3)} ms\n`);
   }
   bare.server.close();
   instrumented.server.close();

@@ -45,7 +45,9 @@ async function main(): Promise<void> {
     process.stdout.write(`node ${process.version}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB\n`);
     for (const n of chosen) {
       process.stdout.write(`\n== ${n}\n`);
-      await (await suites[n]())({ db: opened.db, url: opened.ownerUrl, dataDir, quick });
+      await (
+        await suites[n]()
+      )({ db: opened.db, url: opened.ownerUrl, dataDir, quick });
     }
   } finally {
     await opened.close();

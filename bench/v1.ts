@@ -63,14 +63,18 @@ export async function run(ctx: BenchContext): Promise<void> {
     const c = await db.request.connect();
     try {
       await c.query('begin');
-            // Same statements, prepared the same way, as setIdentity; only the role switch and so the policy are missing.
+      // Same statements, prepared the same way, as setIdentity; only the role switch and so the policy are missing.
       await c.query({
         name: 'bench_plain_identity',
         text: `select set_config('svc.role', $1, true), set_config('svc.oauth_client_id', $2, true), set_config('svc.agency_id', $3, true),
           set_config('svc.agent_id', $4, true), set_config('svc.mode', $5, true), set_config('svc.api_key_id', $6, true)`,
         values: ['owner', '', String(agencyId), String(agentId), '', ''],
       });
-      const r = await c.query({ name: 'bench_plain', text: 'select id, name, color_code, logo_key from app_public.agencies where id = $1 and id = $2', values: [agencyId, agencyId] });
+      const r = await c.query({
+        name: 'bench_plain',
+        text: 'select id, name, color_code, logo_key from app_public.agencies where id = $1 and id = $2',
+        values: [agencyId, agencyId],
+      });
       await c.query('commit');
       return r.rowCount === 1;
     } finally {

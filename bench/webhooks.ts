@@ -44,7 +44,12 @@ export async function run(ctx: BenchContext): Promise<void> {
     [agencyId, url, encryptSecret(secretKey, secret)],
   );
   const log = createLogger();
-  const runner = await startWorker(db.owner, { concurrency: 8, log, deps: { cfg, log, secretKey, blobs: fileBlobStore(path.join(ctx.dataDir, 'blobs')) }, pollInterval: 1000 });
+  const runner = await startWorker(db.owner, {
+    concurrency: 8,
+    log,
+    deps: { cfg, log, secretKey, blobs: fileBlobStore(path.join(ctx.dataDir, 'blobs')) },
+    pollInterval: 1000,
+  });
   const sample = sampleTopicPayload('form-submission').data;
 
   // Sustained rate: events written to the outbox by 4 concurrent writers (as API requests would), counted
@@ -76,20 +81,27 @@ export async function run(ctx: BenchContext): Promise<void> {
   });
   const emit = (i: number) => {
     emitted.set(i, performance.now());
-    return db.owner.query({ name: 'bench_emit', text: `select app_private.emit_event($1, 'test', 'form-submission', null, $2)`, values: [agencyId, JSON.stringify({ ...sample, submission_id: i })] });
+    return db.owner.query({
+      name: 'bench_emit',
+      text: `select app_private.emit_event($1, 'test', 'form-submission', null, $2)`,
+      values: [agencyId, JSON.stringify({ ...sample, submission_id: i })],
+    });
   };
-  const until = (n: number) => new Promise<void>((resolve) => {
-    waitFor = n;
-    reached = resolve;
-    if (received >= n) resolve();
-  });
+  const until = (n: number) =>
+    new Promise<void>((resolve) => {
+      waitFor = n;
+      reached = resolve;
+      if (received >= n) resolve();
+    });
 
   const started = performance.now();
   let nextId = 1;
   const allIn = until(events);
-  await Promise.all(Array.from({ length: 4 }, async () => {
-    while (nextId <= events) await emit(nextId++);
-  }));
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (nextId <= events) await emit(nextId++);
+    }),
+  );
   await allIn;
   const seconds = (performance.now() - started) / 1000;
   const rate = events / seconds;
@@ -111,7 +123,10 @@ export async function run(ctx: BenchContext): Promise<void> {
   await pacedIn;
   await new Promise((r) => setTimeout(r, 500)); // late doubles would arrive now
   await runner.stop();
-  const latencies = [...arrivals].filter(([id]) => id >= first).map(([id, at]) => at - emitted.get(id)!).sort((a, b) => a - b);
+  const latencies = [...arrivals]
+    .filter(([id]) => id >= first)
+    .map(([id, at]) => at - emitted.get(id)!)
+    .sort((a, b) => a - b);
   const total = events + pacedCount;
   const logged = await db.owner.query(`select count(*)::int as n from app_public.webhook_delivery_attempts where agency_id = $1`, [agencyId]);
   process.stdout.write(
@@ -142,6 +157,8 @@ export async function run(ctx: BenchContext): Promise<void> {
   closeDeliveryConnections();
   process.stdout.write(`${'peer: deliver() alone, new connection each (concurrency 8)'.padEnd(58)} ${fmt(peerRate, 0).padStart(8)} deliveries/s\n`);
   process.stdout.write(`${'peer: deliver() alone, kept-alive (concurrency 8)'.padEnd(58)} ${fmt(peerKeepAlive, 0).padStart(8)} deliveries/s\n`);
-  process.stdout.write(`the durable path runs at ${fmt((rate / peerRate) * 100)}% of bare deliver() (${fmt((rate / peerKeepAlive) * 100)}% of kept-alive deliver())\n`);
+  process.stdout.write(
+    `the durable path runs at ${fmt((rate / peerRate) * 100)}% of bare deliver() (${fmt((rate / peerKeepAlive) * 100)}% of kept-alive deliver())\n`,
+  );
   receiver.close();
 }

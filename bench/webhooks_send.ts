@@ -23,10 +23,7 @@ export async function run(ctx: { quick: boolean }): Promise<void> {
     for (const concurrency of [1, 16]) {
       report(
         `webhooks deliver() signed, new connection each, c=${concurrency}`,
-        await load(
-          async () => (await deliver({ url, body, secret, webhookId: 'bench' }, { allowHosts: ['127.0.0.1'] })).ok,
-          { concurrency, seconds },
-        ),
+        await load(async () => (await deliver({ url, body, secret, webhookId: 'bench' }, { allowHosts: ['127.0.0.1'] })).ok, { concurrency, seconds }),
       );
       report(
         `  peer: bare http.request, new connection each, c=${concurrency}`,

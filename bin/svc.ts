@@ -101,7 +101,9 @@ async function serve(withWorker: boolean): Promise<void> {
   const key = secretKey();
   const metrics = createMetrics();
   const blobs = blobStoreFromConfig(cfg);
-  const runner = withWorker ? await startWorker(opened.db.owner, { concurrency: cfg.WORKER_CONCURRENCY, log, deps: { cfg, log, secretKey: key, blobs, metrics } }) : undefined;
+  const runner = withWorker
+    ? await startWorker(opened.db.owner, { concurrency: cfg.WORKER_CONCURRENCY, log, deps: { cfg, log, secretKey: key, blobs, metrics } })
+    : undefined;
   const app = createApp({ db: opened.db, cfg, log, blobs, secretKey: key, metrics });
   const server: Server = app.listen(cfg.PORT, cfg.HOST);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
@@ -120,7 +122,11 @@ async function serve(withWorker: boolean): Promise<void> {
 async function worker(): Promise<void> {
   const opened = await open();
   const metrics = createMetrics();
-  const runner = await startWorker(opened.db.owner, { concurrency: cfg.WORKER_CONCURRENCY, log, deps: { cfg, log, secretKey: secretKey(), blobs: blobStoreFromConfig(cfg), metrics } });
+  const runner = await startWorker(opened.db.owner, {
+    concurrency: cfg.WORKER_CONCURRENCY,
+    log,
+    deps: { cfg, log, secretKey: secretKey(), blobs: blobStoreFromConfig(cfg), metrics },
+  });
   const closeMetrics = await serveMetrics(metrics, opened.db);
   log.info('worker running', { concurrency: cfg.WORKER_CONCURRENCY });
   onShutdown(async () => {
@@ -133,7 +139,12 @@ async function worker(): Promise<void> {
 
 /** extract and eval need no database; they run and release their worker pools. */
 async function runLocal(command: 'extract' | 'eval' | 'analyze', args: string[]): Promise<number> {
-  const mod = command === 'extract' ? await import('./commands/extract.ts') : command === 'analyze' ? await import('./commands/analyze.ts') : await import('./commands/eval.ts');
+  const mod =
+    command === 'extract'
+      ? await import('./commands/extract.ts')
+      : command === 'analyze'
+        ? await import('./commands/analyze.ts')
+        : await import('./commands/eval.ts');
   try {
     return await mod.run(args);
   } finally {

@@ -100,8 +100,10 @@ export async function startEmbedded(opts: { dataDir: string; port: number; onLog
   await fs.chmod(opts.dataDir, 0o755);
   const pgDir = path.join(opts.dataDir, 'pg');
   const creds = await readCredentials(path.join(opts.dataDir, 'pg-credentials.json'));
-  const urlFor = (port: number) => (database = 'postgres') =>
-    `postgres://${creds.user}:${encodeURIComponent(creds.password)}@127.0.0.1:${port}/${database}`;
+  const urlFor =
+    (port: number) =>
+    (database = 'postgres') =>
+      `postgres://${creds.user}:${encodeURIComponent(creds.password)}@127.0.0.1:${port}/${database}`;
 
   const existing = await runningPort(pgDir);
   if (existing) {

@@ -33,7 +33,13 @@ export async function planLimitedApiKey(ctx: Context, client: Client, deps: Deps
   ctx.set('X-RateLimit-Reset', String(r.reset_at));
   if (!r.allowed) {
     const retry = Math.max(1, Number(r.reset_at) - Math.floor(Date.now() / 1000));
-    throw new ApiError(429, `rate limit exceeded: ${r.lim} requests per ${r.agency_id ? 'plan window' : 'window without a valid API key'}; retry after ${retry} s`, [], { 'Retry-After': String(retry) }, 'rate_limited');
+    throw new ApiError(
+      429,
+      `rate limit exceeded: ${r.lim} requests per ${r.agency_id ? 'plan window' : 'window without a valid API key'}; retry after ${retry} s`,
+      [],
+      { 'Retry-After': String(retry) },
+      'rate_limited',
+    );
   }
   if (!r.api_key_id) {
     if (!requireKey) return undefined;

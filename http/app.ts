@@ -37,10 +37,28 @@ import { webhookSubscriptionRoutes } from './routes/v1/webhooks.ts';
 import { webhookEndpointRoutes } from './routes/v2/webhook_endpoints.ts';
 
 /** Every declared route of the service, in documentation order. */
-export const allRoutes: RouteSpec[] = [...oauthRoutes, ...agencyRoutes, ...agentRoutes, ...dashboardLinkRoutes, ...apiKeyRoutes, ...clientRoutes, ...webhookSubscriptionRoutes, ...formRoutes, ...formLinkRoutes, ...submissionRoutes, ...embedOriginRoutes, ...webhookEndpointRoutes, ...extractionRoutes, ...analysisRoutes, ...fileRoutes];
+export const allRoutes: RouteSpec[] = [
+  ...oauthRoutes,
+  ...agencyRoutes,
+  ...agentRoutes,
+  ...dashboardLinkRoutes,
+  ...apiKeyRoutes,
+  ...clientRoutes,
+  ...webhookSubscriptionRoutes,
+  ...formRoutes,
+  ...formLinkRoutes,
+  ...submissionRoutes,
+  ...embedOriginRoutes,
+  ...webhookEndpointRoutes,
+  ...extractionRoutes,
+  ...analysisRoutes,
+  ...fileRoutes,
+];
 
 /** GraphQL's own error shape, for /graphql refusals (auth, limits) made before PostGraphile runs. */
-const graphqlErrorBody: ErrorPresenter = (err) => ({ errors: [{ message: err.message, extensions: { status: err.status, ...(err.code ? { code: err.code } : {}) } }] });
+const graphqlErrorBody: ErrorPresenter = (err) => ({
+  errors: [{ message: err.message, extensions: { status: err.status, ...(err.code ? { code: err.code } : {}) } }],
+});
 
 function presenterFor(ctx: Context): ErrorPresenter {
   if (ctx.path === '/graphql' || ctx.path.startsWith('/graphql/')) return graphqlErrorBody;
@@ -82,7 +100,18 @@ export function createApp(deps: Deps, opts: { instrument?: boolean } = {}): Koa 
   mountRoutes(router, allRoutes, deps);
   // Pages and their assets: not part of the API document.
   // The dashboard first: its /dashboard/... paths must not be read as /{agentSlug}/form/... hosted pages.
-  mountRoutes(router, [...dashboardSessionRoutes, ...dashboardApiKeyRoutes, ...dashboardWebhookRoutes, ...dashboardFormRoutes, ...dashboardSubmissionRoutes, ...dashboardUsageRoutes], deps);
+  mountRoutes(
+    router,
+    [
+      ...dashboardSessionRoutes,
+      ...dashboardApiKeyRoutes,
+      ...dashboardWebhookRoutes,
+      ...dashboardFormRoutes,
+      ...dashboardSubmissionRoutes,
+      ...dashboardUsageRoutes,
+    ],
+    deps,
+  );
   mountRoutes(router, hostedRoutes, deps);
 
   if (opts.instrument !== false) {

@@ -59,7 +59,9 @@ export function authenticated(rule: Exclude<AuthRule, 'none'>, deps: Deps, rateL
       if (!m) throw unauthorized('missing bearer token in the Authorization header');
       const isApiKey = isApiKeyToken(m[1]);
       if (wantsApiKey !== isApiKey) {
-        throw isApiKey ? forbidden('this operation requires an OAuth client or agent access token, not an API key') : unauthorized('this operation requires an API key (svc_test_… or svc_live_…)');
+        throw isApiKey
+          ? forbidden('this operation requires an OAuth client or agent access token, not an API key')
+          : unauthorized('this operation requires an API key (svc_test_… or svc_live_…)');
       }
       const tokenHash = hashToken(m[1]);
       resolve = (client) => (isApiKey ? apiKeyIdentity(client, tokenHash, rule) : bearerIdentity(ctx, client, tokenHash, rule, deps, rateLimit));

@@ -60,7 +60,10 @@ export async function sweepUploadDirs(tmpDir: string, now = Date.now()): Promise
     if (!name.startsWith(UPLOAD_DIR_PREFIX)) continue;
     const pid = Number(/^svc-upload-(\d+)-/.exec(name)?.[1]);
     const full = path.join(tmpDir, name);
-    const old = await stat(full).then((s) => now - s.mtimeMs > 86_400_000, () => false);
+    const old = await stat(full).then(
+      (s) => now - s.mtimeMs > 86_400_000,
+      () => false,
+    );
     if (old || (pid && pid !== process.pid && !processIsAlive(pid))) {
       await rm(full, { recursive: true, force: true });
       removed.push(name);
@@ -72,8 +75,10 @@ export async function sweepUploadDirs(tmpDir: string, now = Date.now()): Promise
 /** A body that could not be read (bad gzip/deflate, an unknown Content-Encoding, too large) as a client error. */
 function unreadableBody(err: Error & { status?: number; type?: string }): never {
   if (err.status === 413) throw new ApiError(413, 'request body too large', [], {}, 'payload_too_large');
-  if (err.status === 415 || err.type === 'encoding.unsupported') throw new ApiError(415, `unsupported Content-Encoding or content type: ${err.message}`, [], {}, 'unsupported_media_type');
-  if (err.status && err.status < 500 && err.type === 'entity.parse.failed') throw new ApiError(400, `invalid request body: ${err.message}`, [], {}, 'bad_request');
+  if (err.status === 415 || err.type === 'encoding.unsupported')
+    throw new ApiError(415, `unsupported Content-Encoding or content type: ${err.message}`, [], {}, 'unsupported_media_type');
+  if (err.status && err.status < 500 && err.type === 'entity.parse.failed')
+    throw new ApiError(400, `invalid request body: ${err.message}`, [], {}, 'bad_request');
   // zlib errors (a body that says gzip or deflate and is not), and anything else the reader refused.
   throw new ApiError(400, `the request body could not be read: ${err.message}`, [], {}, 'bad_request');
 }
@@ -88,7 +93,15 @@ async function depthLimited(ctx: Context, next: Next) {
 
 /** Parse the body: JSON always; multipart (files into a per-request temp dir removed afterwards) when declared. */
 export function bodyParser(spec: BodyRules, deps: Deps) {
-  const parseJson = koaBody({ json: true, urlencoded: !!spec.urlencoded || !!spec.files, multipart: false, jsonLimit: '1mb', formLimit: '1mb', jsonStrict: true, onError: unreadableBody });
+  const parseJson = koaBody({
+    json: true,
+    urlencoded: !!spec.urlencoded || !!spec.files,
+    multipart: false,
+    jsonLimit: '1mb',
+    formLimit: '1mb',
+    jsonStrict: true,
+    onError: unreadableBody,
+  });
   const json = (ctx: Context, next: Next) => parseJson(ctx, () => depthLimited(ctx, next));
   if (!spec.files) return json;
   return async (ctx: Context, next: Next) => {
@@ -119,9 +132,17 @@ export function bodyParser(spec: BodyRules, deps: Deps) {
           // formidable's error codes (FormidableError): 1006/1007 text fields too large or too many, 1015 too
           // many files, 1009/1016 a file too large.
           const code = (err as { code?: number }).code;
-          if (repeated) throw new ApiError(400, `send one file in ${repeated}`, [{ field: repeated, message: 'only one file allowed; the part was repeated' }], {}, 'bad_request');
+          if (repeated)
+            throw new ApiError(
+              400,
+              `send one file in ${repeated}`,
+              [{ field: repeated, message: 'only one file allowed; the part was repeated' }],
+              {},
+              'bad_request',
+            );
           if (code === 1015) throw new ApiError(400, 'too many file parts: send each file field once', [], {}, 'bad_request');
-          if (code === 1006 || code === 1007) throw new ApiError(400, 'a text field is too large (text fields are limited to 1 MB in all; only files may be larger)', [], {}, 'bad_request');
+          if (code === 1006 || code === 1007)
+            throw new ApiError(400, 'a text field is too large (text fields are limited to 1 MB in all; only files may be larger)', [], {}, 'bad_request');
           if (code === 1009 || code === 1016 || /maxFileSize|maxTotalFileSize/.test(err.message)) {
             throw new ApiError(413, `a file exceeds the ${deps.cfg.MAX_UPLOAD_BYTES} byte limit`, [], {}, 'payload_too_large');
           }
@@ -129,7 +150,14 @@ export function bodyParser(spec: BodyRules, deps: Deps) {
         },
       });
       await multipart(ctx, async () => {});
-      if (repeated) throw new ApiError(400, `send one file in ${repeated}`, [{ field: repeated, message: 'only one file allowed; the part was repeated' }], {}, 'bad_request');
+      if (repeated)
+        throw new ApiError(
+          400,
+          `send one file in ${repeated}`,
+          [{ field: repeated, message: 'only one file allowed; the part was repeated' }],
+          {},
+          'bad_request',
+        );
       await next();
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -76,7 +76,10 @@ async function send(ctx: Context, status: number, title: string, body: SafeHtml,
   });
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
-  ctx.set('Content-Security-Policy', contentSecurityPolicy({ nonce, frameAncestors: [], imgOrigins: [] }).replace("frame-ancestors 'self'", "frame-ancestors 'none'"));
+  ctx.set(
+    'Content-Security-Policy',
+    contentSecurityPolicy({ nonce, frameAncestors: [], imgOrigins: [] }).replace("frame-ancestors 'self'", "frame-ancestors 'none'"),
+  );
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('X-Frame-Options', 'DENY');
   ctx.set('Cache-Control', 'no-store');
@@ -140,12 +143,23 @@ export async function withSession(ctx: Context, deps: Deps, mode: Mode, requireA
   try {
     const row = hash && (await authenticateDashboardSession(client, hash, deps.cfg.DASHBOARD_SESSION_IDLE_SECONDS));
     if (!row || !hash) {
-      await renderBare(ctx, 401, 'Please sign in', 'Your session has ended or you are not signed in. Open the dashboard again from your integration to get a new sign-in link.');
+      await renderBare(
+        ctx,
+        401,
+        'Please sign in',
+        'Your session has ended or you are not signed in. Open the dashboard again from your integration to get a new sign-in link.',
+      );
       return;
     }
     s = { ...row, mode, csrf: csrfToken(deps, hash), isAdmin: row.role === 'admin' || row.role === 'owner' };
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && !csrfMatches(s.csrf, (ctx.request as { body?: Record<string, unknown> }).body?._csrf)) {
-      await renderPage(ctx, s, 'Request refused', html`<p class="lede">This form was not sent from your dashboard session (its security token is missing or wrong). Go back, reload the page and try again.</p>`, 403);
+      await renderPage(
+        ctx,
+        s,
+        'Request refused',
+        html`<p class="lede">This form was not sent from your dashboard session (its security token is missing or wrong). Go back, reload the page and try again.</p>`,
+        403,
+      );
       return;
     }
     if (requireAdmin && !s.isAdmin) {
@@ -165,8 +179,20 @@ export async function withSession(ctx: Context, deps: Deps, mode: Mode, requireA
     open = false;
     const err = toApiError(thrown, deps.log, { requestId: ctx.state.requestId, path: ctx.path });
     const title = errorTitles[err.status] ?? 'Something went wrong';
-    const msg = err.status === 404 ? 'There is nothing here, or it belongs to another agency or mode.' : err.status >= 500 ? 'An unexpected error happened; it has been logged.' : err.message;
-    if (s) await renderPage(ctx, s, title, html`<p class="lede">${msg}</p>${err.details.map((d) => html`<p>${d.field ? `${d.field}: ` : ''}${d.message}</p>`)}`, err.status);
+    const msg =
+      err.status === 404
+        ? 'There is nothing here, or it belongs to another agency or mode.'
+        : err.status >= 500
+          ? 'An unexpected error happened; it has been logged.'
+          : err.message;
+    if (s)
+      await renderPage(
+        ctx,
+        s,
+        title,
+        html`<p class="lede">${msg}</p>${err.details.map((d) => html`<p>${d.field ? `${d.field}: ` : ''}${d.message}</p>`)}`,
+        err.status,
+      );
     else await renderBare(ctx, err.status, title, msg);
   } finally {
     ctx.state.tx = undefined;

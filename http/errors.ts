@@ -85,7 +85,11 @@ interface PgError {
 const constraintErrors: Record<string, { field: string; message: string; summary: string }> = {
   agents_email_per_agency: { field: 'email', message: 'already taken', summary: 'an agent with this email already exists in the agency' },
   owner_is_admin: { field: 'is_admin', message: 'cannot be false for the owner', summary: 'the agency owner is always an admin' },
-  topic_has_url: { field: 'staging_url', message: 'one of staging_url and production_url is required', summary: 'an endpoint needs a staging_url, a production_url or both' },
+  topic_has_url: {
+    field: 'staging_url',
+    message: 'one of staging_url and production_url is required',
+    summary: 'an endpoint needs a staging_url, a production_url or both',
+  },
 };
 
 function fromPostgres(err: PgError): ApiError | undefined {
@@ -128,8 +132,17 @@ export const v1ErrorBody: ErrorPresenter = (err) => ({
 });
 
 const apiCodes: Record<number, string> = {
-  400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 409: 'conflict',
-  413: 'payload_too_large', 415: 'unsupported_media_type', 422: 'unprocessable', 429: 'rate_limited', 500: 'internal_error',
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  422: 'unprocessable',
+  429: 'rate_limited',
+  500: 'internal_error',
   501: 'not_implemented',
 };
 
@@ -148,7 +161,16 @@ export const apiErrorBody: ErrorPresenter = (err) => {
 };
 
 /** RFC 6749 §5.2 (the /oauth surface): `{ error, error_description }`. */
-const RFC6749_CODES = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'server_error', 'rate_limited']);
+const RFC6749_CODES = new Set([
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+  'server_error',
+  'rate_limited',
+]);
 
 export const oauthErrorBody: ErrorPresenter = (err) => ({
   // Codes of other surfaces (method_not_allowed, bad_request, …) are not RFC 6749 codes: a client error is invalid_request.
@@ -157,9 +179,18 @@ export const oauthErrorBody: ErrorPresenter = (err) => ({
 });
 
 const titles: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict',
-  413: 'Content Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests',
-  500: 'Internal Server Error', 501: 'Not Implemented',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
 };
 
 const toPointer = (field?: string) => (field === undefined ? undefined : field.startsWith('/') ? field : `/${field.split('.').join('/')}`);

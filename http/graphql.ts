@@ -57,7 +57,13 @@ function argInt(value: ValueNode | undefined, variables: Record<string, unknown>
  * Depth and cost of the operation to run. Cost counts the rows a query may produce: every field costs the
  * number of parent rows, and a connection multiplies by its `first`/`last`, which is required and capped.
  */
-export function measureOperation(schema: GraphQLSchema, doc: DocumentNode, operationName: string | undefined, variables: Record<string, unknown>, limits: GraphqlLimits) {
+export function measureOperation(
+  schema: GraphQLSchema,
+  doc: DocumentNode,
+  operationName: string | undefined,
+  variables: Record<string, unknown>,
+  limits: GraphqlLimits,
+) {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of doc.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   const ops = doc.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
@@ -197,7 +203,13 @@ export function graphqlMiddleware(deps: Deps, limits: GraphqlLimits = defaultGra
         if (doc) {
           const { schema } = await (await load()).pgl.getSchemaResult();
           try {
-            measureOperation(schema, doc, typeof body.operationName === 'string' ? body.operationName : undefined, (body.variables as Record<string, unknown>) ?? {}, limits);
+            measureOperation(
+              schema,
+              doc,
+              typeof body.operationName === 'string' ? body.operationName : undefined,
+              (body.variables as Record<string, unknown>) ?? {},
+              limits,
+            );
           } catch (err) {
             if (err instanceof LimitError) throw new ApiError(400, err.message, [], {}, 'query_too_expensive');
             throw err;

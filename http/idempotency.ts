@@ -16,14 +16,22 @@ const uuidV4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]
 /** `sealed`: the stored response carries a secret, so it is kept encrypted with the service key. */
 export function idempotency(deps: Deps, sealed = false) {
   const seal = (body: unknown) => JSON.stringify(sealed ? { sealed: encryptSecret(deps.secretKey, JSON.stringify(body ?? null)) } : (body ?? null));
-  const unseal = (stored: unknown) => (sealed && stored && typeof stored === 'object' && 'sealed' in stored ? JSON.parse(decryptSecret(deps.secretKey, String((stored as { sealed: string }).sealed))) : stored);
+  const unseal = (stored: unknown) =>
+    sealed && stored && typeof stored === 'object' && 'sealed' in stored
+      ? JSON.parse(decryptSecret(deps.secretKey, String((stored as { sealed: string }).sealed)))
+      : stored;
   return async (ctx: Context, next: Next) => {
     const key = ctx.get('idempotency-key').trim();
-    if (!key) throw new ApiError(400, 'the Idempotency-Key header is required on every POST and PATCH under /v2', [{ field: 'Idempotency-Key', message: 'is required' }]);
+    if (!key)
+      throw new ApiError(400, 'the Idempotency-Key header is required on every POST and PATCH under /v2', [
+        { field: 'Idempotency-Key', message: 'is required' },
+      ]);
     if (!uuidV4.test(key)) throw new ApiError(400, 'the Idempotency-Key header must be a UUIDv4', [{ field: 'Idempotency-Key', message: 'must be a UUIDv4' }]);
     const who = identity(ctx);
     const body = (ctx.request as { body?: unknown }).body;
-    const fingerprint = createHash('sha256').update(`${ctx.method} ${ctx.path}\n${canonicalJson(body ?? null)}`).digest('hex');
+    const fingerprint = createHash('sha256')
+      .update(`${ctx.method} ${ctx.path}\n${canonicalJson(body ?? null)}`)
+      .digest('hex');
     const scope: IdempotencyScope = [who.agencyId, who.mode, key.toLowerCase()];
     const claim = await claimIdempotencyKey(tx(ctx), scope, fingerprint);
     if (claim.outcome === 'mismatch') {

@@ -76,7 +76,8 @@ export function openApiDocument(specs: RouteSpec[], serverUrl: string): Record<s
       title: 'Insurance intake, provisioning and policy-analysis service',
       version: '1.0.0',
       license: { name: 'MIT', identifier: 'MIT' },
-      description: 'Interface contract: SPEC.md. Errors of /v1 are `{ error: { message, details } }`; /oauth/token errors follow RFC 6749 §5.2; /v2 errors are RFC 9457 problem details (`application/problem+json`) with `errors: [{ pointer, detail }]`. Every POST and PATCH under /v2 needs an `Idempotency-Key` header (UUIDv4).',
+      description:
+        'Interface contract: SPEC.md. Errors of /v1 are `{ error: { message, details } }`; /oauth/token errors follow RFC 6749 §5.2; /v2 errors are RFC 9457 problem details (`application/problem+json`) with `errors: [{ pointer, detail }]`. Every POST and PATCH under /v2 needs an `Idempotency-Key` header (UUIDv4).',
     },
     servers: [{ url: serverUrl }],
     paths,
@@ -87,7 +88,12 @@ export function openApiDocument(specs: RouteSpec[], serverUrl: string): Record<s
         oauthClientToken: { type: 'http', scheme: 'bearer', description: 'Access token from POST /oauth/token' },
         agentToken: { type: 'http', scheme: 'bearer', description: 'Agent access token (agt_…)' },
         apiKey: { type: 'http', scheme: 'bearer', description: 'API key: svc_test_… (sandbox data) or svc_live_… (live data)' },
-        apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key of the /api surface (lease checker, policy extraction): svc_test_… or svc_live_…' },
+        apiKeyHeader: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: 'API key of the /api surface (lease checker, policy extraction): svc_test_… or svc_live_…',
+        },
       },
     },
   };
@@ -136,9 +142,17 @@ function v1EventWebhooks(): Record<string, unknown> {
             tags: ['Webhook subscriptions'],
             // Sent by the service: authenticated by the signature headers, not by a credential of the receiver's API.
             security: [],
-            parameters: ['x-signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => ({ name: h, in: 'header', required: true, schema: { type: 'string' } })),
+            parameters: ['x-signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => ({
+              name: h,
+              in: 'header',
+              required: true,
+              schema: { type: 'string' },
+            })),
             requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(envelope, 'output') } } },
-            responses: { 200: { description: 'Any 2xx acknowledges the delivery' }, 401: { description: 'The signature does not match: the delivery is retried' } },
+            responses: {
+              200: { description: 'Any 2xx acknowledges the delivery' },
+              401: { description: 'The signature does not match: the delivery is retried' },
+            },
           },
         },
       ];

@@ -60,7 +60,9 @@ export function mountRoutes(router: Router, specs: RouteSpec[], deps: Deps): voi
       const input = {
         params: parseInput(spec.params, ctx.params, 400, 'path parameter'),
         query: parseInput(spec.query, ctx.query, 400, 'query parameters'),
-        body: spec.body ? parseInput(spec.body, (ctx.request as { body?: unknown }).body ?? {}, 422, 'request body') : (ctx.request as { body?: unknown }).body ?? {},
+        body: spec.body
+          ? parseInput(spec.body, (ctx.request as { body?: unknown }).body ?? {}, 422, 'request body')
+          : ((ctx.request as { body?: unknown }).body ?? {}),
         files,
       };
       await spec.handler(ctx, input, deps);

@@ -3,9 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 const intIn = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -52,12 +50,23 @@ export const configSchema = z.object({
   WEBHOOK_ALLOW_HOSTS: z
     .string()
     .default('')
-    .transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean)),
+    .transform((v) =>
+      v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    ),
   /** Waits in seconds before attempts 2, 3, … (comma-separated); empty = the default schedule of about 27 hours. */
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
     .default('')
-    .transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean).map(Number))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)
+        .map(Number),
+    )
     .refine((a) => a.every((n) => Number.isFinite(n) && n > 0), 'must be positive numbers of seconds, comma-separated'),
   /** Base URL of the host that serves signed file links ({files_url}); defaults to PUBLIC_URL. */
   FILES_URL: z.url().optional(),
@@ -80,7 +89,10 @@ export const configSchema = z.object({
   /** Bucket in the path instead of the host name (most non-AWS stores); default true when S3_ENDPOINT is set. */
   S3_FORCE_PATH_STYLE: bool.optional(),
   /** Key prefix inside the bucket, e.g. `svc/`. */
-  S3_PREFIX: z.string().regex(/^[a-z0-9-/]*$/).optional(),
+  S3_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9-/]*$/)
+    .optional(),
   /** Days uploaded documents and their extracted data are kept (an agency may have its own period). */
   DOCUMENT_RETENTION_DAYS: intIn(1, 3650).default(30),
   /** How long POST /api/analyze waits for the result before answering 202 with the analysis id. */

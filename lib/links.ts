@@ -44,7 +44,14 @@ export function signFileLink(o: SignLinkOptions): SignedLink {
 export type LinkCheck = 'ok' | 'expired' | 'invalid';
 
 /** Check a presented link's signature (constant time) and expiry. */
-export function checkFileLink(key: Buffer, blobKey: string, expires: string | undefined, filename: string | undefined, signature: string | undefined, now = Date.now()): LinkCheck {
+export function checkFileLink(
+  key: Buffer,
+  blobKey: string,
+  expires: string | undefined,
+  filename: string | undefined,
+  signature: string | undefined,
+  now = Date.now(),
+): LinkCheck {
   if (!expires || !/^\d{1,12}$/.test(expires) || !signature || !/^[A-Za-z0-9_-]{43}$/.test(signature)) return 'invalid';
   const expected = mac(key, blobKey, Number(expires), filename ?? '');
   const given = Buffer.from(signature, 'base64url');
@@ -90,7 +97,14 @@ export function checkFormContext(key: Buffer, token: string, now = Date.now()): 
   } catch {
     return { ok: false, reason: 'invalid' };
   }
-  if (typeof raw.f !== 'number' || typeof raw.a !== 'number' || typeof raw.e !== 'number' || typeof raw.m !== 'object' || raw.m === null || Array.isArray(raw.m)) {
+  if (
+    typeof raw.f !== 'number' ||
+    typeof raw.a !== 'number' ||
+    typeof raw.e !== 'number' ||
+    typeof raw.m !== 'object' ||
+    raw.m === null ||
+    Array.isArray(raw.m)
+  ) {
     return { ok: false, reason: 'invalid' };
   }
   if (raw.e * 1000 < now) return { ok: false, reason: 'expired' };

@@ -6,7 +6,11 @@ export const version = 'extraction.v1';
 
 /** The answer the model must give (sent as a JSON schema through structured outputs). */
 export const answerSchema = z.object({
-  document_kind: z.string().describe('one of: personal_auto, homeowners, renters, businessowners, commercial_general_liability, certificate, umbrella, cyber, flood, workers_comp, d_and_o, commercial_auto, commercial_property, commercial_umbrella, unknown'),
+  document_kind: z
+    .string()
+    .describe(
+      'one of: personal_auto, homeowners, renters, businessowners, commercial_general_liability, certificate, umbrella, cyber, flood, workers_comp, d_and_o, commercial_auto, commercial_property, commercial_umbrella, unknown',
+    ),
   values: z.array(
     z.object({
       pointer: z.string().describe('JSON pointer into the record, e.g. /policy/policy_number or /vehicles/0/vin'),

@@ -31,7 +31,9 @@ export function analysesOcr(deps: TaskDeps): Task {
     } catch (err) {
       if (helpers.abortSignal?.aborted) throw err; // the page was not read; the job runs again
       if (err instanceof DocumentError && work.content_type !== 'application/pdf') {
-        await helpers.withPgClient((c) => failAnalysis(c, analysis_id, err.code === 'payload_too_large' ? 'bad_request' : err.code, `${document}: ${err.details ?? err.message}`));
+        await helpers.withPgClient((c) =>
+          failAnalysis(c, analysis_id, err.code === 'payload_too_large' ? 'bad_request' : err.code, `${document}: ${err.details ?? err.message}`),
+        );
         return;
       }
       // One unreadable page is noted in the result rather than failing the analysis.

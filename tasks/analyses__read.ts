@@ -25,7 +25,9 @@ export function analysesRead(deps: TaskDeps): Task {
       await helpers.withPgClient((c) => recordAnalysisText(c, analysis_id, document, pageCount, layer.pages, layer.needOcr));
     } catch (err) {
       if (!(err instanceof DocumentError)) throw err; // transient: graphile-worker retries
-      await helpers.withPgClient((c) => failAnalysis(c, analysis_id, err.code === 'payload_too_large' ? 'bad_request' : err.code, `${document}: ${err.details ?? err.message}`));
+      await helpers.withPgClient((c) =>
+        failAnalysis(c, analysis_id, err.code === 'payload_too_large' ? 'bad_request' : err.code, `${document}: ${err.details ?? err.message}`),
+      );
     }
   };
 }

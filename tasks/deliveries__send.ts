@@ -66,8 +66,12 @@ export function deliveriesSend(deps: TaskDeps): Task {
         aborted = true;
         return;
       }
-      const retryIn = result.ok ? null : nextAttemptDelay(d.attempt_count + 1, { maxAttempts: deps.cfg.WEBHOOK_MAX_ATTEMPTS, ...(schedule ? { schedule } : {}) });
-      const errorMessage = result.error?.message ?? (result.ok ? null : result.location ? `HTTP ${result.status} redirect to ${result.location} (not followed)` : `HTTP ${result.status}`);
+      const retryIn = result.ok
+        ? null
+        : nextAttemptDelay(d.attempt_count + 1, { maxAttempts: deps.cfg.WEBHOOK_MAX_ATTEMPTS, ...(schedule ? { schedule } : {}) });
+      const errorMessage =
+        result.error?.message ??
+        (result.ok ? null : result.location ? `HTTP ${result.status} redirect to ${result.location} (not followed)` : `HTTP ${result.status}`);
       attempts.push({
         deliveryId: d.id,
         startedAt,

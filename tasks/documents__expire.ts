@@ -9,12 +9,12 @@ import { taskBlobs, type TaskDeps } from './context.ts';
 export function documentsExpire(deps: TaskDeps): Task {
   return async (_payload, helpers) => {
     let expired = 0;
-    for (let n = -1; n !== 0; ) {
+    for (let n = -1; n !== 0;) {
       n = await helpers.withPgClient((c) => expireDocuments(c, deps.cfg.DOCUMENT_RETENTION_DAYS, 500));
       expired += n;
     }
     let deleted = 0;
-    for (let keys = ['']; keys.length; ) {
+    for (let keys = ['']; keys.length;) {
       keys = await helpers.withPgClient((c) => expiredBlobs(c, 500));
       for (const k of keys) {
         await taskBlobs(deps).delete(k);

@@ -31,7 +31,9 @@ export function documentsOcr(deps: TaskDeps): Task {
     } catch (err) {
       if (helpers.abortSignal?.aborted) throw err; // the page was not read; the job runs again
       if (err instanceof DocumentError && work.content_type !== 'application/pdf') {
-        await helpers.withPgClient((c) => failExtraction(c, extraction_id, err.code === 'payload_too_large' ? 'bad_request' : err.code, err.details ?? err.message, 'ocr'));
+        await helpers.withPgClient((c) =>
+          failExtraction(c, extraction_id, err.code === 'payload_too_large' ? 'bad_request' : err.code, err.details ?? err.message, 'ocr'),
+        );
         return;
       }
       // One unreadable page makes the result partial rather than failing the document.

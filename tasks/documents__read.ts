@@ -26,7 +26,9 @@ export function documentsRead(deps: TaskDeps): Task {
       helpers.logger.debug('document text read', { extractionId: extraction_id, pages: pageCount, ocrPages: layer.needOcr.length });
     } catch (err) {
       if (!(err instanceof DocumentError)) throw err; // transient: graphile-worker retries
-      await helpers.withPgClient((c) => failExtraction(c, extraction_id, err.code === 'payload_too_large' ? 'bad_request' : err.code, err.details ?? err.message, null));
+      await helpers.withPgClient((c) =>
+        failExtraction(c, extraction_id, err.code === 'payload_too_large' ? 'bad_request' : err.code, err.details ?? err.message, null),
+      );
     }
   };
 }

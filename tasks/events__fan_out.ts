@@ -10,7 +10,10 @@ import type { TaskDeps } from './context.ts';
 const payload = z.object({ event_id: z.number().int().positive() });
 
 /** The exact body of `event` for a target of `kind`, or why this target cannot take it. */
-export function bodyFor(event: Pick<FanOutPlanRow, 'uuid' | 'topic' | 'event_name' | 'data' | 'created_at'>, kind: 'topic' | 'subscription'): { body: string } | { skip: string } {
+export function bodyFor(
+  event: Pick<FanOutPlanRow, 'uuid' | 'topic' | 'event_name' | 'data' | 'created_at'>,
+  kind: 'topic' | 'subscription',
+): { body: string } | { skip: string } {
   try {
     if (kind === 'topic') {
       if (!event.topic) return { skip: 'the event has no topic, so a topic endpoint cannot take it' };
@@ -24,7 +27,11 @@ export function bodyFor(event: Pick<FanOutPlanRow, 'uuid' | 'topic' | 'event_nam
   } catch (err) {
     // A malformed event never reaches partners; the reason names the first invalid field only, never the data.
     const issue = err instanceof z.ZodError ? err.issues[0] : undefined;
-    return { skip: issue ? `the event data does not fit the ${kind} payload (${issue.path.join('.') || '(root)'}: ${issue.message})` : `the body could not be built: ${(err as Error).message}` };
+    return {
+      skip: issue
+        ? `the event data does not fit the ${kind} payload (${issue.path.join('.') || '(root)'}: ${issue.message})`
+        : `the body could not be built: ${(err as Error).message}`,
+    };
   }
 }
 

@@ -17,7 +17,9 @@ export function extractionsComplete(deps: TaskDeps): Task {
     const work = await helpers.withPgClient((c) => extractionWork(c, extraction_id));
     if (!work || work.status !== 'processing' || !work.outcome || !work.result) return;
     if (!work.blob_key) {
-      await helpers.withPgClient((c) => failExtraction(c, extraction_id, 'internal_error', 'the stored document expired before the extraction completed', work.parsing_method));
+      await helpers.withPgClient((c) =>
+        failExtraction(c, extraction_id, 'internal_error', 'the stored document expired before the extraction completed', work.parsing_method),
+      );
       return;
     }
     const link = signFileLink({ baseUrl: deps.cfg.filesUrl, key, blobKey: work.blob_key, filename: work.filename, ttlSeconds: deps.cfg.FILE_LINK_TTL_SECONDS });

@@ -33,16 +33,32 @@ export function extractionsExtract(deps: TaskDeps): Task {
     const doc = assembleDocument(sniffed, pages, errors, engine);
     const method = doc.method === 'text' ? 'text' : doc.method === 'ocr' ? 'ocr' : 'hybrid';
     try {
-      const r = await extractFromText(doc, { entityType: work.entity_type as EntityType, filename: work.filename, llm: options.llm, read: options.read }, { signal: helpers.abortSignal });
+      const r = await extractFromText(
+        doc,
+        { entityType: work.entity_type as EntityType, filename: work.filename, llm: options.llm, read: options.read },
+        { signal: helpers.abortSignal },
+      );
       const parsingMethod = r.parsing_method.endsWith('+llm') ? `${method}+llm` : method;
       if (r.parsing_status === 'failed') {
-        await helpers.withPgClient((c) => failExtraction(c, extraction_id, 'extraction_failed', 'no policy data (carrier, policy number, dates, policyholder) was found in the document', parsingMethod));
+        await helpers.withPgClient((c) =>
+          failExtraction(
+            c,
+            extraction_id,
+            'extraction_failed',
+            'no policy data (carrier, policy number, dates, policyholder) was found in the document',
+            parsingMethod,
+          ),
+        );
         return;
       }
-      await helpers.withPgClient((c) => recordExtractionResult(c, extraction_id, r.parsing_status as 'completed' | 'partial', parsingMethod, r.extracted_data, r.errors));
+      await helpers.withPgClient((c) =>
+        recordExtractionResult(c, extraction_id, r.parsing_status as 'completed' | 'partial', parsingMethod, r.extracted_data, r.errors),
+      );
     } catch (err) {
       if (!(err instanceof DocumentError)) throw err;
-      await helpers.withPgClient((c) => failExtraction(c, extraction_id, err.code === 'payload_too_large' ? 'bad_request' : err.code, err.details ?? err.message, method));
+      await helpers.withPgClient((c) =>
+        failExtraction(c, extraction_id, err.code === 'payload_too_large' ? 'bad_request' : err.code, err.details ?? err.message, method),
+      );
     }
   };
 }

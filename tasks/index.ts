@@ -65,7 +65,11 @@ function withRequestId(helpers: JobHelpers, requestId: string): JobHelpers {
     withPgClient,
     query: ((text: string, values?: unknown[]) => withPgClient((client) => client.query(text, values))) as JobHelpers['query'],
     addJob: ((identifier: string, payload: unknown, spec?: object) =>
-      (helpers.addJob as (i: string, p: unknown, s?: object) => ReturnType<JobHelpers['addJob']>)(identifier, { ...(payload as object), request_id: requestId }, spec)) as JobHelpers['addJob'],
+      (helpers.addJob as (i: string, p: unknown, s?: object) => ReturnType<JobHelpers['addJob']>)(
+        identifier,
+        { ...(payload as object), request_id: requestId },
+        spec,
+      )) as JobHelpers['addJob'],
   };
 }
 
@@ -87,7 +91,15 @@ function instrumented(name: string, task: Task, deps: TaskDeps): Task {
     } finally {
       const seconds = (performance.now() - started) / 1000;
       metrics.jobDuration.observe({ task: name, outcome }, seconds);
-      deps.log.info('job', { component: 'worker', jobId: helpers.job.id, task: name, requestId, attempt: helpers.job.attempts, outcome, ms: Math.round(seconds * 1000) });
+      deps.log.info('job', {
+        component: 'worker',
+        jobId: helpers.job.id,
+        task: name,
+        requestId,
+        attempt: helpers.job.attempts,
+        outcome,
+        ms: Math.round(seconds * 1000),
+      });
     }
   };
 }
@@ -96,7 +108,6 @@ export const cronItems = parseCronItems([
   { task: 'maintenance__purge', match: '17 * * * *', identifier: 'maintenance__purge' },
   { task: 'documents__expire', match: '41 * * * *', identifier: 'documents__expire' },
 ]);
-
 
 /**
  * Start a runner on the owner pool; stop it with `runner.stop()`. Each process records that its workers are

@@ -24,13 +24,14 @@ const imports = (rel: string) =>
   [...read(rel).matchAll(/\bfrom\s+'(\.{1,2}\/[^']+)'|\bimport\(\s*'(\.{1,2}\/[^']+)'\s*\)/g)].map((m) => path.join(path.dirname(rel), m[1] ?? m[2]));
 
 // A statement keyword followed by what makes it SQL (a schema-qualified name or a clause of one).
-const sql = /\b(select\s+[\s\S]{0,200}?\bfrom\s+(app_public|app_private|graphile_worker)\.|select\s+(app_public|app_private|graphile_worker)\.|insert\s+into\s|update\s+(app_public|app_private)\.|delete\s+from\s)/i;
+const sql =
+  /\b(select\s+[\s\S]{0,200}?\bfrom\s+(app_public|app_private|graphile_worker)\.|select\s+(app_public|app_private|graphile_worker)\.|insert\s+into\s|update\s+(app_public|app_private)\.|delete\s+from\s)/i;
 
 test('the rules below see the files they are about', (t) => {
   t.true(sources('http/routes').length > 5);
   t.true(sources('tasks').length > 3);
   t.true(sources('pipelines').length > 10);
-  t.regex("select * from app_public.forms where id = $1", sql, 'the SQL pattern matches a statement');
+  t.regex('select * from app_public.forms where id = $1', sql, 'the SQL pattern matches a statement');
   t.regex('insert into app_public.forms (name) values ($1)', sql);
   t.notRegex('Select a form from the list', sql);
 });
@@ -41,24 +42,36 @@ test('no SQL statement outside db/ in http/, tasks/ and pipelines/ (statements g
 });
 
 test('a route file imports nothing from another route file (shared helpers live in http/ or lib/)', (t) => {
-  const offenders = sources('http/routes').flatMap((f) => imports(f).filter((i) => i.startsWith('http/routes/')).map((i) => `${f} → ${i}`));
+  const offenders = sources('http/routes').flatMap((f) =>
+    imports(f)
+      .filter((i) => i.startsWith('http/routes/'))
+      .map((i) => `${f} → ${i}`),
+  );
   t.deepEqual(offenders, []);
 });
 
 test('pipelines import neither db/ nor http/ nor tasks/, and read no process.env', (t) => {
   const offenders = sources('pipelines').flatMap((f) => [
-    ...imports(f).filter((i) => /^(db|http|tasks)\//.test(i)).map((i) => `${f} imports ${i}`),
+    ...imports(f)
+      .filter((i) => /^(db|http|tasks)\//.test(i))
+      .map((i) => `${f} imports ${i}`),
     ...(/process\.env/.test(read(f)) ? [`${f} reads process.env`] : []),
   ]);
   t.deepEqual(offenders, []);
 });
 
 test('db/ never imports http/ or tasks/', (t) => {
-  const offenders = sources('db').flatMap((f) => imports(f).filter((i) => /^(http|tasks)\//.test(i)).map((i) => `${f} imports ${i}`));
+  const offenders = sources('db').flatMap((f) =>
+    imports(f)
+      .filter((i) => /^(http|tasks)\//.test(i))
+      .map((i) => `${f} imports ${i}`),
+  );
   t.deepEqual(offenders, []);
 });
 
 test('only lib/config.ts reads process.env in the service code', (t) => {
-  const offenders = ['bin', 'db', 'http', 'lib', 'pipelines', 'tasks', 'prompts'].flatMap(sources).filter((f) => f !== path.join('lib', 'config.ts') && /process\.env/.test(read(f)));
+  const offenders = ['bin', 'db', 'http', 'lib', 'pipelines', 'tasks', 'prompts']
+    .flatMap(sources)
+    .filter((f) => f !== path.join('lib', 'config.ts') && /process\.env/.test(read(f)));
   t.deepEqual(offenders, []);
 });

@@ -180,7 +180,8 @@ function writeAnswer(q: Question, v: unknown): void {
   if (!field) return;
   if (q.type === 'single_choice') for (const el of $$<HTMLInputElement>('input', field)) el.checked = el.value === v;
   else if (q.type === 'multi_choice') for (const el of $$<HTMLInputElement>('input', field)) el.checked = Array.isArray(v) && v.includes(el.value);
-  else if (q.type === 'address' && v && typeof v === 'object') for (const el of $$<HTMLInputElement>('[data-part]', field)) el.value = String((v as Record<string, unknown>)[el.dataset.part!] ?? '');
+  else if (q.type === 'address' && v && typeof v === 'object')
+    for (const el of $$<HTMLInputElement>('[data-part]', field)) el.value = String((v as Record<string, unknown>)[el.dataset.part!] ?? '');
   else if (q.type === 'data_table' && Array.isArray(v)) {
     const table = $<HTMLElement>('.table', field)!;
     while ($$('.table__rows > .table-row', table).length < v.length) addRow(table, false);
@@ -368,9 +369,14 @@ function friendly(e: SubmissionError): { question_id: string; message: string } 
   if (e.code === 'required') {
     const sub = e.path.split('/').slice(3);
     const q = questions.get(e.question_id)?.q;
-    if (q?.type === 'address' && sub.length) return { question_id: e.question_id, message: `Enter the ${sub[0] === 'postal_code' ? 'ZIP code' : sub[0] === 'line1' ? 'street address' : sub[0]}.` };
+    if (q?.type === 'address' && sub.length)
+      return { question_id: e.question_id, message: `Enter the ${sub[0] === 'postal_code' ? 'ZIP code' : sub[0] === 'line1' ? 'street address' : sub[0]}.` };
     if (q?.type === 'data_table' && sub.length) return { question_id: e.question_id, message: e.message.replace(/^[^:]+: /, '') };
-    return { question_id: e.question_id, message: q?.type === 'file_upload' ? 'Attach a file.' : q?.type === 'single_choice' || q?.type === 'dropdown' ? 'Choose an answer.' : 'Answer this question.' };
+    return {
+      question_id: e.question_id,
+      message:
+        q?.type === 'file_upload' ? 'Attach a file.' : q?.type === 'single_choice' || q?.type === 'dropdown' ? 'Choose an answer.' : 'Answer this question.',
+    };
   }
   return { question_id: e.question_id, message: e.message };
 }

@@ -19,16 +19,34 @@ export const today = () => new Date().toISOString().slice(0, 10);
 export async function run(argv: string[]): Promise<number> {
   let args;
   try {
-    args = parseArgs({ args: argv, options: { lease: { type: 'string' }, insurance: { type: 'string' }, 'as-of': { type: 'string' }, raw: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+    args = parseArgs({
+      args: argv,
+      options: {
+        lease: { type: 'string' },
+        insurance: { type: 'string' },
+        'as-of': { type: 'string' },
+        raw: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
   } catch (e) {
     process.stderr.write(`${(e as Error).message}\n${usage}\n`);
     return 2;
   }
-  if (args.values.help) { process.stdout.write(`${usage}\n`); return 0; }
+  if (args.values.help) {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
   const { lease, insurance } = args.values;
-  if (!lease || !insurance) { process.stderr.write(`bad_request: both --lease and --insurance are required\n${usage}\n`); return 2; }
+  if (!lease || !insurance) {
+    process.stderr.write(`bad_request: both --lease and --insurance are required\n${usage}\n`);
+    return 2;
+  }
   const asOf = args.values['as-of'] ?? today();
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(asOf) || Number.isNaN(Date.parse(asOf))) { process.stderr.write(`bad_request: --as-of must be a date written YYYY-MM-DD\n`); return 2; }
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(asOf) || Number.isNaN(Date.parse(asOf))) {
+    process.stderr.write(`bad_request: --as-of must be a date written YYYY-MM-DD\n`);
+    return 2;
+  }
   const files: Uint8Array[] = [];
   for (const f of [lease, insurance]) {
     try {

@@ -8,7 +8,12 @@ import { engineOptionsFromConfig } from './extract.ts';
 
 const DOC_EXT = ['.pdf', '.png', '.jpg', '.jpeg'];
 
-export interface LeaseCase { name: string; lease: string; insurance: string; expected: string }
+export interface LeaseCase {
+  name: string;
+  lease: string;
+  insurance: string;
+  expected: string;
+}
 
 /** Lease/insurance pairs with expected results under a directory, recursively, sorted by name. */
 export function findLeaseCases(dir: string): LeaseCase[] {
@@ -29,7 +34,11 @@ export function findLeaseCases(dir: string): LeaseCase[] {
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }
 
-export interface LeaseEvalRow extends LeaseScore { name: string; ms: number; error?: string }
+export interface LeaseEvalRow extends LeaseScore {
+  name: string;
+  ms: number;
+  error?: string;
+}
 
 /** Analyse and score every pair. */
 export async function evalLease(cases: LeaseCase[]): Promise<LeaseEvalRow[]> {
@@ -42,7 +51,12 @@ export async function evalLease(cases: LeaseCase[]): Promise<LeaseEvalRow[]> {
       const r = await analyzePair(new Uint8Array(fs.readFileSync(c.lease)), new Uint8Array(fs.readFileSync(c.insurance)), { asOf: expected.as_of, read });
       rows.push({ name: c.name, ...scoreAnalysis(expected, r), ms: performance.now() - t0 });
     } catch (e) {
-      rows.push({ name: c.name, ...scoreAnalysis(expected, undefined), ms: performance.now() - t0, error: `${(e as { code?: string }).code ?? 'error'}: ${(e as Error).message}` });
+      rows.push({
+        name: c.name,
+        ...scoreAnalysis(expected, undefined),
+        ms: performance.now() - t0,
+        error: `${(e as { code?: string }).code ?? 'error'}: ${(e as Error).message}`,
+      });
     }
   }
   return rows;
@@ -55,12 +69,21 @@ export function formatLease(rows: LeaseEvalRow[]): string {
   const sum = (k: 'facts' | 'statuses') => rows.reduce((a, r) => ({ right: a.right + r[k].right, total: a.total + r[k].total }), { right: 0, total: 0 });
   const f = sum('facts');
   const s = sum('statuses');
-  const lines = [`${rows.length} lease/insurance pairs`, `facts     ${f.right}/${f.total} right (${pct(f.right, f.total)})`, `statuses  ${s.right}/${s.total} right (${pct(s.right, s.total)})`, '', 'misses:'];
+  const lines = [
+    `${rows.length} lease/insurance pairs`,
+    `facts     ${f.right}/${f.total} right (${pct(f.right, f.total)})`,
+    `statuses  ${s.right}/${s.total} right (${pct(s.right, s.total)})`,
+    '',
+    'misses:',
+  ];
   for (const r of rows) {
     if (r.error) lines.push(`  ${r.name}: ${r.error}`);
     for (const m of r.misses) lines.push(`  ${r.name} ${m.what}: expected ${JSON.stringify(m.expected)} got ${JSON.stringify(m.got)}`);
   }
   lines.push('', 'per pair:');
-  for (const r of rows) lines.push(`  ${r.name.padEnd(32)} facts ${String(r.facts.right).padStart(2)}/${r.facts.total} statuses ${String(r.statuses.right).padStart(2)}/${r.statuses.total} ${(r.ms / 1000).toFixed(1)}s`);
+  for (const r of rows)
+    lines.push(
+      `  ${r.name.padEnd(32)} facts ${String(r.facts.right).padStart(2)}/${r.facts.total} statuses ${String(r.statuses.right).padStart(2)}/${r.statuses.total} ${(r.ms / 1000).toFixed(1)}s`,
+    );
   return lines.join('\n');
 }

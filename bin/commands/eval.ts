@@ -50,19 +50,43 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(6);
 export async function run(argv: string[]): Promise<number> {
   let args;
   try {
-    args = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, only: { type: 'string' }, labels: { type: 'string' }, docs: { type: 'string' }, html: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    args = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        json: { type: 'boolean' },
+        only: { type: 'string' },
+        labels: { type: 'string' },
+        docs: { type: 'string' },
+        html: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
   } catch (e) {
     process.stderr.write(`${(e as Error).message}\n${usage}\n`);
     return 2;
   }
-  if (args.values.help) { process.stdout.write(`${usage}\n`); return 0; }
-  if (args.values.labels) return runLabels({ labels: args.values.labels, docs: args.values.docs, only: args.values.only, json: !!args.values.json, html: args.values.html });
-  if (args.values.html) { process.stderr.write(`--html needs --labels\n${usage}\n`); return 2; }
+  if (args.values.help) {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
+  if (args.values.labels)
+    return runLabels({ labels: args.values.labels, docs: args.values.docs, only: args.values.only, json: !!args.values.json, html: args.values.html });
+  if (args.values.html) {
+    process.stderr.write(`--html needs --labels\n${usage}\n`);
+    return 2;
+  }
   const dir = path.resolve(args.positionals[0] ?? 'fixtures');
-  if (!fs.existsSync(dir)) { process.stderr.write(`no such directory: ${dir}\n`); return 2; }
+  if (!fs.existsSync(dir)) {
+    process.stderr.write(`no such directory: ${dir}\n`);
+    return 2;
+  }
   const cases = findCases(dir).filter((c) => !args.values.only || c.doc.includes(args.values.only));
   const leaseCases = findLeaseCases(dir).filter((c) => !args.values.only || c.name.includes(args.values.only));
-  if (cases.length === 0 && leaseCases.length === 0) { process.stderr.write(`no documents with .expected.json found under ${dir}\n`); return 2; }
+  if (cases.length === 0 && leaseCases.length === 0) {
+    process.stderr.write(`no documents with .expected.json found under ${dir}\n`);
+    return 2;
+  }
   if (cases.length === 0) {
     // Only lease/insurance pairs here (fixtures/lease): score the checker.
     try {
@@ -84,7 +108,11 @@ export async function run(argv: string[]): Promise<number> {
       const et = entityTypeSchema.safeParse(expected.entity_type);
       const t0 = performance.now();
       try {
-        const r = await extractDocument(new Uint8Array(fs.readFileSync(c.doc)), { entityType: et.success ? et.data : 'declaration_page', filename: path.basename(c.doc), ...engine });
+        const r = await extractDocument(new Uint8Array(fs.readFileSync(c.doc)), {
+          entityType: et.success ? et.data : 'declaration_page',
+          filename: path.basename(c.doc),
+          ...engine,
+        });
         const s = scoreDocument(expected, r.extracted_data as unknown as Record<string, unknown>);
         perDoc.push({ file: rel, ...s, method: r.parsing_method, ms: performance.now() - t0 });
       } catch (e) {
@@ -99,15 +127,26 @@ export async function run(argv: string[]): Promise<number> {
   const total = sumScores(perDoc.map((d) => d.fields));
   const all = Object.values(total).reduce((a, s) => ({ tp: a.tp + s.tp, fp: a.fp + s.fp, fn: a.fn + s.fn }), { tp: 0, fp: 0, fn: 0 });
   if (args.values.json) {
-    const fields = Object.fromEntries(Object.entries(total).sort().map(([f, s]) => [f, { ...s, precision: precision(s), recall: recall(s) }]));
-    process.stdout.write(`${JSON.stringify({ dir, documents: perDoc.length, overall: { ...all, precision: precision(all), recall: recall(all) }, fields, documents_detail: perDoc }, null, 2)}\n`);
+    const fields = Object.fromEntries(
+      Object.entries(total)
+        .sort()
+        .map(([f, s]) => [f, { ...s, precision: precision(s), recall: recall(s) }]),
+    );
+    process.stdout.write(
+      `${JSON.stringify({ dir, documents: perDoc.length, overall: { ...all, precision: precision(all), recall: recall(all) }, fields, documents_detail: perDoc }, null, 2)}\n`,
+    );
     return 0;
   }
   const lines: string[] = [];
   lines.push(`${perDoc.length} documents under ${dir}`);
   lines.push(`${'field'.padEnd(46)} ${'tp'.padStart(4)} ${'fp'.padStart(4)} ${'fn'.padStart(4)}  precision  recall`);
-  for (const [f, s] of Object.entries(total).sort()) lines.push(`${f.padEnd(46)} ${String(s.tp).padStart(4)} ${String(s.fp).padStart(4)} ${String(s.fn).padStart(4)}  ${pct(precision(s))}    ${pct(recall(s))}`);
-  lines.push(`${'overall'.padEnd(46)} ${String(all.tp).padStart(4)} ${String(all.fp).padStart(4)} ${String(all.fn).padStart(4)}  ${pct(precision(all))}    ${pct(recall(all))}`);
+  for (const [f, s] of Object.entries(total).sort())
+    lines.push(
+      `${f.padEnd(46)} ${String(s.tp).padStart(4)} ${String(s.fp).padStart(4)} ${String(s.fn).padStart(4)}  ${pct(precision(s))}    ${pct(recall(s))}`,
+    );
+  lines.push(
+    `${'overall'.padEnd(46)} ${String(all.tp).padStart(4)} ${String(all.fp).padStart(4)} ${String(all.fn).padStart(4)}  ${pct(precision(all))}    ${pct(recall(all))}`,
+  );
   lines.push('', 'misses:');
   for (const d of perDoc) {
     if (d.error) lines.push(`  ${d.file}: ${d.error}`);

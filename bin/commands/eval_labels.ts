@@ -60,7 +60,12 @@ export function summarise(runs: LabelledRun[]) {
 }
 
 /** Extract and score every labelled document. */
-export async function runLabelled(labelsDir: string, docsDir: string, only?: string, onProgress?: (i: number, n: number, f: string) => void): Promise<LabelledRun[]> {
+export async function runLabelled(
+  labelsDir: string,
+  docsDir: string,
+  only?: string,
+  onProgress?: (i: number, n: number, f: string) => void,
+): Promise<LabelledRun[]> {
   const files = findLabels(labelsDir)
     .map((f) => ({ f, label: JSON.parse(fs.readFileSync(f, 'utf8')) as Record<string, unknown> }))
     .filter((x) => typeof x.label.file === 'string' && (!only || (x.label.file as string).includes(only)));
@@ -74,15 +79,39 @@ export async function runLabelled(labelsDir: string, docsDir: string, only?: str
     const et = entityTypeSchema.safeParse(label.entity_type);
     const t0 = performance.now();
     try {
-      const r = await extractDocument(new Uint8Array(fs.readFileSync(doc)), { entityType: et.success ? et.data : 'declaration_page', filename: path.basename(doc), ...engine });
+      const r = await extractDocument(new Uint8Array(fs.readFileSync(doc)), {
+        entityType: et.success ? et.data : 'declaration_page',
+        filename: path.basename(doc),
+        ...engine,
+      });
       const ms = performance.now() - t0;
       const ocrPages = r._raw.pages.filter((p) => p.source === 'ocr').length;
       const s = scoreAgainstLabel(label, r.extracted_data);
-      runs.push({ file: rel, path: doc, docKind: s.docKind, scan: ocrPages * 2 > r._raw.pages.length, status: r.parsing_status, method: r.parsing_method, ms, comparisons: s.comparisons, result: r });
+      runs.push({
+        file: rel,
+        path: doc,
+        docKind: s.docKind,
+        scan: ocrPages * 2 > r._raw.pages.length,
+        status: r.parsing_status,
+        method: r.parsing_method,
+        ms,
+        comparisons: s.comparisons,
+        result: r,
+      });
     } catch (e) {
       const ms = performance.now() - t0;
       const s = scoreAgainstLabel(label, emptyData());
-      runs.push({ file: rel, path: doc, docKind: s.docKind, scan: /scan|image/.test(rel), status: 'failed', method: 'error', ms, error: `${(e as { code?: string }).code ?? 'error'}: ${(e as Error).message}`, comparisons: s.comparisons });
+      runs.push({
+        file: rel,
+        path: doc,
+        docKind: s.docKind,
+        scan: /scan|image/.test(rel),
+        status: 'failed',
+        method: 'error',
+        ms,
+        error: `${(e as { code?: string }).code ?? 'error'}: ${(e as Error).message}`,
+        comparisons: s.comparisons,
+      });
     }
   }
   onProgress?.(files.length, files.length, 'done');
@@ -90,7 +119,19 @@ export async function runLabelled(labelsDir: string, docsDir: string, only?: str
 }
 
 function emptyData() {
-  return { policy_type: '', document_kind: 'unknown', policy: { provider: null, policy_number: null, effective_date: null, expiration_date: null, premium: null }, policyholder: { first_name: null, last_name: null, organization: null, address: null }, coverages: [], vehicles: [], drivers: [], property: null, interested_parties: [], certificate: null, citations: {} } as Parameters<typeof scoreAgainstLabel>[1];
+  return {
+    policy_type: '',
+    document_kind: 'unknown',
+    policy: { provider: null, policy_number: null, effective_date: null, expiration_date: null, premium: null },
+    policyholder: { first_name: null, last_name: null, organization: null, address: null },
+    coverages: [],
+    vehicles: [],
+    drivers: [],
+    property: null,
+    interested_parties: [],
+    certificate: null,
+    citations: {},
+  } as Parameters<typeof scoreAgainstLabel>[1];
 }
 
 function progress(i: number, n: number, label: string) {
@@ -113,18 +154,27 @@ export function formatReport(runs: LabelledRun[], labelsDir: string): string {
   }
   lines.push('', '  per document kind:');
   for (const [k, t] of Object.entries(s.kinds)) lines.push(row(k, t));
-  lines.push('', `  statuses: ${Object.entries(s.statuses).map(([k, v]) => `${k} ${v}`).join(', ')}; median time per text document ${(s.medianTextMs / 1000).toFixed(2)} s`);
+  lines.push(
+    '',
+    `  statuses: ${Object.entries(s.statuses)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}; median time per text document ${(s.medianTextMs / 1000).toFixed(2)} s`,
+  );
   lines.push('', 'misses (expected vs got, label page / cited page):');
   for (const r of runs) {
     if (r.error) lines.push(`  ${r.file}: ${r.error}`);
     for (const c of r.comparisons) {
       if (c.ok) continue;
-      lines.push(`  ${r.file} ${c.where}: expected ${JSON.stringify(c.expected)} got ${JSON.stringify(c.got)}  (p.${c.expectedPage ?? '-'} / p.${c.gotPage ?? '-'})`);
+      lines.push(
+        `  ${r.file} ${c.where}: expected ${JSON.stringify(c.expected)} got ${JSON.stringify(c.got)}  (p.${c.expectedPage ?? '-'} / p.${c.gotPage ?? '-'})`,
+      );
     }
   }
   lines.push('', 'per document:');
   for (const r of runs) {
-    lines.push(`  ${r.file.padEnd(58)} ${r.docKind.padEnd(14)} ${(r.scan ? 'scan' : 'text').padEnd(5)} ${r.status.padEnd(9)} ${r.method.padEnd(13)} ${pct(total(r.comparisons))} ${(r.ms / 1000).toFixed(2)}s`);
+    lines.push(
+      `  ${r.file.padEnd(58)} ${r.docKind.padEnd(14)} ${(r.scan ? 'scan' : 'text').padEnd(5)} ${r.status.padEnd(9)} ${r.method.padEnd(13)} ${pct(total(r.comparisons))} ${(r.ms / 1000).toFixed(2)}s`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -132,12 +182,18 @@ export function formatReport(runs: LabelledRun[], labelsDir: string): string {
 /** Entry point for `svc eval --labels`; returns the exit code. */
 export async function runLabels(o: { labels: string; docs?: string; only?: string; json: boolean; html?: string }): Promise<number> {
   const labelsDir = path.resolve(o.labels);
-  if (!fs.existsSync(labelsDir)) { process.stderr.write(`no such directory: ${labelsDir}\n`); return 2; }
+  if (!fs.existsSync(labelsDir)) {
+    process.stderr.write(`no such directory: ${labelsDir}\n`);
+    return 2;
+  }
   const docsDir = path.resolve(o.docs ?? path.dirname(labelsDir));
   let runs: LabelledRun[];
   try {
     runs = await runLabelled(labelsDir, docsDir, o.only, progress);
-    if (runs.length === 0) { process.stderr.write(`no label files found under ${labelsDir}\n`); return 2; }
+    if (runs.length === 0) {
+      process.stderr.write(`no label files found under ${labelsDir}\n`);
+      return 2;
+    }
     if (o.html) await writeHtmlReport(o.html, runs, summarise(runs));
   } finally {
     await closeDocumentPools();

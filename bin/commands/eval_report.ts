@@ -13,22 +13,36 @@ const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '
 const pct = (t: Tally) => `${(accuracy(t) * 100).toFixed(1)}%`;
 const show = (v: unknown) => (v === null || v === undefined ? '<i>null</i>' : esc(typeof v === 'string' ? v : JSON.stringify(v)));
 
-interface Box { x: number; y: number; w: number; h: number }
+interface Box {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
 
 /** Where on the page a value is printed: the first line holding the value (or the cited text), in page points. */
 export function locate(run: LabelledRun, page: number, values: unknown[], cited?: string): Box | undefined {
   const p = run.result?._raw.pages.find((x) => x.page === page);
   if (!p) return undefined;
-  const wanted = [...values.filter((v) => v !== null && v !== undefined).map((v) => normaliseText(String(v))), ...(cited ? cited.split('\n').map(normaliseText) : [])].filter((v) => v.length >= 2);
+  const wanted = [
+    ...values.filter((v) => v !== null && v !== undefined).map((v) => normaliseText(String(v))),
+    ...(cited ? cited.split('\n').map(normaliseText) : []),
+  ].filter((v) => v.length >= 2);
   for (const w of wanted) {
-    const hit = p.lines.find((l) => normaliseText(l.text).includes(w)) ?? p.lines.find((l) => w.includes(normaliseText(l.text)) && normaliseText(l.text).length > 6);
+    const hit =
+      p.lines.find((l) => normaliseText(l.text).includes(w)) ?? p.lines.find((l) => w.includes(normaliseText(l.text)) && normaliseText(l.text).length > 6);
     if (hit) return { x: hit.x, y: hit.y, w: hit.w, h: hit.h };
   }
   return undefined;
 }
 
 /** A JPEG crop (data: URL) of a band of the page around `box`, or of the page top when the value was not found. */
-async function crop(bytes: Uint8Array, page: number, box: Box | undefined, cache: Map<number, Promise<{ img: Buffer; w: number; h: number; pw: number }>>): Promise<string | undefined> {
+async function crop(
+  bytes: Uint8Array,
+  page: number,
+  box: Box | undefined,
+  cache: Map<number, Promise<{ img: Buffer; w: number; h: number; pw: number }>>,
+): Promise<string | undefined> {
   let pr = cache.get(page);
   if (!pr) {
     pr = (async () => {
@@ -48,11 +62,19 @@ async function crop(bytes: Uint8Array, page: number, box: Box | undefined, cache
   let base = img;
   if (box) {
     // Outline the value so the eye finds it at once (drawn on the whole page, then cropped).
-    const rect = Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><rect x="${Math.max(0, box.x * k - 4)}" y="${Math.max(0, box.y * k - 4)}" width="${box.w * k + 8}" height="${box.h * k + 8}" fill="none" stroke="#d00" stroke-width="3"/></svg>`);
-    base = await sharp(img).composite([{ input: rect, top: 0, left: 0 }]).png().toBuffer();
+    const rect = Buffer.from(
+      `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><rect x="${Math.max(0, box.x * k - 4)}" y="${Math.max(0, box.y * k - 4)}" width="${box.w * k + 8}" height="${box.h * k + 8}" fill="none" stroke="#d00" stroke-width="3"/></svg>`,
+    );
+    base = await sharp(img)
+      .composite([{ input: rect, top: 0, left: 0 }])
+      .png()
+      .toBuffer();
   }
   const out = sharp(base).extract({ left: 0, top, width: w, height: Math.max(1, bottom - top) });
-  const jpg = await out.resize({ width: Math.min(w, 900), withoutEnlargement: true }).jpeg({ quality: 70 }).toBuffer();
+  const jpg = await out
+    .resize({ width: Math.min(w, 900), withoutEnlargement: true })
+    .jpeg({ quality: 70 })
+    .toBuffer();
   return `data:image/jpeg;base64,${jpg.toString('base64')}`;
 }
 
@@ -63,19 +85,32 @@ export async function writeHtmlReport(file: string, runs: LabelledRun[], s: Retu
 body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}
 td.n{text-align:right;font-variant-numeric:tabular-nums}.bad{background:#fdd}.ok{background:#dfd}.miss{border:1px solid #ccc;margin:1em 0;padding:.5em 1em}
 .miss img{max-width:100%;border:1px solid #999;display:block;margin-top:.5em}code{background:#f4f4f4;padding:0 3px}h2{margin-top:2em}</style></head><body>`);
-  parts.push(`<h1>Extraction against hand labels</h1><p>${s.documents} documents; overall ${pct(s.overall)} (${s.overall.ok}/${s.overall.n}); text ${pct(s.text)} (${s.text.ok}/${s.text.n}); scans ${pct(s.scan)} (${s.scan.ok}/${s.scan.n}); statuses ${esc(Object.entries(s.statuses).map(([k, v]) => `${k} ${v}`).join(', '))}; median time per text document ${(s.medianTextMs / 1000).toFixed(2)} s.</p>`);
+  parts.push(
+    `<h1>Extraction against hand labels</h1><p>${s.documents} documents; overall ${pct(s.overall)} (${s.overall.ok}/${s.overall.n}); text ${pct(s.text)} (${s.text.ok}/${s.text.n}); scans ${pct(s.scan)} (${s.scan.ok}/${s.scan.n}); statuses ${esc(
+      Object.entries(s.statuses)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', '),
+    )}; median time per text document ${(s.medianTextMs / 1000).toFixed(2)} s.</p>`,
+  );
   parts.push('<h2>Per field</h2><table><tr><th>field</th><th>accuracy</th><th>correct</th><th>labelled</th><th>text</th><th>scan</th></tr>');
   for (const [f, t] of Object.entries(s.fields).sort()) {
     const tt = s.fieldsText[f];
     const ts = s.fieldsScan[f];
-    parts.push(`<tr class="${accuracy(t) >= 0.95 ? 'ok' : 'bad'}"><td>${esc(f)}</td><td class="n">${pct(t)}</td><td class="n">${t.ok}</td><td class="n">${t.n}</td><td class="n">${tt ? `${pct(tt)} (${tt.ok}/${tt.n})` : '-'}</td><td class="n">${ts ? `${pct(ts)} (${ts.ok}/${ts.n})` : '-'}</td></tr>`);
+    parts.push(
+      `<tr class="${accuracy(t) >= 0.95 ? 'ok' : 'bad'}"><td>${esc(f)}</td><td class="n">${pct(t)}</td><td class="n">${t.ok}</td><td class="n">${t.n}</td><td class="n">${tt ? `${pct(tt)} (${tt.ok}/${tt.n})` : '-'}</td><td class="n">${ts ? `${pct(ts)} (${ts.ok}/${ts.n})` : '-'}</td></tr>`,
+    );
   }
   parts.push('</table><h2>Per document kind</h2><table><tr><th>kind</th><th>accuracy</th><th>correct</th><th>labelled</th></tr>');
-  for (const [k, t] of Object.entries(s.kinds)) parts.push(`<tr><td>${esc(k)}</td><td class="n">${pct(t)}</td><td class="n">${t.ok}</td><td class="n">${t.n}</td></tr>`);
-  parts.push('</table><h2>Documents</h2><table><tr><th>file</th><th>kind</th><th>read as</th><th>status</th><th>method</th><th>accuracy</th><th>time</th></tr>');
+  for (const [k, t] of Object.entries(s.kinds))
+    parts.push(`<tr><td>${esc(k)}</td><td class="n">${pct(t)}</td><td class="n">${t.ok}</td><td class="n">${t.n}</td></tr>`);
+  parts.push(
+    '</table><h2>Documents</h2><table><tr><th>file</th><th>kind</th><th>read as</th><th>status</th><th>method</th><th>accuracy</th><th>time</th></tr>',
+  );
   for (const r of runs) {
     const t = { n: r.comparisons.length, ok: r.comparisons.filter((c) => c.ok).length };
-    parts.push(`<tr><td><a href="#${esc(r.file)}">${esc(r.file)}</a></td><td>${esc(r.docKind)}</td><td>${r.scan ? 'scan' : 'text'}</td><td>${esc(r.status)}</td><td>${esc(r.method)}</td><td class="n">${pct(t)}</td><td class="n">${(r.ms / 1000).toFixed(2)} s</td></tr>`);
+    parts.push(
+      `<tr><td><a href="#${esc(r.file)}">${esc(r.file)}</a></td><td>${esc(r.docKind)}</td><td>${r.scan ? 'scan' : 'text'}</td><td>${esc(r.status)}</td><td>${esc(r.method)}</td><td class="n">${pct(t)}</td><td class="n">${(r.ms / 1000).toFixed(2)} s</td></tr>`,
+    );
   }
   parts.push('</table><h2>Misses</h2>');
   for (const r of runs) {
@@ -84,7 +119,11 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}.bad{background:#fdd}.ok
     parts.push(`<h3 id="${esc(r.file)}">${esc(r.file)}</h3>`);
     if (r.error) parts.push(`<p class="bad">${esc(r.error)}</p>`);
     let bytes: Uint8Array | undefined;
-    try { bytes = new Uint8Array(fs.readFileSync(r.path)); } catch { bytes = undefined; }
+    try {
+      bytes = new Uint8Array(fs.readFileSync(r.path));
+    } catch {
+      bytes = undefined;
+    }
     const cache = new Map<number, Promise<{ img: Buffer; w: number; h: number; pw: number }>>();
     for (const c of misses) parts.push(await missHtml(r, c, bytes, cache));
   }
@@ -92,7 +131,12 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}.bad{background:#fdd}.ok
   fs.writeFileSync(file, parts.join('\n'));
 }
 
-async function missHtml(r: LabelledRun, c: FieldComparison, bytes: Uint8Array | undefined, cache: Map<number, Promise<{ img: Buffer; w: number; h: number; pw: number }>>): Promise<string> {
+async function missHtml(
+  r: LabelledRun,
+  c: FieldComparison,
+  bytes: Uint8Array | undefined,
+  cache: Map<number, Promise<{ img: Buffer; w: number; h: number; pw: number }>>,
+): Promise<string> {
   const citation = c.pointer ? r.result?.extracted_data.citations[c.pointer] : undefined;
   const page = c.gotPage ?? c.expectedPage ?? 1;
   // The crop shows where the extractor read its value, or else where the label says the value is.

@@ -17,7 +17,10 @@ const usage = `usage: svc extract FILE [--type ENTITY_TYPE] [--json] [--raw]
 export function engineOptionsFromConfig(): Pick<ExtractOptions, 'llm' | 'read'> {
   const c = config();
   const llm = c.LLM_BASE_URL && c.LLM_MODEL ? { baseURL: c.LLM_BASE_URL, model: c.LLM_MODEL, apiKey: c.LLM_API_KEY } : undefined;
-  const engine = c.OCR_ENGINE === 'tesseract-cli' ? { kind: 'tesseract-cli' as const, path: c.TESSERACT_PATH, searchPath: c.commandPath } : { kind: 'tesseract.js' as const };
+  const engine =
+    c.OCR_ENGINE === 'tesseract-cli'
+      ? { kind: 'tesseract-cli' as const, path: c.TESSERACT_PATH, searchPath: c.commandPath }
+      : { kind: 'tesseract.js' as const };
   return { llm, read: { maxBytes: c.MAX_UPLOAD_BYTES, ocr: { engine } } };
 }
 
@@ -45,8 +48,13 @@ function printHuman(r: ExtractionResult) {
     out.push(`  producer: ${d.certificate.producer ?? '—'}; insured: ${d.certificate.insured ?? '—'}; holder: ${d.certificate.certificate_holder ?? '—'}`);
     for (const i of d.certificate.insurers) out.push(`  insurer ${i.letter}: ${i.name}${i.naic ? ` (NAIC ${i.naic})` : ''}`);
     for (const c of d.certificate.coverages) {
-      const limits = Object.entries(c).filter(([k, v]) => typeof v === 'number' && k !== 'type').map(([k, v]) => `${k} ${v}`).join(', ');
-      out.push(`    - ${c.type} ${c.policy_number ?? ''} ${c.effective_date ?? ''}..${c.expiration_date ?? ''} ${limits}${c.additional_insured ? ' addl-insd' : ''}${c.subrogation_waived ? ' subr-wvd' : ''}`);
+      const limits = Object.entries(c)
+        .filter(([k, v]) => typeof v === 'number' && k !== 'type')
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ');
+      out.push(
+        `    - ${c.type} ${c.policy_number ?? ''} ${c.effective_date ?? ''}..${c.expiration_date ?? ''} ${limits}${c.additional_insured ? ' addl-insd' : ''}${c.subrogation_waived ? ' subr-wvd' : ''}`,
+      );
     }
   }
   for (const e of r.errors) out.push(`  ! ${e.stage}${e.page ? ` p.${e.page}` : ''}: ${e.message}`);
@@ -58,16 +66,29 @@ function printHuman(r: ExtractionResult) {
 export async function run(argv: string[]): Promise<number> {
   let args;
   try {
-    args = parseArgs({ args: argv, allowPositionals: true, options: { type: { type: 'string' }, json: { type: 'boolean' }, raw: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+    args = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { type: { type: 'string' }, json: { type: 'boolean' }, raw: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    });
   } catch (e) {
     process.stderr.write(`${(e as Error).message}\n${usage}\n`);
     return 2;
   }
-  if (args.values.help) { process.stdout.write(`${usage}\n`); return 0; }
+  if (args.values.help) {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
   const file = args.positionals[0];
-  if (!file) { process.stderr.write(`${usage}\n`); return 2; }
+  if (!file) {
+    process.stderr.write(`${usage}\n`);
+    return 2;
+  }
   const type = entityTypeSchema.safeParse(args.values.type ?? 'declaration_page');
-  if (!type.success) { process.stderr.write(`bad_request: unknown --type "${args.values.type}"\n${usage}\n`); return 2; }
+  if (!type.success) {
+    process.stderr.write(`bad_request: unknown --type "${args.values.type}"\n${usage}\n`);
+    return 2;
+  }
   let bytes: Uint8Array;
   try {
     bytes = new Uint8Array(fs.readFileSync(file));

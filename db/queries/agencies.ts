@@ -34,7 +34,11 @@ export async function createAgency(
 
 /** The agency, if visible to the caller (named: every agency read runs it). */
 export async function getAgency(db: Client, agencyId: number): Promise<AgencyRow | undefined> {
-  const { rows } = await db.query<AgencyRow>({ name: 'svc_get_agency', text: 'select id, name, color_code, logo_key from app_public.agencies where id = $1', values: [agencyId] });
+  const { rows } = await db.query<AgencyRow>({
+    name: 'svc_get_agency',
+    text: 'select id, name, color_code, logo_key from app_public.agencies where id = $1',
+    values: [agencyId],
+  });
   return rows[0];
 }
 
@@ -72,7 +76,12 @@ export async function activeAgencyLogoKey(db: Queryable, agencyId: number): Prom
 
 /** Set the plan of an agency linked to the calling OAuth client (limits only for enterprise). */
 export async function setAgencyPlan(db: Queryable, agencyId: number, plan: PlanRow['plan'], perMinute: number | null, perDay: number | null): Promise<PlanRow> {
-  const { rows } = await db.query<PlanRow>('select id, plan, plan_per_minute, plan_per_day from app_public.set_agency_plan($1, $2, $3, $4)', [agencyId, plan, perMinute, perDay]);
+  const { rows } = await db.query<PlanRow>('select id, plan, plan_per_minute, plan_per_day from app_public.set_agency_plan($1, $2, $3, $4)', [
+    agencyId,
+    plan,
+    perMinute,
+    perDay,
+  ]);
   return rows[0];
 }
 

@@ -27,7 +27,10 @@ const selectAgent = `select a.*, json_build_object('id', g.id, 'name', g.name, '
 
 /** An agent with its agency's brief, optionally only within `agencyId`. */
 export async function getAgent(db: Queryable, agentId: number, agencyId?: number): Promise<AgentWithAgencyRow | undefined> {
-  const { rows } = await db.query<AgentWithAgencyRow>(`${selectAgent} where a.id = $1 and ($2::bigint is null or a.agency_id = $2)`, [agentId, agencyId ?? null]);
+  const { rows } = await db.query<AgentWithAgencyRow>(`${selectAgent} where a.id = $1 and ($2::bigint is null or a.agency_id = $2)`, [
+    agentId,
+    agencyId ?? null,
+  ]);
   return rows[0];
 }
 
@@ -59,10 +62,28 @@ export async function countAgents(db: Queryable, f: AgentFilter): Promise<number
 /** Add an agent with its first token to an active agency linked to the calling OAuth client. */
 export async function createAgent(
   db: Queryable,
-  a: { agencyId: number; firstName: string; lastName: string; email: string; slugBase: string; phoneNumber: string | null; isAdmin: boolean; pictureKey: string | null; tokenHash: Buffer },
+  a: {
+    agencyId: number;
+    firstName: string;
+    lastName: string;
+    email: string;
+    slugBase: string;
+    phoneNumber: string | null;
+    isAdmin: boolean;
+    pictureKey: string | null;
+    tokenHash: Buffer;
+  },
 ): Promise<AgentRow> {
   const { rows } = await db.query<AgentRow>('select * from app_public.create_agent($1, $2, $3, $4, $5, $6, $7, $8, $9)', [
-    a.agencyId, a.firstName, a.lastName, a.email, a.slugBase, a.phoneNumber, a.isAdmin, a.pictureKey, a.tokenHash,
+    a.agencyId,
+    a.firstName,
+    a.lastName,
+    a.email,
+    a.slugBase,
+    a.phoneNumber,
+    a.isAdmin,
+    a.pictureKey,
+    a.tokenHash,
   ]);
   return rows[0];
 }
@@ -102,6 +123,9 @@ export async function updateAgentProfile(
 
 /** The picture of an active agent, read without a tenant identity (public image links on hosted forms). */
 export async function activeAgentPictureKey(db: Queryable, agentId: number): Promise<string | null | undefined> {
-  const { rows } = await db.query<{ profile_picture_key: string | null }>(`select profile_picture_key from app_public.agents where id = $1 and status = 'active'`, [agentId]);
+  const { rows } = await db.query<{ profile_picture_key: string | null }>(
+    `select profile_picture_key from app_public.agents where id = $1 and status = 'active'`,
+    [agentId],
+  );
   return rows[0]?.profile_picture_key;
 }

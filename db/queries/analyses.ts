@@ -43,7 +43,11 @@ export async function getAnalysis(c: Queryable, id: string): Promise<AnalysisRow
 
 /** An analysis by id without RLS (the owner pool): only for an id the caller has just created. */
 export async function analysisById(c: Queryable, id: string): Promise<AnalysisRow | undefined> {
-  const { rows } = await c.query<AnalysisRow>({ name: 'svc_analysis_by_id', text: `select ${analysisColumns} from app_public.analyses where id = $1`, values: [id] });
+  const { rows } = await c.query<AnalysisRow>({
+    name: 'svc_analysis_by_id',
+    text: `select ${analysisColumns} from app_public.analyses where id = $1`,
+    values: [id],
+  });
   return rows[0];
 }
 
@@ -83,7 +87,14 @@ export async function recordAnalysisText(c: Queryable, id: string, side: Analysi
 }
 
 /** Save one OCR'd page or its error (app_private.record_analysis_ocr_page). */
-export async function recordAnalysisOcrPage(c: Queryable, id: string, side: AnalysisSide, page: number, content: unknown | null, error: string | null): Promise<void> {
+export async function recordAnalysisOcrPage(
+  c: Queryable,
+  id: string,
+  side: AnalysisSide,
+  page: number,
+  content: unknown | null,
+  error: string | null,
+): Promise<void> {
   await c.query('select app_private.record_analysis_ocr_page($1, $2, $3, $4, $5)', [id, side, page, content === null ? null : JSON.stringify(content), error]);
 }
 

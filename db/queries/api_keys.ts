@@ -27,9 +27,20 @@ export interface MintedKey {
 }
 
 /** Create a key for the agency (admin only). */
-export async function createApiKey(db: Queryable, agencyId: number, k: { name: string; mode: ApiKeyRow['mode']; permissions: ApiKeyRow['permissions'] }, minted: MintedKey): Promise<ApiKeyRow> {
+export async function createApiKey(
+  db: Queryable,
+  agencyId: number,
+  k: { name: string; mode: ApiKeyRow['mode']; permissions: ApiKeyRow['permissions'] },
+  minted: MintedKey,
+): Promise<ApiKeyRow> {
   const { rows } = await db.query<ApiKeyRow>(`select ${keyColumns} from app_public.create_api_key($1, $2, $3, $4, $5, $6, $7)`, [
-    agencyId, k.name, k.mode, k.permissions, minted.hash, minted.prefix, minted.lastFour,
+    agencyId,
+    k.name,
+    k.mode,
+    k.permissions,
+    minted.hash,
+    minted.prefix,
+    minted.lastFour,
   ]);
   return rows[0];
 }
@@ -49,7 +60,12 @@ export async function apiKeyMode(db: Queryable, agencyId: number, keyId: number)
 /** Replace a key; the old one keeps working for `graceSeconds`. */
 export async function rollApiKey(db: Queryable, agencyId: number, keyId: number, graceSeconds: number, minted: MintedKey): Promise<ApiKeyRow> {
   const { rows } = await db.query<ApiKeyRow>(`select ${keyColumns} from app_public.roll_api_key($1, $2, $3, $4, $5, $6)`, [
-    agencyId, keyId, graceSeconds, minted.hash, minted.prefix, minted.lastFour,
+    agencyId,
+    keyId,
+    graceSeconds,
+    minted.hash,
+    minted.prefix,
+    minted.lastFour,
   ]);
   return rows[0];
 }

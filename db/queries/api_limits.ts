@@ -16,7 +16,12 @@ export interface ApiRequestIdentity {
  * Authenticate an API key hash (or none) and spend one unit of its agency's per-minute and per-day budgets,
  * or of the caller address's budget without a valid key; one autocommit statement, so refusals count too.
  */
-export async function authenticateApiRequest(c: Client, keyHash: Buffer | null, address: string, anon: { limit: number; windowSeconds: number }): Promise<ApiRequestIdentity> {
+export async function authenticateApiRequest(
+  c: Client,
+  keyHash: Buffer | null,
+  address: string,
+  anon: { limit: number; windowSeconds: number },
+): Promise<ApiRequestIdentity> {
   const { rows } = await c.query<ApiRequestIdentity>({
     name: 'svc_auth_api_request',
     text: 'select * from app_private.authenticate_api_request($1, $2, $3, $4)',

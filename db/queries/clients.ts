@@ -93,7 +93,13 @@ const orderBy: Record<ClientFilters['sort'], string> = {
 };
 
 /** A page of an agent's clients matching the filters, and how many match in all. */
-export async function listClients(db: Queryable, agentId: number, f: ClientFilters, limit: number, offset: number): Promise<{ rows: ClientRow[]; total: number }> {
+export async function listClients(
+  db: Queryable,
+  agentId: number,
+  f: ClientFilters,
+  limit: number,
+  offset: number,
+): Promise<{ rows: ClientRow[]; total: number }> {
   const where = `c.agent_id = $1
     and ($2::text is null or strpos(lower(coalesce(c.first_name, '') || ' ' || coalesce(c.last_name, '')), lower($2)) > 0
          or strpos(lower(coalesce(c.email, '')), lower($2)) > 0)
@@ -144,7 +150,13 @@ export async function listDeclarationPages(db: Queryable, clientId: string): Pro
 }
 
 /** The stored file of one declaration page of an agent's client, or undefined when the path does not match. */
-export async function getDeclarationPageFile(db: Queryable, agentId: number, clientId: string, submissionId: string, pageId: string): Promise<{ blob_key: string | null; filename: string | null } | undefined> {
+export async function getDeclarationPageFile(
+  db: Queryable,
+  agentId: number,
+  clientId: string,
+  submissionId: string,
+  pageId: string,
+): Promise<{ blob_key: string | null; filename: string | null } | undefined> {
   const { rows } = await db.query<{ blob_key: string | null; filename: string | null }>({
     name: 'clients_declaration_page_file',
     text: `select d.blob_key, p.filename
@@ -160,12 +172,25 @@ export async function getDeclarationPageFile(db: Queryable, agentId: number, cli
 /** The created client (app_public.create_client), with its submission count. */
 export async function createClient(
   db: Queryable,
-  c: { agentId: number; firstName: string; lastName: string; email: string | null; phone: string | null; address: ClientAddress | null; salesFunnelStatus: string },
+  c: {
+    agentId: number;
+    firstName: string;
+    lastName: string;
+    email: string | null;
+    phone: string | null;
+    address: ClientAddress | null;
+    salesFunnelStatus: string;
+  },
 ): Promise<ClientRow> {
-  const { rows } = await db.query<ClientRow>(
-    `select ${clientColumns} from app_public.create_client($1, $2, $3, $4, $5, $6, $7) c`,
-    [c.agentId, c.firstName, c.lastName, c.email, c.phone, c.address === null ? null : JSON.stringify(c.address), c.salesFunnelStatus],
-  );
+  const { rows } = await db.query<ClientRow>(`select ${clientColumns} from app_public.create_client($1, $2, $3, $4, $5, $6, $7) c`, [
+    c.agentId,
+    c.firstName,
+    c.lastName,
+    c.email,
+    c.phone,
+    c.address === null ? null : JSON.stringify(c.address),
+    c.salesFunnelStatus,
+  ]);
   return rows[0];
 }
 

@@ -37,7 +37,11 @@ const deliveryColumns = `id, message_id, event_id, redelivery_of, status, is_tes
   last_status_code, last_error, created_at, completed_at`;
 
 /** Up to `limit` deliveries of an endpoint with ids below `before`, newest first, optionally by status. */
-export async function listDeliveries(db: Queryable, endpointId: string, f: { before: number | null; status: string | null; limit: number }): Promise<DeliveryRow[]> {
+export async function listDeliveries(
+  db: Queryable,
+  endpointId: string,
+  f: { before: number | null; status: string | null; limit: number },
+): Promise<DeliveryRow[]> {
   const { rows } = await db.query<DeliveryRow>(
     `select ${deliveryColumns} from app_public.webhook_deliveries
       where endpoint_id = $1 and ($2::bigint is null or id < $2) and ($3::text is null or status = $3)
@@ -49,7 +53,10 @@ export async function listDeliveries(db: Queryable, endpointId: string, f: { bef
 
 /** One delivery of an endpoint with the body sent. */
 export async function getDelivery(db: Queryable, endpointId: string, deliveryId: number): Promise<DeliveryRow | undefined> {
-  const { rows } = await db.query<DeliveryRow>(`select ${deliveryColumns}, body from app_public.webhook_deliveries where id = $1 and endpoint_id = $2`, [deliveryId, endpointId]);
+  const { rows } = await db.query<DeliveryRow>(`select ${deliveryColumns}, body from app_public.webhook_deliveries where id = $1 and endpoint_id = $2`, [
+    deliveryId,
+    endpointId,
+  ]);
   return rows[0];
 }
 
@@ -61,7 +68,9 @@ export async function deliveryOfEndpoint(db: Queryable, endpointId: string, deli
 
 /** Every attempt of a delivery, in order. */
 export async function listDeliveryAttempts(db: Queryable, deliveryId: number): Promise<DeliveryAttemptRow[]> {
-  const { rows } = await db.query<DeliveryAttemptRow>('select * from app_public.webhook_delivery_attempts where delivery_id = $1 order by attempt_number', [deliveryId]);
+  const { rows } = await db.query<DeliveryAttemptRow>('select * from app_public.webhook_delivery_attempts where delivery_id = $1 order by attempt_number', [
+    deliveryId,
+  ]);
   return rows;
 }
 
@@ -95,7 +104,11 @@ export interface DeliveryInBatchRow {
 
 /** The pending deliveries among `ids`, with their endpoint's state and encrypted secret and credentials (one round trip per batch). */
 export async function deliveriesToSend(db: Client, ids: number[]): Promise<DeliveryInBatchRow[]> {
-  const { rows } = await db.query<DeliveryInBatchRow>({ name: 'svc_deliveries_to_send', text: 'select * from app_private.deliveries_to_send($1)', values: [ids] });
+  const { rows } = await db.query<DeliveryInBatchRow>({
+    name: 'svc_deliveries_to_send',
+    text: 'select * from app_private.deliveries_to_send($1)',
+    values: [ids],
+  });
   return rows;
 }
 

@@ -32,17 +32,38 @@ const recordColumns = `e.id, e.document_id, e.agent_id, e.mode, e.entity_type, e
 
 /** The active agent `agentId` if the caller's agency has it (RLS scopes the agency). */
 export async function findAgent(c: Queryable, agentId: number): Promise<{ id: number; status: string } | undefined> {
-  const { rows } = await c.query<{ id: number; status: string }>('select id, status from app_public.agents where id = $1 and agency_id = app_public.current_agency_id()', [agentId]);
+  const { rows } = await c.query<{ id: number; status: string }>(
+    'select id, status from app_public.agents where id = $1 and agency_id = app_public.current_agency_id()',
+    [agentId],
+  );
   return rows[0];
 }
 
 /** Record the stored upload and queue its extraction (app_private.start_extraction). */
 export async function startExtraction(
   c: Queryable,
-  a: { agentId: number; documentId: string; blobKey: string; filename: string; contentType: string; sizeBytes: number; sha256: string; entityType: string; clientId: string | null },
+  a: {
+    agentId: number;
+    documentId: string;
+    blobKey: string;
+    filename: string;
+    contentType: string;
+    sizeBytes: number;
+    sha256: string;
+    entityType: string;
+    clientId: string | null;
+  },
 ): Promise<string> {
   const { rows } = await c.query<{ id: string }>('select id from app_private.start_extraction($1, $2, $3, $4, $5, $6, $7, $8, $9)', [
-    a.agentId, a.documentId, a.blobKey, a.filename, a.contentType, a.sizeBytes, a.sha256, a.entityType, a.clientId,
+    a.agentId,
+    a.documentId,
+    a.blobKey,
+    a.filename,
+    a.contentType,
+    a.sizeBytes,
+    a.sha256,
+    a.entityType,
+    a.clientId,
   ]);
   return rows[0].id;
 }
@@ -57,7 +78,11 @@ export async function getExtraction(c: Queryable, agentId: number, extractionId:
 }
 
 /** A page of an agent's extractions, newest first, after a (created_at, id) position, optionally of one status. */
-export async function listExtractions(c: Queryable, agentId: number, o: { status?: string; after?: { t: string; id: string }; limit: number }): Promise<ExtractionRecordRow[]> {
+export async function listExtractions(
+  c: Queryable,
+  agentId: number,
+  o: { status?: string; after?: { t: string; id: string }; limit: number },
+): Promise<ExtractionRecordRow[]> {
   const { rows } = await c.query<ExtractionRecordRow>(
     `select ${recordColumns} from app_public.extractions e join app_public.documents d on d.id = e.document_id
       where e.agent_id = $1 and ($2::text is null or e.status = $2)
@@ -111,7 +136,9 @@ export interface DocumentPageRow {
 
 /** The pages read so far of a document. */
 export async function documentPages(c: Queryable, documentId: string): Promise<DocumentPageRow[]> {
-  const { rows } = await c.query<DocumentPageRow>('select page, state, content, error from app_private.document_pages where document_id = $1 order by page', [documentId]);
+  const { rows } = await c.query<DocumentPageRow>('select page, state, content, error from app_private.document_pages where document_id = $1 order by page', [
+    documentId,
+  ]);
   return rows;
 }
 
@@ -121,8 +148,21 @@ export async function recordOcrPage(c: Queryable, extractionId: string, page: nu
 }
 
 /** Save what the extractor found; queues the completion. */
-export async function recordExtractionResult(c: Queryable, extractionId: string, outcome: 'completed' | 'partial', parsingMethod: string, result: unknown, stageErrors: unknown[]): Promise<void> {
-  await c.query('select app_private.record_extraction_result($1, $2, $3, $4, $5)', [extractionId, outcome, parsingMethod, JSON.stringify(result), JSON.stringify(stageErrors)]);
+export async function recordExtractionResult(
+  c: Queryable,
+  extractionId: string,
+  outcome: 'completed' | 'partial',
+  parsingMethod: string,
+  result: unknown,
+  stageErrors: unknown[],
+): Promise<void> {
+  await c.query('select app_private.record_extraction_result($1, $2, $3, $4, $5)', [
+    extractionId,
+    outcome,
+    parsingMethod,
+    JSON.stringify(result),
+    JSON.stringify(stageErrors),
+  ]);
 }
 
 /** End an extraction as failed with its §7.2 code. */

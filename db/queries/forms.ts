@@ -34,7 +34,10 @@ export async function getForm(db: Client, formId: number, lock = false): Promise
 }
 
 /** Up to `limit` forms with ids below `before`, newest first, optionally by status and insurance line. */
-export async function listForms(db: Queryable, f: { before: number | null; status: string | null; insuranceLine: string | null; limit: number }): Promise<FormRow[]> {
+export async function listForms(
+  db: Queryable,
+  f: { before: number | null; status: string | null; insuranceLine: string | null; limit: number },
+): Promise<FormRow[]> {
   const { rows } = await db.query<FormRow>(
     `select ${formColumns} from app_public.forms
       where ($1::bigint is null or id < $1) and ($2::text is null or status = $2) and ($3::text is null or insurance_line = $3)
@@ -50,13 +53,24 @@ export async function createForm(
   f: { ownerAgencyId: number; ownerAgentId: number | null; name: string; insuranceLine: string; templateId: string | null; structure: FormStructure },
 ): Promise<FormRow> {
   const { rows } = await db.query<FormRow>(`select ${formColumns} from app_public.create_form($1, $2, $3, $4, $5, $6)`, [
-    f.ownerAgencyId, f.ownerAgentId, f.name, f.insuranceLine, f.templateId, JSON.stringify(f.structure),
+    f.ownerAgencyId,
+    f.ownerAgentId,
+    f.name,
+    f.insuranceLine,
+    f.templateId,
+    JSON.stringify(f.structure),
   ]);
   return rows[0];
 }
 
 /** Replace the working structure (and optionally name and insurance line; null = unchanged). */
-export async function updateFormStructure(db: Queryable, formId: number, structure: FormStructure, name: string | null, insuranceLine: string | null): Promise<FormRow> {
+export async function updateFormStructure(
+  db: Queryable,
+  formId: number,
+  structure: FormStructure,
+  name: string | null,
+  insuranceLine: string | null,
+): Promise<FormRow> {
   const { rows } = await db.query<FormRow>(
     `update app_public.forms set structure = $2, name = coalesce($3, name), insurance_line = coalesce($4, insurance_line)
       where id = $1 returning ${formColumns}`,

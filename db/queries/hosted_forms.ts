@@ -24,7 +24,11 @@ export interface HostedFormRow {
 
 /** The live form behind `{agentSlug}/form/{publicId}`, or undefined (unknown, inactive, unpublished, other agency). */
 export async function hostedForm(db: Client, agentSlug: string, publicId: string): Promise<HostedFormRow | undefined> {
-  const { rows } = await db.query<HostedFormRow>({ name: 'svc_hosted_form', text: 'select * from app_private.hosted_form($1, $2)', values: [agentSlug, publicId] });
+  const { rows } = await db.query<HostedFormRow>({
+    name: 'svc_hosted_form',
+    text: 'select * from app_private.hosted_form($1, $2)',
+    values: [agentSlug, publicId],
+  });
   return rows[0];
 }
 
@@ -37,13 +41,28 @@ export interface SnapshotRow {
 
 /** A published snapshot of the form by id (possibly replaced since by a newer publish). */
 export async function formSnapshot(db: Client, formId: number, snapshotId: number): Promise<SnapshotRow | undefined> {
-  const { rows } = await db.query<SnapshotRow>({ name: 'svc_form_snapshot', text: 'select * from app_private.form_snapshot($1, $2)', values: [formId, snapshotId] });
+  const { rows } = await db.query<SnapshotRow>({
+    name: 'svc_form_snapshot',
+    text: 'select * from app_private.form_snapshot($1, $2)',
+    values: [formId, snapshotId],
+  });
   return rows[0];
 }
 
 /** Record a checked, stored upload; returns its public id. */
-export async function recordUpload(db: Client, u: { formId: number; agentId: number; questionId: string; blobKey: string; filename: string; contentType: string; size: number }): Promise<string> {
-  const { rows } = await db.query<{ id: string }>('select app_private.record_upload($1, $2, $3, $4, $5, $6, $7) as id', [u.formId, u.agentId, u.questionId, u.blobKey, u.filename, u.contentType, u.size]);
+export async function recordUpload(
+  db: Client,
+  u: { formId: number; agentId: number; questionId: string; blobKey: string; filename: string; contentType: string; size: number },
+): Promise<string> {
+  const { rows } = await db.query<{ id: string }>('select app_private.record_upload($1, $2, $3, $4, $5, $6, $7) as id', [
+    u.formId,
+    u.agentId,
+    u.questionId,
+    u.blobKey,
+    u.filename,
+    u.contentType,
+    u.size,
+  ]);
   return rows[0].id;
 }
 
@@ -72,17 +91,44 @@ export interface CreatedSubmissionRow {
 /** Store a checked submission and queue its completion (ACORD forms, then the webhook). */
 export async function createSubmission(
   db: Client,
-  s: { formId: number; snapshotId: number; agentId: number; answers: unknown[]; contact: Record<string, string> | null; metadata: Record<string, unknown>; acordFormIds: string[]; uploadIds: string[] },
+  s: {
+    formId: number;
+    snapshotId: number;
+    agentId: number;
+    answers: unknown[];
+    contact: Record<string, string> | null;
+    metadata: Record<string, unknown>;
+    acordFormIds: string[];
+    uploadIds: string[];
+  },
 ): Promise<CreatedSubmissionRow> {
   const { rows } = await db.query<CreatedSubmissionRow>(
     'select id, trace_id, submitted_at from app_private.create_submission($1, $2, $3, $4, $5, $6, $7, $8::uuid[])',
-    [s.formId, s.snapshotId, s.agentId, JSON.stringify(s.answers), s.contact ? JSON.stringify(s.contact) : null, JSON.stringify(s.metadata), s.acordFormIds, s.uploadIds],
+    [
+      s.formId,
+      s.snapshotId,
+      s.agentId,
+      JSON.stringify(s.answers),
+      s.contact ? JSON.stringify(s.contact) : null,
+      JSON.stringify(s.metadata),
+      s.acordFormIds,
+      s.uploadIds,
+    ],
   );
   return rows[0];
 }
 
 /** Spend one unit of a rate-limit bucket (shared by every process); `allowed` false once the window is used up. */
-export async function consumeRateLimit(db: Client, bucket: string, limit: number, windowSeconds: number): Promise<{ allowed: boolean; remaining: number; reset_at: number }> {
-  const { rows } = await db.query<{ allowed: boolean; remaining: number; reset_at: string }>('select * from app_private.consume_rate_limit($1, $2, $3)', [bucket, limit, windowSeconds]);
+export async function consumeRateLimit(
+  db: Client,
+  bucket: string,
+  limit: number,
+  windowSeconds: number,
+): Promise<{ allowed: boolean; remaining: number; reset_at: number }> {
+  const { rows } = await db.query<{ allowed: boolean; remaining: number; reset_at: string }>('select * from app_private.consume_rate_limit($1, $2, $3)', [
+    bucket,
+    limit,
+    windowSeconds,
+  ]);
   return { allowed: rows[0].allowed, remaining: rows[0].remaining, reset_at: Number(rows[0].reset_at) };
 }

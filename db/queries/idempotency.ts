@@ -15,7 +15,11 @@ export interface IdempotencyClaimRow {
 
 /** Claim `key` for a request with this fingerprint, or learn what happened to its first use. */
 export async function claimIdempotencyKey(db: Client, scope: IdempotencyScope, fingerprint: string): Promise<IdempotencyClaimRow> {
-  const { rows } = await db.query<IdempotencyClaimRow>({ name: 'svc_claim_idempotency_key', text: 'select * from app_private.claim_idempotency_key($1, $2, $3, $4)', values: [...scope, fingerprint] });
+  const { rows } = await db.query<IdempotencyClaimRow>({
+    name: 'svc_claim_idempotency_key',
+    text: 'select * from app_private.claim_idempotency_key($1, $2, $3, $4)',
+    values: [...scope, fingerprint],
+  });
   return rows[0];
 }
 

@@ -33,27 +33,30 @@ export async function checkOAuthClient(pool: pg.Pool, clientId: string, secret: 
 /** Issue an access token valid for `ttlSeconds`. */
 export async function issueAccessToken(pool: pg.Pool, oauthClientId: number, ttlSeconds: number): Promise<string> {
   const token = newToken(tokenPrefix.oauthAccessToken, 32);
-  await pool.query(
-    `insert into app_private.oauth_access_tokens (token_hash, oauth_client_id, expires_at) values ($1, $2, now() + make_interval(secs => $3))`,
-    [hashToken(token), oauthClientId, ttlSeconds],
-  );
+  await pool.query(`insert into app_private.oauth_access_tokens (token_hash, oauth_client_id, expires_at) values ($1, $2, now() + make_interval(secs => $3))`, [
+    hashToken(token),
+    oauthClientId,
+    ttlSeconds,
+  ]);
   return token;
 }
 
 /** Consume one hit of a rate-limit bucket. */
 export async function consumeRateLimit(pool: pg.Pool | pg.ClientBase, bucket: string, limit: number, windowSeconds: number) {
-  const { rows } = await pool.query<{ allowed: boolean; remaining: number; reset_at: string }>(
-    'select * from app_private.consume_rate_limit($1, $2, $3)',
-    [bucket, limit, windowSeconds],
-  );
+  const { rows } = await pool.query<{ allowed: boolean; remaining: number; reset_at: string }>('select * from app_private.consume_rate_limit($1, $2, $3)', [
+    bucket,
+    limit,
+    windowSeconds,
+  ]);
   return { allowed: rows[0].allowed, remaining: rows[0].remaining, resetAt: Number(rows[0].reset_at) };
 }
 
 /** Read a rate-limit bucket without spending a hit. */
 export async function peekRateLimit(pool: pg.Pool | pg.ClientBase, bucket: string, limit: number, windowSeconds: number) {
-  const { rows } = await pool.query<{ allowed: boolean; remaining: number; reset_at: string }>(
-    'select * from app_private.peek_rate_limit($1, $2, $3)',
-    [bucket, limit, windowSeconds],
-  );
+  const { rows } = await pool.query<{ allowed: boolean; remaining: number; reset_at: string }>('select * from app_private.peek_rate_limit($1, $2, $3)', [
+    bucket,
+    limit,
+    windowSeconds,
+  ]);
   return { allowed: rows[0].allowed, remaining: rows[0].remaining, resetAt: Number(rows[0].reset_at) };
 }

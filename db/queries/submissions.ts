@@ -64,11 +64,19 @@ export async function getSubmission(db: Client, id: number): Promise<SubmissionR
 }
 
 /** Finish a processing submission: archive key, missing-field report, and the form-submission event (its payload). */
-export async function completeSubmission(db: Client, id: number, archiveKey: string | null, missing: unknown[], data: unknown): Promise<{ status: string; event_id: number | null } | undefined> {
-  const { rows } = await db.query<{ status: string; event_id: number | null }>(
-    'select status, event_id from app_private.complete_submission($1, $2, $3, $4)',
-    [id, archiveKey, JSON.stringify(missing), JSON.stringify(data)],
-  );
+export async function completeSubmission(
+  db: Client,
+  id: number,
+  archiveKey: string | null,
+  missing: unknown[],
+  data: unknown,
+): Promise<{ status: string; event_id: number | null } | undefined> {
+  const { rows } = await db.query<{ status: string; event_id: number | null }>('select status, event_id from app_private.complete_submission($1, $2, $3, $4)', [
+    id,
+    archiveKey,
+    JSON.stringify(missing),
+    JSON.stringify(data),
+  ]);
   return rows[0];
 }
 

@@ -22,8 +22,22 @@ export interface EndpointRow {
 }
 
 const columnNames = [
-  'id', 'agency_id', 'kind', 'topic', 'staging_url', 'production_url', 'url', 'events', 'description', 'auth_kind', 'enabled',
-  'disabled_reason', 'disabled_at', 'failing_since', 'created_at', 'updated_at',
+  'id',
+  'agency_id',
+  'kind',
+  'topic',
+  'staging_url',
+  'production_url',
+  'url',
+  'events',
+  'description',
+  'auth_kind',
+  'enabled',
+  'disabled_reason',
+  'disabled_at',
+  'failing_since',
+  'created_at',
+  'updated_at',
 ];
 const endpointColumns = columnNames.join(', ');
 /** The same columns out of a composite `r.endpoint` returned by a state function. */
@@ -58,7 +72,9 @@ export async function putTopicEndpoint(
   topic: string,
   p: { stagingUrl?: string | null; productionUrl?: string | null; auth?: SealedAuth; enabled?: boolean; secretCiphertext: string },
 ): Promise<{ endpoint: EndpointRow; created: boolean }> {
-  const given = [p.stagingUrl !== undefined && 'staging_url', p.productionUrl !== undefined && 'production_url', p.auth !== undefined && 'auth'].filter(Boolean);
+  const given = [p.stagingUrl !== undefined && 'staging_url', p.productionUrl !== undefined && 'production_url', p.auth !== undefined && 'auth'].filter(
+    Boolean,
+  );
   const { rows } = await db.query<EndpointRow & { created: boolean }>(
     `select ${endpointOf('r.endpoint')}, r.created from app_public.put_topic_endpoint($1, $2, $3, $4, $5, $6, $7, $8) r`,
     [topic, p.stagingUrl ?? null, p.productionUrl ?? null, p.auth?.kind ?? null, p.auth?.ciphertext ?? null, given, p.secretCiphertext, p.enabled ?? null],
@@ -77,7 +93,9 @@ export async function getSubscription(db: Queryable, id: string): Promise<Endpoi
 
 /** The subscriptions of the caller's agency, oldest first. */
 export async function listSubscriptions(db: Queryable): Promise<EndpointRow[]> {
-  const { rows } = await db.query<EndpointRow>(`select ${endpointColumns} from app_public.webhook_endpoints where kind = 'subscription' order by created_at, id`);
+  const { rows } = await db.query<EndpointRow>(
+    `select ${endpointColumns} from app_public.webhook_endpoints where kind = 'subscription' order by created_at, id`,
+  );
   return rows;
 }
 
@@ -87,7 +105,13 @@ export async function createSubscription(
   s: { url: string; events: string[]; description: string | null; secretCiphertext: string; auth: SealedAuth; enabled: boolean },
 ): Promise<EndpointRow> {
   const { rows } = await db.query<EndpointRow>(`select ${endpointColumns} from app_public.create_webhook_subscription($1, $2, $3, $4, $5, $6, $7)`, [
-    s.url, s.events, s.description, s.secretCiphertext, s.auth.kind, s.auth.ciphertext, s.enabled,
+    s.url,
+    s.events,
+    s.description,
+    s.secretCiphertext,
+    s.auth.kind,
+    s.auth.ciphertext,
+    s.enabled,
   ]);
   return rows[0];
 }

@@ -115,7 +115,12 @@ function tableRow(q: Extract<Question, { type: 'data_table' }>, index: string, o
 /** "Drivers" → "Driver"; a generic noun otherwise. */
 function rowNoun(q: Extract<Question, { type: 'data_table' }>): string {
   const first = q.label.split(/\s+/).find((w) => /s$/i.test(w) && w.length > 3);
-  return first ? first.replace(/ies$/i, 'y').replace(/s$/i, '').replace(/^./, (c) => c.toUpperCase()) : 'Entry';
+  return first
+    ? first
+        .replace(/ies$/i, 'y')
+        .replace(/s$/i, '')
+        .replace(/^./, (c) => c.toUpperCase())
+    : 'Entry';
 }
 
 function tableInputs(q: Extract<Question, { type: 'data_table' }>): SafeHtml {

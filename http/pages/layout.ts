@@ -48,11 +48,14 @@ export function brandCss(color: string | null): string {
 
 /** A complete HTML document. */
 export function layout(o: PageOptions): SafeHtml {
-  const header = o.embed || o.header === false
-    ? ''
-    : html`<header class="site-header"><div class="site-header__inner">${
-        o.brand.logoUrl ? html`<img class="site-header__logo" src="${o.brand.logoUrl}" alt="${o.brand.name}">` : html`<span class="site-header__mark" aria-hidden="true">${o.brand.name.slice(0, 1).toUpperCase()}</span>`
-      }<span class="site-header__name">${o.brand.name}</span></div></header>`;
+  const header =
+    o.embed || o.header === false
+      ? ''
+      : html`<header class="site-header"><div class="site-header__inner">${
+          o.brand.logoUrl
+            ? html`<img class="site-header__logo" src="${o.brand.logoUrl}" alt="${o.brand.name}">`
+            : html`<span class="site-header__mark" aria-hidden="true">${o.brand.name.slice(0, 1).toUpperCase()}</span>`
+        }<span class="site-header__name">${o.brand.name}</span></div></header>`;
   return html`<!doctype html>
 <html lang="en" class="${o.embed ? 'is-embed' : 'is-page'}">
 <head>
@@ -67,7 +70,7 @@ export function layout(o: PageOptions): SafeHtml {
 <body>
 ${header}
 <main class="page" id="main">${o.body}</main>
-${o.embed ? '' : o.footer ?? ''}
+${o.embed ? '' : (o.footer ?? '')}
 ${(o.scriptUrls ?? []).map((u) => html`<script src="${u}" defer></script>`)}
 </body>
 </html>`;

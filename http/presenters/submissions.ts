@@ -6,9 +6,11 @@ import type { Deps } from '../route.ts';
 
 export function presentSubmission(s: SubmissionRow, deps: Pick<Deps, 'cfg' | 'secretKey'>) {
   const key = fileLinkKey(deps.secretKey);
-  const sign = (blobKey: string, filename: string) => signFileLink({ baseUrl: deps.cfg.filesUrl, key, blobKey, filename, ttlSeconds: deps.cfg.FILE_LINK_TTL_SECONDS }).url;
+  const sign = (blobKey: string, filename: string) =>
+    signFileLink({ baseUrl: deps.cfg.filesUrl, key, blobKey, filename, ttlSeconds: deps.cfg.FILE_LINK_TTL_SECONDS }).url;
   const data = submissionData(s, sign);
-  const pendingAcord = s.acord_form_ids.length && !s.acord_archive_key ? { acord: { is_acord_ready: false, form_ids: s.acord_form_ids, archive_url: null } } : {};
+  const pendingAcord =
+    s.acord_form_ids.length && !s.acord_archive_key ? { acord: { is_acord_ready: false, form_ids: s.acord_form_ids, archive_url: null } } : {};
   return {
     ...data,
     ...pendingAcord,

@@ -8,12 +8,21 @@ import { ApiError } from '../errors.ts';
 import { route } from '../route.ts';
 
 const contentTypes: Record<string, string> = {
-  pdf: 'application/pdf', jpg: 'image/jpeg', jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp', zip: 'application/zip', json: 'application/json',
+  pdf: 'application/pdf',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  webp: 'image/webp',
+  zip: 'application/zip',
+  json: 'application/json',
 };
 
 // The router gives a wildcard as its segments; the blob key is them joined.
 const fileParams = z.object({
-  key: z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v.join('/') : v)).describe('blob key of the file'),
+  key: z
+    .union([z.string(), z.array(z.string())])
+    .transform((v) => (Array.isArray(v) ? v.join('/') : v))
+    .describe('blob key of the file'),
 });
 
 const fileQuery = z.object({

@@ -60,7 +60,11 @@ export const oauthRoutes = [
 
       const limit = cfg.RATE_LIMIT_TOKEN_PER_WINDOW;
       const window = cfg.RATE_LIMIT_WINDOW_SECONDS;
-      const headersOf = (rl: { remaining: number; resetAt: number }) => ({ 'X-RateLimit-Limit': String(limit), 'X-RateLimit-Remaining': String(rl.remaining), 'X-RateLimit-Reset': String(rl.resetAt) });
+      const headersOf = (rl: { remaining: number; resetAt: number }) => ({
+        'X-RateLimit-Limit': String(limit),
+        'X-RateLimit-Remaining': String(rl.remaining),
+        'X-RateLimit-Reset': String(rl.resetAt),
+      });
       const tooMany = (rl: { remaining: number; resetAt: number }, why: string) =>
         oauthFail(429, 'rate_limited', why, { ...headersOf(rl), 'Retry-After': String(Math.max(1, rl.resetAt - Math.floor(Date.now() / 1000))) });
       // Failed attempts are counted per source address and client, apart from the client's own budget, so

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { emailAddress, id, personName } from './common.ts';
 
-
 export const agencyParams = z.object({ agency_id: id });
 
 export const createAgencyBody = z
@@ -50,4 +49,3 @@ export const ownerWithAccessToken = z
 
 export const createAgencyResponse = z.object({ data: z.object({ agency: agencyBrief, agent: ownerWithAccessToken }) }).meta({ id: 'CreateAgencyResponse' });
 export const agencyResponse = z.object({ data: agency }).meta({ id: 'AgencyResponse' });
-

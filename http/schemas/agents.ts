@@ -2,7 +2,11 @@ import { z } from 'zod';
 import { agencyBrief } from './agencies.ts';
 import { emailAddress, formBoolean, id, personName, timestamp } from './common.ts';
 
-const phone = z.string().trim().max(40).regex(/^[0-9+().\-\s]*$/, 'may contain digits, spaces and + ( ) . - only');
+const phone = z
+  .string()
+  .trim()
+  .max(40)
+  .regex(/^[0-9+().\-\s]*$/, 'may contain digits, spaces and + ( ) . - only');
 
 export const agentParams = z.object({ agent_id: id });
 export const agencyAgentParams = z.object({ agency_id: id, agent_id: id });
@@ -19,7 +23,12 @@ export const createAgentBody = z
     first_name: personName('first_name'),
     last_name: personName('last_name'),
     email: emailAddress,
-    slug_suffix: z.string().trim().max(30).regex(/^[A-Za-z0-9 _-]*$/, 'may contain letters, digits, spaces, - and _ only').optional(),
+    slug_suffix: z
+      .string()
+      .trim()
+      .max(30)
+      .regex(/^[A-Za-z0-9 _-]*$/, 'may contain letters, digits, spaces, - and _ only')
+      .optional(),
     phone_number: phone.optional(),
     is_admin: formBoolean.default(false),
   })

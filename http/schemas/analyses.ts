@@ -13,7 +13,14 @@ export const analyzeBody = z.looseObject({
 export const analysisParams = z.object({ analysis_id: z.uuid().describe('id of the analysis (from a 202 answer)') });
 
 const paged = (names: string[]) =>
-  z.object(Object.fromEntries(names.flatMap((n) => [[n, z.string().nullable()], [`${n}_page`, z.number().int().nullable()]])));
+  z.object(
+    Object.fromEntries(
+      names.flatMap((n) => [
+        [n, z.string().nullable()],
+        [`${n}_page`, z.number().int().nullable()],
+      ]),
+    ),
+  );
 
 export const comparisonItem = z.object({
   field: z.enum(comparisonFields),

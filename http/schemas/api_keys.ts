@@ -13,7 +13,13 @@ export const createApiKeyBody = z
 
 export const rollApiKeyBody = z
   .object({
-    grace_period_seconds: z.number().int().min(0).max(30 * 86_400).default(0).describe('How long the old key keeps working (default 0: revoked at once)'),
+    grace_period_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(30 * 86_400)
+      .default(0)
+      .describe('How long the old key keeps working (default 0: revoked at once)'),
   })
   .strict();
 
@@ -29,7 +35,9 @@ export const apiKey = z
       .number()
       .int()
       .nullable()
-      .describe('The admin agent who created the key. A key belongs to its agency, not to that agent: it keeps working when the agent is deactivated (revoke it explicitly), and stops when the agency is deactivated'),
+      .describe(
+        'The admin agent who created the key. A key belongs to its agency, not to that agent: it keeps working when the agent is deactivated (revoke it explicitly), and stops when the agency is deactivated',
+      ),
     status: z.enum(['active', 'expiring', 'expired', 'revoked']),
     created_at: timestamp,
     last_used_at: timestamp.nullable(),
@@ -50,9 +58,11 @@ export const setAgencyPlanBody = z
   .strict()
   .superRefine((v, ctx) => {
     if (v.plan === 'enterprise') {
-      for (const k of ['per_minute', 'per_day'] as const) if (v[k] === undefined) ctx.addIssue({ code: 'custom', path: [k], message: 'is required for the enterprise plan' });
+      for (const k of ['per_minute', 'per_day'] as const)
+        if (v[k] === undefined) ctx.addIssue({ code: 'custom', path: [k], message: 'is required for the enterprise plan' });
     } else {
-      for (const k of ['per_minute', 'per_day'] as const) if (v[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: `is set by the ${v.plan} plan and cannot be customised` });
+      for (const k of ['per_minute', 'per_day'] as const)
+        if (v[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: `is set by the ${v.plan} plan and cannot be customised` });
     }
   });
 

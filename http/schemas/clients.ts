@@ -20,17 +20,15 @@ export const SALES_FUNNEL_MOVES: Record<SalesFunnelStatus, readonly SalesFunnelS
   lost: ['contacted'],
 };
 
-export const salesFunnelStatus = z
-  .enum(SALES_FUNNEL_STATUSES, `must be one of ${SALES_FUNNEL_STATUSES.join(', ')}`)
-  .meta({
-    id: 'SalesFunnelStatus',
-    description:
-      'Closed list, in funnel order. Allowed moves: ' +
-      Object.entries(SALES_FUNNEL_MOVES)
-        .map(([from, to]) => `${from} → ${to.join(' | ')}`)
-        .join('; ') +
-      '. Setting the current status again changes nothing; any other move is a 422.',
-  });
+export const salesFunnelStatus = z.enum(SALES_FUNNEL_STATUSES, `must be one of ${SALES_FUNNEL_STATUSES.join(', ')}`).meta({
+  id: 'SalesFunnelStatus',
+  description:
+    'Closed list, in funnel order. Allowed moves: ' +
+    Object.entries(SALES_FUNNEL_MOVES)
+      .map(([from, to]) => `${from} → ${to.join(' | ')}`)
+      .join('; ') +
+    '. Setting the current status again changes nothing; any other move is a 422.',
+});
 
 const uuidParam = (name: string) => z.uuid(`${name} must be a UUID`).describe(`${name} (UUID)`);
 
@@ -43,7 +41,11 @@ export const declarationPageParams = z.object({
   client_submission_declaration_page_uuid: uuidParam('client_submission_declaration_page_uuid'),
 });
 
-const phone = z.string().trim().max(40).regex(/^[0-9+().\-\s]*$/, 'may contain digits, spaces and + ( ) . - only');
+const phone = z
+  .string()
+  .trim()
+  .max(40)
+  .regex(/^[0-9+().\-\s]*$/, 'may contain digits, spaces and + ( ) . - only');
 const line = (max: number) => z.string().trim().max(max);
 
 export const address = z
@@ -53,7 +55,10 @@ export const address = z
     city: line(100).nullable().optional(),
     state: line(100).nullable().optional(),
     postal_code: line(20).nullable().optional(),
-    country: line(2).regex(/^[A-Za-z]{0,2}$/, 'is an ISO 3166-1 alpha-2 code').nullable().optional(),
+    country: line(2)
+      .regex(/^[A-Za-z]{0,2}$/, 'is an ISO 3166-1 alpha-2 code')
+      .nullable()
+      .optional(),
   })
   .strict()
   .meta({ id: 'ClientAddress', description: 'Postal address; every part optional.' });
@@ -93,7 +98,12 @@ const isoDateOrTime = z
 const statusList = z
   .string()
   .trim()
-  .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+  .transform((s) =>
+    s
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(salesFunnelStatus).min(1).max(SALES_FUNNEL_STATUSES.length));
 
 export const CLIENT_SORTS = ['updated_at', '-updated_at', 'created_at', '-created_at', 'last_name', '-last_name'] as const;
@@ -115,7 +125,10 @@ export const ADDITIONAL_QUESTION_TYPES = ['short_text', 'long_text', 'email', 'n
 
 export const additionalQuestion = z
   .object({
-    id: z.string().trim().regex(/^[a-z][a-z0-9_]{0,39}$/, 'is 1-40 lower-case letters, digits or _, starting with a letter'),
+    id: z
+      .string()
+      .trim()
+      .regex(/^[a-z][a-z0-9_]{0,39}$/, 'is 1-40 lower-case letters, digits or _, starting with a letter'),
     label: z.string().trim().min(1).max(300),
     type: z.enum(ADDITIONAL_QUESTION_TYPES),
     required: z.boolean().default(false),

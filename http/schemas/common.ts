@@ -16,10 +16,7 @@ export const id = z
 export const bodyId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
 /** A boolean as JSON, or as the text a form field carries ("true", "false", "1", "0"). */
-export const formBoolean = z.union([
-  z.boolean(),
-  z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1'),
-]);
+export const formBoolean = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')]);
 
 /** A person's first or last name, trimmed. */
 export const personName = (what: string) => z.string().trim().min(1, `${what} is required`).max(100);
@@ -39,9 +36,10 @@ export const v1Error = z
   .meta({ id: 'V1Error' });
 
 export const v1Errors = (...statuses: number[]) =>
-  Object.fromEntries(
-    statuses.map((s) => [s, { description: v1ErrorDescriptions[s] ?? 'Error', schema: v1Error }]),
-  ) as Record<number, { description: string; schema: typeof v1Error }>;
+  Object.fromEntries(statuses.map((s) => [s, { description: v1ErrorDescriptions[s] ?? 'Error', schema: v1Error }])) as Record<
+    number,
+    { description: string; schema: typeof v1Error }
+  >;
 
 const v1ErrorDescriptions: Record<number, string> = {
   400: 'Invalid request parameters',

@@ -8,9 +8,30 @@ export const dashboardLink = z.object({
 });
 
 export const modeParams = z.object({ mode: z.enum(['test', 'live']) });
-export const modeIdParams = z.object({ mode: z.enum(['test', 'live']), id: z.coerce.number().int().positive().max(2 ** 53) });
+export const modeIdParams = z.object({
+  mode: z.enum(['test', 'live']),
+  id: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(2 ** 53),
+});
 export const modeTopicParams = z.object({ mode: z.enum(['test', 'live']), topic: z.enum(['client-submission', 'form-submission']) });
-export const modeTopicDeliveryParams = modeTopicParams.extend({ delivery_id: z.coerce.number().int().positive().max(2 ** 53) });
+export const modeTopicDeliveryParams = modeTopicParams.extend({
+  delivery_id: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(2 ** 53),
+});
 
 /** Any dashboard form: the CSRF token and a few short text fields. */
-export const dashboardForm = z.record(z.string().max(64), z.string().max(4000).or(z.array(z.string().max(4000)).max(50))).and(z.object({ _csrf: z.string().max(200).optional() }));
+export const dashboardForm = z
+  .record(
+    z.string().max(64),
+    z
+      .string()
+      .max(4000)
+      .or(z.array(z.string().max(4000)).max(50)),
+  )
+  .and(z.object({ _csrf: z.string().max(200).optional() }));

@@ -60,4 +60,7 @@ const apiErrorDescriptions: Record<number, string> = {
 
 /** §7.2 error responses (every one carries the X-RateLimit headers). */
 export const apiErrors = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, { description: apiErrorDescriptions[s] ?? 'Error', schema: apiError }])) as Record<number, { description: string; schema: typeof apiError }>;
+  Object.fromEntries(statuses.map((s) => [s, { description: apiErrorDescriptions[s] ?? 'Error', schema: apiError }])) as Record<
+    number,
+    { description: string; schema: typeof apiError }
+  >;

@@ -29,10 +29,12 @@ export const updateFormBody = z
   })
   .strict();
 
-export const updateFormDoc = formStructureInputSchema.extend({
-  name: z.string().min(1).max(200).optional(),
-  insurance_line: insuranceLineSchema.optional(),
-}).meta({ id: 'FormPatch' });
+export const updateFormDoc = formStructureInputSchema
+  .extend({
+    name: z.string().min(1).max(200).optional(),
+    insurance_line: insuranceLineSchema.optional(),
+  })
+  .meta({ id: 'FormPatch' });
 
 export const listFormsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),

@@ -39,7 +39,15 @@ export const embedOrigin = z
       return z.NEVER;
     }
     const bare = `${u.protocol}//${u.host}`;
-    if (!/^https?:$/.test(u.protocol) || u.username || u.password || u.search || u.hash || (u.pathname !== '/' && u.pathname !== '') || !/^https?:\/\/[^/]+\/?$/i.test(v)) {
+    if (
+      !/^https?:$/.test(u.protocol) ||
+      u.username ||
+      u.password ||
+      u.search ||
+      u.hash ||
+      (u.pathname !== '/' && u.pathname !== '') ||
+      !/^https?:\/\/[^/]+\/?$/i.test(v)
+    ) {
       ctx.addIssue({ code: 'custom', message: 'must be scheme://host[:port] only (http or https, no path, query or credentials)' });
       return z.NEVER;
     }
@@ -47,13 +55,26 @@ export const embedOrigin = z
   });
 
 export const embedOriginsBody = z.object({ origins: z.array(embedOrigin).max(50) }).strict();
-export const embedOrigins = z.object({ origins: z.array(z.string()) }).meta({ id: 'EmbedOrigins', description: 'Origins allowed to frame the agency’s hosted forms (CSP frame-ancestors).' });
+export const embedOrigins = z
+  .object({ origins: z.array(z.string()) })
+  .meta({ id: 'EmbedOrigins', description: 'Origins allowed to frame the agency’s hosted forms (CSP frame-ancestors).' });
 
 export const formLinkBody = z
   .object({
     agent_id: z.number().int().positive(),
-    metadata: z.record(z.string(), z.unknown()).default({}).refine((m) => JSON.stringify(m).length <= 4000, 'metadata must be at most 4000 bytes of JSON'),
-    expires_in: z.number().int().min(60).max(366 * 86_400).optional().describe('Lifetime in seconds; default FORM_LINK_TTL_SECONDS (30 days).'),
+    metadata: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .refine((m) => JSON.stringify(m).length <= 4000, 'metadata must be at most 4000 bytes of JSON'),
+    expires_in: z
+      .number()
+      .int()
+      .min(60)
+      .max(366 * 86_400)
+      .optional()
+      .describe('Lifetime in seconds; default FORM_LINK_TTL_SECONDS (30 days).'),
   })
   .strict();
-export const formLink = z.object({ url: z.string(), expires_at: timestamp }).meta({ id: 'FormLink', description: 'A signed hosted-form link carrying the agent and metadata.' });
+export const formLink = z
+  .object({ url: z.string(), expires_at: timestamp })
+  .meta({ id: 'FormLink', description: 'A signed hosted-form link carrying the agent and metadata.' });

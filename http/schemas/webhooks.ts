@@ -48,7 +48,10 @@ export const putEndpointBody = z
 export const createSubscriptionBody = z
   .object({
     url: httpUrl,
-    events: z.array(z.enum(SUBSCRIPTION_EVENTS, `must be one of ${SUBSCRIPTION_EVENTS.join(', ')}`)).min(1).max(SUBSCRIPTION_EVENTS.length),
+    events: z
+      .array(z.enum(SUBSCRIPTION_EVENTS, `must be one of ${SUBSCRIPTION_EVENTS.join(', ')}`))
+      .min(1)
+      .max(SUBSCRIPTION_EVENTS.length),
     description: z.string().trim().max(500).optional(),
     enabled: z.boolean().optional(),
     auth: endpointAuth.nullable().optional(),
@@ -77,7 +80,10 @@ export const topicEndpoint = z
   .object({
     topic: z.enum(TOPIC_NAMES),
     staging_url: z.string().nullable(),
-    production_url: z.string().nullable().describe('Receives live data; null when unset, and always null for a sandbox (svc_test_) key, which may set the staging_url only'),
+    production_url: z
+      .string()
+      .nullable()
+      .describe('Receives live data; null when unset, and always null for a sandbox (svc_test_) key, which may set the staging_url only'),
     ...endpointState,
   })
   .meta({ id: 'WebhookEndpoint' });
@@ -122,7 +128,9 @@ export const deliveryAttempt = z
   })
   .meta({ id: 'WebhookDeliveryAttempt' });
 
-export const deliveryDetail = delivery.extend({ body: z.string().describe('The exact bytes sent'), attempts: z.array(deliveryAttempt) }).meta({ id: 'WebhookDeliveryDetail' });
+export const deliveryDetail = delivery
+  .extend({ body: z.string().describe('The exact bytes sent'), attempts: z.array(deliveryAttempt) })
+  .meta({ id: 'WebhookDeliveryDetail' });
 export const deliveryList = z.object({ data: z.array(delivery), next_cursor: z.string().nullable() }).meta({ id: 'WebhookDeliveryList' });
 
 // Former names, kept while branches in flight import them; remove once they are merged.

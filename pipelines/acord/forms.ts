@@ -115,17 +115,26 @@ export const ACORD_FORMS: Record<string, AcordFormDef> = {
       },
       {
         title: 'Mortgagee and losses',
-        fields: [
-          f('AdditionalInterest.MortgageeIndicator', 'Mortgagee'),
-          f('LossHistory.AnyLosses', 'Losses in the last 5 years'),
-        ],
+        fields: [f('AdditionalInterest.MortgageeIndicator', 'Mortgagee'), f('LossHistory.AnyLosses', 'Losses in the last 5 years')],
       },
       priorCarrier([f('PriorCarrier.ReasonNoPriorCoverage', 'Reason for no prior coverage', { wide: true })]),
-      { title: 'Remarks and attestation', fields: [f('Remarks.Text', 'Remarks', { wide: true }), f('Applicant.Attestation', 'Applicant attestation', { wide: true })] },
+      {
+        title: 'Remarks and attestation',
+        fields: [f('Remarks.Text', 'Remarks', { wide: true }), f('Applicant.Attestation', 'Applicant attestation', { wide: true })],
+      },
     ],
     groups: [
-      g('AdditionalInterest.Mortgagee', 'Mortgagees', [['Name', 'Name'], ['Address', 'Address'], ['LoanNumber', 'Loan number']]),
-      g('LossHistory.Loss', 'Losses', [['Date', 'Date'], ['Type', 'Type'], ['Amount', 'Amount'], ['Description', 'Description']]),
+      g('AdditionalInterest.Mortgagee', 'Mortgagees', [
+        ['Name', 'Name'],
+        ['Address', 'Address'],
+        ['LoanNumber', 'Loan number'],
+      ]),
+      g('LossHistory.Loss', 'Losses', [
+        ['Date', 'Date'],
+        ['Type', 'Type'],
+        ['Amount', 'Amount'],
+        ['Description', 'Description'],
+      ]),
     ],
   },
   '90': {
@@ -180,9 +189,41 @@ export const ACORD_FORMS: Record<string, AcordFormDef> = {
       },
     ],
     groups: [
-      g('Driver', 'Drivers', [['FirstName', 'First name'], ['LastName', 'Last name'], ['DateOfBirth', 'Born'], ['Relationship', 'Relationship'], ['MaritalStatus', 'Marital'], ['LicenseNumber', 'Licence'], ['LicenseState', 'State'], ['DateLicensed', 'Licensed']], true),
-      g('Vehicle', 'Vehicles', [['ModelYear', 'Year'], ['Make', 'Make'], ['Model', 'Model'], ['VIN', 'VIN'], ['Use', 'Use'], ['AnnualMileage', 'Miles/yr'], ['OwnershipType', 'Ownership']], true),
-      g('DriverHistory.Incident', 'Accidents and violations', [['DriverName', 'Driver'], ['Date', 'Date'], ['Type', 'Type'], ['Description', 'Description']]),
+      g(
+        'Driver',
+        'Drivers',
+        [
+          ['FirstName', 'First name'],
+          ['LastName', 'Last name'],
+          ['DateOfBirth', 'Born'],
+          ['Relationship', 'Relationship'],
+          ['MaritalStatus', 'Marital'],
+          ['LicenseNumber', 'Licence'],
+          ['LicenseState', 'State'],
+          ['DateLicensed', 'Licensed'],
+        ],
+        true,
+      ),
+      g(
+        'Vehicle',
+        'Vehicles',
+        [
+          ['ModelYear', 'Year'],
+          ['Make', 'Make'],
+          ['Model', 'Model'],
+          ['VIN', 'VIN'],
+          ['Use', 'Use'],
+          ['AnnualMileage', 'Miles/yr'],
+          ['OwnershipType', 'Ownership'],
+        ],
+        true,
+      ),
+      g('DriverHistory.Incident', 'Accidents and violations', [
+        ['DriverName', 'Driver'],
+        ['Date', 'Date'],
+        ['Type', 'Type'],
+        ['Description', 'Description'],
+      ]),
     ],
   },
   '125': {
@@ -244,7 +285,15 @@ export const ACORD_FORMS: Record<string, AcordFormDef> = {
         ],
       },
     ],
-    groups: [g('LossHistory.Loss', 'Losses', [['Date', 'Date'], ['Type', 'Type'], ['Amount', 'Amount'], ['Status', 'Status'], ['Description', 'Description']])],
+    groups: [
+      g('LossHistory.Loss', 'Losses', [
+        ['Date', 'Date'],
+        ['Type', 'Type'],
+        ['Amount', 'Amount'],
+        ['Status', 'Status'],
+        ['Description', 'Description'],
+      ]),
+    ],
   },
   '126': {
     id: '126',
@@ -267,8 +316,29 @@ export const ACORD_FORMS: Record<string, AcordFormDef> = {
       { title: 'Coverage', fields: [f('Coverage.LiabilityLimit', 'Liability limit', { required: true }), f('Coverage.Radius', 'Radius of operation')] },
     ],
     groups: [
-      g('Driver', 'Drivers', [['FullName', 'Name'], ['DateOfBirth', 'Born'], ['LicenseNumber', 'Licence'], ['LicenseState', 'State']], true),
-      g('Vehicle', 'Vehicles', [['ModelYear', 'Year'], ['Make', 'Make'], ['Model', 'Model'], ['VIN', 'VIN'], ['CostNew', 'Cost new']], true),
+      g(
+        'Driver',
+        'Drivers',
+        [
+          ['FullName', 'Name'],
+          ['DateOfBirth', 'Born'],
+          ['LicenseNumber', 'Licence'],
+          ['LicenseState', 'State'],
+        ],
+        true,
+      ),
+      g(
+        'Vehicle',
+        'Vehicles',
+        [
+          ['ModelYear', 'Year'],
+          ['Make', 'Make'],
+          ['Model', 'Model'],
+          ['VIN', 'VIN'],
+          ['CostNew', 'Cost new'],
+        ],
+        true,
+      ),
     ],
   },
   '137': {
@@ -276,7 +346,15 @@ export const ACORD_FORMS: Record<string, AcordFormDef> = {
     title: 'Commercial Auto Coverages (State Supplement)',
     lines: 'commercial',
     sections: [
-      { title: 'State coverages', fields: [f('State.Code', 'State', { required: true }), f('Coverage.UninsuredMotorist', 'Uninsured motorist'), f('Coverage.MedicalPayments', 'Medical payments'), f('Coverage.PersonalInjuryProtection', 'PIP')] },
+      {
+        title: 'State coverages',
+        fields: [
+          f('State.Code', 'State', { required: true }),
+          f('Coverage.UninsuredMotorist', 'Uninsured motorist'),
+          f('Coverage.MedicalPayments', 'Medical payments'),
+          f('Coverage.PersonalInjuryProtection', 'PIP'),
+        ],
+      },
     ],
     groups: [],
   },
@@ -324,8 +402,15 @@ export const ACORD_FORMS: Record<string, AcordFormDef> = {
       },
     ],
     groups: [
-      g('Occupancy.UnitMix', 'Unit mix', [['UnitType', 'Unit type'], ['Count', 'Count'], ['MonthlyRent', 'Monthly rent']]),
-      g('Building.Update', 'System updates', [['System', 'System'], ['Year', 'Year']]),
+      g('Occupancy.UnitMix', 'Unit mix', [
+        ['UnitType', 'Unit type'],
+        ['Count', 'Count'],
+        ['MonthlyRent', 'Monthly rent'],
+      ]),
+      g('Building.Update', 'System updates', [
+        ['System', 'System'],
+        ['Year', 'Year'],
+      ]),
     ],
   },
 };

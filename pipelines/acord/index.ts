@@ -26,6 +26,9 @@ export async function buildAcordPacket(structure: FormStructure, answers: Readon
   if (!mapping.form_ids.length) return { status: 'success', form_ids: [], pdfs: [], missing: [] };
   const pdfs: RenderedForm[] = [];
   for (const id of mapping.form_ids) pdfs.push(await renderAcordForm(id, mapping.forms[id], ctx));
-  const archive = await zipFiles(pdfs.map((p) => ({ name: p.filename, bytes: p.bytes })), new Date(ctx.createdAt));
+  const archive = await zipFiles(
+    pdfs.map((p) => ({ name: p.filename, bytes: p.bytes })),
+    new Date(ctx.createdAt),
+  );
   return { status: 'success', form_ids: mapping.form_ids, pdfs, archive, missing: mapping.missing };
 }

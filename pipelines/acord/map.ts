@@ -36,8 +36,15 @@ export function printable(type: Question['type'] | string, value: unknown): stri
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (Array.isArray(value)) {
-    if (type === 'file_upload') return value.map((x) => (x && typeof x === 'object' ? String((x as { filename?: unknown }).filename ?? '') : '')).filter(Boolean).join('; ');
-    return value.map((x) => printable('short_text', x)).filter(Boolean).join(', ');
+    if (type === 'file_upload')
+      return value
+        .map((x) => (x && typeof x === 'object' ? String((x as { filename?: unknown }).filename ?? '') : ''))
+        .filter(Boolean)
+        .join('; ');
+    return value
+      .map((x) => printable('short_text', x))
+      .filter(Boolean)
+      .join(', ');
   }
   if (typeof value === 'object') {
     const a = value as Record<string, string | undefined>;
@@ -67,7 +74,8 @@ export function mapToAcord(structure: FormStructure, answers: Readonly<Record<st
         for (const col of q.settings.columns) {
           const target = col.acord_field ? splitAcordField(col.acord_field) : null;
           if (!target) continue;
-          const groupKey = group && target.formId === group.formId && target.key.startsWith(`${group.key}.`) ? group.key : target.key.slice(0, target.key.lastIndexOf('.'));
+          const groupKey =
+            group && target.formId === group.formId && target.key.startsWith(`${group.key}.`) ? group.key : target.key.slice(0, target.key.lastIndexOf('.'));
           const colKey = target.key.slice(groupKey.length + 1);
           if (!groupKey || !colKey) continue;
           const list = (slot(forms, target.formId).groups[groupKey] ??= []);
@@ -94,10 +102,12 @@ export function mapToAcord(structure: FormStructure, answers: Readonly<Record<st
   for (const id of form_ids) {
     const def = ACORD_FORMS[id];
     for (const section of def.sections) {
-      for (const field of section.fields) if (field.required && !forms[id].fields[field.key]) missing.push({ form_id: id, field: `ACORD${id}.${field.key}`, label: field.label });
+      for (const field of section.fields)
+        if (field.required && !forms[id].fields[field.key]) missing.push({ form_id: id, field: `ACORD${id}.${field.key}`, label: field.label });
     }
     for (const group of def.groups) {
-      if (group.required && !(forms[id].groups[group.key] ?? []).some((r) => Object.keys(r).length > 0)) missing.push({ form_id: id, field: `ACORD${id}.${group.key}`, label: group.label });
+      if (group.required && !(forms[id].groups[group.key] ?? []).some((r) => Object.keys(r).length > 0))
+        missing.push({ form_id: id, field: `ACORD${id}.${group.key}`, label: group.label });
     }
   }
   return { form_ids: [...form_ids], forms: Object.fromEntries(form_ids.map((id) => [id, forms[id]])), missing };

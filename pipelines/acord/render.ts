@@ -90,7 +90,13 @@ class Writer {
     this.page.drawText(winAnsi(this.def.title), { x: MARGIN + 92, y: top - 14, size: 13, font: this.font, color: INK });
     const right = winAnsi(`${this.ctx.reference}  ·  ${this.ctx.createdAt.slice(0, 10)}  ·  page ${this.pageNo}`);
     this.page.drawText(right, { x: PAGE.width - MARGIN - this.font.widthOfTextAtSize(right, 8), y: top - 30, size: 8, font: this.font, color: MUTED });
-    this.page.drawText(winAnsi(`Prepared for ${this.ctx.agencyName} from an online application`), { x: MARGIN, y: top - 30, size: 8, font: this.font, color: MUTED });
+    this.page.drawText(winAnsi(`Prepared for ${this.ctx.agencyName} from an online application`), {
+      x: MARGIN,
+      y: top - 30,
+      size: 8,
+      font: this.font,
+      color: MUTED,
+    });
     this.page.drawLine({ start: { x: MARGIN, y: top - 38 }, end: { x: PAGE.width - MARGIN, y: top - 38 }, thickness: 1, color: INK });
     this.y = top - 50;
   }
@@ -119,9 +125,9 @@ class Writer {
     const text = winAnsi(value, multiline);
     if (multiline) {
       const lines = wrap(this.font, text, width - 8, max);
-      lines.slice(0, Math.max(1, Math.floor((height - 4) / (max + 2)))).forEach((line, i) =>
-        this.page.drawText(line, { x: x + 4, y: y + height - 3 - (i + 1) * (max + 1.5), size: max, font: this.font, color: INK }),
-      );
+      lines
+        .slice(0, Math.max(1, Math.floor((height - 4) / (max + 2))))
+        .forEach((line, i) => this.page.drawText(line, { x: x + 4, y: y + height - 3 - (i + 1) * (max + 1.5), size: max, font: this.font, color: INK }));
     } else if (text) {
       const size = fitSize(this.font, text, width - 8, max);
       this.page.drawText(text, { x: x + 4, y: y + (height - size) / 2 + 1, size, font: this.font, color: INK });
@@ -220,10 +226,15 @@ export async function renderAcordForm(formId: string, values: AcordFormValues, c
     w.fields(section.fields, values.fields);
     for (const fd of section.fields) known.add(fd.key);
   }
-  const extra = Object.keys(values.fields).filter((k) => !known.has(k)).sort();
+  const extra = Object.keys(values.fields)
+    .filter((k) => !known.has(k))
+    .sort();
   if (extra.length) {
     w.band('Other information');
-    w.fields(extra.map((k) => ({ key: k, label: humanise(k) })), values.fields);
+    w.fields(
+      extra.map((k) => ({ key: k, label: humanise(k) })),
+      values.fields,
+    );
   }
   const groups = [...def.groups];
   for (const key of Object.keys(values.groups).sort()) {
@@ -231,7 +242,13 @@ export async function renderAcordForm(formId: string, values: AcordFormValues, c
     const cols = [...new Set(values.groups[key].flatMap((r) => Object.keys(r)))].sort();
     if (cols.length) groups.push({ key, label: humanise(key), columns: cols.map((c) => ({ key: c, label: humanise(c) })) });
   }
-  for (const gd of groups) w.table(gd.key, gd.label, gd.columns, (values.groups[gd.key] ?? []).filter((r) => Object.keys(r).length > 0));
+  for (const gd of groups)
+    w.table(
+      gd.key,
+      gd.label,
+      gd.columns,
+      (values.groups[gd.key] ?? []).filter((r) => Object.keys(r).length > 0),
+    );
   const bytes = await doc.save({ useObjectStreams: false });
   return { form_id: def.id, filename: `ACORD_${def.id}.pdf`, bytes, boxes: w.boxes };
 }

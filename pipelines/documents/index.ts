@@ -68,7 +68,13 @@ export async function readTextLayer(bytes: Uint8Array, options: ReadOptions = {}
  * Stage 2 of reading: OCR one page (1 for an image). `previous` is what the text layer found on that page;
  * its AcroForm values are kept.
  */
-export async function ocrPage(bytes: Uint8Array, sniffed: Sniffed, n: number, options: ReadOptions = {}, previous?: PageText): Promise<{ page: PageText; engine: string }> {
+export async function ocrPage(
+  bytes: Uint8Array,
+  sniffed: Sniffed,
+  n: number,
+  options: ReadOptions = {},
+  previous?: PageText,
+): Promise<{ page: PageText; engine: string }> {
   const o = readOptionsSchema.parse(options);
   if (o.ocr === false) throw new Error('OCR is off');
   const ocrOpts = o.ocr;
@@ -82,7 +88,10 @@ export async function ocrPage(bytes: Uint8Array, sniffed: Sniffed, n: number, op
   const words = await ocrImage(img, ocrOpts);
   const items = [...words.words];
   // Keep AcroForm values already found on a page that otherwise needed OCR.
-  if (previous) previous.lines.forEach((l, k) => { for (const c of l.cells) items.push({ text: c.text, x: c.x, y: c.y, w: c.w, h: c.h, source: c.source, conf: c.conf, line: 1_000_000 + k }); });
+  if (previous)
+    previous.lines.forEach((l, k) => {
+      for (const c of l.cells) items.push({ text: c.text, x: c.x, y: c.y, w: c.w, h: c.h, source: c.source, conf: c.conf, line: 1_000_000 + k });
+    });
   return { page: layoutPage(n, img.width * img.ptPerPx, img.height * img.ptPerPx, items, 'ocr', previous?.fields ?? []), engine: words.engine };
 }
 
@@ -92,7 +101,8 @@ export function assembleDocument(sniffed: Sniffed, pagesIn: PageText[], errors: 
   if (sniffed.kind !== 'pdf' && pages.length === 0) pages = [layoutPage(1, 612, 792, [], 'ocr')];
   const withText = pages.filter((p) => p.lines.length > 0);
   const pageCount = sniffed.kind === 'pdf' ? Math.max(pages.length, ...pages.map((p) => p.page)) : 1;
-  const status: StageStatus = withText.length === 0 ? 'failure' : errors.some((e) => e.stage === 'ocr') || withText.length < pageCount ? 'partial_success' : 'success';
+  const status: StageStatus =
+    withText.length === 0 ? 'failure' : errors.some((e) => e.stage === 'ocr') || withText.length < pageCount ? 'partial_success' : 'success';
   const ocrCount = pages.filter((p) => p.source === 'ocr').length;
   const method = ocrCount === 0 ? 'text' : ocrCount === pages.length ? 'ocr' : 'mixed';
   return { status, errors, sniffed, pageCount, pages, method, ocrEngine };
@@ -108,7 +118,15 @@ export async function readDocument(bytes: Uint8Array, options: ReadOptions = {})
   let ocrEngine: string | undefined;
   if (ocrPages.length > 0 && o.ocr !== false) {
     // A few pages at a time: each in-flight page holds a copy of the PDF and a decoded image.
-    const done = await settleLimited(ocrPages, os.availableParallelism(), (n) => ocrPage(bytes, sniffed, n, o, pages.find((p) => p.page === n)));
+    const done = await settleLimited(ocrPages, os.availableParallelism(), (n) =>
+      ocrPage(
+        bytes,
+        sniffed,
+        n,
+        o,
+        pages.find((p) => p.page === n),
+      ),
+    );
     done.forEach((d, k) => {
       const n = ocrPages[k];
       if (d.status === 'fulfilled') {

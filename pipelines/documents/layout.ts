@@ -80,18 +80,14 @@ const median = (xs: number[]) => {
 };
 
 /** Group items into lines (by vertical overlap), cells (by horizontal gap) and blocks (by vertical gap). */
-export function layoutPage(
-  page: number,
-  width: number,
-  height: number,
-  items: TextItem[],
-  source: PageText['source'],
-  fields: FormField[] = [],
-): PageText {
+export function layoutPage(page: number, width: number, height: number, items: TextItem[], source: PageText['source'], fields: FormField[] = []): PageText {
   let usable = items.filter((i) => i.text.trim() !== '' && i.h > 0);
   // OCR noise: low-confidence specks and boxes far taller than text would chain lines together.
   const typical = median(usable.map((i) => i.h)) || 10;
-  usable = usable.filter((i) => i.source !== 'ocr' || ((i.conf ?? 1) >= 0.25 && (/[A-Za-z0-9$]/.test(i.text) || (i.text.trim() === "&" && (i.conf ?? 1) >= 0.6)) && i.h <= typical * 3.5));
+  usable = usable.filter(
+    (i) =>
+      i.source !== 'ocr' || ((i.conf ?? 1) >= 0.25 && (/[A-Za-z0-9$]/.test(i.text) || (i.text.trim() === '&' && (i.conf ?? 1) >= 0.6)) && i.h <= typical * 3.5),
+  );
   usable.sort((a, b) => a.y - b.y || a.x - b.x);
   const rows: TextItem[][] = usable.length > 0 && usable.every((i) => i.line !== undefined) ? rowsFromEngineLines(usable) : rowsByOverlap(usable);
   return buildPage(page, width, height, rows, source, fields);
@@ -193,7 +189,17 @@ function buildPage(page: number, width: number, height: number, rows: TextItem[]
     const y = Math.min(...cells.map((c) => c.y));
     const right = Math.max(...cells.map((c) => c.x + c.w));
     const bottom = Math.max(...cells.map((c) => c.y + c.h));
-    return { text: cells.map((c) => c.text).filter(Boolean).join('  '), x, y, w: right - x, h: bottom - y, cells };
+    return {
+      text: cells
+        .map((c) => c.text)
+        .filter(Boolean)
+        .join('  '),
+      x,
+      y,
+      w: right - x,
+      h: bottom - y,
+      cells,
+    };
   });
   const blocks = buildBlocks(lines);
   const confs = lines.flatMap((l) => l.cells.map((c) => c.conf));
@@ -222,7 +228,14 @@ export function hasUsableText(items: TextItem[]): boolean {
  * the blocks beside it on the left.
  */
 export function buildBlocks(lines: Line[]): Block[] {
-  interface Open { cells: Cell[]; x: number; right: number; y: number; bottom: number; lastH: number }
+  interface Open {
+    cells: Cell[];
+    x: number;
+    right: number;
+    y: number;
+    bottom: number;
+    lastH: number;
+  }
   const all: Open[] = [];
   for (const line of lines) {
     for (const cell of line.cells) {
@@ -248,14 +261,15 @@ export function buildBlocks(lines: Line[]): Block[] {
   // Reading order: topological sort of "above in the same column" and "left of, side by side".
   const n = all.length;
   const before = all.map(() => new Set<number>());
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) {
-    if (i === j) continue;
-    const a = all[i];
-    const b = all[j];
-    const overlapX = Math.min(a.right, b.right) - Math.max(a.x, b.x) > 0;
-    const overlapY = Math.min(a.bottom, b.bottom) - Math.max(a.y, b.y) > 0;
-    if ((overlapX && a.bottom <= b.y + 1) || (overlapY && a.right <= b.x + 1)) before[j].add(i);
-  }
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++) {
+      if (i === j) continue;
+      const a = all[i];
+      const b = all[j];
+      const overlapX = Math.min(a.right, b.right) - Math.max(a.x, b.x) > 0;
+      const overlapY = Math.min(a.bottom, b.bottom) - Math.max(a.y, b.y) > 0;
+      if ((overlapX && a.bottom <= b.y + 1) || (overlapY && a.right <= b.x + 1)) before[j].add(i);
+    }
   const done = new Set<number>();
   const order: number[] = [];
   while (order.length < n) {
@@ -280,7 +294,14 @@ export function buildBlocks(lines: Line[]): Block[] {
       r.sort((p, q) => p.x - q.x);
       const x = Math.min(...r.map((c) => c.x));
       const y = Math.min(...r.map((c) => c.y));
-      return { text: r.map((c) => c.text).join('  '), x, y, w: Math.max(...r.map((c) => c.x + c.w)) - x, h: Math.max(...r.map((c) => c.y + c.h)) - y, cells: r };
+      return {
+        text: r.map((c) => c.text).join('  '),
+        x,
+        y,
+        w: Math.max(...r.map((c) => c.x + c.w)) - x,
+        h: Math.max(...r.map((c) => c.y + c.h)) - y,
+        cells: r,
+      };
     });
     return { text: blines.map((l) => l.text).join('\n'), x: b.x, y: b.y, w: b.right - b.x, h: b.bottom - b.y, lines: blines };
   });

@@ -108,10 +108,20 @@ interface TessWorker {
   setParameters: (p: Record<string, string>) => Promise<unknown>;
   terminate: () => Promise<unknown>;
 }
-interface TessWord { text: string; confidence: number; bbox: { x0: number; y0: number; x1: number; y1: number } }
-interface TessBlock { paragraphs: { lines: { words: TessWord[] }[] }[] }
+interface TessWord {
+  text: string;
+  confidence: number;
+  bbox: { x0: number; y0: number; x1: number; y1: number };
+}
+interface TessBlock {
+  paragraphs: { lines: { words: TessWord[] }[] }[];
+}
 
-interface Slot { worker: Promise<TessWorker>; busy: boolean; psm: number | undefined }
+interface Slot {
+  worker: Promise<TessWorker>;
+  busy: boolean;
+  psm: number | undefined;
+}
 
 /** A pool of reused tesseract.js workers; language data from node_modules only, nothing cached to disk. */
 class TesseractPool {
@@ -142,7 +152,10 @@ class TesseractPool {
 
   private async acquire(): Promise<Slot> {
     const free = this.slots.find((s) => !s.busy);
-    if (free) { free.busy = true; return free; }
+    if (free) {
+      free.busy = true;
+      return free;
+    }
     if (this.slots.length < this.size) {
       const slot: Slot = { worker: this.create(), busy: true, psm: undefined };
       this.slots.push(slot);
@@ -228,14 +241,16 @@ export async function ocrImage(img: NormalisedImage, options: OcrOptions = {}): 
   if (o.engine.kind === 'tesseract-cli') return ocrCli(img, o.engine.path, o.engine.searchPath, o.psm, o.timeoutMs);
   const blocks = await pool(o.engine.workers).recognize(img.png, o.psm, o.timeoutMs);
   const lines: TextItem[][] = [];
-  for (const b of blocks) for (const p of b.paragraphs) for (const l of p.lines) {
-    const line: TextItem[] = [];
-    for (const w of l.words) {
-      if (!w.text.trim()) continue;
-      line.push({ ...toItem(w.text, w.bbox.x0, w.bbox.y0, w.bbox.x1 - w.bbox.x0, w.bbox.y1 - w.bbox.y0, w.confidence, img.ptPerPx), line: lines.length });
-    }
-    if (line.length) lines.push(line);
-  }
+  for (const b of blocks)
+    for (const p of b.paragraphs)
+      for (const l of p.lines) {
+        const line: TextItem[] = [];
+        for (const w of l.words) {
+          if (!w.text.trim()) continue;
+          line.push({ ...toItem(w.text, w.bbox.x0, w.bbox.y0, w.bbox.x1 - w.bbox.x0, w.bbox.y1 - w.bbox.y0, w.confidence, img.ptPerPx), line: lines.length });
+        }
+        if (line.length) lines.push(line);
+      }
   const words = deskew(lines);
   return { words, confidence: meanConf(words), engine: 'tesseract.js' };
 }
@@ -258,7 +273,10 @@ export function deskew(lines: TextItem[][]): TextItem[] {
     const my = ys.reduce((a, b) => a + b, 0) / ys.length;
     let num = 0;
     let den = 0;
-    for (let i = 0; i < xs.length; i++) { num += (xs[i] - mx) * (ys[i] - my); den += (xs[i] - mx) ** 2; }
+    for (let i = 0; i < xs.length; i++) {
+      num += (xs[i] - mx) * (ys[i] - my);
+      den += (xs[i] - mx) ** 2;
+    }
     if (den > 0 && xs[xs.length - 1] - xs[0] > 60) slopes.push(num / den);
   }
   const words = lines.flat();
@@ -293,12 +311,33 @@ async function ocrCli(img: NormalisedImage, bin: string, searchPath: string | un
     fs.writeFileSync(input, img.png);
     let stdout: string;
     try {
-      ({ stdout } = await execFileP(bin, [input, 'stdout', '--tessdata-dir', cliTessdataDir(), '-l', 'eng', '--oem', '1', '--psm', String(psm), '-c', 'tessedit_create_tsv=1', '-c', 'tessedit_create_txt=0', '-c', 'user_defined_dpi=300'], {
-        timeout: timeoutMs,
-        maxBuffer: 64 * 1024 * 1024,
-        // Only what the command needs: nothing of this process's environment leaks into it.
-        env: { OMP_THREAD_LIMIT: '1', ...(searchPath ? { PATH: searchPath } : {}) },
-      }));
+      ({ stdout } = await execFileP(
+        bin,
+        [
+          input,
+          'stdout',
+          '--tessdata-dir',
+          cliTessdataDir(),
+          '-l',
+          'eng',
+          '--oem',
+          '1',
+          '--psm',
+          String(psm),
+          '-c',
+          'tessedit_create_tsv=1',
+          '-c',
+          'tessedit_create_txt=0',
+          '-c',
+          'user_defined_dpi=300',
+        ],
+        {
+          timeout: timeoutMs,
+          maxBuffer: 64 * 1024 * 1024,
+          // Only what the command needs: nothing of this process's environment leaks into it.
+          env: { OMP_THREAD_LIMIT: '1', ...(searchPath ? { PATH: searchPath } : {}) },
+        },
+      ));
     } catch (e) {
       const err = e as NodeJS.ErrnoException & { killed?: boolean };
       if (err.code === 'ENOENT') throw new DocumentError('internal_error', 'ocr_unavailable', `the OCR command "${bin}" is not installed`);

@@ -15,9 +15,15 @@ function workerExecArgv(): string[] | undefined {
   const argv = process.execArgv;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if ((a === '--import' || a === '--require' || a === '--loader' || a === '-r') && /tsx/.test(argv[i + 1] ?? '')) { i++; continue; }
+    if ((a === '--import' || a === '--require' || a === '--loader' || a === '-r') && /tsx/.test(argv[i + 1] ?? '')) {
+      i++;
+      continue;
+    }
     if (/^--(import|require|loader)=.*tsx/.test(a)) continue;
-    if (a === '--eval' || a === '-e' || a === '--print' || a === '-p') { i++; continue; }
+    if (a === '--eval' || a === '-e' || a === '--print' || a === '-p') {
+      i++;
+      continue;
+    }
     out.push(a);
   }
   return out;

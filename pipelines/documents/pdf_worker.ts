@@ -15,7 +15,12 @@ type Pdfjs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 let pdfjsP: Promise<Pdfjs> | undefined;
 const pdfjs = () => (pdfjsP ??= import('pdfjs-dist/legacy/build/pdf.mjs'));
 
-export interface PdfTextRequest { op: 'text'; bytes: Uint8Array; maxPages: number; repair?: boolean }
+export interface PdfTextRequest {
+  op: 'text';
+  bytes: Uint8Array;
+  maxPages: number;
+  repair?: boolean;
+}
 export interface PdfTextResult {
   pageCount: number;
   pages: PageText[];
@@ -23,8 +28,22 @@ export interface PdfTextResult {
   needOcr: number[];
   warnings: string[];
 }
-export interface PdfRasterRequest { op: 'raster'; bytes: Uint8Array; page: number; dpi: number; maxPixels: number }
-export interface PdfRasterResult { kind: 'jpeg' | 'png'; data: Uint8Array; width: number; height: number; from: 'embedded' | 'rendered'; pageWidth: number; pageHeight: number }
+export interface PdfRasterRequest {
+  op: 'raster';
+  bytes: Uint8Array;
+  page: number;
+  dpi: number;
+  maxPixels: number;
+}
+export interface PdfRasterResult {
+  kind: 'jpeg' | 'png';
+  data: Uint8Array;
+  width: number;
+  height: number;
+  from: 'embedded' | 'rendered';
+  pageWidth: number;
+  pageHeight: number;
+}
 
 export type PdfWorkerRequest = PdfTextRequest | PdfRasterRequest;
 
@@ -52,10 +71,23 @@ function classify(e: unknown): Error & { code?: string; reason?: string; details
   const name = err?.name ?? '';
   const message = err?.message ?? String(e);
   if (name === 'PasswordException') {
-    return Object.assign(new Error('the PDF is encrypted with a password'), { code: 'extraction_failed', reason: 'encrypted', details: 'the PDF is password-protected; send an unencrypted copy' });
+    return Object.assign(new Error('the PDF is encrypted with a password'), {
+      code: 'extraction_failed',
+      reason: 'encrypted',
+      details: 'the PDF is password-protected; send an unencrypted copy',
+    });
   }
-  if (name === 'InvalidPDFException' || name === 'UnknownErrorException' || name === 'FormatError' || /Invalid PDF|bad XRef|Invalid root|startxref/i.test(message)) {
-    return Object.assign(new Error('the PDF is corrupt or truncated'), { code: 'extraction_failed', reason: 'corrupt', details: `pdf.js could not read the file: ${message}` });
+  if (
+    name === 'InvalidPDFException' ||
+    name === 'UnknownErrorException' ||
+    name === 'FormatError' ||
+    /Invalid PDF|bad XRef|Invalid root|startxref/i.test(message)
+  ) {
+    return Object.assign(new Error('the PDF is corrupt or truncated'), {
+      code: 'extraction_failed',
+      reason: 'corrupt',
+      details: `pdf.js could not read the file: ${message}`,
+    });
   }
   return Object.assign(new Error(message), { code: 'extraction_failed', reason: 'unreadable', details: message });
 }
@@ -67,7 +99,9 @@ async function text(req: PdfTextRequest): Promise<PdfTextResult> {
     const pageCount = doc.numPages;
     if (pageCount > req.maxPages) {
       throw Object.assign(new Error(`the PDF has ${pageCount} pages; the limit is ${req.maxPages}`), {
-        code: 'extraction_failed', reason: 'too_many_pages', details: `page cap is ${req.maxPages} pages`,
+        code: 'extraction_failed',
+        reason: 'too_many_pages',
+        details: `page cap is ${req.maxPages} pages`,
       });
     }
     const pages: PageText[] = [];
@@ -100,7 +134,9 @@ async function text(req: PdfTextRequest): Promise<PdfTextResult> {
             // Multi-line values become one item per line so they read like printed text.
             const parts = value.split(/\r\n|\r|\n/).filter((p) => p.trim() !== '');
             const lh = Math.min(box.h / Math.max(1, parts.length), 14);
-            parts.forEach((p, k) => items.push({ text: p.trim(), x: box.x + 2, y: box.y + k * lh + 1, w: Math.min(box.w, p.length * lh * 0.5), h: lh * 0.9, source: 'acroform' }));
+            parts.forEach((p, k) =>
+              items.push({ text: p.trim(), x: box.x + 2, y: box.y + k * lh + 1, w: Math.min(box.w, p.length * lh * 0.5), h: lh * 0.9, source: 'acroform' }),
+            );
           }
         } catch (e) {
           warnings.push(`page ${n}: form fields unreadable (${(e as Error).message})`);
@@ -166,7 +202,15 @@ async function raster(req: PdfRasterRequest): Promise<PdfRasterResult> {
       ctx.fillRect(0, 0, canvas.width, canvas.height);
       await page.render({ canvas: canvas as unknown as HTMLCanvasElement, canvasContext: ctx as unknown as CanvasRenderingContext2D, viewport: vp }).promise;
       const data = canvas.toBuffer('image/png');
-      return { kind: 'png', data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: canvas.width, height: canvas.height, from: 'rendered', pageWidth: vp1.width, pageHeight: vp1.height };
+      return {
+        kind: 'png',
+        data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+        width: canvas.width,
+        height: canvas.height,
+        from: 'rendered',
+        pageWidth: vp1.width,
+        pageHeight: vp1.height,
+      };
     } finally {
       page.cleanup();
     }

@@ -38,7 +38,12 @@ export class WorkerPool {
   constructor(url: URL, opts: PoolOptions = {}) {
     this.url = url;
     this.size = Math.max(1, opts.size ?? os.availableParallelism());
-    this.opts = { size: this.size, recycleAfter: opts.recycleAfter ?? 100, maxOldGenerationSizeMb: opts.maxOldGenerationSizeMb ?? 768, execArgv: opts.execArgv };
+    this.opts = {
+      size: this.size,
+      recycleAfter: opts.recycleAfter ?? 100,
+      maxOldGenerationSizeMb: opts.maxOldGenerationSizeMb ?? 768,
+      execArgv: opts.execArgv,
+    };
   }
 
   /** Run one message on a free worker; rejects on error, crash or time-out. */
@@ -51,7 +56,10 @@ export class WorkerPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(this.url, { resourceLimits: { maxOldGenerationSizeMb: this.opts.maxOldGenerationSizeMb }, ...(this.opts.execArgv ? { execArgv: this.opts.execArgv } : {}) });
+    const worker = new Worker(this.url, {
+      resourceLimits: { maxOldGenerationSizeMb: this.opts.maxOldGenerationSizeMb },
+      ...(this.opts.execArgv ? { execArgv: this.opts.execArgv } : {}),
+    });
     worker.unref();
     const slot: Slot = { worker, busy: undefined, done: 0, timer: undefined };
     worker.on('message', (m: { ok: boolean; value?: unknown; error?: { message: string; name: string; reason?: string; code?: string; details?: string } }) => {
@@ -112,7 +120,9 @@ export class WorkerPool {
       }, task.timeoutMs);
       s.worker.postMessage(task.msg, task.transfer);
       // A worker holds the event loop only while it has work.
-      const unrefWhenIdle = () => { if (!s.busy) s.worker.unref(); };
+      const unrefWhenIdle = () => {
+        if (!s.busy) s.worker.unref();
+      };
       task.resolve = wrapAfter(task.resolve, unrefWhenIdle);
       task.reject = wrapAfter(task.reject, unrefWhenIdle);
     }
@@ -123,10 +133,18 @@ export class WorkerPool {
     this.closed = true;
     for (const t of this.queue.splice(0)) t.reject(new Error('worker pool closed'));
     const slots = this.slots.splice(0);
-    await Promise.all(slots.map((s) => { s.worker.removeAllListeners('exit'); return s.worker.terminate(); }));
+    await Promise.all(
+      slots.map((s) => {
+        s.worker.removeAllListeners('exit');
+        return s.worker.terminate();
+      }),
+    );
   }
 }
 
 function wrapAfter<A extends unknown[]>(fn: (...a: A) => void, after: () => void): (...a: A) => void {
-  return (...a: A) => { fn(...a); after(); };
+  return (...a: A) => {
+    fn(...a);
+    after();
+  };
 }

@@ -32,7 +32,11 @@ export function removeDoubledGlyphs(items: TextItem[]): { items: TextItem[]; cha
     for (const it of [...line].sort((a, b) => b.w - a.w || a.x - b.x)) {
       const t = it.text.trim();
       const cover = kept.find((k) => it.x >= k.x - 2 && it.x + it.w <= k.x + k.w + 2 && k.text.includes(t) && Math.abs(k.h - it.h) < 1.5);
-      if (cover && t.length > 0) { drop.add(it); changed++; continue; }
+      if (cover && t.length > 0) {
+        drop.add(it);
+        changed++;
+        continue;
+      }
       kept.push(it);
     }
     // Overlapping survivors: trim the right one's prefix that repeats the left one's suffix.

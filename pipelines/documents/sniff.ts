@@ -32,11 +32,7 @@ export function sniff(bytes: Uint8Array, limits: SniffLimits = {}): Sniffed {
   const maxPixels = limits.maxImagePixels ?? DEFAULT_MAX_IMAGE_PIXELS;
   if (bytes.length === 0) throw new DocumentError('bad_request', 'empty', 'the file is empty');
   if (bytes.length > maxBytes) {
-    throw new DocumentError(
-      'payload_too_large',
-      'too_large',
-      `the file is ${bytes.length} bytes; the limit is ${maxBytes} bytes`,
-    );
+    throw new DocumentError('payload_too_large', 'too_large', `the file is ${bytes.length} bytes; the limit is ${maxBytes} bytes`);
   }
   // %PDF may follow a little junk (some generators prepend bytes); pdf.js tolerates up to 1 KB.
   const head = Buffer.from(bytes.subarray(0, 1024)).toString('latin1');
@@ -65,11 +61,7 @@ export function sniff(bytes: Uint8Array, limits: SniffLimits = {}): Sniffed {
 function checkPixels(size: { width: number; height: number }, maxPixels: number) {
   if (size.width <= 0 || size.height <= 0) throw new DocumentError('bad_request', 'corrupt_image', 'the image has no pixels');
   if (size.width * size.height > maxPixels) {
-    throw new DocumentError(
-      'bad_request',
-      'image_too_large',
-      `the image is ${size.width}×${size.height} pixels; the limit is ${maxPixels} pixels`,
-    );
+    throw new DocumentError('bad_request', 'image_too_large', `the image is ${size.width}×${size.height} pixels; the limit is ${maxPixels} pixels`);
   }
 }
 
@@ -77,10 +69,19 @@ function checkPixels(size: { width: number; height: number }, maxPixels: number)
 function jpegSize(b: Uint8Array): { width: number; height: number } | undefined {
   let i = 2;
   while (i + 9 < b.length) {
-    if (b[i] !== 0xff) { i++; continue; }
+    if (b[i] !== 0xff) {
+      i++;
+      continue;
+    }
     const marker = b[i + 1];
-    if (marker === 0xff) { i++; continue; }
-    if (marker === 0xd8 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) { i += 2; continue; }
+    if (marker === 0xff) {
+      i++;
+      continue;
+    }
+    if (marker === 0xd8 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
+      i += 2;
+      continue;
+    }
     const len = (b[i + 2] << 8) | b[i + 3];
     const isSof = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
     if (isSof) return { height: (b[i + 5] << 8) | b[i + 6], width: (b[i + 7] << 8) | b[i + 8] };

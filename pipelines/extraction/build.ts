@@ -13,9 +13,19 @@ const ARRAYS: Record<string, { required: string[]; template: Record<string, unkn
   '/certificate/coverages': {
     required: ['type'],
     template: {
-      type: null, insurer_letter: null, policy_number: null, effective_date: null, expiration_date: null, each_occurrence: null,
-      general_aggregate: null, combined_single_limit: null, umbrella_each_occurrence: null, wc_statutory: null, el_each_accident: null,
-      additional_insured: null, subrogation_waived: null,
+      type: null,
+      insurer_letter: null,
+      policy_number: null,
+      effective_date: null,
+      expiration_date: null,
+      each_occurrence: null,
+      general_aggregate: null,
+      combined_single_limit: null,
+      umbrella_each_occurrence: null,
+      wc_statutory: null,
+      el_each_accident: null,
+      additional_insured: null,
+      subrogation_waived: null,
     },
   },
 };
@@ -38,7 +48,16 @@ export function buildExtractedData(kind: DocumentKind, kept: Candidate[]): Built
   const data = emptyExtractedData(kind) as unknown as Record<string, unknown>;
   const citations: ExtractedData['citations'] = {};
   if (kind === 'homeowners' || kind === 'renters' || kept.some((c) => c.pointer.startsWith('/property/'))) {
-    data.property = { address: null, dwelling: null, other_structures: null, personal_property: null, loss_of_use: null, personal_liability: null, medical_payments: null, deductible: null };
+    data.property = {
+      address: null,
+      dwelling: null,
+      other_structures: null,
+      personal_property: null,
+      loss_of_use: null,
+      personal_liability: null,
+      medical_payments: null,
+      deductible: null,
+    };
   }
   if (kind === 'certificate' || kept.some((c) => c.pointer.startsWith('/certificate/'))) {
     data.certificate = { producer: null, insured: null, certificate_holder: null, insurers: [], coverages: [] };

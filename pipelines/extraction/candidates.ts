@@ -17,7 +17,10 @@ export interface Candidate {
 
 /** Set a value in an object by JSON pointer, creating objects and arrays on the way. */
 export function setByPointer(root: Record<string, unknown>, pointer: string, value: unknown): void {
-  const parts = pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   let cur: Record<string, unknown> | unknown[] = root;
   for (let i = 0; i < parts.length - 1; i++) {
     const key = parts[i];

@@ -10,7 +10,8 @@ type Emit = (c: Omit<Candidate, 'source' | 'confidence'> & Partial<Pick<Candidat
 export type CertificateCoverageType = 'general_liability' | 'automobile_liability' | 'umbrella_liability' | 'workers_compensation' | 'property' | 'other';
 
 const BOX_LABEL = /^(producer|insured|coverages|certificate holder|description of operations|cancellation|authorized representative|acord\b|©)/i;
-const BOILERPLATE = /^(contact|name:|phone|fax|e-?mail|address:|\(?a\/c|insurer|naic|should any|the expiration|accordance|notice|date thereof|impose|representatives|authorized)/i;
+const BOILERPLATE =
+  /^(contact|name:|phone|fax|e-?mail|address:|\(?a\/c|insurer|naic|should any|the expiration|accordance|notice|date thereof|impose|representatives|authorized)/i;
 const PHONE = /^\(?\d{3}\)?[\s.-]?\d{3}[\s.-]\d{4}\b/;
 const STOP_NAME = /^(attn|attention|c\/o|care of|p\.?\s*o\.?\s*box)\b/i;
 
@@ -20,7 +21,12 @@ export function certificatePage(pages: PageText[]): PageText | undefined {
   return pages.find((p) => title.test(p.text) && /\bproducer\b|insurer\s*a\b|agency/i.test(p.text)) ?? pages.find((p) => title.test(p.text)) ?? pages[0];
 }
 
-interface BoxValue { name: string; lines: string[]; cell: Cell; text: string }
+interface BoxValue {
+  name: string;
+  lines: string[];
+  cell: Cell;
+  text: string;
+}
 
 /** Cells of the box under a left-column label, down to the next box label, left of the form's middle. */
 export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: number } = {}): BoxValue | undefined {
@@ -46,7 +52,9 @@ export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: numbe
       const cells = l.cells.filter((c) => c.x >= lab.x - 8 && c.x < splitX);
       if (cells.length) rows.push({ cells, line: l });
     }
-    const texts = rows.map((r) => ({ ...r, cells: r.cells.filter((c) => !BOILERPLATE.test(c.text) && !PHONE.test(c.text) && /[a-z]/i.test(c.text)) })).filter((r) => r.cells.length);
+    const texts = rows
+      .map((r) => ({ ...r, cells: r.cells.filter((c) => !BOILERPLATE.test(c.text) && !PHONE.test(c.text) && /[a-z]/i.test(c.text)) }))
+      .filter((r) => r.cells.length);
     if (texts.length === 0) return undefined;
     const first = texts[0].cells[0];
     const nameParts = [first.text];
@@ -55,7 +63,17 @@ export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: numbe
     if (next && next.line !== texts[0].line) {
       const nc = next.cells[0];
       const gap = nc.y - (first.y + first.h);
-      if (gap < 1.2 * first.h && Math.abs(nc.x - first.x) < 8 && !/^\d/.test(nc.text) && !isCityStateZip(nc.text) && !STOP_NAME.test(nc.text) && !/^(suite|ste|apt|unit|floor|fl)\b/i.test(nc.text) && !/,\s*[A-Z]{2}\b/.test(nc.text) && nc.text.length > 2) nameParts.push(nc.text);
+      if (
+        gap < 1.2 * first.h &&
+        Math.abs(nc.x - first.x) < 8 &&
+        !/^\d/.test(nc.text) &&
+        !isCityStateZip(nc.text) &&
+        !STOP_NAME.test(nc.text) &&
+        !/^(suite|ste|apt|unit|floor|fl)\b/i.test(nc.text) &&
+        !/,\s*[A-Z]{2}\b/.test(nc.text) &&
+        nc.text.length > 2
+      )
+        nameParts.push(nc.text);
     }
     const name = cleanValue(nameParts.join(' ').replace(/\s+(?=[,.])/g, ''));
     if (!name || BOX_LABEL.test(name)) return undefined;
@@ -104,17 +122,45 @@ export function extractCertificate(pages: PageText[], emit: Emit): void {
   box('/certificate/producer', /^producer\b:?/i);
   const insured = box('/certificate/insured', /^(?:named\s+)?insured(?:'s)?(?:\s+name)?\b:?(?!\s*(?:named|is|the|as|location))/i);
   if (insured) {
-    emit({ pointer: '/policyholder/organization', value: insured.name, page: page.page, text: insured.text, confidence: conf, source: cellSource(page, insured.cell) });
-    const addr = insured.lines.slice(1).filter((l) => /^\d+\s+\w|^p\.?\s*o\.?\s*box/i.test(l) || isCityStateZip(l)).map(cleanValue);
-    if (addr.length) emit({ pointer: '/policyholder/address', value: addr.join(', '), page: page.page, text: insured.text, confidence: conf * 0.9, source: cellSource(page, insured.cell) });
+    emit({
+      pointer: '/policyholder/organization',
+      value: insured.name,
+      page: page.page,
+      text: insured.text,
+      confidence: conf,
+      source: cellSource(page, insured.cell),
+    });
+    const addr = insured.lines
+      .slice(1)
+      .filter((l) => /^\d+\s+\w|^p\.?\s*o\.?\s*box/i.test(l) || isCityStateZip(l))
+      .map(cleanValue);
+    if (addr.length)
+      emit({
+        pointer: '/policyholder/address',
+        value: addr.join(', '),
+        page: page.page,
+        text: insured.text,
+        confidence: conf * 0.9,
+        source: cellSource(page, insured.cell),
+      });
   }
   const holder = box('/certificate/certificate_holder', /^certificate\s+holder\b:?(?!\s+(?:in lieu|is|the|named|as))/i);
   if (holder && !/^(n\/?a|none)$/i.test(holder.name)) {
     const s = cellSource(page, holder.cell);
     emit({ pointer: '/interested_parties/0/name', value: holder.name, page: page.page, text: holder.text, confidence: conf, source: s });
     emit({ pointer: '/interested_parties/0/role', value: 'certificate_holder', page: page.page, text: holder.text, confidence: conf, source: s });
-    const addr = holder.lines.slice(1).filter((l) => /^\d+\s+\w|^p\.?\s*o\.?\s*box|^suite/i.test(l) || isCityStateZip(l)).map(cleanValue);
-    emit({ pointer: '/interested_parties/0/address', value: addr.length ? addr.join(', ') : null, page: page.page, text: holder.text, confidence: conf, source: s });
+    const addr = holder.lines
+      .slice(1)
+      .filter((l) => /^\d+\s+\w|^p\.?\s*o\.?\s*box|^suite/i.test(l) || isCityStateZip(l))
+      .map(cleanValue);
+    emit({
+      pointer: '/interested_parties/0/address',
+      value: addr.length ? addr.join(', ') : null,
+      page: page.page,
+      text: holder.text,
+      confidence: conf,
+      source: s,
+    });
   }
   // Insurers: "INSURER A : Name  12345".
   const insurerNames: Record<string, string> = {};
@@ -131,7 +177,10 @@ export function extractCertificate(pages: PageText[], emit: Emit): void {
         if (next && !/^\d{5}$/.test(next.text.trim()) && !/^insurer/i.test(next.text)) name = cleanValue(next.text);
       }
       const tail = /^(.*?)\s+(\d{5})$/.exec(name);
-      if (tail) { name = tail[1]; naic = tail[2]; }
+      if (tail) {
+        name = tail[1];
+        naic = tail[2];
+      }
       naic ??= line.cells.find((c) => c.x > cell.x && /^\d{5}$/.test(c.text.trim()))?.text.trim() ?? null;
       if (!name || /^insurer/i.test(name) || insurerNames[m[1].toUpperCase()]) continue;
       insurerNames[m[1].toUpperCase()] = name;
@@ -149,9 +198,17 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
   const headerIdx = page.lines.findIndex((l) => /policy\s*number/i.test(l.text) && /type of insurance|limits/i.test(l.text));
   if (headerIdx < 0) return;
   const header = page.lines[headerIdx];
-  const headerLines = page.lines.slice(Math.max(0, headerIdx - 2), headerIdx + 1).filter((l) => header.y - l.y < 16 && /\bINSR\b|ADD'?L|POLICY\s+(EFF|EXP|NUMBER)|\bLTR\b|TYPE OF INSURANCE/i.test(l.text) && !/CERTIFY|SHOWN MAY/i.test(l.text));
+  const headerLines = page.lines
+    .slice(Math.max(0, headerIdx - 2), headerIdx + 1)
+    .filter(
+      (l) => header.y - l.y < 16 && /\bINSR\b|ADD'?L|POLICY\s+(EFF|EXP|NUMBER)|\bLTR\b|TYPE OF INSURANCE/i.test(l.text) && !/CERTIFY|SHOWN MAY/i.test(l.text),
+    );
   const colOf = (re: RegExp) => {
-    for (const l of headerLines) for (const c of l.cells) { const x = wordCentre(c, re); if (x !== undefined) return x; }
+    for (const l of headerLines)
+      for (const c of l.cells) {
+        const x = wordCentre(c, re);
+        if (x !== undefined) return x;
+      }
     return undefined;
   };
   const addlX = colOf(/\bADD'?L\b|\bADDL\b/i) ?? colOf(/\bINSR?D\b/i);
@@ -160,19 +217,29 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
   const effX = colOf(/POLICY\s*EFF|\(MM\/DD/i) ?? (pnCell ? pnCell.x + pnCell.w + 20 : page.width * 0.55);
   const limitsX = colOf(/^LIMITS$|\bLIMITS\b/i) ?? page.width * 0.7;
   const typeX = header.cells.find((c) => /type of insurance/i.test(c.text))?.x ?? 60;
-  const endIdx = page.lines.findIndex((l, i) => i > headerIdx && /^(description of operations\s*\/|certificate holder|special provisions\b(?!\s+below))/i.test(l.cells[0]?.text ?? ''));
+  const endIdx = page.lines.findIndex(
+    (l, i) => i > headerIdx && /^(description of operations\s*\/|certificate holder|special provisions\b(?!\s+below))/i.test(l.cells[0]?.text ?? ''),
+  );
   const lines = page.lines.slice(headerIdx + 1, endIdx > 0 ? endIdx : undefined);
   // Band starts: the first line naming each standard type of insurance.
   const starts: { i: number; type: CertificateCoverageType }[] = [];
   lines.forEach((l, i) => {
-    const left = l.cells.filter((c) => c.x < effX - 40).map((c) => c.text).join(' ');
+    const left = l.cells
+      .filter((c) => c.x < effX - 40)
+      .map((c) => c.text)
+      .join(' ');
     const t = COI_TYPES.find(([re]) => re.test(left));
     if (t && !starts.some((s) => s.type === t[1])) starts.push({ i, type: t[1] });
   });
   // Policy rows: lines holding a policy period (two dates left of the limits column).
   const rows: { i: number; dates: string[] }[] = [];
   lines.forEach((l, i) => {
-    const ds = dateTokens(l.cells.filter((c) => c.x > effX - 80 && c.x < limitsX - 5).map((c) => c.text).join(' '));
+    const ds = dateTokens(
+      l.cells
+        .filter((c) => c.x > effX - 80 && c.x < limitsX - 5)
+        .map((c) => c.text)
+        .join(' '),
+    );
     if (ds.length >= 2) rows.push({ i, dates: [ds[0].iso, ds[1].iso] });
   });
   const bandOf = (i: number) => [...starts].reverse().find((s) => s.i <= i) ?? starts.find((s) => s.i <= i + 3);
@@ -188,7 +255,13 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
     const nextStart = starts.find((s) => s.i > r.i)?.i ?? lines.length;
     // The row's own words in the type-of-insurance column, without its insurer letter and check marks.
     const ownRight = (addlX !== undefined && addlX > typeX ? addlX - 8 : (pnCell?.x ?? effX)) - 6;
-    const own = row.cells.filter((c) => c.x + c.w > typeX - 25 && c.x < ownRight).map((c) => c.text).join(' ').replace(/^[A-F]\s+/, '').replace(/(^|\s)[Xx✓✔6](?=\s|$)/g, ' ').trim();
+    const own = row.cells
+      .filter((c) => c.x + c.w > typeX - 25 && c.x < ownRight)
+      .map((c) => c.text)
+      .join(' ')
+      .replace(/^[A-F]\s+/, '')
+      .replace(/(^|\s)[Xx✓✔6](?=\s|$)/g, ' ')
+      .trim();
     const fitsBand = (t: CertificateCoverageType) => !own || BAND_WORDS[t].test(own);
     if (band && !usedBands.has(band.i) && fitsBand(band.type)) {
       usedBands.add(band.i);
@@ -225,22 +298,33 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
         const inCell = /\$\s?[\d,]{3,}/.exec(l.cells[i].text.replace(re, ''));
         if (inCell) return parseMoney(inCell[0]);
         const next = l.cells.slice(i + 1).find((c) => /\d/.test(c.text));
-        if (next) { const n = parseMoney(next.text); if (n !== undefined && n >= 1000) return n; }
+        if (next) {
+          const n = parseMoney(next.text);
+          if (n !== undefined && n >= 1000) return n;
+        }
         return undefined;
       }
       return undefined;
     };
     const isUmb = type === 'umbrella_liability';
     const std = band !== undefined;
-    emit({ pointer: `${p}/each_occurrence`, value: std && !isUmb && type !== 'workers_compensation' && type !== 'automobile_liability' ? (amountAfter(/each occurrence/i) ?? null) : null, ...base });
+    emit({
+      pointer: `${p}/each_occurrence`,
+      value: std && !isUmb && type !== 'workers_compensation' && type !== 'automobile_liability' ? (amountAfter(/each occurrence/i) ?? null) : null,
+      ...base,
+    });
     emit({ pointer: `${p}/general_aggregate`, value: type === 'general_liability' ? (amountAfter(/general aggregate/i) ?? null) : null, ...base });
     emit({ pointer: `${p}/combined_single_limit`, value: type === 'automobile_liability' ? (amountAfter(/combined single limit/i) ?? null) : null, ...base });
     emit({ pointer: `${p}/umbrella_each_occurrence`, value: isUmb ? (amountAfter(/each occurrence/i) ?? null) : null, ...base });
     const isWc = type === 'workers_compensation';
-    const statutory = isWc ? bandLines.some((l) => l.cells.some((c, i) => {
-      if (/^[Xx✓✔6]\s+(per|statu|wc\s+statu)/i.test(c.text)) return true;
-      return /^per\b|statu/i.test(c.text) && MARK.test(l.cells[i - 1]?.text.trim() ?? '');
-    })) : null;
+    const statutory = isWc
+      ? bandLines.some((l) =>
+          l.cells.some((c, i) => {
+            if (/^[Xx✓✔6]\s+(per|statu|wc\s+statu)/i.test(c.text)) return true;
+            return /^per\b|statu/i.test(c.text) && MARK.test(l.cells[i - 1]?.text.trim() ?? '');
+          }),
+        )
+      : null;
     emit({ pointer: `${p}/wc_statutory`, value: statutory, ...base });
     emit({ pointer: `${p}/el_each_accident`, value: isWc ? (amountAfter(/e\.?\s?l\.?\s*each accident/i) ?? null) : null, ...base });
     // ADDL INSD / SUBR WVD: the mark nearest each column's header word on the policy row (Y or X: yes; N or blank: no; N/A: not asked).

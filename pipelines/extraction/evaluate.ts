@@ -2,9 +2,20 @@
 import { leaves } from './candidates.ts';
 import { normaliseText, parseMoney } from './normalise.ts';
 
-export interface FieldScore { tp: number; fp: number; fn: number }
-export interface Miss { pointer: string; expected: unknown; got: unknown }
-export interface DocumentScore { fields: Record<string, FieldScore>; misses: Miss[] }
+export interface FieldScore {
+  tp: number;
+  fp: number;
+  fn: number;
+}
+export interface Miss {
+  pointer: string;
+  expected: unknown;
+  got: unknown;
+}
+export interface DocumentScore {
+  fields: Record<string, FieldScore>;
+  misses: Miss[];
+}
 
 const ARRAY_KEYS: Record<string, string> = {
   coverages: 'name',
@@ -63,7 +74,10 @@ export function scoreDocument(expected: Record<string, unknown>, actual: Record<
   for (const [p, e] of exp) {
     const a = act.get(p);
     if (e === null || e === undefined) {
-      if (a !== null && a !== undefined) { bump(p, 'fp'); misses.push({ pointer: p, expected: e, got: a }); }
+      if (a !== null && a !== undefined) {
+        bump(p, 'fp');
+        misses.push({ pointer: p, expected: e, got: a });
+      }
       continue;
     }
     if (sameValue(e, a)) bump(p, 'tp');
@@ -84,10 +98,13 @@ export function scoreDocument(expected: Record<string, unknown>, actual: Record<
 /** Sum field scores over documents. */
 export function sumScores(scores: Record<string, FieldScore>[]): Record<string, FieldScore> {
   const out: Record<string, FieldScore> = {};
-  for (const s of scores) for (const [f, v] of Object.entries(s)) {
-    const o = (out[f] ??= { tp: 0, fp: 0, fn: 0 });
-    o.tp += v.tp; o.fp += v.fp; o.fn += v.fn;
-  }
+  for (const s of scores)
+    for (const [f, v] of Object.entries(s)) {
+      const o = (out[f] ??= { tp: 0, fp: 0, fn: 0 });
+      o.tp += v.tp;
+      o.fp += v.fp;
+      o.fn += v.fn;
+    }
   return out;
 }
 

@@ -47,7 +47,18 @@ export interface UngroundedValue {
 
 export interface ExtractionRaw {
   document: { mime: string; bytes: number; page_count: number; read_status: StageStatus; ocr_engine?: string };
-  pages: { page: number; source: string; repairs?: string[]; ocr_assisted?: boolean; confidence: number; width: number; height: number; text: string; lines: { text: string; x: number; y: number; w: number; h: number }[]; fields: { name: string; value: string }[] }[];
+  pages: {
+    page: number;
+    source: string;
+    repairs?: string[];
+    ocr_assisted?: boolean;
+    confidence: number;
+    width: number;
+    height: number;
+    text: string;
+    lines: { text: string; x: number; y: number; w: number; h: number }[];
+    fields: { name: string; value: string }[];
+  }[];
   detected_kind: DocumentKind;
   rules: Candidate[];
   llm?: { model: string; prompt_version: string; answer?: string; error?: string; rejected: { pointer: string; reason: string }[]; candidates: Candidate[] };
@@ -74,7 +85,8 @@ function chooseKind(entityType: EntityType, pages: PageText[]): DocumentKind {
   const fixed = kindOfEntityType[entityType];
   if (fixed) return detected === 'certificate' ? 'certificate' : fixed;
   if (entityType === 'home_policy') return detected === 'renters' ? 'renters' : 'homeowners';
-  if (entityType === 'commercial_general_liability') return detected === 'businessowners' || detected === 'certificate' ? detected : 'commercial_general_liability';
+  if (entityType === 'commercial_general_liability')
+    return detected === 'businessowners' || detected === 'certificate' ? detected : 'commercial_general_liability';
   return detected;
 }
 
@@ -87,7 +99,10 @@ const ARRAY_ROOT = /^(\/coverages|\/vehicles|\/drivers|\/interested_parties|\/ce
 function merge(rules: Candidate[], llm: Candidate[]): Candidate[] {
   const out = new Map<string, Candidate>();
   const arrays = new Map<string, { rules: Candidate[]; llm: Candidate[] }>();
-  for (const [list, who] of [[rules, 'rules'], [llm, 'llm']] as const) {
+  for (const [list, who] of [
+    [rules, 'rules'],
+    [llm, 'llm'],
+  ] as const) {
     for (const c of list) {
       const a = ARRAY_ROOT.exec(c.pointer);
       if (a) {
@@ -103,7 +118,8 @@ function merge(rules: Candidate[], llm: Candidate[]): Candidate[] {
       }
     }
   }
-  const items = (cs: Candidate[]) => new Set(cs.filter((c) => c.value !== null).map((c) => /\/(\d+)\//.exec(c.pointer.replace(/^\/certificate/, ''))?.[1])).size;
+  const items = (cs: Candidate[]) =>
+    new Set(cs.filter((c) => c.value !== null).map((c) => /\/(\d+)\//.exec(c.pointer.replace(/^\/certificate/, ''))?.[1])).size;
   const result = [...out.values()];
   for (const e of arrays.values()) result.push(...(items(e.llm) > items(e.rules) ? e.llm : e.rules));
   return result;
@@ -120,7 +136,12 @@ export async function extractFromText(doc: DocumentText, options: ExtractOptions
   const o = extractOptionsSchema.parse(options);
   if (doc.status === 'failure') {
     const why = doc.errors.map((e) => e.message).join('; ');
-    throw new DocumentError('extraction_failed', 'no_text', 'no text could be read from the document', why || 'the document has no text layer and OCR found no text');
+    throw new DocumentError(
+      'extraction_failed',
+      'no_text',
+      'no text could be read from the document',
+      why || 'the document has no text layer and OCR found no text',
+    );
   }
   const errors: StageError[] = [...doc.errors];
   const kind = chooseKind(o.entityType, doc.pages);
@@ -154,7 +175,12 @@ export async function extractFromText(doc: DocumentText, options: ExtractOptions
   // A readable document always gets a record: with no core field but other values it is partial, and it
   // fails only when nothing at all could be extracted from its text.
   const anyValue = Object.keys(d.citations).length > 0;
-  const status: StageStatus = found === 0 && !anyValue ? 'failure' : found < core.length || doc.status !== 'success' || errors.some((e) => e.stage === 'llm') ? 'partial_success' : 'success';
+  const status: StageStatus =
+    found === 0 && !anyValue
+      ? 'failure'
+      : found < core.length || doc.status !== 'success' || errors.some((e) => e.stage === 'llm')
+        ? 'partial_success'
+        : 'success';
   const read = doc.method === 'text' ? 'pdf_text' : doc.method === 'ocr' ? 'ocr' : 'pdf_text+ocr';
   const usedLlm = !!llm && !llm.error;
   return {
@@ -169,13 +195,22 @@ export async function extractFromText(doc: DocumentText, options: ExtractOptions
     _raw: {
       document: { mime: doc.sniffed.mime, bytes: doc.sniffed.bytes, page_count: doc.pageCount, read_status: doc.status, ocr_engine: doc.ocrEngine },
       pages: doc.pages.map((p) => ({
-        page: p.page, source: p.source, ...(p.repairs ? { repairs: p.repairs } : {}), ...(p.ocrAssisted ? { ocr_assisted: true } : {}), confidence: Math.round(p.confidence * 100) / 100, width: p.width, height: p.height, text: p.text,
+        page: p.page,
+        source: p.source,
+        ...(p.repairs ? { repairs: p.repairs } : {}),
+        ...(p.ocrAssisted ? { ocr_assisted: true } : {}),
+        confidence: Math.round(p.confidence * 100) / 100,
+        width: p.width,
+        height: p.height,
+        text: p.text,
         lines: p.lines.map((l) => ({ text: l.text, x: r1(l.x), y: r1(l.y), w: r1(l.w), h: r1(l.h) })),
         fields: p.fields.map((f) => ({ name: f.name, value: f.value })),
       })),
       detected_kind: finalKind,
       rules: ruleCandidates,
-      llm: llm ? { model: llm.model, prompt_version: llm.prompt_version, answer: llm.raw, error: llm.error, rejected: llm.rejected, candidates: llm.candidates } : undefined,
+      llm: llm
+        ? { model: llm.model, prompt_version: llm.prompt_version, answer: llm.raw, error: llm.error, rejected: llm.rejected, candidates: llm.candidates }
+        : undefined,
       ungrounded,
       schema_issues: built.issues,
     },

@@ -32,7 +32,10 @@ const LEGAL_SUFFIX = /(?:\s+(?:inc|incorporated|llc|l l c|ltd|limited|corp|corpo
 
 /** Reviewer form of a name: case, punctuation, `&`/`and`, a leading "The" and trailing legal suffixes do not matter. */
 export function reviewerName(s: string): string {
-  return normaliseText(s).replace(/^the\s+/, '').replace(LEGAL_SUFFIX, '').trim();
+  return normaliseText(s)
+    .replace(/^the\s+/, '')
+    .replace(LEGAL_SUFFIX, '')
+    .trim();
 }
 
 /** Reviewer form of an identifier (policy number): case, spaces and punctuation do not matter. */
@@ -41,13 +44,32 @@ export function reviewerId(s: string): string {
 }
 
 const ADDRESS_WORDS: Record<string, string> = {
-  street: 'st', avenue: 'ave', road: 'rd', drive: 'dr', lane: 'ln', boulevard: 'blvd', court: 'ct', place: 'pl', suite: 'ste',
-  apartment: 'apt', north: 'n', south: 's', east: 'e', west: 'w', highway: 'hwy', parkway: 'pkwy', circle: 'cir', terrace: 'ter',
+  street: 'st',
+  avenue: 'ave',
+  road: 'rd',
+  drive: 'dr',
+  lane: 'ln',
+  boulevard: 'blvd',
+  court: 'ct',
+  place: 'pl',
+  suite: 'ste',
+  apartment: 'apt',
+  north: 'n',
+  south: 's',
+  east: 'e',
+  west: 'w',
+  highway: 'hwy',
+  parkway: 'pkwy',
+  circle: 'cir',
+  terrace: 'ter',
 };
 
 /** Reviewer form of an address: punctuation and the usual street-word abbreviations do not matter; a ZIP+4 counts as its ZIP. */
 export function reviewerAddress(s: string): string {
-  return normaliseText(s.replace(/\b(\d{5})-\d{4}\b/, '$1')).split(' ').map((w) => ADDRESS_WORDS[w] ?? w).join(' ');
+  return normaliseText(s.replace(/\b(\d{5})-\d{4}\b/, '$1'))
+    .split(' ')
+    .map((w) => ADDRESS_WORDS[w] ?? w)
+    .join(' ');
 }
 
 /** Compare one value as a reviewer would. */
@@ -60,16 +82,21 @@ export function sameAs(kind: CompareKind, expected: unknown, got: unknown): bool
       const b = typeof got === 'number' ? got : parseMoney(String(got));
       return a !== undefined && b !== undefined && Math.abs(a - b) < 0.5;
     }
-    case 'bool': return expected === got;
-    case 'date': return String(expected) === String(got);
-    case 'id': return reviewerId(String(expected)) === reviewerId(String(got));
-    case 'address': return reviewerAddress(String(expected)) === reviewerAddress(String(got));
+    case 'bool':
+      return expected === got;
+    case 'date':
+      return String(expected) === String(got);
+    case 'id':
+      return reviewerId(String(expected)) === reviewerId(String(got));
+    case 'address':
+      return reviewerAddress(String(expected)) === reviewerAddress(String(got));
     case 'names': {
       const a = (expected as string[]).map(reviewerName).sort();
       const b = (got as string[]).map(reviewerName).sort();
       return a.length === b.length && a.every((x, i) => x === b[i]);
     }
-    default: return reviewerName(String(expected)) === reviewerName(String(got));
+    default:
+      return reviewerName(String(expected)) === reviewerName(String(got));
   }
 }
 
@@ -88,9 +115,17 @@ const COVERAGE_TYPE: Record<string, string> = {
 };
 
 const CERT_COVERAGE_FIELDS: [string, CompareKind][] = [
-  ['policy_number', 'id'], ['effective_date', 'date'], ['expiration_date', 'date'], ['each_occurrence', 'money'],
-  ['general_aggregate', 'money'], ['combined_single_limit', 'money'], ['umbrella_each_occurrence', 'money'],
-  ['el_each_accident', 'money'], ['wc_statutory', 'bool'], ['additional_insured', 'bool'], ['subrogation_waived', 'bool'],
+  ['policy_number', 'id'],
+  ['effective_date', 'date'],
+  ['expiration_date', 'date'],
+  ['each_occurrence', 'money'],
+  ['general_aggregate', 'money'],
+  ['combined_single_limit', 'money'],
+  ['umbrella_each_occurrence', 'money'],
+  ['el_each_accident', 'money'],
+  ['wc_statutory', 'bool'],
+  ['additional_insured', 'bool'],
+  ['subrogation_waived', 'bool'],
 ];
 
 /** The label's `pages` entry for a field, trying a few key spellings. */
@@ -103,11 +138,29 @@ function pageOf(label: Obj, ...keys: string[]): number | null {
 /** Score an extraction record against one label file's content. */
 export function scoreAgainstLabel(label: Obj, data: ExtractedData): LabelScore {
   const out: FieldComparison[] = [];
-  const cite = (pointer: string | null) => (pointer ? data.citations[pointer]?.page ?? null : null);
-  const add = (field: string, where: string, kind: CompareKind, expected: unknown, got: unknown, pointer: string | null, expectedPage: number | null, scoreEmpty = true) => {
+  const cite = (pointer: string | null) => (pointer ? (data.citations[pointer]?.page ?? null) : null);
+  const add = (
+    field: string,
+    where: string,
+    kind: CompareKind,
+    expected: unknown,
+    got: unknown,
+    pointer: string | null,
+    expectedPage: number | null,
+    scoreEmpty = true,
+  ) => {
     // Limits a coverage row cannot have (a CSL on a GL row) count only when the extractor invents one.
     if (!scoreEmpty && expected == null && got == null) return;
-    out.push({ field, where, expected: expected ?? null, got: got ?? null, ok: sameAs(kind, expected, got), expectedPage: expected == null ? null : expectedPage, gotPage: got == null ? null : cite(pointer), pointer });
+    out.push({
+      field,
+      where,
+      expected: expected ?? null,
+      got: got ?? null,
+      ok: sameAs(kind, expected, got),
+      expectedPage: expected == null ? null : expectedPage,
+      gotPage: got == null ? null : cite(pointer),
+      pointer,
+    });
   };
   const docKind = String(label.doc_kind ?? 'unknown');
   if ('certificate_holder' in label || 'insurers' in label) scoreCertificate(label, data, add);
@@ -115,7 +168,16 @@ export function scoreAgainstLabel(label: Obj, data: ExtractedData): LabelScore {
   return { docKind, comparisons: out };
 }
 
-type Add = (field: string, where: string, kind: CompareKind, expected: unknown, got: unknown, pointer: string | null, expectedPage: number | null, scoreEmpty?: boolean) => void;
+type Add = (
+  field: string,
+  where: string,
+  kind: CompareKind,
+  expected: unknown,
+  got: unknown,
+  pointer: string | null,
+  expectedPage: number | null,
+  scoreEmpty?: boolean,
+) => void;
 
 function personName(p: { first_name: string | null; last_name: string | null; organization: string | null }): string | null {
   if (p.first_name || p.last_name) return [p.first_name, p.last_name].filter(Boolean).join(' ');
@@ -126,9 +188,28 @@ function scoreDeclarations(label: Obj, data: ExtractedData, add: Add) {
   const pol = obj(label.policy);
   const page = (...k: string[]) => pageOf(label, ...k);
   if ('provider' in pol) add('policy.provider', 'policy.provider', 'name', pol.provider, data.policy.provider, '/policy/provider', page('provider'));
-  if ('policy_number' in pol) add('policy.policy_number', 'policy.policy_number', 'id', pol.policy_number, data.policy.policy_number, '/policy/policy_number', page('policy_number'));
-  if ('effective_date' in pol) add('policy.effective_date', 'policy.effective_date', 'date', pol.effective_date, data.policy.effective_date, '/policy/effective_date', page('effective_date'));
-  if ('expiration_date' in pol) add('policy.expiration_date', 'policy.expiration_date', 'date', pol.expiration_date, data.policy.expiration_date, '/policy/expiration_date', page('expiration_date', 'effective_date'));
+  if ('policy_number' in pol)
+    add('policy.policy_number', 'policy.policy_number', 'id', pol.policy_number, data.policy.policy_number, '/policy/policy_number', page('policy_number'));
+  if ('effective_date' in pol)
+    add(
+      'policy.effective_date',
+      'policy.effective_date',
+      'date',
+      pol.effective_date,
+      data.policy.effective_date,
+      '/policy/effective_date',
+      page('effective_date'),
+    );
+  if ('expiration_date' in pol)
+    add(
+      'policy.expiration_date',
+      'policy.expiration_date',
+      'date',
+      pol.expiration_date,
+      data.policy.expiration_date,
+      '/policy/expiration_date',
+      page('expiration_date', 'effective_date'),
+    );
   if ('policyholder' in label) {
     const ph = obj(label.policyholder);
     const ex = data.policyholder;
@@ -139,7 +220,8 @@ function scoreDeclarations(label: Obj, data: ExtractedData, add: Add) {
     else got = ex.first_name || ex.last_name ? [ex.first_name, ex.last_name].filter(Boolean).join(' ') : ex.organization;
     add('policyholder', 'policyholder', 'name', expected, got, ex.last_name ? '/policyholder/last_name' : '/policyholder/organization', page('policyholder'));
   }
-  if ('address' in label) add('policyholder.address', 'address', 'address', label.address, data.policyholder.address, '/policyholder/address', page('address', 'policyholder'));
+  if ('address' in label)
+    add('policyholder.address', 'address', 'address', label.address, data.policyholder.address, '/policyholder/address', page('address', 'policyholder'));
   if ('liability_limit' in label) {
     const { value, pointer } = liabilityLimit(data);
     add('liability_limit', 'liability_limit', 'money', label.liability_limit, value, pointer, page('liability_limit'));
@@ -166,14 +248,25 @@ function scoreDeclarations(label: Obj, data: ExtractedData, add: Add) {
   }
   if (Array.isArray(label.interested_parties)) {
     const got = data.interested_parties.filter((p) => p.role !== 'certificate_holder').map((p) => p.name);
-    add('interested_parties', 'interested_parties', 'names', label.interested_parties, got, got.length ? '/interested_parties/0/name' : null, page('interested_parties'));
+    add(
+      'interested_parties',
+      'interested_parties',
+      'names',
+      label.interested_parties,
+      got,
+      got.length ? '/interested_parties/0/name' : null,
+      page('interested_parties'),
+    );
   }
 }
 
 /** Personal liability (Coverage E) for home and renters, else the CGL each-occurrence limit. */
 function liabilityLimit(data: ExtractedData): { value: number | null; pointer: string | null } {
   if (data.property?.personal_liability != null) return { value: data.property.personal_liability, pointer: '/property/personal_liability' };
-  const i = data.coverages.findIndex((c) => typeof c.limit === 'number' && /each\s+occurrence|general\s+liability|personal\s+liability|liability\s*[-–]\s*(?:each|per)\s+occurrence/i.test(c.name));
+  const i = data.coverages.findIndex(
+    (c) =>
+      typeof c.limit === 'number' && /each\s+occurrence|general\s+liability|personal\s+liability|liability\s*[-–]\s*(?:each|per)\s+occurrence/i.test(c.name),
+  );
   if (i >= 0) return { value: data.coverages[i].limit as number, pointer: `/coverages/${i}/limit` };
   return { value: null, pointer: null };
 }
@@ -181,7 +274,10 @@ function liabilityLimit(data: ExtractedData): { value: number | null; pointer: s
 /** Bodily injury per person / per accident and property damage from the auto coverages. */
 function autoLimits(data: ExtractedData): Record<'bi_per_person' | 'bi_per_accident' | 'pd_per_accident', { value: number | null; pointer: string | null }> {
   const none = { value: null, pointer: null };
-  const out = { bi_per_person: none, bi_per_accident: none, pd_per_accident: none } as Record<'bi_per_person' | 'bi_per_accident' | 'pd_per_accident', { value: number | null; pointer: string | null }>;
+  const out = { bi_per_person: none, bi_per_accident: none, pd_per_accident: none } as Record<
+    'bi_per_person' | 'bi_per_accident' | 'pd_per_accident',
+    { value: number | null; pointer: string | null }
+  >;
   data.coverages.forEach((c, i) => {
     const pointer = `/coverages/${i}/limit`;
     const parts = typeof c.limit === 'string' ? c.limit.split('/').map(Number) : typeof c.limit === 'number' ? [c.limit] : [];
@@ -201,10 +297,27 @@ function scoreCertificate(label: Obj, data: ExtractedData, add: Add) {
   const page = (...k: string[]) => pageOf(label, ...k);
   if ('producer' in label) add('certificate.producer', 'producer', 'name', label.producer, cert?.producer, '/certificate/producer', page('producer'));
   if ('insured' in label) add('certificate.insured', 'insured', 'name', label.insured, cert?.insured, '/certificate/insured', page('insured'));
-  if ('certificate_holder' in label) add('certificate.certificate_holder', 'certificate_holder', 'name', label.certificate_holder, cert?.certificate_holder, '/certificate/certificate_holder', page('certificate_holder'));
+  if ('certificate_holder' in label)
+    add(
+      'certificate.certificate_holder',
+      'certificate_holder',
+      'name',
+      label.certificate_holder,
+      cert?.certificate_holder,
+      '/certificate/certificate_holder',
+      page('certificate_holder'),
+    );
   for (const [letter, name] of Object.entries(obj(label.insurers))) {
     const i = cert?.insurers.findIndex((x) => x.letter === letter) ?? -1;
-    add('certificate.insurer', `insurers.${letter}`, 'name', name, i >= 0 ? cert!.insurers[i].name : null, i >= 0 ? `/certificate/insurers/${i}/name` : null, page('insurers'));
+    add(
+      'certificate.insurer',
+      `insurers.${letter}`,
+      'name',
+      name,
+      i >= 0 ? cert!.insurers[i].name : null,
+      i >= 0 ? `/certificate/insurers/${i}/name` : null,
+      page('insurers'),
+    );
   }
   const expected = Array.isArray(label.coverages) ? (label.coverages as Obj[]) : [];
   const got = cert?.coverages ?? [];
@@ -213,7 +326,9 @@ function scoreCertificate(label: Obj, data: ExtractedData, add: Add) {
     const type = COVERAGE_TYPE[String(e.type)] ?? 'other';
     // The extracted row of the same type, preferring the one with the same policy number.
     const same = got.map((g, i) => ({ g, i })).filter(({ g, i }) => g.type === type && !used.has(i));
-    const pick = same.find(({ g }) => typeof e.policy_number === 'string' && g.policy_number && reviewerId(g.policy_number) === reviewerId(e.policy_number as string)) ?? same[0];
+    const pick =
+      same.find(({ g }) => typeof e.policy_number === 'string' && g.policy_number && reviewerId(g.policy_number) === reviewerId(e.policy_number as string)) ??
+      same[0];
     if (pick) used.add(pick.i);
     const g = pick?.g as Record<string, unknown> | undefined;
     const p = pick ? `/certificate/coverages/${pick.i}` : null;
@@ -225,7 +340,10 @@ function scoreCertificate(label: Obj, data: ExtractedData, add: Add) {
   });
 }
 
-export interface Tally { n: number; ok: number }
+export interface Tally {
+  n: number;
+  ok: number;
+}
 
 /** Accuracy per field over many documents' comparisons. */
 export function tallyByField(comparisons: FieldComparison[]): Record<string, Tally> {

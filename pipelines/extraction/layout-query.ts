@@ -19,7 +19,8 @@ export const cellSource = (page: PageText, cell: Cell): CandidateSource => (cell
 const confOf = (page: PageText, cell: Cell) => (page.source === 'ocr' ? Math.min(0.85, 0.9 * cell.conf) : 0.9);
 
 /** Any known label, to stop multi-line values before the next label. */
-export const ANY_LABEL = /^(policy|named insured|insured|policyholder|mailing address|address|effective|expiration|term|coverage|premium|total|agent|producer|company|insurer|vehicle|driver|mortgagee|lienholder|loss payee|additional|interested|deductible|residence|location|form|endorsement|discount|date|phone|naic|certificate|property address|e-?mail|name of|start date|expires|email)\b/i;
+export const ANY_LABEL =
+  /^(policy|named insured|insured|policyholder|mailing address|address|effective|expiration|term|coverage|premium|total|agent|producer|company|insurer|vehicle|driver|mortgagee|lienholder|loss payee|additional|interested|deductible|residence|location|form|endorsement|discount|date|phone|naic|certificate|property address|e-?mail|name of|start date|expires|email)\b/i;
 
 interface FindOptions {
   /** Pages to search (1-based); all by default. */
@@ -63,23 +64,51 @@ export function findLabelled<T>(pages: PageText[], label: RegExp, parse: (s: str
         const rest = cell.text.slice(m[0].length).trim();
         if (rest) {
           const v = parse(rest);
-          if (v !== undefined) return { value: v, page: page.page, text: cell.text, confidence: confOf(page, cell), source: cellSource(page, cell), cell, line };
+          if (v !== undefined)
+            return { value: v, page: page.page, text: cell.text, confidence: confOf(page, cell), source: cellSource(page, cell), cell, line };
           continue; // the label is followed by something else (e.g. "Policy Number Prefix")
         }
         const next = line.cells[ci + 1];
         if (next) {
           const v = parse(next.text);
-          if (v !== undefined) return { value: v, page: page.page, text: `${cell.text} ${next.text}`, confidence: confOf(page, next), source: cellSource(page, next), cell: next, line };
+          if (v !== undefined)
+            return {
+              value: v,
+              page: page.page,
+              text: `${cell.text} ${next.text}`,
+              confidence: confOf(page, next),
+              source: cellSource(page, next),
+              cell: next,
+              line,
+            };
         }
         for (const b of cellsBelow(page, line, cell, opts.below ?? 2.5).slice(0, 1)) {
           const v = parse(b.cell.text);
-          if (v !== undefined) return { value: v, page: page.page, text: `${cell.text} ${b.cell.text}`, confidence: confOf(page, b.cell) * 0.95, source: cellSource(page, b.cell), cell: b.cell, line: b.line };
+          if (v !== undefined)
+            return {
+              value: v,
+              page: page.page,
+              text: `${cell.text} ${b.cell.text}`,
+              confidence: confOf(page, b.cell) * 0.95,
+              source: cellSource(page, b.cell),
+              cell: b.cell,
+              line: b.line,
+            };
         }
         // Some forms print the value first and its caption to the right ("$10,400   Personal Property").
         const prev = line.cells[ci - 1];
         if (prev && cell.x - (prev.x + prev.w) < 120) {
           const v = parse(prev.text);
-          if (v !== undefined) return { value: v, page: page.page, text: `${prev.text} ${cell.text}`, confidence: confOf(page, prev) * 0.85, source: cellSource(page, prev), cell: prev, line };
+          if (v !== undefined)
+            return {
+              value: v,
+              page: page.page,
+              text: `${prev.text} ${cell.text}`,
+              confidence: confOf(page, prev) * 0.85,
+              source: cellSource(page, prev),
+              cell: prev,
+              line,
+            };
         }
       }
     }

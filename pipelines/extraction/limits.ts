@@ -29,7 +29,10 @@ export function amountsIn(text: string, min = 0): LineAmounts['amounts'] {
     if (value < min) continue;
     // "State Minimum $15,000/$30,000" is a reference beside the limit, not the limit.
     const before = text.slice(Math.max(0, (m.index ?? 0) - 12), m.index);
-    if (/minimum\s*$/i.test(before) || (skippedPair && /^\s*\/\s*$/.test(text.slice(skippedPair, m.index)))) { skippedPair = (m.index ?? 0) + m[0].length; continue; }
+    if (/minimum\s*$/i.test(before) || (skippedPair && /^\s*\/\s*$/.test(text.slice(skippedPair, m.index)))) {
+      skippedPair = (m.index ?? 0) + m[0].length;
+      continue;
+    }
     skippedPair = 0;
     const words = text.slice((m.index ?? 0) + m[0].length, (m.index ?? 0) + m[0].length + 24).toLowerCase();
     out.push({ value, text: m[0], words });
@@ -58,7 +61,10 @@ export function findLineAmounts(pages: PageText[], label: RegExp, opts: { not?: 
         const prefix = next.text.split(/\$|\d/)[0];
         if (label.test(next.text) || (/[a-z]{3,}/i.test(prefix) && !/^\s*(each|per\b|state\s+minimum|limits?\b|up\s+to|coverage\s+limit)/i.test(prefix))) break;
         amounts = amountsIn(next.text, opts.min);
-        text = page.lines.slice(i, i + k + 1).map((l) => l.text).join('\n');
+        text = page.lines
+          .slice(i, i + k + 1)
+          .map((l) => l.text)
+          .join('\n');
       }
       if (amounts.length) return { page, line, amounts, text };
     }
@@ -98,13 +104,19 @@ export function autoLiability(pages: PageText[], emit: Emit, start: number, want
       const li = bi.page.lines.indexOf(bi.line);
       const next = bi.page.lines[li + 1];
       const more = next ? amountsIn(next.text, 5000).find((a) => /accident/.test(a.words)) : undefined;
-      if (more) { biPair = [per.value, more.value]; where = { page: bi.page, text: `${bi.line.text}\n${next!.text}` }; }
+      if (more) {
+        biPair = [per.value, more.value];
+        where = { page: bi.page, text: `${bi.line.text}\n${next!.text}` };
+      }
     }
   }
   if (!biPair) {
     const t = findLineAmountsRaw(pages, /bodily\s*injury/i, notOther);
     const th = t ? thousands(t.line.text.slice(t.index)) : undefined;
-    if (t && th && th.length >= 2) { biPair = th.slice(0, 2); where = { page: t.page, text: t.line.text }; }
+    if (t && th && th.length >= 2) {
+      biPair = th.slice(0, 2);
+      where = { page: t.page, text: t.line.text };
+    }
   }
   if (biPair && where && want.bi) {
     const base = { page: where.page.page, text: where.text, confidence: conf(where.page), source: src(where.page) };
@@ -127,20 +139,41 @@ export function autoLiability(pages: PageText[], emit: Emit, start: number, want
 }
 
 function findLineAmountsRaw(pages: PageText[], label: RegExp, not: RegExp): { page: PageText; line: Line; index: number } | undefined {
-  for (const page of pages) for (const line of page.lines) {
-    const m = label.exec(line.text);
-    if (m && !not.test(line.text)) return { page, line, index: (m.index ?? 0) + m[0].length };
-  }
+  for (const page of pages)
+    for (const line of page.lines) {
+      const m = label.exec(line.text);
+      if (m && !not.test(line.text)) return { page, line, index: (m.index ?? 0) + m[0].length };
+    }
   return undefined;
 }
 
 /** Home, condo and renters limits by their usual names, for the fields a coverage table did not give. */
 export const PROPERTY_LINES: { field: string; label: RegExp; not?: RegExp; min: number }[] = [
-  { field: 'dwelling', label: /coverage\s*[-–]?\s*a\b[\s\-–:.]*(?:dwelling)?|dwelling(?:\s*protection|\s*coverage)?\b/i, not: /other structures|extension|replacement cost|construction|occupied|located|dwelling\s*(?:is|of)|additional|roof/i, min: 10000 },
-  { field: 'personal_property', label: /coverage\s*[-–]?\s*c\b[\s\-–:.]*(?:personal property)?|personal\s*property(?:\s*protection)?|contents\b/i, not: /replacement|scheduled|theft|away|special|limited|deductible/i, min: 1000 },
+  {
+    field: 'dwelling',
+    label: /coverage\s*[-–]?\s*a\b[\s\-–:.]*(?:dwelling)?|dwelling(?:\s*protection|\s*coverage)?\b/i,
+    not: /other structures|extension|replacement cost|construction|occupied|located|dwelling\s*(?:is|of)|additional|roof/i,
+    min: 10000,
+  },
+  {
+    field: 'personal_property',
+    label: /coverage\s*[-–]?\s*c\b[\s\-–:.]*(?:personal property)?|personal\s*property(?:\s*protection)?|contents\b/i,
+    not: /replacement|scheduled|theft|away|special|limited|deductible/i,
+    min: 1000,
+  },
   { field: 'loss_of_use', label: /coverage\s*[-–]?\s*d\b[\s\-–:.]*(?:loss of use)?|loss\s*of\s*use|additional\s*living\s*expenses?/i, min: 500 },
-  { field: 'personal_liability', label: /coverage\s*[-–]?\s*e\b[\s\-–:.]*(?:personal liability)?|personal\s*liability|family\s*liability(?:\s*protection)?|\bliability\b(?=\s*(?:\(each occurrence\)|[-–]\s*each occurrence|\$|\s*\$|$))/i, not: /umbrella|excess|injury|waterbed|animal|limited/i, min: 10000 },
-  { field: 'medical_payments', label: /coverage\s*[-–]?\s*f\b[\s\-–:.]*(?:medical)?|medical\s*payments?(?:\s*to\s*others)?|guest\s*medical(?:\s*protection)?/i, min: 250 },
+  {
+    field: 'personal_liability',
+    label:
+      /coverage\s*[-–]?\s*e\b[\s\-–:.]*(?:personal liability)?|personal\s*liability|family\s*liability(?:\s*protection)?|\bliability\b(?=\s*(?:\(each occurrence\)|[-–]\s*each occurrence|\$|\s*\$|$))/i,
+    not: /umbrella|excess|injury|waterbed|animal|limited/i,
+    min: 10000,
+  },
+  {
+    field: 'medical_payments',
+    label: /coverage\s*[-–]?\s*f\b[\s\-–:.]*(?:medical)?|medical\s*payments?(?:\s*to\s*others)?|guest\s*medical(?:\s*protection)?/i,
+    min: 250,
+  },
 ];
 
 /** Fill the property limits a table did not give from the lines that name them. */
@@ -153,25 +186,48 @@ export function propertyLines(pages: PageText[], emit: Emit, done: Set<string>):
     emit({ pointer: `/property/${spec.field}`, value: f.amounts[0].value, page: f.page.page, text: f.text, confidence: conf(f.page), source: src(f.page) });
   }
   if (!done.has('deductible')) {
-    const d = findLineAmounts(pages, /all\s+(?:other\s+)?perils?(?:\s+deductible)?|(?:section\s+i|aop|policy|property)\s+deductible|deductible\s*[-–:]?\s*(?:all\s+(?:other\s+)?perils?)?|losses covered under section i are subject to a deductible of/i, { not: /wind|hail|hurricane|earthquake|water\s*back|named storm|theft|identity|\bmold\b/i, min: 100 });
+    const d = findLineAmounts(
+      pages,
+      /all\s+(?:other\s+)?perils?(?:\s+deductible)?|(?:section\s+i|aop|policy|property)\s+deductible|deductible\s*[-–:]?\s*(?:all\s+(?:other\s+)?perils?)?|losses covered under section i are subject to a deductible of/i,
+      { not: /wind|hail|hurricane|earthquake|water\s*back|named storm|theft|identity|\bmold\b/i, min: 100 },
+    );
     if (d && d.amounts[0].value <= 50000) done.add('deductible');
     else {
       // "$500 All peril" printed in a deductible column after the limit.
-      for (const page of pages) for (const line of page.lines) {
-        const m = /\$\s?(\d{1,3}(?:,\d{3})*)\s*(?:all\s+(?:other\s+)?perils?|aop)\b/i.exec(line.text);
-        if (!m || done.has('deductible')) continue;
-        done.add('deductible');
-        emit({ pointer: '/property/deductible', value: Number(m[1].replace(/,/g, '')), page: page.page, text: line.text, confidence: conf(page) * 0.9, source: src(page) });
-      }
+      for (const page of pages)
+        for (const line of page.lines) {
+          const m = /\$\s?(\d{1,3}(?:,\d{3})*)\s*(?:all\s+(?:other\s+)?perils?|aop)\b/i.exec(line.text);
+          if (!m || done.has('deductible')) continue;
+          done.add('deductible');
+          emit({
+            pointer: '/property/deductible',
+            value: Number(m[1].replace(/,/g, '')),
+            page: page.page,
+            text: line.text,
+            confidence: conf(page) * 0.9,
+            source: src(page),
+          });
+        }
       return;
     }
-    if (d && d.amounts[0].value <= 50000) emit({ pointer: '/property/deductible', value: d.amounts[0].value, page: d.page.page, text: d.text, confidence: conf(d.page) * 0.9, source: src(d.page) });
+    if (d && d.amounts[0].value <= 50000)
+      emit({
+        pointer: '/property/deductible',
+        value: d.amounts[0].value,
+        page: d.page.page,
+        text: d.text,
+        confidence: conf(d.page) * 0.9,
+        source: src(d.page),
+      });
   }
 }
 
 /** CGL / BOP each-occurrence liability limit as a coverage item. Returns the next coverage index. */
 export function eachOccurrence(pages: PageText[], emit: Emit, start: number): number {
-  const f = findLineAmounts(pages, /each\s+occurrence(?:\s+limit)?|liability\s*[-–]\s*each\s+occurrence/i, { not: /umbrella|excess|damage to|fire/i, min: 25000 });
+  const f = findLineAmounts(pages, /each\s+occurrence(?:\s+limit)?|liability\s*[-–]\s*each\s+occurrence/i, {
+    not: /umbrella|excess|damage to|fire/i,
+    min: 25000,
+  });
   if (!f) return start;
   const base = { page: f.page.page, text: f.text, confidence: conf(f.page), source: src(f.page) };
   emit({ pointer: `/coverages/${start}/name`, value: 'Liability - Each Occurrence', ...base });

@@ -46,7 +46,8 @@ const POINTERS: RegExp[] = [
   /^\/certificate\/insurers\/\d{1,2}\/(letter|name|naic)$/,
   /^\/certificate\/coverages\/\d{1,2}\/(type|insurer_letter|policy_number|effective_date|expiration_date|each_occurrence|general_aggregate|combined_single_limit|umbrella_each_occurrence|wc_statutory|el_each_accident|additional_insured|subrogation_waived)$/,
 ];
-const MONEY = /\/(premium|limit|deductible|dwelling|other_structures|personal_property|loss_of_use|personal_liability|medical_payments|each_occurrence|general_aggregate|combined_single_limit|umbrella_each_occurrence|el_each_accident)$/;
+const MONEY =
+  /\/(premium|limit|deductible|dwelling|other_structures|personal_property|loss_of_use|personal_liability|medical_payments|each_occurrence|general_aggregate|combined_single_limit|umbrella_each_occurrence|el_each_accident)$/;
 const DATE = /_date$/;
 const BOOL = /\/(wc_statutory|additional_insured|subrogation_waived)$/;
 
@@ -82,7 +83,14 @@ export async function extractByLlm(pages: PageText[], hint: string | undefined, 
         messages: [
           { role: 'system', content: systemPrompt },
           // Blocks in reading order keep columns apart, which models read better than page-wide rows.
-          { role: 'user', content: userPrompt(pages.map((p) => ({ page: p.page, text: p.blocks.map((b) => b.text).join('\n\n') })), hint, o.maxPromptChars) },
+          {
+            role: 'user',
+            content: userPrompt(
+              pages.map((p) => ({ page: p.page, text: p.blocks.map((b) => b.text).join('\n\n') })),
+              hint,
+              o.maxPromptChars,
+            ),
+          },
         ],
         response_format: zodResponseFormat(answerSchema, 'extraction'),
       },
@@ -103,7 +111,10 @@ export async function extractByLlm(pages: PageText[], hint: string | undefined, 
   }
   const parsed = answerSchema.safeParse(json);
   if (!parsed.success) {
-    result.error = `LLM answer does not match the schema: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`;
+    result.error = `LLM answer does not match the schema: ${parsed.error.issues
+      .slice(0, 3)
+      .map((i) => `${i.path.join('.')}: ${i.message}`)
+      .join('; ')}`;
     return result;
   }
   const kind = parsed.data.document_kind as DocumentKind;

@@ -14,29 +14,115 @@ type Emit = (c: Omit<Candidate, 'source' | 'confidence'> & Partial<Pick<Candidat
 
 /** Common US insurer brands (groups and direct writers); a line naming one is likely about the carrier. */
 export const INSURER_BRANDS = [
-  'Allstate', 'State Farm', 'GEICO', 'Government Employees', 'Progressive', 'USAA', 'Liberty Mutual', 'Nationwide', 'Farmers', 'Travelers',
-  'Lemonade', 'Hanover', 'Hartford', 'Erie', 'Auto-Owners', 'Owners', 'American Family', 'Chubb', 'PURE', 'Privilege Underwriters', 'Root',
-  'The General', 'Permanent General', 'Dairyland', 'Peak Property', 'Safeco', 'Kemper', 'Mercury', 'Hippo', 'Openly', 'Society',
-  'Cincinnati', 'Westfield', 'Selective', 'Amica', 'Foremost', 'MetLife', 'Assurant', 'American Strategic', 'ASI', 'Homesite',
-  'Stationary Property', 'Bristol West', 'Esurance', 'Encompass', 'Plymouth Rock', 'Main Street America', 'Grange', 'Shelter',
-  'Country Financial', 'COUNTRY Mutual', 'Auto Club', 'AAA', 'CSAA', 'Wawanesa', 'Sentry', 'Acuity', 'Berkley', 'Markel', 'Zurich',
-  'AIG', 'CNA', 'Old Republic', 'Federated', 'Employers', 'Obsidian', 'Hudson', 'Essex', 'Arch', 'Great American', 'Philadelphia',
-  'Church Mutual', 'Donegal', 'Frankenmuth', 'Pekin', 'Westchester', 'Scottsdale', 'Kinsale', 'Nautilus', 'Clearcover', 'Branch',
+  'Allstate',
+  'State Farm',
+  'GEICO',
+  'Government Employees',
+  'Progressive',
+  'USAA',
+  'Liberty Mutual',
+  'Nationwide',
+  'Farmers',
+  'Travelers',
+  'Lemonade',
+  'Hanover',
+  'Hartford',
+  'Erie',
+  'Auto-Owners',
+  'Owners',
+  'American Family',
+  'Chubb',
+  'PURE',
+  'Privilege Underwriters',
+  'Root',
+  'The General',
+  'Permanent General',
+  'Dairyland',
+  'Peak Property',
+  'Safeco',
+  'Kemper',
+  'Mercury',
+  'Hippo',
+  'Openly',
+  'Society',
+  'Cincinnati',
+  'Westfield',
+  'Selective',
+  'Amica',
+  'Foremost',
+  'MetLife',
+  'Assurant',
+  'American Strategic',
+  'ASI',
+  'Homesite',
+  'Stationary Property',
+  'Bristol West',
+  'Esurance',
+  'Encompass',
+  'Plymouth Rock',
+  'Main Street America',
+  'Grange',
+  'Shelter',
+  'Country Financial',
+  'COUNTRY Mutual',
+  'Auto Club',
+  'AAA',
+  'CSAA',
+  'Wawanesa',
+  'Sentry',
+  'Acuity',
+  'Berkley',
+  'Markel',
+  'Zurich',
+  'AIG',
+  'CNA',
+  'Old Republic',
+  'Federated',
+  'Employers',
+  'Obsidian',
+  'Hudson',
+  'Essex',
+  'Arch',
+  'Great American',
+  'Philadelphia',
+  'Church Mutual',
+  'Donegal',
+  'Frankenmuth',
+  'Pekin',
+  'Westchester',
+  'Scottsdale',
+  'Kinsale',
+  'Nautilus',
+  'Clearcover',
+  'Branch',
 ];
 const BRAND_RE = new RegExp(`\\b(${INSURER_BRANDS.map((b) => b.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')).join('|')})\\b`, 'i');
 
 const SUFFIX_WORD = /^(insurance|casualty|indemnity|assurance|underwriters|reciprocal|lloyds|lloyd's|mutual|exchange|surety|guaranty)$/i;
 const LEGAL_TAIL = /^(company|co\.?|corporation|corp\.?|exchange|association|inc\.?|lloyds|reciprocal)$/i;
 const CONNECTOR = /^(and|&|of|the|for)$/i;
-const LEAD_STOP = /^(the|by|issued|provided|underwritten|written|coverage|your|our|this|policy|is|from|with|company:?|insurer:?|carrier:?|president,?|at|a|an|to|in|for|and|of|&|thank|you|by:)$/i;
-const NOT_CARRIER = /\b(agency|agent|agents|group|services|brokers?|brokerage|associates|financial|network|solutions|center|centre|department|division|claims?|plan|program|package|bundle|discount|savings|policy|policies|coverage|premium|identification|card|information|score|fraud|rights|law|guaranty fund|department of insurance)\b/i;
-const GENERIC = /^(the\s+)?((property|home|homeowners|auto|automobile|renters|life|flood|title|umbrella|personal|commercial|business|health|your)\s+)*(insurance|mutual|casualty)(\s+(company|co\.?))?$/i;
+const LEAD_STOP =
+  /^(the|by|issued|provided|underwritten|written|coverage|your|our|this|policy|is|from|with|company:?|insurer:?|carrier:?|president,?|at|a|an|to|in|for|and|of|&|thank|you|by:)$/i;
+const NOT_CARRIER =
+  /\b(agency|agent|agents|group|services|brokers?|brokerage|associates|financial|network|solutions|center|centre|department|division|claims?|plan|program|package|bundle|discount|savings|policy|policies|coverage|premium|identification|card|information|score|fraud|rights|law|guaranty fund|department of insurance)\b/i;
+const GENERIC =
+  /^(the\s+)?((property|home|homeowners|auto|automobile|renters|life|flood|title|umbrella|personal|commercial|business|health|your)\s+)*(insurance|mutual|casualty)(\s+(company|co\.?))?$/i;
 
-interface CarrierCandidate { name: string; score: number; page: number; text: string; line: Line; count: number }
+interface CarrierCandidate {
+  name: string;
+  score: number;
+  page: number;
+  text: string;
+  line: Line;
+  count: number;
+}
 
 /** Insurer-shaped names in a line: words ending in an insurer word, with an optional legal tail. */
 export function insurerNamesIn(text: string): string[] {
-  const words = text.replace(/[“”"()]/g, ' ').split(/\s+/).filter(Boolean);
+  const words = text
+    .replace(/[“”"()]/g, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
   const out: string[] = [];
   for (let i = 0; i < words.length; i++) {
     const w = words[i].replace(/[,;:]+$/, '');
@@ -45,7 +131,11 @@ export function insurerNamesIn(text: string): string[] {
     let end = i;
     while (end + 1 < words.length) {
       const n = words[end + 1].replace(/[,;:]+$/, '');
-      if (SUFFIX_WORD.test(n) || LEGAL_TAIL.test(n) || SUFFIX_WORD.test(n.replace(/\.$/, ''))) { end++; if (/[,;:]$/.test(words[end])) break; continue; }
+      if (SUFFIX_WORD.test(n) || LEGAL_TAIL.test(n) || SUFFIX_WORD.test(n.replace(/\.$/, ''))) {
+        end++;
+        if (/[,;:]$/.test(words[end])) break;
+        continue;
+      }
       if (/^of$/i.test(n) && words[end + 2] && /^[A-Z]/.test(words[end + 2]) && LEGAL_TAIL.test(words[end].replace(/[,;:]+$/, ''))) {
         end += 2;
         if (words[end + 1] && /^[A-Z][a-z]+$/.test(words[end + 1]) && !LEAD_STOP.test(words[end + 1])) end++;
@@ -58,11 +148,21 @@ export function insurerNamesIn(text: string): string[] {
     while (start - 1 >= 0) {
       const p = words[start - 1];
       if (/[.;:!?]$/.test(p) && !/^(co|corp|inc|st)\.$/i.test(p)) break;
-      if (/^[A-Z0-9][\w'’.&-]*,?$/.test(p) || CONNECTOR.test(p)) { if (/,$/.test(p)) break; start--; continue; }
+      if (/^[A-Z0-9][\w'’.&-]*,?$/.test(p) || CONNECTOR.test(p)) {
+        if (/,$/.test(p)) break;
+        start--;
+        continue;
+      }
       break;
     }
     while (start < i && (LEAD_STOP.test(words[start].replace(/[,:]$/, '')) || CONNECTOR.test(words[start]))) start++;
-    const name = cleanValue(words.slice(start, end + 1).join(' ').replace(/[,;:]+$/, '').replace(/(?<!\b(?:co|corp|inc|ltd))\.$/i, ''));
+    const name = cleanValue(
+      words
+        .slice(start, end + 1)
+        .join(' ')
+        .replace(/[,;:]+$/, '')
+        .replace(/(?<!\b(?:co|corp|inc|ltd))\.$/i, ''),
+    );
     if (name.split(/\s+/).length >= 2 && /^[A-Z0-9]/.test(name)) out.push(name);
     i = end;
   }
@@ -76,14 +176,23 @@ export function findCarrier(pages: PageText[], emit: Emit): void {
     for (const line of page.lines) {
       for (const name of insurerNamesIn(line.text)) {
         if (NOT_CARRIER.test(name) || GENERIC.test(name) || name.length > 80) continue;
-        const key = name.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+        const key = name
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, ' ')
+          .trim();
         const prev = byName.get(key);
-        if (prev) { prev.count++; continue; }
+        if (prev) {
+          prev.count++;
+          continue;
+        }
         let score = 0;
         const last = name.split(/\s+/).pop()!;
         if (LEGAL_TAIL.test(last) || /lloyds|exchange|reciprocal/i.test(last) || / of [A-Z]/.test(name)) score += 3;
         if (BRAND_RE.test(name)) score += 2;
-        if (/issued by|underwritten by|written by|provided by|insurer|insurance company:|company:|carrier|president|a stock|a mutual|is a member/i.test(line.text)) score += 2;
+        if (
+          /issued by|underwritten by|written by|provided by|insurer|insurance company:|company:|carrier|president|a stock|a mutual|is a member/i.test(line.text)
+        )
+          score += 2;
         if (/agent|agency|producer|broker/i.test(line.text)) score -= 2;
         if (page.page <= 3) score += 1;
         // A name standing alone in the page header is the letterhead.
@@ -96,7 +205,14 @@ export function findCarrier(pages: PageText[], emit: Emit): void {
   const best = ranked[0];
   if (best && best.total >= 3) {
     const page = pages.find((p) => p.page === best.page)!;
-    emit({ pointer: '/policy/provider', value: best.name, page: best.page, text: best.text, confidence: Math.min(0.95, 0.6 + best.total * 0.04) * (page.source === 'ocr' ? 0.9 : 1), source: page.source === 'ocr' ? 'ocr' : 'rules' });
+    emit({
+      pointer: '/policy/provider',
+      value: best.name,
+      page: best.page,
+      text: best.text,
+      confidence: Math.min(0.95, 0.6 + best.total * 0.04) * (page.source === 'ocr' ? 0.9 : 1),
+      source: page.source === 'ocr' ? 'ocr' : 'rules',
+    });
     return;
   }
   // No legal name printed: the brand at the top of the first pages.
@@ -105,7 +221,8 @@ export function findCarrier(pages: PageText[], emit: Emit): void {
       if (line.y > page.height * 0.5) break;
       for (const cell of line.cells) {
         const t = cleanValue(cell.text);
-        if (t.length > 40 || /policy|declaration|page|agent|agency|call|visit|contact|\b(dear|hotline|claims|member|customer|service|phone)\b/i.test(t)) continue;
+        if (t.length > 40 || /policy|declaration|page|agent|agency|call|visit|contact|\b(dear|hotline|claims|member|customer|service|phone)\b/i.test(t))
+          continue;
         const m = BRAND_RE.exec(t);
         if (!m) continue;
         const value = /insurance$/i.test(t) || t.split(/\s+/).length <= 3 ? t.replace(/[’'`®™]+$/, '') : m[1];
@@ -116,7 +233,8 @@ export function findCarrier(pages: PageText[], emit: Emit): void {
   }
 }
 
-const LABEL_WORDS = /\b(page|vehicles?|information|address|location|named|insured|policy|coverages?|premium|agent|agency|discount|number|date|period|effective|expiration|mailing|phone|total|drivers?|description|property|limits?|deductible|dear|thank|your|schedule|endorsements?|forms?|none|n\/a|applicant|yes|no|see|attached|customer|member|account|billing|residence|household)\b/i;
+const LABEL_WORDS =
+  /\b(page|vehicles?|information|address|location|named|insured|policy|coverages?|premium|agent|agency|discount|number|date|period|effective|expiration|mailing|phone|total|drivers?|description|property|limits?|deductible|dear|thank|your|schedule|endorsements?|forms?|none|n\/a|applicant|yes|no|see|attached|customer|member|account|billing|residence|household)\b/i;
 
 /** Whether a text reads like a person's or an organisation's name (not a label, a sentence or an address). */
 export function looksLikeName(s: string): boolean {
@@ -129,9 +247,17 @@ export function looksLikeName(s: string): boolean {
   return words.length >= 2 && words.length <= 6 && words.every((w) => /^[A-Z][A-Za-z'’.-]*,?$|^(and|&)$|^[A-Z]\.?$/.test(w));
 }
 
-const NAMED_INSURED_LABEL = /^(?:first\s+)?named\s+insured(?:\(s\))?(?:\s+and\s+(?:mailing\s+)?address)?|^insured(?:'s)?\s+name|^name\s+of\s+insured|^policy\s*holder(?:\(s\))?(?:\s+name)?|^primary\s+insured|^applicant(?:\s+name)?|^insured(?:\s+and\s+mailing\s+address)?(?=\s*:|\s*$)/i;
+const NAMED_INSURED_LABEL =
+  /^(?:first\s+)?named\s+insured(?:\(s\))?(?:\s+and\s+(?:mailing\s+)?address)?|^insured(?:'s)?\s+name|^name\s+of\s+insured|^policy\s*holder(?:\(s\))?(?:\s+name)?|^primary\s+insured|^applicant(?:\s+name)?|^insured(?:\s+and\s+mailing\s+address)?(?=\s*:|\s*$)/i;
 
-interface NameHit { name: string; page: PageText; cell: Cell; line: Line; text: string; confidence: number }
+interface NameHit {
+  name: string;
+  page: PageText;
+  cell: Cell;
+  line: Line;
+  text: string;
+  confidence: number;
+}
 
 /** The first labelled named insured whose value reads like a name. */
 function labelledInsured(pages: PageText[]): NameHit | undefined {
@@ -149,7 +275,8 @@ function labelledInsured(pages: PageText[]): NameHit | undefined {
         for (const b of cellsBelow(page, line, cell, 2.5, 14).slice(0, 2)) tries.push({ text: b.cell.text, cell: b.cell, line: b.line, conf: 0.85 });
         for (const t of tries) {
           const v = cleanValue(t.text.replace(/^\d+[.)]\s+/, ''));
-          if (looksLikeName(v)) return { name: v, page, cell: t.cell, line: t.line, text: `${cell.text}\n${t.text}`, confidence: (page.source === 'ocr' ? 0.8 : 1) * t.conf };
+          if (looksLikeName(v))
+            return { name: v, page, cell: t.cell, line: t.line, text: `${cell.text}\n${t.text}`, confidence: (page.source === 'ocr' ? 0.8 : 1) * t.conf };
         }
       }
     }
@@ -174,11 +301,31 @@ function addressBlockInsured(pages: PageText[]): NameHit | undefined {
         if (streetAt < 0) continue;
         const above = col.slice(streetAt + 1);
         // The first named insured is the top-most name line of the block.
-        const names = above.filter((c) => looksLikeName(c.cell.text) && !/insurance|casualty|indemnity|assurance|underwriters|mutual|lloyds|agency|agent|claims|payment/i.test(c.cell.text));
-        const around = page.lines.slice(Math.max(0, i - 6), i + 1).map((l) => l.text).join(' ');
+        const names = above.filter(
+          (c) =>
+            looksLikeName(c.cell.text) && !/insurance|casualty|indemnity|assurance|underwriters|mutual|lloyds|agency|agent|claims|payment/i.test(c.cell.text),
+        );
+        const around = page.lines
+          .slice(Math.max(0, i - 6), i + 1)
+          .map((l) => l.text)
+          .join(' ');
         if (names.length === 0 || /agent|agency|producer|remit|payment|mail to|claims|correspondence/i.test(around)) continue;
         const top = names[names.length - 1];
-        return { name: cleanValue(top.cell.text), page, cell: top.cell, line: top.line, text: [top.cell.text, ...col.slice(0, streetAt + 1).reverse().map((c) => c.cell.text), cz.text].join('\n'), confidence: 0.6 };
+        return {
+          name: cleanValue(top.cell.text),
+          page,
+          cell: top.cell,
+          line: top.line,
+          text: [
+            top.cell.text,
+            ...col
+              .slice(0, streetAt + 1)
+              .reverse()
+              .map((c) => c.cell.text),
+            cz.text,
+          ].join('\n'),
+          confidence: 0.6,
+        };
       }
     }
   }
@@ -200,11 +347,14 @@ export function findNamedInsured(pages: PageText[], emit: Emit): boolean {
     } else emit({ pointer: '/policyholder/organization', value: name, ...base, confidence: base.confidence * 0.7 });
   }
   // The address: lines below the name in its column, street first, down to "City, ST 12345".
-  const below = cellsBelow(hit.page, hit.line, hit.cell, 2.5, 14).slice(0, 5).map((b) => b.cell.text);
+  const below = cellsBelow(hit.page, hit.line, hit.cell, 2.5, 14)
+    .slice(0, 5)
+    .map((b) => b.cell.text);
   const addr: string[] = [];
   for (const l of below) {
     if (/^\d+\s+\w|^p\.?\s*o\.?\s*box|^(apt|unit|suite|ste)\b/i.test(l) || (addr.length > 0 && isCityStateZip(l))) addr.push(cleanValue(l));
-    else if (addr.length === 0 && looksLikeName(l)) continue; // a second named insured
+    else if (addr.length === 0 && looksLikeName(l))
+      continue; // a second named insured
     else break;
     if (isCityStateZip(l)) break;
   }

@@ -2,7 +2,19 @@
 // (later) the lease checker.
 
 const MONTHS: Record<string, number> = {
-  jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, sept: 9, oct: 10, nov: 11, dec: 12,
+  jan: 1,
+  feb: 2,
+  mar: 3,
+  apr: 4,
+  may: 5,
+  jun: 6,
+  jul: 7,
+  aug: 8,
+  sep: 9,
+  sept: 9,
+  oct: 10,
+  nov: 11,
+  dec: 12,
 };
 
 /** A money amount as a number (`$1,000,000.00` → 1000000, `$1M` → 1000000, `(500)` → 500); undefined when none. */
@@ -96,7 +108,10 @@ export function normaliseText(s: string): string {
 
 /** Whitespace collapsed and trimmed; trailing separators removed. */
 export function cleanValue(s: string): string {
-  return s.replace(/\s+/g, ' ').replace(/^[\s:#.\-–]+|[\s:,;\-–]+$/g, '').trim();
+  return s
+    .replace(/\s+/g, ' ')
+    .replace(/^[\s:#.\-–]+|[\s:,;\-–]+$/g, '')
+    .trim();
 }
 
 export interface UsAddress {
@@ -114,7 +129,10 @@ export function parseUsAddress(s: string): UsAddress {
   const sz = STATE_ZIP.exec(text);
   if (!sz) return { street: text || undefined };
   const before = text.slice(0, sz.index).replace(/[,\s]+$/, '');
-  const parts = before.split(',').map((p) => p.trim()).filter(Boolean);
+  const parts = before
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   let street: string | undefined;
   let city: string | undefined;
   if (parts.length >= 2) {
@@ -123,7 +141,10 @@ export function parseUsAddress(s: string): UsAddress {
   } else if (parts.length === 1) {
     // "12 Oak St Springfield": no comma; take trailing capitalised words after a street suffix as the city.
     const m = /^(.*\b(?:st|street|ave|avenue|rd|road|dr|drive|ln|lane|blvd|ct|court|way|pl|place|pkwy|hwy|cir|ter|trl)\.?)\s+(.+)$/i.exec(parts[0]);
-    if (m) { street = m[1]; city = m[2]; } else city = parts[0];
+    if (m) {
+      street = m[1];
+      city = m[2];
+    } else city = parts[0];
   }
   return { street, city, state: sz[1].toUpperCase(), zip: sz[2] };
 }
@@ -139,7 +160,8 @@ export function isCityStateZip(s: string): boolean {
   return /[A-Za-z][A-Za-z .'-]*,?\s+[A-Z]{2}\.?,?\s+\d{5}(-\d{4})?\b/.test(s);
 }
 
-const ORG_WORDS = /\b(llc|l\.l\.c|inc|incorporated|corp|corporation|co|company|ltd|lp|llp|pllc|pc|group|holdings|partners|association|assn|trust|foundation|church|dba|d\/b\/a|enterprises|services|construction|restaurant|properties|management|condominium|hoa|bank|university|school|club|studio|bakery|cafe|shop|store|electric|plumbing|roofing)\b\.?/i;
+const ORG_WORDS =
+  /\b(llc|l\.l\.c|inc|incorporated|corp|corporation|co|company|ltd|lp|llp|pllc|pc|group|holdings|partners|association|assn|trust|foundation|church|dba|d\/b\/a|enterprises|services|construction|restaurant|properties|management|condominium|hoa|bank|university|school|club|studio|bakery|cafe|shop|store|electric|plumbing|roofing)\b\.?/i;
 
 /** Whether a name is an organisation rather than a person. */
 export function isOrganisation(name: string): boolean {

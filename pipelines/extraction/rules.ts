@@ -17,26 +17,77 @@ const score = (text: string, res: [RegExp, number][]) =>
 /** Which kind of document this is, from its words. */
 export function detectKind(pages: PageText[]): DocumentKind {
   const all = pages.map((p) => p.text).join('\n');
-  const head = pages.slice(0, 2).map((p) => p.text).join('\n');
+  const head = pages
+    .slice(0, 2)
+    .map((p) => p.text)
+    .join('\n');
   // The title at the top of page 1 counts three times as much as a word anywhere in the document.
-  const title = pages[0]?.lines.slice(0, 12).map((l) => l.text).join('\n') ?? '';
+  const title =
+    pages[0]?.lines
+      .slice(0, 12)
+      .map((l) => l.text)
+      .join('\n') ?? '';
   const text = `${all}\n${title}\n${title}`;
   if (/certificate of (liability )?insurance|evidence of (commercial )?property insurance|certificate of property insurance/i.test(head)) return 'certificate';
   const scores: Record<string, number> = {
-    personal_auto: score(text, [[/\b[A-HJ-NPR-Z0-9]{17}\b/, 2], [/bodily injury/i, 2], [/collision/i, 2], [/\bvehicles?\b/i, 1], [/personal auto|auto policy|automobile policy/i, 3], [/drivers?\b/i, 1]]),
-    commercial_auto: score(text, [[/business auto|commercial auto/i, 6], [/combined single limit/i, 1]]),
-    homeowners: score(text, [[/homeowners?/i, 4], [/\bdwelling\b/i, 3], [/HO[- ]?(0?0 ?)?0?3\b|HO-3|special form/i, 3], [/other structures/i, 2], [/coverage a\b/i, 2]]),
-    renters: score(text, [[/renters?|tenants?/i, 4], [/HO[- ]?(0?0 ?)?0?4\b|HO-4|contents broad/i, 4], [/personal property/i, 1]]),
+    personal_auto: score(text, [
+      [/\b[A-HJ-NPR-Z0-9]{17}\b/, 2],
+      [/bodily injury/i, 2],
+      [/collision/i, 2],
+      [/\bvehicles?\b/i, 1],
+      [/personal auto|auto policy|automobile policy/i, 3],
+      [/drivers?\b/i, 1],
+    ]),
+    commercial_auto: score(text, [
+      [/business auto|commercial auto/i, 6],
+      [/combined single limit/i, 1],
+    ]),
+    homeowners: score(text, [
+      [/homeowners?/i, 4],
+      [/\bdwelling\b/i, 3],
+      [/HO[- ]?(0?0 ?)?0?3\b|HO-3|special form/i, 3],
+      [/other structures/i, 2],
+      [/coverage a\b/i, 2],
+    ]),
+    renters: score(text, [
+      [/renters?|tenants?/i, 4],
+      [/HO[- ]?(0?0 ?)?0?4\b|HO-4|contents broad/i, 4],
+      [/personal property/i, 1],
+    ]),
     condo: 0,
-    businessowners: score(text, [[/businessowners?|business owners?|\bBOP\b/i, 6], [/business personal property/i, 2], [/securebusiness|business\s+policy\s+declarations|business\s+package/i, 5]]),
-    commercial_general_liability: score(text, [[/commercial general liability/i, 5], [/general aggregate/i, 2], [/each occurrence/i, 1], [/products[- ]completed/i, 2]]),
-    umbrella: score(text, [[/personal umbrella/i, 6], [/umbrella/i, 3]]),
+    businessowners: score(text, [
+      [/businessowners?|business owners?|\bBOP\b/i, 6],
+      [/business personal property/i, 2],
+      [/securebusiness|business\s+policy\s+declarations|business\s+package/i, 5],
+    ]),
+    commercial_general_liability: score(text, [
+      [/commercial general liability/i, 5],
+      [/general aggregate/i, 2],
+      [/each occurrence/i, 1],
+      [/products[- ]completed/i, 2],
+    ]),
+    umbrella: score(text, [
+      [/personal umbrella/i, 6],
+      [/umbrella/i, 3],
+    ]),
     commercial_umbrella: score(text, [[/commercial umbrella|commercial excess|excess liability/i, 7]]),
-    flood: score(text, [[/\bflood\b/i, 5], [/NFIP/i, 3]]),
-    workers_comp: score(text, [[/workers'? comp/i, 6], [/employers'? liability/i, 3]]),
-    cyber: score(text, [[/cyber/i, 6], [/data breach|network security/i, 2]]),
+    flood: score(text, [
+      [/\bflood\b/i, 5],
+      [/NFIP/i, 3],
+    ]),
+    workers_comp: score(text, [
+      [/workers'? comp/i, 6],
+      [/employers'? liability/i, 3],
+    ]),
+    cyber: score(text, [
+      [/cyber/i, 6],
+      [/data breach|network security/i, 2],
+    ]),
     d_and_o: score(text, [[/directors (and|&) officers|\bD ?& ?O\b/i, 7]]),
-    commercial_property: score(text, [[/commercial property/i, 6], [/business income/i, 1]]),
+    commercial_property: score(text, [
+      [/commercial property/i, 6],
+      [/business income/i, 1],
+    ]),
   };
   // Renters documents mention personal property but not a dwelling limit.
   if (scores.renters >= 4 && !/coverage a\b|\bdwelling\b/i.test(text)) scores.renters += 4;
@@ -75,14 +126,32 @@ function period(pages: PageText[], emit: Emit) {
       if (dates.length >= 2 && dates[1].iso > dates[0].iso) {
         const src = dates[1].index < line.text.length ? line.text : text;
         const conf = page.source === 'ocr' ? 0.8 : 0.9;
-        emit({ pointer: '/policy/effective_date', value: dates[0].iso, page: page.page, text: src, confidence: conf, source: page.source === 'ocr' ? 'ocr' : 'rules' });
-        emit({ pointer: '/policy/expiration_date', value: dates[1].iso, page: page.page, text: src, confidence: conf, source: page.source === 'ocr' ? 'ocr' : 'rules' });
+        emit({
+          pointer: '/policy/effective_date',
+          value: dates[0].iso,
+          page: page.page,
+          text: src,
+          confidence: conf,
+          source: page.source === 'ocr' ? 'ocr' : 'rules',
+        });
+        emit({
+          pointer: '/policy/expiration_date',
+          value: dates[1].iso,
+          page: page.page,
+          text: src,
+          confidence: conf,
+          source: page.source === 'ocr' ? 'ocr' : 'rules',
+        });
         return;
       }
     }
   }
   const eff = findLabelled(pages, /(?:policy\s+)?effective(?:\s+date)?|(?:policy\s+)?inception(?:\s+date)?|(?:policy\s+)?start\s+date|from/i, parseDate);
-  const exp = findLabelled(pages, /(?:policy\s+)?expiration(?:\s+date)?|(?:policy\s+)?expiry(?:\s+date)?|(?:policy\s+)?expires(?:\s+on)?|(?:policy\s+)?end\s+date|expiration\s+of\s+policy\s+period|to/i, parseDate);
+  const exp = findLabelled(
+    pages,
+    /(?:policy\s+)?expiration(?:\s+date)?|(?:policy\s+)?expiry(?:\s+date)?|(?:policy\s+)?expires(?:\s+on)?|(?:policy\s+)?end\s+date|expiration\s+of\s+policy\s+period|to/i,
+    parseDate,
+  );
   if (eff) emit({ pointer: '/policy/effective_date', value: eff.value, ...fromFound(eff) });
   if (exp && (!eff || exp.value > eff.value)) emit({ pointer: '/policy/expiration_date', value: exp.value, ...fromFound(exp) });
   if (eff || exp) return;
@@ -101,7 +170,8 @@ function period(pages: PageText[], emit: Emit) {
 }
 
 function premium(pages: PageText[], emit: Emit) {
-  const label = /total\s+(?:estimated\s+)?(?:annual\s+|advance\s+|policy\s+|term\s+|6[- ]month\s+|12[- ]month\s+)?premium|(?:annual|policy|term|full[- ]term)\s+premium|total\s+(?:policy\s+)?(?:cost|charges)|premium\s+total|total\s+due/i;
+  const label =
+    /total\s+(?:estimated\s+)?(?:annual\s+|advance\s+|policy\s+|term\s+|6[- ]month\s+|12[- ]month\s+)?premium|(?:annual|policy|term|full[- ]term)\s+premium|total\s+(?:policy\s+)?(?:cost|charges)|premium\s+total|total\s+due/i;
   const f = findLabelled(pages, label, (s) => (/\d/.test(s) ? parseMoney(s) : undefined));
   if (f) emit({ pointer: '/policy/premium', value: f.value, ...fromFound(f) });
 }
@@ -109,7 +179,11 @@ function premium(pages: PageText[], emit: Emit) {
 const ADDRESS_LINE = (s: string) => /^\d+\s+\w|^p\.?\s*o\.?\s*box|^suite|^apt|^unit/i.test(s) || isCityStateZip(s);
 
 function namedInsured(pages: PageText[], emit: Emit) {
-  const f = findLabelledBlock(pages, /named\s+insured(?:\(s\))?(?:\s+and\s+(?:mailing\s+)?address)?|insured(?:'s)?\s+name|policyholder(?:\(s\))?|policy\s+holder(?:\(s\))?|insured(?:\s+and\s+mailing\s+address)?|first\s+named\s+insured/i, 4);
+  const f = findLabelledBlock(
+    pages,
+    /named\s+insured(?:\(s\))?(?:\s+and\s+(?:mailing\s+)?address)?|insured(?:'s)?\s+name|policyholder(?:\(s\))?|policy\s+holder(?:\(s\))?|insured(?:\s+and\s+mailing\s+address)?|first\s+named\s+insured/i,
+    4,
+  );
   if (!f) return;
   const base = fromFound(f);
   let [name, ...rest] = f.value;
@@ -197,10 +271,19 @@ function vehicles(pages: PageText[], emit: Emit) {
         if (ym) {
           before = above.text.slice(ym.index).split(/\s{2,}/)[0]; // the vehicle's cell, not the coverage beside it
           y = /\b(19[5-9]\d|20[0-4]\d)\b/.exec(before);
-          text = page.lines.slice(li - k, li + 1).map((l) => l.text).join('\n');
+          text = page.lines
+            .slice(li - k, li + 1)
+            .map((l) => l.text)
+            .join('\n');
         }
       }
-      const words = y ? before.slice((y.index ?? 0) + 4).replace(/^[\s,:-]+/, '').split(/\s+/).filter((w) => w && !/^vin:?$/i.test(w)) : [];
+      const words = y
+        ? before
+            .slice((y.index ?? 0) + 4)
+            .replace(/^[\s,:-]+/, '')
+            .split(/\s+/)
+            .filter((w) => w && !/^vin:?$/i.test(w))
+        : [];
       const conf = page.source === 'ocr' ? 0.75 : 0.9;
       const base = { page: page.page, text, confidence: conf, source: page.source === 'ocr' ? 'ocr' : 'rules' } as const;
       emit({ pointer: `/vehicles/${n}/year`, value: y ? Number(y[1]) : null, ...base });
@@ -224,7 +307,12 @@ function drivers(pages: PageText[], emit: Emit) {
         const name = cleanValue(b.cell.text.replace(/^\d+[.)]?\s+/, ''));
         if (!PERSON.test(name) || /vehicle|coverage|premium|total|lienholder|mortgagee/i.test(name)) break;
         const p = splitPersonName(name);
-        const base = { page: page.page, text: b.line.text, confidence: page.source === 'ocr' ? 0.7 : 0.85, source: page.source === 'ocr' ? 'ocr' : 'rules' } as const;
+        const base = {
+          page: page.page,
+          text: b.line.text,
+          confidence: page.source === 'ocr' ? 0.7 : 0.85,
+          source: page.source === 'ocr' ? 'ocr' : 'rules',
+        } as const;
         emit({ pointer: `/drivers/${n}/name`, value: name, ...base });
         emit({ pointer: `/drivers/${n}/first_name`, value: p?.first_name ?? null, ...base });
         emit({ pointer: `/drivers/${n}/last_name`, value: p?.last_name ?? null, ...base });
@@ -291,17 +379,28 @@ function property(pages: PageText[], covs: ReturnType<typeof coverages>, emit: E
       const n = /\d/.test(s) ? parseMoney(s) : undefined;
       return n !== undefined && n >= 100 ? n : undefined; // a limit, not an age or a count
     });
-    if (f) { done.add(field); emit({ pointer: `/property/${field}`, value: f.value, ...fromFound(f) }); }
+    if (f) {
+      done.add(field);
+      emit({ pointer: `/property/${field}`, value: f.value, ...fromFound(f) });
+    }
   }
   propertyLines(pages, emit, done);
   if (done.has('deductible')) return addressOf(pages, emit);
-  const ded = findLabelled(pages, /(?:all\s+(?:other\s+)?perils\s+deductible|deductible\s*[-–]\s*all\s+(?:other\s+)?perils|section\s+i\s+deductible|aop\s+deductible|policy\s+deductible|deductible)/i, (s) => (/\d/.test(s) ? parseMoney(s) : undefined));
+  const ded = findLabelled(
+    pages,
+    /(?:all\s+(?:other\s+)?perils\s+deductible|deductible\s*[-–]\s*all\s+(?:other\s+)?perils|section\s+i\s+deductible|aop\s+deductible|policy\s+deductible|deductible)/i,
+    (s) => (/\d/.test(s) ? parseMoney(s) : undefined),
+  );
   if (ded) emit({ pointer: '/property/deductible', value: ded.value, ...fromFound(ded) });
   addressOf(pages, emit);
 }
 
 function addressOf(pages: PageText[], emit: Emit) {
-  const addr = findLabelled(pages, /residence\s+premises|insured\s+location|property\s+(?:address|location)|location\s+of\s+(?:residence|property|premises)|dwelling\s+location|described\s+location|insured\s+property|rental\s+address|risk\s+address/i, (s) => (/\d/.test(s) && s.length > 8 ? cleanValue(s) : undefined));
+  const addr = findLabelled(
+    pages,
+    /residence\s+premises|insured\s+location|property\s+(?:address|location)|location\s+of\s+(?:residence|property|premises)|dwelling\s+location|described\s+location|insured\s+property|rental\s+address|risk\s+address/i,
+    (s) => (/\d/.test(s) && s.length > 8 ? cleanValue(s) : undefined),
+  );
   if (addr) emit({ pointer: '/property/address', value: addr.value, ...fromFound(addr) });
 }
 
@@ -329,7 +428,11 @@ export function extractByRules(pages: PageText[], kind: DocumentKind): Candidate
     const pd = covs.some((c) => /property\s+damage/i.test(c.name) && !/uninsured|underinsured/i.test(c.name) && typeof c.limit === 'number');
     if (!bi || !pd) autoLiability(pages, emit, covs.length, { bi: !bi, pd: !pd });
   }
-  if ((kind === 'businessowners' || kind === 'commercial_general_liability') && !covs.some((c) => /each\s+occurrence/i.test(c.name) && typeof c.limit === 'number')) eachOccurrence(pages, emit, covs.length);
+  if (
+    (kind === 'businessowners' || kind === 'commercial_general_liability') &&
+    !covs.some((c) => /each\s+occurrence/i.test(c.name) && typeof c.limit === 'number')
+  )
+    eachOccurrence(pages, emit, covs.length);
   if (kind === 'personal_auto' || kind === 'commercial_auto') {
     vehicles(pages, emit);
     drivers(pages, emit);
@@ -341,7 +444,10 @@ export function extractByRules(pages: PageText[], kind: DocumentKind): Candidate
 
 /** The descriptive policy_type label: the kind's label, refined by the form named in the document. */
 export function describePolicyType(kind: DocumentKind, pages: PageText[]): string {
-  const text = pages.slice(0, 2).map((p) => p.text).join('\n');
+  const text = pages
+    .slice(0, 2)
+    .map((p) => p.text)
+    .join('\n');
   if (kind === 'certificate') {
     if (/evidence of commercial property/i.test(text)) return 'Evidence of Commercial Property Insurance';
     if (/evidence of property/i.test(text)) return 'Evidence of Property Insurance';

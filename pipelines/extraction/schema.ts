@@ -2,17 +2,41 @@
 import { z } from 'zod';
 
 export const entityTypes = [
-  'declaration_page', 'auto_policy', 'home_policy', 'umbrella_policy', 'cyber_security', 'flood', 'workers_comp',
-  'd_and_o', 'commercial_auto_policy', 'commercial_home_policy', 'commercial_worker_comp',
-  'commercial_general_liability', 'commercial_flood', 'commercial_umbrella',
+  'declaration_page',
+  'auto_policy',
+  'home_policy',
+  'umbrella_policy',
+  'cyber_security',
+  'flood',
+  'workers_comp',
+  'd_and_o',
+  'commercial_auto_policy',
+  'commercial_home_policy',
+  'commercial_worker_comp',
+  'commercial_general_liability',
+  'commercial_flood',
+  'commercial_umbrella',
 ] as const;
 export const entityTypeSchema = z.enum(entityTypes);
 export type EntityType = z.infer<typeof entityTypeSchema>;
 
 /** The kinds of document the rule extractors tell apart (finer than entity types). */
 export const documentKinds = [
-  'personal_auto', 'homeowners', 'renters', 'businessowners', 'commercial_general_liability', 'certificate',
-  'umbrella', 'cyber', 'flood', 'workers_comp', 'd_and_o', 'commercial_auto', 'commercial_property', 'commercial_umbrella', 'unknown',
+  'personal_auto',
+  'homeowners',
+  'renters',
+  'businessowners',
+  'commercial_general_liability',
+  'certificate',
+  'umbrella',
+  'cyber',
+  'flood',
+  'workers_comp',
+  'd_and_o',
+  'commercial_auto',
+  'commercial_property',
+  'commercial_umbrella',
+  'unknown',
 ] as const;
 export type DocumentKind = (typeof documentKinds)[number];
 
@@ -25,7 +49,15 @@ const limit = z.union([z.number().nonnegative(), z.string().min(1)]).nullable();
 export const coverageSchema = z.object({ name: z.string().min(1), limit, deductible: limit, premium: amount });
 export const vehicleSchema = z.object({ year: z.number().int().nullable(), make: str, model: str, vin: str });
 export const driverSchema = z.object({ name: z.string().min(1), first_name: str, last_name: str });
-export const partyRoles = ['additional_insured', 'interested_party', 'mortgagee', 'additional_interest', 'certificate_holder', 'lienholder', 'loss_payee'] as const;
+export const partyRoles = [
+  'additional_insured',
+  'interested_party',
+  'mortgagee',
+  'additional_interest',
+  'certificate_holder',
+  'lienholder',
+  'loss_payee',
+] as const;
 export const interestedPartySchema = z.object({ name: z.string().min(1), role: z.enum(partyRoles), address: str });
 export const propertySchema = z.object({
   address: str,
@@ -37,7 +69,14 @@ export const propertySchema = z.object({
   medical_payments: amount,
   deductible: amount,
 });
-export const certificateCoverageTypes = ['general_liability', 'automobile_liability', 'umbrella_liability', 'workers_compensation', 'property', 'other'] as const;
+export const certificateCoverageTypes = [
+  'general_liability',
+  'automobile_liability',
+  'umbrella_liability',
+  'workers_compensation',
+  'property',
+  'other',
+] as const;
 export const certificateCoverageSchema = z.object({
   type: z.enum(certificateCoverageTypes),
   insurer_letter: z.string().nullable(),

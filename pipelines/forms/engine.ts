@@ -6,8 +6,7 @@ export type Answers = Readonly<Record<string, unknown>>;
 
 /** Where the consumer goes after a step. */
 export type NextStep =
-  | { kind: 'step'; index: number; step_id: string; reason: 'continue' | 'skip_to_step' }
-  | { kind: 'end'; reason: 'end_form' | 'last_step' };
+  { kind: 'step'; index: number; step_id: string; reason: 'continue' | 'skip_to_step' } | { kind: 'end'; reason: 'end_form' | 'last_step' };
 
 export interface QuestionState {
   step_index: number;
@@ -550,7 +549,12 @@ export function validateSubmission(structure: FormStructure, answers: Answers): 
     }
     const checked = checkAnswer(question, raw);
     if ('error' in checked) {
-      errors.push({ question_id: id, path: path + (checked.error.sub ?? ''), code: checked.error.code, message: `${question.label}: ${checked.error.message}` });
+      errors.push({
+        question_id: id,
+        path: path + (checked.error.sub ?? ''),
+        code: checked.error.code,
+        message: `${question.label}: ${checked.error.message}`,
+      });
       continue;
     }
     if (isEmptyValue(checked.value)) {

@@ -69,7 +69,8 @@ export const stepTypeSchema = z.enum(STEP_TYPES).meta({
 
 export const SEGMENTS = ['before', 'main', 'after'] as const;
 export const segmentSchema = z.enum(SEGMENTS).meta({
-  description: 'Where the step sits: `before` the main flow (e.g. contact capture), `main`, or `after` it (e.g. consent). Steps must be ordered before → main → after.',
+  description:
+    'Where the step sits: `before` the main flow (e.g. contact capture), `main`, or `after` it (e.g. consent). Steps must be ordered before → main → after.',
 });
 
 export const QUESTION_TYPES = [
@@ -88,18 +89,7 @@ export const QUESTION_TYPES = [
 export type QuestionType = (typeof QUESTION_TYPES)[number];
 export const CHOICE_TYPES = ['dropdown', 'single_choice', 'multi_choice'] as const satisfies readonly QuestionType[];
 
-export const OPERATORS = [
-  'equals',
-  'notEquals',
-  'contains',
-  'notContains',
-  'isEmpty',
-  'isNotEmpty',
-  'greaterThan',
-  'lessThan',
-  'before',
-  'after',
-] as const;
+export const OPERATORS = ['equals', 'notEquals', 'contains', 'notContains', 'isEmpty', 'isNotEmpty', 'greaterThan', 'lessThan', 'before', 'after'] as const;
 export type Operator = (typeof OPERATORS)[number];
 
 export const ACTIONS = ['show', 'hide', 'require', 'skip_to_step', 'end_form', 'continue'] as const;
@@ -155,37 +145,56 @@ export type Rule = z.infer<typeof ruleSchema>;
 
 // ---- per-type settings -------------------------------------------------------------------------
 
-export const textSettingsSchema = z.strictObject({
-  max_length: z.int().min(1).max(10_000).optional(),
-  placeholder: z.string().max(200).optional(),
-}).meta({ description: 'Settings of short_text and long_text (max_length defaults to 1000 / 10000).' });
-export const numberSettingsSchema = z.strictObject({
-  min: z.number().optional(),
-  max: z.number().optional(),
-  integer: z.boolean().optional().meta({ description: 'Only whole numbers are accepted.' }),
-  unit: z.string().max(20).optional().meta({ description: 'Display unit, e.g. USD, sq ft, miles.' }),
-}).meta({ description: 'Settings of number questions.' });
+export const textSettingsSchema = z
+  .strictObject({
+    max_length: z.int().min(1).max(10_000).optional(),
+    placeholder: z.string().max(200).optional(),
+  })
+  .meta({ description: 'Settings of short_text and long_text (max_length defaults to 1000 / 10000).' });
+export const numberSettingsSchema = z
+  .strictObject({
+    min: z.number().optional(),
+    max: z.number().optional(),
+    integer: z.boolean().optional().meta({ description: 'Only whole numbers are accepted.' }),
+    unit: z.string().max(20).optional().meta({ description: 'Display unit, e.g. USD, sq ft, miles.' }),
+  })
+  .meta({ description: 'Settings of number questions.' });
 export const dateSettingsSchema = z
   .strictObject({ min: isoDateSchema.optional(), max: isoDateSchema.optional() })
   .meta({ description: 'Settings of date questions (inclusive bounds).' });
-export const multiChoiceSettingsSchema = z.strictObject({
-  min_selected: z.int().min(0).max(LIMITS.options).optional(),
-  max_selected: z.int().min(1).max(LIMITS.options).optional(),
-}).meta({ description: 'Settings of multi_choice questions.' });
-export const fileUploadSettingsSchema = z.strictObject({
-  accept: z
-    .array(z.string().regex(/^(\.[a-z0-9]{1,10}|[a-z]+\/([a-z0-9.+-]+|\*))$/, 'a lowercase extension like ".pdf" or a MIME type like "image/*"'))
-    .max(30)
-    .optional()
-    .meta({ description: 'Accepted extensions (".pdf") or MIME types ("image/*"); any file when omitted.' }),
-  max_files: z.int().min(1).max(LIMITS.files).optional().meta({ description: 'Default 1.' }),
-  max_file_bytes: z.int().min(1).max(10 * 1024 * 1024).optional().meta({ description: 'Default and ceiling 10 MB.' }),
-}).meta({ description: 'Settings of file_upload questions.' });
-export const addressSettingsSchema = z.strictObject({
-  include_line2: z.boolean().optional(),
-  include_county: z.boolean().optional(),
-  country: z.string().regex(/^[A-Z]{2}$/).optional().meta({ description: 'ISO 3166-1 alpha-2; default US.' }),
-}).meta({ description: 'Settings of address questions. Answers are objects with line1, line2, city, state, postal_code, county, country.' });
+export const multiChoiceSettingsSchema = z
+  .strictObject({
+    min_selected: z.int().min(0).max(LIMITS.options).optional(),
+    max_selected: z.int().min(1).max(LIMITS.options).optional(),
+  })
+  .meta({ description: 'Settings of multi_choice questions.' });
+export const fileUploadSettingsSchema = z
+  .strictObject({
+    accept: z
+      .array(z.string().regex(/^(\.[a-z0-9]{1,10}|[a-z]+\/([a-z0-9.+-]+|\*))$/, 'a lowercase extension like ".pdf" or a MIME type like "image/*"'))
+      .max(30)
+      .optional()
+      .meta({ description: 'Accepted extensions (".pdf") or MIME types ("image/*"); any file when omitted.' }),
+    max_files: z.int().min(1).max(LIMITS.files).optional().meta({ description: 'Default 1.' }),
+    max_file_bytes: z
+      .int()
+      .min(1)
+      .max(10 * 1024 * 1024)
+      .optional()
+      .meta({ description: 'Default and ceiling 10 MB.' }),
+  })
+  .meta({ description: 'Settings of file_upload questions.' });
+export const addressSettingsSchema = z
+  .strictObject({
+    include_line2: z.boolean().optional(),
+    include_county: z.boolean().optional(),
+    country: z
+      .string()
+      .regex(/^[A-Z]{2}$/)
+      .optional()
+      .meta({ description: 'ISO 3166-1 alpha-2; default US.' }),
+  })
+  .meta({ description: 'Settings of address questions. Answers are objects with line1, line2, city, state, postal_code, county, country.' });
 export const COLUMN_TYPES = ['short_text', 'email', 'number', 'date', 'dropdown'] as const;
 export const tableColumnSchema = z
   .strictObject({
@@ -200,11 +209,13 @@ export const tableColumnSchema = z
   })
   .meta({ id: 'FormTableColumn' });
 export type TableColumn = z.infer<typeof tableColumnSchema>;
-export const dataTableSettingsSchema = z.strictObject({
-  columns: z.array(tableColumnSchema).min(1).max(LIMITS.columns),
-  min_rows: z.int().min(0).max(LIMITS.tableRows).optional(),
-  max_rows: z.int().min(1).max(LIMITS.tableRows).optional(),
-}).meta({ description: 'Settings of data_table questions. Answers are arrays of rows keyed by column id.' });
+export const dataTableSettingsSchema = z
+  .strictObject({
+    columns: z.array(tableColumnSchema).min(1).max(LIMITS.columns),
+    min_rows: z.int().min(0).max(LIMITS.tableRows).optional(),
+    max_rows: z.int().min(1).max(LIMITS.tableRows).optional(),
+  })
+  .meta({ description: 'Settings of data_table questions. Answers are arrays of rows keyed by column id.' });
 
 // ---- questions -----------------------------------------------------------------------------------
 
@@ -273,11 +284,9 @@ export const formStructureSchema = z
 
 /** The PATCH body: like the stored structure but step/question ids and positions may be omitted. */
 export const questionInputSchema = questionSchemaOf(idSchema.optional().meta(questionIdDoc)).meta({ id: 'FormQuestionInput' });
-export const stepInputSchema = stepSchemaOf(
-  idSchema.optional().meta(stepIdDoc),
-  questionInputSchema,
-  z.int().min(0).optional().meta(positionDoc),
-).meta({ id: 'FormStepInput' });
+export const stepInputSchema = stepSchemaOf(idSchema.optional().meta(stepIdDoc), questionInputSchema, z.int().min(0).optional().meta(positionDoc)).meta({
+  id: 'FormStepInput',
+});
 export const formStructureInputSchema = z
   .strictObject({ steps: z.array(stepInputSchema).max(LIMITS.steps) })
   .meta({ id: 'FormStructureInput', description: 'PATCH body: replaces the whole structure. Missing ids are generated.' });

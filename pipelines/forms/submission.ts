@@ -49,7 +49,9 @@ export function contactOf(structure: FormStructure, checked: Readonly<Record<str
   const find = (test: (q: Question) => boolean) => questions.find(test);
   const first = find((q) => fieldTail(q) === 'FirstName' || /^(first_name|firstname|given_name)$/i.test(q.id));
   const last = find((q) => fieldTail(q) === 'LastName' || /^(last_name|lastname|surname|family_name)$/i.test(q.id));
-  const full = find((q) => fieldTail(q) === 'FullName' || /^(full_name|name|your_name|contact_name)$/i.test(q.id) || /^(full name|your name|name)\??$/i.test(q.label));
+  const full = find(
+    (q) => fieldTail(q) === 'FullName' || /^(full_name|name|your_name|contact_name)$/i.test(q.id) || /^(full name|your name|name)\??$/i.test(q.label),
+  );
   const email = find((q) => q.type === 'email') ?? find((q) => fieldTail(q) === 'Email');
   const phone = find((q) => fieldTail(q) === 'Phone' || /phone/i.test(q.id) || /phone/i.test(q.label));
   const name = [text(first), text(last)].filter(Boolean).join(' ') || text(full);

@@ -27,7 +27,13 @@ const step = (id: string, name: string, type: Step['type'], segment: Step['segme
 const structure = (steps: StepDraft[]): FormStructure => ({ steps: steps.map((s, position) => ({ ...s, position }) as Step) });
 
 const YES_NO = ['Yes', 'No'];
-const col = (id: string, label: string, type: 'short_text' | 'email' | 'number' | 'date' | 'dropdown', acord_field: string, extra: { required?: boolean; options?: string[] } = {}) => ({
+const col = (
+  id: string,
+  label: string,
+  type: 'short_text' | 'email' | 'number' | 'date' | 'dropdown',
+  acord_field: string,
+  extra: { required?: boolean; options?: string[] } = {},
+) => ({
   id,
   label,
   type,
@@ -62,7 +68,13 @@ const auto = structure([
       required: true,
       options: YES_NO,
     }),
-    q('address', 'garaging_address', 'Where are the vehicles kept overnight?', 'ACORD90.Policy.GaragingAddress', revealedWhen(when('garaged_at_mailing', 'equals', 'No'))),
+    q(
+      'address',
+      'garaging_address',
+      'Where are the vehicles kept overnight?',
+      'ACORD90.Policy.GaragingAddress',
+      revealedWhen(when('garaged_at_mailing', 'equals', 'No')),
+    ),
   ]),
   step('drivers', 'Drivers', 'drivers', 'main', [
     q('data_table', 'drivers', 'Everyone who will drive the vehicles, starting with yourself', 'ACORD90.Driver', {
@@ -72,8 +84,12 @@ const auto = structure([
           col('first_name', 'First name', 'short_text', 'ACORD90.Driver.FirstName', { required: true }),
           col('last_name', 'Last name', 'short_text', 'ACORD90.Driver.LastName', { required: true }),
           col('date_of_birth', 'Date of birth', 'date', 'ACORD90.Driver.DateOfBirth', { required: true }),
-          col('relationship', 'Relationship to you', 'dropdown', 'ACORD90.Driver.Relationship', { options: ['Self', 'Spouse', 'Child', 'Other household member', 'Employee', 'Other'] }),
-          col('marital_status', 'Marital status', 'dropdown', 'ACORD90.Driver.MaritalStatus', { options: ['Single', 'Married', 'Divorced', 'Widowed', 'Separated'] }),
+          col('relationship', 'Relationship to you', 'dropdown', 'ACORD90.Driver.Relationship', {
+            options: ['Self', 'Spouse', 'Child', 'Other household member', 'Employee', 'Other'],
+          }),
+          col('marital_status', 'Marital status', 'dropdown', 'ACORD90.Driver.MaritalStatus', {
+            options: ['Single', 'Married', 'Divorced', 'Widowed', 'Separated'],
+          }),
           col('license_number', 'Driver licence number', 'short_text', 'ACORD90.Driver.LicenseNumber', { required: true }),
           col('license_state', 'Licence state', 'short_text', 'ACORD90.Driver.LicenseState', { required: true }),
           col('date_licensed', 'Date first licensed', 'date', 'ACORD90.Driver.DateLicensed'),
@@ -81,10 +97,16 @@ const auto = structure([
         { min_rows: 1, max_rows: 10 },
       ),
     }),
-    q('single_choice', 'incidents', 'Has any driver had an accident, violation or licence suspension in the last 5 years?', 'ACORD90.DriverHistory.AnyIncidents', {
-      required: true,
-      options: YES_NO,
-    }),
+    q(
+      'single_choice',
+      'incidents',
+      'Has any driver had an accident, violation or licence suspension in the last 5 years?',
+      'ACORD90.DriverHistory.AnyIncidents',
+      {
+        required: true,
+        options: YES_NO,
+      },
+    ),
     q('data_table', 'incident_details', 'Tell us about each accident or violation', 'ACORD90.DriverHistory.Incident', {
       ...revealedWhen(when('incidents', 'equals', 'Yes')),
       settings: table(
@@ -117,8 +139,17 @@ const auto = structure([
         { min_rows: 1, max_rows: 10 },
       ),
     }),
-    q('single_choice', 'has_lienholder', 'Is any vehicle financed or leased?', 'ACORD90.AdditionalInterest.LienholderIndicator', { required: true, options: YES_NO }),
-    q('long_text', 'lienholder_details', 'Name and address of each lender or leasing company', 'ACORD90.AdditionalInterest.NameAndAddress', revealedWhen(when('has_lienholder', 'equals', 'Yes'))),
+    q('single_choice', 'has_lienholder', 'Is any vehicle financed or leased?', 'ACORD90.AdditionalInterest.LienholderIndicator', {
+      required: true,
+      options: YES_NO,
+    }),
+    q(
+      'long_text',
+      'lienholder_details',
+      'Name and address of each lender or leasing company',
+      'ACORD90.AdditionalInterest.NameAndAddress',
+      revealedWhen(when('has_lienholder', 'equals', 'Yes')),
+    ),
   ]),
   step('coverage', 'Coverage', 'coverage', 'main', [
     q('dropdown', 'liability_limits', 'Liability limits', 'ACORD90.Coverage.LiabilityLimits', {
@@ -126,7 +157,10 @@ const auto = structure([
       options: ['State minimum', '25/50/25', '50/100/50', '100/300/100', '250/500/100', '500 CSL'],
       help_text: 'Bodily injury per person / per accident / property damage, in thousands of dollars.',
     }),
-    q('single_choice', 'physical_damage', 'Do you want comprehensive and collision coverage?', 'ACORD90.Coverage.PhysicalDamageIndicator', { required: true, options: YES_NO }),
+    q('single_choice', 'physical_damage', 'Do you want comprehensive and collision coverage?', 'ACORD90.Coverage.PhysicalDamageIndicator', {
+      required: true,
+      options: YES_NO,
+    }),
     q('dropdown', 'deductible', 'Comprehensive and collision deductible', 'ACORD90.Coverage.CollisionDeductible', {
       ...revealedWhen(when('physical_damage', 'equals', 'Yes')),
       options: ['$250', '$500', '$1,000', '$2,500'],
@@ -166,7 +200,10 @@ const home = structure([
     q('email', 'email', 'Email', 'ACORD80.Applicant.Email', { required: true }),
     q('short_text', 'phone', 'Phone number', 'ACORD80.Applicant.Phone', { required: true }),
     q('date', 'date_of_birth', 'Date of birth', 'ACORD80.Applicant.DateOfBirth'),
-    q('address', 'property_address', 'Address of the home to insure', 'ACORD80.Location.Address', { required: true, settings: { include_line2: true, include_county: true } }),
+    q('address', 'property_address', 'Address of the home to insure', 'ACORD80.Location.Address', {
+      required: true,
+      settings: { include_line2: true, include_county: true },
+    }),
     q('single_choice', 'mailing_same', 'Is this also your mailing address?', 'ACORD80.Applicant.MailingSameAsLocation', { required: true, options: YES_NO }),
     q('address', 'mailing_address', 'Mailing address', 'ACORD80.Applicant.MailingAddress', revealedWhen(when('mailing_same', 'equals', 'No'))),
   ]),
@@ -197,8 +234,12 @@ const home = structure([
       required: true,
       options: ['Asphalt shingle', 'Architectural shingle', 'Metal', 'Tile', 'Slate', 'Wood shake', 'Flat / membrane'],
     }),
-    q('number', 'roof_year', 'Year the roof was installed or last replaced', 'ACORD80.Construction.RoofYear', { settings: { min: 1900, max: 2100, integer: true } }),
-    q('dropdown', 'heating', 'Primary heating', 'ACORD80.Construction.PrimaryHeatSource', { options: ['Gas', 'Electric', 'Oil', 'Heat pump', 'Wood / pellet stove', 'Other'] }),
+    q('number', 'roof_year', 'Year the roof was installed or last replaced', 'ACORD80.Construction.RoofYear', {
+      settings: { min: 1900, max: 2100, integer: true },
+    }),
+    q('dropdown', 'heating', 'Primary heating', 'ACORD80.Construction.PrimaryHeatSource', {
+      options: ['Gas', 'Electric', 'Oil', 'Heat pump', 'Wood / pellet stove', 'Other'],
+    }),
     q('multi_choice', 'system_updates', 'Which systems have been updated in the last 30 years?', 'ACORD80.Construction.SystemUpdates', {
       options: ['Roof', 'Electrical', 'Plumbing', 'Heating'],
       help_text: 'Required for homes built before 1950.',
@@ -215,7 +256,10 @@ const home = structure([
       options: ['Smoke detectors', 'Central fire alarm', 'Central burglar alarm', 'Sprinklers', 'Deadbolts', 'Fire extinguisher', 'Water leak sensors'],
     }),
     q('single_choice', 'pool', 'Is there a swimming pool?', 'ACORD80.Hazards.SwimmingPool', { required: true, options: YES_NO }),
-    q('single_choice', 'pool_fenced', 'Is the pool fenced with a locking gate?', 'ACORD80.Hazards.PoolFenced', { ...revealedWhen(when('pool', 'equals', 'Yes')), options: YES_NO }),
+    q('single_choice', 'pool_fenced', 'Is the pool fenced with a locking gate?', 'ACORD80.Hazards.PoolFenced', {
+      ...revealedWhen(when('pool', 'equals', 'Yes')),
+      options: YES_NO,
+    }),
     q('single_choice', 'trampoline', 'Is there a trampoline?', 'ACORD80.Hazards.Trampoline', { required: true, options: YES_NO }),
     q('single_choice', 'dogs', 'Do you have any dogs?', 'ACORD80.Hazards.Animals', { required: true, options: YES_NO }),
     q('short_text', 'dog_breeds', 'Breeds', 'ACORD80.Hazards.AnimalBreeds', revealedWhen(when('dogs', 'equals', 'Yes'))),
@@ -223,8 +267,14 @@ const home = structure([
   step('coverage', 'Coverage', 'coverage', 'main', [
     q('date', 'effective_date', 'When should the policy start?', 'ACORD80.Policy.EffectiveDate', { required: true }),
     q('number', 'dwelling_limit', 'Cost to rebuild the home (if known)', 'ACORD80.Coverage.DwellingLimit', { settings: { min: 0, unit: 'USD' } }),
-    q('dropdown', 'deductible', 'All-peril deductible', 'ACORD80.Coverage.Deductible', { required: true, options: ['$500', '$1,000', '$2,500', '$5,000', '1%', '2%'] }),
-    q('single_choice', 'has_mortgage', 'Is there a mortgage on the home?', 'ACORD80.AdditionalInterest.MortgageeIndicator', { required: true, options: YES_NO }),
+    q('dropdown', 'deductible', 'All-peril deductible', 'ACORD80.Coverage.Deductible', {
+      required: true,
+      options: ['$500', '$1,000', '$2,500', '$5,000', '1%', '2%'],
+    }),
+    q('single_choice', 'has_mortgage', 'Is there a mortgage on the home?', 'ACORD80.AdditionalInterest.MortgageeIndicator', {
+      required: true,
+      options: YES_NO,
+    }),
     q('data_table', 'mortgagees', 'Mortgage companies', 'ACORD80.AdditionalInterest.Mortgagee', {
       ...revealedWhen(when('has_mortgage', 'equals', 'Yes')),
       settings: table(
@@ -238,13 +288,19 @@ const home = structure([
     }),
   ]),
   step('loss_history', 'Prior losses', 'loss_history', 'main', [
-    q('single_choice', 'prior_losses', 'Any claims or losses at any home you owned in the last 5 years?', 'ACORD80.LossHistory.AnyLosses', { required: true, options: YES_NO }),
+    q('single_choice', 'prior_losses', 'Any claims or losses at any home you owned in the last 5 years?', 'ACORD80.LossHistory.AnyLosses', {
+      required: true,
+      options: YES_NO,
+    }),
     q('data_table', 'losses', 'Each loss', 'ACORD80.LossHistory.Loss', {
       ...revealedWhen(when('prior_losses', 'equals', 'Yes')),
       settings: table(
         [
           col('date', 'Date', 'date', 'ACORD80.LossHistory.Loss.Date', { required: true }),
-          col('kind', 'Type', 'dropdown', 'ACORD80.LossHistory.Loss.Type', { required: true, options: ['Fire', 'Water', 'Wind / hail', 'Theft', 'Liability', 'Other'] }),
+          col('kind', 'Type', 'dropdown', 'ACORD80.LossHistory.Loss.Type', {
+            required: true,
+            options: ['Fire', 'Water', 'Wind / hail', 'Theft', 'Liability', 'Other'],
+          }),
           col('amount', 'Amount paid', 'number', 'ACORD80.LossHistory.Loss.Amount'),
           col('description', 'Description', 'short_text', 'ACORD80.LossHistory.Loss.Description'),
         ],
@@ -255,7 +311,13 @@ const home = structure([
   step('prior_insurance', 'Current insurance', 'prior_insurance', 'main', [
     q('single_choice', 'currently_insured', 'Is the home insured today?', 'ACORD80.PriorCarrier.CurrentlyInsured', { required: true, options: YES_NO }),
     q('short_text', 'prior_carrier', 'Current insurance company', 'ACORD80.PriorCarrier.Name', revealedWhen(when('currently_insured', 'equals', 'Yes'))),
-    q('short_text', 'prior_policy_number', 'Policy number', 'ACORD80.PriorCarrier.PolicyNumber', revealedWhen(when('currently_insured', 'equals', 'Yes'), false)),
+    q(
+      'short_text',
+      'prior_policy_number',
+      'Policy number',
+      'ACORD80.PriorCarrier.PolicyNumber',
+      revealedWhen(when('currently_insured', 'equals', 'Yes'), false),
+    ),
     q('date', 'prior_expiration_date', 'When does it expire?', 'ACORD80.PriorCarrier.ExpirationDate', revealedWhen(when('currently_insured', 'equals', 'Yes'))),
     q('dropdown', 'no_prior_reason', 'Why is the home not insured today?', 'ACORD80.PriorCarrier.ReasonNoPriorCoverage', {
       ...revealedWhen(when('currently_insured', 'equals', 'No')),
@@ -282,7 +344,10 @@ const intake = structure([
     }),
   ]),
   step('needs', 'What to insure', 'custom', 'main', [
-    q('single_choice', 'customer_type', 'Who is the insurance for?', 'ACORD125.NamedInsured.EntityType', { required: true, options: ['Me or my household', 'A business'] }),
+    q('single_choice', 'customer_type', 'Who is the insurance for?', 'ACORD125.NamedInsured.EntityType', {
+      required: true,
+      options: ['Me or my household', 'A business'],
+    }),
     q('multi_choice', 'lines', 'What would you like to insure?', 'ACORD125.Policy.LinesOfBusiness', {
       required: true,
       options: LINES,
@@ -325,7 +390,13 @@ const intake = structure([
       settings: { min: 0, unit: 'USD' },
     }),
     q('single_choice', 'prior_losses', 'Any claims in the last 5 years?', 'ACORD125.LossHistory.AnyLosses', { required: true, options: YES_NO }),
-    q('long_text', 'loss_details', 'Tell us about them (dates, what happened, amounts)', 'ACORD125.LossHistory.Description', revealedWhen(when('prior_losses', 'equals', 'Yes'))),
+    q(
+      'long_text',
+      'loss_details',
+      'Tell us about them (dates, what happened, amounts)',
+      'ACORD125.LossHistory.Description',
+      revealedWhen(when('prior_losses', 'equals', 'Yes')),
+    ),
   ]),
   step('documents', 'Documents', 'custom', 'after', [
     q('file_upload', 'declarations', 'Upload current declarations pages (optional)', 'ACORD125.Attachments.DeclarationsPages', {
@@ -361,20 +432,28 @@ const habitational = structure([
     q('number', 'stories', 'Stories', 'ACORD140.Building.Stories', { required: true, settings: { min: 1, max: 150, integer: true } }),
     q('number', 'building_count', 'Number of buildings at this address', 'ACORD140.Location.BuildingCount', { settings: { min: 1, max: 500, integer: true } }),
     q('number', 'total_area', 'Total floor area', 'ACORD140.Building.TotalArea', { required: true, settings: { min: 100, unit: 'sq ft' } }),
-    q('dropdown', 'roof_type', 'Roof covering', 'ACORD140.Building.RoofType', { options: ['Asphalt shingle', 'Metal', 'Tile', 'Built-up / membrane', 'Slate', 'Other'] }),
+    q('dropdown', 'roof_type', 'Roof covering', 'ACORD140.Building.RoofType', {
+      options: ['Asphalt shingle', 'Metal', 'Tile', 'Built-up / membrane', 'Slate', 'Other'],
+    }),
     q('number', 'roof_year', 'Year the roof was last replaced', 'ACORD140.Building.RoofYear', { settings: { min: 1900, max: 2100, integer: true } }),
     q('data_table', 'system_updates', 'Updates to building systems', 'ACORD140.Building.Update', {
       help_text: 'Required for buildings built before 1980.',
       rules: [rule('require', [when('year_built', 'lessThan', 1980)])],
       settings: table(
         [
-          col('system', 'System', 'dropdown', 'ACORD140.Building.Update.System', { required: true, options: ['Roof', 'Electrical', 'Plumbing', 'Heating / HVAC'] }),
+          col('system', 'System', 'dropdown', 'ACORD140.Building.Update.System', {
+            required: true,
+            options: ['Roof', 'Electrical', 'Plumbing', 'Heating / HVAC'],
+          }),
           col('year', 'Year updated', 'number', 'ACORD140.Building.Update.Year', { required: true }),
         ],
         { max_rows: 8 },
       ),
     }),
-    q('single_choice', 'sprinklered', 'Is the building sprinklered?', 'ACORD140.Protection.Sprinklered', { required: true, options: ['Fully', 'Partially', 'No'] }),
+    q('single_choice', 'sprinklered', 'Is the building sprinklered?', 'ACORD140.Protection.Sprinklered', {
+      required: true,
+      options: ['Fully', 'Partially', 'No'],
+    }),
     q('number', 'sprinkler_percent', 'Percentage of the building covered by sprinklers', 'ACORD140.Protection.SprinklerPercent', {
       ...revealedWhen(when('sprinklered', 'equals', 'Partially')),
       settings: { min: 1, max: 99, unit: '%' },
@@ -391,11 +470,17 @@ const habitational = structure([
       rules: [rule('skip_to_step', [when('occupancy_type', 'equals', 'Condominium association')], { target_step_id: 'loss_history' })],
     }),
     q('number', 'total_units', 'Total residential units', 'ACORD126.Hazard.Units', { required: true, settings: { min: 1, max: 10_000, integer: true } }),
-    q('number', 'occupancy_rate', 'Percentage of units currently occupied', 'ACORD140.Occupancy.OccupiedPercent', { required: true, settings: { min: 0, max: 100, unit: '%' } }),
+    q('number', 'occupancy_rate', 'Percentage of units currently occupied', 'ACORD140.Occupancy.OccupiedPercent', {
+      required: true,
+      settings: { min: 0, max: 100, unit: '%' },
+    }),
     q('data_table', 'unit_mix', 'Unit mix', 'ACORD140.Occupancy.UnitMix', {
       settings: table(
         [
-          col('unit_type', 'Unit type', 'dropdown', 'ACORD140.Occupancy.UnitMix.UnitType', { required: true, options: ['Studio', '1 bedroom', '2 bedrooms', '3+ bedrooms'] }),
+          col('unit_type', 'Unit type', 'dropdown', 'ACORD140.Occupancy.UnitMix.UnitType', {
+            required: true,
+            options: ['Studio', '1 bedroom', '2 bedrooms', '3+ bedrooms'],
+          }),
           col('count', 'Number of units', 'number', 'ACORD140.Occupancy.UnitMix.Count', { required: true }),
           col('monthly_rent', 'Average monthly rent', 'number', 'ACORD140.Occupancy.UnitMix.MonthlyRent'),
         ],
@@ -406,14 +491,26 @@ const habitational = structure([
       ...revealedWhen(when('occupancy_type', 'equals', 'Mixed use (residential and commercial)')),
       settings: { min: 0, unit: 'sq ft' },
     }),
-    q('long_text', 'commercial_tenants', 'Commercial tenants and what they do', 'ACORD140.Occupancy.CommercialTenants', revealedWhen(when('occupancy_type', 'equals', 'Mixed use (residential and commercial)'))),
+    q(
+      'long_text',
+      'commercial_tenants',
+      'Commercial tenants and what they do',
+      'ACORD140.Occupancy.CommercialTenants',
+      revealedWhen(when('occupancy_type', 'equals', 'Mixed use (residential and commercial)')),
+    ),
     q('multi_choice', 'amenities', 'Amenities', 'ACORD126.Hazard.Amenities', {
       options: ['Swimming pool', 'Playground', 'Fitness center', 'Elevators', 'Parking garage', 'None'],
     }),
-    q('single_choice', 'pool_fenced', 'Is the pool fenced with a self-latching gate?', 'ACORD126.Hazard.PoolFenced', { ...revealedWhen(when('amenities', 'contains', 'Swimming pool')), options: YES_NO }),
+    q('single_choice', 'pool_fenced', 'Is the pool fenced with a self-latching gate?', 'ACORD126.Hazard.PoolFenced', {
+      ...revealedWhen(when('amenities', 'contains', 'Swimming pool')),
+      options: YES_NO,
+    }),
   ]),
   step('leasing', 'Leasing and management', 'custom', 'main', [
-    q('dropdown', 'lease_terms', 'Typical lease term', 'ACORD140.Occupancy.LeaseTerm', { required: true, options: ['12 months or longer', 'Month-to-month', 'Short-term rentals'] }),
+    q('dropdown', 'lease_terms', 'Typical lease term', 'ACORD140.Occupancy.LeaseTerm', {
+      required: true,
+      options: ['12 months or longer', 'Month-to-month', 'Short-term rentals'],
+    }),
     q('number', 'short_term_percent', 'Percentage of units rented short-term', 'ACORD140.Occupancy.ShortTermRentalPercent', {
       ...revealedWhen(when('lease_terms', 'equals', 'Short-term rentals')),
       settings: { min: 0, max: 100, unit: '%' },
@@ -421,8 +518,17 @@ const habitational = structure([
     q('multi_choice', 'tenant_screening', 'Tenant screening', 'ACORD140.Occupancy.TenantScreening', {
       options: ['Credit check', 'Criminal background check', 'Eviction history', 'Income verification'],
     }),
-    q('single_choice', 'management', 'Who manages the property?', 'ACORD140.Occupancy.Management', { required: true, options: ['Owner', 'Professional management company'] }),
-    q('short_text', 'management_company', 'Management company', 'ACORD140.Occupancy.ManagementCompany', revealedWhen(when('management', 'equals', 'Professional management company'))),
+    q('single_choice', 'management', 'Who manages the property?', 'ACORD140.Occupancy.Management', {
+      required: true,
+      options: ['Owner', 'Professional management company'],
+    }),
+    q(
+      'short_text',
+      'management_company',
+      'Management company',
+      'ACORD140.Occupancy.ManagementCompany',
+      revealedWhen(when('management', 'equals', 'Professional management company')),
+    ),
   ]),
   step('loss_history', 'Loss history', 'loss_history', 'main', [
     q('single_choice', 'any_losses', 'Any losses at this property in the last 5 years?', 'ACORD125.LossHistory.AnyLosses', { required: true, options: YES_NO }),
@@ -431,7 +537,10 @@ const habitational = structure([
       settings: table(
         [
           col('date', 'Date of loss', 'date', 'ACORD125.LossHistory.Loss.Date', { required: true }),
-          col('kind', 'Type', 'dropdown', 'ACORD125.LossHistory.Loss.Type', { required: true, options: ['Fire', 'Water', 'Wind / hail', 'Slip and fall', 'Theft / vandalism', 'Other'] }),
+          col('kind', 'Type', 'dropdown', 'ACORD125.LossHistory.Loss.Type', {
+            required: true,
+            options: ['Fire', 'Water', 'Wind / hail', 'Slip and fall', 'Theft / vandalism', 'Other'],
+          }),
           col('amount', 'Amount paid or reserved', 'number', 'ACORD125.LossHistory.Loss.Amount'),
           col('status', 'Status', 'dropdown', 'ACORD125.LossHistory.Loss.Status', { options: ['Open', 'Closed'] }),
           col('description', 'Description', 'short_text', 'ACORD125.LossHistory.Loss.Description'),
@@ -444,10 +553,16 @@ const habitational = structure([
     q('short_text', 'current_carrier', 'Current property insurer', 'ACORD125.PriorCarrier.Name'),
     q('date', 'current_expiration', 'Current policy expiration', 'ACORD125.PriorCarrier.ExpirationDate'),
     q('number', 'current_premium', 'Current annual premium', 'ACORD125.PriorCarrier.Premium', { settings: { min: 0, unit: 'USD' } }),
-    q('single_choice', 'declined', 'Has any insurer declined, cancelled or non-renewed this property in the last 3 years?', 'ACORD125.PriorCarrier.DeclinedCancelledNonRenewed', {
-      required: true,
-      options: YES_NO,
-    }),
+    q(
+      'single_choice',
+      'declined',
+      'Has any insurer declined, cancelled or non-renewed this property in the last 3 years?',
+      'ACORD125.PriorCarrier.DeclinedCancelledNonRenewed',
+      {
+        required: true,
+        options: YES_NO,
+      },
+    ),
     q('long_text', 'declined_reason', 'What happened?', 'ACORD125.PriorCarrier.DeclinedReason', revealedWhen(when('declined', 'equals', 'Yes'))),
   ]),
   step('documents', 'Documents', 'custom', 'after', [

@@ -2,15 +2,7 @@
 // into the request body (`{ steps: [...] }`), e.g. `/steps/1/questions/0/rules/0/conditions/0/operator`.
 import type { z } from 'zod';
 import { OPERATORS_BY_TYPE, parseIsoDate } from './engine.ts';
-import {
-  LIMITS,
-  formStructureInputSchema,
-  type Condition,
-  type FormStructure,
-  type FormStructureInput,
-  type Question,
-  type Rule,
-} from './schema.ts';
+import { LIMITS, formStructureInputSchema, type Condition, type FormStructure, type FormStructureInput, type Question, type Rule } from './schema.ts';
 
 export interface Problem {
   path: string;
@@ -165,7 +157,8 @@ function checkQuestionSettings(q: Question, at: At, push: Push) {
       const s = q.settings;
       if (s?.min_selected !== undefined && s.max_selected !== undefined && s.min_selected > s.max_selected)
         push(at('settings', 'min_selected'), 'min_selected must not be greater than max_selected');
-      if (s?.min_selected !== undefined && s.min_selected > q.options.length) push(at('settings', 'min_selected'), 'min_selected exceeds the number of options');
+      if (s?.min_selected !== undefined && s.min_selected > q.options.length)
+        push(at('settings', 'min_selected'), 'min_selected exceeds the number of options');
       break;
     }
     case 'data_table': {
@@ -176,7 +169,8 @@ function checkQuestionSettings(q: Question, at: At, push: Push) {
         if (c.type !== 'dropdown' && c.options) push(at('settings', 'columns', i, 'options'), 'options exist only on dropdown columns');
         if (c.options) for (const k of duplicates(c.options)) push(at('settings', 'columns', i, 'options', k), `duplicate option "${c.options[k]}"`);
       });
-      if (s.min_rows !== undefined && s.max_rows !== undefined && s.min_rows > s.max_rows) push(at('settings', 'min_rows'), 'min_rows must not be greater than max_rows');
+      if (s.min_rows !== undefined && s.max_rows !== undefined && s.min_rows > s.max_rows)
+        push(at('settings', 'min_rows'), 'min_rows must not be greater than max_rows');
       break;
     }
     default:
@@ -194,9 +188,7 @@ function checkRule(rule: Rule, host: Located, located: Map<string, Located>, at:
     if (!source) return push(cat('source_question_id'), `no question has id "${c.source_question_id}"`);
     const earlier = source.step < host.step || (source.step === host.step && (source.index < host.index || (flow && source.index === host.index)));
     if (!earlier) {
-      const why = flow
-        ? 'a flow rule may only test this question or earlier ones'
-        : 'a rule may only test questions that come earlier in the flow';
+      const why = flow ? 'a flow rule may only test this question or earlier ones' : 'a rule may only test questions that come earlier in the flow';
       return push(cat('source_question_id'), `${why} ("${c.source_question_id}" comes later)`);
     }
     checkCondition(c, source.question, cat, push);
@@ -323,8 +315,7 @@ export function validateForPublish(structure: FormStructure): Problem[] {
       if (!canShow(q)) continue;
       for (const [r, rule] of q.rules.entries()) {
         if (!FLOW.has(rule.action) || never.has(rule)) continue;
-        const exit: Exit =
-          rule.action === 'end_form' ? 'end' : rule.action === 'continue' ? s + 1 : (stepIndex.get(rule.target_step_id ?? '') ?? s + 1);
+        const exit: Exit = rule.action === 'end_form' ? 'end' : rule.action === 'continue' ? s + 1 : (stepIndex.get(rule.target_step_id ?? '') ?? s + 1);
         const target: Exit = typeof exit === 'number' && (exit <= s || exit >= steps.length) ? (exit >= steps.length ? 'end' : s + 1) : exit;
         out.push(target === steps.length ? 'end' : target);
         const always = alwaysShown(q) && (ruleAlwaysFires(rule, s, alwaysHolds) || coversAllOptions(rule, s, covered, located, answeredAtExit));
@@ -367,7 +358,11 @@ export function validateForPublish(structure: FormStructure): Problem[] {
     });
     const dead = ref.rule.condition_mode === 'all' ? live.indexOf(false) : live.every((l) => !l) ? 0 : -1;
     if (dead >= 0)
-      neverFires(ref, ref.at('conditions', dead, 'source_question_id'), `"${ref.rule.conditions[dead].source_question_id}" is on a step that is never walked before this one, so it is always unanswered here`);
+      neverFires(
+        ref,
+        ref.at('conditions', dead, 'source_question_id'),
+        `"${ref.rule.conditions[dead].source_question_id}" is on a step that is never walked before this one, so it is always unanswered here`,
+      );
   }
 
   // Hidden questions whose show rules can all never fire.
@@ -445,7 +440,8 @@ function contradiction(conditions: readonly Condition[], located: Map<string, Lo
     }
     for (const { c, i } of list) {
       const v = norm(c.value);
-      if (c.operator === 'notEquals' && eq && eq.v === v) return { index: Math.max(i, eq.i), message: `"${id}" cannot equal and not equal ${JSON.stringify(v)}` };
+      if (c.operator === 'notEquals' && eq && eq.v === v)
+        return { index: Math.max(i, eq.i), message: `"${id}" cannot equal and not equal ${JSON.stringify(v)}` };
       if (c.operator === 'notContains' && list.some((x) => x.c.operator === 'contains' && norm(x.c.value) === v))
         return { index: i, message: `"${id}" cannot contain and not contain ${JSON.stringify(v)}` };
     }

@@ -27,7 +27,10 @@ export function sniffImage(bytes: Buffer): string | undefined {
 }
 
 /** Validate and re-encode an uploaded image as WebP no larger than `maxEdge` on either side. */
-export async function normaliseBrandingImage(bytes: Buffer, options: BrandingImageOptions): Promise<{ bytes: Buffer; ext: 'webp'; width: number; height: number }> {
+export async function normaliseBrandingImage(
+  bytes: Buffer,
+  options: BrandingImageOptions,
+): Promise<{ bytes: Buffer; ext: 'webp'; width: number; height: number }> {
   const opts = brandingImageOptions.parse(options);
   const type = sniffImage(bytes);
   if (!type) throw new ImageRejected('not an image: expected PNG, JPEG, WebP or GIF content');
@@ -35,7 +38,8 @@ export async function normaliseBrandingImage(bytes: Buffer, options: BrandingIma
     const image = sharp(bytes, { limitInputPixels: opts.maxPixels, failOn: 'error', animated: false });
     const meta = await image.metadata();
     if (!meta.width || !meta.height) throw new ImageRejected('image has no dimensions');
-    if (meta.width * meta.height > opts.maxPixels) throw new ImageRejected(`image is ${meta.width}×${meta.height} pixels; the limit is ${opts.maxPixels} pixels`);
+    if (meta.width * meta.height > opts.maxPixels)
+      throw new ImageRejected(`image is ${meta.width}×${meta.height} pixels; the limit is ${opts.maxPixels} pixels`);
     const { data, info } = await image
       .rotate()
       .resize({ width: opts.maxEdge, height: opts.maxEdge, fit: 'inside', withoutEnlargement: true })

@@ -1,6 +1,16 @@
 // The 15 coverage checks (SPEC §2.8), each a pure function of the lease's and the policy's facts. The
 // decision rules are the product's semantics; README.md documents them in words.
-import type { LeaseFacts, InsuranceFacts, ComparisonItem, ComparisonField, LeaseRequirement, CitedLimit, CheckStatus, PartyMention, RequirementKind } from './schema.ts';
+import type {
+  LeaseFacts,
+  InsuranceFacts,
+  ComparisonItem,
+  ComparisonField,
+  LeaseRequirement,
+  CitedLimit,
+  CheckStatus,
+  PartyMention,
+  RequirementKind,
+} from './schema.ts';
 import { money, shortDate, sameParty, insuredCoversTenant, addressParts } from './text.ts';
 
 export interface CheckContext {
@@ -12,7 +22,14 @@ type Check = (lease: LeaseFacts, ins: InsuranceFacts, ctx: CheckContext) => Comp
 
 const NOT_REQUIRED = 'Not required';
 
-function item(field: ComparisonField, req: { text: string; page: number | null; clause?: string }, cov: { text: string; page: number | null; evidence?: string }, status: CheckStatus, gap: string | null, recommendation?: string): ComparisonItem {
+function item(
+  field: ComparisonField,
+  req: { text: string; page: number | null; clause?: string },
+  cov: { text: string; page: number | null; evidence?: string },
+  status: CheckStatus,
+  gap: string | null,
+  recommendation?: string,
+): ComparisonItem {
   const out: ComparisonItem = {
     field,
     leaseRequired: req.text,
@@ -30,10 +47,15 @@ function item(field: ComparisonField, req: { text: string; page: number | null; 
 
 const required = (r: LeaseRequirement | undefined): r is LeaseRequirement => !!r && r.required;
 const reqOf = (r: LeaseRequirement, text: string) => ({ text, page: r.page, clause: r.clause });
-const notRequired = (field: ComparisonField, r: LeaseRequirement | undefined, cov: { text: string; page: number | null; evidence?: string } = { text: 'Not checked', page: null }) =>
-  item(field, r ? { text: NOT_REQUIRED, page: r.page, clause: r.clause } : { text: NOT_REQUIRED, page: null }, cov, 'pass', null);
+const notRequired = (
+  field: ComparisonField,
+  r: LeaseRequirement | undefined,
+  cov: { text: string; page: number | null; evidence?: string } = { text: 'Not checked', page: null },
+) => item(field, r ? { text: NOT_REQUIRED, page: r.page, clause: r.clause } : { text: NOT_REQUIRED, page: null }, cov, 'pass', null);
 const limitCov = (l: CitedLimit | null, fallback: string) =>
-  l ? { text: l.value !== null ? `${money(l.value)} (${l.label})` : l.statutory ? 'Statutory' : l.label, page: l.page, evidence: l.text } : { text: fallback, page: null };
+  l
+    ? { text: l.value !== null ? `${money(l.value)} (${l.label})` : l.statutory ? 'Statutory' : l.label, page: l.page, evidence: l.text }
+    : { text: fallback, page: null };
 
 /** The landlord and the manager acting for it: either counts as "the landlord" on the policy. */
 function landlordNames(lease: LeaseFacts): string[] {
@@ -51,19 +73,40 @@ function limitCheck(field: ComparisonField, kind: RequirementKind, pick: (i: Ins
     const need = r.amount;
     const reqText = kind === 'workersComp' && (r.statutory || need === null) ? 'Statutory limits' : need !== null ? `${money(need)} minimum` : 'Required';
     if (!l) {
-      return item(field, reqOf(r, reqText), { text: 'Not shown', page: null }, absent,
+      return item(
+        field,
+        reqOf(r, reqText),
+        { text: 'Not shown', page: null },
+        absent,
         `The lease requires ${label}${need !== null ? ` of at least ${money(need)}` : ''}; the insurance document shows none.`,
-        absent === 'fail' ? `Ask the tenant for proof of ${label}${need !== null ? ` of at least ${money(need)}` : ''}.` : `Ask the tenant's insurer to confirm the policy includes ${label}${need !== null ? ` of at least ${money(need)}` : ''}.`);
+        absent === 'fail'
+          ? `Ask the tenant for proof of ${label}${need !== null ? ` of at least ${money(need)}` : ''}.`
+          : `Ask the tenant's insurer to confirm the policy includes ${label}${need !== null ? ` of at least ${money(need)}` : ''}.`,
+      );
     }
     const cov = limitCov(l, 'Not shown');
-    if (kind === 'workersComp' && l.statutory && (need === null || r.statutory)) return item(field, reqOf(r, reqText), { ...cov, text: l.value !== null ? `Statutory; ${money(l.value)} E.L. each accident` : 'Statutory' }, 'pass', null);
+    if (kind === 'workersComp' && l.statutory && (need === null || r.statutory))
+      return item(field, reqOf(r, reqText), { ...cov, text: l.value !== null ? `Statutory; ${money(l.value)} E.L. each accident` : 'Statutory' }, 'pass', null);
     if (need === null) return item(field, reqOf(r, reqText), cov, 'pass', null);
     if (l.value === null) {
-      return item(field, reqOf(r, reqText), cov, 'warning', `The limit of ${label} is not shown.`, `Ask the tenant's insurer to confirm the ${label} limit is at least ${money(need)}.`);
+      return item(
+        field,
+        reqOf(r, reqText),
+        cov,
+        'warning',
+        `The limit of ${label} is not shown.`,
+        `Ask the tenant's insurer to confirm the ${label} limit is at least ${money(need)}.`,
+      );
     }
     if (l.value >= need) return item(field, reqOf(r, reqText), cov, 'pass', null);
-    return item(field, reqOf(r, reqText), cov, 'fail', `${label} is ${money(l.value)}, below the ${money(need)} the lease requires (short by ${money(need - l.value)}).`,
-      `Ask the tenant to raise ${label} from ${money(l.value)} to ${money(need)}.`);
+    return item(
+      field,
+      reqOf(r, reqText),
+      cov,
+      'fail',
+      `${label} is ${money(l.value)}, below the ${money(need)} the lease requires (short by ${money(need - l.value)}).`,
+      `Ask the tenant to raise ${label} from ${money(l.value)} to ${money(need)}.`,
+    );
   };
 }
 
@@ -80,21 +123,80 @@ const rentersInsurance: Check = (lease, ins) => {
   const tenant = lease.tenant?.value;
   const covers = insuredCoversTenant(ins.insured?.value, tenant);
   const quote = ins.markers.find((m) => m.value === 'quote' || m.value === 'application');
-  if (quote) return item(field, req, { ...cov, page: quote.page, evidence: quote.text }, 'fail', `The insurance document is a ${quote.value}, not an issued policy.`, 'Ask the tenant for the issued renters policy declarations, not a quote or application.');
-  if (ins.kind === 'personal_auto' || ins.kind === 'commercial_auto') return item(field, req, cov, 'fail', 'The document is an auto policy; it does not insure the tenant at the premises.', 'Ask the tenant for a renters (HO-4) policy; an auto policy does not satisfy the lease.');
+  if (quote)
+    return item(
+      field,
+      req,
+      { ...cov, page: quote.page, evidence: quote.text },
+      'fail',
+      `The insurance document is a ${quote.value}, not an issued policy.`,
+      'Ask the tenant for the issued renters policy declarations, not a quote or application.',
+    );
+  if (ins.kind === 'personal_auto' || ins.kind === 'commercial_auto')
+    return item(
+      field,
+      req,
+      cov,
+      'fail',
+      'The document is an auto policy; it does not insure the tenant at the premises.',
+      'Ask the tenant for a renters (HO-4) policy; an auto policy does not satisfy the lease.',
+    );
   const fitting = rentersKinds.has(ins.kind) || liabilityKinds.has(ins.kind) || (lease.type === 'commercial' && !!ins.liability);
   if (fitting && covers) return item(field, req, cov, 'pass', null);
-  if (fitting && !tenant) return item(field, req, cov, 'warning', 'The tenant could not be read from the lease, so the insured could not be matched.', 'Check by hand that the insured on the policy is the tenant named in the lease.');
-  if (fitting && !ins.insured) return item(field, req, cov, 'warning', 'The insured could not be read from the insurance document.', 'Check by hand that the policy names the tenant as insured.');
-  if (ins.kind === 'homeowners' && covers) return item(field, req, cov, 'warning', "The document is a homeowners policy of the tenant, not a renters policy for the leased unit.", 'Confirm the homeowners policy covers the tenant at the leased premises, or ask for a renters policy.');
+  if (fitting && !tenant)
+    return item(
+      field,
+      req,
+      cov,
+      'warning',
+      'The tenant could not be read from the lease, so the insured could not be matched.',
+      'Check by hand that the insured on the policy is the tenant named in the lease.',
+    );
+  if (fitting && !ins.insured)
+    return item(
+      field,
+      req,
+      cov,
+      'warning',
+      'The insured could not be read from the insurance document.',
+      'Check by hand that the policy names the tenant as insured.',
+    );
+  if (ins.kind === 'homeowners' && covers)
+    return item(
+      field,
+      req,
+      cov,
+      'warning',
+      'The document is a homeowners policy of the tenant, not a renters policy for the leased unit.',
+      'Confirm the homeowners policy covers the tenant at the leased premises, or ask for a renters policy.',
+    );
   if (!covers && ins.insured) {
-    return item(field, req, cov, 'fail', `The policy insures ${ins.insured.value}, not the tenant ${tenant}.`,
-      lease.type === 'commercial' ? `Ask ${tenant} for a certificate of its own liability insurance.` : `Ask ${tenant} for a renters policy in their own name.`);
+    return item(
+      field,
+      req,
+      cov,
+      'fail',
+      `The policy insures ${ins.insured.value}, not the tenant ${tenant}.`,
+      lease.type === 'commercial' ? `Ask ${tenant} for a certificate of its own liability insurance.` : `Ask ${tenant} for a renters policy in their own name.`,
+    );
   }
-  return item(field, req, cov, 'fail', `The document (${ins.policyType}) is not a renters or liability policy covering the tenant.`, `Ask the tenant for a renters (HO-4) or liability policy naming ${tenant ?? 'the tenant'} as insured.`);
+  return item(
+    field,
+    req,
+    cov,
+    'fail',
+    `The document (${ins.policyType}) is not a renters or liability policy covering the tenant.`,
+    `Ask the tenant for a renters (HO-4) or liability policy naming ${tenant ?? 'the tenant'} as insured.`,
+  );
 };
 
-function partyCheck(field: ComparisonField, kind: 'additionalInsured' | 'interestedParty', want: PartyMention['role'][], weaker: PartyMention['role'][], wantLabel: string): Check {
+function partyCheck(
+  field: ComparisonField,
+  kind: 'additionalInsured' | 'interestedParty',
+  want: PartyMention['role'][],
+  weaker: PartyMention['role'][],
+  wantLabel: string,
+): Check {
   return (lease, ins) => {
     const r = lease.requirements[kind];
     const who = landlordLabel(lease);
@@ -102,15 +204,34 @@ function partyCheck(field: ComparisonField, kind: 'additionalInsured' | 'interes
     const hit = mine.find((p) => want.includes(p.role));
     const weak = mine.find((p) => weaker.includes(p.role));
     const shown = hit ?? weak ?? ins.parties.find((p) => want.includes(p.role));
-    const cov = shown ? { text: `${shown.value} (${shown.role.replace(/_/g, ' ')})`, page: shown.page, evidence: shown.text } : { text: `No ${wantLabel} named`, page: null };
+    const cov = shown
+      ? { text: `${shown.value} (${shown.role.replace(/_/g, ' ')})`, page: shown.page, evidence: shown.text }
+      : { text: `No ${wantLabel} named`, page: null };
     if (!required(r)) return notRequired(field, r, cov);
     const req = reqOf(r, `${who} as ${wantLabel}`);
     if (hit) return item(field, req, cov, 'pass', null);
-    if (weak) return item(field, req, cov, 'warning', `${weak.value} is named as ${weak.role.replace(/_/g, ' ')}, not as ${wantLabel}.`,
-      kind === 'additionalInsured' ? `Request an endorsement naming ${who} as additional insured (it is only listed as ${weak.role.replace(/_/g, ' ')}).` : `Ask the insurer to list ${who} as interested party (it is named only as ${weak.role.replace(/_/g, ' ')}).`);
+    if (weak)
+      return item(
+        field,
+        req,
+        cov,
+        'warning',
+        `${weak.value} is named as ${weak.role.replace(/_/g, ' ')}, not as ${wantLabel}.`,
+        kind === 'additionalInsured'
+          ? `Request an endorsement naming ${who} as additional insured (it is only listed as ${weak.role.replace(/_/g, ' ')}).`
+          : `Ask the insurer to list ${who} as interested party (it is named only as ${weak.role.replace(/_/g, ' ')}).`,
+      );
     const other = ins.parties.find((p) => want.includes(p.role));
-    return item(field, req, cov, 'fail', other ? `${other.value} is named as ${wantLabel}, not ${who}.` : `${who} is not named as ${wantLabel}.`,
-      kind === 'additionalInsured' ? `Request an endorsement naming ${who} as additional insured.` : `Ask the tenant to have ${who} added to the policy as interested party.`);
+    return item(
+      field,
+      req,
+      cov,
+      'fail',
+      other ? `${other.value} is named as ${wantLabel}, not ${who}.` : `${who} is not named as ${wantLabel}.`,
+      kind === 'additionalInsured'
+        ? `Request an endorsement naming ${who} as additional insured.`
+        : `Ask the tenant to have ${who} added to the policy as interested party.`,
+    );
   };
 }
 
@@ -119,16 +240,37 @@ const certificateHolder: Check = (lease, ins) => {
   const r = lease.requirements.certificateHolder;
   const holder = ins.parties.find((p) => p.role === 'certificate_holder');
   const who = landlordLabel(lease);
-  const cov = holder ? { text: holder.value, page: holder.page, evidence: holder.text } : { text: ins.hasCertificateHolderSection ? 'Certificate holder not readable' : 'No certificate holder section (declarations page)', page: null };
+  const cov = holder
+    ? { text: holder.value, page: holder.page, evidence: holder.text }
+    : { text: ins.hasCertificateHolderSection ? 'Certificate holder not readable' : 'No certificate holder section (declarations page)', page: null };
   if (!required(r)) return notRequired(field, r, cov);
   const req = reqOf(r, `Certificate naming ${who} as holder`);
   if (holder && matchesLandlord(lease, holder.value)) return item(field, req, cov, 'pass', null);
-  if (holder) return item(field, req, cov, 'fail', `The certificate holder is ${holder.value}, not ${who}.`, `Ask the tenant's agent to reissue the certificate with ${who} as certificate holder.`);
-  return item(field, req, cov, 'warning', ins.hasCertificateHolderSection ? 'The certificate holder could not be read.' : 'The document is not a certificate, so it names no certificate holder.',
-    `Ask the tenant's agent for a certificate of insurance naming ${who} as certificate holder.`);
+  if (holder)
+    return item(
+      field,
+      req,
+      cov,
+      'fail',
+      `The certificate holder is ${holder.value}, not ${who}.`,
+      `Ask the tenant's agent to reissue the certificate with ${who} as certificate holder.`,
+    );
+  return item(
+    field,
+    req,
+    cov,
+    'warning',
+    ins.hasCertificateHolderSection ? 'The certificate holder could not be read.' : 'The document is not a certificate, so it names no certificate holder.',
+    `Ask the tenant's agent for a certificate of insurance naming ${who} as certificate holder.`,
+  );
 };
 
-function endorsementCheck(field: ComparisonField, kind: 'waiverOfSubrogation' | 'primaryNonContributory', pick: (i: InsuranceFacts) => InsuranceFacts['waiverOfSubrogation'], label: string): Check {
+function endorsementCheck(
+  field: ComparisonField,
+  kind: 'waiverOfSubrogation' | 'primaryNonContributory',
+  pick: (i: InsuranceFacts) => InsuranceFacts['waiverOfSubrogation'],
+  label: string,
+): Check {
   return (lease, ins) => {
     const r = lease.requirements[kind];
     const e = pick(ins);
@@ -136,8 +278,23 @@ function endorsementCheck(field: ComparisonField, kind: 'waiverOfSubrogation' | 
     if (!required(r)) return notRequired(field, r, cov);
     const req = reqOf(r, `${label} in favour of ${landlordLabel(lease)}`);
     if (e?.value === true) return item(field, req, cov, 'pass', null);
-    if (e?.value === false) return item(field, req, cov, 'fail', `The insurance document states there is no ${label.toLowerCase()}.`, `Request a ${label.toLowerCase()} endorsement in favour of ${landlordLabel(lease)}.`);
-    return item(field, req, cov, 'warning', `The insurance document does not show ${label.toLowerCase()}.`, `Ask the tenant's insurer to confirm or add a ${label.toLowerCase()} endorsement in favour of ${landlordLabel(lease)}.`);
+    if (e?.value === false)
+      return item(
+        field,
+        req,
+        cov,
+        'fail',
+        `The insurance document states there is no ${label.toLowerCase()}.`,
+        `Request a ${label.toLowerCase()} endorsement in favour of ${landlordLabel(lease)}.`,
+      );
+    return item(
+      field,
+      req,
+      cov,
+      'warning',
+      `The insurance document does not show ${label.toLowerCase()}.`,
+      `Ask the tenant's insurer to confirm or add a ${label.toLowerCase()} endorsement in favour of ${landlordLabel(lease)}.`,
+    );
   };
 }
 
@@ -146,18 +303,53 @@ function addressCheck(lease: LeaseFacts, ins: InsuranceFacts): ComparisonItem {
   const la = lease.propertyAddress;
   const ia = ins.propertyAddress;
   const req = la ? { text: la.value, page: la.page, clause: la.text } : { text: 'Not found in the lease', page: null };
-  const cov = ia ? { text: ia.from === 'mailing' ? `${ia.value} (insured's mailing address)` : ia.value, page: ia.page, evidence: ia.text } : { text: 'Not shown', page: null };
-  if (!la) return item(field, req, cov, 'warning', 'The property address could not be read from the lease.', 'Check by hand that the policy covers the leased premises.');
-  if (!ia) return item(field, req, cov, 'warning', 'The insurance document shows no address for the insured premises.', `Ask the tenant for a policy or certificate that lists ${la.value} as the insured location.`);
+  const cov = ia
+    ? { text: ia.from === 'mailing' ? `${ia.value} (insured's mailing address)` : ia.value, page: ia.page, evidence: ia.text }
+    : { text: 'Not shown', page: null };
+  if (!la)
+    return item(
+      field,
+      req,
+      cov,
+      'warning',
+      'The property address could not be read from the lease.',
+      'Check by hand that the policy covers the leased premises.',
+    );
+  if (!ia)
+    return item(
+      field,
+      req,
+      cov,
+      'warning',
+      'The insurance document shows no address for the insured premises.',
+      `Ask the tenant for a policy or certificate that lists ${la.value} as the insured location.`,
+    );
   const a = addressParts(la.value);
   const b = addressParts(ia.value);
-  const sameStreet = !!a.number && a.number === b.number && !!a.street && !!b.street && (a.street === b.street || a.street.split(' ')[0] === b.street.split(' ')[0]) && (!a.zip || !b.zip || a.zip === b.zip);
+  const sameStreet =
+    !!a.number &&
+    a.number === b.number &&
+    !!a.street &&
+    !!b.street &&
+    (a.street === b.street || a.street.split(' ')[0] === b.street.split(' ')[0]) &&
+    (!a.zip || !b.zip || a.zip === b.zip);
   if (sameStreet && (a.unit ?? '') === (b.unit ?? '')) return item(field, req, cov, 'pass', null);
   if (sameStreet) {
-    const gap = !b.unit ? `The policy's address has no unit; the lease is for unit ${a.unit}.` : !a.unit ? `The policy names unit ${b.unit}; the lease names none.` : `The policy names unit ${b.unit}; the lease is for unit ${a.unit}.`;
+    const gap = !b.unit
+      ? `The policy's address has no unit; the lease is for unit ${a.unit}.`
+      : !a.unit
+        ? `The policy names unit ${b.unit}; the lease names none.`
+        : `The policy names unit ${b.unit}; the lease is for unit ${a.unit}.`;
     return item(field, req, cov, 'warning', gap, `Ask the tenant to have the insured location corrected to ${la.value}.`);
   }
-  return item(field, req, cov, 'fail', `The policy's address (${ia.value}) is not the leased premises (${la.value}).`, `Ask the tenant for a policy covering ${la.value}.`);
+  return item(
+    field,
+    req,
+    cov,
+    'fail',
+    `The policy's address (${ia.value}) is not the leased premises (${la.value}).`,
+    `Ask the tenant for a policy covering ${la.value}.`,
+  );
 }
 
 const policyPeriod: Check = (lease, ins, ctx) => {
@@ -166,15 +358,63 @@ const policyPeriod: Check = (lease, ins, ctx) => {
   const e = lease.leaseEnd;
   const eff = ins.effectiveDate;
   const exp = ins.expirationDate;
-  const req = { text: s && e ? `${shortDate(s.value)} to ${shortDate(e.value)}` : s ? `From ${shortDate(s.value)}` : 'Lease term not found', page: s?.page ?? e?.page ?? null, clause: s?.text };
-  const cov = { text: eff ? `${shortDate(eff.value)} to ${exp ? shortDate(exp.value) : 'no expiration shown'}` : 'Policy period not shown', page: eff?.page ?? exp?.page ?? null, evidence: eff?.text };
-  if (!eff) return item(field, req, cov, 'warning', 'The policy period could not be read from the insurance document.', "Check the policy's effective and expiration dates by hand.");
-  if (exp && exp.value < ctx.asOf) return item(field, req, cov, 'fail', `The policy expired on ${shortDate(exp.value)}, before ${shortDate(ctx.asOf)}.`, 'Ask the tenant for the renewal of the policy.');
-  if (!s) return item(field, req, cov, 'warning', 'The lease term could not be read from the lease.', 'Check by hand that the policy period covers the lease term.');
-  if (eff.value > s.value) return item(field, req, cov, 'fail', `Coverage starts ${shortDate(eff.value)}, after the lease starts on ${shortDate(s.value)}.`, `Ask the tenant to have the policy start on or before ${shortDate(s.value)}.`);
-  if (!e || !exp) return item(field, req, cov, exp ? 'pass' : 'warning', exp ? null : 'The policy shows no expiration date.', 'Confirm the policy stays in force for the whole lease term.');
+  const req = {
+    text: s && e ? `${shortDate(s.value)} to ${shortDate(e.value)}` : s ? `From ${shortDate(s.value)}` : 'Lease term not found',
+    page: s?.page ?? e?.page ?? null,
+    clause: s?.text,
+  };
+  const cov = {
+    text: eff ? `${shortDate(eff.value)} to ${exp ? shortDate(exp.value) : 'no expiration shown'}` : 'Policy period not shown',
+    page: eff?.page ?? exp?.page ?? null,
+    evidence: eff?.text,
+  };
+  if (!eff)
+    return item(
+      field,
+      req,
+      cov,
+      'warning',
+      'The policy period could not be read from the insurance document.',
+      "Check the policy's effective and expiration dates by hand.",
+    );
+  if (exp && exp.value < ctx.asOf)
+    return item(
+      field,
+      req,
+      cov,
+      'fail',
+      `The policy expired on ${shortDate(exp.value)}, before ${shortDate(ctx.asOf)}.`,
+      'Ask the tenant for the renewal of the policy.',
+    );
+  if (!s)
+    return item(field, req, cov, 'warning', 'The lease term could not be read from the lease.', 'Check by hand that the policy period covers the lease term.');
+  if (eff.value > s.value)
+    return item(
+      field,
+      req,
+      cov,
+      'fail',
+      `Coverage starts ${shortDate(eff.value)}, after the lease starts on ${shortDate(s.value)}.`,
+      `Ask the tenant to have the policy start on or before ${shortDate(s.value)}.`,
+    );
+  if (!e || !exp)
+    return item(
+      field,
+      req,
+      cov,
+      exp ? 'pass' : 'warning',
+      exp ? null : 'The policy shows no expiration date.',
+      'Confirm the policy stays in force for the whole lease term.',
+    );
   if (exp.value >= e.value) return item(field, req, cov, 'pass', null);
-  return item(field, req, cov, 'warning', `The policy expires ${shortDate(exp.value)}, before the lease ends on ${shortDate(e.value)}.`, `Diary a renewal check: ask the tenant for proof of renewal before ${shortDate(exp.value)}.`);
+  return item(
+    field,
+    req,
+    cov,
+    'warning',
+    `The policy expires ${shortDate(exp.value)}, before the lease ends on ${shortDate(e.value)}.`,
+    `Diary a renewal check: ask the tenant for proof of renewal before ${shortDate(exp.value)}.`,
+  );
 };
 
 const policyStatus: Check = (_lease, ins, ctx) => {
@@ -183,23 +423,74 @@ const policyStatus: Check = (_lease, ins, ctx) => {
   const m = (k: string) => ins.markers.find((x) => x.value === k);
   const eff = ins.effectiveDate;
   const exp = ins.expirationDate;
-  const period = { text: eff ? `In force ${shortDate(eff.value)} to ${exp ? shortDate(exp.value) : '—'}` : 'Status not shown', page: eff?.page ?? null, evidence: eff?.text };
+  const period = {
+    text: eff ? `In force ${shortDate(eff.value)} to ${exp ? shortDate(exp.value) : '—'}` : 'Status not shown',
+    page: eff?.page ?? null,
+    evidence: eff?.text,
+  };
   const bad = m('cancelled') ?? m('quote') ?? m('application');
   if (bad) {
     const what = bad.value === 'cancelled' ? 'Cancelled' : bad.value === 'quote' ? 'Quote, not a policy' : 'Application, not a policy';
-    return item(field, req, { text: what, page: bad.page, evidence: bad.text }, 'fail', bad.value === 'cancelled' ? 'The policy has been cancelled.' : `The document is a ${bad.value}, not an issued policy.`,
-      bad.value === 'cancelled' ? 'Ask the tenant for proof of a new, in-force policy; the one provided is cancelled.' : 'Ask the tenant for the issued policy declarations once the policy is bound.');
+    return item(
+      field,
+      req,
+      { text: what, page: bad.page, evidence: bad.text },
+      'fail',
+      bad.value === 'cancelled' ? 'The policy has been cancelled.' : `The document is a ${bad.value}, not an issued policy.`,
+      bad.value === 'cancelled'
+        ? 'Ask the tenant for proof of a new, in-force policy; the one provided is cancelled.'
+        : 'Ask the tenant for the issued policy declarations once the policy is bound.',
+    );
   }
-  if (exp && exp.value < ctx.asOf) return item(field, req, { ...period, text: `Expired ${shortDate(exp.value)}` }, 'fail', `The policy expired on ${shortDate(exp.value)}.`, 'Ask the tenant for the renewed policy.');
+  if (exp && exp.value < ctx.asOf)
+    return item(
+      field,
+      req,
+      { ...period, text: `Expired ${shortDate(exp.value)}` },
+      'fail',
+      `The policy expired on ${shortDate(exp.value)}.`,
+      'Ask the tenant for the renewed policy.',
+    );
   const soft = m('binder') ?? m('pending');
   if (soft) {
-    return item(field, req, { text: soft.value === 'binder' ? 'Binder (temporary evidence of coverage)' : 'Pending', page: soft.page, evidence: soft.text }, 'warning',
+    return item(
+      field,
+      req,
+      { text: soft.value === 'binder' ? 'Binder (temporary evidence of coverage)' : 'Pending', page: soft.page, evidence: soft.text },
+      'warning',
       soft.value === 'binder' ? 'The document is a binder: temporary evidence of coverage until the policy is issued.' : 'The policy is pending.',
-      soft.value === 'binder' ? 'Ask the tenant for the issued policy declarations before the binder expires.' : 'Follow up with the tenant until the policy is issued and in force.');
+      soft.value === 'binder'
+        ? 'Ask the tenant for the issued policy declarations before the binder expires.'
+        : 'Follow up with the tenant until the policy is issued and in force.',
+    );
   }
-  if (!eff) return item(field, req, period, 'warning', 'The policy period could not be read, so its status is unknown.', 'Confirm with the insurer that the policy is in force.');
-  if (eff.value > ctx.asOf) return item(field, req, { ...period, text: `Not yet in force (starts ${shortDate(eff.value)})` }, 'warning', `The policy does not start until ${shortDate(eff.value)}.`, `Confirm the policy takes effect on ${shortDate(eff.value)} as shown.`);
-  if (!exp) return item(field, req, period, 'warning', 'The policy shows no expiration date, so it may have lapsed.', 'Confirm with the insurer that the policy is still in force.');
+  if (!eff)
+    return item(
+      field,
+      req,
+      period,
+      'warning',
+      'The policy period could not be read, so its status is unknown.',
+      'Confirm with the insurer that the policy is in force.',
+    );
+  if (eff.value > ctx.asOf)
+    return item(
+      field,
+      req,
+      { ...period, text: `Not yet in force (starts ${shortDate(eff.value)})` },
+      'warning',
+      `The policy does not start until ${shortDate(eff.value)}.`,
+      `Confirm the policy takes effect on ${shortDate(eff.value)} as shown.`,
+    );
+  if (!exp)
+    return item(
+      field,
+      req,
+      period,
+      'warning',
+      'The policy shows no expiration date, so it may have lapsed.',
+      'Confirm with the insurer that the policy is still in force.',
+    );
   return item(field, req, period, 'pass', null);
 };
 
@@ -212,11 +503,26 @@ export const checks: [ComparisonField, Check][] = [
   ['Umbrella/Excess Liability', limitCheck('Umbrella/Excess Liability', 'umbrella', (i) => i.umbrella, 'fail', 'umbrella/excess liability')],
   ['Auto Liability', limitCheck('Auto Liability', 'auto', (i) => i.auto, 'fail', 'auto liability')],
   ['Professional Liability', limitCheck('Professional Liability', 'professional', (i) => i.professional, 'fail', 'professional liability')],
-  ['Additional Insured', partyCheck('Additional Insured', 'additionalInsured', ['additional_insured'], ['interested_party', 'additional_interest', 'certificate_holder'], 'additional insured')],
-  ['Interested Party', partyCheck('Interested Party', 'interestedParty', ['interested_party', 'additional_interest'], ['additional_insured'], 'interested party')],
+  [
+    'Additional Insured',
+    partyCheck(
+      'Additional Insured',
+      'additionalInsured',
+      ['additional_insured'],
+      ['interested_party', 'additional_interest', 'certificate_holder'],
+      'additional insured',
+    ),
+  ],
+  [
+    'Interested Party',
+    partyCheck('Interested Party', 'interestedParty', ['interested_party', 'additional_interest'], ['additional_insured'], 'interested party'),
+  ],
   ['Certificate Holder', certificateHolder],
   ['Waiver of Subrogation', endorsementCheck('Waiver of Subrogation', 'waiverOfSubrogation', (i) => i.waiverOfSubrogation, 'Waiver of subrogation')],
-  ['Primary & Non-Contributory', endorsementCheck('Primary & Non-Contributory', 'primaryNonContributory', (i) => i.primaryNonContributory, 'Primary and non-contributory wording')],
+  [
+    'Primary & Non-Contributory',
+    endorsementCheck('Primary & Non-Contributory', 'primaryNonContributory', (i) => i.primaryNonContributory, 'Primary and non-contributory wording'),
+  ],
   ['Property Address', (l, i) => addressCheck(l, i)],
   ['Policy Period', policyPeriod],
   ['Policy Status', policyStatus],

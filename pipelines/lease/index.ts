@@ -62,7 +62,12 @@ export async function readForAnalysis(bytes: Uint8Array, read: z.input<typeof re
   }
   if (doc.status === 'failure') {
     const why = doc.errors.map((e) => e.message).join('; ');
-    throw new DocumentError('extraction_failed', 'no_text', `${which}: no text could be read from the document`, why || 'the document has no text layer and OCR found no text');
+    throw new DocumentError(
+      'extraction_failed',
+      'no_text',
+      `${which}: no text could be read from the document`,
+      why || 'the document has no text layer and OCR found no text',
+    );
   }
   return doc;
 }
@@ -81,7 +86,13 @@ function meta(doc: DocumentText): DocumentMeta {
 }
 
 /** Keep a cited value only when it is on its page (dates and amounts are checked as values, not text). */
-function verified<T extends string | number | boolean | null>(pages: PageText[], c: Cited<T> | null, name: string, dropped: string[], as?: (v: T) => string | number | boolean): Cited<T> | null {
+function verified<T extends string | number | boolean | null>(
+  pages: PageText[],
+  c: Cited<T> | null,
+  name: string,
+  dropped: string[],
+  as?: (v: T) => string | number | boolean,
+): Cited<T> | null {
   if (!c || c.value === null) return c;
   if (groundedOn(pages, as ? as(c.value) : (c.value as string | number | boolean), c.page, c.text)) return c;
   dropped.push(`${name} "${String(c.value)}" (not found on page ${c.page})`);
@@ -137,7 +148,8 @@ export function insuranceStage(doc: DocumentText): InsuranceStageOutput {
     parties: f.parties.filter((x) => verified(p, x, x.role.replace(/_/g, ' '), dropped)),
     propertyAddress: f.propertyAddress && verified(p, f.propertyAddress, 'insured premises', dropped) ? f.propertyAddress : null,
     waiverOfSubrogation: f.waiverOfSubrogation && groundedOn(p, true, f.waiverOfSubrogation.page, f.waiverOfSubrogation.text) ? f.waiverOfSubrogation : null,
-    primaryNonContributory: f.primaryNonContributory && groundedOn(p, true, f.primaryNonContributory.page, f.primaryNonContributory.text) ? f.primaryNonContributory : null,
+    primaryNonContributory:
+      f.primaryNonContributory && groundedOn(p, true, f.primaryNonContributory.page, f.primaryNonContributory.text) ? f.primaryNonContributory : null,
     markers: f.markers.filter((m) => groundedOn(p, true, m.page, m.text)),
   };
   return { document: meta(doc), facts, extracted: rec.data, dropped };
@@ -152,25 +164,41 @@ function summarise(items: ComparisonItem[], asOf: string): Summary {
 
 function notes(lease: LeaseStageOutput, ins: InsuranceStageOutput): string[] {
   const out: string[] = [];
-  for (const [which, d] of [['lease', lease.document], ['insurance document', ins.document]] as const) {
+  for (const [which, d] of [
+    ['lease', lease.document],
+    ['insurance document', ins.document],
+  ] as const) {
     if (d.ocrPages.length) {
-      const pages = d.ocrPages.length === d.pageCount ? (d.pageCount === 1 ? 'its only page' : `all ${d.pageCount} pages`) : `page${d.ocrPages.length > 1 ? 's' : ''} ${d.ocrPages.join(', ')}`;
-      out.push(`OCR was used on ${pages} of the ${which}${d.ocrConfidence !== null ? ` (mean confidence ${Math.round(d.ocrConfidence * 100)}%)` : ''}; check values read from scanned pages.`);
+      const pages =
+        d.ocrPages.length === d.pageCount
+          ? d.pageCount === 1
+            ? 'its only page'
+            : `all ${d.pageCount} pages`
+          : `page${d.ocrPages.length > 1 ? 's' : ''} ${d.ocrPages.join(', ')}`;
+      out.push(
+        `OCR was used on ${pages} of the ${which}${d.ocrConfidence !== null ? ` (mean confidence ${Math.round(d.ocrConfidence * 100)}%)` : ''}; check values read from scanned pages.`,
+      );
     }
     for (const e of d.errors) out.push(`Reading the ${which}: ${e}.`);
   }
   const f = ins.facts;
-  if (f.policyNumbers.length > 1) out.push(`${f.policyNumbers.length} policy numbers found on the insurance document (${f.policyNumbers.join(', ')}); the first is reported.`);
-  if (f.propertyAddress?.from === 'mailing') out.push("The insurance document names no insured location; the insured's mailing address was compared with the leased premises.");
+  if (f.policyNumbers.length > 1)
+    out.push(`${f.policyNumbers.length} policy numbers found on the insurance document (${f.policyNumbers.join(', ')}); the first is reported.`);
+  if (f.propertyAddress?.from === 'mailing')
+    out.push("The insurance document names no insured location; the insured's mailing address was compared with the leased premises.");
   if (f.kind === 'unknown') out.push('The kind of insurance document could not be recognised; checks rely on the words found.');
   for (const m of f.markers) out.push(`The insurance document reads as a ${m.value} (page ${m.page}).`);
   const l = lease.facts;
   const missing = (['propertyAddress', 'landlord', 'tenant', 'leaseStart', 'leaseEnd'] as const).filter((k) => !l[k]);
   if (missing.length) out.push(`Not found in the lease: ${missing.join(', ')}.`);
   if (l.manager) out.push(`The lease names ${l.manager.value} as manager for the landlord; it is accepted in place of the landlord on the policy.`);
-  if (Object.keys(l.requirements).length === 0) out.push('The lease states no insurance requirement that the checker recognises; every coverage check reads "Not required".');
+  if (Object.keys(l.requirements).length === 0)
+    out.push('The lease states no insurance requirement that the checker recognises; every coverage check reads "Not required".');
   const dropped = [...lease.dropped.map((d) => `lease ${d}`), ...ins.dropped.map((d) => `insurance ${d}`)];
-  if (dropped.length) out.push(`${dropped.length} value(s) were read but not found on their page and were left out: ${dropped.slice(0, 5).join('; ')}${dropped.length > 5 ? '; …' : ''}.`);
+  if (dropped.length)
+    out.push(
+      `${dropped.length} value(s) were read but not found on their page and were left out: ${dropped.slice(0, 5).join('; ')}${dropped.length > 5 ? '; …' : ''}.`,
+    );
   out.push(`Lease read as a ${l.type} lease; policy status and period judged as of the analysis date.`);
   return out;
 }

@@ -27,7 +27,10 @@ export function extractPolicy(pages: PageText[]): PolicyRecord {
   const seen = new Set<string>();
   for (const c of extractByRules(pages, kind)) {
     const v = ground(c, index);
-    if (!v.ok) { ungrounded.push({ pointer: c.pointer, value: c.value, page: c.page, reason: v.reason ?? 'not grounded' }); continue; }
+    if (!v.ok) {
+      ungrounded.push({ pointer: c.pointer, value: c.value, page: c.page, reason: v.reason ?? 'not grounded' });
+      continue;
+    }
     // One candidate per pointer: the first grounded one (the extractors emit the best first).
     if (seen.has(c.pointer) && !/\/\d+\//.test(c.pointer)) continue;
     seen.add(c.pointer);
@@ -75,7 +78,12 @@ function coverageLimit(d: ExtractedData, name: RegExp, pick: (v: number | string
   return { value: v, page: c.page, text: c.text, label: d.coverages[i].name };
 }
 
-function certLimit(d: ExtractedData, type: string, field: 'each_occurrence' | 'combined_single_limit' | 'umbrella_each_occurrence' | 'el_each_accident', label: string): CitedLimit | null {
+function certLimit(
+  d: ExtractedData,
+  type: string,
+  field: 'each_occurrence' | 'combined_single_limit' | 'umbrella_each_occurrence' | 'el_each_accident',
+  label: string,
+): CitedLimit | null {
   const cert = d.certificate;
   if (!cert) return null;
   const i = cert.coverages.findIndex((c) => c.type === type);
@@ -90,7 +98,7 @@ function certLimit(d: ExtractedData, type: string, field: 'each_occurrence' | 'c
     const m = /each\s*occurrence|combined\s*single\s*limit/i.exec(band);
     if (m) value = amountsIn(band.slice(m.index + m[0].length).split('\n')[0])[0]?.value ?? null;
   }
-  return { value, page: cit.page, text: cit.text.slice(0, 400), label, statutory: type === 'workers_compensation' ? cov.wc_statutory ?? false : undefined };
+  return { value, page: cit.page, text: cit.text.slice(0, 400), label, statutory: type === 'workers_compensation' ? (cov.wc_statutory ?? false) : undefined };
 }
 
 const PARTY_LABELS: [RegExp, PartyMention['role']][] = [
@@ -127,12 +135,22 @@ function parties(pages: PageText[], d: ExtractedData, all: Clause[]): PartyMenti
   for (const c of all) {
     // "Oak Street Properties LLC is named as additional insured", "...naming X as additional insured".
     const m =
-      /([A-Z][A-Za-z0-9.,&'’\- ]{2,80}?)\s+(?:is|are)\s+(?:hereby\s+)?(?:named|included|added|listed|shown)\s+as\s+(?:an?\s+)?(additional insureds?|additional interests?|interested part(?:y|ies)|loss payee)/.exec(c.text) ??
-      /\bnam(?:ing|es)\s+([A-Z][A-Za-z0-9.,&'’\- ]{2,80}?)\s+as\s+(?:an?\s+)?(additional insureds?|additional interests?|interested part(?:y|ies))/.exec(c.text);
+      /([A-Z][A-Za-z0-9.,&'’\- ]{2,80}?)\s+(?:is|are)\s+(?:hereby\s+)?(?:named|included|added|listed|shown)\s+as\s+(?:an?\s+)?(additional insureds?|additional interests?|interested part(?:y|ies)|loss payee)/.exec(
+        c.text,
+      ) ??
+      /\bnam(?:ing|es)\s+([A-Z][A-Za-z0-9.,&'’\- ]{2,80}?)\s+as\s+(?:an?\s+)?(additional insureds?|additional interests?|interested part(?:y|ies))/.exec(
+        c.text,
+      );
     if (!m) continue;
     // A capture that runs on from an address ("..., OH 43215, Oak LLC is named") keeps only the name.
     let who = cleanValue(m[1].replace(/^.*\d[^A-Za-z]*?[,.]\s+(?=[A-Z])/, '').replace(/^(?:the|and)\s+/i, ''));
-    const role = /insured/i.test(m[2]) ? 'additional_insured' : /interest(?!ed)/i.test(m[2]) ? 'additional_interest' : /payee/i.test(m[2]) ? 'loss_payee' : 'interested_party';
+    const role = /insured/i.test(m[2])
+      ? 'additional_insured'
+      : /interest(?!ed)/i.test(m[2])
+        ? 'additional_interest'
+        : /payee/i.test(m[2])
+          ? 'loss_payee'
+          : 'interested_party';
     if (/^certificate holder$/i.test(who)) {
       if (!holder) continue;
       who = holder;
@@ -145,7 +163,10 @@ function parties(pages: PageText[], d: ExtractedData, all: Clause[]): PartyMenti
 
 /** Shown (true), explicitly not (false) or not on the document (null). */
 function endorsement(all: Clause[], re: RegExp): Cited<boolean> | null {
-  const no = new RegExp(`(?:${re.source})\\s*[:\\-–]?\\s*(?:no\\b|none\\b|not\\s+(?:included|provided|applicable|available)|excluded|n\\/a\\b)|\\b(?:no|without|not|excludes?)\\s+(?:a\\s+)?(?:${re.source})`, 'i');
+  const no = new RegExp(
+    `(?:${re.source})\\s*[:\\-–]?\\s*(?:no\\b|none\\b|not\\s+(?:included|provided|applicable|available)|excluded|n\\/a\\b)|\\b(?:no|without|not|excludes?)\\s+(?:a\\s+)?(?:${re.source})`,
+    'i',
+  );
   for (const c of all) {
     if (no.test(c.text)) return { value: false, page: c.page, text: c.text.slice(0, 400) };
   }
@@ -156,7 +177,10 @@ function endorsement(all: Clause[], re: RegExp): Cited<boolean> | null {
 }
 
 const MARKERS: [RegExp, PolicyMarker][] = [
-  [/\b(?:notice of cancell?ation|cancell?ation notice|(?:policy\s+)?(?:has been|was|is)\s+cancell?ed|cancell?ed\s+(?:effective|as of|on)|cancell?ation effective(?: date)?|status\s*[:\-]?\s*cancell?ed)\b/i, 'cancelled'],
+  [
+    /\b(?:notice of cancell?ation|cancell?ation notice|(?:policy\s+)?(?:has been|was|is)\s+cancell?ed|cancell?ed\s+(?:effective|as of|on)|cancell?ation effective(?: date)?|status\s*[:\-]?\s*cancell?ed)\b/i,
+    'cancelled',
+  ],
   [/\b(?:insurance\s+binder|binder\s+(?:of insurance|number|no\.?|#)|temporary insurance|this binder|binder\b)/i, 'binder'],
   [/\b(?:quote|quotation|premium indication|proposal of insurance|insurance proposal|this is not a policy|not a contract of insurance|not bound)\b/i, 'quote'],
   [/\bapplication for (?:renters |homeowners |tenant |liability )?insurance\b|\binsurance application\b/i, 'application'],
@@ -181,7 +205,8 @@ function premisesAddress(pages: PageText[], d: ExtractedData, all: Clause[]): In
     const c = citeOf(d, '/property/address');
     if (c) return { value: pa, page: c.page, text: c.text, from: 'premises' };
   }
-  const label = /^\s*(?:residence premises|insured (?:location|premises|property)|location(?: of premises)?|premises(?: address)?|property address|rental (?:address|unit)|risk address|described location|location address)\s*(?:#\s*\d+\s*)?[:\-–]\s*(.*)$/i;
+  const label =
+    /^\s*(?:residence premises|insured (?:location|premises|property)|location(?: of premises)?|premises(?: address)?|property address|rental (?:address|unit)|risk address|described location|location address)\s*(?:#\s*\d+\s*)?[:\-–]\s*(.*)$/i;
   for (const l of pageLines(pages)) {
     const m = label.exec(l.text);
     if (!m) continue;
@@ -193,7 +218,9 @@ function premisesAddress(pages: PageText[], d: ExtractedData, all: Clause[]): In
     }
   }
   for (const c of all) {
-    const m = /\b(?:location|premises|property)\s*(?:#\s*\d+\s*)?[:\-–]\s*(\d+[^;]*?\b[A-Z]{2}\s+\d{5})/i.exec(c.text) ?? /\b(?:located at|rented premises at|apartment at|unit at)\s+(\d+[^;]*?\b[A-Z]{2}\s+\d{5})/i.exec(c.text);
+    const m =
+      /\b(?:location|premises|property)\s*(?:#\s*\d+\s*)?[:\-–]\s*(\d+[^;]*?\b[A-Z]{2}\s+\d{5})/i.exec(c.text) ??
+      /\b(?:located at|rented premises at|apartment at|unit at)\s+(\d+[^;]*?\b[A-Z]{2}\s+\d{5})/i.exec(c.text);
     if (m) return { value: cleanValue(m[1]), page: c.page, text: c.text.slice(0, 400), from: 'premises' };
   }
   const addr = d.policyholder.address;
@@ -214,13 +241,26 @@ export function insuranceFacts(pages: PageText[], rec: PolicyRecord): InsuranceF
   const all = clauses(pages);
   const person = [d.policyholder.first_name, d.policyholder.last_name].filter(Boolean).join(' ');
   // The insured as written on the document (a joint "John & Jane Smith" stays whole).
-  const insuredPointer = d.certificate?.insured ? '/certificate/insured' : d.policyholder.organization ? '/policyholder/organization' : '/policyholder/last_name';
+  const insuredPointer = d.certificate?.insured
+    ? '/certificate/insured'
+    : d.policyholder.organization
+      ? '/policyholder/organization'
+      : '/policyholder/last_name';
   const insuredCite = citeOf(d, insuredPointer);
   let insured: Cited<string> | null = null;
   if (insuredCite) {
-    const first = insuredCite.text.split('\n').map((s) => s.trim()).find((s) => s && !/^(named insured|insured|policyholder)/i.test(s)) ?? '';
-    const asWritten = cleanValue(first.replace(/^.*?(?:named insured(?:\(s\))?|insured(?:'s)? name|policyholder(?:\(s\))?|insured)\s*[:\-]?\s*/i, '').split(/\s{2,}/)[0]);
-    const whole = d.certificate?.insured ?? d.policyholder.organization ?? (asWritten && person && asWritten.toLowerCase().includes(d.policyholder.last_name!.toLowerCase()) ? asWritten : person);
+    const first =
+      insuredCite.text
+        .split('\n')
+        .map((s) => s.trim())
+        .find((s) => s && !/^(named insured|insured|policyholder)/i.test(s)) ?? '';
+    const asWritten = cleanValue(
+      first.replace(/^.*?(?:named insured(?:\(s\))?|insured(?:'s)? name|policyholder(?:\(s\))?|insured)\s*[:\-]?\s*/i, '').split(/\s{2,}/)[0],
+    );
+    const whole =
+      d.certificate?.insured ??
+      d.policyholder.organization ??
+      (asWritten && person && asWritten.toLowerCase().includes(d.policyholder.last_name!.toLowerCase()) ? asWritten : person);
     if (whole) insured = { value: whole, page: insuredCite.page, text: insuredCite.text.slice(0, 400) };
   }
   const numbers = new Set<string>();
@@ -232,22 +272,41 @@ export function insuranceFacts(pages: PageText[], rec: PolicyRecord): InsuranceF
   const personal = kind === 'renters' || kind === 'homeowners';
   // General liability: personal liability on a renters/homeowners policy, each occurrence on CGL/BOP/COI.
   const liability =
-    (personal && d.property?.personal_liability != null ? { ...fromRecord(d, '/property/personal_liability', d.property.personal_liability)!, label: 'Personal Liability' } : null) ??
+    (personal && d.property?.personal_liability != null
+      ? { ...fromRecord(d, '/property/personal_liability', d.property.personal_liability)!, label: 'Personal Liability' }
+      : null) ??
     certLimit(d, 'general_liability', 'each_occurrence', 'General Liability Each Occurrence') ??
-    coverageLimit(d, /personal liability|each occurrence|general liability|liability\s*[-–]\s*each|coverage e\b|^liability$|bodily injury (?:and|&) property damage/i) ??
-    labelledLimit(pages, /\b(?:personal liability|each occurrence(?: limit)?|liability\s*[-–]?\s*each occurrence|coverage e\s*[-–]?\s*personal liability)\b[^$\d]{0,30}/i);
+    coverageLimit(
+      d,
+      /personal liability|each occurrence|general liability|liability\s*[-–]\s*each|coverage e\b|^liability$|bodily injury (?:and|&) property damage/i,
+    ) ??
+    labelledLimit(
+      pages,
+      /\b(?:personal liability|each occurrence(?: limit)?|liability\s*[-–]?\s*each occurrence|coverage e\s*[-–]?\s*personal liability)\b[^$\d]{0,30}/i,
+    );
   // Damage to the landlord's property; an auto policy's "property damage liability" is not that.
-  const propertyDamage = labelledLimit(pages, /\b(?:damage to (?:the )?rented premises(?:\s*\((?:ea|each) occurrence\))?|damage to premises rented to you|damage to (?:the )?property of others|fire legal liability|tenant(?:'s|s)? legal liability)\b[^$\d]{0,30}/i);
+  const propertyDamage = labelledLimit(
+    pages,
+    /\b(?:damage to (?:the )?rented premises(?:\s*\((?:ea|each) occurrence\))?|damage to premises rented to you|damage to (?:the )?property of others|fire legal liability|tenant(?:'s|s)? legal liability)\b[^$\d]{0,30}/i,
+  );
   const workersComp =
     certLimit(d, 'workers_compensation', 'el_each_accident', "Workers' Compensation / E.L. Each Accident") ??
-    (kind === 'workers_comp' ? (labelledLimit(pages, /\b(?:each accident|employers'? liability)\b[^$\d]{0,30}/i) ?? (() => { const c = all.find((x) => /statutory/i.test(x.text)); return c ? { value: null, page: c.page, text: c.text, label: "Workers' Compensation", statutory: true } : null; })()) : null);
+    (kind === 'workers_comp'
+      ? (labelledLimit(pages, /\b(?:each accident|employers'? liability)\b[^$\d]{0,30}/i) ??
+        (() => {
+          const c = all.find((x) => /statutory/i.test(x.text));
+          return c ? { value: null, page: c.page, text: c.text, label: "Workers' Compensation", statutory: true } : null;
+        })())
+      : null);
   const umbrella =
     certLimit(d, 'umbrella_liability', 'umbrella_each_occurrence', 'Umbrella Each Occurrence') ??
-    ((kind === 'umbrella' || kind === 'commercial_umbrella') ? coverageLimit(d, /umbrella|excess|each occurrence|liability/i) : null) ??
+    (kind === 'umbrella' || kind === 'commercial_umbrella' ? coverageLimit(d, /umbrella|excess|each occurrence|liability/i) : null) ??
     labelledLimit(pages, /\b(?:umbrella|excess)\s+liability\b[^$\d]{0,30}/i);
   const auto =
     certLimit(d, 'automobile_liability', 'combined_single_limit', 'Auto Combined Single Limit') ??
-    ((kind === 'personal_auto' || kind === 'commercial_auto') ? coverageLimit(d, /bodily injury|liability|combined single/i, (v) => (typeof v === 'string' ? parseMoney(v.split('/')[1] ?? v) ?? null : v)) : null);
+    (kind === 'personal_auto' || kind === 'commercial_auto'
+      ? coverageLimit(d, /bodily injury|liability|combined single/i, (v) => (typeof v === 'string' ? (parseMoney(v.split('/')[1] ?? v) ?? null) : v))
+      : null);
   const professional = labelledLimit(pages, /\b(?:professional liability|errors (?:and|&) omissions)\b[^$\d]{0,30}/i);
   const subr = d.certificate?.coverages.findIndex((c) => c.subrogation_waived === true) ?? -1;
   let waiverOfSubrogation = endorsement(all, /waiver of subrogation|subrogation (?:is )?waived|waive(?:s|d)? (?:all )?(?:rights of )?subrogation/i);

@@ -29,14 +29,21 @@ function labelledParty(pages: PageText[], label: RegExp): Cited<string> | null {
 function cleanName(s: string): string | undefined {
   // A blank form's underscores are not a name.
   if (/_{3,}/.test(s)) return undefined;
-  const v = cleanValue(s.split(/\s{2,}/)[0].replace(/\s*\((?:the\s+)?["“]?[A-Za-z ]+["”]?\)\s*$/, '').replace(/^(?:is|are)\s+/i, ''));
+  const v = cleanValue(
+    s
+      .split(/\s{2,}/)[0]
+      .replace(/\s*\((?:the\s+)?["“]?[A-Za-z ]+["”]?\)\s*$/, '')
+      .replace(/^(?:is|are)\s+/i, ''),
+  );
   if (!v || v.length > 120 || /^\d/.test(v) || !/[A-Za-z]{2}/.test(v)) return undefined;
   return v;
 }
 
 /** "between Oak Street Properties LLC ("Landlord") and John Smith ("Tenant")". */
 function partyFromPreamble(all: Clause[], role: RegExp): Cited<string> | null {
-  const named = new RegExp(`([A-Z][A-Za-z0-9.,&'’\\- ]{2,100}?)\\s*(?:,\\s*an? [A-Za-z ]{3,60}?,?\\s*)?,?\\s*\\(\\s*(?:(?:hereinafter|herein)\\s+(?:called|referred to as|the)\\s+)?(?:the\\s+)?["“']{0,2}(?:${role.source})["”']{0,2}\\s*\\)`);
+  const named = new RegExp(
+    `([A-Z][A-Za-z0-9.,&'’\\- ]{2,100}?)\\s*(?:,\\s*an? [A-Za-z ]{3,60}?,?\\s*)?,?\\s*\\(\\s*(?:(?:hereinafter|herein)\\s+(?:called|referred to as|the)\\s+)?(?:the\\s+)?["“']{0,2}(?:${role.source})["”']{0,2}\\s*\\)`,
+  );
   const asRole = new RegExp(`([A-Z][A-Za-z0-9.,&'’\\- ]{2,100}?),\\s+as\\s+(?:the\\s+)?(?:${role.source})\\b`);
   for (const c of all.slice(0, 60)) {
     for (const re of [named, asRole]) {
@@ -50,7 +57,8 @@ function partyFromPreamble(all: Clause[], role: RegExp): Cited<string> | null {
 }
 
 function propertyAddress(pages: PageText[], all: Clause[]): Cited<string> | null {
-  const label = /^\s*(?:property address|premises address|address of (?:the )?premises|leased premises|premises|property|rental (?:unit|address|property)|unit address|dwelling address|apartment address)\s*[:\-–]\s*(.*)$/i;
+  const label =
+    /^\s*(?:property address|premises address|address of (?:the )?premises|leased premises|premises|property|rental (?:unit|address|property)|unit address|dwelling address|apartment address)\s*[:\-–]\s*(.*)$/i;
   for (const l of pageLines(pages)) {
     const m = label.exec(l.text);
     if (!m) continue;
@@ -88,7 +96,10 @@ function leaseDates(pages: PageText[], all: Clause[]): { start: Cited<string> | 
   // "The term ... shall commence on January 1, 2026 and end on December 31, 2026."
   for (const c of all) {
     if (!/\b(term|commenc|begin|beginning|start)/i.test(c.text)) continue;
-    const m = /\b(?:commenc\w*|begin\w*|start\w*|from)\s+(?:on\s+)?(.{6,24}?\d{4})\b[^.]*?\b(?:end\w*|terminat\w*|expir\w*|through|until|to)\s+(?:on\s+)?(?:at\s+[^,]*,\s*)?(.{6,24}?\d{4})/i.exec(c.text);
+    const m =
+      /\b(?:commenc\w*|begin\w*|start\w*|from)\s+(?:on\s+)?(.{6,24}?\d{4})\b[^.]*?\b(?:end\w*|terminat\w*|expir\w*|through|until|to)\s+(?:on\s+)?(?:at\s+[^,]*,\s*)?(.{6,24}?\d{4})/i.exec(
+        c.text,
+      );
     if (!m) continue;
     const a = dateTokens(m[1])[0];
     const b = dateTokens(m[2])[0];
@@ -104,7 +115,10 @@ function leaseDates(pages: PageText[], all: Clause[]): { start: Cited<string> | 
 /** Each requirement: what names it in a clause. */
 const REQUIREMENT_TERMS: [RequirementKind, RegExp][] = [
   ['renters', /\brenters?['’]?s?\s+insurance|\brenter['’]s\s+insurance|\bHO-?4\b|\bcontents insurance/i],
-  ['propertyDamage', /\bproperty damage(?: liability)?|damage to (?:the )?(?:rented |leased )?premises|damage to (?:the )?property of others|fire legal liability|legal liability for damage/i],
+  [
+    'propertyDamage',
+    /\bproperty damage(?: liability)?|damage to (?:the )?(?:rented |leased )?premises|damage to (?:the )?property of others|fire legal liability|legal liability for damage/i,
+  ],
   ['liability', /\b(?:commercial general liability|general liability|personal liability|liability insurance|liability coverage|public liability)\b/i],
   ['workersComp', /\bworkers['’]?\s+comp(?:ensation)?\b|\bworker['’]s\s+comp/i],
   ['umbrella', /\bumbrella\b|\bexcess liability\b/i],
@@ -118,7 +132,8 @@ const REQUIREMENT_TERMS: [RequirementKind, RegExp][] = [
 ];
 
 const OBLIGATION = /\b(shall|must|will|agrees? to|required|requires|obtain|maintain|carry|keep|provide|name|naming|list|include)\b/i;
-const NEGATED = /\b(?:is|are)\s+not\s+required\b|\bnot\s+required\s+to\b|\bneed not\b|\bis optional\b|\bencouraged but not required\b|\bno\s+(?:renters?|insurance)\s+(?:insurance\s+)?is\s+required/i;
+const NEGATED =
+  /\b(?:is|are)\s+not\s+required\b|\bnot\s+required\s+to\b|\bneed not\b|\bis optional\b|\bencouraged but not required\b|\bno\s+(?:renters?|insurance)\s+(?:insurance\s+)?is\s+required/i;
 
 /** Money after the requirement's words in the clause, preferring "per occurrence"/"each occurrence" amounts. */
 function amountFor(text: string, at: number, kind: RequirementKind): number | null {
@@ -154,7 +169,9 @@ function requirements(all: Clause[]): Partial<Record<RequirementKind, LeaseRequi
       const negated = NEGATED.test(c.text) && kind === 'renters';
       if (!negated && !OBLIGATION.test(c.text)) continue;
       const prev = out[kind];
-      const amount = ['additionalInsured', 'interestedParty', 'certificateHolder', 'waiverOfSubrogation', 'primaryNonContributory', 'renters'].includes(kind) ? null : amountFor(c.text, m.index + m[0].length, kind);
+      const amount = ['additionalInsured', 'interestedParty', 'certificateHolder', 'waiverOfSubrogation', 'primaryNonContributory', 'renters'].includes(kind)
+        ? null
+        : amountFor(c.text, m.index + m[0].length, kind);
       const statutory = kind === 'workersComp' && /statutory/i.test(c.text);
       // The first clause wins unless a later one gives the amount the first lacked.
       if (prev && !(prev.amount === null && amount !== null && prev.required)) continue;
@@ -180,7 +197,9 @@ export function leaseFacts(pages: PageText[]): LeaseFacts {
   const manager = labelledParty(pages, /managing agent|property manager|management company|manager|agent for (?:the )?landlord/);
   const { start, end } = leaseDates(pages, all);
   const text = pages.map((p) => p.text).join('\n');
-  const commercial = /\bcommercial\b|\boffice lease\b|\bretail\b|\bindustrial\b|\bpermitted use\b|\brentable square feet\b|\bbusiness\b.*\bpremises\b/i.test(text) && !/\bresidential\b|\bapartment\b|\bdwelling unit\b/i.test(text.slice(0, 3000));
+  const commercial =
+    /\bcommercial\b|\boffice lease\b|\bretail\b|\bindustrial\b|\bpermitted use\b|\brentable square feet\b|\bbusiness\b.*\bpremises\b/i.test(text) &&
+    !/\bresidential\b|\bapartment\b|\bdwelling unit\b/i.test(text.slice(0, 3000));
   return {
     type: commercial ? 'commercial' : 'residential',
     propertyAddress: propertyAddress(pages, all),

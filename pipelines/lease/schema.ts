@@ -10,8 +10,18 @@ export interface Cited<T> {
 
 /** The twelve insurance requirements a lease can state (the other three checks come from the lease's facts). */
 export const requirementKinds = [
-  'renters', 'liability', 'propertyDamage', 'workersComp', 'umbrella', 'auto', 'professional',
-  'additionalInsured', 'interestedParty', 'certificateHolder', 'waiverOfSubrogation', 'primaryNonContributory',
+  'renters',
+  'liability',
+  'propertyDamage',
+  'workersComp',
+  'umbrella',
+  'auto',
+  'professional',
+  'additionalInsured',
+  'interestedParty',
+  'certificateHolder',
+  'waiverOfSubrogation',
+  'primaryNonContributory',
 ] as const;
 export type RequirementKind = (typeof requirementKinds)[number];
 
@@ -78,13 +88,25 @@ export interface InsuranceFacts {
   primaryNonContributory: Cited<boolean> | null;
   propertyAddress: (Cited<string> & { from: 'premises' | 'mailing' }) | null;
   /** Words on the document that say it is not an issued, in-force policy. */
-  markers: (Cited<PolicyMarker>)[];
+  markers: Cited<PolicyMarker>[];
 }
 
 export const comparisonFields = [
-  'Renters Insurance Required', 'General Liability', 'Property Damage', 'Workers Compensation', 'Umbrella/Excess Liability',
-  'Auto Liability', 'Professional Liability', 'Additional Insured', 'Interested Party', 'Certificate Holder',
-  'Waiver of Subrogation', 'Primary & Non-Contributory', 'Property Address', 'Policy Period', 'Policy Status',
+  'Renters Insurance Required',
+  'General Liability',
+  'Property Damage',
+  'Workers Compensation',
+  'Umbrella/Excess Liability',
+  'Auto Liability',
+  'Professional Liability',
+  'Additional Insured',
+  'Interested Party',
+  'Certificate Holder',
+  'Waiver of Subrogation',
+  'Primary & Non-Contributory',
+  'Property Address',
+  'Policy Period',
+  'Policy Status',
 ] as const;
 export type ComparisonField = (typeof comparisonFields)[number];
 export type CheckStatus = 'pass' | 'fail' | 'warning';

@@ -21,7 +21,11 @@ export function clauses(pages: PageText[]): Clause[] {
     // A new paragraph: an empty-ish break, a numbered heading or an ALL CAPS heading line.
     const paras = text.split(/\n(?=\s*(?:\d{1,2}(?:\.\d+)*[.)]\s|[A-Z][A-Z &'/-]{3,}[:.]?\s*(?:\n|$)|\([a-z0-9]{1,3}\)\s|Section\s+\d|ARTICLE\s))/);
     for (const para of paras) {
-      const joined = para.replace(/-\n(?=[a-z])/g, '').replace(/\s*\n\s*/g, ' ').replace(/\s{2,}/g, ' ').trim();
+      const joined = para
+        .replace(/-\n(?=[a-z])/g, '')
+        .replace(/\s*\n\s*/g, ' ')
+        .replace(/\s{2,}/g, ' ')
+        .trim();
       // Not after abbreviations ("Inc.", "St.", "No.") and not before a parenthesis ("Inc. (\"Tenant\")").
       for (const s of joined.split(/(?<!\b[A-Z][a-z]{0,2}\.)(?<=[.;])\s+(?=[A-Z])/)) {
         const t = s.trim();
@@ -38,7 +42,8 @@ export function pageLines(pages: PageText[]): { text: string; page: number; next
 }
 
 // After a "$", OCR may read a thousands separator as a space or a dot ("$5 000,000").
-const MONEY = /\$\s?\d{1,3}(?:[, .]\d{3})+(?:\.\d{2})?|\$\s?\d+(?:\.\d{2})?(?:\s?(?:k|m|mm|million)\b)?|\b\d{1,3}(?:,\d{3}){1,3}\b|\b\d+(?:\.\d+)?\s?(?:million|mm)\b/gi;
+const MONEY =
+  /\$\s?\d{1,3}(?:[, .]\d{3})+(?:\.\d{2})?|\$\s?\d+(?:\.\d{2})?(?:\s?(?:k|m|mm|million)\b)?|\b\d{1,3}(?:,\d{3}){1,3}\b|\b\d+(?:\.\d+)?\s?(?:million|mm)\b/gi;
 
 /** The amounts in a text, in order (only those written like money: "$", thousands separators or "million"). */
 export function amountsIn(text: string): { value: number; index: number; text: string }[] {
@@ -102,17 +107,46 @@ export function insuredCoversTenant(insured: string | null | undefined, tenant: 
   const words = new Set(normaliseText(insured).split(' '));
   for (const t of splitNames(tenant)) {
     if (sameParty(insured, t)) return true;
-    const parts = normaliseText(t).replace(ENTITY_WORDS, ' ').split(' ').filter((w) => w.length > 1);
+    const parts = normaliseText(t)
+      .replace(ENTITY_WORDS, ' ')
+      .split(' ')
+      .filter((w) => w.length > 1);
     if (parts.length >= 2 && words.has(parts[0]) && words.has(parts[parts.length - 1])) return true;
   }
   return false;
 }
 
 const SUFFIXES: Record<string, string> = {
-  street: 'st', str: 'st', avenue: 'ave', av: 'ave', road: 'rd', drive: 'dr', lane: 'ln', boulevard: 'blvd', court: 'ct',
-  place: 'pl', parkway: 'pkwy', highway: 'hwy', circle: 'cir', terrace: 'ter', trail: 'trl', square: 'sq', suite: 'unit',
-  ste: 'unit', apartment: 'unit', apt: 'unit', unit: 'unit', no: 'unit', number: 'unit', north: 'n', south: 's', east: 'e', west: 'w',
-  floor: 'fl', fl: 'fl', way: 'way',
+  street: 'st',
+  str: 'st',
+  avenue: 'ave',
+  av: 'ave',
+  road: 'rd',
+  drive: 'dr',
+  lane: 'ln',
+  boulevard: 'blvd',
+  court: 'ct',
+  place: 'pl',
+  parkway: 'pkwy',
+  highway: 'hwy',
+  circle: 'cir',
+  terrace: 'ter',
+  trail: 'trl',
+  square: 'sq',
+  suite: 'unit',
+  ste: 'unit',
+  apartment: 'unit',
+  apt: 'unit',
+  unit: 'unit',
+  no: 'unit',
+  number: 'unit',
+  north: 'n',
+  south: 's',
+  east: 'e',
+  west: 'w',
+  floor: 'fl',
+  fl: 'fl',
+  way: 'way',
 };
 
 export interface AddressParts {
@@ -128,13 +162,19 @@ export function addressParts(s: string): AddressParts {
   const t = s.replace(/#\s*/g, ' unit ').toLowerCase().replace(/[.,]/g, ' ');
   const m = /\b(\d+[a-z]?(?:-\d+)?)\s+([a-z0-9 ]+)/.exec(t);
   if (!m) return { number: null, street: null, unit: null, zip };
-  const words = m[2].split(/\s+/).filter(Boolean).map((w) => SUFFIXES[w] ?? w);
+  const words = m[2]
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((w) => SUFFIXES[w] ?? w);
   // The street runs to its suffix; a unit follows "unit"; the city starts after that.
   const street: string[] = [];
   let unit: string | null = null;
   for (let i = 0; i < words.length; i++) {
     const w = words[i];
-    if (w === 'unit') { unit = words[i + 1] ?? null; break; }
+    if (w === 'unit') {
+      unit = words[i + 1] ?? null;
+      break;
+    }
     street.push(w);
     if (/^(st|ave|rd|dr|ln|blvd|ct|pl|pkwy|hwy|cir|ter|trl|sq|way)$/.test(w)) {
       // "12 Oak St Apt 4" or "12 Oak St 4B" (a bare unit right after the suffix).
@@ -161,7 +201,13 @@ export function groundedOn(pages: PageText[], value: string | number | boolean, 
 const pageIndexes = new WeakMap<PageText, ReturnType<typeof indexPages>>();
 
 /** A cited value, or null when the value cannot be found on the page it was read from. */
-export function cite<T extends string | number | boolean>(pages: PageText[], value: T | null | undefined, page: number, text: string, groundAs?: string | number | boolean): Cited<T> | null {
+export function cite<T extends string | number | boolean>(
+  pages: PageText[],
+  value: T | null | undefined,
+  page: number,
+  text: string,
+  groundAs?: string | number | boolean,
+): Cited<T> | null {
   if (value === null || value === undefined) return null;
   return groundedOn(pages, groundAs ?? value, page, text) ? { value, page, text: text.slice(0, 400) } : null;
 }

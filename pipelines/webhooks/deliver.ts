@@ -14,8 +14,16 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 4096;
 export const DEFAULT_USER_AGENT = 'insurance-intake-service-webhooks/1.0';
 
 const RESERVED_HEADERS = new Set([
-  'content-type', 'content-length', 'transfer-encoding', 'host', 'connection', 'user-agent',
-  'x-signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature',
+  'content-type',
+  'content-length',
+  'transfer-encoding',
+  'host',
+  'connection',
+  'user-agent',
+  'x-signature',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
 ]);
 
 /** Credentials an endpoint may require besides the signature (SPEC §5 rule 3). */
@@ -83,16 +91,7 @@ export const DeliveryOptions = z
 export type DeliveryOptions = z.input<typeof DeliveryOptions>;
 
 export type DeliveryErrorCode =
-  | 'invalid_url'
-  | 'https_required'
-  | 'dns'
-  | 'ssrf_blocked'
-  | 'timeout'
-  | 'connection'
-  | 'tls'
-  | 'redirect'
-  | 'aborted'
-  | 'response';
+  'invalid_url' | 'https_required' | 'dns' | 'ssrf_blocked' | 'timeout' | 'connection' | 'tls' | 'redirect' | 'aborted' | 'response';
 
 export type DeliveryAttemptResult = {
   /** True for a 2xx status: the receiver has the event. */
@@ -116,10 +115,7 @@ export type DeliveryAttemptResult = {
 };
 
 /** The headers of a delivery: content type, user agent, `x-signature`, Standard Webhooks headers and any endpoint auth. */
-export function deliveryHeaders(
-  request: DeliveryRequest,
-  userAgent: string = DEFAULT_USER_AGENT,
-): Record<string, string> {
+export function deliveryHeaders(request: DeliveryRequest, userAgent: string = DEFAULT_USER_AGENT): Record<string, string> {
   const r = DeliveryRequest.parse(request);
   const body = typeof r.body === 'string' ? Buffer.from(r.body, 'utf8') : r.body;
   const headers: Record<string, string> = {
@@ -249,8 +245,16 @@ export async function deliver(request: DeliveryRequest, options: DeliveryOptions
   const onCallerAbort = () => controller.abort();
   o.signal?.addEventListener('abort', onCallerAbort, { once: true });
   try {
-    return await attempt(o, r.url, body, headers, controller.signal, () =>
-      timedOut ? ['timeout', `no answer within ${o.timeoutMs} ms`] : ['aborted', 'aborted'], result, failed);
+    return await attempt(
+      o,
+      r.url,
+      body,
+      headers,
+      controller.signal,
+      () => (timedOut ? ['timeout', `no answer within ${o.timeoutMs} ms`] : ['aborted', 'aborted']),
+      result,
+      failed,
+    );
   } finally {
     clearTimeout(timer);
     o.signal?.removeEventListener('abort', onCallerAbort);
@@ -292,115 +296,111 @@ async function attempt(
   return first.result;
 
   function send(agent: http.Agent | undefined): Promise<{ result: DeliveryAttemptResult; reused: boolean }> {
-  return new Promise<{ result: DeliveryAttemptResult; reused: boolean }>((resolveSend) => {
-    let reused = false;
-    const done = (res: DeliveryAttemptResult) => resolveSend({ result: res, reused });
-    let settled = false;
-    const finish = (res: DeliveryAttemptResult) => {
-      if (settled) return;
-      settled = true;
-      signal.removeEventListener('abort', onAbort);
-      done(res);
-    };
-    const requestOptions: https.RequestOptions = {
-      method: 'POST',
-      protocol: target.url.protocol,
-      host: literal ? pinned.address : target.hostname,
-      family: pinned.family,
-      port: target.port,
-      path: target.url.pathname + target.url.search,
-      headers, // Host comes from host:port, i.e. the name in the URL
-      lookup,
-      // No socket that was connected for another resolution: either a fresh one or one pooled per pinned address.
-      agent: agent ?? false,
-      ...(isHttps ? { servername: literal ? undefined : target.hostname, ca: o.ca } : {}),
-    };
-    const req = (isHttps ? https : http).request(requestOptions);
-    let remote: string | null = null;
-    let response: http.IncomingMessage | null = null;
-    let stopped: { code: DeliveryErrorCode; message: string } | null = null;
-    req.on('socket', (socket) => {
-      reused = req.reusedSocket;
-      if (reused) {
-        remote = socket.remoteAddress ?? pinned.address;
-        return; // connected long ago: no 'connect' will come (and a listener per request would pile up)
-      }
-      socket.once('connect', () => {
-        remote = socket.remoteAddress ?? pinned.address;
-      });
-    });
-
-    const onAbort = () => {
-      const [code, message] = stopReason();
-      const err = new AttemptError(code, message);
-      stopped = { code, message };
-      if (response) response.destroy(err); // keep the status already received; report why reading stopped
-      req.destroy(err);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-
-    req.on('error', (err) => {
-      if (settled || response) return; // once a response arrived, its own handlers report the outcome
-      if (err instanceof AttemptError) finish(failed(err.code, err.message));
-      else finish(result({ remote_address: remote, error: classify(err) }));
-    });
-
-    req.on('response', (res) => {
-      response = res;
-      const status = res.statusCode ?? 0;
-      const responseHeaders: Record<string, string> = {};
-      for (const [name, value] of Object.entries(res.headers)) {
-        if (value !== undefined) responseHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
-      }
-      const chunks: Buffer[] = [];
-      let kept = 0;
-      let truncated = false;
-      const complete = (error: DeliveryAttemptResult['error']) => {
-        const isRedirect = status >= 300 && status < 400;
-        const location = isRedirect ? (responseHeaders.location ?? null) : null;
-        finish(
-          result({
-            ok: status >= 200 && status < 300,
-            status,
-            response_headers: responseHeaders,
-            response_body: Buffer.concat(chunks).toString('utf8'),
-            response_body_truncated: truncated,
-            remote_address: remote ?? res.socket?.remoteAddress ?? pinned.address,
-            location,
-            disable: status === 410,
-            error:
-              error ??
-              (isRedirect
-                ? { code: 'redirect', message: `redirect ${status} to ${location ?? '(no Location)'} not followed` }
-                : null),
-          }),
-        );
-      };
-      res.on('data', (chunk: Buffer) => {
+    return new Promise<{ result: DeliveryAttemptResult; reused: boolean }>((resolveSend) => {
+      let reused = false;
+      const done = (res: DeliveryAttemptResult) => resolveSend({ result: res, reused });
+      let settled = false;
+      const finish = (res: DeliveryAttemptResult) => {
         if (settled) return;
-        const room = o.maxResponseBytes - kept;
-        if (chunk.length > room) {
-          chunks.push(chunk.subarray(0, room));
-          kept += room;
-          truncated = true;
-          complete(null);
-          res.destroy(); // stop reading: the rest of a huge answer is never downloaded
-          req.destroy();
-          return;
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        done(res);
+      };
+      const requestOptions: https.RequestOptions = {
+        method: 'POST',
+        protocol: target.url.protocol,
+        host: literal ? pinned.address : target.hostname,
+        family: pinned.family,
+        port: target.port,
+        path: target.url.pathname + target.url.search,
+        headers, // Host comes from host:port, i.e. the name in the URL
+        lookup,
+        // No socket that was connected for another resolution: either a fresh one or one pooled per pinned address.
+        agent: agent ?? false,
+        ...(isHttps ? { servername: literal ? undefined : target.hostname, ca: o.ca } : {}),
+      };
+      const req = (isHttps ? https : http).request(requestOptions);
+      let remote: string | null = null;
+      let response: http.IncomingMessage | null = null;
+      let stopped: { code: DeliveryErrorCode; message: string } | null = null;
+      req.on('socket', (socket) => {
+        reused = req.reusedSocket;
+        if (reused) {
+          remote = socket.remoteAddress ?? pinned.address;
+          return; // connected long ago: no 'connect' will come (and a listener per request would pile up)
         }
-        chunks.push(chunk);
-        kept += chunk.length;
+        socket.once('connect', () => {
+          remote = socket.remoteAddress ?? pinned.address;
+        });
       });
-      res.on('end', () => complete(null));
-      const broken = (message: string) =>
-        complete(stopped ? { code: stopped.code, message: `${stopped.message} (while reading the response)` } : { code: 'response', message });
-      res.on('error', (err) => broken(err.message));
-      res.on('aborted', () => broken('the receiver closed the connection mid-response'));
-      res.on('close', () => broken('the connection closed before the response ended')); // no-op after 'end'
-    });
 
-    req.end(body);
-  });
+      const onAbort = () => {
+        const [code, message] = stopReason();
+        const err = new AttemptError(code, message);
+        stopped = { code, message };
+        if (response) response.destroy(err); // keep the status already received; report why reading stopped
+        req.destroy(err);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+
+      req.on('error', (err) => {
+        if (settled || response) return; // once a response arrived, its own handlers report the outcome
+        if (err instanceof AttemptError) finish(failed(err.code, err.message));
+        else finish(result({ remote_address: remote, error: classify(err) }));
+      });
+
+      req.on('response', (res) => {
+        response = res;
+        const status = res.statusCode ?? 0;
+        const responseHeaders: Record<string, string> = {};
+        for (const [name, value] of Object.entries(res.headers)) {
+          if (value !== undefined) responseHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
+        }
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        let truncated = false;
+        const complete = (error: DeliveryAttemptResult['error']) => {
+          const isRedirect = status >= 300 && status < 400;
+          const location = isRedirect ? (responseHeaders.location ?? null) : null;
+          finish(
+            result({
+              ok: status >= 200 && status < 300,
+              status,
+              response_headers: responseHeaders,
+              response_body: Buffer.concat(chunks).toString('utf8'),
+              response_body_truncated: truncated,
+              remote_address: remote ?? res.socket?.remoteAddress ?? pinned.address,
+              location,
+              disable: status === 410,
+              error: error ?? (isRedirect ? { code: 'redirect', message: `redirect ${status} to ${location ?? '(no Location)'} not followed` } : null),
+            }),
+          );
+        };
+        res.on('data', (chunk: Buffer) => {
+          if (settled) return;
+          const room = o.maxResponseBytes - kept;
+          if (chunk.length > room) {
+            chunks.push(chunk.subarray(0, room));
+            kept += room;
+            truncated = true;
+            complete(null);
+            res.destroy(); // stop reading: the rest of a huge answer is never downloaded
+            req.destroy();
+            return;
+          }
+          chunks.push(chunk);
+          kept += chunk.length;
+        });
+        res.on('end', () => complete(null));
+        const broken = (message: string) =>
+          complete(stopped ? { code: stopped.code, message: `${stopped.message} (while reading the response)` } : { code: 'response', message });
+        res.on('error', (err) => broken(err.message));
+        res.on('aborted', () => broken('the receiver closed the connection mid-response'));
+        res.on('close', () => broken('the connection closed before the response ended')); // no-op after 'end'
+      });
+
+      req.end(body);
+    });
   }
 }
 

@@ -47,20 +47,13 @@ const FileValue = z.object({ filename: z.string(), content_type: z.string(), url
 
 export const FormSubmissionData = z
   .object({
-    form: z
-      .object({ id: z.number().int(), public_id: z.string(), name: z.string(), insurance_line: z.string() })
-      .strict(),
+    form: z.object({ id: z.number().int(), public_id: z.string(), name: z.string(), insurance_line: z.string() }).strict(),
     submission_id: z.number().int(),
     trace_id: z.string().min(1),
     submitted_at: isoUtc,
     agent: AgentRef,
-    contact: z
-      .object({ name: z.string().nullish(), email: z.string().nullish(), phone: z.string().nullish() })
-      .strict()
-      .optional(),
-    answers: z.array(
-      z.object({ question_id: z.string(), label: z.string(), type: z.string(), value: z.unknown() }).strict(),
-    ),
+    contact: z.object({ name: z.string().nullish(), email: z.string().nullish(), phone: z.string().nullish() }).strict().optional(),
+    answers: z.array(z.object({ question_id: z.string(), label: z.string(), type: z.string(), value: z.unknown() }).strict()),
     acord: z
       .object({ is_acord_ready: z.boolean(), form_ids: z.array(z.string()), archive_url: link })
       .strict()
@@ -128,15 +121,9 @@ export const V1EventData = {
         .strict(),
     })
     .strict(),
-  'client.reassigned': z
-    .object({ client: ClientRef, previous_agent: AgentRef.nullable(), agent: AgentRef, reassigned_at: isoUtc })
-    .strict(),
-  'client.updated': z
-    .object({ client: ClientRef, changed_fields: z.array(z.string()).min(1), updated_at: isoUtc })
-    .strict(),
-  'client.sales-funnel-status-change': z
-    .object({ client: ClientRef, previous_status: z.string().nullable(), status: z.string(), changed_at: isoUtc })
-    .strict(),
+  'client.reassigned': z.object({ client: ClientRef, previous_agent: AgentRef.nullable(), agent: AgentRef, reassigned_at: isoUtc }).strict(),
+  'client.updated': z.object({ client: ClientRef, changed_fields: z.array(z.string()).min(1), updated_at: isoUtc }).strict(),
+  'client.sales-funnel-status-change': z.object({ client: ClientRef, previous_status: z.string().nullable(), status: z.string(), changed_at: isoUtc }).strict(),
 } satisfies Record<V1EventName, z.ZodType>;
 
 /** `{ id, event, created_at, data }`: id is the event's UUID, the same on every retry and redelivery. */

@@ -18,9 +18,7 @@ export function signBody(secret: string, body: Buffer | string): string {
 
 /** The Standard Webhooks HMAC key: the base64-decoded part after `whsec_`, or the UTF-8 bytes of any other secret. */
 export function standardWebhookKey(secret: string): Buffer {
-  return secret.startsWith(SECRET_PREFIX)
-    ? Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64')
-    : Buffer.from(secret, 'utf8');
+  return secret.startsWith(SECRET_PREFIX) ? Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64') : Buffer.from(secret, 'utf8');
 }
 
 export type StandardWebhookHeaders = {
@@ -30,12 +28,7 @@ export type StandardWebhookHeaders = {
 };
 
 /** `webhook-id`, `webhook-timestamp` (unix seconds) and `webhook-signature` (`v1,<base64 HMAC of "id.timestamp.body">`). */
-export function standardWebhookHeaders(input: {
-  id: string;
-  timestamp: number;
-  body: Buffer | string;
-  secret: string;
-}): StandardWebhookHeaders {
+export function standardWebhookHeaders(input: { id: string; timestamp: number; body: Buffer | string; secret: string }): StandardWebhookHeaders {
   const timestamp = String(Math.floor(input.timestamp));
   return {
     'webhook-id': input.id,
@@ -45,10 +38,7 @@ export function standardWebhookHeaders(input: {
 }
 
 function standardSignature(secret: string, id: string, timestamp: string, body: Buffer | string): string {
-  return createHmac('sha256', standardWebhookKey(secret))
-    .update(`${id}.${timestamp}.`)
-    .update(body)
-    .digest('base64');
+  return createHmac('sha256', standardWebhookKey(secret)).update(`${id}.${timestamp}.`).update(body).digest('base64');
 }
 
 /** Constant-time check of an `x-signature` header against the raw body (for receivers and tests). */

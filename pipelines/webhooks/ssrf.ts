@@ -12,13 +12,22 @@ export function parseIp(text: string): Uint8Array | null {
   let tail: number[] = [];
   const lastColon = s.lastIndexOf(':');
   if (s.slice(lastColon + 1).includes('.')) {
-    const v4 = s.slice(lastColon + 1).split('.').map(Number);
+    const v4 = s
+      .slice(lastColon + 1)
+      .split('.')
+      .map(Number);
     tail = [(v4[0] << 8) | v4[1], (v4[2] << 8) | v4[3]];
     head = s.slice(0, lastColon + 1);
     if (!head.endsWith('::')) head = head.slice(0, -1); // keep `::` in `::1.2.3.4`, drop the lone ':' otherwise
   }
   const [left, right] = head.includes('::') ? head.split('::') : [head, undefined];
-  const words = (p: string | undefined) => (p ? p.split(':').filter((x) => x !== '').map((h) => parseInt(h, 16)) : []);
+  const words = (p: string | undefined) =>
+    p
+      ? p
+          .split(':')
+          .filter((x) => x !== '')
+          .map((h) => parseInt(h, 16))
+      : [];
   const l = words(left);
   const r = words(right);
   const fill = 8 - l.length - r.length - tail.length;

@@ -16,7 +16,8 @@ const fresh = async () => {
   return { ...(await seedAgency(tdb, label)), ownerToken: `agt_${label}`, label };
 };
 
-const bearer = async (token: string) => (await tdb.db.owner.query('select kind, agency_id, agent_id, role from app_private.authenticate_bearer($1)', [hashToken(token)])).rows;
+const bearer = async (token: string) =>
+  (await tdb.db.owner.query('select kind, agency_id, agent_id, role from app_private.authenticate_bearer($1)', [hashToken(token)])).rows;
 
 test('create_agency makes the agency with an owner who is an admin and holds a working token; only OAuth clients may', async (t) => {
   const a = await fresh();
@@ -30,14 +31,33 @@ test('create_agency makes the agency with an owner who is an admin and holds a w
 test('create_agent: a unique slug, EMAIL for a taken address, NTFND for an unlinked agency, DEACT for a deactivated one', async (t) => {
   const [a, b] = [await fresh(), await fresh()];
   const first = await seedAgent(tdb, a, 'same-slug');
-  const slugs = await as(tdb, a.client, `select slug from app_public.create_agent($1, 'Ann', 'Two', 'two@example.com', 'same-slug', null, false, null, $2)`, [a.agencyId, hashToken('t2')]);
+  const slugs = await as(tdb, a.client, `select slug from app_public.create_agent($1, 'Ann', 'Two', 'two@example.com', 'same-slug', null, false, null, $2)`, [
+    a.agencyId,
+    hashToken('t2'),
+  ]);
   t.not(first, 0);
   t.is(slugs.rows[0].slug, 'same-slug-2');
-  const taken = await sqlError(as(tdb, a.client, `select app_public.create_agent($1, 'A', 'B', 'TWO@example.com', 'x', null, false, null, $2)`, [a.agencyId, hashToken('t3')]));
+  const taken = await sqlError(
+    as(tdb, a.client, `select app_public.create_agent($1, 'A', 'B', 'TWO@example.com', 'x', null, false, null, $2)`, [a.agencyId, hashToken('t3')]),
+  );
   t.is(taken.code, 'EMAIL');
-  t.is((await sqlError(as(tdb, b.client, `select app_public.create_agent($1, 'A', 'B', 'c@example.com', 'c', null, false, null, $2)`, [a.agencyId, hashToken('t4')]))).code, 'NTFND');
+  t.is(
+    (
+      await sqlError(
+        as(tdb, b.client, `select app_public.create_agent($1, 'A', 'B', 'c@example.com', 'c', null, false, null, $2)`, [a.agencyId, hashToken('t4')]),
+      )
+    ).code,
+    'NTFND',
+  );
   await as(tdb, a.client, 'select app_public.deactivate_agency($1)', [a.agencyId]);
-  t.is((await sqlError(as(tdb, a.client, `select app_public.create_agent($1, 'A', 'B', 'd@example.com', 'd', null, false, null, $2)`, [a.agencyId, hashToken('t5')]))).code, 'DEACT');
+  t.is(
+    (
+      await sqlError(
+        as(tdb, a.client, `select app_public.create_agent($1, 'A', 'B', 'd@example.com', 'd', null, false, null, $2)`, [a.agencyId, hashToken('t5')]),
+      )
+    ).code,
+    'DEACT',
+  );
 });
 
 test('deactivate_agency deactivates every agent, whose tokens stop working; it is idempotent', async (t) => {
@@ -76,9 +96,19 @@ test('reset_agent_token revokes every token of the agent and keeps only the new 
 
 test('set_agency_plan keeps limits only for enterprise; the plan changes through it only (STATE)', async (t) => {
   const a = await fresh();
-  const pro = await as(tdb, a.client, 'select plan, plan_per_minute, plan_per_day from app_public.set_agency_plan($1, $2, $3, $4)', [a.agencyId, 'pro', 10, 10]);
+  const pro = await as(tdb, a.client, 'select plan, plan_per_minute, plan_per_day from app_public.set_agency_plan($1, $2, $3, $4)', [
+    a.agencyId,
+    'pro',
+    10,
+    10,
+  ]);
   t.deepEqual(pro.rows[0], { plan: 'pro', plan_per_minute: null, plan_per_day: null });
-  const ent = await as(tdb, a.client, 'select plan, plan_per_minute, plan_per_day from app_public.set_agency_plan($1, $2, $3, $4)', [a.agencyId, 'enterprise', 100, 5000]);
+  const ent = await as(tdb, a.client, 'select plan, plan_per_minute, plan_per_day from app_public.set_agency_plan($1, $2, $3, $4)', [
+    a.agencyId,
+    'enterprise',
+    100,
+    5000,
+  ]);
   t.deepEqual(ent.rows[0], { plan: 'enterprise', plan_per_minute: 100, plan_per_day: 5000 });
   t.is((await sqlError(as(tdb, a.client, 'select app_public.set_agency_plan($1, $2, null, null)', [a.agencyId, 'enterprise']))).code, '23514');
   t.is((await sqlError(tdb.db.owner.query(`update app_public.agencies set plan = 'free' where id = $1`, [a.agencyId]))).code, 'STATE');

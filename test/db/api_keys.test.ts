@@ -15,7 +15,12 @@ test.before(async () => {
 test.after.always(async () => tdb?.drop());
 
 const create = (name: string, who = a.owner, agencyId = a.agencyId) =>
-  as(tdb, who, `select id, name, mode, permissions, prefix, last_four, expires_at, revoked_at from app_public.create_api_key($1, $2, 'test', 'admin', $3, 'svc_test_abcd', 'wxyz')`, [agencyId, name, hashToken(name)]);
+  as(
+    tdb,
+    who,
+    `select id, name, mode, permissions, prefix, last_four, expires_at, revoked_at from app_public.create_api_key($1, $2, 'test', 'admin', $3, 'svc_test_abcd', 'wxyz')`,
+    [agencyId, name, hashToken(name)],
+  );
 
 test('create_api_key stores the hash for the caller’s agency; other agencies get NTFND, plain agents FORBD', async (t) => {
   const { rows } = await create('first');
@@ -28,9 +33,16 @@ test('create_api_key stores the hash for the caller’s agency; other agencies g
 
 test('roll_api_key replaces a key and limits the old one to the grace period; a revoked key is KEYRV', async (t) => {
   const old = (await create('rolled')).rows[0];
-  const fresh = await as(tdb, a.owner, `select id, name from app_public.roll_api_key($1, $2, 60, $3, 'svc_test_efgh', 'stuv')`, [a.agencyId, old.id, hashToken('rolled-2')]);
+  const fresh = await as(tdb, a.owner, `select id, name from app_public.roll_api_key($1, $2, 60, $3, 'svc_test_efgh', 'stuv')`, [
+    a.agencyId,
+    old.id,
+    hashToken('rolled-2'),
+  ]);
   t.is(fresh.rows[0].name, 'rolled');
-  const after = await tdb.db.owner.query(`select replaced_by_id, expires_at > now() + interval '50 seconds' and expires_at <= now() + interval '60 seconds' as in_grace from app_public.api_keys where id = $1`, [old.id]);
+  const after = await tdb.db.owner.query(
+    `select replaced_by_id, expires_at > now() + interval '50 seconds' and expires_at <= now() + interval '60 seconds' as in_grace from app_public.api_keys where id = $1`,
+    [old.id],
+  );
   t.deepEqual(after.rows[0], { replaced_by_id: fresh.rows[0].id, in_grace: true });
 
   const revoked = (await create('revoked')).rows[0];

@@ -16,14 +16,30 @@ async function fresh() {
   const a = await seedAgency(tdb, `clients-${n}`);
   const patId = await seedAgent(tdb, a, `pat-${n}`);
   const samId = await seedAgent(tdb, a, `sam-${n}`);
-  return { a, patId, pat: { role: 'agent' as const, agencyId: a.agencyId, agentId: patId }, samId, sam: { role: 'agent' as const, agencyId: a.agencyId, agentId: samId } };
+  return {
+    a,
+    patId,
+    pat: { role: 'agent' as const, agencyId: a.agencyId, agentId: patId },
+    samId,
+    sam: { role: 'agent' as const, agencyId: a.agencyId, agentId: samId },
+  };
 }
 
 type Who = SeededAgency['owner'];
 const create = (who: Who, agentId: number, email: string | null = null, status = 'new') =>
-  as<{ id: string; agent_id: number; mode: string; sales_funnel_status: string }>(tdb, who, 'select * from app_public.create_client($1, $2, $3, $4, $5, $6, $7)', [agentId, 'Jordan', 'Alvarez', email, null, null, status]).then((r) => r.rows[0]);
+  as<{ id: string; agent_id: number; mode: string; sales_funnel_status: string }>(
+    tdb,
+    who,
+    'select * from app_public.create_client($1, $2, $3, $4, $5, $6, $7)',
+    [agentId, 'Jordan', 'Alvarez', email, null, null, status],
+  ).then((r) => r.rows[0]);
 const events = async (clientId: string) =>
-  (await tdb.db.owner.query<{ event_name: string; mode: string; data: any }>(`select event_name, mode, data from app_public.events where data #>> '{client,uuid}' = $1 order by id`, [clientId])).rows;
+  (
+    await tdb.db.owner.query<{ event_name: string; mode: string; data: any }>(
+      `select event_name, mode, data from app_public.events where data #>> '{client,uuid}' = $1 order by id`,
+      [clientId],
+    )
+  ).rows;
 
 test('create_client: a live client of the caller, or of another agent for an admin; no event', async (t) => {
   const { a, pat, patId, samId } = await fresh();
@@ -42,9 +58,16 @@ test('create_client: a live client of the caller, or of another agent for an adm
 test('update_client writes client.updated with only the changed fields, and the funnel move as its own event', async (t) => {
   const { pat, patId } = await fresh();
   const c = await create(pat, patId, 'a@example.com');
-  await as(tdb, pat, 'select app_public.update_client($1, $2, $3)', [patId, c.id, JSON.stringify({ email: 'a@example.com', phone: '+1 555', sales_funnel_status: 'quoted' })]);
+  await as(tdb, pat, 'select app_public.update_client($1, $2, $3)', [
+    patId,
+    c.id,
+    JSON.stringify({ email: 'a@example.com', phone: '+1 555', sales_funnel_status: 'quoted' }),
+  ]);
   const ev = await events(c.id);
-  t.deepEqual(ev.map((e) => e.event_name), ['client.updated', 'client.sales-funnel-status-change']);
+  t.deepEqual(
+    ev.map((e) => e.event_name),
+    ['client.updated', 'client.sales-funnel-status-change'],
+  );
   t.deepEqual(ev[0].data.changed_fields, ['phone']);
   t.is(ev[0].mode, 'live');
   t.like(ev[1].data, { previous_status: 'new', status: 'quoted' });
@@ -53,7 +76,9 @@ test('update_client writes client.updated with only the changed fields, and the 
   for (const id of ids) t.true(fanOuts.includes(id), `event ${id} queued its fan-out`);
   await as(tdb, pat, 'select app_public.update_client($1, $2, $3)', [patId, c.id, JSON.stringify({ phone: '+1 555', sales_funnel_status: 'quoted' })]);
   t.is((await events(c.id)).length, 2, 'no change, no event');
-  const refused = await sqlError(as(tdb, pat, 'select app_public.update_client($1, $2, $3)', [patId, c.id, JSON.stringify({ last_name: 'New', sales_funnel_status: 'new' })]));
+  const refused = await sqlError(
+    as(tdb, pat, 'select app_public.update_client($1, $2, $3)', [patId, c.id, JSON.stringify({ last_name: 'New', sales_funnel_status: 'new' })]),
+  );
   t.like(refused, { code: 'FUNNL', column: 'sales_funnel_status' });
   t.is((await events(c.id)).length, 2, 'a refused move rolls back the whole change, its client.updated too');
   const row = await tdb.db.owner.query('select last_name from app_public.clients where id = $1', [c.id]);

@@ -25,7 +25,9 @@ async function link(agentId: number, who = a.client, ttl = 300): Promise<Buffer>
   return h;
 }
 const start = (linkHash: Buffer, sessionHash: Buffer) =>
-  withIdentity(tdb.db, system, (c) => c.query<{ agent_id: number }>('select agent_id from app_private.start_dashboard_session($1, $2)', [linkHash, sessionHash])).then((r) => r.rows[0]?.agent_id);
+  withIdentity(tdb.db, system, (c) =>
+    c.query<{ agent_id: number }>('select agent_id from app_private.start_dashboard_session($1, $2)', [linkHash, sessionHash]),
+  ).then((r) => r.rows[0]?.agent_id);
 const who = (sessionHash: Buffer, idle = 3600) =>
   withIdentity(tdb.db, system, (c) => c.query('select * from app_private.authenticate_dashboard_session($1, $2)', [sessionHash, idle])).then((r) => r.rows[0]);
 

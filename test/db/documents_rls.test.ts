@@ -12,20 +12,48 @@ const tables = ['documents', 'extractions', 'clients', 'client_submissions', 'de
 test.before(async () => {
   tdb = await testDatabase();
   const o = tdb.db.owner;
-  const client = (await o.query(`insert into app_private.oauth_clients (client_id, name, secret_hash) values ('c', 'c', $1) returning id`, [hashToken('c')])).rows[0].id;
+  const client = (await o.query(`insert into app_private.oauth_clients (client_id, name, secret_hash) values ('c', 'c', $1) returning id`, [hashToken('c')]))
+    .rows[0].id;
   for (const agency of ['a', 'b']) {
     ids[agency] = (await o.query(`insert into app_public.agencies (oauth_client_id, name) values ($1, $2) returning id`, [client, agency])).rows[0].id;
-    ids[`${agency}_agent`] = (await o.query(`insert into app_public.agents (agency_id, first_name, last_name, email, slug) values ($1, 'F', 'L', $2, $3) returning id`, [ids[agency], `${agency}@example.com`, `agent-${agency}`])).rows[0].id;
+    ids[`${agency}_agent`] = (
+      await o.query(`insert into app_public.agents (agency_id, first_name, last_name, email, slug) values ($1, 'F', 'L', $2, $3) returning id`, [
+        ids[agency],
+        `${agency}@example.com`,
+        `agent-${agency}`,
+      ])
+    ).rows[0].id;
     for (const mode of ['test', 'live']) {
-      const doc = (await o.query(
-        `insert into app_public.documents (agency_id, agent_id, mode, blob_key, filename, content_type, size_bytes, sha256)
+      const doc = (
+        await o.query(
+          `insert into app_public.documents (agency_id, agent_id, mode, blob_key, filename, content_type, size_bytes, sha256)
          values ($1, $2, $3, 'documents/' || gen_random_uuid() || '.pdf', 'd.pdf', 'application/pdf', 10, repeat('a', 64)) returning id`,
-        [ids[agency], ids[`${agency}_agent`], mode],
-      )).rows[0].id;
-      const cl = (await o.query(`insert into app_public.clients (agency_id, agent_id, mode, last_name) values ($1, $2, $3, 'Smith') returning id`, [ids[agency], ids[`${agency}_agent`], mode])).rows[0].id;
-      const x = (await o.query(`insert into app_public.extractions (document_id, agency_id, agent_id, mode, entity_type) values ($1, $2, $3, $4, 'declaration_page') returning id`, [doc, ids[agency], ids[`${agency}_agent`], mode])).rows[0].id;
-      const s = (await o.query(`insert into app_public.client_submissions (client_id, agency_id, agent_id, mode, extraction_id) values ($1, $2, $3, $4, $5) returning id`, [cl, ids[agency], ids[`${agency}_agent`], mode, x])).rows[0].id;
-      await o.query(`insert into app_public.declaration_pages (submission_id, client_id, agency_id, mode, document_id, extraction_id, filename) values ($1, $2, $3, $4, $5, $6, 'd.pdf')`, [s, cl, ids[agency], mode, doc, x]);
+          [ids[agency], ids[`${agency}_agent`], mode],
+        )
+      ).rows[0].id;
+      const cl = (
+        await o.query(`insert into app_public.clients (agency_id, agent_id, mode, last_name) values ($1, $2, $3, 'Smith') returning id`, [
+          ids[agency],
+          ids[`${agency}_agent`],
+          mode,
+        ])
+      ).rows[0].id;
+      const x = (
+        await o.query(
+          `insert into app_public.extractions (document_id, agency_id, agent_id, mode, entity_type) values ($1, $2, $3, $4, 'declaration_page') returning id`,
+          [doc, ids[agency], ids[`${agency}_agent`], mode],
+        )
+      ).rows[0].id;
+      const s = (
+        await o.query(
+          `insert into app_public.client_submissions (client_id, agency_id, agent_id, mode, extraction_id) values ($1, $2, $3, $4, $5) returning id`,
+          [cl, ids[agency], ids[`${agency}_agent`], mode, x],
+        )
+      ).rows[0].id;
+      await o.query(
+        `insert into app_public.declaration_pages (submission_id, client_id, agency_id, mode, document_id, extraction_id, filename) values ($1, $2, $3, $4, $5, $6, 'd.pdf')`,
+        [s, cl, ids[agency], mode, doc, x],
+      );
     }
   }
 });
@@ -62,7 +90,12 @@ test('extraction status changes only through its state functions', async (t) => 
 
 test('start_extraction refuses another agency’s agent with NTFND and agent tokens (no mode) with FORBD', async (t) => {
   const start = (who: Identity, agent: number) =>
-    withIdentity(tdb.db, who, (c) => c.query(`select app_private.start_extraction($1, gen_random_uuid(), 'documents/' || gen_random_uuid() || '.pdf', 'p.pdf', 'application/pdf', 10, repeat('b', 64), 'declaration_page', null)`, [agent]));
+    withIdentity(tdb.db, who, (c) =>
+      c.query(
+        `select app_private.start_extraction($1, gen_random_uuid(), 'documents/' || gen_random_uuid() || '.pdf', 'p.pdf', 'application/pdf', 10, repeat('b', 64), 'declaration_page', null)`,
+        [agent],
+      ),
+    );
   t.is(((await t.throwsAsync(start(keyOf('b', 'test'), ids.a_agent))) as { code?: string }).code, 'NTFND');
   t.is(((await t.throwsAsync(start(agentOf('a'), ids.a_agent))) as { code?: string }).code, 'FORBD');
   await t.notThrowsAsync(start(keyOf('a', 'test'), ids.a_agent));

@@ -60,7 +60,9 @@ test('every errcode raised in SQL is listed in db/ERROR_CODES.md and mapped in h
 test('every code of db/ERROR_CODES.md is mapped in http/errors.ts and every mapped code is documented', (t) => {
   const documented = documentedCodes();
   const problems: string[] = [];
-  for (const code of documented.keys()) if (sqlErrorStatus[code] === undefined) problems.push(`${code} is documented in db/ERROR_CODES.md but not mapped in http/errors.ts sqlErrorStatus`);
-  for (const code of Object.keys(sqlErrorStatus)) if (!documented.has(code)) problems.push(`${code} is mapped in http/errors.ts but missing from db/ERROR_CODES.md`);
+  for (const code of documented.keys())
+    if (sqlErrorStatus[code] === undefined) problems.push(`${code} is documented in db/ERROR_CODES.md but not mapped in http/errors.ts sqlErrorStatus`);
+  for (const code of Object.keys(sqlErrorStatus))
+    if (!documented.has(code)) problems.push(`${code} is mapped in http/errors.ts but missing from db/ERROR_CODES.md`);
   t.deepEqual(problems, []);
 });

@@ -20,7 +20,15 @@ const createForm = (who = a.adminKey('test'), ownerAgencyId = a.agencyId, ownerA
 
 test('create_form makes a draft in the key’s agency and mode, owned by the agency', async (t) => {
   const { rows } = await createForm();
-  t.like(rows[0], { agency_id: a.agencyId, mode: 'test', owner_agent_id: null, name: 'Renters', status: 'draft', insurance_line: 'renters', published_at: null });
+  t.like(rows[0], {
+    agency_id: a.agencyId,
+    mode: 'test',
+    owner_agent_id: null,
+    name: 'Renters',
+    status: 'draft',
+    insurance_line: 'renters',
+    published_at: null,
+  });
   t.regex(rows[0].public_id, /^f_/);
   t.deepEqual(rows[0].structure, JSON.parse(structure));
   const live = await createForm(a.adminKey('live'));

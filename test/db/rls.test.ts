@@ -11,12 +11,20 @@ test.before(async () => {
   tdb = await testDatabase();
   const o = tdb.db.owner;
   for (const k of ['c1', 'c2']) {
-    ids[k] = (await o.query(`insert into app_private.oauth_clients (client_id, name, secret_hash) values ($1, $1, $2) returning id`, [k, hashToken(k)])).rows[0].id;
+    ids[k] = (
+      await o.query(`insert into app_private.oauth_clients (client_id, name, secret_hash) values ($1, $1, $2) returning id`, [k, hashToken(k)])
+    ).rows[0].id;
   }
-  for (const [agency, client] of [['a', 'c1'], ['b', 'c2']] as const) {
+  for (const [agency, client] of [
+    ['a', 'c1'],
+    ['b', 'c2'],
+  ] as const) {
     const r = await withIdentity(tdb.db, { role: 'oauth_client', oauthClientId: ids[client] }, (c) =>
       c.query(`select (r.agency).id as agency_id, (r.agent).id as agent_id from app_public.create_agency($1, null, 'F', 'L', $2, $3, $4) r`, [
-        `Agency ${agency}`, `${agency}@example.com`, `owner-${agency}`, hashToken(agency),
+        `Agency ${agency}`,
+        `${agency}@example.com`,
+        `owner-${agency}`,
+        hashToken(agency),
       ]),
     );
     ids[agency] = r.rows[0].agency_id;
@@ -37,16 +45,39 @@ for (const table of ['agencies', 'agents'] as const) {
 
   test(`${table}: agency B changes and deletes none of agency A's rows`, async (t) => {
     const agencyCol = table === 'agencies' ? 'id' : 'agency_id';
-    const updated = await withIdentity(tdb.db, asOwnerOf('b'), async (c) => (await c.query(`update app_public.${table} set name = 'x' where ${agencyCol} = $1`.replace("name = 'x'", table === 'agencies' ? "name = 'x'" : "first_name = 'x'"), [ids.a])).rowCount);
+    const updated = await withIdentity(
+      tdb.db,
+      asOwnerOf('b'),
+      async (c) =>
+        (
+          await c.query(
+            `update app_public.${table} set name = 'x' where ${agencyCol} = $1`.replace("name = 'x'", table === 'agencies' ? "name = 'x'" : "first_name = 'x'"),
+            [ids.a],
+          )
+        ).rowCount,
+    );
     t.is(updated, 0);
     const err = await t.throwsAsync(withIdentity(tdb.db, asOwnerOf('b'), (c) => c.query(`delete from app_public.${table} where ${agencyCol} = $1`, [ids.a])));
     t.is((err as { code?: string }).code, '42501', 'no delete privilege at all');
-    const insert = await t.throwsAsync(withIdentity(tdb.db, asOwnerOf('b'), (c) => c.query(table === 'agencies' ? `insert into app_public.agencies (oauth_client_id, name) values ($1, 'x')` : `insert into app_public.agents (agency_id, first_name) values ($1, 'x')`, [table === 'agencies' ? ids.c1 : ids.a])));
+    const insert = await t.throwsAsync(
+      withIdentity(tdb.db, asOwnerOf('b'), (c) =>
+        c.query(
+          table === 'agencies'
+            ? `insert into app_public.agencies (oauth_client_id, name) values ($1, 'x')`
+            : `insert into app_public.agents (agency_id, first_name) values ($1, 'x')`,
+          [table === 'agencies' ? ids.c1 : ids.a],
+        ),
+      ),
+    );
     t.is((insert as { code?: string }).code, '42501');
   });
 
   test(`${table}: OAuth client 2 reads none of client 1's rows and without an identity nothing is visible`, async (t) => {
-    const rows = await withIdentity(tdb.db, { role: 'oauth_client', oauthClientId: ids.c2 }, async (c) => (await c.query(`select * from app_public.${table}`)).rows);
+    const rows = await withIdentity(
+      tdb.db,
+      { role: 'oauth_client', oauthClientId: ids.c2 },
+      async (c) => (await c.query(`select * from app_public.${table}`)).rows,
+    );
     const agencyCol = table === 'agencies' ? 'id' : 'agency_id';
     t.true(rows.length > 0, 'client 2 sees its own rows');
     t.true(rows.every((r) => r[agencyCol] === ids.b));
@@ -56,7 +87,9 @@ for (const table of ['agencies', 'agents'] as const) {
 }
 
 test('state functions refuse agencies outside the caller scope with NTFND', async (t) => {
-  const err = await t.throwsAsync(withIdentity(tdb.db, { role: 'oauth_client', oauthClientId: ids.c2 }, (c) => c.query('select app_public.deactivate_agency($1)', [ids.a])));
+  const err = await t.throwsAsync(
+    withIdentity(tdb.db, { role: 'oauth_client', oauthClientId: ids.c2 }, (c) => c.query('select app_public.deactivate_agency($1)', [ids.a])),
+  );
   t.is((err as { code?: string }).code, 'NTFND');
   const agentErr = await t.throwsAsync(withIdentity(tdb.db, asOwnerOf('b'), (c) => c.query('select app_public.deactivate_agent($1)', [ids.a_owner])));
   t.is((agentErr as { code?: string }).code, 'NTFND');
@@ -64,9 +97,17 @@ test('state functions refuse agencies outside the caller scope with NTFND', asyn
 
 test('forms, form snapshots and API keys: agency B (and agency A in the other mode) neither reads nor changes A’s rows', async (t) => {
   const o = tdb.db.owner;
-  const form = await o.query(`insert into app_public.forms (agency_id, mode, name, insurance_line) values ($1, 'test', 'A form', 'renters') returning id`, [ids.a]);
-  await o.query(`insert into app_public.form_snapshots (form_id, agency_id, mode, name, insurance_line, structure) values ($1, $2, 'test', 'A form', 'renters', '{"steps":[]}')`, [form.rows[0].id, ids.a]);
-  await o.query(`insert into app_public.api_keys (agency_id, name, mode, permissions, key_hash, prefix, last_four) values ($1, 'k', 'test', 'admin', $2, 'svc_test_abcd', 'wxyz')`, [ids.a, hashToken('svc_test_x')]);
+  const form = await o.query(`insert into app_public.forms (agency_id, mode, name, insurance_line) values ($1, 'test', 'A form', 'renters') returning id`, [
+    ids.a,
+  ]);
+  await o.query(
+    `insert into app_public.form_snapshots (form_id, agency_id, mode, name, insurance_line, structure) values ($1, $2, 'test', 'A form', 'renters', '{"steps":[]}')`,
+    [form.rows[0].id, ids.a],
+  );
+  await o.query(
+    `insert into app_public.api_keys (agency_id, name, mode, permissions, key_hash, prefix, last_four) values ($1, 'k', 'test', 'admin', $2, 'svc_test_abcd', 'wxyz')`,
+    [ids.a, hashToken('svc_test_x')],
+  );
   const asB: Identity = { role: 'admin', agencyId: ids.b, mode: 'test' };
   const asALive: Identity = { role: 'admin', agencyId: ids.a, mode: 'live' };
   const asATest: Identity = { role: 'admin', agencyId: ids.a, mode: 'test' };
@@ -77,8 +118,15 @@ test('forms, form snapshots and API keys: agency B (and agency A in the other mo
     }
     t.is(await withIdentity(tdb.db, asATest, async (c) => (await c.query(`select 1 from app_public.${table}`)).rowCount), 1);
   }
-  t.is(await withIdentity(tdb.db, asB, async (c) => (await c.query(`update app_public.forms set name = 'stolen' where id = $1`, [form.rows[0].id])).rowCount), 0);
-  const wrongMode = await t.throwsAsync(withIdentity(tdb.db, asALive, (c) => c.query(`insert into app_public.forms (agency_id, mode, name, insurance_line) values ($1, 'test', 'x', 'renters')`, [ids.a])));
+  t.is(
+    await withIdentity(tdb.db, asB, async (c) => (await c.query(`update app_public.forms set name = 'stolen' where id = $1`, [form.rows[0].id])).rowCount),
+    0,
+  );
+  const wrongMode = await t.throwsAsync(
+    withIdentity(tdb.db, asALive, (c) =>
+      c.query(`insert into app_public.forms (agency_id, mode, name, insurance_line) values ($1, 'test', 'x', 'renters')`, [ids.a]),
+    ),
+  );
   t.is((wrongMode as { code?: string }).code, '42501', 'a live identity cannot write test rows');
   const keysB = await withIdentity(tdb.db, { role: 'owner', agencyId: ids.b }, async (c) => (await c.query('select id from app_public.api_keys')).rowCount);
   t.is(keysB, 0);

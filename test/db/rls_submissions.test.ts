@@ -12,22 +12,41 @@ test.before(async () => {
   tdb = await testDatabase();
   const o = tdb.db.owner;
   for (const agency of ['a', 'b']) {
-    const client = (await o.query(`insert into app_private.oauth_clients (client_id, name, secret_hash) values ($1, $1, $2) returning id`, [`c${agency}`, hashToken(agency)])).rows[0].id;
+    const client = (
+      await o.query(`insert into app_private.oauth_clients (client_id, name, secret_hash) values ($1, $1, $2) returning id`, [`c${agency}`, hashToken(agency)])
+    ).rows[0].id;
     const r = await withIdentity(tdb.db, { role: 'oauth_client', oauthClientId: client }, (c) =>
-      c.query(`select (r.agency).id as agency_id, (r.agent).id as agent_id from app_public.create_agency($1, null, 'F', 'L', $2, $3, $4) r`, [`Agency ${agency}`, `${agency}@example.com`, `owner-${agency}`, hashToken(`t${agency}`)]),
+      c.query(`select (r.agency).id as agency_id, (r.agent).id as agent_id from app_public.create_agency($1, null, 'F', 'L', $2, $3, $4) r`, [
+        `Agency ${agency}`,
+        `${agency}@example.com`,
+        `owner-${agency}`,
+        hashToken(`t${agency}`),
+      ]),
     );
     ids[agency] = r.rows[0].agency_id;
     ids[`${agency}_agent`] = r.rows[0].agent_id;
   }
-  const form = await o.query(`insert into app_public.forms (agency_id, mode, name, insurance_line) values ($1, 'test', 'A form', 'renters') returning id`, [ids.a]);
+  const form = await o.query(`insert into app_public.forms (agency_id, mode, name, insurance_line) values ($1, 'test', 'A form', 'renters') returning id`, [
+    ids.a,
+  ]);
   ids.form = form.rows[0].id;
   await withIdentity(tdb.db, { role: 'admin', agencyId: ids.a, mode: 'test' }, (c) => c.query('select app_public.publish_form($1)', [ids.form]));
   ids.snapshot = (await o.query('select live_snapshot_id from app_public.forms where id = $1', [ids.form])).rows[0].live_snapshot_id;
   await withIdentity(tdb.db, { role: 'system' }, async (c) => {
-    const up = await c.query(`select app_private.record_upload($1, $2, 'q', 'uploads/${'a'.repeat(64)}.pdf', 'a.pdf', 'application/pdf', 10) as id`, [ids.form, ids.a_agent]);
-    await c.query(`select app_private.create_submission($1, $2, $3, '[]', null, '{}', '{}', $4::uuid[])`, [ids.form, ids.snapshot, ids.a_agent, [up.rows[0].id]]);
+    const up = await c.query(`select app_private.record_upload($1, $2, 'q', 'uploads/${'a'.repeat(64)}.pdf', 'a.pdf', 'application/pdf', 10) as id`, [
+      ids.form,
+      ids.a_agent,
+    ]);
+    await c.query(`select app_private.create_submission($1, $2, $3, '[]', null, '{}', '{}', $4::uuid[])`, [
+      ids.form,
+      ids.snapshot,
+      ids.a_agent,
+      [up.rows[0].id],
+    ]);
   });
-  await withIdentity(tdb.db, { role: 'admin', agencyId: ids.a, mode: 'test' }, (c) => c.query(`select app_public.set_embed_origins(array['https://a.example'])`));
+  await withIdentity(tdb.db, { role: 'admin', agencyId: ids.a, mode: 'test' }, (c) =>
+    c.query(`select app_public.set_embed_origins(array['https://a.example'])`),
+  );
 });
 test.after.always(async () => tdb?.drop());
 
@@ -51,13 +70,29 @@ for (const table of ['submissions', 'submission_uploads', 'embed_origins']) {
 }
 
 test('state functions refuse what the consumer may not do', async (t) => {
-  const code = async (sql: string, values: unknown[]) => ((await t.throwsAsync(withIdentity(tdb.db, { role: 'system' }, (c) => c.query(sql, values)))) as { code?: string }).code;
-  t.is(await code(`select app_private.create_submission($1, $2, $3, '[]', null, '{}', '{}', '{}')`, [ids.form, ids.snapshot, ids.b_agent]), 'NTFND', 'an agent of another agency');
-  const other = await tdb.db.owner.query(`insert into app_public.forms (agency_id, mode, name, insurance_line) values ($1, 'test', 'Other', 'renters') returning id`, [ids.a]);
+  const code = async (sql: string, values: unknown[]) =>
+    ((await t.throwsAsync(withIdentity(tdb.db, { role: 'system' }, (c) => c.query(sql, values)))) as { code?: string }).code;
+  t.is(
+    await code(`select app_private.create_submission($1, $2, $3, '[]', null, '{}', '{}', '{}')`, [ids.form, ids.snapshot, ids.b_agent]),
+    'NTFND',
+    'an agent of another agency',
+  );
+  const other = await tdb.db.owner.query(
+    `insert into app_public.forms (agency_id, mode, name, insurance_line) values ($1, 'test', 'Other', 'renters') returning id`,
+    [ids.a],
+  );
   await withIdentity(tdb.db, { role: 'admin', agencyId: ids.a, mode: 'test' }, (c) => c.query('select app_public.publish_form($1)', [other.rows[0].id]));
-  t.is(await code(`select app_private.create_submission($1, $2, $3, '[]', null, '{}', '{}', '{}')`, [other.rows[0].id, ids.snapshot, ids.a_agent]), 'SNAPS', 'a snapshot of another form');
+  t.is(
+    await code(`select app_private.create_submission($1, $2, $3, '[]', null, '{}', '{}', '{}')`, [other.rows[0].id, ids.snapshot, ids.a_agent]),
+    'SNAPS',
+    'a snapshot of another form',
+  );
   const used = (await tdb.db.owner.query('select public_id from app_public.submission_uploads limit 1')).rows[0].public_id;
-  t.is(await code(`select app_private.create_submission($1, $2, $3, '[]', null, '{}', '{}', $4::uuid[])`, [ids.form, ids.snapshot, ids.a_agent, [used]]), 'UPLDU', 'an upload already used');
+  t.is(
+    await code(`select app_private.create_submission($1, $2, $3, '[]', null, '{}', '{}', $4::uuid[])`, [ids.form, ids.snapshot, ids.a_agent, [used]]),
+    'UPLDU',
+    'an upload already used',
+  );
   t.is(await code(`select app_public.set_embed_origins(array['https://b.example'])`, []), 'FORBD', 'embed origins need an admin of an agency');
   const direct = await t.throwsAsync(withIdentity(tdb.db, { role: 'system' }, (c) => c.query(`select app_private.complete_submission(1, null, '[]', '{}')`)));
   t.is((direct as { code?: string }).code, '42501', 'only the worker completes a submission');

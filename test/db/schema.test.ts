@@ -83,7 +83,9 @@ test('migrations are idempotent and a changed applied migration refuses start-up
 });
 
 test('status columns change only through state functions', async (t) => {
-  const c = await tdb.db.owner.query(`insert into app_private.oauth_clients (client_id, name, secret_hash) values ('oc_x', 'x', decode(repeat('00', 32), 'hex')) returning id`);
+  const c = await tdb.db.owner.query(
+    `insert into app_private.oauth_clients (client_id, name, secret_hash) values ('oc_x', 'x', decode(repeat('00', 32), 'hex')) returning id`,
+  );
   const g = await tdb.db.owner.query(`insert into app_public.agencies (oauth_client_id, name) values ($1, 'A') returning id`, [c.rows[0].id]);
   const err = await t.throwsAsync(tdb.db.owner.query(`update app_public.agencies set status = 'deactivated' where id = $1`, [g.rows[0].id]));
   t.is((err as { code?: string }).code, 'STATE');
@@ -105,5 +107,9 @@ test('every table and function of app_public and app_private is documented with 
     `select count(*)::int as n from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname in ('app_public', 'app_private')`,
   );
   t.true(all[0].n > 10, 'the query sees the functions');
-  t.deepEqual(rows.map((r) => r.what), [], 'add a `comment on` for each of these in the migration that creates it');
+  t.deepEqual(
+    rows.map((r) => r.what),
+    [],
+    'add a `comment on` for each of these in the migration that creates it',
+  );
 });

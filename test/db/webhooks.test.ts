@@ -13,13 +13,26 @@ let seeded = 0;
 const fresh = () => seedAgency(tdb, `hooks-${++seeded}`);
 test.after.always(async () => tdb?.drop());
 
-const cols = '(r.endpoint).id, (r.endpoint).agency_id, (r.endpoint).staging_url, (r.endpoint).production_url, (r.endpoint).auth_kind, (r.endpoint).enabled, r.created';
+const cols =
+  '(r.endpoint).id, (r.endpoint).agency_id, (r.endpoint).staging_url, (r.endpoint).production_url, (r.endpoint).auth_kind, (r.endpoint).enabled, r.created';
 /** put_topic_endpoint as `who`; `given` names the fields the request carried. */
-const put = (who: SeededAgency['owner'], topic: string, p: { staging?: string | null; production?: string | null; auth?: [string, string] | null; given: string[]; enabled?: boolean }) =>
+const put = (
+  who: SeededAgency['owner'],
+  topic: string,
+  p: { staging?: string | null; production?: string | null; auth?: [string, string] | null; given: string[]; enabled?: boolean },
+) =>
   as(tdb, who, `select ${cols} from app_public.put_topic_endpoint($1, $2, $3, $4, $5, $6, $7, $8) r`, [
-    topic, p.staging ?? null, p.production ?? null, p.auth?.[0] ?? null, p.auth?.[1] ?? null, p.given, 'ciphertext-1', p.enabled ?? null,
+    topic,
+    p.staging ?? null,
+    p.production ?? null,
+    p.auth?.[0] ?? null,
+    p.auth?.[1] ?? null,
+    p.given,
+    'ciphertext-1',
+    p.enabled ?? null,
   ]);
-const secretOf = async (id: string) => (await tdb.db.owner.query('select secret_ciphertext from app_public.webhook_endpoints where id = $1', [id])).rows[0].secret_ciphertext;
+const secretOf = async (id: string) =>
+  (await tdb.db.owner.query('select secret_ciphertext from app_public.webhook_endpoints where id = $1', [id])).rows[0].secret_ciphertext;
 
 test('put_topic_endpoint creates the endpoint once, then changes only the fields given', async (t) => {
   const a = await fresh();
@@ -30,13 +43,29 @@ test('put_topic_endpoint creates the endpoint once, then changes only the fields
 
   // The production URL and credentials route live data: a live key's to set (a sandbox key gets LIVEK).
   const live = a.adminKey('live');
-  const refused = await sqlError(as(tdb, key, `select ${cols} from app_public.put_topic_endpoint($1, $2, $3, $4, $5, $6, $7, $8) r`, [
-    'client-submission', null, 'https://p.example/1', null, null, ['production_url'], 'ciphertext-2', null,
-  ]));
+  const refused = await sqlError(
+    as(tdb, key, `select ${cols} from app_public.put_topic_endpoint($1, $2, $3, $4, $5, $6, $7, $8) r`, [
+      'client-submission',
+      null,
+      'https://p.example/1',
+      null,
+      null,
+      ['production_url'],
+      'ciphertext-2',
+      null,
+    ]),
+  );
   t.is(refused.code, 'LIVEK');
   const updated = (
     await as(tdb, live, `select ${cols} from app_public.put_topic_endpoint($1, $2, $3, $4, $5, $6, $7, $8) r`, [
-      'client-submission', null, 'https://p.example/1', 'bearer', 'auth-ct', ['production_url', 'auth'], 'ciphertext-2', null,
+      'client-submission',
+      null,
+      'https://p.example/1',
+      'bearer',
+      'auth-ct',
+      ['production_url', 'auth'],
+      'ciphertext-2',
+      null,
     ])
   ).rows[0];
   t.like(updated, { id: created.id, staging_url: 'https://s.example/1', production_url: 'https://p.example/1', auth_kind: 'bearer', created: false });
@@ -69,7 +98,9 @@ test('put_topic_endpoint refuses read-only keys (FORBD) and keeps agencies apart
 test('put_topic_endpoint with enabled: disabling stops, enabling re-queues pending deliveries', async (t) => {
   const b = await fresh();
   const key = b.adminKey('live');
-  const ep = (await put(key, 'form-submission', { staging: 'https://b.example/s', production: 'https://b.example/p', given: ['staging_url', 'production_url'] })).rows[0];
+  const ep = (
+    await put(key, 'form-submission', { staging: 'https://b.example/s', production: 'https://b.example/p', given: ['staging_url', 'production_url'] })
+  ).rows[0];
   t.false((await put(key, 'form-submission', { given: [], enabled: false })).rows[0].enabled);
   const d = await tdb.db.owner.query<{ id: number }>(
     `insert into app_public.webhook_deliveries (agency_id, endpoint_id, message_id, mode, url, body) values ($1, $2, 'msg_x', 'live', 'https://b.example/p', '{}') returning id`,
@@ -78,18 +109,42 @@ test('put_topic_endpoint with enabled: disabling stops, enabling re-queues pendi
   t.true((await put(key, 'form-submission', { given: [], enabled: true })).rows[0].enabled);
   // First attempts of an endpoint's deliveries share one batch job (an array payload under the endpoint's key).
   const jobs = await queuedJobs(tdb, 'deliveries__send');
-  t.true(jobs.some((j) => j.key === `deliveries:${ep.id}` && Array.isArray(j.payload) && (j.payload as Array<{ delivery_id: number }>).some((p) => p.delivery_id === d.rows[0].id)));
+  t.true(
+    jobs.some(
+      (j) =>
+        j.key === `deliveries:${ep.id}` &&
+        Array.isArray(j.payload) &&
+        (j.payload as Array<{ delivery_id: number }>).some((p) => p.delivery_id === d.rows[0].id),
+    ),
+  );
 });
 
 test('create_webhook_subscription records the creating agent, can start disabled, and is for admins only', async (t) => {
   const a = await fresh();
   const { rows } = await as(tdb, a.owner, 'select * from app_public.create_webhook_subscription($1, $2, $3, $4, $5, $6, $7)', [
-    'https://sub.example', ['agent.created'], 'mine', 'ct', null, null, false,
+    'https://sub.example',
+    ['agent.created'],
+    'mine',
+    'ct',
+    null,
+    null,
+    false,
   ]);
-  t.like(rows[0], { agency_id: a.agencyId, kind: 'subscription', url: 'https://sub.example', created_by_agent_id: a.ownerId, enabled: false, disabled_reason: 'disabled by the user' });
+  t.like(rows[0], {
+    agency_id: a.agencyId,
+    kind: 'subscription',
+    url: 'https://sub.example',
+    created_by_agent_id: a.ownerId,
+    enabled: false,
+    disabled_reason: 'disabled by the user',
+  });
   t.deepEqual(rows[0].events, ['agent.created']);
   const plain = { role: 'agent' as const, agencyId: a.agencyId, agentId: a.ownerId };
-  t.is((await sqlError(as(tdb, plain, 'select app_public.create_webhook_subscription($1, $2, null, $3, null, null, true)', ['https://x.example', ['*'], 'ct']))).code, 'FORBD');
+  t.is(
+    (await sqlError(as(tdb, plain, 'select app_public.create_webhook_subscription($1, $2, null, $3, null, null, true)', ['https://x.example', ['*'], 'ct'])))
+      .code,
+    'FORBD',
+  );
 });
 
 test('send_test_delivery queues a test delivery to the staging URL; NOURL without one; NTFND across agencies', async (t) => {
@@ -133,7 +188,12 @@ test('record_delivery_attempt schedules a retry as a job at next_attempt_at, the
   const id = d.rows[0].id;
   const attempt = (ok: boolean, retry: number | null) =>
     tdb.db.owner.query(`select * from app_private.record_delivery_attempt($1, now(), 12, $2, '{}', 'body', $3, $4, $5, false, $6, interval '5 days')`, [
-      id, ok ? 200 : 503, ok ? null : 'http_status', ok ? null : 'HTTP 503', ok, retry,
+      id,
+      ok ? 200 : 503,
+      ok ? null : 'http_status',
+      ok ? null : 'HTTP 503',
+      ok,
+      retry,
     ]);
   const failed = (await attempt(false, 60)).rows[0];
   t.like(failed, { status: 'pending', attempt_count: 1, last_status_code: 503, last_error: 'HTTP 503' });
@@ -142,8 +202,13 @@ test('record_delivery_attempt schedules a retry as a job at next_attempt_at, the
   t.true(Math.abs(job!.run_at.getTime() - failed.next_attempt_at.getTime()) < 1000, 'the job runs when the next attempt is due');
   const done = (await attempt(true, null)).rows[0];
   t.like(done, { status: 'delivered', attempt_count: 2, next_attempt_at: null, last_error: null });
-  const logged = await tdb.db.owner.query('select attempt_number, status_code from app_public.webhook_delivery_attempts where delivery_id = $1 order by 1', [id]);
-  t.deepEqual(logged.rows, [{ attempt_number: 1, status_code: 503 }, { attempt_number: 2, status_code: 200 }]);
+  const logged = await tdb.db.owner.query('select attempt_number, status_code from app_public.webhook_delivery_attempts where delivery_id = $1 order by 1', [
+    id,
+  ]);
+  t.deepEqual(logged.rows, [
+    { attempt_number: 1, status_code: 503 },
+    { attempt_number: 2, status_code: 200 },
+  ]);
   const again = (await attempt(false, 60)).rows[0];
   t.is(again.attempt_count, 2, 'a finished delivery records nothing more');
 });

@@ -78,7 +78,10 @@ test('the dashboard-link endpoint needs the OAuth client token and an agent of a
   t.regex(ok.body.url, /\/dashboard\/sign-in\/dsl_[A-Za-z0-9_-]{40,}$/);
   const ttl = new Date(ok.body.expires_at).getTime() - Date.now();
   t.true(ttl > 0 && ttl <= svc.cfg.DASHBOARD_LINK_TTL_SECONDS * 1000);
-  const { rows } = await svc.tdb.db.owner.query('select count(*)::int n from app_private.dashboard_links where token_hash = sha256(convert_to($1, $2))', [ok.body.url.split('/').pop(), 'UTF8']);
+  const { rows } = await svc.tdb.db.owner.query('select count(*)::int n from app_private.dashboard_links where token_hash = sha256(convert_to($1, $2))', [
+    ok.body.url.split('/').pop(),
+    'UTF8',
+  ]);
   t.is(rows[0].n, 1, 'only the hash is stored');
 });
 
@@ -88,7 +91,7 @@ browserTest('sign in by link; a used or expired link is refused; the cookie is H
   const page = await context.newPage();
   const res = await page.goto(link);
   t.is(res?.status(), 200);
-  t.regex(page.url(), /\/dashboard\/test\/forms$/, "the token leaves the address bar");
+  t.regex(page.url(), /\/dashboard\/test\/forms$/, 'the token leaves the address bar');
   await page.getByText('Test data.').waitFor();
   const cookie = (await context.cookies()).find((c) => c.name === 'svc_dashboard');
   t.truthy(cookie);
@@ -147,7 +150,13 @@ browserTest('API keys: create and see it once, use it, roll with the old key cut
   await row.getByRole('button', { name: /Revoke “Zapier sync” now/ }).click();
   await page.waitForURL(/\/dashboard\/test\/keys$/);
   t.is((await svc.request('GET', '/v2/forms', { token: rolled })).status, 401);
-  t.is(await page.getByRole('row', { name: /Zapier sync/ }).filter({ hasText: 'active' }).count(), 0);
+  t.is(
+    await page
+      .getByRole('row', { name: /Zapier sync/ })
+      .filter({ hasText: 'active' })
+      .count(),
+    0,
+  );
 
   // Live data is a separate view: none of the test keys show there.
   await page.getByRole('link', { name: 'Switch to live data' }).click();
@@ -168,7 +177,10 @@ browserTest('a forged POST without the CSRF token is refused; another agency’s
   const after = await svc.tdb.db.owner.query('select count(*)::int n from app_public.api_keys where agency_id = $1', [a.agencyId]);
   t.is(after.rows[0].n, before.rows[0].n, 'no key was created');
 
-  const theirs = await svc.request('POST', `/v1/agencies/${b.agencyId}/api-keys`, { token: b.ownerToken, json: { name: 'B key', mode: 'test', permissions: 'admin' } });
+  const theirs = await svc.request('POST', `/v1/agencies/${b.agencyId}/api-keys`, {
+    token: b.ownerToken,
+    json: { name: 'B key', mode: 'test', permissions: 'admin' },
+  });
   const csrf = await csrfOf(page);
   const revoke = await page.request.post(`${svc.url}/dashboard/test/keys/${theirs.body.data.id}/revoke`, { form: { _csrf: csrf } });
   t.is(revoke.status(), 404);
@@ -184,7 +196,10 @@ browserTest('sign-out ends the session; so do a token reset and deactivation; ag
   t.is((await page.goto(`${svc.url}/dashboard/test/keys`))?.status(), 401);
   await context.close();
 
-  const agent = await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, { token: oauth.token, json: { first_name: 'Ann', last_name: 'Agent', email: 'ann@example.com' } });
+  const agent = await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, {
+    token: oauth.token,
+    json: { first_name: 'Ann', last_name: 'Agent', email: 'ann@example.com' },
+  });
   t.is(agent.status, 200, agent.text);
   const agentId = agent.body.data.agent?.id ?? agent.body.data.id;
   const s1 = await signedIn(agentId, VIEWPORTS.phone);
@@ -197,138 +212,165 @@ browserTest('sign-out ends the session; so do a token reset and deactivation; ag
 
   const s2 = await signedIn(agentId);
   t.is((await s2.page.goto(`${svc.url}/dashboard/test/keys`))?.status(), 403);
-  t.is((await svc.request("DELETE", `/v1/agencies/${a.agencyId}/agents/${agentId}`, { token: a.ownerToken })).status, 204);
+  t.is((await svc.request('DELETE', `/v1/agencies/${a.agencyId}/agents/${agentId}`, { token: a.ownerToken })).status, 204);
   t.is((await s2.page.goto(`${svc.url}/dashboard/test/keys`))?.status(), 401, 'deactivation ends the session');
   await s2.context.close();
 });
 
-browserTest('webhooks: register a staging URL (secret once), send a test event, see the receiver’s answer in the log, filter, redeliver, re-enable', async (t) => {
-  const { context, page } = await signedIn(a.ownerId);
-  await page.goto(`${svc.url}/dashboard/test/webhooks`);
-  await look(t, page, 'webhooks-empty');
-  const card = page.getByRole('region', { name: /Form submissions/ });
-  await card.getByLabel('Staging URL').fill(`${receiver.url}/hooks`);
-  await card.getByRole('button', { name: 'Register Form submissions' }).click();
-  await page.getByText('it is shown only once').waitFor();
-  const secret = await page.locator('[data-secret]').inputValue();
-  t.true(secret.length >= 24);
-  await look(t, page, 'webhooks-registered');
+browserTest(
+  'webhooks: register a staging URL (secret once), send a test event, see the receiver’s answer in the log, filter, redeliver, re-enable',
+  async (t) => {
+    const { context, page } = await signedIn(a.ownerId);
+    await page.goto(`${svc.url}/dashboard/test/webhooks`);
+    await look(t, page, 'webhooks-empty');
+    const card = page.getByRole('region', { name: /Form submissions/ });
+    await card.getByLabel('Staging URL').fill(`${receiver.url}/hooks`);
+    await card.getByRole('button', { name: 'Register Form submissions' }).click();
+    await page.getByText('it is shown only once').waitFor();
+    const secret = await page.locator('[data-secret]').inputValue();
+    t.true(secret.length >= 24);
+    await look(t, page, 'webhooks-registered');
 
-  receiver.script({ status: 503, headers: { 'x-receiver': 'busy' }, body: 'try later' });
-  await page.getByRole('region', { name: /Form submissions/ }).getByRole('button', { name: 'Send test event' }).click();
-  await page.waitForURL(/\/deliveries\/\d+$/);
-  const got = await receiver.waitFor(1);
-  t.is(got[0].json.topic, 'form-submission');
-  // The signature checks out with the secret shown once.
-  const { createHmac } = await import('node:crypto');
-  t.is(got[0].headers['x-signature'], createHmac('sha256', secret).update(got[0].raw).digest('hex'));
-  await eventually(async () => {
-    await page.reload();
-    return (await page.getByRole('heading', { name: /Attempt 1: 503/ }).count()) > 0;
-  }, 15_000, 'the first attempt in the log');
-  t.true(await page.getByText('x-receiver: busy').isVisible());
-  t.true(await page.getByText('try later').first().isVisible());
-  await look(t, page, 'webhook-delivery');
+    receiver.script({ status: 503, headers: { 'x-receiver': 'busy' }, body: 'try later' });
+    await page
+      .getByRole('region', { name: /Form submissions/ })
+      .getByRole('button', { name: 'Send test event' })
+      .click();
+    await page.waitForURL(/\/deliveries\/\d+$/);
+    const got = await receiver.waitFor(1);
+    t.is(got[0].json.topic, 'form-submission');
+    // The signature checks out with the secret shown once.
+    const { createHmac } = await import('node:crypto');
+    t.is(got[0].headers['x-signature'], createHmac('sha256', secret).update(got[0].raw).digest('hex'));
+    await eventually(
+      async () => {
+        await page.reload();
+        return (await page.getByRole('heading', { name: /Attempt 1: 503/ }).count()) > 0;
+      },
+      15_000,
+      'the first attempt in the log',
+    );
+    t.true(await page.getByText('x-receiver: busy').isVisible());
+    t.true(await page.getByText('try later').first().isVisible());
+    await look(t, page, 'webhook-delivery');
 
-  await page.getByRole('button', { name: 'Redeliver' }).click();
-  await page.waitForURL(/\/deliveries\/\d+$/);
-  await receiver.waitFor(2);
-  await eventually(async () => {
-    await page.reload();
-    return (await page.getByRole('heading', { name: /Attempt 1: 200/ }).count()) > 0;
-  }, 15_000, 'the redelivery answered 200');
+    await page.getByRole('button', { name: 'Redeliver' }).click();
+    await page.waitForURL(/\/deliveries\/\d+$/);
+    await receiver.waitFor(2);
+    await eventually(
+      async () => {
+        await page.reload();
+        return (await page.getByRole('heading', { name: /Attempt 1: 200/ }).count()) > 0;
+      },
+      15_000,
+      'the redelivery answered 200',
+    );
 
-  await page.goto(`${svc.url}/dashboard/test/webhooks/form-submission/deliveries`);
-  t.true((await page.getByRole('row').count()) >= 3, 'header and two deliveries');
-  await page.getByLabel('Status').selectOption('delivered');
-  await page.getByRole('button', { name: 'Filter' }).click();
-  await page.waitForURL(/status=delivered/);
-  const statuses = await page.locator('tbody .dash-status').allInnerTexts();
-  t.true(statuses.length >= 1);
-  t.true(statuses.every((x) => x === 'delivered'));
-  await look(t, page, 'webhook-log');
+    await page.goto(`${svc.url}/dashboard/test/webhooks/form-submission/deliveries`);
+    t.true((await page.getByRole('row').count()) >= 3, 'header and two deliveries');
+    await page.getByLabel('Status').selectOption('delivered');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/status=delivered/);
+    const statuses = await page.locator('tbody .dash-status').allInnerTexts();
+    t.true(statuses.length >= 1);
+    t.true(statuses.every((x) => x === 'delivered'));
+    await look(t, page, 'webhook-log');
 
-  // A disabled endpoint says why and can be re-enabled.
-  const c = await svc.tdb.db.owner.connect();
-  try {
-    // As record_delivery_attempt does after days of failures (its own test covers when).
-    await c.query('begin');
-    await c.query(`select set_config('svc.transition', 'on', true)`);
-    await c.query(`update app_public.webhook_endpoints set enabled = false, disabled_reason = 'failed for 5 days', disabled_at = now() where agency_id = $1 and topic = 'form-submission'`, [a.agencyId]);
-    await c.query('commit');
-  } finally {
-    c.release();
-  }
-  // Enabling or disabling an endpoint switches live delivery: a live-mode action (sandbox keys may set only the staging URL).
-  await page.goto(`${svc.url}/dashboard/live/webhooks`);
-  await page.getByText('failed for 5 days').waitFor();
-  await page.getByRole('button', { name: 'Re-enable Form submissions' }).click();
-  await page.waitForURL(/\/webhooks$/);
-  t.is(await page.getByText('failed for 5 days').count(), 0);
+    // A disabled endpoint says why and can be re-enabled.
+    const c = await svc.tdb.db.owner.connect();
+    try {
+      // As record_delivery_attempt does after days of failures (its own test covers when).
+      await c.query('begin');
+      await c.query(`select set_config('svc.transition', 'on', true)`);
+      await c.query(
+        `update app_public.webhook_endpoints set enabled = false, disabled_reason = 'failed for 5 days', disabled_at = now() where agency_id = $1 and topic = 'form-submission'`,
+        [a.agencyId],
+      );
+      await c.query('commit');
+    } finally {
+      c.release();
+    }
+    // Enabling or disabling an endpoint switches live delivery: a live-mode action (sandbox keys may set only the staging URL).
+    await page.goto(`${svc.url}/dashboard/live/webhooks`);
+    await page.getByText('failed for 5 days').waitFor();
+    await page.getByRole('button', { name: 'Re-enable Form submissions' }).click();
+    await page.waitForURL(/\/webhooks$/);
+    t.is(await page.getByText('failed for 5 days').count(), 0);
 
-  // Another agency's delivery ids are 404 pages.
-  const bKey = await svc.apiKey(b.ownerToken, b.agencyId, 'test');
-  await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: bKey, json: { staging_url: `${receiver.url}/b` } });
-  const theirs = await svc.request('POST', '/v2/webhook-endpoints/form-submission/test', { token: bKey, headers: { 'Idempotency-Key': crypto.randomUUID() } });
-  t.is(theirs.status, 202, theirs.text);
-  t.is((await page.goto(`${svc.url}/dashboard/test/webhooks/form-submission/deliveries/${theirs.body.id}`))?.status(), 404);
-  await look(t, page, 'not-found');
-  await context.close();
-});
+    // Another agency's delivery ids are 404 pages.
+    const bKey = await svc.apiKey(b.ownerToken, b.agencyId, 'test');
+    await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: bKey, json: { staging_url: `${receiver.url}/b` } });
+    const theirs = await svc.request('POST', '/v2/webhook-endpoints/form-submission/test', {
+      token: bKey,
+      headers: { 'Idempotency-Key': crypto.randomUUID() },
+    });
+    t.is(theirs.status, 202, theirs.text);
+    t.is((await page.goto(`${svc.url}/dashboard/test/webhooks/form-submission/deliveries/${theirs.body.id}`))?.status(), 404);
+    await look(t, page, 'not-found');
+    await context.close();
+  },
+);
 
-browserTest('forms: publish a draft, copy its embed code and link, make an agent link with metadata, duplicate; another agency’s form is a 404 page', async (t) => {
-  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
-  const w = (method: string, p: string, json?: unknown) => svc.request(method, p, { token: key, json, headers: { 'Idempotency-Key': crypto.randomUUID() } });
-  const draft = await w('POST', '/v2/forms', { name: 'Renters quote', owner: { type: 'agency', agency_id: a.agencyId }, insurance_line: 'renters' });
-  t.is(draft.status, 201, draft.text);
-  t.is((await w('PATCH', `/v2/forms/${draft.body.id}`, { steps: HOSTED_STEPS })).status, 200);
+browserTest(
+  'forms: publish a draft, copy its embed code and link, make an agent link with metadata, duplicate; another agency’s form is a 404 page',
+  async (t) => {
+    const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
+    const w = (method: string, p: string, json?: unknown) => svc.request(method, p, { token: key, json, headers: { 'Idempotency-Key': crypto.randomUUID() } });
+    const draft = await w('POST', '/v2/forms', { name: 'Renters quote', owner: { type: 'agency', agency_id: a.agencyId }, insurance_line: 'renters' });
+    t.is(draft.status, 201, draft.text);
+    t.is((await w('PATCH', `/v2/forms/${draft.body.id}`, { steps: HOSTED_STEPS })).status, 200);
 
-  const { context, page } = await signedIn(a.ownerId, VIEWPORTS.phone);
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: svc.url });
-  await page.getByRole('link', { name: 'Renters quote' }).click();
-  await page.getByText('Publish the form to get its link and embed code.').waitFor();
-  await page.getByRole('button', { name: 'Publish', exact: true }).click();
-  await page.getByText('Published.').waitFor();
-  t.is((await w('GET', `/v2/forms/${draft.body.id}`)).body.status, 'active', 'published through the same state function');
-  const snippet = await page.getByLabel(/Embed code/).inputValue();
-  t.regex(snippet, /<iframe id="service-form" src="http:\/\/127\.0\.0\.1:\d+\/[^"]+\/form\/[^"]+\?embed=1"/);
-  t.true(snippet.includes(`if (e.origin !== '${new URL(svc.url).origin}') return;`), 'the listener checks the origin');
-  await page.getByRole('region', { name: 'Share and embed' }).getByRole('button', { name: 'Copy' }).nth(1).click();
-  await page.getByText('Copied to the clipboard.').waitFor();
-  t.is(await page.evaluate(() => navigator.clipboard.readText()), snippet);
-  const link = await page.getByLabel('Your link to this form').inputValue();
-  t.is((await fetch(link)).status, 200, 'the hosted page answers');
-  await look(t, page, 'form-published');
+    const { context, page } = await signedIn(a.ownerId, VIEWPORTS.phone);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: svc.url });
+    await page.getByRole('link', { name: 'Renters quote' }).click();
+    await page.getByText('Publish the form to get its link and embed code.').waitFor();
+    await page.getByRole('button', { name: 'Publish', exact: true }).click();
+    await page.getByText('Published.').waitFor();
+    t.is((await w('GET', `/v2/forms/${draft.body.id}`)).body.status, 'active', 'published through the same state function');
+    const snippet = await page.getByLabel(/Embed code/).inputValue();
+    t.regex(snippet, /<iframe id="service-form" src="http:\/\/127\.0\.0\.1:\d+\/[^"]+\/form\/[^"]+\?embed=1"/);
+    t.true(snippet.includes(`if (e.origin !== '${new URL(svc.url).origin}') return;`), 'the listener checks the origin');
+    await page.getByRole('region', { name: 'Share and embed' }).getByRole('button', { name: 'Copy' }).nth(1).click();
+    await page.getByText('Copied to the clipboard.').waitFor();
+    t.is(await page.evaluate(() => navigator.clipboard.readText()), snippet);
+    const link = await page.getByLabel('Your link to this form').inputValue();
+    t.is((await fetch(link)).status, 200, 'the hosted page answers');
+    await look(t, page, 'form-published');
 
-  await page.getByLabel('Metadata name').fill('crm_id');
-  await page.getByLabel('Metadata value').fill('lead-7');
-  await page.getByRole('button', { name: 'Make link' }).click();
-  const signed = await page.locator('#new-link').inputValue();
-  t.regex(signed, /\?ctx=/);
-  t.is((await fetch(signed)).status, 200);
-  t.is((await fetch(signed.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')))).status, 403, 'a changed link is refused');
+    await page.getByLabel('Metadata name').fill('crm_id');
+    await page.getByLabel('Metadata value').fill('lead-7');
+    await page.getByRole('button', { name: 'Make link' }).click();
+    const signed = await page.locator('#new-link').inputValue();
+    t.regex(signed, /\?ctx=/);
+    t.is((await fetch(signed)).status, 200);
+    t.is((await fetch(signed.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')))).status, 403, 'a changed link is refused');
 
-  await page.getByLabel(/Origins, one a line/).fill('https://www.harbor.example');
-  await page.getByRole('button', { name: 'Save origins' }).click();
-  await page.getByText('Origins saved.').waitFor();
-  t.deepEqual((await w('GET', '/v2/embed-origins')).body.origins, ['https://www.harbor.example']);
+    await page.getByLabel(/Origins, one a line/).fill('https://www.harbor.example');
+    await page.getByRole('button', { name: 'Save origins' }).click();
+    await page.getByText('Origins saved.').waitFor();
+    t.deepEqual((await w('GET', '/v2/embed-origins')).body.origins, ['https://www.harbor.example']);
 
-  await page.getByRole('button', { name: 'Duplicate' }).click();
-  await page.waitForURL(/\/forms\/\d+$/);
-  t.not(page.url().split('/').pop(), String(draft.body.id));
-  await page.getByText('draft', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Duplicate' }).click();
+    await page.waitForURL(/\/forms\/\d+$/);
+    t.not(page.url().split('/').pop(), String(draft.body.id));
+    await page.getByText('draft', { exact: true }).waitFor();
 
-  const bKey = await svc.apiKey(b.ownerToken, b.agencyId, 'test');
-  const theirs = await svc.request('POST', '/v2/forms', { token: bKey, json: { name: 'Theirs', owner: { type: 'agency', agency_id: b.agencyId }, insurance_line: 'renters' }, headers: { 'Idempotency-Key': crypto.randomUUID() } });
-  t.is((await page.goto(`${svc.url}/dashboard/test/forms/${theirs.body.id}`))?.status(), 404);
-  const csrf = await csrfOf(page);
-  t.is((await page.request.post(`${svc.url}/dashboard/test/forms/${theirs.body.id}/publish`, { form: { _csrf: csrf } })).status(), 404);
-  // The live view does not show test forms.
-  t.is((await page.goto(`${svc.url}/dashboard/live/forms/${draft.body.id}`))?.status(), 404);
-  await page.goto(`${svc.url}/dashboard/test/forms`);
-  await look(t, page, 'forms-list');
-  await context.close();
-});
+    const bKey = await svc.apiKey(b.ownerToken, b.agencyId, 'test');
+    const theirs = await svc.request('POST', '/v2/forms', {
+      token: bKey,
+      json: { name: 'Theirs', owner: { type: 'agency', agency_id: b.agencyId }, insurance_line: 'renters' },
+      headers: { 'Idempotency-Key': crypto.randomUUID() },
+    });
+    t.is((await page.goto(`${svc.url}/dashboard/test/forms/${theirs.body.id}`))?.status(), 404);
+    const csrf = await csrfOf(page);
+    t.is((await page.request.post(`${svc.url}/dashboard/test/forms/${theirs.body.id}/publish`, { form: { _csrf: csrf } })).status(), 404);
+    // The live view does not show test forms.
+    t.is((await page.goto(`${svc.url}/dashboard/live/forms/${draft.body.id}`))?.status(), 404);
+    await page.goto(`${svc.url}/dashboard/test/forms`);
+    await look(t, page, 'forms-list');
+    await context.close();
+  },
+);
 
 browserTest('submissions: the list filters by form, the detail shows the answers; agents see only theirs; usage shows the plan', async (t) => {
   const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
@@ -347,7 +389,10 @@ browserTest('submissions: the list filters by form, the detail shows the answers
   await page.getByText('No submissions match these filters.').waitFor();
   await page.goto(`${svc.url}/dashboard/test/submissions?form_id=${form.id}`);
   await page.getByRole('link', { name: `#${sent.body.submission_id}` }).click();
-  await page.getByRole('row', { name: /First name/ }).getByText('Zoë').waitFor();
+  await page
+    .getByRole('row', { name: /First name/ })
+    .getByText('Zoë')
+    .waitFor();
   t.true(await page.getByText(sent.body.trace_id).isVisible());
   await look(t, page, 'submission');
   t.is((await page.goto(`${svc.url}/dashboard/live/submissions/${sent.body.submission_id}`))?.status(), 404, 'test data is not in the live view');
@@ -358,7 +403,10 @@ browserTest('submissions: the list filters by form, the detail shows the answers
   await context.close();
 
   // An agent without admin rights sees only submissions made through its own links.
-  const other = await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, { token: oauth.token, json: { first_name: 'Bo', last_name: 'Agent', email: 'bo@example.com' } });
+  const other = await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, {
+    token: oauth.token,
+    json: { first_name: 'Bo', last_name: 'Agent', email: 'bo@example.com' },
+  });
   const boId = other.body.data.agent?.id ?? other.body.data.id;
   const bo = await signedIn(boId);
   await bo.page.goto(`${svc.url}/dashboard/test/submissions`);

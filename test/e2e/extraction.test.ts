@@ -32,7 +32,10 @@ async function setup(mode: 'test' | 'live') {
   receivers.push(staging, production);
   // The production URL is a live key's to set (a sandbox key may set the staging URL only).
   const liveKey = mode === 'live' ? key : await svc.apiKey(a.ownerToken, a.agencyId, 'live');
-  const ep = await svc.request('PUT', '/v2/webhook-endpoints/client-submission', { token: liveKey, json: { staging_url: `${staging.url}/hook`, production_url: `${production.url}/hook` } });
+  const ep = await svc.request('PUT', '/v2/webhook-endpoints/client-submission', {
+    token: liveKey,
+    json: { staging_url: `${staging.url}/hook`, production_url: `${production.url}/hook` },
+  });
   if (ep.status !== 201) throw new Error(ep.text);
   // Pro plan, so the three uploads and the polling stay inside the per-minute budget.
   await svc.request('PUT', `/v1/agencies/${a.agencyId}/plan`, { token: c.token, json: { plan: 'enterprise', per_minute: 10_000, per_day: 100_000 } });
@@ -115,7 +118,14 @@ test('a text PDF, a scanned PDF and a photo each complete and send exactly one s
   t.deepEqual([smith.first_name, smith.last_name], uploaded[0].holder);
   const events = await svc.tdb.db.owner.query(`select topic, event_name from app_public.events where agency_id = $1`, [a.agencyId]);
   const names = events.rows.map((e) => e.topic ?? e.event_name).sort();
-  t.deepEqual(names, [...Array(3).fill('client-submission'), ...Array(3).fill('client-submission.complete'), ...Array(3).fill('client-submission.declaration-page-upload')].sort());
+  t.deepEqual(
+    names,
+    [
+      ...Array(3).fill('client-submission'),
+      ...Array(3).fill('client-submission.complete'),
+      ...Array(3).fill('client-submission.declaration-page-upload'),
+    ].sort(),
+  );
 });
 
 test('a second document of the same policyholder attaches to the same client; client_uuid attaches to a given client; v1 subscriptions get both events', async (t) => {

@@ -42,13 +42,21 @@ test('SIGKILL of the worker during OCR: after a restart the record completes and
     const r = await upload(svc, key, a.ownerId, await scannedPdf(4), 'scan.pdf');
     t.is(r.status, 200, r.text);
     // Kill the worker while it holds an OCR page job.
-    await eventually(async () => {
-      const q = await svc.tdb.db.owner.query(`select count(*)::int n from graphile_worker.jobs where task_identifier = 'documents__ocr' and locked_by is not null`);
-      return q.rows[0].n > 0;
-    }, 180_000, 'an OCR job to be running');
+    await eventually(
+      async () => {
+        const q = await svc.tdb.db.owner.query(
+          `select count(*)::int n from graphile_worker.jobs where task_identifier = 'documents__ocr' and locked_by is not null`,
+        );
+        return q.rows[0].n > 0;
+      },
+      180_000,
+      'an OCR job to be running',
+    );
     child.kill('SIGKILL');
     await new Promise((res) => child.once('exit', res));
-    const pending = await svc.tdb.db.owner.query(`select count(*)::int n from app_private.document_pages where document_id = $1 and state = 'ocr_pending'`, [r.body.document_id]);
+    const pending = await svc.tdb.db.owner.query(`select count(*)::int n from app_private.document_pages where document_id = $1 and state = 'ocr_pending'`, [
+      r.body.document_id,
+    ]);
     t.true(pending.rows[0].n > 0, 'the kill happened with pages still to OCR');
 
     survivor = await startTestWorker(svc);
@@ -58,9 +66,13 @@ test('SIGKILL of the worker during OCR: after a restart the record completes and
     await receiver.waitFor(1, 60_000);
     await new Promise((res) => setTimeout(res, 2000));
     t.is(receiver.received.length, 1, 'one delivery');
-    const events = await svc.tdb.db.owner.query(`select count(*)::int n from app_public.events where agency_id = $1 and topic = 'client-submission'`, [a.agencyId]);
+    const events = await svc.tdb.db.owner.query(`select count(*)::int n from app_public.events where agency_id = $1 and topic = 'client-submission'`, [
+      a.agencyId,
+    ]);
     t.is(events.rows[0].n, 1, 'one event');
-    const pages = await svc.tdb.db.owner.query(`select state, count(*)::int n from app_private.document_pages where document_id = $1 group by state`, [r.body.document_id]);
+    const pages = await svc.tdb.db.owner.query(`select state, count(*)::int n from app_private.document_pages where document_id = $1 group by state`, [
+      r.body.document_id,
+    ]);
     t.deepEqual(pages.rows, [{ state: 'ocr_done', n: 4 }]);
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');

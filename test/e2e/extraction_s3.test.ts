@@ -32,7 +32,9 @@ test('an upload completes with its file in S3 and its document_link serves the s
     t.is(link.status, 200);
     t.deepEqual(Buffer.from(await link.arrayBuffer()), bytes);
     const { rows } = await svc.tdb.db.owner.query('select blob_key from app_public.documents where id = $1', [r.body.document_id]);
-    const inS3 = await s3BlobStore({ bucket: s3.bucket, region: 'us-east-1', endpoint: s3.endpoint, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }).get(rows[0].blob_key);
+    const inS3 = await s3BlobStore({ bucket: s3.bucket, region: 'us-east-1', endpoint: s3.endpoint, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }).get(
+      rows[0].blob_key,
+    );
     t.deepEqual(inS3, bytes, 'the object is in the bucket');
     t.deepEqual(await readdir(path.join(svc.dataDir, 'blobs')).catch(() => []), [], 'nothing on the local disk');
   } finally {

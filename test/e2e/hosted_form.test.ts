@@ -65,10 +65,21 @@ test.before(async () => {
   const put = await svc.request('PUT', '/v2/embed-origins', { token: key, json: { origins: [listedOrigin] } });
   if (put.status !== 200) throw new Error(put.text);
   formUrl = `${svc.url}/${a.slug}/form/${form.public_id}/home-insurance-quote`;
-  const link = await svc.request('POST', `/v2/forms/${form.id}/links`, { token: key, json: { agent_id: a.ownerId, metadata: { crm_id: 'lead-7' } }, headers: { 'Idempotency-Key': crypto.randomUUID() } });
+  const link = await svc.request('POST', `/v2/forms/${form.id}/links`, {
+    token: key,
+    json: { agent_id: a.ownerId, metadata: { crm_id: 'lead-7' } },
+    headers: { 'Idempotency-Key': crypto.randomUUID() },
+  });
   linkUrl = link.body.url;
   const drop = await publishedForm(svc, key, a.agencyId, 'Send documents', [
-    { id: 'one', name: 'Your documents', questions: [{ id: 'who', type: 'short_text', label: 'Your name', required: true }, { id: 'files', type: 'file_upload', label: 'Documents', required: true, settings: { max_files: 3 } }] },
+    {
+      id: 'one',
+      name: 'Your documents',
+      questions: [
+        { id: 'who', type: 'short_text', label: 'Your name', required: true },
+        { id: 'files', type: 'file_upload', label: 'Documents', required: true, settings: { max_files: 3 } },
+      ],
+    },
     { id: 'two', name: 'Confirm', questions: [{ id: 'ok', type: 'single_choice', label: 'Send them now?', required: true, options: ['Yes'] }] },
   ]);
   dropUrl = `${svc.url}/${a.slug}/form/${drop.public_id}/send-documents`;
@@ -156,7 +167,10 @@ browserTest('embedded on a registered origin: logic, upload, messages in order a
     await page.screenshot({ path: path.join(screens, 'embedded-done.png') });
 
     const all = await waitForMessage(page, 'service:completed');
-    t.true(all.every((m) => m.origin === formOrigin), 'every message comes from the form origin');
+    t.true(
+      all.every((m) => m.origin === formOrigin),
+      'every message comes from the form origin',
+    );
     const types = all.map((m) => m.data.type);
     const first = (type: string) => types.indexOf(type);
     t.true(first('service:loaded') === 0, 'loaded first');
@@ -165,7 +179,10 @@ browserTest('embedded on a registered origin: logic, upload, messages in order a
     t.true(first('service:completed') > first('service:step'));
     t.is(types.lastIndexOf('service:completed'), first('service:completed'));
     const steps = all.filter((m) => m.data.type === 'service:step').map((m) => m.data);
-    t.deepEqual(steps, [{ type: 'service:step', index: 1, total: 3 }, { type: 'service:step', index: 2, total: 3 }]);
+    t.deepEqual(steps, [
+      { type: 'service:step', index: 1, total: 3 },
+      { type: 'service:step', index: 2, total: 3 },
+    ]);
     t.true(all.filter((m) => m.data.type === 'service:resize').every((m) => typeof m.data.height === 'number' && (m.data.height as number) > 100));
     const completed = all.find((m) => m.data.type === 'service:completed')!.data;
 
@@ -225,7 +242,11 @@ browserTest('a reload keeps the answers and the uploaded files of a half-finishe
     const id = Number(await page.locator('#submission-ref').textContent());
     const row = await svc.tdb.db.owner.query('select answers from app_public.submissions where id = $1', [id]);
     const files = row.rows[0].answers.find((a: { question_id: string }) => a.question_id === 'files').value;
-    t.deepEqual(files.map((f: { filename: string }) => f.filename), ['policy.pdf'], 'the upload made before the reload is part of the submission');
+    t.deepEqual(
+      files.map((f: { filename: string }) => f.filename),
+      ['policy.pdf'],
+      'the upload made before the reload is part of the submission',
+    );
   } finally {
     await page.close();
   }
@@ -264,4 +285,3 @@ browserTest('the standalone page is accessible and readable on a phone and a des
   }
   t.log(`screenshots in ${screens}`);
 });
-

@@ -30,7 +30,11 @@ const cases = findLeaseCases(path.resolve('fixtures/lease'));
 const expectedOf = (c: (typeof cases)[number]) => JSON.parse(fs.readFileSync(c.expected, 'utf8')) as LeaseExpected;
 const types: Record<string, string> = { pdf: 'application/pdf', jpg: 'image/jpeg', png: 'image/png' };
 
-function analyze(key: string, parts: { lease?: Uint8Array | Buffer; insurance?: Uint8Array | Buffer; leaseName?: string; insuranceName?: string; as_of?: string }, q = ''): Promise<Reply> {
+function analyze(
+  key: string,
+  parts: { lease?: Uint8Array | Buffer; insurance?: Uint8Array | Buffer; leaseName?: string; insuranceName?: string; as_of?: string },
+  q = '',
+): Promise<Reply> {
   const form = new FormData();
   for (const side of ['lease', 'insurance'] as const) {
     const bytes = parts[side];
@@ -45,7 +49,8 @@ async function keyFor(plan: 'free' | 'enterprise' = 'enterprise', mode: 'test' |
   const c = await svc.oauthClient();
   const a = await svc.agency(c.token);
   const key = await svc.apiKey(a.ownerToken, a.agencyId, mode);
-  if (plan === 'enterprise') await svc.request('PUT', `/v1/agencies/${a.agencyId}/plan`, { token: c.token, json: { plan: 'enterprise', per_minute: 10_000, per_day: 100_000 } });
+  if (plan === 'enterprise')
+    await svc.request('PUT', `/v1/agencies/${a.agencyId}/plan`, { token: c.token, json: { plan: 'enterprise', per_minute: 10_000, per_day: 100_000 } });
   return { key, agency: a, oauth: c };
 }
 
@@ -55,10 +60,14 @@ const sharedKey = () => (shared ??= keyFor());
 async function result(key: string, r: Reply): Promise<AnalysisResult & { id: string; status: string }> {
   if (r.status === 200) return r.body;
   if (r.status !== 202) throw new Error(`${r.status} ${r.text}`);
-  return eventually(async () => {
-    const g = await svc.request('GET', `/api/analyses/${r.body.id}`, { headers: { 'x-api-key': key } });
-    return g.body?.status === 'completed' && g.body;
-  }, 540_000, `analysis ${r.body.id}`);
+  return eventually(
+    async () => {
+      const g = await svc.request('GET', `/api/analyses/${r.body.id}`, { headers: { 'x-api-key': key } });
+      return g.body?.status === 'completed' && g.body;
+    },
+    540_000,
+    `analysis ${r.body.id}`,
+  );
 }
 
 // Every text pair, and one scanned and one photographed insurance document (the scanned lease runs end to end in
@@ -71,15 +80,28 @@ for (const c of httpCases) {
     t.timeout(600_000);
     const { key } = await sharedKey();
     const e = expectedOf(c);
-    const r = await analyze(key, { lease: fs.readFileSync(c.lease), insurance: fs.readFileSync(c.insurance), leaseName: path.basename(c.lease), insuranceName: path.basename(c.insurance), as_of: e.as_of });
+    const r = await analyze(key, {
+      lease: fs.readFileSync(c.lease),
+      insurance: fs.readFileSync(c.insurance),
+      leaseName: path.basename(c.lease),
+      insuranceName: path.basename(c.insurance),
+      as_of: e.as_of,
+    });
     t.true([200, 202].includes(r.status), r.text);
     t.truthy(r.headers.get('x-ratelimit-limit'));
     const body = await result(key, r);
     t.deepEqual(scoreAnalysis(e, body).misses, []);
-    t.deepEqual(body.comparison.map((i) => i.field), [...comparisonFields]);
+    t.deepEqual(
+      body.comparison.map((i) => i.field),
+      [...comparisonFields],
+    );
     t.is(body.summary.asOf, e.as_of);
     t.truthy(body._raw.lease && body._raw.insurance);
-    if (/scan|photo/.test(c.name)) t.true(body.extractionNotes.some((n) => /^OCR was used/.test(n)), 'OCR noted');
+    if (/scan|photo/.test(c.name))
+      t.true(
+        body.extractionNotes.some((n) => /^OCR was used/.test(n)),
+        'OCR noted',
+      );
   });
 }
 
@@ -98,8 +120,14 @@ test('the result is stored: GET /api/analyses/{id} returns the same result; anot
   const l = await svc.request('GET', `/api/analyses/${body.id}`, { headers: { 'x-api-key': live } });
   t.is(l.status, 404);
   t.is(l.body.error, 'not_found');
-  const docs = await svc.tdb.db.owner.query(`select purpose, agent_id from app_public.documents d join app_public.analyses a on d.id in (a.lease_document_id, a.insurance_document_id) where a.id = $1 order by purpose`, [body.id]);
-  t.deepEqual(docs.rows, [{ purpose: 'insurance', agent_id: null }, { purpose: 'lease', agent_id: null }]);
+  const docs = await svc.tdb.db.owner.query(
+    `select purpose, agent_id from app_public.documents d join app_public.analyses a on d.id in (a.lease_document_id, a.insurance_document_id) where a.id = $1 order by purpose`,
+    [body.id],
+  );
+  t.deepEqual(docs.rows, [
+    { purpose: 'insurance', agent_id: null },
+    { purpose: 'lease', agent_id: null },
+  ]);
 });
 
 test('?async=true answers 202 with the id at once; the result follows on GET', async (t) => {

@@ -34,30 +34,38 @@ test('a worker killed during OCR of a scanned lease: the analysis completes once
     const r = await svc.request('POST', '/api/analyze?async=true', { form, headers: { 'x-api-key': key } });
     t.is(r.status, 202, r.text);
     // Wait until the child worker holds an OCR page job of the lease, then kill it.
-    await eventually(async () => {
-      const q = await svc.tdb.db.owner.query(
-        `select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
+    await eventually(
+      async () => {
+        const q = await svc.tdb.db.owner.query(
+          `select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
           where k.identifier = 'analyses__ocr' and j.locked_by is not null`,
-      );
-      return q.rows[0].n > 0;
-    }, 300_000, 'an OCR job in progress');
+        );
+        return q.rows[0].n > 0;
+      },
+      300_000,
+      'an OCR job in progress',
+    );
     child.kill('SIGKILL');
     await new Promise((res) => child.once('exit', res));
     const mid = await svc.request('GET', `/api/analyses/${r.body.id}`, { headers: { 'x-api-key': key } });
     t.is(mid.body.status, 'processing');
 
     survivor = await startTestWorker(svc);
-    const done = await eventually(async () => {
-      const g = await svc.request('GET', `/api/analyses/${r.body.id}`, { headers: { 'x-api-key': key } });
-      return g.body?.status === 'completed' && g.body;
-    }, 540_000, 'the analysis to complete');
+    const done = await eventually(
+      async () => {
+        const g = await svc.request('GET', `/api/analyses/${r.body.id}`, { headers: { 'x-api-key': key } });
+        return g.body?.status === 'completed' && g.body;
+      },
+      540_000,
+      'the analysis to complete',
+    );
     const expected = JSON.parse(fs.readFileSync(fixture('res_scanned_lease.expected.json'), 'utf8')) as LeaseExpected;
     t.deepEqual(scoreAnalysis(expected, done).misses, []);
     const pages = await svc.tdb.db.owner.query(
       `select dp.state from app_private.document_pages dp join app_public.analyses a on a.lease_document_id = dp.document_id where a.id = $1`,
       [r.body.id],
     );
-    t.true(pages.rows.length > 0 && pages.rows.every((p) => p.state === 'ocr_done'), 'every lease page OCR\'d once the job ran again');
+    t.true(pages.rows.length > 0 && pages.rows.every((p) => p.state === 'ocr_done'), "every lease page OCR'd once the job ran again");
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
     await survivor?.stop();

@@ -27,11 +27,16 @@ test('a worker killed mid-delivery loses nothing once a worker runs again', asyn
     const key = await svc.apiKey(a.ownerToken, a.agencyId);
     await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: key, json: { staging_url: `${receiver.url}/hook` } });
     receiver.script('hang'); // the first attempt never gets an answer: the worker is mid-delivery
-    await svc.tdb.db.owner.query(`select app_private.emit_event($1, 'test', 'form-submission', null, $2)`, [a.agencyId, JSON.stringify(sampleTopicPayload('form-submission').data)]);
+    await svc.tdb.db.owner.query(`select app_private.emit_event($1, 'test', 'form-submission', null, $2)`, [
+      a.agencyId,
+      JSON.stringify(sampleTopicPayload('form-submission').data),
+    ]);
     await receiver.waitFor(1, 60_000);
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
-    const locked = await svc.tdb.db.owner.query(`select count(*)::int as n from graphile_worker._private_jobs where task_id is not null and locked_by is not null`);
+    const locked = await svc.tdb.db.owner.query(
+      `select count(*)::int as n from graphile_worker._private_jobs where task_id is not null and locked_by is not null`,
+    );
     t.is(locked.rows[0].n, 1, 'the killed worker left its job locked');
 
     survivor = await startTestWorker(svc);

@@ -24,7 +24,15 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--headless',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-dev-shm-usage',
+    ],
   });
 }
 
@@ -52,7 +60,12 @@ export async function axe(target: Page | Frame): Promise<AxeViolation[]> {
       runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
       resultTypes: ['violations'],
     });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })) }));
+    return r.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })),
+    }));
   });
 }
 
@@ -60,5 +73,9 @@ export async function axe(target: Page | Frame): Promise<AxeViolation[]> {
 export function assertAccessible(t: ExecutionContext, violations: AxeViolation[], where: string): void {
   const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   for (const v of violations) t.log(`${where}: axe ${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-  t.deepEqual(serious.map((v) => `${v.id}: ${v.help}`), [], `${where} has no serious accessibility violations`);
+  t.deepEqual(
+    serious.map((v) => `${v.id}: ${v.help}`),
+    [],
+    `${where} has no serious accessibility violations`,
+  );
 }

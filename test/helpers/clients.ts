@@ -57,7 +57,13 @@ export async function extractFor(
   const last = opts.last ?? `Alvarez${++seq}`;
   const result = {
     policy_type: 'Personal Auto',
-    policy: { provider: opts.carrier ?? 'Lone Star Mutual', policy_number: opts.policyNumber ?? `PA-${seq}`, effective_date: null, expiration_date: null, premium: null },
+    policy: {
+      provider: opts.carrier ?? 'Lone Star Mutual',
+      policy_number: opts.policyNumber ?? `PA-${seq}`,
+      effective_date: null,
+      expiration_date: null,
+      premium: null,
+    },
     policyholder: { first_name: first, last_name: last, ...(opts.address ? { address: opts.address } : {}) },
   };
   const link = signFileLink({ baseUrl: svc.cfg.filesUrl, key: fileLinkKey(svc.deps.secretKey), blobKey, filename: 'declarations.pdf', ttlSeconds: 3600 });
@@ -68,9 +74,20 @@ export async function extractFor(
   let extractionId: string;
   try {
     await c.query('begin');
-    await c.query(`select set_config('svc.role', 'admin', true), set_config('svc.agency_id', $1, true), set_config('svc.mode', $2, true)`, [String(agencyId), mode]);
+    await c.query(`select set_config('svc.role', 'admin', true), set_config('svc.agency_id', $1, true), set_config('svc.mode', $2, true)`, [
+      String(agencyId),
+      mode,
+    ]);
     const x = await c.query<{ id: string }>('select id from app_private.start_extraction($1, $2, $3, $4, $5, $6, $7, $8, $9)', [
-      agentId, documentId, blobKey, 'declarations.pdf', 'application/pdf', bytes.length, createHash('sha256').update(bytes).digest('hex'), 'declaration_page', opts.clientId ?? null,
+      agentId,
+      documentId,
+      blobKey,
+      'declarations.pdf',
+      'application/pdf',
+      bytes.length,
+      createHash('sha256').update(bytes).digest('hex'),
+      'declaration_page',
+      opts.clientId ?? null,
     ]);
     extractionId = x.rows[0].id;
     await c.query('select app_private.begin_extraction($1)', [extractionId]);

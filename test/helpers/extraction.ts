@@ -11,7 +11,15 @@ export const policyFixture = (name: string) => fs.readFileSync(path.join(policie
 const types: Record<string, string> = { pdf: 'application/pdf', jpg: 'image/jpeg', png: 'image/png' };
 
 /** POST /api/v1/{agent}/policy/extract with `file` (and any other fields) as multipart. */
-export function upload(svc: TestService, key: string, agentId: number, bytes: Buffer | Uint8Array, filename: string, fields: Record<string, string> = {}, headers: Record<string, string> = {}): Promise<Reply> {
+export function upload(
+  svc: TestService,
+  key: string,
+  agentId: number,
+  bytes: Buffer | Uint8Array,
+  filename: string,
+  fields: Record<string, string> = {},
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(bytes)], { type: types[filename.split('.').pop()!] ?? 'application/octet-stream' }), filename);
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
@@ -20,8 +28,12 @@ export function upload(svc: TestService, key: string, agentId: number, bytes: Bu
 
 /** GET the record until it is finished (completed, partial or failed). */
 export async function finished(svc: TestService, key: string, agentId: number, extractionId: string, ms = 120_000) {
-  return eventually(async () => {
-    const r = await svc.request('GET', `/api/v1/${agentId}/policy/extractions/${extractionId}`, { headers: { 'x-api-key': key } });
-    return ['completed', 'partial', 'failed'].includes(r.body?.parsing_status) && r.body;
-  }, ms, `extraction ${extractionId} to finish`);
+  return eventually(
+    async () => {
+      const r = await svc.request('GET', `/api/v1/${agentId}/policy/extractions/${extractionId}`, { headers: { 'x-api-key': key } });
+      return ['completed', 'partial', 'failed'].includes(r.body?.parsing_status) && r.body;
+    },
+    ms,
+    `extraction ${extractionId} to finish`,
+  );
 }

@@ -12,12 +12,28 @@ export const HOSTED_STEPS = [
       { id: 'phone', type: 'short_text', label: 'Phone number', acord_field: 'ACORD80.Applicant.Phone' },
       { id: 'has_pets', type: 'single_choice', label: 'Do you have pets?', required: true, options: ['Yes', 'No'] },
       {
-        id: 'pet_count', type: 'number', label: 'How many pets?', required: true, initially_hidden: true, settings: { integer: true, min: 1 },
+        id: 'pet_count',
+        type: 'number',
+        label: 'How many pets?',
+        required: true,
+        initially_hidden: true,
+        settings: { integer: true, min: 1 },
         rules: [{ condition_mode: 'all', conditions: [{ source_question_id: 'has_pets', operator: 'equals', value: 'Yes' }], action: 'show' }],
       },
       {
-        id: 'renting', type: 'single_choice', label: 'Do you rent your home?', required: true, options: ['Yes', 'No'],
-        rules: [{ condition_mode: 'all', conditions: [{ source_question_id: 'renting', operator: 'equals', value: 'Yes' }], action: 'skip_to_step', target_step_id: 'documents' }],
+        id: 'renting',
+        type: 'single_choice',
+        label: 'Do you rent your home?',
+        required: true,
+        options: ['Yes', 'No'],
+        rules: [
+          {
+            condition_mode: 'all',
+            conditions: [{ source_question_id: 'renting', operator: 'equals', value: 'Yes' }],
+            action: 'skip_to_step',
+            target_step_id: 'documents',
+          },
+        ],
       },
     ],
   },
@@ -25,14 +41,42 @@ export const HOSTED_STEPS = [
     id: 'home',
     name: 'Your home',
     questions: [
-      { id: 'home_address', type: 'address', label: 'Home address', required: true, settings: { include_line2: true }, acord_field: 'ACORD80.Location.Address' },
-      { id: 'year_built', type: 'number', label: 'Year built', required: true, settings: { integer: true, min: 1800, max: 2030 }, acord_field: 'ACORD80.Construction.YearBuilt' },
+      {
+        id: 'home_address',
+        type: 'address',
+        label: 'Home address',
+        required: true,
+        settings: { include_line2: true },
+        acord_field: 'ACORD80.Location.Address',
+      },
+      {
+        id: 'year_built',
+        type: 'number',
+        label: 'Year built',
+        required: true,
+        settings: { integer: true, min: 1800, max: 2030 },
+        acord_field: 'ACORD80.Construction.YearBuilt',
+      },
       { id: 'purchase_date', type: 'date', label: 'Purchase date', acord_field: 'ACORD80.Dwelling.PurchaseDate' },
       { id: 'roof', type: 'dropdown', label: 'Roof type', options: ['Asphalt shingle', 'Metal', 'Tile'], acord_field: 'ACORD80.Construction.RoofType' },
-      { id: 'protections', type: 'multi_choice', label: 'Protective devices', options: ['Smoke detectors', 'Burglar alarm', 'Sprinklers'], acord_field: 'ACORD80.Protection.Devices' },
       {
-        id: 'household', type: 'data_table', label: 'Residents of the household',
-        settings: { columns: [{ id: 'name', label: 'Full name', type: 'short_text', required: true }, { id: 'born', label: 'Date of birth', type: 'date' }], max_rows: 5 },
+        id: 'protections',
+        type: 'multi_choice',
+        label: 'Protective devices',
+        options: ['Smoke detectors', 'Burglar alarm', 'Sprinklers'],
+        acord_field: 'ACORD80.Protection.Devices',
+      },
+      {
+        id: 'household',
+        type: 'data_table',
+        label: 'Residents of the household',
+        settings: {
+          columns: [
+            { id: 'name', label: 'Full name', type: 'short_text', required: true },
+            { id: 'born', label: 'Date of birth', type: 'date' },
+          ],
+          max_rows: 5,
+        },
       },
     ],
   },
@@ -47,8 +91,15 @@ export const HOSTED_STEPS = [
 ];
 
 /** A published form of the key's agency; returns its id and public_id. */
-export async function publishedForm(svc: TestService, key: string, agencyId: number, name = 'Home insurance quote', steps: unknown = HOSTED_STEPS): Promise<{ id: number; public_id: string }> {
-  const w = (method: string, path: string, json?: unknown) => svc.request(method, path, { token: key, json, headers: { 'Idempotency-Key': crypto.randomUUID() } });
+export async function publishedForm(
+  svc: TestService,
+  key: string,
+  agencyId: number,
+  name = 'Home insurance quote',
+  steps: unknown = HOSTED_STEPS,
+): Promise<{ id: number; public_id: string }> {
+  const w = (method: string, path: string, json?: unknown) =>
+    svc.request(method, path, { token: key, json, headers: { 'Idempotency-Key': crypto.randomUUID() } });
   const created = await w('POST', '/v2/forms', { name, owner: { type: 'agency', agency_id: agencyId }, insurance_line: 'homeowners' });
   if (created.status !== 201) throw new Error(`create failed: ${created.text}`);
   const patched = await w('PATCH', `/v2/forms/${created.body.id}`, { steps });

@@ -53,14 +53,24 @@ export async function seedAgency(tdb: TestDatabase, label: string): Promise<Seed
 export async function seedAgent(tdb: TestDatabase, a: SeededAgency, label: string, isAdmin = false): Promise<number> {
   const r = await withIdentity(tdb.db, a.client, (c) =>
     c.query<{ id: number }>(`select id from app_public.create_agent($1, 'Ann', $2, $3, $4, null, $5, null, $6)`, [
-      a.agencyId, label, `${label}@example.com`, label, isAdmin, hashToken(`agt_${label}`),
+      a.agencyId,
+      label,
+      `${label}@example.com`,
+      label,
+      isAdmin,
+      hashToken(`agt_${label}`),
     ]),
   );
   return r.rows[0].id;
 }
 
 /** Run one statement as `who` in its own request transaction. */
-export function as<R extends pg.QueryResultRow = pg.QueryResultRow>(tdb: TestDatabase, who: Identity, text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
+export function as<R extends pg.QueryResultRow = pg.QueryResultRow>(
+  tdb: TestDatabase,
+  who: Identity,
+  text: string,
+  values: unknown[] = [],
+): Promise<pg.QueryResult<R>> {
   return withIdentity(tdb.db, who, (c) => c.query<R>(text, values));
 }
 

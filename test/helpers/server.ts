@@ -25,7 +25,11 @@ export interface TestService {
   tdb: TestDatabase;
   deps: Deps;
   dataDir: string;
-  request<T = any>(method: string, path: string, opts?: { token?: string; json?: unknown; form?: FormData | URLSearchParams; headers?: Record<string, string> }): Promise<Reply<T>>;
+  request<T = any>(
+    method: string,
+    path: string,
+    opts?: { token?: string; json?: unknown; form?: FormData | URLSearchParams; headers?: Record<string, string> },
+  ): Promise<Reply<T>>;
   /** A new OAuth client and a token for it. */
   oauthClient(name?: string): Promise<{ client_id: string; client_secret: string; token: string }>;
   /** A new agency (through the API) with its owner's token. */
@@ -42,7 +46,13 @@ export async function startService(env: Record<string, string> = {}): Promise<Te
   const tdb = await testDatabase();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'svc-test-data-'));
   const base = parseConfig({ DATABASE_URL: tdb.url, DATA_DIR: dataDir, TMP_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
-  const deps: Deps = { db: tdb.db, cfg: base, log: createLogger(), blobs: blobStoreFromConfig(base), secretKey: loadOrCreateKey(path.join(dataDir, 'secret-key')) };
+  const deps: Deps = {
+    db: tdb.db,
+    cfg: base,
+    log: createLogger(),
+    blobs: blobStoreFromConfig(base),
+    secretKey: loadOrCreateKey(path.join(dataDir, 'secret-key')),
+  };
   const app = createApp(deps);
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((r) => server.once('listening', () => r()));

@@ -9,7 +9,10 @@ test.before(async () => {
 });
 test.after.always(async () => svc?.close());
 
-const png = (w = 64, h = 32) => sharp({ create: { width: w, height: h, channels: 3, background: '#3366cc' } }).png().toBuffer();
+const png = (w = 64, h = 32) =>
+  sharp({ create: { width: w, height: h, channels: 3, background: '#3366cc' } })
+    .png()
+    .toBuffer();
 
 /** Upload folders left in this service's own temporary directory. */
 async function uploadDirs(): Promise<string[]> {
@@ -39,7 +42,10 @@ test('agency creation validates every field and names the bad ones', async (t) =
   t.is(r.status, 422);
   const fields = r.body.error.details.map((d: { field: string }) => d.field).sort();
   t.deepEqual(fields, ['agency_name', 'email', 'last_name']);
-  const extra = await svc.request('POST', '/v1/agencies', { token: c.token, json: { agency_name: 'X', email: 'a@b.co', first_name: 'A', last_name: 'B', plan: 'pro' } });
+  const extra = await svc.request('POST', '/v1/agencies', {
+    token: c.token,
+    json: { agency_name: 'X', email: 'a@b.co', first_name: 'A', last_name: 'B', plan: 'pro' },
+  });
   t.is(extra.status, 422);
 });
 
@@ -66,7 +72,10 @@ test('PATCH updates name and colour for admins; a bad colour is 422 naming color
     t.is(r.status, 422, String(bad));
     t.is(r.body.error.details[0].field, 'color_code');
   }
-  const plain = await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, { token: c.token, json: { first_name: 'Pat', last_name: 'Plain', email: 'pat@example.com' } });
+  const plain = await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, {
+    token: c.token,
+    json: { first_name: 'Pat', last_name: 'Plain', email: 'pat@example.com' },
+  });
   const denied = await svc.request('PATCH', `/v1/agencies/${a.agencyId}`, { token: plain.body.data.access_token, json: { name: 'Mine' } });
   t.is(denied.status, 403);
 });
@@ -117,7 +126,9 @@ test.serial('a non-image logo, a decompression bomb and an oversize file are ref
   t.is(text.status, 422);
   t.is(text.body.error.details[0].field, 'logo');
   // 10000×10000 of one colour compresses to a few KB but would decode to 300 MB.
-  const bomb = await sharp({ create: { width: 10000, height: 10000, channels: 3, background: '#000' } }).png({ compressionLevel: 9 }).toBuffer();
+  const bomb = await sharp({ create: { width: 10000, height: 10000, channels: 3, background: '#000' } })
+    .png({ compressionLevel: 9 })
+    .toBuffer();
   t.true(bomb.length < 2 * 1024 * 1024);
   const b = await send(bomb, 'bomb.png');
   t.is(b.status, 422);
@@ -135,7 +146,10 @@ test.serial('a non-image logo, a decompression bomb and an oversize file are ref
 test('deactivating an agency deactivates its agents; their tokens then get 401; it is idempotent', async (t) => {
   const c = await svc.oauthClient();
   const a = await svc.agency(c.token);
-  const extra = await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, { token: c.token, json: { first_name: 'Al', last_name: 'Extra', email: 'al@example.com' } });
+  const extra = await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, {
+    token: c.token,
+    json: { first_name: 'Al', last_name: 'Extra', email: 'al@example.com' },
+  });
   const r = await svc.request('DELETE', `/v1/agencies/${a.agencyId}`, { token: c.token });
   t.is(r.status, 204);
   t.is(r.text, '');
@@ -146,7 +160,10 @@ test('deactivating an agency deactivates its agents; their tokens then get 401; 
   t.is(mine.length, 2);
   t.true(mine.every((x: { status: string; deactivated_at: string }) => x.status === 'deactivated' && x.deactivated_at));
   t.is((await svc.request('DELETE', `/v1/agencies/${a.agencyId}`, { token: c.token })).status, 204);
-  const add = await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, { token: c.token, json: { first_name: 'Late', last_name: 'Comer', email: 'late@example.com' } });
+  const add = await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, {
+    token: c.token,
+    json: { first_name: 'Late', last_name: 'Comer', email: 'late@example.com' },
+  });
   t.is(add.status, 422);
 });
 
@@ -156,7 +173,10 @@ test('another OAuth client and another agency get 404 on every agency route of t
   const a1 = await svc.agency(c1.token);
   const a2 = await svc.agency(c2.token);
   t.is((await svc.request('DELETE', `/v1/agencies/${a1.agencyId}`, { token: c2.token })).status, 404);
-  t.is((await svc.request('POST', `/v1/agencies/${a1.agencyId}/agents`, { token: c2.token, json: { first_name: 'X', last_name: 'Y', email: 'x@y.co' } })).status, 404);
+  t.is(
+    (await svc.request('POST', `/v1/agencies/${a1.agencyId}/agents`, { token: c2.token, json: { first_name: 'X', last_name: 'Y', email: 'x@y.co' } })).status,
+    404,
+  );
   t.is((await svc.request('GET', `/v1/agencies/${a1.agencyId}`, { token: a2.ownerToken })).status, 404);
   t.is((await svc.request('PATCH', `/v1/agencies/${a1.agencyId}`, { token: a2.ownerToken, json: { name: 'Stolen' } })).status, 404);
   const form = new FormData();

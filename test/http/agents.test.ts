@@ -13,14 +13,25 @@ const addAgent = (token: string, agencyId: number, json: Record<string, unknown>
 test('an OAuth client adds agents; slugs are ASCII, unique, honour slug_suffix and resolve collisions', async (t) => {
   const c = await svc.oauthClient();
   const a = await svc.agency(c.token);
-  const first = await addAgent(c.token, a.agencyId, { first_name: 'Zoë', last_name: "O'Brien-Núñez", email: 'zoe@example.com', phone_number: '+1 (555) 010-2000' });
+  const first = await addAgent(c.token, a.agencyId, {
+    first_name: 'Zoë',
+    last_name: "O'Brien-Núñez",
+    email: 'zoe@example.com',
+    phone_number: '+1 (555) 010-2000',
+  });
   t.is(first.status, 200);
   t.like(first.body.data, { slug: 'zoe-obrien-nunez', is_admin: false, is_owner: false, status: 'active', phone_number: '+1 (555) 010-2000' });
   t.deepEqual(first.body.data.agency, { id: a.agencyId, name: first.body.data.agency.name, color_code: null });
   t.regex(first.body.data.access_token, /^agt_/);
   const twin = await addAgent(c.token, a.agencyId, { first_name: 'Zoe', last_name: 'OBrien Nunez', email: 'zoe2@example.com' });
   t.is(twin.body.data.slug, 'zoe-obrien-nunez-2');
-  const suffixed = await addAgent(c.token, a.agencyId, { first_name: 'Zoe', last_name: 'OBrien Nunez', email: 'zoe3@example.com', slug_suffix: 'Austin TX', is_admin: true });
+  const suffixed = await addAgent(c.token, a.agencyId, {
+    first_name: 'Zoe',
+    last_name: 'OBrien Nunez',
+    email: 'zoe3@example.com',
+    slug_suffix: 'Austin TX',
+    is_admin: true,
+  });
   t.is(suffixed.body.data.slug, 'zoe-obrien-nunez-austin-tx');
   t.true(suffixed.body.data.is_admin);
   const dupEmail = await addAgent(c.token, a.agencyId, { first_name: 'Z', last_name: 'Z', email: 'ZOE@example.com' });
@@ -38,7 +49,9 @@ test('an agent with a profile picture is created by multipart; non-images are re
   form.set('last_name', 'Pictured');
   form.set('email', 'pia@example.com');
   form.set('is_admin', 'true');
-  const jpeg = await sharp({ create: { width: 2000, height: 1500, channels: 3, background: '#a0a0a0' } }).jpeg().toBuffer();
+  const jpeg = await sharp({ create: { width: 2000, height: 1500, channels: 3, background: '#a0a0a0' } })
+    .jpeg()
+    .toBuffer();
   form.set('profile_picture', new Blob([new Uint8Array(jpeg)], { type: 'image/jpeg' }), 'me.jpg');
   const r = await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, { token: c.token, form });
   t.is(r.status, 200, r.text);
@@ -122,7 +135,10 @@ test('deactivating the owner is refused until ownership moves; other agents deac
   t.is(refused.status, 422);
   t.regex(refused.body.error.message, /transfer ownership/);
   // Only the owner moves ownership, by PATCHing the new owner.
-  const byNonOwner = await svc.request('PATCH', `/v1/agencies/${a.agencyId}/agents/${other.body.data.id}`, { token: other.body.data.access_token, json: { is_owner: true } });
+  const byNonOwner = await svc.request('PATCH', `/v1/agencies/${a.agencyId}/agents/${other.body.data.id}`, {
+    token: other.body.data.access_token,
+    json: { is_owner: true },
+  });
   t.is(byNonOwner.status, 403);
   const moved = await svc.request('PATCH', `/v1/agencies/${a.agencyId}/agents/${other.body.data.id}`, { token: a.ownerToken, json: { is_owner: true } });
   t.is(moved.status, 200, moved.text);
@@ -134,7 +150,10 @@ test('deactivating the owner is refused until ownership moves; other agents deac
   t.is(hidden.status, 200);
   t.is(hidden.body.meta.total, 0, 'filterByEmail matches whole addresses, not fragments');
   const listed = await svc.request('GET', '/v1/agents', { token: c.token });
-  t.false(listed.body.data.some((x: { id: number }) => x.id === a.ownerId), 'deactivated agents are hidden by default');
+  t.false(
+    listed.body.data.some((x: { id: number }) => x.id === a.ownerId),
+    'deactivated agents are hidden by default',
+  );
   const all = await svc.request('GET', '/v1/agents?includeDeactivated=true', { token: c.token });
   t.true(all.body.data.some((x: { id: number; status: string }) => x.id === a.ownerId && x.status === 'deactivated'));
   t.is((await svc.request('POST', `/v1/agents/${a.ownerId}/reset-access-token`, { token: c.token })).status, 422);

@@ -10,7 +10,10 @@ test.after.always(async () => svc?.close());
 test('an admin creates test and live keys, shown once; the list has no secrets', async (t) => {
   const c = await svc.oauthClient();
   const a = await svc.agency(c.token);
-  const r = await svc.request('POST', `/v1/agencies/${a.agencyId}/api-keys`, { token: a.ownerToken, json: { name: 'Server', mode: 'live', permissions: 'admin' } });
+  const r = await svc.request('POST', `/v1/agencies/${a.agencyId}/api-keys`, {
+    token: a.ownerToken,
+    json: { name: 'Server', mode: 'live', permissions: 'admin' },
+  });
   t.is(r.status, 200);
   t.regex(r.body.data.key, /^svc_live_[A-Za-z0-9_-]{40}$/);
   t.like(r.body.data, { name: 'Server', mode: 'live', permissions: 'admin', status: 'active', last_used_at: null, last_four: r.body.data.key.slice(-4) });
@@ -33,8 +36,14 @@ test('non-admin agents, other agencies and OAuth clients cannot manage keys', as
   const c = await svc.oauthClient();
   const a = await svc.agency(c.token);
   const b = await svc.agency(c.token);
-  const plain = await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, { token: c.token, json: { first_name: 'P', last_name: 'Q', email: 'pq@example.com' } });
-  t.is((await svc.request('POST', `/v1/agencies/${a.agencyId}/api-keys`, { token: plain.body.data.access_token, json: { name: 'x', mode: 'test' } })).status, 403);
+  const plain = await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, {
+    token: c.token,
+    json: { first_name: 'P', last_name: 'Q', email: 'pq@example.com' },
+  });
+  t.is(
+    (await svc.request('POST', `/v1/agencies/${a.agencyId}/api-keys`, { token: plain.body.data.access_token, json: { name: 'x', mode: 'test' } })).status,
+    403,
+  );
   t.is((await svc.request('GET', `/v1/agencies/${a.agencyId}/api-keys`, { token: plain.body.data.access_token })).status, 403);
   t.is((await svc.request('POST', `/v1/agencies/${a.agencyId}/api-keys`, { token: b.ownerToken, json: { name: 'x', mode: 'test' } })).status, 404);
   t.is((await svc.request('GET', `/v1/agencies/${a.agencyId}/api-keys`, { token: b.ownerToken })).status, 404);
@@ -54,14 +63,20 @@ test('rolling issues a replacement and keeps the old key for the grace period; r
   const a = await svc.agency(c.token);
   const created = await svc.request('POST', `/v1/agencies/${a.agencyId}/api-keys`, { token: a.ownerToken, json: { name: 'Rolled', mode: 'test' } });
   const oldKey = created.body.data.key;
-  const graceful = await svc.request('POST', `/v1/agencies/${a.agencyId}/api-keys/${created.body.data.id}/roll`, { token: a.ownerToken, json: { grace_period_seconds: 3600 } });
+  const graceful = await svc.request('POST', `/v1/agencies/${a.agencyId}/api-keys/${created.body.data.id}/roll`, {
+    token: a.ownerToken,
+    json: { grace_period_seconds: 3600 },
+  });
   t.is(graceful.status, 200);
   t.not(graceful.body.data.key, oldKey);
   t.like(graceful.body.data, { name: 'Rolled', mode: 'test', permissions: 'admin' });
   t.is((await svc.request('GET', '/v2/forms', { token: oldKey })).status, 200, 'old key alive during grace');
   t.is((await svc.request('GET', '/v2/forms', { token: graceful.body.data.key })).status, 200);
   const list = await svc.request('GET', `/v1/agencies/${a.agencyId}/api-keys`, { token: a.ownerToken });
-  t.like(list.body.data.find((k: { id: number }) => k.id === created.body.data.id), { status: 'expiring', replaced_by_id: graceful.body.data.id });
+  t.like(
+    list.body.data.find((k: { id: number }) => k.id === created.body.data.id),
+    { status: 'expiring', replaced_by_id: graceful.body.data.id },
+  );
   const immediate = await svc.request('POST', `/v1/agencies/${a.agencyId}/api-keys/${graceful.body.data.id}/roll`, { token: a.ownerToken, json: {} });
   t.is((await svc.request('GET', '/v2/forms', { token: graceful.body.data.key })).status, 401, 'default grace is 0');
   t.is((await svc.request('DELETE', `/v1/agencies/${a.agencyId}/api-keys/${immediate.body.data.id}`, { token: a.ownerToken })).status, 204);
@@ -99,12 +114,23 @@ test('the OAuth client sets the plan; enterprise needs custom limits; other clie
 test('a key reports the admin who created it and outlives that admin’s deactivation (it belongs to the agency)', async (t) => {
   const c = await svc.oauthClient();
   const a = await svc.agency(c.token);
-  const admin = (await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, { token: c.token, json: { first_name: 'Ad', last_name: 'Min', email: 'admin-creator@example.com', is_admin: true } })).body.data;
-  const created = await svc.request('POST', `/v1/agencies/${a.agencyId}/api-keys`, { token: admin.access_token, json: { name: 'Made by an admin', mode: 'test' } });
+  const admin = (
+    await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, {
+      token: c.token,
+      json: { first_name: 'Ad', last_name: 'Min', email: 'admin-creator@example.com', is_admin: true },
+    })
+  ).body.data;
+  const created = await svc.request('POST', `/v1/agencies/${a.agencyId}/api-keys`, {
+    token: admin.access_token,
+    json: { name: 'Made by an admin', mode: 'test' },
+  });
   t.is(created.status, 200, created.text);
   t.is(created.body.data.created_by_agent_id, admin.id);
   t.is((await svc.request('DELETE', `/v1/agents/${admin.id}`, { token: c.token })).status, 204);
   t.is((await svc.request('GET', '/v2/forms', { token: created.body.data.key })).status, 200, 'the key still works');
-  const listed = (await svc.request('GET', `/v1/agencies/${a.agencyId}/api-keys`, { token: a.ownerToken })).body.data as Array<{ id: number; created_by_agent_id: number | null }>;
+  const listed = (await svc.request('GET', `/v1/agencies/${a.agencyId}/api-keys`, { token: a.ownerToken })).body.data as Array<{
+    id: number;
+    created_by_agent_id: number | null;
+  }>;
   t.is(listed.find((k) => k.id === created.body.data.id)?.created_by_agent_id, admin.id);
 });

@@ -14,7 +14,11 @@ test.before(async () => {
 test.after.always(async () => svc?.close());
 
 const raw = (method: string, path: string, body: string, headers: Record<string, string>) =>
-  fetch(svc.url + path, { method, body, headers }).then(async (r) => ({ status: r.status, type: r.headers.get('content-type'), body: JSON.parse(await r.text()) }));
+  fetch(svc.url + path, { method, body, headers }).then(async (r) => ({
+    status: r.status,
+    type: r.headers.get('content-type'),
+    body: JSON.parse(await r.text()),
+  }));
 
 test('v1: broken JSON, a JSON array, a huge body and a wrong content type', async (t) => {
   const h = { authorization: `Bearer ${oauth}`, 'content-type': 'application/json' };

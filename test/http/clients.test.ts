@@ -25,14 +25,23 @@ test('POST /v1/client creates a client for the caller; an admin may create one f
   const a = await agencyWithAgents(svc);
   const [pat] = a.agents;
   const r = await create(pat.token, {
-    first_name: ' Jordan ', last_name: 'Alvarez', email: 'Jordan@Example.com', phone: '+1 512 555 0142',
+    first_name: ' Jordan ',
+    last_name: 'Alvarez',
+    email: 'Jordan@Example.com',
+    phone: '+1 512 555 0142',
     address: { line1: '1208 Barton Hills Dr', city: 'Austin', state: 'TX', postal_code: '78704', country: 'US' },
   });
   t.is(r.status, 200, r.text);
   t.regex(r.body.data.uuid, /^[0-9a-f-]{36}$/);
   t.like(r.body.data, {
-    agent_id: pat.id, first_name: 'Jordan', last_name: 'Alvarez', email: 'jordan@example.com', phone: '+1 512 555 0142',
-    sales_funnel_status: 'new', mode: 'live', submissions_count: 0,
+    agent_id: pat.id,
+    first_name: 'Jordan',
+    last_name: 'Alvarez',
+    email: 'jordan@example.com',
+    phone: '+1 512 555 0142',
+    sales_funnel_status: 'new',
+    mode: 'live',
+    submissions_count: 0,
   });
   t.is(r.body.data.address.city, 'Austin');
   t.truthy(r.headers.get('x-ratelimit-limit'), 'v1 rate-limit headers');
@@ -60,7 +69,10 @@ test('POST /v1/client refuses: duplicate email in the agency, another agent (pla
   t.is(plainForOther.status, 403);
   const crossAgency = await create(a.ownerToken, { first_name: 'A', last_name: 'B', agent_id: other.ownerId });
   t.is(crossAgency.status, 422);
-  t.deepEqual(crossAgency.body.error.details.map((d: { field: string }) => d.field), ['agent_id']);
+  t.deepEqual(
+    crossAgency.body.error.details.map((d: { field: string }) => d.field),
+    ['agent_id'],
+  );
   await svc.request('DELETE', `/v1/agents/${sam.id}`, { token: a.oauth });
   const inactive = await create(a.ownerToken, { first_name: 'A', last_name: 'B', agent_id: sam.id });
   t.is(inactive.status, 422);
@@ -78,7 +90,8 @@ test('GET …/clients: Laravel pagination, filters, newest change first; a plain
   const a = await agencyWithAgents(svc);
   const [pat, sam] = a.agents;
   const made = [];
-  for (let i = 0; i < 5; i++) made.push(await newClient(pat.token, { first_name: `Person${i}`, last_name: i % 2 ? 'Odd' : 'Even', email: `p${i}-${randomUUID().slice(0, 4)}@ex.com` }));
+  for (let i = 0; i < 5; i++)
+    made.push(await newClient(pat.token, { first_name: `Person${i}`, last_name: i % 2 ? 'Odd' : 'Even', email: `p${i}-${randomUUID().slice(0, 4)}@ex.com` }));
   await newClient(sam.token, { first_name: 'Sam’s', last_name: 'Client' });
   await extractFor(svc, a.agencyId, pat.id, { clientId: made[1].uuid });
   await svc.request('PATCH', `${base(pat.id, made[3].uuid)}`, { token: pat.token, json: { sales_funnel_status: 'quoted' } });
@@ -112,9 +125,15 @@ test('GET …/clients: Laravel pagination, filters, newest change first; a plain
   const full = await get(pat.token, `${base(pat.id)}?search=${encodeURIComponent('person2 even')}`);
   t.is(full.body.meta.total, 1, 'full-name fragment');
   const quoted = await get(pat.token, `${base(pat.id)}?sales_funnel_status=quoted,contacted`);
-  t.deepEqual(quoted.body.data.map((c: { uuid: string }) => c.uuid), [made[3].uuid]);
+  t.deepEqual(
+    quoted.body.data.map((c: { uuid: string }) => c.uuid),
+    [made[3].uuid],
+  );
   const withSubs = await get(pat.token, `${base(pat.id)}?has_submissions=true`);
-  t.deepEqual(withSubs.body.data.map((c: { uuid: string }) => c.uuid), [made[1].uuid]);
+  t.deepEqual(
+    withSubs.body.data.map((c: { uuid: string }) => c.uuid),
+    [made[1].uuid],
+  );
   t.is(withSubs.body.data[0].submissions_count, 1);
   t.is((await get(pat.token, `${base(pat.id)}?has_submissions=false`)).body.meta.total, 4);
   const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
@@ -145,12 +164,21 @@ test('GET …/clients/{uuid}: the client with submissions and declaration pages;
   t.deepEqual(r.body.data.address, { formatted: '1208 Barton Hills Dr, Austin, TX 78704' }, 'an address read as one line keeps the object shape');
   t.is(r.body.data.submissions[0].uuid, x.submissionId);
   t.like(r.body.data.submissions[0].declaration_pages[0], {
-    uuid: x.pageId, filename: 'declarations.pdf', content_type: 'application/pdf', size_bytes: x.bytes.length,
-    extraction_status: 'completed', policy_type: 'Personal Auto', carrier: 'Acme Mutual', policy_number: 'HO-123',
+    uuid: x.pageId,
+    filename: 'declarations.pdf',
+    content_type: 'application/pdf',
+    size_bytes: x.bytes.length,
+    extraction_status: 'completed',
+    policy_type: 'Personal Auto',
+    carrier: 'Acme Mutual',
+    policy_number: 'HO-123',
   });
   const bad = await get(pat.token, base(pat.id, 'not-a-uuid'));
   t.is(bad.status, 400);
-  t.deepEqual(bad.body.error.details.map((d: { field: string }) => d.field), ['client_uuid']);
+  t.deepEqual(
+    bad.body.error.details.map((d: { field: string }) => d.field),
+    ['client_uuid'],
+  );
   t.is((await get(pat.token, base(pat.id, randomUUID()))).status, 404);
   t.is((await get(sam.token, base(pat.id, x.clientId))).status, 403, 'a plain agent cannot read another agent’s client');
   t.is((await get(sam.token, base(sam.id, x.clientId))).status, 404, 'nor reach it under its own path');
@@ -178,9 +206,15 @@ test('GET …/declaration-page/{uuid}: a signed, expiring link that downloads th
 
   const malformed = await get(pat.token, `${base(pat.id, x.clientId)}/submission/nope/declaration-page/${x.pageId}`);
   t.is(malformed.status, 400);
-  t.deepEqual(malformed.body.error.details.map((d: { field: string }) => d.field), ['client_submission_uuid']);
+  t.deepEqual(
+    malformed.body.error.details.map((d: { field: string }) => d.field),
+    ['client_submission_uuid'],
+  );
   const malformedPage = await get(pat.token, `${base(pat.id, x.clientId)}/submission/${x.submissionId}/declaration-page/123`);
-  t.deepEqual(malformedPage.body.error.details.map((d: { field: string }) => d.field), ['client_submission_declaration_page_uuid']);
+  t.deepEqual(
+    malformedPage.body.error.details.map((d: { field: string }) => d.field),
+    ['client_submission_declaration_page_uuid'],
+  );
   const other = await extractFor(svc, a.agencyId, pat.id);
   const mixed = await get(pat.token, `${base(pat.id, x.clientId)}/submission/${other.submissionId}/declaration-page/${x.pageId}`);
   t.is(mixed.status, 404, 'the page must belong to the submission and the client of the path');
@@ -231,7 +265,10 @@ test('POST …/reassign moves a client within the agency; another agency’s or 
   const other = await agencyWithAgents(svc, 0);
   const cross = await move(sam.token, sam.id, other.ownerId);
   t.is(cross.status, 422);
-  t.deepEqual(cross.body.error, { message: `agent ${other.ownerId} is not an agent of your agency`, details: [{ field: 'agent_id', message: `agent ${other.ownerId} is not an agent of your agency` }] });
+  t.deepEqual(cross.body.error, {
+    message: `agent ${other.ownerId} is not an agent of your agency`,
+    details: [{ field: 'agent_id', message: `agent ${other.ownerId} is not an agent of your agency` }],
+  });
   await svc.request('DELETE', `/v1/agents/${lee.id}`, { token: a.oauth });
   const inactive = await move(sam.token, sam.id, lee.id);
   t.is(inactive.status, 422);
@@ -260,7 +297,11 @@ test('POST …/destroy erases the client and everything about it in one transact
   t.is(await q('select count(*)::int n from app_public.documents where id = any($1)', [[x.documentId, second.documentId]]), 0);
   t.is(await q(`select count(*)::int n from app_public.events where data::text like '%' || $1 || '%'`, [x.clientId]), 0, 'no event about it');
   t.is(await q(`select count(*)::int n from app_public.events where data::text like '%' || $1 || '%'`, [x.blobKey]), 0, 'no link to its files');
-  t.is(await q('select count(*)::int n from app_private.expired_blobs where blob_key = any($1)', [[x.blobKey, second.blobKey]]), 2, 'its files wait for the sweep');
+  t.is(
+    await q('select count(*)::int n from app_private.expired_blobs where blob_key = any($1)', [[x.blobKey, second.blobKey]]),
+    2,
+    'its files wait for the sweep',
+  );
   t.is(await q('select count(*)::int n from app_public.clients where id = $1', [keep.clientId]), 1, 'other clients stay');
   t.is(await q('select count(*)::int n from app_public.events where data::text like $1', [`%${keep.clientId}%`]), 2);
   const audit = await svc.tdb.db.owner.query('select * from app_public.client_erasures where client_uuid = $1', [x.clientId]);
@@ -292,7 +333,16 @@ test('PATCH …/additional-questions turns them on and off for an agent’s clie
   t.false(off.body.data.enabled);
   t.is(off.body.data.questions.length, 2, 'omitting questions keeps them');
   t.is((await get(pat.token, path)).body.data.enabled, false);
-  const bad = await svc.request('PATCH', path, { token: pat.token, json: { enabled: 'yes', questions: [{ id: 'x', label: 'X', type: 'dropdown' }, { id: 'x', label: 'Y', type: 'short_text' }] } });
+  const bad = await svc.request('PATCH', path, {
+    token: pat.token,
+    json: {
+      enabled: 'yes',
+      questions: [
+        { id: 'x', label: 'X', type: 'dropdown' },
+        { id: 'x', label: 'Y', type: 'short_text' },
+      ],
+    },
+  });
   t.is(bad.status, 422);
   t.deepEqual(bad.body.error.details.map((d: { field: string }) => d.field).sort(), ['enabled', 'questions.0.options', 'questions.1.id']);
   t.is((await svc.request('PATCH', `/v1/agents/${sam.id}/additional-questions`, { token: pat.token, json: { enabled: true } })).status, 403);

@@ -23,17 +23,47 @@ const idem = () => ({ 'Idempotency-Key': crypto.randomUUID() });
 async function tenant(tag: string) {
   const oauth = await svc.oauthClient(`Partner ${tag}`);
   const a = await svc.agency(oauth.token, `Agency ${tag} marker-${tag}-agency`);
-  const agent = (await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, { token: oauth.token, json: { first_name: 'Ann', last_name: `marker-${tag}-agent`, email: `marker-${tag}@example.com` } })).body.data;
+  const agent = (
+    await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, {
+      token: oauth.token,
+      json: { first_name: 'Ann', last_name: `marker-${tag}-agent`, email: `marker-${tag}@example.com` },
+    })
+  ).body.data;
   const test = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
   const live = await svc.apiKey(a.ownerToken, a.agencyId, 'live');
   const keys = (await svc.request('GET', `/v1/agencies/${a.agencyId}/api-keys`, { token: a.ownerToken })).body.data as Array<{ id: number; mode: string }>;
-  const form = (await svc.request('POST', '/v2/forms', { token: test, headers: idem(), json: { name: `marker-${tag}-testform`, owner: { type: 'agency', agency_id: a.agencyId }, insurance_line: 'personal_auto' } })).body;
-  const liveForm = (await svc.request('POST', '/v2/forms', { token: live, headers: idem(), json: { name: `marker-${tag}-liveform`, owner: { type: 'agency', agency_id: a.agencyId }, insurance_line: 'personal_auto' } })).body;
-  const sub = (await svc.request('POST', '/v1/webhooks', { token: a.ownerToken, json: { url: `http://127.0.0.1:9/marker-${tag}-sub`, events: ['*'], description: `marker-${tag}-sub` } })).body.data;
-  await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: live, json: { staging_url: `http://127.0.0.1:9/marker-${tag}-staging`, production_url: `http://127.0.0.1:9/marker-${tag}-production` } });
+  const form = (
+    await svc.request('POST', '/v2/forms', {
+      token: test,
+      headers: idem(),
+      json: { name: `marker-${tag}-testform`, owner: { type: 'agency', agency_id: a.agencyId }, insurance_line: 'personal_auto' },
+    })
+  ).body;
+  const liveForm = (
+    await svc.request('POST', '/v2/forms', {
+      token: live,
+      headers: idem(),
+      json: { name: `marker-${tag}-liveform`, owner: { type: 'agency', agency_id: a.agencyId }, insurance_line: 'personal_auto' },
+    })
+  ).body;
+  const sub = (
+    await svc.request('POST', '/v1/webhooks', {
+      token: a.ownerToken,
+      json: { url: `http://127.0.0.1:9/marker-${tag}-sub`, events: ['*'], description: `marker-${tag}-sub` },
+    })
+  ).body.data;
+  await svc.request('PUT', '/v2/webhook-endpoints/form-submission', {
+    token: live,
+    json: { staging_url: `http://127.0.0.1:9/marker-${tag}-staging`, production_url: `http://127.0.0.1:9/marker-${tag}-production` },
+  });
   const testDelivery = (await svc.request('POST', '/v2/webhook-endpoints/form-submission/test', { token: test, headers: idem() })).body;
   const subDelivery = (await svc.request('POST', `/v1/webhooks/${sub.uuid}/test`, { token: a.ownerToken })).body.data;
-  const client = (await svc.request('POST', '/v1/client', { token: a.ownerToken, json: { first_name: 'Cleo', last_name: `marker-${tag}-client`, email: `client-${tag}@example.com` } })).body.data;
+  const client = (
+    await svc.request('POST', '/v1/client', {
+      token: a.ownerToken,
+      json: { first_name: 'Cleo', last_name: `marker-${tag}-client`, email: `client-${tag}@example.com` },
+    })
+  ).body.data;
   return {
     ...a,
     oauth: oauth.token,
@@ -109,8 +139,18 @@ test('no operation lets agency B (or A’s other mode) read or change agency A�
       // /v2 in the other mode: A's live key against A's test-mode ids (and the reverse for forms).
       // (A PUT of the shared topic endpoint by A's own keys is A's to make: the trigger test covers its fields.)
       if (path.startsWith('/v2/') && scheme === 'apiKey' && method !== 'put') {
-        for (const p of expand(path, a)) calls.push({ method, path: p, token: a.live, opId, markers: ['marker-a-testform'], why: 'the live key on test data', specific: false });
-        for (const p of expand(path, a)) calls.push({ method, path: p, token: a.test, opId, markers: ['marker-a-liveform', 'marker-a-production'], why: 'the test key on live data', specific: false });
+        for (const p of expand(path, a))
+          calls.push({ method, path: p, token: a.live, opId, markers: ['marker-a-testform'], why: 'the live key on test data', specific: false });
+        for (const p of expand(path, a))
+          calls.push({
+            method,
+            path: p,
+            token: a.test,
+            opId,
+            markers: ['marker-a-liveform', 'marker-a-production'],
+            why: 'the test key on live data',
+            specific: false,
+          });
       }
       seen.push(opId);
     }
@@ -120,10 +160,15 @@ test('no operation lets agency B (or A’s other mode) read or change agency A�
   const rank = (m: string) => ['get', 'put', 'patch', 'post', 'delete'].indexOf(m);
   calls.sort((x, y) => rank(x.method) - rank(y.method));
   for (const c of calls) {
-    const r = await svc.request(c.method.toUpperCase(), c.path, { token: c.token, ...(c.method === 'get' || c.method === 'delete' ? {} : { json: sampleBodies[c.opId] ?? {} }), headers: idem() });
+    const r = await svc.request(c.method.toUpperCase(), c.path, {
+      token: c.token,
+      ...(c.method === 'get' || c.method === 'delete' ? {} : { json: sampleBodies[c.opId] ?? {} }),
+      headers: idem(),
+    });
     const leaked = c.markers.find((m) => r.text.includes(m));
     if (leaked) leaks.push(`${c.method.toUpperCase()} ${c.path} (${c.why}) → ${r.status} shows ${leaked}`);
-    else if (c.specific && r.status >= 200 && r.status < 300) leaks.push(`${c.method.toUpperCase()} ${c.path} (${c.why}) → ${r.status}: ${r.text.slice(0, 120)}`);
+    else if (c.specific && r.status >= 200 && r.status < 300)
+      leaks.push(`${c.method.toUpperCase()} ${c.path} (${c.why}) → ${r.status}: ${r.text.slice(0, 120)}`);
     if (r.status >= 500) leaks.push(`${c.method.toUpperCase()} ${c.path} (${c.why}) → ${r.status}`);
   }
   t.deepEqual(leaks, []);

@@ -26,8 +26,14 @@ test('the OpenAPI document passes `redocly lint` with the recommended rules, pub
     // A public server URL: the localhost a test server listens on is only a warning, but not what is linted here.
     await writeFile(file, JSON.stringify({ ...doc, servers: [{ url: 'https://api.intake.test' }] }));
     const bin = path.resolve('node_modules/.bin/redocly');
-    const run = await promisify(execFile)(bin, ['lint', file, '--format=json'], { env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' }, timeout: 90_000 }).catch((err: { stdout?: string; stderr?: string }) => ({ stdout: err.stdout ?? '', stderr: err.stderr ?? '' }));
-    const report = JSON.parse(run.stdout.slice(run.stdout.indexOf('{'))) as { totals: { errors: number; warnings: number }; problems: Array<{ ruleId: string; message: string }> };
+    const run = await promisify(execFile)(bin, ['lint', file, '--format=json'], {
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      timeout: 90_000,
+    }).catch((err: { stdout?: string; stderr?: string }) => ({ stdout: err.stdout ?? '', stderr: err.stderr ?? '' }));
+    const report = JSON.parse(run.stdout.slice(run.stdout.indexOf('{'))) as {
+      totals: { errors: number; warnings: number };
+      problems: Array<{ ruleId: string; message: string }>;
+    };
     t.is(report.totals.errors, 0, report.problems.map((p) => `${p.ruleId}: ${p.message}`).join('\n'));
     t.is(report.totals.warnings, 0, report.problems.map((p) => `${p.ruleId}: ${p.message}`).join('\n'));
   } finally {

@@ -68,7 +68,14 @@ test.serial('bad uploads are 400 bad_request naming the problem; over 10 MB is 4
   const bad = await upload(svc, a.test, a.ownerId, pdf, 'p.pdf', { entity_type: 'boat_policy' });
   isApiError(t, bad, 400, 'bad_request', ['details']);
   t.regex(bad.body.message, /boat_policy/);
-  const noFile = await svc.request('POST', `/api/v1/${a.ownerId}/policy/extract`, { headers: { 'x-api-key': a.test }, form: (() => { const f = new FormData(); f.append('entity_type', 'auto_policy'); return f; })() });
+  const noFile = await svc.request('POST', `/api/v1/${a.ownerId}/policy/extract`, {
+    headers: { 'x-api-key': a.test },
+    form: (() => {
+      const f = new FormData();
+      f.append('entity_type', 'auto_policy');
+      return f;
+    })(),
+  });
   isApiError(t, noFile, 400, 'bad_request', ['details']);
   t.regex(noFile.body.message, /file/);
   const text = await upload(svc, a.test, a.ownerId, Buffer.from('just some text, not a policy document'), 'notes.pdf');
@@ -80,7 +87,11 @@ test.serial('bad uploads are 400 bad_request naming the problem; over 10 MB is 4
   // Serial: no other upload is in flight, so every stored file must belong to a recorded document.
   const stored = await readdir(path.join(svc.dataDir, 'blobs', 'documents')).catch(() => [] as string[]);
   const known = (await svc.tdb.db.owner.query<{ blob_key: string }>('select blob_key from app_public.documents')).rows.map((r) => r.blob_key);
-  t.deepEqual(stored.map((f) => `documents/${f}`).filter((k) => !known.includes(k)), [], 'no file was kept');
+  t.deepEqual(
+    stored.map((f) => `documents/${f}`).filter((k) => !known.includes(k)),
+    [],
+    'no file was kept',
+  );
   const ok = await upload(svc, a.test, a.ownerId, pdf, 'p.pdf', { entity_type: 'auto_policy' });
   t.is(ok.status, 200, ok.text);
   t.is(ok.body.entity_type, 'auto_policy');
@@ -93,8 +104,14 @@ test('a test key never sees a live extraction and the reverse; agent tokens are 
   t.is((await get(a.test, `/api/v1/${a.ownerId}/policy/extractions/${inTest}`)).status, 200);
   isApiError(t, await get(a.test, `/api/v1/${a.ownerId}/policy/extractions/${inLive}`), 404, 'not_found');
   isApiError(t, await get(a.live, `/api/v1/${a.ownerId}/policy/extractions/${inTest}`), 404, 'not_found');
-  t.deepEqual((await get(a.live, `/api/v1/${a.ownerId}/policy/extractions`)).body.data.map((r: { extraction_id: string }) => r.extraction_id), [inLive]);
-  t.deepEqual((await get(a.test, `/api/v1/${a.ownerId}/policy/extractions`)).body.data.map((r: { extraction_id: string }) => r.extraction_id), [inTest]);
+  t.deepEqual(
+    (await get(a.live, `/api/v1/${a.ownerId}/policy/extractions`)).body.data.map((r: { extraction_id: string }) => r.extraction_id),
+    [inLive],
+  );
+  t.deepEqual(
+    (await get(a.test, `/api/v1/${a.ownerId}/policy/extractions`)).body.data.map((r: { extraction_id: string }) => r.extraction_id),
+    [inTest],
+  );
   isApiError(t, await svc.request('GET', `/api/v1/${a.ownerId}/policy/extractions`, { token: a.ownerToken }), 401, 'unauthorized');
 });
 
@@ -133,7 +150,13 @@ test('the free plan allows 5 requests a minute, with the headers on every respon
     const r = await get(a.test, `/api/v1/${a.ownerId}/policy/extractions`);
     seen.push([r.status, r.headers.get('x-ratelimit-limit'), r.headers.get('x-ratelimit-remaining')]);
   }
-  t.deepEqual(seen, [[200, '5', '4'], [200, '5', '3'], [200, '5', '2'], [200, '5', '1'], [200, '5', '0']]);
+  t.deepEqual(seen, [
+    [200, '5', '4'],
+    [200, '5', '3'],
+    [200, '5', '2'],
+    [200, '5', '1'],
+    [200, '5', '0'],
+  ]);
   const limited = await upload(svc, a.test, a.ownerId, pdf, 'p.pdf');
   isApiError(t, limited, 429, 'rate_limited', ['retry_after']);
   t.true(limited.body.retry_after >= 1 && limited.body.retry_after <= 60);

@@ -37,7 +37,11 @@ const steps = [
     questions: [
       { id: 'has_pets', type: 'single_choice', label: 'Any pets?', required: true, options: ['Yes', 'No'] },
       {
-        id: 'pet_count', type: 'number', label: 'How many?', required: false, initially_hidden: true,
+        id: 'pet_count',
+        type: 'number',
+        label: 'How many?',
+        required: false,
+        initially_hidden: true,
         rules: [{ condition_mode: 'all', conditions: [{ source_question_id: 'has_pets', operator: 'equals', value: 'Yes' }], action: 'show' }],
       },
     ],
@@ -48,7 +52,15 @@ test('POST creates a draft (201) with a public_id and an empty structure; proble
   const r = await newForm();
   t.is(r.status, 201, r.text);
   t.regex(r.body.public_id, /^f_[A-Za-z0-9]{8,}$/);
-  t.like(r.body, { name: 'Renters intake', status: 'draft', insurance_line: 'renters', owner: { type: 'agency', agency_id: agencyId }, steps: [], template_id: null, published_at: null });
+  t.like(r.body, {
+    name: 'Renters intake',
+    status: 'draft',
+    insurance_line: 'renters',
+    owner: { type: 'agency', agency_id: agencyId },
+    steps: [],
+    template_id: null,
+    published_at: null,
+  });
   const bad = await write('POST', '/v2/forms', { name: '', owner: { type: 'agency', agency_id: agencyId }, insurance_line: 'spaceships' });
   t.is(bad.status, 422);
   t.is(bad.headers.get('content-type'), 'application/problem+json');
@@ -101,12 +113,38 @@ test('PATCH replaces the whole structure; GET returns exactly what PATCH accepts
 test('PATCH validation lists each bad path as a JSON pointer', async (t) => {
   const f = (await newForm()).body;
   const r = await write('PATCH', `/v2/forms/${f.id}`, {
-    steps: [{ name: 'S', questions: [{ id: 'a', type: 'short_text', label: 'A' }, { id: 'b', type: 'date', label: 'B', rules: [{ condition_mode: 'all', conditions: [{ source_question_id: 'a', operator: 'before', value: '2020-01-01' }], action: 'require' }] }] }],
+    steps: [
+      {
+        name: 'S',
+        questions: [
+          { id: 'a', type: 'short_text', label: 'A' },
+          {
+            id: 'b',
+            type: 'date',
+            label: 'B',
+            rules: [{ condition_mode: 'all', conditions: [{ source_question_id: 'a', operator: 'before', value: '2020-01-01' }], action: 'require' }],
+          },
+        ],
+      },
+    ],
   });
   t.is(r.status, 422);
   t.is(r.headers.get('content-type'), 'application/problem+json');
-  t.deepEqual(r.body.errors.map((e: { pointer: string }) => e.pointer), ['/steps/0/questions/1/rules/0/conditions/0/operator']);
-  const dup = await write('PATCH', `/v2/forms/${f.id}`, { steps: [{ name: 'S', questions: [{ id: 'a', type: 'short_text', label: 'A' }, { id: 'a', type: 'dropdown', label: 'B' }] }] });
+  t.deepEqual(
+    r.body.errors.map((e: { pointer: string }) => e.pointer),
+    ['/steps/0/questions/1/rules/0/conditions/0/operator'],
+  );
+  const dup = await write('PATCH', `/v2/forms/${f.id}`, {
+    steps: [
+      {
+        name: 'S',
+        questions: [
+          { id: 'a', type: 'short_text', label: 'A' },
+          { id: 'a', type: 'dropdown', label: 'B' },
+        ],
+      },
+    ],
+  });
   t.is(dup.status, 422);
   const pointers = dup.body.errors.map((e: { pointer: string }) => e.pointer);
   t.true(pointers.some((p: string) => p.startsWith('/steps/0/questions/1')));
@@ -121,7 +159,9 @@ test('publishing refuses forms that would break consumers, then replaces the liv
   const empty = await write('POST', `/v2/forms/${f.id}/publish`, undefined);
   t.is(empty.status, 422);
   t.true(empty.body.errors.length > 0);
-  await write('PATCH', `/v2/forms/${f.id}`, { steps: [{ name: 'S', questions: [{ id: 'hidden', type: 'short_text', label: 'Never shown', initially_hidden: true }] }] });
+  await write('PATCH', `/v2/forms/${f.id}`, {
+    steps: [{ name: 'S', questions: [{ id: 'hidden', type: 'short_text', label: 'Never shown', initially_hidden: true }] }],
+  });
   const hidden = await write('POST', `/v2/forms/${f.id}/publish`, undefined);
   t.is(hidden.status, 422);
   t.true(hidden.body.errors.some((e: { pointer: string }) => e.pointer.startsWith('/steps/0/questions/0')));
@@ -130,15 +170,23 @@ test('publishing refuses forms that would break consumers, then replaces the liv
   t.is(pub.status, 200);
   t.like(pub.body, { status: 'active', public_id: f.public_id });
   t.truthy(pub.body.published_at);
-  const edited = await write('PATCH', `/v2/forms/${f.id}`, { steps: [...steps, { name: 'More', questions: [{ id: 'more', type: 'long_text', label: 'Anything else?' }] }] });
+  const edited = await write('PATCH', `/v2/forms/${f.id}`, {
+    steps: [...steps, { name: 'More', questions: [{ id: 'more', type: 'long_text', label: 'Anything else?' }] }],
+  });
   t.is(edited.body.status, 'active', 'editing keeps the live form live');
   const again = await write('POST', `/v2/forms/${f.id}/publish`, undefined);
   t.is(again.status, 200);
   t.is(again.body.public_id, f.public_id);
-  const snaps = await svc.tdb.db.owner.query(`select s.id, jsonb_array_length(s.structure -> 'steps') as steps, f.live_snapshot_id
-    from app_public.form_snapshots s join app_public.forms f on f.id = s.form_id where s.form_id = $1 order by s.id`, [f.id]);
+  const snaps = await svc.tdb.db.owner.query(
+    `select s.id, jsonb_array_length(s.structure -> 'steps') as steps, f.live_snapshot_id
+    from app_public.form_snapshots s join app_public.forms f on f.id = s.form_id where s.form_id = $1 order by s.id`,
+    [f.id],
+  );
   t.is(snaps.rows.length, 2);
-  t.deepEqual(snaps.rows.map((r) => r.steps), [1, 2]);
+  t.deepEqual(
+    snaps.rows.map((r) => r.steps),
+    [1, 2],
+  );
   t.is(snaps.rows[0].live_snapshot_id, snaps.rows[1].id);
   const err = await t.throwsAsync(svc.tdb.db.owner.query(`update app_public.form_snapshots set name = 'x' where id = $1`, [snaps.rows[0].id]));
   t.is((err as { code?: string }).code, 'STATE', 'snapshots are immutable');
@@ -163,7 +211,12 @@ test('GET /v2/forms pages with limit and an opaque cursor and filters by status 
   const key = await svc.apiKey(own.ownerToken, own.agencyId, 'live');
   const ids: number[] = [];
   for (let i = 0; i < 5; i++) {
-    const r = await write('POST', '/v2/forms', { name: `L${i}`, owner: { type: 'agency', agency_id: own.agencyId }, insurance_line: i % 2 ? 'homeowners' : 'renters' }, key);
+    const r = await write(
+      'POST',
+      '/v2/forms',
+      { name: `L${i}`, owner: { type: 'agency', agency_id: own.agencyId }, insurance_line: i % 2 ? 'homeowners' : 'renters' },
+      key,
+    );
     ids.push(r.body.id);
   }
   await write('POST', `/v2/forms/${ids[4]}/publish`, undefined, key).then((r) => t.is(r.status, 422));
@@ -173,18 +226,27 @@ test('GET /v2/forms pages with limit and an opaque cursor and filters by status 
   let cursor: string | null = null;
   let pages = 0;
   do {
-    const r: { status: number; body: { data: Array<{ id: number }>; next_cursor: string | null } } = await svc.request('GET', `/v2/forms?limit=2${cursor ? `&cursor=${cursor}` : ''}`, { token: key });
+    const r: { status: number; body: { data: Array<{ id: number }>; next_cursor: string | null } } = await svc.request(
+      'GET',
+      `/v2/forms?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      { token: key },
+    );
     t.is(r.status, 200);
     seen.push(...r.body.data.map((f) => f.id));
     cursor = r.body.next_cursor;
     pages++;
   } while (cursor && pages < 20);
-  const liveIds = (await svc.tdb.db.owner.query(`select id from app_public.forms where agency_id = $1 and mode = 'live' order by id desc`, [own.agencyId])).rows.map((r) => r.id);
+  const liveIds = (
+    await svc.tdb.db.owner.query(`select id from app_public.forms where agency_id = $1 and mode = 'live' order by id desc`, [own.agencyId])
+  ).rows.map((r) => r.id);
   t.deepEqual(seen, liveIds);
   const homes = await svc.request('GET', '/v2/forms?insurance_line=homeowners', { token: key });
   t.true(homes.body.data.length >= 2 && homes.body.data.every((f: { insurance_line: string }) => f.insurance_line === 'homeowners'));
   const active = await svc.request('GET', '/v2/forms?status=active', { token: key });
-  t.deepEqual(active.body.data.map((f: { id: number; status: string }) => [f.id, f.status]), [[ids[3], 'active']]);
+  t.deepEqual(
+    active.body.data.map((f: { id: number; status: string }) => [f.id, f.status]),
+    [[ids[3], 'active']],
+  );
   const drafts = await svc.request('GET', '/v2/forms?status=draft', { token: key });
   t.is(drafts.body.data.length, 4);
   t.deepEqual(Object.keys(homes.body.data[0]).sort(), ['created_at', 'id', 'insurance_line', 'name', 'owner', 'public_id', 'status', 'updated_at']);
@@ -242,7 +304,11 @@ test('Idempotency-Key: required UUIDv4; a retry replays; a different request is 
   t.is(missing.status, 400);
   t.is(missing.body.errors[0].pointer, '/Idempotency-Key');
   t.is((await svc.request('POST', '/v2/forms', { token: testKey, json: body, headers: { 'Idempotency-Key': 'abc' } })).status, 400);
-  t.is((await svc.request('POST', '/v2/forms', { token: testKey, json: body, headers: { 'Idempotency-Key': '6ba7b810-9dad-11d1-80b4-00c04fd430c8' } })).status, 400, 'a v1 UUID is refused');
+  t.is(
+    (await svc.request('POST', '/v2/forms', { token: testKey, json: body, headers: { 'Idempotency-Key': '6ba7b810-9dad-11d1-80b4-00c04fd430c8' } })).status,
+    400,
+    'a v1 UUID is refused',
+  );
   const key = crypto.randomUUID();
   const first = await write('POST', '/v2/forms', body, testKey, key);
   t.is(first.status, 201);
@@ -292,7 +358,10 @@ test('50 concurrent identical POSTs with one key create exactly one form', async
   const body = { name: 'Stampede', owner: { type: 'agency', agency_id: agencyId }, insurance_line: 'umbrella' };
   const results = await Promise.all(Array.from({ length: 50 }, () => write('POST', '/v2/forms', body, testKey, key)));
   const statuses = results.map((r) => r.status);
-  t.true(statuses.every((s) => s === 201 || s === 409), statuses.join(','));
+  t.true(
+    statuses.every((s) => s === 201 || s === 409),
+    statuses.join(','),
+  );
   const created = results.filter((r) => r.status === 201);
   t.true(created.length >= 1);
   t.true(created.every((r) => r.body.id === created[0].body.id));

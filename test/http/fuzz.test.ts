@@ -22,26 +22,97 @@ test.before(async () => {
   svc = await startService({ RATE_LIMIT_V1_PER_WINDOW: '100000', RATE_LIMIT_TOKEN_PER_WINDOW: '100000' });
   const oauth = await svc.oauthClient();
   const a = await svc.agency(oauth.token);
-  const victim = (await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, { token: oauth.token, json: { first_name: 'Vic', last_name: 'Tim', email: 'victim@example.com' } })).body.data;
+  const victim = (
+    await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, {
+      token: oauth.token,
+      json: { first_name: 'Vic', last_name: 'Tim', email: 'victim@example.com' },
+    })
+  ).body.data;
   const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
   const live = await svc.apiKey(a.ownerToken, a.agencyId, 'live');
   const keys = (await svc.request('GET', `/v1/agencies/${a.agencyId}/api-keys`, { token: a.ownerToken })).body.data;
-  const form = (await svc.request('POST', '/v2/forms', { token: key, headers: { 'Idempotency-Key': crypto.randomUUID() }, json: { name: 'F', owner: { type: 'agency', agency_id: a.agencyId }, insurance_line: 'personal_auto' } })).body;
+  const form = (
+    await svc.request('POST', '/v2/forms', {
+      token: key,
+      headers: { 'Idempotency-Key': crypto.randomUUID() },
+      json: { name: 'F', owner: { type: 'agency', agency_id: a.agencyId }, insurance_line: 'personal_auto' },
+    })
+  ).body;
   const sub = (await svc.request('POST', '/v1/webhooks', { token: a.ownerToken, json: { url: 'https://hooks.example.com/x', events: ['*'] } })).body.data;
   creds = { oauthClientToken: oauth.token, agentToken: a.ownerToken, apiKey: key, liveKey: live };
-  valid = { agency_id: String(a.agencyId), agent_id: String(victim.id), key_id: String(keys.find((k: { mode: string }) => k.mode === 'live').id), id: String(form.id), webhook_uuid: sub.uuid, topic: 'form-submission', delivery_id: '1', key: 'uploads/x.pdf' };
+  valid = {
+    agency_id: String(a.agencyId),
+    agent_id: String(victim.id),
+    key_id: String(keys.find((k: { mode: string }) => k.mode === 'live').id),
+    id: String(form.id),
+    webhook_uuid: sub.uuid,
+    topic: 'form-submission',
+    delivery_id: '1',
+    key: 'uploads/x.pdf',
+  };
   doc = (await svc.request('GET', '/openapi.json')).body;
 });
 test.after.always(async () => svc?.close());
 
 const junkStrings = [
-  '0x1', '1e0', '1E3', '+1', '-1', '01', '1.0', ' 1', '١', 'NaN', 'Infinity', '99999999999999999999999', '9007199254740993',
-  '%00', 'a%00b', '%FF%FE', '%C0%AF', '%ED%A0%80', '%', '%zz', '..%2F..%2Fetc%2Fpasswd', '%2e%2e', "'; drop table x; --", '*', '{id}',
+  '0x1',
+  '1e0',
+  '1E3',
+  '+1',
+  '-1',
+  '01',
+  '1.0',
+  ' 1',
+  '١',
+  'NaN',
+  'Infinity',
+  '99999999999999999999999',
+  '9007199254740993',
+  '%00',
+  'a%00b',
+  '%FF%FE',
+  '%C0%AF',
+  '%ED%A0%80',
+  '%',
+  '%zz',
+  '..%2F..%2Fetc%2Fpasswd',
+  '%2e%2e',
+  "'; drop table x; --",
+  '*',
+  '{id}',
 ];
 const junkValues: unknown[] = [
-  'nul\u0000byte', '\ud800', 'x'.repeat(5000), '', ' ', null, true, 0, -1, 1e308, 2 ** 64, 0.5, [], {}, [null], { a: { b: [] } },
-  'http://[::1', 'http://exa mple.com/', 'http://a:1:2/', 'http://256.1.1.1/', 'http://1.2.3.999/x', 'http://example.com:99999/', 'https://ex%zzample.com', 'javascript:alert(1)',
-  'http://127.0.0.1/', 'http://[::ffff:127.0.0.1]/', '0x1', '1e0', '<script>', '\u202e', '😀',
+  'nul\u0000byte',
+  '\ud800',
+  'x'.repeat(5000),
+  '',
+  ' ',
+  null,
+  true,
+  0,
+  -1,
+  1e308,
+  2 ** 64,
+  0.5,
+  [],
+  {},
+  [null],
+  { a: { b: [] } },
+  'http://[::1',
+  'http://exa mple.com/',
+  'http://a:1:2/',
+  'http://256.1.1.1/',
+  'http://1.2.3.999/x',
+  'http://example.com:99999/',
+  'https://ex%zzample.com',
+  'javascript:alert(1)',
+  'http://127.0.0.1/',
+  'http://[::ffff:127.0.0.1]/',
+  '0x1',
+  '1e0',
+  '<script>',
+  '\u202e',
+  '😀',
 ];
 
 function deep(levels: number, kind: 'array' | 'object'): string {
@@ -61,7 +132,10 @@ function bodyArb(fields: string[]) {
       { bytes: Buffer.from(deep(5000, 'array')), type: 'application/json' },
       { bytes: Buffer.from(deep(3000, 'object')), type: 'application/json' },
       { bytes: Buffer.from(`{"${fields[0] ?? 'name'}": ${deep(100, 'array')}}`), type: 'application/json' },
-      { bytes: Buffer.concat([Buffer.from(`{"${fields[0] ?? 'name'}": "`), Buffer.from([0xff, 0xfe, 0xc0, 0xaf]), Buffer.from('"}')]), type: 'application/json' },
+      {
+        bytes: Buffer.concat([Buffer.from(`{"${fields[0] ?? 'name'}": "`), Buffer.from([0xff, 0xfe, 0xc0, 0xaf]), Buffer.from('"}')]),
+        type: 'application/json',
+      },
       { bytes: Buffer.from('{"a": 1, "a": 2'), type: 'application/json' },
       { bytes: Buffer.from('\u0000'), type: 'application/json' },
       { bytes: Buffer.from(`${fields[0] ?? 'name'}=%FF%00&x=1`), type: 'application/x-www-form-urlencoded' },
@@ -72,16 +146,34 @@ function bodyArb(fields: string[]) {
 }
 
 const encodingArb = fc.constantFrom(undefined, undefined, undefined, 'gzip', 'deflate', 'br', 'x-unknown', 'gzip, gzip');
-const methodArb = fc.constantFrom<string | undefined>(undefined, undefined, undefined, undefined, 'PUT', 'PATCH', 'DELETE', 'GET', 'POST', 'PROPFIND', 'PURGE', 'LINK');
+const methodArb = fc.constantFrom<string | undefined>(
+  undefined,
+  undefined,
+  undefined,
+  undefined,
+  'PUT',
+  'PATCH',
+  'DELETE',
+  'GET',
+  'POST',
+  'PROPFIND',
+  'PURGE',
+  'LINK',
+);
 
 function send(method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<{ status: number; type: string; text: string }> {
   const u = new URL(svc.url);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: u.hostname, port: u.port, method, path, headers: { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = http.request(
+      { host: u.hostname, port: u.port, method, path, headers: { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -96,8 +188,10 @@ export function hasSurfaceShape(path: string, status: number, type: string, text
     return `not JSON: ${text.slice(0, 80)}`;
   }
   if (path.startsWith('/oauth/')) return typeof body?.error === 'string' && typeof body.error_description === 'string' ? null : 'not an RFC 6749 error';
-  if (path.startsWith('/v2/')) return type.startsWith('application/problem+json') && body?.status === status && typeof body.title === 'string' ? null : 'not problem details';
-  if (path.startsWith('/api') || path.startsWith('/files/')) return typeof body?.error === 'string' && typeof body.message === 'string' ? null : 'not a §7.2 error';
+  if (path.startsWith('/v2/'))
+    return type.startsWith('application/problem+json') && body?.status === status && typeof body.title === 'string' ? null : 'not problem details';
+  if (path.startsWith('/api') || path.startsWith('/files/'))
+    return typeof body?.error === 'string' && typeof body.message === 'string' ? null : 'not a §7.2 error';
   return typeof body?.error?.message === 'string' ? null : 'not a §7.1 error';
 }
 
@@ -113,43 +207,54 @@ test('every operation answers generated junk below 500, in its surface’s error
     const scheme = Object.keys(op.security?.[0] ?? {})[0];
     const fields = Object.values(op.requestBody?.content ?? {}).flatMap((c) => Object.keys(c.schema?.properties ?? {}));
     const params = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
-    const paramArb = (name: string) => fc.oneof(fc.constantFrom(...junkStrings), fc.constant(encodeURIComponent(valid[name] ?? '1')), fc.string({ maxLength: 12 }).map(encodeURIComponent));
-    await fc.assert(
-      fc.asyncProperty(
-        fc.tuple(...params.map(paramArb)),
-        fc.dictionary(fc.constantFrom('limit', 'cursor', 'status', 'page', 'perPage', 'filterByEmail', 'includeDeactivated', 'exp', 'sig'), fc.constantFrom(...junkStrings)),
-        bodyArb(fields),
-        encodingArb,
-        methodArb,
-        fc.constantFrom<string | undefined>(undefined, 'ok', '\u00ff\u00fe', 'not-a-uuid', crypto.randomUUID()),
-        async (values, query, body, encoding, otherMethod, idemKey) => {
-          let p = path;
-          params.forEach((name, i) => (p = p.replace(`{${name}}`, values[i] || '%00')));
-          const qs = Object.entries(query).map(([k, v]) => `${k}=${v}`).join('&');
-          const target = qs ? `${p}?${qs}` : p;
-          const m = (otherMethod ?? method).toUpperCase();
-          const headers: Record<string, string> = { 'content-type': body.type, 'idempotency-key': idemKey ?? crypto.randomUUID() };
-          if (scheme) headers.authorization = `Bearer ${creds[scheme]}`;
-          let bytes = body.bytes;
-          if (encoding) {
-            headers['content-encoding'] = encoding;
-            // Half the time a body that really is gzip: its content must still be judged as above.
-            if (encoding === 'gzip' && bytes.length % 2 === 0) bytes = zlib.gzipSync(bytes);
-          }
-          const withBody = m !== 'GET' && m !== 'DELETE';
-          const r = await send(m, target, headers, withBody ? bytes : undefined);
-          // 501 is the documented answer to a method the service does not implement at all; any other 5xx is a fault.
-          const unimplemented = r.status === 501 && !['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].includes(m);
-          const problem = r.status >= 500 && !unimplemented ? `status ${r.status}` : r.status >= 400 ? hasSurfaceShape(target, r.status, r.type, r.text) : null;
-          if (problem) {
-            failures.push(`${m} ${target} [${body.type}${encoding ? `, ${encoding}` : ''}] ${bytes.subarray(0, 60).toString('utf8')} → ${r.status} ${problem}: ${r.text.slice(0, 160)}`);
-            return false;
-          }
-          return true;
-        },
-      ),
-      { numRuns: 12, seed: 14, endOnFailure: true },
-    ).catch(() => {});
+    const paramArb = (name: string) =>
+      fc.oneof(fc.constantFrom(...junkStrings), fc.constant(encodeURIComponent(valid[name] ?? '1')), fc.string({ maxLength: 12 }).map(encodeURIComponent));
+    await fc
+      .assert(
+        fc.asyncProperty(
+          fc.tuple(...params.map(paramArb)),
+          fc.dictionary(
+            fc.constantFrom('limit', 'cursor', 'status', 'page', 'perPage', 'filterByEmail', 'includeDeactivated', 'exp', 'sig'),
+            fc.constantFrom(...junkStrings),
+          ),
+          bodyArb(fields),
+          encodingArb,
+          methodArb,
+          fc.constantFrom<string | undefined>(undefined, 'ok', '\u00ff\u00fe', 'not-a-uuid', crypto.randomUUID()),
+          async (values, query, body, encoding, otherMethod, idemKey) => {
+            let p = path;
+            params.forEach((name, i) => (p = p.replace(`{${name}}`, values[i] || '%00')));
+            const qs = Object.entries(query)
+              .map(([k, v]) => `${k}=${v}`)
+              .join('&');
+            const target = qs ? `${p}?${qs}` : p;
+            const m = (otherMethod ?? method).toUpperCase();
+            const headers: Record<string, string> = { 'content-type': body.type, 'idempotency-key': idemKey ?? crypto.randomUUID() };
+            if (scheme) headers.authorization = `Bearer ${creds[scheme]}`;
+            let bytes = body.bytes;
+            if (encoding) {
+              headers['content-encoding'] = encoding;
+              // Half the time a body that really is gzip: its content must still be judged as above.
+              if (encoding === 'gzip' && bytes.length % 2 === 0) bytes = zlib.gzipSync(bytes);
+            }
+            const withBody = m !== 'GET' && m !== 'DELETE';
+            const r = await send(m, target, headers, withBody ? bytes : undefined);
+            // 501 is the documented answer to a method the service does not implement at all; any other 5xx is a fault.
+            const unimplemented = r.status === 501 && !['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].includes(m);
+            const problem =
+              r.status >= 500 && !unimplemented ? `status ${r.status}` : r.status >= 400 ? hasSurfaceShape(target, r.status, r.type, r.text) : null;
+            if (problem) {
+              failures.push(
+                `${m} ${target} [${body.type}${encoding ? `, ${encoding}` : ''}] ${bytes.subarray(0, 60).toString('utf8')} → ${r.status} ${problem}: ${r.text.slice(0, 160)}`,
+              );
+              return false;
+            }
+            return true;
+          },
+        ),
+        { numRuns: 12, seed: 14, endOnFailure: true },
+      )
+      .catch(() => {});
   }
   t.deepEqual(failures, []);
 });
@@ -171,19 +276,39 @@ test('the classes by hand: hex and exponent ids never match, deep nesting, bad g
   t.is(nested.status, 400, nested.text);
   t.regex(JSON.parse(nested.text).detail, /nested/);
 
-  const badGzip = await send('POST', '/v1/webhooks', { ...agent, 'content-type': 'application/json', 'content-encoding': 'gzip' }, Buffer.from('{"url": "https://x.example.com"}'));
+  const badGzip = await send(
+    'POST',
+    '/v1/webhooks',
+    { ...agent, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    Buffer.from('{"url": "https://x.example.com"}'),
+  );
   t.is(badGzip.status, 400, badGzip.text);
   t.truthy(JSON.parse(badGzip.text).error.message);
   const unknownEncoding = await send('POST', '/v1/webhooks', { ...agent, 'content-type': 'application/json', 'content-encoding': 'x-zip' }, Buffer.from('{}'));
   t.is(unknownEncoding.status, 415, unknownEncoding.text);
 
-  const nul = await send('POST', '/v1/webhooks', { ...agent, 'content-type': 'application/json' }, Buffer.from(JSON.stringify({ url: 'https://x.example.com/h', events: ['*'], description: 'nul\u0000' })));
+  const nul = await send(
+    'POST',
+    '/v1/webhooks',
+    { ...agent, 'content-type': 'application/json' },
+    Buffer.from(JSON.stringify({ url: 'https://x.example.com/h', events: ['*'], description: 'nul\u0000' })),
+  );
   t.is(nul.status, 400, nul.text);
-  const badUtf8 = await send('POST', '/v1/webhooks', { ...agent, 'content-type': 'application/json' }, Buffer.concat([Buffer.from('{"url": "https://x.example.com/h", "events": ["*"], "description": "'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]));
+  const badUtf8 = await send(
+    'POST',
+    '/v1/webhooks',
+    { ...agent, 'content-type': 'application/json' },
+    Buffer.concat([Buffer.from('{"url": "https://x.example.com/h", "events": ["*"], "description": "'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]),
+  );
   t.true(badUtf8.status < 500, badUtf8.text);
 
   for (const url of ['http://[::1', 'http://exa mple.com/', 'http://a:1:2/', 'http://256.1.1.1/']) {
-    const r = await send('PUT', '/v2/webhook-endpoints/form-submission', { ...key, 'content-type': 'application/json' }, Buffer.from(JSON.stringify({ staging_url: url })));
+    const r = await send(
+      'PUT',
+      '/v2/webhook-endpoints/form-submission',
+      { ...key, 'content-type': 'application/json' },
+      Buffer.from(JSON.stringify({ staging_url: url })),
+    );
     t.is(r.status, 422, `${url}: ${r.text}`);
     t.is(JSON.parse(r.text).errors[0].pointer, '/staging_url');
   }
@@ -212,7 +337,14 @@ test('multipart: a repeated file part and an oversized text field are 400s that 
       Buffer.from('\r\n'),
     ]);
   const png = Buffer.from('89504e470d0a1a0a', 'hex');
-  const twice = Buffer.concat([part('first_name', 'A'), part('last_name', 'B'), part('email', 'ab@example.com'), part('profile_picture', png, 'a.png'), part('profile_picture', png, 'b.png'), Buffer.from('--b--\r\n')]);
+  const twice = Buffer.concat([
+    part('first_name', 'A'),
+    part('last_name', 'B'),
+    part('email', 'ab@example.com'),
+    part('profile_picture', png, 'a.png'),
+    part('profile_picture', png, 'b.png'),
+    Buffer.from('--b--\r\n'),
+  ]);
   const r = await send('POST', `/v1/agencies/${valid.agency_id}/agents`, { ...oauth, 'content-type': 'multipart/form-data; boundary=b' }, twice);
   t.is(r.status, 400, r.text);
   t.regex(JSON.parse(r.text).error.message, /profile_picture/);

@@ -21,7 +21,7 @@ test.after.always(async () => svc?.close());
 const gql = (token: string | undefined, query: string, variables?: Record<string, unknown>, headers?: Record<string, string>) =>
   svc.request('POST', '/graphql', { token, json: { query, variables }, headers });
 
-test('an operator answers the views\' questions in GraphQL, with the same rows as SQL', async (t) => {
+test("an operator answers the views' questions in GraphQL, with the same rows as SQL", async (t) => {
   const o = svc.tdb.db.owner;
   await o.query(`select graphile_worker.add_job('gql_test__queued', '{}')`);
   await o.query(`select graphile_worker.add_job('gql_test__queued', '{}')`);
@@ -37,7 +37,10 @@ test('an operator answers the views\' questions in GraphQL, with the same rows a
   t.deepEqual(r.body, { data: { allJobStates: { nodes: [{ task: 'gql_test__queued', state: 'queued', jobs: 2, maxAttempts: 0 }] } } });
   const sql = await o.query(`select task, state, jobs from app_ops.job_states where task like 'gql_test%' order by task, state`);
   const all = await gql(operator, `{ allJobStates(first: 100, orderBy: [TASK_ASC, STATE_ASC]) { nodes { task state jobs } } }`);
-  t.deepEqual(all.body.data.allJobStates.nodes.filter((n: { task: string }) => n.task.startsWith('gql_test')), sql.rows);
+  t.deepEqual(
+    all.body.data.allJobStates.nodes.filter((n: { task: string }) => n.task.startsWith('gql_test')),
+    sql.rows,
+  );
 
   const endpoints = await gql(operator, `{ allWebhookEndpoints(first: 10) { totalCount nodes { endpointId enabled failureStreak disabledReason } } }`);
   t.is(endpoints.status, 200, endpoints.text);
@@ -49,7 +52,7 @@ test('there is nothing to mutate', async (t) => {
   t.is(r.body.data.__schema.mutationType, null);
 });
 
-test('an analyst runs as svc_analyst: the operators\' views are refused by Postgres', async (t) => {
+test("an analyst runs as svc_analyst: the operators' views are refused by Postgres", async (t) => {
   const r = await gql(analyst, `{ allJobStates(first: 1) { nodes { task } } }`);
   t.is(r.status, 200);
   t.is(r.body.data?.allJobStates ?? null, null);

@@ -61,7 +61,7 @@ test.serial('the page renders every question with a visible label, its CSP and t
   t.regex(csp, /script-src 'self'/);
   t.notRegex(csp, /unsafe-inline/);
   for (const step of HOSTED_STEPS) for (const q of step.questions) t.true(r.text.includes(q.label.replace(/'/g, '&#39;')), q.label);
-  t.regex(r.text, /<label class="field__label" for="q-first_name">First name<\/label>/, "the label is exactly the question");
+  t.regex(r.text, /<label class="field__label" for="q-first_name">First name<\/label>/, 'the label is exactly the question');
   t.regex(r.text, /<legend class="field__legend"><span class="field__label">Home address<\/span>/);
   t.regex(r.text, /<label class="sublabel" for="q-home_address-postal_code">ZIP code/);
   t.regex(r.text, />Next<\/button>/);
@@ -92,11 +92,18 @@ test('unknown agent, inactive agent, unpublished form and another agency’s for
   t.is(unknown.status, 404);
   t.regex(unknown.text, /This form isn’t available/);
   t.regex(unknown.headers.get('content-type')!, /text\/html/);
-  const draft = await svc.request('POST', '/v2/forms', { token: key, json: { name: 'Draft', owner: { type: 'agency', agency_id: agencyId }, insurance_line: 'renters' }, headers: { 'Idempotency-Key': crypto.randomUUID() } });
+  const draft = await svc.request('POST', '/v2/forms', {
+    token: key,
+    json: { name: 'Draft', owner: { type: 'agency', agency_id: agencyId }, insurance_line: 'renters' },
+    headers: { 'Idempotency-Key': crypto.randomUUID() },
+  });
   t.is((await svc.request('GET', `/${slug}/form/${draft.body.public_id}/draft`)).status, 404);
   const other = await svc.agency(oauth);
   t.is((await svc.request('GET', `/${other.slug}/form/${form.public_id}/home-insurance-quote`)).status, 404, 'an agent of another agency');
-  const agent = await svc.request('POST', `/v1/agencies/${agencyId}/agents`, { token: oauth, json: { first_name: 'Ina', last_name: 'Active', email: `ina${Date.now()}@example.com` } });
+  const agent = await svc.request('POST', `/v1/agencies/${agencyId}/agents`, {
+    token: oauth,
+    json: { first_name: 'Ina', last_name: 'Active', email: `ina${Date.now()}@example.com` },
+  });
   const ok = await svc.request('GET', `/${agent.body.data.slug}/form/${form.public_id}/home-insurance-quote`);
   t.is(ok.status, 200, 'any active agent of the agency has the form');
   await svc.request('DELETE', `/v1/agents/${agent.body.data.id}`, { token: oauth });
@@ -108,10 +115,19 @@ test('embed origins: PUT stores scheme://host[:port] only, GET reads them, the C
   const a = await svc.agency(c.token);
   const k = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
   const f = await publishedForm(svc, k, a.agencyId);
-  const bad = await svc.request('PUT', '/v2/embed-origins', { token: k, json: { origins: ['https://www.agency.example/path', 'ftp://x.example', 'not a url'] } });
+  const bad = await svc.request('PUT', '/v2/embed-origins', {
+    token: k,
+    json: { origins: ['https://www.agency.example/path', 'ftp://x.example', 'not a url'] },
+  });
   t.is(bad.status, 422);
-  t.deepEqual(bad.body.errors.map((e: { pointer: string }) => e.pointer), ['/origins/0', '/origins/1', '/origins/2']);
-  const put = await svc.request('PUT', '/v2/embed-origins', { token: k, json: { origins: ['https://www.Agency.example', 'http://localhost:8080', 'https://www.agency.example'] } });
+  t.deepEqual(
+    bad.body.errors.map((e: { pointer: string }) => e.pointer),
+    ['/origins/0', '/origins/1', '/origins/2'],
+  );
+  const put = await svc.request('PUT', '/v2/embed-origins', {
+    token: k,
+    json: { origins: ['https://www.Agency.example', 'http://localhost:8080', 'https://www.agency.example'] },
+  });
   t.is(put.status, 200, put.text);
   t.deepEqual(put.body.origins, ['http://localhost:8080', 'https://www.agency.example']);
   t.deepEqual((await svc.request('GET', '/v2/embed-origins', { token: k })).body.origins, put.body.origins);
@@ -123,7 +139,11 @@ test('embed origins: PUT stores scheme://host[:port] only, GET reads them, the C
 });
 
 test.serial('signed links: the page accepts its own link and refuses tampered metadata, another agent’s slug and an expired link', async (t) => {
-  const link = await svc.request('POST', `/v2/forms/${form.id}/links`, { token: key, json: { agent_id: ownerId, metadata: { crm_id: 'abc-123' } }, headers: { 'Idempotency-Key': crypto.randomUUID() } });
+  const link = await svc.request('POST', `/v2/forms/${form.id}/links`, {
+    token: key,
+    json: { agent_id: ownerId, metadata: { crm_id: 'abc-123' } },
+    headers: { 'Idempotency-Key': crypto.randomUUID() },
+  });
   t.is(link.status, 201, link.text);
   const url = new URL(link.body.url);
   t.is(url.pathname, pagePath());
@@ -135,18 +155,39 @@ test.serial('signed links: the page accepts its own link and refuses tampered me
   const tampered = await svc.request('GET', `${url.pathname}?ctx=${forged}.${sig}`);
   t.is(tampered.status, 403);
   t.regex(tampered.text, /This link is not valid/);
-  const agent = await svc.request('POST', `/v1/agencies/${agencyId}/agents`, { token: oauth, json: { first_name: 'Sly', last_name: 'Swap', email: `sly${Date.now()}@example.com` } });
+  const agent = await svc.request('POST', `/v1/agencies/${agencyId}/agents`, {
+    token: oauth,
+    json: { first_name: 'Sly', last_name: 'Swap', email: `sly${Date.now()}@example.com` },
+  });
   const swapped = await svc.request('GET', `/${agent.body.data.slug}/form/${form.public_id}/home-insurance-quote?ctx=${ctx}`);
   t.is(swapped.status, 403, 'the link names another agent');
-  const expired = signFormContext(formLinkKey(svc.deps.secretKey), { form_id: form.id, agent_id: ownerId, metadata: {}, expires: Math.floor(Date.now() / 1000) - 5 });
+  const expired = signFormContext(formLinkKey(svc.deps.secretKey), {
+    form_id: form.id,
+    agent_id: ownerId,
+    metadata: {},
+    expires: Math.floor(Date.now() / 1000) - 5,
+  });
   const old = await svc.request('GET', `${url.pathname}?ctx=${expired}`);
   t.is(old.status, 403);
   t.regex(old.text, /This link has expired/);
   t.is((await submit(OWNER_ANSWERS, { ctx: expired })).status, 403, 'a submission with an expired link is refused');
   t.is((await submit(OWNER_ANSWERS, { ctx: `${forged}.${sig}` })).status, 403, 'a submission with tampered metadata is refused');
   t.is((await upload(TINY_PDF, 'dec.pdf', 'declarations', `${forged}.${sig}`)).status, 403, 'an upload with tampered metadata is refused');
-  const draft = await svc.request('POST', '/v2/forms', { token: key, json: { name: 'Draft', owner: { type: 'agency', agency_id: agencyId }, insurance_line: 'renters' }, headers: { 'Idempotency-Key': crypto.randomUUID() } });
-  t.is((await svc.request('POST', `/v2/forms/${draft.body.id}/links`, { token: key, json: { agent_id: ownerId }, headers: { 'Idempotency-Key': crypto.randomUUID() } })).status, 422);
+  const draft = await svc.request('POST', '/v2/forms', {
+    token: key,
+    json: { name: 'Draft', owner: { type: 'agency', agency_id: agencyId }, insurance_line: 'renters' },
+    headers: { 'Idempotency-Key': crypto.randomUUID() },
+  });
+  t.is(
+    (
+      await svc.request('POST', `/v2/forms/${draft.body.id}/links`, {
+        token: key,
+        json: { agent_id: ownerId },
+        headers: { 'Idempotency-Key': crypto.randomUUID() },
+      })
+    ).status,
+    422,
+  );
 });
 
 test.serial('uploads: type by magic bytes and size are checked before anything is stored', async (t) => {
@@ -196,10 +237,21 @@ test('uploads and submissions are rate-limited per link', async (t) => {
 });
 
 test.serial('the server re-runs the rules: forged hidden answers are dropped, skipped required questions are not demanded', async (t) => {
-  const renter = { first_name: 'Ren', last_name: 'Ter', email: 'ren@example.com', has_pets: 'No', pet_count: 7, renting: 'Yes', year_built: 'not even a number' };
+  const renter = {
+    first_name: 'Ren',
+    last_name: 'Ter',
+    email: 'ren@example.com',
+    has_pets: 'No',
+    pet_count: 7,
+    renting: 'Yes',
+    year_built: 'not even a number',
+  };
   const r = await submit(renter);
   t.is(r.status, 201, r.text);
-  const stored = await svc.tdb.db.owner.query('select answers, contact, acord_form_ids, snapshot_id, agent_id, mode, metadata from app_public.submissions where id = $1', [r.body.submission_id]);
+  const stored = await svc.tdb.db.owner.query(
+    'select answers, contact, acord_form_ids, snapshot_id, agent_id, mode, metadata from app_public.submissions where id = $1',
+    [r.body.submission_id],
+  );
   const ids = stored.rows[0].answers.map((a: { question_id: string }) => a.question_id);
   t.deepEqual(ids, ['first_name', 'last_name', 'email', 'has_pets', 'renting'], 'pet_count (hidden) and year_built (skipped step) are dropped');
   t.deepEqual(stored.rows[0].contact, { name: 'Ren Ter', email: 'ren@example.com' });
@@ -223,11 +275,24 @@ test.serial('a submission against a form re-published since the page loaded is c
   const c = await svc.oauthClient();
   const a = await svc.agency(c.token);
   const k = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
-  const f = await publishedForm(svc, k, a.agencyId, 'Quick quote', [{ id: 's1', name: 'Only step', questions: [{ id: 'nick', type: 'short_text', label: 'Nickname' }] }]);
+  const f = await publishedForm(svc, k, a.agencyId, 'Quick quote', [
+    { id: 's1', name: 'Only step', questions: [{ id: 'nick', type: 'short_text', label: 'Nickname' }] },
+  ]);
   const oldSnapshot = await loadSnapshot(f, a.slug);
   // Re-published: the nickname is now required and a new required question appears.
   const w = (method: string, p: string, json?: unknown) => svc.request(method, p, { token: k, json, headers: { 'Idempotency-Key': crypto.randomUUID() } });
-  await w('PATCH', `/v2/forms/${f.id}`, { steps: [{ id: 's1', name: 'Only step', questions: [{ id: 'nick', type: 'short_text', label: 'Nickname', required: true }, { id: 'age', type: 'number', label: 'Age', required: true }] }] });
+  await w('PATCH', `/v2/forms/${f.id}`, {
+    steps: [
+      {
+        id: 's1',
+        name: 'Only step',
+        questions: [
+          { id: 'nick', type: 'short_text', label: 'Nickname', required: true },
+          { id: 'age', type: 'number', label: 'Age', required: true },
+        ],
+      },
+    ],
+  });
   await w('POST', `/v2/forms/${f.id}/publish`);
   const newSnapshot = await loadSnapshot(f, a.slug);
   t.not(newSnapshot, oldSnapshot);
@@ -235,7 +300,11 @@ test.serial('a submission against a form re-published since the page loaded is c
   t.is(old.status, 201, old.text);
   const row = await svc.tdb.db.owner.query('select snapshot_id, answers from app_public.submissions where id = $1', [old.body.submission_id]);
   t.is(row.rows[0].snapshot_id, oldSnapshot);
-  t.deepEqual(row.rows[0].answers.map((x: { question_id: string }) => x.question_id), ['nick'], 'age is not a question of the old snapshot');
+  t.deepEqual(
+    row.rows[0].answers.map((x: { question_id: string }) => x.question_id),
+    ['nick'],
+    'age is not a question of the old snapshot',
+  );
   const fresh = await submit({ nick: 'Zed' }, { snapshot_id: newSnapshot }, a.slug, f);
   t.is(fresh.status, 422);
   t.is(fresh.body.errors[0].pointer, '/answers/age');
@@ -260,7 +329,11 @@ test('GET /v2/submissions/{id} is scoped to the key’s agency and mode', async 
   const mine = await svc.request('GET', `/v2/submissions/${r.body.submission_id}`, { token: key });
   t.is(mine.status, 200, mine.text);
   t.is(mine.body.submission_id, r.body.submission_id);
-  const live = await svc.apiKey((await svc.request('POST', `/v1/agents/${ownerId}/reset-access-token`, { token: oauth })).body.data.agent.access_token, agencyId, 'live');
+  const live = await svc.apiKey(
+    (await svc.request('POST', `/v1/agents/${ownerId}/reset-access-token`, { token: oauth })).body.data.agent.access_token,
+    agencyId,
+    'live',
+  );
   t.is((await svc.request('GET', `/v2/submissions/${r.body.submission_id}`, { token: live })).status, 404, 'a live key does not see test submissions');
   const c = await svc.oauthClient();
   const other = await svc.agency(c.token);

@@ -54,7 +54,16 @@ test('the text parses and names every family the issue asks for', async (t) => {
   t.is(r.status, 200);
   t.regex(r.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
   const names = parsePrometheusTextFormat(r.text).map((f) => f.name);
-  for (const n of ['svc_http_request_duration_seconds', 'svc_job_duration_seconds', 'svc_jobs', 'svc_ocr_pages_total', 'svc_webhook_deliveries_total', 'svc_rate_limit_rejections_total', 'svc_pg_pool_connections', 'svc_process_resident_memory_bytes']) {
+  for (const n of [
+    'svc_http_request_duration_seconds',
+    'svc_job_duration_seconds',
+    'svc_jobs',
+    'svc_ocr_pages_total',
+    'svc_webhook_deliveries_total',
+    'svc_rate_limit_rejections_total',
+    'svc_pg_pool_connections',
+    'svc_process_resident_memory_bytes',
+  ]) {
     t.true(names.includes(n), n);
   }
 });
@@ -69,13 +78,22 @@ test('HTTP histograms and rate-limit rejections move with requests', async (t) =
   t.is((await get()).status, 200);
   t.is((await get()).status, 429);
   const after = await scrape();
-  t.is(value(after, 'svc_http_request_duration_seconds', { route, status: '200' }) - value(before, 'svc_http_request_duration_seconds', { route, status: '200' }), 2);
-  t.is(value(after, 'svc_http_request_duration_seconds', { route, status: '429' }) - value(before, 'svc_http_request_duration_seconds', { route, status: '429' }), 1);
+  t.is(
+    value(after, 'svc_http_request_duration_seconds', { route, status: '200' }) - value(before, 'svc_http_request_duration_seconds', { route, status: '200' }),
+    2,
+  );
+  t.is(
+    value(after, 'svc_http_request_duration_seconds', { route, status: '429' }) - value(before, 'svc_http_request_duration_seconds', { route, status: '429' }),
+    1,
+  );
   t.is(value(after, 'svc_rate_limit_rejections_total', { surface: 'v1' }) - value(before, 'svc_rate_limit_rejections_total', { surface: 'v1' }), 1);
   const unmatched = await svc.request('GET', '/no/such/path/98765');
   t.is(unmatched.status, 404);
   const routes = (await scrape()).filter((f) => f.name === 'svc_http_request_duration_seconds_count').flatMap((f) => f.metrics.map((m) => m.labels?.route));
-  t.false(routes.some((r) => r?.includes('98765')), 'routes are labelled by their pattern, never by raw paths');
+  t.false(
+    routes.some((r) => r?.includes('98765')),
+    'routes are labelled by their pattern, never by raw paths',
+  );
   t.true(routes.includes('unmatched'));
   t.true(value(after, 'svc_pg_pool_connections', { pool: 'request', state: 'total' }) >= 1);
 });
@@ -91,11 +109,18 @@ test('queue depth by task and state, job durations and delivery outcomes move wi
   await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: key, json: { staging_url: `${receiver.url}/h` } });
   const sent = await svc.request('POST', '/v2/webhook-endpoints/form-submission/test', { token: key, headers: { 'Idempotency-Key': crypto.randomUUID() } });
   t.is(sent.status, 202);
-  const after = await eventually(async () => {
-    const m = await scrape();
-    return value(m, 'svc_webhook_deliveries_total', { outcome: 'delivered' }) > value(before, 'svc_webhook_deliveries_total', { outcome: 'delivered' }) && m;
-  }, 15_000, 'a delivered attempt');
-  t.true(value(after, 'svc_job_duration_seconds', { task: 'deliveries__send', outcome: 'success' }) > value(before, 'svc_job_duration_seconds', { task: 'deliveries__send', outcome: 'success' }));
+  const after = await eventually(
+    async () => {
+      const m = await scrape();
+      return value(m, 'svc_webhook_deliveries_total', { outcome: 'delivered' }) > value(before, 'svc_webhook_deliveries_total', { outcome: 'delivered' }) && m;
+    },
+    15_000,
+    'a delivered attempt',
+  );
+  t.true(
+    value(after, 'svc_job_duration_seconds', { task: 'deliveries__send', outcome: 'success' }) >
+      value(before, 'svc_job_duration_seconds', { task: 'deliveries__send', outcome: 'success' }),
+  );
 });
 
 test('only operator tokens read /metrics', async (t) => {

@@ -27,7 +27,9 @@ test('issues a bearer token from credentials in a JSON body', async (t) => {
 
 test('accepts a form-encoded body and HTTP Basic client authentication', async (t) => {
   const c = await createOAuthClient(svc.tdb.db.owner, 'basic');
-  const form = await svc.request('POST', '/oauth/token', { form: new URLSearchParams({ grant_type: 'client_credentials', client_id: c.client_id, client_secret: c.client_secret }) });
+  const form = await svc.request('POST', '/oauth/token', {
+    form: new URLSearchParams({ grant_type: 'client_credentials', client_id: c.client_id, client_secret: c.client_secret }),
+  });
   t.is(form.status, 200);
   const viaBasic = await svc.request('POST', '/oauth/token', {
     form: new URLSearchParams({ grant_type: 'client_credentials' }),
@@ -43,7 +45,10 @@ test('a wrong secret is invalid_client 401, with WWW-Authenticate only when Basi
   t.is(body.status, 401);
   t.deepEqual(body.body, { error: 'invalid_client', error_description: 'client authentication failed' });
   t.is(body.headers.get('www-authenticate'), null);
-  const viaBasic = await svc.request('POST', '/oauth/token', { json: { grant_type: 'client_credentials' }, headers: { authorization: basic(c.client_id, 'nope') } });
+  const viaBasic = await svc.request('POST', '/oauth/token', {
+    json: { grant_type: 'client_credentials' },
+    headers: { authorization: basic(c.client_id, 'nope') },
+  });
   t.is(viaBasic.status, 401);
   t.is(viaBasic.body.error, 'invalid_client');
   t.regex(viaBasic.headers.get('www-authenticate') ?? '', /^Basic/);
@@ -88,7 +93,8 @@ test('an expired token is refused with 401', async (t) => {
 
 test('a client gets at most 10 token requests per window, then 429 with Retry-After', async (t) => {
   const c = await createOAuthClient(svc.tdb.db.owner, 'limited');
-  const form = () => svc.request('POST', '/oauth/token', { json: { grant_type: 'client_credentials', client_id: c.client_id, client_secret: c.client_secret } });
+  const form = () =>
+    svc.request('POST', '/oauth/token', { json: { grant_type: 'client_credentials', client_id: c.client_id, client_secret: c.client_secret } });
   const statuses: number[] = [];
   for (let i = 0; i < 10; i++) statuses.push((await form()).status);
   t.deepEqual(statuses, Array(10).fill(200));

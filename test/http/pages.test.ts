@@ -40,7 +40,13 @@ test('the CSP allows own scripts only, the brand style by nonce, and framing by 
   t.regex(csp, /style-src 'self' 'nonce-abc';/);
   t.regex(csp, /frame-ancestors 'self' https:\/\/a\.example http:\/\/localhost:8080$/);
   t.regex(csp, /default-src 'none'/);
-  const page = layout({ title: 'T <x>', brand: { name: 'A&B', color: null, logoUrl: null }, body: html`<p>x</p>`, stylesheetUrl: '/assets/p.css', nonce: 'abc' }).value;
+  const page = layout({
+    title: 'T <x>',
+    brand: { name: 'A&B', color: null, logoUrl: null },
+    body: html`<p>x</p>`,
+    stylesheetUrl: '/assets/p.css',
+    nonce: 'abc',
+  }).value;
   t.regex(page, /<title>T &lt;x&gt;<\/title>/);
   t.regex(page, /<style nonce="abc">:root\{--brand:#2563eb/);
   t.regex(page, /A&amp;B/);

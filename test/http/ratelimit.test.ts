@@ -19,7 +19,11 @@ test('each token gets its own v1 budget with X-RateLimit headers on every respon
     const reset = Number(r.headers.get('x-ratelimit-reset'));
     t.true(reset > Date.now() / 1000 && reset <= Date.now() / 1000 + 86400);
   }
-  t.deepEqual(seen, [[200, '2'], [200, '1'], [200, '0']]);
+  t.deepEqual(seen, [
+    [200, '2'],
+    [200, '1'],
+    [200, '0'],
+  ]);
   const limited = await svc.request('GET', `/v1/agencies/${a.agencyId}`, { token: a.ownerToken });
   t.is(limited.status, 429);
   t.is(limited.headers.get('x-ratelimit-remaining'), '0');

@@ -51,6 +51,9 @@ test('the configuration picks the store, and S3 needs a bucket', async (t) => {
   const cfg = parseConfig({ DATA_DIR: dir, ...s3.env });
   const store = blobStoreFromConfig(cfg);
   const key = await store.put('logos', Buffer.from('x'), 'png');
-  t.deepEqual(await s3BlobStore({ bucket: s3.bucket, region: 'us-east-1', endpoint: s3.endpoint, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }).get(key), Buffer.from('x'));
+  t.deepEqual(
+    await s3BlobStore({ bucket: s3.bucket, region: 'us-east-1', endpoint: s3.endpoint, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }).get(key),
+    Buffer.from('x'),
+  );
   t.throws(() => parseConfig({ BLOB_STORE: 's3' }), { message: /S3_BUCKET/ });
 });

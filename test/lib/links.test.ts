@@ -38,7 +38,10 @@ test('form link context: intact and unexpired is ok; changed metadata, a non-can
   const k = formLinkKey(Buffer.alloc(32, 3));
   const now = Date.now();
   const token = signFormContext(k, { form_id: 4, agent_id: 9, metadata: { crm: 'x' }, expires: Math.floor(now / 1000) + 60 });
-  t.deepEqual(checkFormContext(k, token, now), { ok: true, context: { form_id: 4, agent_id: 9, metadata: { crm: 'x' }, expires: Math.floor(now / 1000) + 60 } });
+  t.deepEqual(checkFormContext(k, token, now), {
+    ok: true,
+    context: { form_id: 4, agent_id: 9, metadata: { crm: 'x' }, expires: Math.floor(now / 1000) + 60 },
+  });
   const [body, sig] = token.split('.');
   const changed = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), m: { crm: 'y' } })).toString('base64url');
   t.deepEqual(checkFormContext(k, `${changed}.${sig}`, now), { ok: false, reason: 'invalid' });

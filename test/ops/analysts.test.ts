@@ -60,9 +60,16 @@ test('analysts see test-mode extractions and one row per cited value; live custo
   const testId = await seedExtraction('test', result);
   const liveId = await seedExtraction('live', result);
   const rows = await as('svc_analyst', 'select * from app_analyst.test_extractions');
-  t.deepEqual(rows.map((r) => r.extraction_id), [testId]);
+  t.deepEqual(
+    rows.map((r) => r.extraction_id),
+    [testId],
+  );
   t.is(rows[0].extracted_data.policy.policy_number, 'AM-123');
-  const cites = await as('svc_analyst', 'select pointer, value, page, quote, confidence, source, flagged from app_analyst.test_extraction_citations where extraction_id = $1 order by pointer', [testId]);
+  const cites = await as(
+    'svc_analyst',
+    'select pointer, value, page, quote, confidence, source, flagged from app_analyst.test_extraction_citations where extraction_id = $1 order by pointer',
+    [testId],
+  );
   t.deepEqual(cites, [
     { pointer: '/policy/provider', value: 'Acme Mutual', page: 1, quote: 'Acme Mutual Insurance Company', confidence: '0.93', source: 'rules', flagged: false },
     { pointer: '/vehicles/0/vin', value: '1HGCM82633A004352', page: 2, quote: 'VIN 1HGCM82633A004352', confidence: '0.88', source: 'rules', flagged: true },
@@ -71,7 +78,7 @@ test('analysts see test-mode extractions and one row per cited value; live custo
   t.deepEqual(await as('svc_analyst', `select id from app_public.extractions where mode = 'live'`), [], 'the row policy holds on the table itself');
 });
 
-test('svc_analyst cannot read operators\' views, documents, agencies, secrets or columns outside its grant; operators cannot read analysts\' tables', async (t) => {
+test("svc_analyst cannot read operators' views, documents, agencies, secrets or columns outside its grant; operators cannot read analysts' tables", async (t) => {
   for (const sql of [
     'select * from app_ops.jobs',
     'select filename from app_public.documents',
@@ -97,9 +104,18 @@ test('svc analysts import-eval stores a report and its fixtures; analysts query 
       dir,
       documents: 1,
       overall: { tp: 3, fp: 1, fn: 1, precision: 0.75, recall: 0.75 },
-      fields: { '/policy/policy_number': { tp: 1, fp: 0, fn: 0, precision: 1, recall: 1 }, '/policy/provider': { tp: 2, fp: 1, fn: 1, precision: 0.667, recall: 0.667 } },
+      fields: {
+        '/policy/policy_number': { tp: 1, fp: 0, fn: 0, precision: 1, recall: 1 },
+        '/policy/provider': { tp: 2, fp: 1, fn: 1, precision: 0.667, recall: 0.667 },
+      },
       documents_detail: [
-        { file: 'auto_x.pdf', method: 'text', ms: 812.4, fields: { '/policy/provider': { tp: 2, fp: 1, fn: 1 }, '/policy/policy_number': { tp: 1, fp: 0, fn: 0 } }, misses: [{ pointer: '/policy/provider', expected: 'Acme', got: 'Acme Ins' }] },
+        {
+          file: 'auto_x.pdf',
+          method: 'text',
+          ms: 812.4,
+          fields: { '/policy/provider': { tp: 2, fp: 1, fn: 1 }, '/policy/policy_number': { tp: 1, fp: 0, fn: 0 } },
+          misses: [{ pointer: '/policy/provider', expected: 'Acme', got: 'Acme Ins' }],
+        },
       ],
     };
     const file = path.join(dir, 'report.json');
@@ -128,11 +144,17 @@ test('svc analysts import-eval stores a report and its fixtures; analysts query 
     await createOperatorToken(svc.tdb.db.owner, 'Ana', 'analyst', hashToken(analyst));
     const q = await svc.request('POST', '/graphql', {
       token: analyst,
-      json: { query: '{ allAppAnalystEvalFields(first: 10, orderBy: [FIELD_ASC]) { nodes { field precision recall } } allAppAnalystEvalRuns(first: 1) { nodes { label recall } } }' },
+      json: {
+        query:
+          '{ allAppAnalystEvalFields(first: 10, orderBy: [FIELD_ASC]) { nodes { field precision recall } } allAppAnalystEvalRuns(first: 1) { nodes { label recall } } }',
+      },
     });
     t.is(q.status, 200, q.text);
     t.deepEqual(q.body.data.allAppAnalystEvalRuns.nodes, [{ label: 'nightly', recall: '0.75' }]);
-    t.deepEqual(q.body.data.allAppAnalystEvalFields.nodes.map((n: { field: string }) => n.field), ['/policy/policy_number', '/policy/provider']);
+    t.deepEqual(
+      q.body.data.allAppAnalystEvalFields.nodes.map((n: { field: string }) => n.field),
+      ['/policy/policy_number', '/policy/provider'],
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -52,7 +52,11 @@ test('operators create prints a token once as JSON; it is stored hashed and open
 });
 
 test('operators create refuses a missing name or an unknown role', async (t) => {
-  for (const args of [['operators', 'create', '--role', 'operator'], ['operators', 'create', '--role', 'admin', '--name', 'X'], ['operators', 'list']]) {
+  for (const args of [
+    ['operators', 'create', '--role', 'operator'],
+    ['operators', 'create', '--role', 'admin', '--name', 'X'],
+    ['operators', 'list'],
+  ]) {
     const r = await cli(args);
     t.is(r.code, 2, args.join(' '));
     t.regex(r.stderr, /usage: svc operators create --role operator\|analyst --name NAME/);

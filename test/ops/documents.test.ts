@@ -63,7 +63,11 @@ test('one request id follows an upload through read, extract, complete, fan-out 
   t.is(r.status, 200, r.text);
   t.is(r.headers.get('x-request-id'), requestId);
   await finished(svc, a.key, a.ownerId, r.body.extraction_id, 360_000);
-  const attempt = await eventually(async () => (await asOperator(`select * from app_ops.webhook_delivery_attempts where request_id = $1`, [requestId]))[0], 30_000, 'the delivery attempt');
+  const attempt = await eventually(
+    async () => (await asOperator(`select * from app_ops.webhook_delivery_attempts where request_id = $1`, [requestId]))[0],
+    30_000,
+    'the delivery attempt',
+  );
   t.true(attempt.succeeded);
 
   const [x] = await asOperator(`select * from app_ops.extractions where extraction_id = $1`, [r.body.extraction_id]);
@@ -73,12 +77,19 @@ test('one request id follows an upload through read, extract, complete, fan-out 
   t.true(x.page_count >= 1);
   t.false('filename' in x || 'result' in x, 'no file name or extracted data for operators');
 
-  const tasks = await eventually(async () => {
-    const seen = new Set(lines.filter((l) => l.requestId === requestId && l.msg === 'job').map((l) => l.task));
-    return seen.has('deliveries__send') && seen;
-  }, 10_000, 'the job lines');
+  const tasks = await eventually(
+    async () => {
+      const seen = new Set(lines.filter((l) => l.requestId === requestId && l.msg === 'job').map((l) => l.task));
+      return seen.has('deliveries__send') && seen;
+    },
+    10_000,
+    'the job lines',
+  );
   for (const task of ['documents__read', 'extractions__extract', 'extractions__complete', 'events__fan_out', 'deliveries__send']) t.true(tasks.has(task), task);
-  t.true(lines.some((l) => l.requestId === requestId && l.msg === 'request' && l.route === '/api/v1/:agent_id/policy/extract'), 'the HTTP line');
+  t.true(
+    lines.some((l) => l.requestId === requestId && l.msg === 'request' && l.route === '/api/v1/:agent_id/policy/extract'),
+    'the HTTP line',
+  );
   for (const l of lines) {
     t.false(JSON.stringify(l).includes(a.key), 'no API key in a log line');
     t.false(JSON.stringify(l).includes('John Smith'), 'no document content in a log line');
@@ -90,7 +101,7 @@ test('one request id follows an upload through read, extract, complete, fan-out 
   t.true(counters.some((c) => c.kind === 'plan_minute') && counters.some((c) => c.kind === 'plan_day'));
 });
 
-test('a photo is OCR\'d page by page: the pages are counted in the view and in /metrics', async (t) => {
+test("a photo is OCR'd page by page: the pages are counted in the view and in /metrics", async (t) => {
   // OCR of one photo takes about a minute on a loaded 2-core machine; give it room.
   t.timeout(420_000);
   const a = await setup();
@@ -131,11 +142,24 @@ test('stages and failures by §7.2 code, over seeded extractions', async (t) => 
   await seed('failed', 'internal_error', 'the stored document is no longer available');
 
   const stages = await asOperator(`select * from app_ops.extraction_stages where entity_type = 'flood' order by status`);
-  t.deepEqual(stages.map((s) => [s.status, s.extractions]), [['failed', 3], ['processing', 1], ['queued', 1]]);
+  t.deepEqual(
+    stages.map((s) => [s.status, s.extractions]),
+    [
+      ['failed', 3],
+      ['processing', 1],
+      ['queued', 1],
+    ],
+  );
   const queued = stages.find((s) => s.status === 'queued');
   t.true(queued.longest_in_stage.minutes >= 9, JSON.stringify(queued.longest_in_stage));
   const failures = await asOperator(`select * from app_ops.extraction_failures where entity_type = 'flood' order by error_code`);
-  t.deepEqual(failures.map((f) => [f.error_code, f.failures, f.failures_24h]), [['extraction_failed', 2, 2], ['internal_error', 1, 1]]);
+  t.deepEqual(
+    failures.map((f) => [f.error_code, f.failures, f.failures_24h]),
+    [
+      ['extraction_failed', 2, 2],
+      ['internal_error', 1, 1],
+    ],
+  );
   t.is(failures[0].last_details, 'no policy fields found');
 });
 
@@ -170,6 +194,13 @@ test('lease analyses by stage and §7.2 code, over seeded analyses', async (t) =
   t.like(row, { status: 'queued', ocr_pending: 1, ocr_done: 1, lease_facts_read: false, processing_time: null });
   t.true(row.in_stage_for.minutes >= 4);
   const stages = await asOperator('select status, error_code, analyses, last_error_details from app_ops.analysis_stages order by status');
-  t.deepEqual(stages.map((s) => [s.status, s.error_code, s.analyses]), [['failed', 'extraction_failed', 1], ['processing', null, 1], ['queued', null, 1]]);
+  t.deepEqual(
+    stages.map((s) => [s.status, s.error_code, s.analyses]),
+    [
+      ['failed', 'extraction_failed', 1],
+      ['processing', null, 1],
+      ['queued', null, 1],
+    ],
+  );
   t.is(stages[0].last_error_details, 'the lease has no readable text');
 });

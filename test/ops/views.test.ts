@@ -15,7 +15,13 @@ let worker: Runner;
 const receivers: Receiver[] = [];
 
 test.before(async () => {
-  svc = await startService({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_RETRY_SCHEDULE: '60', WEBHOOK_MAX_ATTEMPTS: '3', WEBHOOK_TIMEOUT_MS: '3000', RATE_LIMIT_V1_PER_WINDOW: '2' });
+  svc = await startService({
+    WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+    WEBHOOK_RETRY_SCHEDULE: '60',
+    WEBHOOK_MAX_ATTEMPTS: '3',
+    WEBHOOK_TIMEOUT_MS: '3000',
+    RATE_LIMIT_V1_PER_WINDOW: '2',
+  });
   worker = await startTestWorker(svc);
 });
 test.after.always(async () => {
@@ -52,7 +58,10 @@ async function agencyWithKey() {
 }
 
 const sendTest = (key: string, topic: string, requestId?: string) =>
-  svc.request('POST', `/v2/webhook-endpoints/${topic}/test`, { token: key, headers: { 'Idempotency-Key': crypto.randomUUID(), ...(requestId ? { 'X-Request-Id': requestId } : {}) } });
+  svc.request('POST', `/v2/webhook-endpoints/${topic}/test`, {
+    token: key,
+    headers: { 'Idempotency-Key': crypto.randomUUID(), ...(requestId ? { 'X-Request-Id': requestId } : {}) },
+  });
 
 test('jobs: queued, scheduled and failed jobs by task with age, attempts and the last error', async (t) => {
   const o = svc.tdb.db.owner;
@@ -61,12 +70,18 @@ test('jobs: queued, scheduled and failed jobs by task with age, attempts and the
   await o.query(`select graphile_worker.add_job('ops_test__later', '{}', run_at => now() + interval '1 hour')`);
   // A payload the task rejects, with one attempt: the real worker fails it for good.
   await o.query(`select graphile_worker.add_job('events__fan_out', '{"event_id": "not a number"}', max_attempts => 1, job_key => 'ops-bad-fan-out')`);
-  const failed = await eventually(async () => (await asOperator(`select * from app_ops.jobs where key = 'ops-bad-fan-out' and state = 'failed'`))[0], 30_000, 'the bad job to fail');
+  const failed = await eventually(
+    async () => (await asOperator(`select * from app_ops.jobs where key = 'ops-bad-fan-out' and state = 'failed'`))[0],
+    30_000,
+    'the bad job to fail',
+  );
   t.is(failed.task, 'events__fan_out');
   t.is(failed.attempts, 1);
   t.regex(failed.last_error, /event_id/);
 
-  const states = await asOperator(`select task, state, jobs, max_attempts, last_error, extract(epoch from oldest_age) >= 0 as aged from app_ops.job_states where task like 'ops_test%' or task = 'events__fan_out' order by task, state`);
+  const states = await asOperator(
+    `select task, state, jobs, max_attempts, last_error, extract(epoch from oldest_age) >= 0 as aged from app_ops.job_states where task like 'ops_test%' or task = 'events__fan_out' order by task, state`,
+  );
   const by = (task: string, state: string) => states.find((s) => s.task === task && s.state === state);
   t.is(by('ops_test__nobody_runs', 'queued')?.jobs, 2);
   t.is(by('ops_test__later', 'scheduled')?.jobs, 1);
@@ -86,15 +101,20 @@ test('deliveries by endpoint: success rate, failure streak, last error, next ret
   t.is((await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: a.key, json: { staging_url: `${flaky.url}/h` } })).status, 201);
   t.is((await svc.request('PUT', '/v2/webhook-endpoints/client-submission', { token: a.key, json: { staging_url: `${gone.url}/h` } })).status, 201);
 
-  const endpoint = async (topic: string) => (await asOperator(`select * from app_ops.webhook_endpoints where agency_id = $1 and topic = $2`, [a.agencyId, topic]))[0];
+  const endpoint = async (topic: string) =>
+    (await asOperator(`select * from app_ops.webhook_endpoints where agency_id = $1 and topic = $2`, [a.agencyId, topic]))[0];
   t.is((await sendTest(a.key, 'form-submission')).status, 202);
   await flaky.waitFor(1);
   t.is((await sendTest(a.key, 'form-submission')).status, 202);
   await flaky.waitFor(2);
-  let e = await eventually(async () => {
-    const row = await endpoint('form-submission');
-    return row.failure_streak === 2 && row;
-  }, 10_000, 'two failed attempts');
+  let e = await eventually(
+    async () => {
+      const row = await endpoint('form-submission');
+      return row.failure_streak === 2 && row;
+    },
+    10_000,
+    'two failed attempts',
+  );
   t.is(e.attempts_24h, 2);
   t.is(Number(e.success_rate_24h), 0);
   t.is(e.last_error, 'HTTP 503');
@@ -103,10 +123,14 @@ test('deliveries by endpoint: success rate, failure streak, last error, next ret
   t.true(e.enabled);
 
   t.is((await sendTest(a.key, 'form-submission')).status, 202);
-  e = await eventually(async () => {
-    const row = await endpoint('form-submission');
-    return row.failure_streak === 0 && row;
-  }, 10_000, 'a successful attempt');
+  e = await eventually(
+    async () => {
+      const row = await endpoint('form-submission');
+      return row.failure_streak === 0 && row;
+    },
+    10_000,
+    'a successful attempt',
+  );
   t.is(e.succeeded_24h, 1);
   t.is(Number(e.success_rate_24h), 0.333);
   t.is(e.failing_since, null);
@@ -114,11 +138,18 @@ test('deliveries by endpoint: success rate, failure streak, last error, next ret
 
   // A real event is retried: pending with the next retry 60 s ahead, and its send job scheduled.
   flaky.script({ status: 500 });
-  await svc.tdb.db.owner.query(`select app_private.emit_event($1, 'test', 'form-submission', null, $2)`, [a.agencyId, JSON.stringify(sampleTopicPayload('form-submission').data)]);
-  e = await eventually(async () => {
-    const row = await endpoint('form-submission');
-    return row.pending === 1 && row.next_retry_at && row;
-  }, 15_000, 'a pending retry');
+  await svc.tdb.db.owner.query(`select app_private.emit_event($1, 'test', 'form-submission', null, $2)`, [
+    a.agencyId,
+    JSON.stringify(sampleTopicPayload('form-submission').data),
+  ]);
+  e = await eventually(
+    async () => {
+      const row = await endpoint('form-submission');
+      return row.pending === 1 && row.next_retry_at && row;
+    },
+    15_000,
+    'a pending retry',
+  );
   t.true(e.next_retry_at.getTime() > Date.now() + 30_000);
   t.is(e.failure_streak, 1);
   const [delivery] = await asOperator(`select * from app_ops.webhook_deliveries where endpoint_id = $1 and status = 'pending'`, [e.endpoint_id]);
@@ -130,11 +161,18 @@ test('deliveries by endpoint: success rate, failure streak, last error, next ret
   // A live event answered 410 Gone disables the endpoint (a staging URL's 410 would not).
   const live = await svc.apiKey(a.ownerToken, a.agencyId, 'live');
   t.is((await svc.request('PUT', '/v2/webhook-endpoints/client-submission', { token: live, json: { production_url: `${gone.url}/h` } })).status, 200);
-  await svc.tdb.db.owner.query(`select app_private.emit_event($1, 'live', 'client-submission', null, $2)`, [a.agencyId, JSON.stringify(sampleTopicPayload('client-submission').data)]);
-  const disabled = await eventually(async () => {
-    const row = await endpoint('client-submission');
-    return !row.enabled && row;
-  }, 10_000, 'the endpoint to be disabled');
+  await svc.tdb.db.owner.query(`select app_private.emit_event($1, 'live', 'client-submission', null, $2)`, [
+    a.agencyId,
+    JSON.stringify(sampleTopicPayload('client-submission').data),
+  ]);
+  const disabled = await eventually(
+    async () => {
+      const row = await endpoint('client-submission');
+      return !row.enabled && row;
+    },
+    10_000,
+    'the endpoint to be disabled',
+  );
   t.regex(disabled.disabled_reason, /410/);
   t.truthy(disabled.disabled_at);
   t.is(disabled.failure_streak, 1);
@@ -174,18 +212,35 @@ test('request id: from X-Request-Id to the delivery, its job payload and the att
   t.is(sent.status, 202);
   t.is(sent.headers.get('x-request-id'), 'req-ops-test-1');
   await r.waitFor(1);
-  const attempt = await eventually(async () => (await asOperator(`select * from app_ops.webhook_delivery_attempts where request_id = 'req-ops-test-1'`))[0], 10_000, 'the attempt');
+  const attempt = await eventually(
+    async () => (await asOperator(`select * from app_ops.webhook_delivery_attempts where request_id = 'req-ops-test-1'`))[0],
+    10_000,
+    'the attempt',
+  );
   t.true(attempt.succeeded);
   const [delivery] = await asOperator(`select * from app_ops.webhook_deliveries where id = $1`, [attempt.delivery_id]);
   t.is(delivery.request_id, 'req-ops-test-1');
-  const mine = await eventually(async () => {
-    const l = lines.filter((x) => x.requestId === 'req-ops-test-1');
-    return l.some((x) => x.msg === 'job') && l;
-  }, 10_000, 'the job log line');
+  const mine = await eventually(
+    async () => {
+      const l = lines.filter((x) => x.requestId === 'req-ops-test-1');
+      return l.some((x) => x.msg === 'job') && l;
+    },
+    10_000,
+    'the job log line',
+  );
   setLogLevel('silent');
-  t.true(mine.some((x) => x.msg === 'request' && x.route === '/v2/webhook-endpoints/:topic/test' && x.status === 202), 'the HTTP line');
-  t.true(mine.some((x) => x.msg === 'delivery attempt' && x.task === 'deliveries__send' && typeof x.jobId === 'number'), 'the task\'s own line');
-  t.true(mine.some((x) => x.msg === 'job' && x.task === 'deliveries__send' && x.outcome === 'success'), 'the job line');
+  t.true(
+    mine.some((x) => x.msg === 'request' && x.route === '/v2/webhook-endpoints/:topic/test' && x.status === 202),
+    'the HTTP line',
+  );
+  t.true(
+    mine.some((x) => x.msg === 'delivery attempt' && x.task === 'deliveries__send' && typeof x.jobId === 'number'),
+    "the task's own line",
+  );
+  t.true(
+    mine.some((x) => x.msg === 'job' && x.task === 'deliveries__send' && x.outcome === 'success'),
+    'the job line',
+  );
   for (const l of lines) t.false(JSON.stringify(l).includes(a.key), 'no API key in any log line');
 
   // A state function called in a request's transaction: the event, the fan-out job, the delivery and its attempt.
@@ -193,14 +248,21 @@ test('request id: from X-Request-Id to the delivery, its job payload and the att
   try {
     await c.query('begin');
     await c.query(`select set_config('svc.request_id', 'req-ops-test-2', true)`);
-    const { rows } = await c.query(`select app_private.emit_event($1, 'test', 'form-submission', null, $2) as id`, [a.agencyId, JSON.stringify(sampleTopicPayload('form-submission').data)]);
+    const { rows } = await c.query(`select app_private.emit_event($1, 'test', 'form-submission', null, $2) as id`, [
+      a.agencyId,
+      JSON.stringify(sampleTopicPayload('form-submission').data),
+    ]);
     const job = await c.query(`select payload from graphile_worker._private_jobs where key = $1`, [`event:${rows[0].id}`]);
     t.is(job.rows[0].payload.request_id, 'req-ops-test-2');
     await c.query('commit');
   } finally {
     c.release();
   }
-  const second = await eventually(async () => (await asOperator(`select * from app_ops.webhook_delivery_attempts where request_id = 'req-ops-test-2'`))[0], 15_000, 'the attempt of the event');
+  const second = await eventually(
+    async () => (await asOperator(`select * from app_ops.webhook_delivery_attempts where request_id = 'req-ops-test-2'`))[0],
+    15_000,
+    'the attempt of the event',
+  );
   t.true(second.succeeded);
 });
 

@@ -41,7 +41,10 @@ test.serial('client.updated, client.sales-funnel-status-change and client.reassi
   });
   t.is(sub.status, 200, sub.text);
   const secret: string = sub.body.data.signing_secret;
-  const created = await svc.request('POST', '/v1/client', { token: pat.token, json: { first_name: 'Jordan', last_name: 'Alvarez', email: 'jordan@example.com' } });
+  const created = await svc.request('POST', '/v1/client', {
+    token: pat.token,
+    json: { first_name: 'Jordan', last_name: 'Alvarez', email: 'jordan@example.com' },
+  });
   const uuid: string = created.body.data.uuid;
   const path = `/v1/agents/${pat.id}/clients/${uuid}`;
   t.is((await svc.request('PATCH', path, { token: pat.token, json: { phone: '+1 512 555 0142', email: 'jordan@example.com' } })).status, 200);
@@ -88,7 +91,9 @@ test.serial('destroy: the sweep deletes the stored files and a link issued befor
   const a = await agencyWithAgents(svc, 1);
   const [pat] = a.agents;
   const x = await extractFor(svc, a.agencyId, pat.id);
-  const linkReply = await svc.request('GET', `/v1/agents/${pat.id}/clients/${x.clientId}/submission/${x.submissionId}/declaration-page/${x.pageId}`, { token: pat.token });
+  const linkReply = await svc.request('GET', `/v1/agents/${pat.id}/clients/${x.clientId}/submission/${x.submissionId}/declaration-page/${x.pageId}`, {
+    token: pat.token,
+  });
   const link: string = linkReply.body.data.url;
   t.is((await fetch(link)).status, 200);
   t.deepEqual(await svc.deps.blobs.get(x.blobKey), x.bytes);
@@ -103,7 +108,11 @@ test.serial('destroy: the sweep deletes the stored files and a link issued befor
   await eventually(async () => (await svc.deps.blobs.get(x.blobKey)) === undefined, 20_000, 'the blob to be deleted');
   const after = await fetch(link);
   t.is(after.status, 404, 'the old link no longer downloads anything');
-  await eventually(async () => (await svc.tdb.db.owner.query('select 1 from app_private.expired_blobs where blob_key = $1', [x.blobKey])).rowCount === 0, 10_000, 'the key to be forgotten');
+  await eventually(
+    async () => (await svc.tdb.db.owner.query('select 1 from app_private.expired_blobs where blob_key = $1', [x.blobKey])).rowCount === 0,
+    10_000,
+    'the key to be forgotten',
+  );
 });
 
 test.serial('a sweep that died before deleting leaves its list, and the next sweep finishes it', async (t) => {
@@ -114,7 +123,9 @@ test.serial('a sweep that died before deleting leaves its list, and the next swe
   try {
     t.is((await svc.request('POST', `/v1/agents/${pat.id}/clients/${x.clientId}/destroy`, { token: pat.token })).status, 204);
     // As if the process died mid-sweep: the job is gone, the list and the file remain.
-    await svc.tdb.db.owner.query(`delete from graphile_worker._private_jobs where task_id = (select id from graphile_worker._private_tasks where identifier = 'blobs__sweep')`);
+    await svc.tdb.db.owner.query(
+      `delete from graphile_worker._private_jobs where task_id = (select id from graphile_worker._private_tasks where identifier = 'blobs__sweep')`,
+    );
     t.truthy(await svc.deps.blobs.get(x.blobKey));
   } finally {
     worker = await startTestWorker(svc);

@@ -57,10 +57,16 @@ test.serial('a document past retention loses its file and data; a younger one an
   t.truthy(kept.extracted_data);
   const pages = await svc.tdb.db.owner.query(`select count(*)::int n from app_private.document_pages where document_id = $1`, [old.document_id]);
   t.is(pages.rows[0].n, 0);
-  const copies = await svc.tdb.db.owner.query(`select count(*)::int n from app_public.events where agency_id = $1 and strpos(data::text, $2) > 0`, [a.agencyId, oldKey]);
+  const copies = await svc.tdb.db.owner.query(`select count(*)::int n from app_public.events where agency_id = $1 and strpos(data::text, $2) > 0`, [
+    a.agencyId,
+    oldKey,
+  ]);
   t.is(copies.rows[0].n, 0, 'no event keeps the expired document’s data');
   const youngKey = keys.find((k) => k.id === young.document_id).blob_key;
-  const youngCopies = await svc.tdb.db.owner.query(`select count(*)::int n from app_public.events where agency_id = $1 and strpos(data::text, $2) > 0`, [a.agencyId, youngKey]);
+  const youngCopies = await svc.tdb.db.owner.query(`select count(*)::int n from app_public.events where agency_id = $1 and strpos(data::text, $2) > 0`, [
+    a.agencyId,
+    youngKey,
+  ]);
   t.is(youngCopies.rows[0].n, 3, 'the younger document’s three events are kept');
   // An agency with a 7-day period.
   await svc.tdb.db.owner.query(`update app_public.agencies set document_retention_days = 7 where id = $1`, [a.agencyId]);

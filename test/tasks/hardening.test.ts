@@ -16,7 +16,14 @@ let worker: Runner;
 const receivers: Receiver[] = [];
 
 test.before(async () => {
-  svc = await startService({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_RETRY_SCHEDULE: '1', WEBHOOK_MAX_ATTEMPTS: '3', TRUST_PROXY: 'true', RATE_LIMIT_TOKEN_PER_WINDOW: '5', RATE_LIMIT_WINDOW_SECONDS: '3600' });
+  svc = await startService({
+    WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+    WEBHOOK_RETRY_SCHEDULE: '1',
+    WEBHOOK_MAX_ATTEMPTS: '3',
+    TRUST_PROXY: 'true',
+    RATE_LIMIT_TOKEN_PER_WINDOW: '5',
+    RATE_LIMIT_WINDOW_SECONDS: '3600',
+  });
   worker = await startTestWorker(svc);
 });
 test.after.always(async () => {
@@ -40,7 +47,9 @@ async function agency() {
 const put = (key: string, body: unknown) => svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: key, json: body });
 const post = (key: string, path: string) => svc.request('POST', path, { token: key, headers: { 'Idempotency-Key': crypto.randomUUID() } });
 const emit = (agencyId: number, mode: 'test' | 'live', topic: string | null, eventName: string | null, data: unknown) =>
-  svc.tdb.db.owner.query('select app_private.emit_event($1, $2, $3, $4, $5) as id', [agencyId, mode, topic, eventName, JSON.stringify(data)]).then((r) => Number(r.rows[0].id));
+  svc.tdb.db.owner
+    .query('select app_private.emit_event($1, $2, $3, $4, $5) as id', [agencyId, mode, topic, eventName, JSON.stringify(data)])
+    .then((r) => Number(r.rows[0].id));
 const formData = (submission_id: number) => ({ ...sampleTopicPayload('form-submission').data, submission_id });
 
 test('a sandbox key neither sees nor touches live webhook data or live settings, and a live key does not see test data', async (t) => {
@@ -53,14 +62,27 @@ test('a sandbox key neither sees nor touches live webhook data or live settings,
   await production.waitFor(1);
   await staging.waitFor(1);
 
-  const list = async (key: string) => (await svc.request('GET', '/v2/webhook-endpoints/form-submission/deliveries', { token: key })).body.data as Array<{ id: number; mode: string }>;
+  const list = async (key: string) =>
+    (await svc.request('GET', '/v2/webhook-endpoints/form-submission/deliveries', { token: key })).body.data as Array<{ id: number; mode: string }>;
   const [liveDelivery] = await eventually(async () => (await list(a.live)).length === 1 && list(a.live));
   const [testDelivery] = await list(a.test);
   t.is(liveDelivery.mode, 'live');
   t.is(testDelivery.mode, 'test');
-  t.deepEqual((await list(a.test)).map((d) => d.mode), ['test'], 'the sandbox key lists no live delivery');
-  t.deepEqual((await list(a.live)).map((d) => d.mode), ['live'], 'the live key lists no test delivery');
-  t.is((await svc.request('GET', `/v2/webhook-endpoints/form-submission/deliveries/${liveDelivery.id}`, { token: a.test })).status, 404, 'no live body for a sandbox key');
+  t.deepEqual(
+    (await list(a.test)).map((d) => d.mode),
+    ['test'],
+    'the sandbox key lists no live delivery',
+  );
+  t.deepEqual(
+    (await list(a.live)).map((d) => d.mode),
+    ['live'],
+    'the live key lists no test delivery',
+  );
+  t.is(
+    (await svc.request('GET', `/v2/webhook-endpoints/form-submission/deliveries/${liveDelivery.id}`, { token: a.test })).status,
+    404,
+    'no live body for a sandbox key',
+  );
   t.is((await svc.request('GET', `/v2/webhook-endpoints/form-submission/deliveries/${testDelivery.id}`, { token: a.live })).status, 404);
   t.is((await post(a.test, `/v2/webhook-endpoints/form-submission/deliveries/${liveDelivery.id}/redeliver`)).status, 404, 'no redelivery of live data');
 
@@ -80,12 +102,19 @@ test('a sandbox key neither sees nor touches live webhook data or live settings,
   // The policies themselves, with no route in between: a test-mode identity sees test rows only.
   const c = await svc.tdb.db.request.connect();
   try {
-    for (const [mode, other] of [['test', 'live'], ['live', 'test']] as const) {
+    for (const [mode, other] of [
+      ['test', 'live'],
+      ['live', 'test'],
+    ] as const) {
       await c.query('begin');
       await setIdentity(svc.tdb.db, c, { role: 'admin', agencyId: a.agencyId, mode, apiKeyId: 1 });
       for (const table of ['events', 'webhook_deliveries', 'webhook_delivery_attempts']) {
         const { rows } = await c.query(`select distinct mode from app_public.${table}`);
-        t.deepEqual(rows.map((r) => r.mode), [mode], `${table} as a ${mode} key`);
+        t.deepEqual(
+          rows.map((r) => r.mode),
+          [mode],
+          `${table} as a ${mode} key`,
+        );
       }
       const leaked = await c.query(`select count(*)::int n from app_public.webhook_deliveries where mode = $1`, [other]);
       t.is(leaked.rows[0].n, 0);
@@ -114,7 +143,10 @@ test('a failing staging URL does not disable live deliveries', async (t) => {
   await svc.tdb.db.owner.query(`update app_public.webhook_endpoints set failing_since = null where agency_id = $1`, [a.agencyId]);
   await emit(a.agencyId, 'test', 'form-submission', null, formData(1));
   await staging.waitFor(1);
-  await eventually(async () => (await svc.tdb.db.owner.query(`select status from app_public.webhook_deliveries where agency_id = $1`, [a.agencyId])).rows[0]?.status === 'failed');
+  await eventually(
+    async () =>
+      (await svc.tdb.db.owner.query(`select status from app_public.webhook_deliveries where agency_id = $1`, [a.agencyId])).rows[0]?.status === 'failed',
+  );
   const ep = (await svc.tdb.db.owner.query(`select enabled, failing_since from app_public.webhook_endpoints where agency_id = $1`, [a.agencyId])).rows[0];
   t.deepEqual(ep, { enabled: true, failing_since: null });
   await emit(a.agencyId, 'live', 'form-submission', null, formData(2));
@@ -141,12 +173,17 @@ test('fan-out delivers to every target that can take the event and skips the oth
   // An event that names both but whose data fits only one envelope goes where it fits.
   const both = await emit(a.agencyId, 'test', 'form-submission', 'client.updated', sampleV1Event('client.updated').data);
   await subReceiver.waitFor(2);
-  const deliveries = await svc.tdb.db.owner.query(`select event_id, endpoint_id from app_public.webhook_deliveries where event_id = any($1)`, [[topicEvent, both]]);
+  const deliveries = await svc.tdb.db.owner.query(`select event_id, endpoint_id from app_public.webhook_deliveries where event_id = any($1)`, [
+    [topicEvent, both],
+  ]);
   t.is(deliveries.rows.filter((d) => d.event_id === topicEvent).length, 1, 'one delivery: the topic endpoint');
   t.is(deliveries.rows.filter((d) => d.event_id === both).length, 1, 'one delivery: the subscription (the data is no form submission)');
   // No fan-out job failed or waits for a retry.
   // (Only this test's events: other tests of the file fan out concurrently.)
-  const failed = await svc.tdb.db.owner.query(`select count(*)::int n from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id where k.identifier = 'events__fan_out' and j.attempts > 0 and (j.payload->>'event_id')::bigint = any($1::bigint[])`, [[topicEvent, both]]);
+  const failed = await svc.tdb.db.owner.query(
+    `select count(*)::int n from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id where k.identifier = 'events__fan_out' and j.attempts > 0 and (j.payload->>'event_id')::bigint = any($1::bigint[])`,
+    [[topicEvent, both]],
+  );
   t.is(failed.rows[0].n, 0);
   t.is(topicReceiver.received.length, 1);
 });
@@ -162,16 +199,22 @@ test('a burst of events to one endpoint is delivered exactly once each, batched 
   const ids = r.received.map((x) => x.json.data.submission_id as number);
   t.is(ids.length, n, 'no delivery doubled');
   t.is(new Set(ids).size, n, 'none lost');
-  const st = await svc.tdb.db.owner.query(`select status, count(*)::int n from app_public.webhook_deliveries where agency_id = $1 group by status`, [a.agencyId]);
+  const st = await svc.tdb.db.owner.query(`select status, count(*)::int n from app_public.webhook_deliveries where agency_id = $1 group by status`, [
+    a.agencyId,
+  ]);
   t.deepEqual(st.rows, [{ status: 'delivered', n }]);
-  const attempts = await svc.tdb.db.owner.query(`select count(*)::int n, count(distinct delivery_id)::int d from app_public.webhook_delivery_attempts where agency_id = $1`, [a.agencyId]);
+  const attempts = await svc.tdb.db.owner.query(
+    `select count(*)::int n, count(distinct delivery_id)::int d from app_public.webhook_delivery_attempts where agency_id = $1`,
+    [a.agencyId],
+  );
   t.deepEqual(attempts.rows[0], { n, d: n }, 'one logged attempt per delivery');
 });
 
 test('an Idempotency-Key claim dies with its request: a killed request frees the key, a running one holds it', async (t) => {
   const a = await agency();
   const key = crypto.randomUUID();
-  const claim = (c: pg.ClientBase) => c.query(`select outcome from app_private.claim_idempotency_key($1, 'test', $2, 'fp')`, [a.agencyId, key]).then((r) => r.rows[0].outcome as string);
+  const claim = (c: pg.ClientBase) =>
+    c.query(`select outcome from app_private.claim_idempotency_key($1, 'test', $2, 'fp')`, [a.agencyId, key]).then((r) => r.rows[0].outcome as string);
   const first = new pg.Client({ connectionString: svc.tdb.url });
   const second = new pg.Client({ connectionString: svc.tdb.url });
   first.on('error', () => {});
@@ -179,13 +222,13 @@ test('an Idempotency-Key claim dies with its request: a killed request frees the
   await second.connect();
   try {
     await first.query('begin');
-    t.is(await claim(first), 'new')
+    t.is(await claim(first), 'new');
     const pid = (await first.query('select pg_backend_pid() as pid')).rows[0].pid;
-    t.is(await claim(second), 'running', 'a twin while the first request runs')
+    t.is(await claim(second), 'running', 'a twin while the first request runs');
     // The process dies mid-request: Postgres ends its session, and the claim with it.
     await second.query('select pg_terminate_backend($1)', [pid]);
     await eventually(async () => (await second.query('select count(*)::int n from pg_stat_activity where pid = $1', [pid])).rows[0].n === 0);
-    t.is(await claim(second), 'new', 'the honest retry runs at once')
+    t.is(await claim(second), 'new', 'the honest retry runs at once');
     const rows = await second.query('select count(*)::int n from app_private.idempotency_keys where key = $1', [key]);
     t.is(rows.rows[0].n, 0, 'nothing was stored for the killed request');
   } finally {
@@ -194,15 +237,25 @@ test('an Idempotency-Key claim dies with its request: a killed request frees the
   }
   // A 'running' row left behind by the previous implementation no longer blocks the key.
   const stale = crypto.randomUUID();
-  await svc.tdb.db.owner.query(`insert into app_private.idempotency_keys (agency_id, mode, key, fingerprint) values ($1, 'test', $2, 'x')`, [a.agencyId, stale]);
-  const r = await svc.request('POST', '/v2/forms', { token: a.test, headers: { 'Idempotency-Key': stale }, json: { name: 'F', owner: { type: 'agency', agency_id: a.agencyId }, insurance_line: 'personal_auto' } });
+  await svc.tdb.db.owner.query(`insert into app_private.idempotency_keys (agency_id, mode, key, fingerprint) values ($1, 'test', $2, 'x')`, [
+    a.agencyId,
+    stale,
+  ]);
+  const r = await svc.request('POST', '/v2/forms', {
+    token: a.test,
+    headers: { 'Idempotency-Key': stale },
+    json: { name: 'F', owner: { type: 'agency', agency_id: a.agencyId }, insurance_line: 'personal_auto' },
+  });
   t.is(r.status, 201, r.text);
 });
 
 test('wrong secrets from one address never lock the client out elsewhere, and unknown client ids leave no state', async (t) => {
   const c = await createOAuthClient(svc.tdb.db.owner, 'target');
   const token = (secret: string, from: string, clientId = c.client_id) =>
-    svc.request('POST', '/oauth/token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: secret }, headers: { 'X-Forwarded-For': from } });
+    svc.request('POST', '/oauth/token', {
+      json: { grant_type: 'client_credentials', client_id: clientId, client_secret: secret },
+      headers: { 'X-Forwarded-For': from },
+    });
   const statuses: number[] = [];
   for (let i = 0; i < 7; i++) statuses.push((await token('wrong', '203.0.113.9')).status);
   t.deepEqual(statuses, [401, 401, 401, 401, 401, 429, 429], 'the guesser is stopped after 5 failures');
@@ -212,6 +265,8 @@ test('wrong secrets from one address never lock the client out elsewhere, and un
 
   for (let i = 0; i < 5; i++) t.is((await token('x', '203.0.113.10', `oc_made_up_${i}`)).status, 401);
   // (Other tests of this file spend buckets concurrently: look only for what the made-up ids could have left.)
-  const left = (await svc.tdb.db.owner.query(`select count(*)::int n from app_private.rate_limit_counters where bucket like '%made_up%' or bucket like '%203.0.113.10%'`)).rows[0].n;
+  const left = (
+    await svc.tdb.db.owner.query(`select count(*)::int n from app_private.rate_limit_counters where bucket like '%made_up%' or bucket like '%203.0.113.10%'`)
+  ).rows[0].n;
   t.is(left, 0, 'no row for made-up client ids');
 });

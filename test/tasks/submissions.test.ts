@@ -59,7 +59,11 @@ async function consumerSubmits(s: Awaited<ReturnType<typeof setup>>, ctx?: strin
 
 test('a submission reaches the receiver as the exact §6.3 payload, with metadata, file links and the ACORD archive', async (t) => {
   const s = await setup();
-  const link = await svc.request('POST', `/v2/forms/${s.form.id}/links`, { token: s.key, json: { agent_id: s.ownerId, metadata: { crm_id: 'lead-42', campaign: 'spring' } }, headers: { 'Idempotency-Key': crypto.randomUUID() } });
+  const link = await svc.request('POST', `/v2/forms/${s.form.id}/links`, {
+    token: s.key,
+    json: { agent_id: s.ownerId, metadata: { crm_id: 'lead-42', campaign: 'spring' } },
+    headers: { 'Idempotency-Key': crypto.randomUUID() },
+  });
   const ctx = new URL(link.body.url).searchParams.get('ctx')!;
   const before = Date.now();
   const created = await consumerSubmits(s, ctx);
@@ -83,7 +87,25 @@ test('a submission reaches the receiver as the exact §6.3 payload, with metadat
   t.deepEqual(byId.home_address.value, { line1: '12 Elm St', city: 'Austin', state: 'TX', postal_code: '78701' });
   t.deepEqual(byId.household.value, [{ name: 'Zoë Alvarez', born: '1990-04-02' }]);
   t.deepEqual(byId.protections.value, ['Smoke detectors']);
-  t.deepEqual(data.answers.map((a: { question_id: string }) => a.question_id), ['first_name', 'last_name', 'email', 'phone', 'has_pets', 'pet_count', 'renting', 'home_address', 'year_built', 'roof', 'protections', 'household', 'declarations', 'notes']);
+  t.deepEqual(
+    data.answers.map((a: { question_id: string }) => a.question_id),
+    [
+      'first_name',
+      'last_name',
+      'email',
+      'phone',
+      'has_pets',
+      'pet_count',
+      'renting',
+      'home_address',
+      'year_built',
+      'roof',
+      'protections',
+      'household',
+      'declarations',
+      'notes',
+    ],
+  );
   const [file] = byId.declarations.value;
   t.like(file, { filename: 'my declarations.pdf', content_type: 'application/pdf' });
   const download = await fetch(file.url);
@@ -97,9 +119,15 @@ test('a submission reaches the receiver as the exact §6.3 payload, with metadat
   const first = await svc.request('GET', `/v2/submissions/${created.submission_id}`, { token: s.key });
   t.is(first.status, 200);
   const { acord_report, ...rest } = first.body;
-  t.deepEqual(rest.answers.map((a: { question_id: string }) => a.question_id), data.answers.map((a: { question_id: string }) => a.question_id));
+  t.deepEqual(
+    rest.answers.map((a: { question_id: string }) => a.question_id),
+    data.answers.map((a: { question_id: string }) => a.question_id),
+  );
   t.deepEqual({ ...rest, answers: undefined, acord: undefined }, { ...data, answers: undefined, acord: undefined });
-  t.true(acord_report.missing_fields.some((m: { field: string }) => m.field === 'ACORD80.Policy.EffectiveDate'), 'effective date was not asked');
+  t.true(
+    acord_report.missing_fields.some((m: { field: string }) => m.field === 'ACORD80.Policy.EffectiveDate'),
+    'effective date was not asked',
+  );
   await new Promise((r) => setTimeout(r, 1100));
   const second = await svc.request('GET', `/v2/submissions/${created.submission_id}`, { token: s.key });
   const expires = (u: string) => Number(new URL(u).searchParams.get('expires'));
@@ -124,7 +152,9 @@ test('a receiver that fails the first delivery of a real submission gets it agai
 
 test('a form without ACORD fields sends no acord object, and the event comes from the SQL state function', async (t) => {
   const s = await setup();
-  const plain = await publishedForm(svc, s.key, s.agencyId, 'Callback request', [{ id: 's', name: 'Call me', questions: [{ id: 'name', type: 'short_text', label: 'Your name', required: true }] }]);
+  const plain = await publishedForm(svc, s.key, s.agencyId, 'Callback request', [
+    { id: 's', name: 'Call me', questions: [{ id: 'name', type: 'short_text', label: 'Your name', required: true }] },
+  ]);
   const page = await svc.request('GET', `/${s.slug}/form/${plain.public_id}/callback-request`);
   const snapshot_id = JSON.parse(/id="form-data">(.*?)<\/script>/s.exec(page.text)![1]).snapshot_id;
   const r = await svc.request('POST', `/${s.slug}/form/${plain.public_id}/submissions`, { json: { snapshot_id, answers: { name: 'Kim' } } });
@@ -132,7 +162,10 @@ test('a form without ACORD fields sends no acord object, and the event comes fro
   const [got] = await s.receiver.waitFor(1);
   t.is(got.json.data.acord, undefined);
   t.deepEqual(got.json.data.contact, { name: 'Kim' });
-  const row = await svc.tdb.db.owner.query('select s.status, e.topic, e.data from app_public.submissions s join app_public.events e on e.id = s.event_id where s.id = $1', [r.body.submission_id]);
+  const row = await svc.tdb.db.owner.query(
+    'select s.status, e.topic, e.data from app_public.submissions s join app_public.events e on e.id = s.event_id where s.id = $1',
+    [r.body.submission_id],
+  );
   t.like(row.rows[0], { status: 'complete', topic: 'form-submission' });
   t.is(row.rows[0].data.submission_id, r.body.submission_id);
   const direct = await t.throwsAsync(svc.tdb.db.owner.query(`update app_public.submissions set status = 'processing' where id = $1`, [r.body.submission_id]));

@@ -45,7 +45,9 @@ async function agencyWithKey() {
 const put = (key: string, topic: string, body: unknown) => svc.request('PUT', `/v2/webhook-endpoints/${topic}`, { token: key, json: body });
 const post = (key: string, path: string) => svc.request('POST', path, { token: key, headers: { 'Idempotency-Key': crypto.randomUUID() } });
 const emit = (agencyId: number, mode: 'test' | 'live', topic: string | null, eventName: string | null, data: unknown) =>
-  svc.tdb.db.owner.query('select app_private.emit_event($1, $2, $3, $4, $5) as id', [agencyId, mode, topic, eventName, JSON.stringify(data)]).then((r) => Number(r.rows[0].id));
+  svc.tdb.db.owner
+    .query('select app_private.emit_event($1, $2, $3, $4, $5) as id', [agencyId, mode, topic, eventName, JSON.stringify(data)])
+    .then((r) => Number(r.rows[0].id));
 
 const formData = (submission_id: number) => ({ ...sampleTopicPayload('form-submission').data, submission_id });
 const clientData = () => sampleTopicPayload('client-submission').data;
@@ -58,7 +60,11 @@ function receiverAccepts(secret: string, raw: Buffer, header: unknown): boolean 
 }
 
 async function deliveries(key: string, topic: string) {
-  return (await svc.request('GET', `/v2/webhook-endpoints/${topic}/deliveries`, { token: key })).body.data as Array<{ id: number; status: string; attempt_count: number }>;
+  return (await svc.request('GET', `/v2/webhook-endpoints/${topic}/deliveries`, { token: key })).body.data as Array<{
+    id: number;
+    status: string;
+    attempt_count: number;
+  }>;
 }
 
 test('an event of test data is delivered to the staging URL, signed over the exact bytes', async (t) => {
@@ -81,7 +87,10 @@ test('an event of test data is delivered to the staging URL, signed over the exa
   // Standard Webhooks: base64 HMAC of "id.timestamp.body" keyed with the decoded secret.
   const id = String(got.headers['webhook-id']);
   const ts = String(got.headers['webhook-timestamp']);
-  const sig = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64')).update(`${id}.${ts}.`).update(got.raw).digest('base64');
+  const sig = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))
+    .update(`${id}.${ts}.`)
+    .update(got.raw)
+    .digest('base64');
   t.true(String(got.headers['webhook-signature']).split(' ').includes(`v1,${sig}`));
   t.true(Math.abs(Number(ts) - Date.now() / 1000) < 60);
   t.is(production.received.length, 0);
@@ -159,7 +168,12 @@ test('a 302 is not followed and counts as a failure', async (t) => {
   const a = await agencyWithKey();
   const target = await receiver();
   const r = await receiver();
-  r.script({ status: 302, headers: { location: `${target.url}/elsewhere` } }, { status: 302, headers: { location: `${target.url}/elsewhere` } }, { status: 302, headers: { location: `${target.url}/elsewhere` } }, { status: 302, headers: { location: `${target.url}/elsewhere` } });
+  r.script(
+    { status: 302, headers: { location: `${target.url}/elsewhere` } },
+    { status: 302, headers: { location: `${target.url}/elsewhere` } },
+    { status: 302, headers: { location: `${target.url}/elsewhere` } },
+    { status: 302, headers: { location: `${target.url}/elsewhere` } },
+  );
   await put(a.key, 'form-submission', { staging_url: r.url });
   await emit(a.agencyId, 'test', 'form-submission', null, formData(3));
   const [d] = await eventually(async () => {
@@ -192,8 +206,15 @@ test('non-global addresses are refused before any connection unless allow-listed
     t.is(detail.attempts[0].status_code, null);
   }
   const r = await receiver();
-  t.is((await put(a.key, 'form-submission', { staging_url: `http://localhost:${r.port}/named` })).status, 422, 'a name resolving to loopback is refused at registration');
-  await svc.tdb.db.owner.query(`update app_public.webhook_endpoints set staging_url = $2 where agency_id = $1`, [a.agencyId, `http://localhost:${r.port}/named`]);
+  t.is(
+    (await put(a.key, 'form-submission', { staging_url: `http://localhost:${r.port}/named` })).status,
+    422,
+    'a name resolving to loopback is refused at registration',
+  );
+  await svc.tdb.db.owner.query(`update app_public.webhook_endpoints set staging_url = $2 where agency_id = $1`, [
+    a.agencyId,
+    `http://localhost:${r.port}/named`,
+  ]);
   const sent = await post(a.key, '/v2/webhook-endpoints/form-submission/test');
   const detail = await eventually(async () => {
     const d = await svc.request('GET', `/v2/webhook-endpoints/form-submission/deliveries/${sent.body.id}`, { token: a.key });
@@ -258,7 +279,9 @@ test('rotating the secret signs later attempts with the new one; redelivery keep
   t.is(rotated.status, 200);
   const second = rotated.body.signing_secret;
   t.not(second, first);
-  await eventually(async () => (await svc.request('GET', `/v2/webhook-endpoints/form-submission/deliveries/${sent.body.id}`, { token: a.key })).body.status === 'delivered');
+  await eventually(
+    async () => (await svc.request('GET', `/v2/webhook-endpoints/form-submission/deliveries/${sent.body.id}`, { token: a.key })).body.status === 'delivered',
+  );
   const again = await post(a.key, `/v2/webhook-endpoints/form-submission/deliveries/${sent.body.id}/redeliver`);
   t.is(again.status, 202);
   t.is(again.body.redelivery_of, sent.body.id);
@@ -292,7 +315,9 @@ test('v1 subscriptions: CRUD by admins, unknown events 422, matching events deli
   const c = await svc.oauthClient();
   const a = await svc.agency(c.token);
   const b = await svc.agency(c.token);
-  const plain = (await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, { token: c.token, json: { first_name: 'P', last_name: 'Q', email: 'pq@example.com' } })).body.data;
+  const plain = (
+    await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, { token: c.token, json: { first_name: 'P', last_name: 'Q', email: 'pq@example.com' } })
+  ).body.data;
   const r = await receiver();
   const bad = await svc.request('POST', '/v1/webhooks', { token: a.ownerToken, json: { url: r.url, events: ['client.deleted'] } });
   t.is(bad.status, 422);
@@ -320,9 +345,18 @@ test('v1 subscriptions: CRUD by admins, unknown events 422, matching events deli
   t.true(receiverAccepts(all.body.data.signing_secret, got.raw, got.headers['x-signature']));
   await emit(a.agencyId, 'live', null, 'client.reassigned', sampleV1Event('client.reassigned').data);
   await r.waitFor(3);
-  t.deepEqual(r.received.slice(1).map((x) => x.path).sort(), ['/all', '/reassigned']);
+  t.deepEqual(
+    r.received
+      .slice(1)
+      .map((x) => x.path)
+      .sort(),
+    ['/all', '/reassigned'],
+  );
 
-  const patched = await svc.request('PATCH', `/v1/webhooks/${one.body.data.uuid}`, { token: a.ownerToken, json: { events: ['client.updated', 'client.reassigned'], enabled: false } });
+  const patched = await svc.request('PATCH', `/v1/webhooks/${one.body.data.uuid}`, {
+    token: a.ownerToken,
+    json: { events: ['client.updated', 'client.reassigned'], enabled: false },
+  });
   t.is(patched.status, 200);
   t.like(patched.body.data, { enabled: false, events: ['client.updated', 'client.reassigned'] });
   const log = await svc.request('GET', `/v1/webhooks/${all.body.data.uuid}/deliveries`, { token: a.ownerToken });

@@ -18,7 +18,11 @@ const badRequest = (message: string, field?: string) => new ApiError(400, messag
 const extOf: Record<string, string> = { 'application/pdf': 'pdf', 'image/jpeg': 'jpg', 'image/png': 'png' };
 
 function safeFilename(name: string | null, fallback: string): string {
-  const base = (name ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const base = (name ?? '')
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim();
   return (base || fallback).slice(0, 255);
 }
 
@@ -39,13 +43,21 @@ async function store(deps: Deps, part: 'lease' | 'insurance', file: UploadedFile
   try {
     mime = sniff(bytes, { maxBytes: deps.cfg.MAX_UPLOAD_BYTES, maxImagePixels: deps.cfg.MAX_IMAGE_PIXELS }).mime;
   } catch (e) {
-    if (e instanceof DocumentError) throw new ApiError(documentErrorStatus[e.code], `${part}: ${e.message}`, e.details ? [{ field: part, message: e.details }] : [], {}, e.code);
+    if (e instanceof DocumentError)
+      throw new ApiError(documentErrorStatus[e.code], `${part}: ${e.message}`, e.details ? [{ field: part, message: e.details }] : [], {}, e.code);
     throw e;
   }
   const id = randomUUID();
   const blobKey = `documents/${id}.${extOf[mime]}`;
   await deps.blobs.putAt(blobKey, { path: file.filepath }, mime);
-  return { id, blob_key: blobKey, filename: safeFilename(file.originalFilename, part), content_type: mime, size_bytes: file.size, sha256: createHash('sha256').update(bytes).digest('hex') };
+  return {
+    id,
+    blob_key: blobKey,
+    filename: safeFilename(file.originalFilename, part),
+    content_type: mime,
+    size_bytes: file.size,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+  };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -66,7 +78,13 @@ async function waitFor(deps: Deps, id: string, deadlineMs: number): Promise<Anal
 /** A failed analysis as its §7.2 error (422 extraction_failed with details, …). */
 function failure(row: AnalysisRow): ApiError {
   const code = (row.error_code ?? 'internal_error') as DocumentError['code'];
-  return new ApiError(documentErrorStatus[code] ?? 500, code === 'extraction_failed' ? 'data cannot be extracted from a document' : row.error_details ?? 'the analysis failed', row.error_details && code === 'extraction_failed' ? [{ message: row.error_details }] : [], {}, code);
+  return new ApiError(
+    documentErrorStatus[code] ?? 500,
+    code === 'extraction_failed' ? 'data cannot be extracted from a document' : (row.error_details ?? 'the analysis failed'),
+    row.error_details && code === 'extraction_failed' ? [{ message: row.error_details }] : [],
+    {},
+    code,
+  );
 }
 
 function accepted(ctx: Context, row: Pick<AnalysisRow, 'id' | 'status' | 'as_of'>) {
@@ -91,13 +109,21 @@ export const analysisRoutes = [
       insurance: { description: 'the insurance policy, declarations, certificate or binder: PDF, JPEG or PNG (one page), at most 10 MB' },
     },
     responses: {
-      200: { description: 'The §2.8 lease analysis result', schema: analysisResult, headers: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] },
+      200: {
+        description: 'The §2.8 lease analysis result',
+        schema: analysisResult,
+        headers: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+      },
       202: { description: 'Still running (past the deadline, or ?async=true): GET status_url for the result', schema: analysisStatus },
       ...apiErrors(400, 401, 413, 422, 429, 500),
     },
     handler: async (ctx, { query, body, files }, deps: Deps) => {
       const missing = (['lease', 'insurance'] as const).filter((p) => !files[p]);
-      if (missing.length) throw badRequest(`both files are required: the ${missing.join(' and ')} part${missing.length > 1 ? 's are' : ' is'} missing (multipart/form-data parts "lease" and "insurance")`, missing[0]);
+      if (missing.length)
+        throw badRequest(
+          `both files are required: the ${missing.join(' and ')} part${missing.length > 1 ? 's are' : ' is'} missing (multipart/form-data parts "lease" and "insurance")`,
+          missing[0],
+        );
       const asOf = asOfOf((body ?? {}) as Record<string, unknown>);
       const lease = await store(deps, 'lease', files.lease!);
       let insurance: StoredDocument | undefined;
@@ -128,7 +154,10 @@ export const analysisRoutes = [
     auth: 'api_key_header',
     rateLimit: 'plan',
     params: analysisParams,
-    responses: { 200: { description: 'The §2.8 result (completed) or the status (queued, processing, failed)', schema: analysisResult.or(analysisStatus) }, ...apiErrors(400, 401, 404, 429) },
+    responses: {
+      200: { description: 'The §2.8 result (completed) or the status (queued, processing, failed)', schema: analysisResult.or(analysisStatus) },
+      ...apiErrors(400, 401, 404, 429),
+    },
     handler: async (ctx, { params }) => {
       const row = await getAnalysis(tx(ctx), params.analysis_id);
       if (!row) throw new ApiError(404, `analysis ${params.analysis_id} not found`, [], {}, 'not_found');

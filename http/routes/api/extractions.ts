@@ -10,7 +10,15 @@ import { decodeTimeCursor, encodeTimeCursor } from '../../pagination.ts';
 import { ApiError } from '../../errors.ts';
 import { presentExtraction } from '../../presenters/extractions.ts';
 import { route, tx, type Deps } from '../../route.ts';
-import { agentPathParams, apiErrors, extractBody, extractionList, extractionParams, extractionRecord, listExtractionsQuery } from '../../schemas/extractions.ts';
+import {
+  agentPathParams,
+  apiErrors,
+  extractBody,
+  extractionList,
+  extractionParams,
+  extractionRecord,
+  listExtractionsQuery,
+} from '../../schemas/extractions.ts';
 import type { Context } from 'koa';
 
 const badRequest = (message: string, field?: string) => new ApiError(400, message, field ? [{ field, message }] : [], {}, 'bad_request');
@@ -33,7 +41,11 @@ function field(body: Record<string, unknown>, name: string): string | undefined 
 const extOf: Record<string, string> = { 'application/pdf': 'pdf', 'image/jpeg': 'jpg', 'image/png': 'png' };
 
 function safeFilename(name: string | null): string {
-  const base = (name ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const base = (name ?? '')
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim();
   return (base || 'document').slice(0, 255);
 }
 
@@ -50,7 +62,11 @@ export const extractionRoutes = [
     docBody: extractBody,
     files: { file: { description: 'the policy document: PDF (text or scanned), JPEG or PNG (one page), at most 10 MB' } },
     responses: {
-      200: { description: 'The §2.9 record with parsing_status "queued"', schema: extractionRecord, headers: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] },
+      200: {
+        description: 'The §2.9 record with parsing_status "queued"',
+        schema: extractionRecord,
+        headers: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+      },
       ...apiErrors(400, 401, 404, 413, 429, 500),
     },
     handler: async (ctx, { params, body, files }, deps: Deps) => {
@@ -59,7 +75,8 @@ export const extractionRoutes = [
       const entity = entityTypeSchema.safeParse(entityRaw);
       if (!entity.success) throw badRequest(`entity_type "${entityRaw.slice(0, 60)}" is not one of ${entityTypeSchema.options.join(', ')}`, 'entity_type');
       const clientUuid = field(fields, 'client_uuid');
-      if (clientUuid !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(clientUuid)) throw badRequest('client_uuid must be a UUID', 'client_uuid');
+      if (clientUuid !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(clientUuid))
+        throw badRequest('client_uuid must be a UUID', 'client_uuid');
       const file = files.file;
       if (!file) throw badRequest('a file part named "file" is required (multipart/form-data)', 'file');
       await requireAgent(ctx, params.agent_id);

@@ -57,9 +57,13 @@ async function keysPage(ctx: Parameters<typeof renderPage>[0], s: DashboardSessi
     'API keys',
     html`${top}
 <section aria-labelledby="keys-title"><h2 id="keys-title" class="visually-hidden">Keys</h2>
-${keys.length ? html`<div class="dash-table-wrap"><table class="dash-table"><caption class="visually-hidden">${s.mode === 'test' ? 'Test' : 'Live'} API keys</caption>
+${
+  keys.length
+    ? html`<div class="dash-table-wrap"><table class="dash-table"><caption class="visually-hidden">${s.mode === 'test' ? 'Test' : 'Live'} API keys</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Permissions</th><th scope="col">Key</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
-<tbody>${rows}</tbody></table></div>` : html`<p class="lede">No ${s.mode} keys yet.</p>`}
+<tbody>${rows}</tbody></table></div>`
+    : html`<p class="lede">No ${s.mode} keys yet.</p>`
+}
 </section>
 <section class="dash-panel" aria-labelledby="new-key"><h2 id="new-key">Create a ${s.mode} key</h2>
 <form method="post" action="${b}/keys" class="dash-form">${csrfField(s)}
@@ -100,7 +104,8 @@ export const dashboardApiKeyRoutes = [
     handler: (ctx, { params, body }, deps) =>
       withSession(ctx, deps, params.mode, true, async (s) => {
         const f = createFields.safeParse(body);
-        if (!f.success) throw new ApiError(422, 'give the key a name and choose its permissions', [{ field: 'name', message: 'required, at most 100 characters' }]);
+        if (!f.success)
+          throw new ApiError(422, 'give the key a name and choose its permissions', [{ field: 'name', message: 'required, at most 100 characters' }]);
         const k = newApiKey(s.mode);
         const created = await createApiKey(tx(ctx), s.agency_id, { name: f.data.name, mode: s.mode, permissions: f.data.permissions }, k);
         await keysPage(ctx, s, shownOnce(k.key, `Your new key “${created.name}”`), 201);

@@ -16,7 +16,12 @@ import { hostedFormPath } from '../../pages/urls.ts';
 import { route, tx } from '../../route.ts';
 import { dashboardForm, modeIdParams, modeParams } from '../../schemas/dashboard.ts';
 
-const responses = { 200: { description: 'HTML page' }, 401: { description: 'Not signed in' }, 403: { description: 'No CSRF token, or not an admin' }, 404: { description: 'Not found' } };
+const responses = {
+  200: { description: 'HTML page' },
+  401: { description: 'Not signed in' },
+  403: { description: 'No CSRF token, or not an admin' },
+  404: { description: 'Not found' },
+};
 
 /** Forms an agent (not an admin) works with: its own and the agency-wide ones. */
 const visibleTo = (s: DashboardSession, f: FormRow) => s.isAdmin || f.owner_agent_id === null || f.owner_agent_id === s.agent_id;
@@ -61,9 +66,13 @@ async function formPage(ctx: Context, deps: Deps, s: DashboardSession, f: FormRo
     f.name,
     html`${top}
 <p><span class="dash-status dash-status--${f.status}">${f.status === 'active' ? 'published' : 'draft'}</span> ${f.insurance_line} · id ${f.id} · <code>${f.public_id}</code>${f.published_at ? ` · published ${when(f.published_at)}` : ''}</p>
-${s.isAdmin ? html`<div class="dash-filter">
+${
+  s.isAdmin
+    ? html`<div class="dash-filter">
 <form method="post" action="${b}/publish">${csrfField(s)}<button class="button button--primary button--small" type="submit">${f.status === 'active' ? 'Publish the current version' : 'Publish'}</button></form>
-<form method="post" action="${b}/duplicate">${csrfField(s)}<button class="button button--secondary button--small" type="submit">Duplicate</button></form></div>` : ''}
+<form method="post" action="${b}/duplicate">${csrfField(s)}<button class="button button--secondary button--small" type="submit">Duplicate</button></form></div>`
+    : ''
+}
 ${
   path
     ? html`<section class="dash-panel" aria-labelledby="embed-title"><h2 id="embed-title">Share and embed</h2>
@@ -88,9 +97,13 @@ ${
 <section class="dash-panel" aria-labelledby="origins-title"><h2 id="origins-title">Embed origins</h2>
 <p>Sites allowed to frame the agency’s forms; any other site gets a blank frame.</p>
 ${origins.length ? html`<ul>${origins.map((o) => html`<li><code>${o}</code></li>`)}</ul>` : html`<p>None yet.</p>`}
-${s.isAdmin ? html`<form method="post" action="${b}/embed-origins" class="dash-form">${csrfField(s)}
+${
+  s.isAdmin
+    ? html`<form method="post" action="${b}/embed-origins" class="dash-form">${csrfField(s)}
 <div class="field"><label class="field__label" for="origins">Origins, one a line (https://www.agency.example)</label><textarea class="input" id="origins" name="origins" rows="4">${origins.join('\n')}</textarea></div>
-<button class="button button--secondary" type="submit">Save origins</button></form>` : ''}</section>
+<button class="button button--secondary" type="submit">Save origins</button></form>`
+    : ''
+}</section>
 <p><a href="${base(s.mode)}/forms">All forms</a></p>`,
     status,
   );
@@ -109,7 +122,9 @@ export const dashboardFormRoutes = [
     responses,
     handler: (ctx, { params, query }, deps) =>
       withSession(ctx, deps, params.mode, false, async (s) => {
-        const forms = (await listForms(tx(ctx), { before: null, status: query.status || null, insuranceLine: null, limit: 200 })).filter((f) => visibleTo(s, f));
+        const forms = (await listForms(tx(ctx), { before: null, status: query.status || null, insuranceLine: null, limit: 200 })).filter((f) =>
+          visibleTo(s, f),
+        );
         await renderPage(
           ctx,
           s,
@@ -117,9 +132,13 @@ export const dashboardFormRoutes = [
           html`<form method="get" class="dash-filter"><div class="field"><label class="field__label" for="status">Status</label>
 <select class="input" id="status" name="status"><option value="">All</option><option value="active"${query.status === 'active' ? ' selected' : ''}>Published</option><option value="draft"${query.status === 'draft' ? ' selected' : ''}>Draft</option></select></div>
 <button class="button button--secondary button--small" type="submit">Filter</button></form>
-${forms.length ? html`<div class="dash-table-wrap"><table class="dash-table"><caption class="visually-hidden">Forms</caption>
+${
+  forms.length
+    ? html`<div class="dash-table-wrap"><table class="dash-table"><caption class="visually-hidden">Forms</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Line</th><th scope="col">Status</th><th scope="col">Updated</th></tr></thead>
-<tbody>${forms.map((f) => html`<tr><th scope="row"><a href="${base(s.mode)}/forms/${f.id}">${f.name}</a></th><td>${f.insurance_line}</td><td><span class="dash-status dash-status--${f.status}">${f.status === 'active' ? 'published' : 'draft'}</span></td><td>${when(f.updated_at)}</td></tr>`)}</tbody></table></div>` : html`<p class="lede">No ${s.mode} forms${query.status ? ' with this status' : ''}. Forms are made through the API (POST /v2/forms).</p>`}`,
+<tbody>${forms.map((f) => html`<tr><th scope="row"><a href="${base(s.mode)}/forms/${f.id}">${f.name}</a></th><td>${f.insurance_line}</td><td><span class="dash-status dash-status--${f.status}">${f.status === 'active' ? 'published' : 'draft'}</span></td><td>${when(f.updated_at)}</td></tr>`)}</tbody></table></div>`
+    : html`<p class="lede">No ${s.mode} forms${query.status ? ' with this status' : ''}. Forms are made through the API (POST /v2/forms).</p>`
+}`,
         );
       }),
   }),
@@ -132,7 +151,8 @@ ${forms.length ? html`<div class="dash-table-wrap"><table class="dash-table"><ca
     auth: 'none',
     params: modeIdParams,
     responses,
-    handler: (ctx, { params }, deps) => withSession(ctx, deps, params.mode, false, async (s) => formPage(ctx, deps, s, await loadForm(ctx, s, params.id), null)),
+    handler: (ctx, { params }, deps) =>
+      withSession(ctx, deps, params.mode, false, async (s) => formPage(ctx, deps, s, await loadForm(ctx, s, params.id), null)),
   }),
   route({
     method: 'post',
@@ -188,13 +208,21 @@ ${forms.length ? html`<div class="dash-table-wrap"><table class="dash-table"><ca
         const target = await linkTarget(tx(ctx), f.id);
         if (!target || target.status !== 'active' || !target.live_name) throw new ApiError(422, 'publish the form before making links to it');
         const agent = await activeAgent(tx(ctx), Number(body.agent_id));
-        if (!agent || (target.owner_agent_id !== null && target.owner_agent_id !== agent.id)) throw new ApiError(422, 'choose an active agent who may share this form', [{ field: 'agent_id', message: 'not allowed' }]);
+        if (!agent || (target.owner_agent_id !== null && target.owner_agent_id !== agent.id))
+          throw new ApiError(422, 'choose an active agent who may share this form', [{ field: 'agent_id', message: 'not allowed' }]);
         const key = String(body.meta_key ?? '').trim();
         const metadata = key ? { [key]: String(body.meta_value ?? '') } : {};
         const expires = Math.floor(Date.now() / 1000) + deps.cfg.FORM_LINK_TTL_SECONDS;
         const token = signFormContext(formLinkKey(deps.secretKey), { form_id: target.form_id, agent_id: agent.id, metadata, expires });
         const url = `${deps.cfg.appUrl}${hostedFormPath(agent.slug, target.public_id, target.live_name)}?ctx=${token}`;
-        await formPage(ctx, deps, s, f, html`<section class="dash-secret" aria-label="New link">${copyBox('new-link', `Link for the agent, valid until ${when(new Date(expires * 1000))}`, url, false)}</section>`, 201);
+        await formPage(
+          ctx,
+          deps,
+          s,
+          f,
+          html`<section class="dash-secret" aria-label="New link">${copyBox('new-link', `Link for the agent, valid until ${when(new Date(expires * 1000))}`, url, false)}</section>`,
+          201,
+        );
       }),
   }),
   route({
@@ -211,9 +239,21 @@ ${forms.length ? html`<div class="dash-table-wrap"><table class="dash-table"><ca
     handler: (ctx, { params, body }, deps) =>
       withSession(ctx, deps, params.mode, true, async (s) => {
         const f = await loadForm(ctx, s, params.id);
-        const origins = [...new Set(String(body.origins ?? '').split(/[\s,]+/).map((o) => o.trim().replace(/\/+$/, '').toLowerCase()).filter(Boolean))];
+        const origins = [
+          ...new Set(
+            String(body.origins ?? '')
+              .split(/[\s,]+/)
+              .map((o) => o.trim().replace(/\/+$/, '').toLowerCase())
+              .filter(Boolean),
+          ),
+        ];
         const bad = origins.filter((o) => !/^https?:\/\/[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?$/.test(o));
-        if (bad.length) throw new ApiError(422, 'each origin is scheme://host[:port], without a path', bad.map((o) => ({ field: 'origins', message: o })));
+        if (bad.length)
+          throw new ApiError(
+            422,
+            'each origin is scheme://host[:port], without a path',
+            bad.map((o) => ({ field: 'origins', message: o })),
+          );
         await setEmbedOrigins(tx(ctx), origins);
         await formPage(ctx, deps, s, f, html`<p class="notice" role="status">Origins saved.</p>`);
       }),

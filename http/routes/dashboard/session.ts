@@ -21,7 +21,12 @@ export const dashboardSessionRoutes = [
       const session = newSessionId();
       const agentId = await withIdentity(deps.db, { role: 'system' }, (c) => startDashboardSession(c, hashToken(params.token), session.hash));
       if (!agentId) {
-        await renderBare(ctx, 403, 'This sign-in link cannot be used', 'Sign-in links work once and only for a few minutes. Open the dashboard again from your integration to get a new one.');
+        await renderBare(
+          ctx,
+          403,
+          'This sign-in link cannot be used',
+          'Sign-in links work once and only for a few minutes. Open the dashboard again from your integration to get a new one.',
+        );
         return;
       }
       setSessionCookie(ctx, deps, session.id);

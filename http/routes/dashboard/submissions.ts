@@ -19,7 +19,10 @@ function answerValue(v: unknown): SafeHtml | string {
     return html`<ul>${(v as { filename: string; url: string }[]).map((f) => html`<li><a href="${f.url}" rel="noreferrer">${f.filename}</a></li>`)}</ul>`;
   }
   if (Array.isArray(v)) return v.every((x) => typeof x !== 'object') ? v.join(', ') : html`<ul>${v.map((x) => html`<li>${answerValue(x)}</li>`)}</ul>`;
-  if (typeof v === 'object') return Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k.replace(/_/g, ' ')}: ${typeof x === 'object' ? JSON.stringify(x) : String(x)}`).join('; ');
+  if (typeof v === 'object')
+    return Object.entries(v as Record<string, unknown>)
+      .map(([k, x]) => `${k.replace(/_/g, ' ')}: ${typeof x === 'object' ? JSON.stringify(x) : String(x)}`)
+      .join('; ');
   return String(v);
 }
 
@@ -33,9 +36,20 @@ export const dashboardSubmissionRoutes = [
     auth: 'none',
     params: modeParams,
     query: z.object({
-      form_id: z.coerce.number().int().positive().max(2 ** 53).or(z.literal('')).optional(),
+      form_id: z.coerce
+        .number()
+        .int()
+        .positive()
+        .max(2 ** 53)
+        .or(z.literal(''))
+        .optional(),
       status: z.enum(['processing', 'complete']).or(z.literal('')).optional(),
-      before: z.coerce.number().int().positive().max(2 ** 53).optional(),
+      before: z.coerce
+        .number()
+        .int()
+        .positive()
+        .max(2 ** 53)
+        .optional(),
     }),
     responses,
     handler: (ctx, { params, query }, deps) =>
@@ -49,7 +63,10 @@ export const dashboardSubmissionRoutes = [
         });
         const page = rows.slice(0, PAGE);
         const b = `${base(s.mode)}/submissions`;
-        const older = rows.length > PAGE ? `${b}?${new URLSearchParams({ ...(query.form_id ? { form_id: String(query.form_id) } : {}), ...(query.status ? { status: query.status } : {}), before: String(page[page.length - 1].id) })}` : null;
+        const older =
+          rows.length > PAGE
+            ? `${b}?${new URLSearchParams({ ...(query.form_id ? { form_id: String(query.form_id) } : {}), ...(query.status ? { status: query.status } : {}), before: String(page[page.length - 1].id) })}`
+            : null;
         await renderPage(
           ctx,
           s,
@@ -58,9 +75,13 @@ export const dashboardSubmissionRoutes = [
 <div class="field"><label class="field__label" for="form_id">Form id</label><input class="input" id="form_id" name="form_id" inputmode="numeric" value="${query.form_id ? String(query.form_id) : ''}"></div>
 <div class="field"><label class="field__label" for="status">Status</label><select class="input" id="status" name="status"><option value="">All</option>${['processing', 'complete'].map((x) => html`<option value="${x}"${x === query.status ? ' selected' : ''}>${x}</option>`)}</select></div>
 <button class="button button--secondary button--small" type="submit">Filter</button></form>
-${page.length ? html`<div class="dash-table-wrap"><table class="dash-table"><caption class="visually-hidden">Submissions</caption>
+${
+  page.length
+    ? html`<div class="dash-table-wrap"><table class="dash-table"><caption class="visually-hidden">Submissions</caption>
 <thead><tr><th scope="col">Submission</th><th scope="col">Form</th><th scope="col">Contact</th><th scope="col">Agent</th><th scope="col">Status</th><th scope="col">Submitted</th></tr></thead>
-<tbody>${page.map((r) => html`<tr><th scope="row"><a href="${b}/${r.id}">#${r.id}</a></th><td>${r.form_name}</td><td>${r.contact?.name ?? r.contact?.email ?? '—'}</td><td>${r.agent_name}</td><td><span class="dash-status">${r.status}</span></td><td>${when(r.submitted_at)}</td></tr>`)}</tbody></table></div>` : html`<p class="lede">No submissions${query.form_id || query.status ? ' match these filters' : ' yet'}.</p>`}
+<tbody>${page.map((r) => html`<tr><th scope="row"><a href="${b}/${r.id}">#${r.id}</a></th><td>${r.form_name}</td><td>${r.contact?.name ?? r.contact?.email ?? '—'}</td><td>${r.agent_name}</td><td><span class="dash-status">${r.status}</span></td><td>${when(r.submitted_at)}</td></tr>`)}</tbody></table></div>`
+    : html`<p class="lede">No submissions${query.form_id || query.status ? ' match these filters' : ' yet'}.</p>`
+}
 ${older ? html`<p><a href="${older}">Older submissions</a></p>` : ''}`,
         );
       }),

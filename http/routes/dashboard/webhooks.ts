@@ -20,7 +20,12 @@ const TOPICS = [
 ] as const;
 type Topic = (typeof TOPICS)[number]['topic'];
 
-const responses = { 200: { description: 'HTML page' }, 401: { description: 'Not signed in' }, 403: { description: 'No CSRF token, or not an admin' }, 404: { description: 'Not found' } };
+const responses = {
+  200: { description: 'HTML page' },
+  401: { description: 'Not signed in' },
+  403: { description: 'No CSRF token, or not an admin' },
+  404: { description: 'Not found' },
+};
 const STATUSES = ['pending', 'delivered', 'failed'] as const;
 
 function secretBox(secret: string, title: string): SafeHtml {
@@ -36,8 +41,12 @@ function endpointCard(s: DashboardSession, topic: (typeof TOPICS)[number], w: En
   return html`<section class="dash-panel" aria-labelledby="t-${id}">
 <h2 id="t-${id}">${topic.label} <small><code>${id}</code></small></h2>
 <p>${topic.about}</p>
-${w && !w.enabled ? html`<div class="notice" role="alert"><strong>Disabled ${when(w.disabled_at)}.</strong> ${w.disabled_reason ?? 'Deliveries kept failing.'} Pending deliveries wait until you re-enable it.
-<form method="post" action="${b}/enable">${csrfField(s)}<button class="button button--primary button--small" type="submit">Re-enable ${topic.label}</button></form></div>` : ''}
+${
+  w && !w.enabled
+    ? html`<div class="notice" role="alert"><strong>Disabled ${when(w.disabled_at)}.</strong> ${w.disabled_reason ?? 'Deliveries kept failing.'} Pending deliveries wait until you re-enable it.
+<form method="post" action="${b}/enable">${csrfField(s)}<button class="button button--primary button--small" type="submit">Re-enable ${topic.label}</button></form></div>`
+    : ''
+}
 ${w?.failing_since && w.enabled ? html`<p class="notice">Failing since ${when(w.failing_since)}: after five days of failures the endpoint is disabled.</p>` : ''}
 <form method="post" action="${b}" class="dash-form">${csrfField(s)}
 <div class="field"><label class="field__label" for="${id}-staging">Staging URL</label><p class="field__help" id="${id}-staging-help">Receives test-data events and test events.</p><input class="input" type="url" id="${id}-staging" name="staging_url" value="${w?.staging_url ?? ''}" aria-describedby="${id}-staging-help" inputmode="url" autocomplete="off"></div>
@@ -111,7 +120,11 @@ export const dashboardWebhookRoutes = [
     responses,
     handler: (ctx, { params, body }, deps) =>
       withSession(ctx, deps, params.mode, true, async (s) => {
-        const parsed = putEndpointBody.safeParse({ staging_url: str(body.staging_url) || null, production_url: str(body.production_url) || null, auth: authOf(body) });
+        const parsed = putEndpointBody.safeParse({
+          staging_url: str(body.staging_url) || null,
+          production_url: str(body.production_url) || null,
+          auth: authOf(body),
+        });
         if (!parsed.success) throw new ApiError(422, 'please check the endpoint', zodDetails(parsed.error));
         checkProductionUrl(deps, parsed.data.production_url, 'production_url');
         const secret = mintSecret(deps);
@@ -121,7 +134,12 @@ export const dashboardWebhookRoutes = [
           auth: parsed.data.auth === undefined ? undefined : sealAuth(deps, parsed.data.auth),
           secretCiphertext: secret.ciphertext,
         });
-        await endpointsPage(ctx, s, created ? secretBox(secret.secret, `Signing secret for ${params.topic}`) : html`<p class="notice" role="status">Saved.</p>`, created ? 201 : 200);
+        await endpointsPage(
+          ctx,
+          s,
+          created ? secretBox(secret.secret, `Signing secret for ${params.topic}`) : html`<p class="notice" role="status">Saved.</p>`,
+          created ? 201 : 200,
+        );
       }),
   }),
   route({
@@ -208,9 +226,13 @@ export const dashboardWebhookRoutes = [
           html`<form method="get" class="dash-filter"><div class="field"><label class="field__label" for="status">Status</label>
 <select class="input" id="status" name="status"><option value="">All</option>${STATUSES.map((x) => html`<option value="${x}"${x === status ? ' selected' : ''}>${x}</option>`)}</select></div>
 <button class="button button--secondary button--small" type="submit">Filter</button></form>
-${rows.length ? html`<div class="dash-table-wrap"><table class="dash-table"><caption class="visually-hidden">Deliveries</caption>
+${
+  rows.length
+    ? html`<div class="dash-table-wrap"><table class="dash-table"><caption class="visually-hidden">Deliveries</caption>
 <thead><tr><th scope="col">Delivery</th><th scope="col">Status</th><th scope="col">Last answer</th><th scope="col">Attempts</th><th scope="col">Created</th></tr></thead>
-<tbody>${rows.map((d) => html`<tr><th scope="row"><a href="${b}/deliveries/${d.id}">#${d.id}${d.is_test ? ' (test event)' : ''}</a></th><td><span class="dash-status dash-status--${d.status}">${d.status}</span></td><td>${d.last_status_code ?? d.last_error ?? '—'}</td><td>${d.attempt_count}</td><td>${when(d.created_at)}</td></tr>`)}</tbody></table></div>` : html`<p class="lede">No deliveries${status ? ` with status ${status}` : ''} yet.</p>`}
+<tbody>${rows.map((d) => html`<tr><th scope="row"><a href="${b}/deliveries/${d.id}">#${d.id}${d.is_test ? ' (test event)' : ''}</a></th><td><span class="dash-status dash-status--${d.status}">${d.status}</span></td><td>${d.last_status_code ?? d.last_error ?? '—'}</td><td>${d.attempt_count}</td><td>${when(d.created_at)}</td></tr>`)}</tbody></table></div>`
+    : html`<p class="lede">No deliveries${status ? ` with status ${status}` : ''} yet.</p>`
+}
 ${next ? html`<p><a href="${next}">Older deliveries</a></p>` : ''}
 <p><a href="${base(s.mode)}/webhooks">Back to webhooks</a></p>`,
         );
@@ -239,10 +261,22 @@ ${next ? html`<p><a href="${next}">Older deliveries</a></p>` : ''}
 ${d.status === 'pending' && d.next_attempt_at ? html`<p>Next attempt ${when(d.next_attempt_at)}.</p>` : ''}
 <form method="post" action="${b}/deliveries/${d.id}/redeliver">${csrfField(s)}<button class="button button--secondary button--small" type="submit">Redeliver</button></form>
 <h2>Attempts</h2>
-${d.attempts.length ? d.attempts.map((a) => html`<section class="dash-panel" aria-label="Attempt ${a.attempt_number}"><h3>Attempt ${a.attempt_number}: ${a.status_code ?? a.error?.code ?? 'no answer'}</h3>
+${
+  d.attempts.length
+    ? d.attempts.map(
+        (
+          a,
+        ) => html`<section class="dash-panel" aria-label="Attempt ${a.attempt_number}"><h3>Attempt ${a.attempt_number}: ${a.status_code ?? a.error?.code ?? 'no answer'}</h3>
 <p>${when(a.started_at)} · ${a.duration_ms} ms${a.error ? ` · ${a.error.message}` : ''}</p>
-<h4>Response headers</h4><pre class="dash-pre">${Object.entries(a.response_headers ?? {}).map(([k, v]) => `${k}: ${v}\n`).join('') || '—'}</pre>
-<h4>Response body (excerpt)</h4><pre class="dash-pre">${a.response_body ?? '—'}</pre></section>`) : html`<p class="lede">No attempt yet: reload in a moment.</p>`}
+<h4>Response headers</h4><pre class="dash-pre">${
+          Object.entries(a.response_headers ?? {})
+            .map(([k, v]) => `${k}: ${v}\n`)
+            .join('') || '—'
+        }</pre>
+<h4>Response body (excerpt)</h4><pre class="dash-pre">${a.response_body ?? '—'}</pre></section>`,
+      )
+    : html`<p class="lede">No attempt yet: reload in a moment.</p>`
+}
 <h2>Body sent</h2><pre class="dash-pre">${d.body}</pre>
 <p><a href="${b}/deliveries">Back to the delivery log</a></p>`,
         );

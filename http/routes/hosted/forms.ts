@@ -8,7 +8,15 @@ import type { Context } from 'koa';
 import type pg from 'pg';
 import { z } from 'zod';
 import { withIdentity, type Database } from '../../../db/pool.ts';
-import { consumeRateLimit, createSubmission, formSnapshot, hostedForm, pendingUploads, recordUpload, type HostedFormRow } from '../../../db/queries/hosted_forms.ts';
+import {
+  consumeRateLimit,
+  createSubmission,
+  formSnapshot,
+  hostedForm,
+  pendingUploads,
+  recordUpload,
+  type HostedFormRow,
+} from '../../../db/queries/hosted_forms.ts';
 import { checkFormContext, formLinkKey } from '../../../lib/links.ts';
 import { mapToAcord } from '../../../pipelines/acord/map.ts';
 import { sniff } from '../../../pipelines/documents/sniff.ts';
@@ -49,7 +57,12 @@ function linkContext(deps: Deps, token: string | undefined | null, f: HostedForm
       : { ok: false, status: 403, title: 'This link is not valid', message: 'The link was changed or is incomplete. Ask your agent for a new link.' };
   }
   if (c.context.form_id !== f.form_id || c.context.agent_id !== f.agent_id) {
-    return { ok: false, status: 403, title: 'This link is not valid', message: 'The link does not belong to this agent or form. Ask your agent for a new link.' };
+    return {
+      ok: false,
+      status: 403,
+      title: 'This link is not valid',
+      message: 'The link does not belong to this agent or form. Ask your agent for a new link.',
+    };
   }
   return { ok: true, metadata: c.context.metadata };
 }
@@ -69,7 +82,12 @@ async function rateLimit(ctx: Context, deps: Deps, kind: 'upload' | 'submit', f:
   const r = await anonymous(deps.db, (c) => consumeRateLimit(c, `hosted-${kind}:${who}`, limit, deps.cfg.RATE_LIMIT_WINDOW_SECONDS));
   if (!r.allowed) {
     const retry = Math.max(1, r.reset_at - Math.floor(Date.now() / 1000));
-    throw new ApiError(429, kind === 'upload' ? 'too many uploads from this link; try again shortly' : 'too many submissions from this link; try again shortly', [], { 'Retry-After': String(retry) });
+    throw new ApiError(
+      429,
+      kind === 'upload' ? 'too many uploads from this link; try again shortly' : 'too many submissions from this link; try again shortly',
+      [],
+      { 'Retry-After': String(retry) },
+    );
   }
 }
 
@@ -83,7 +101,16 @@ async function sendPage(ctx: Context, status: number, body: string, csp: string)
   ctx.body = body;
 }
 
-async function messageResponse(ctx: Context, deps: Deps, status: number, title: string, message: string, brand: Brand | null, frameAncestors: string[], embed: boolean): Promise<void> {
+async function messageResponse(
+  ctx: Context,
+  deps: Deps,
+  status: number,
+  title: string,
+  message: string,
+  brand: Brand | null,
+  frameAncestors: string[],
+  embed: boolean,
+): Promise<void> {
   const assets = await pageAssets();
   const nonce = randomBytes(16).toString('base64');
   const page = messagePage({ title, message, brand, stylesheetUrl: assets.stylesheet.url, nonce, embed });
@@ -93,7 +120,13 @@ async function messageResponse(ctx: Context, deps: Deps, status: number, title: 
 const imgOrigins = (deps: Deps) => [...new Set([new URL(deps.cfg.publicUrl).origin, new URL(deps.cfg.appUrl).origin])];
 
 /** Question ids of file uploads in a structure. */
-const fileQuestions = (s: FormStructure) => new Map(s.steps.flatMap((st) => st.questions).filter((q) => q.type === 'file_upload').map((q) => [q.id, q as Extract<Question, { type: 'file_upload' }>]));
+const fileQuestions = (s: FormStructure) =>
+  new Map(
+    s.steps
+      .flatMap((st) => st.questions)
+      .filter((q) => q.type === 'file_upload')
+      .map((q) => [q.id, q as Extract<Question, { type: 'file_upload' }>]),
+  );
 
 const submitBody = z
   .object({
@@ -109,14 +142,26 @@ const EXT: Record<string, string> = { pdf: 'pdf', jpeg: 'jpg', png: 'png' };
 
 /** A safe download name with the extension of the type the bytes really are. */
 function uploadName(original: string | null, kind: string): string {
-  const base = (original ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f"<>|?*:]+/g, '').replace(/\.[A-Za-z0-9]{1,5}$/, '').trim().slice(0, 120);
+  const base = (original ?? '')
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/[\u0000-\u001f\u007f"<>|?*:]+/g, '')
+    .replace(/\.[A-Za-z0-9]{1,5}$/, '')
+    .trim()
+    .slice(0, 120);
   return `${base || 'upload'}.${EXT[kind]}`;
 }
 
 function acceptOk(q: Extract<Question, { type: 'file_upload' }>, filename: string, mime: string): boolean {
   const accept = q.settings?.accept;
   if (!accept?.length) return true;
-  return accept.some((a) => (a.startsWith('.') ? filename.toLowerCase().endsWith(a) || (a === '.jpeg' && mime === 'image/jpeg') : a.endsWith('/*') ? mime.startsWith(a.slice(0, -1)) : mime === a));
+  return accept.some((a) =>
+    a.startsWith('.')
+      ? filename.toLowerCase().endsWith(a) || (a === '.jpeg' && mime === 'image/jpeg')
+      : a.endsWith('/*')
+        ? mime.startsWith(a.slice(0, -1))
+        : mime === a,
+  );
 }
 
 export const hostedRoutes = [
@@ -151,12 +196,26 @@ export const hostedRoutes = [
     auth: 'none',
     params: pageParams,
     query: pageQuery,
-    responses: { 200: { description: 'HTML page' }, 302: { description: 'To the URL with the form’s slug' }, 403: { description: 'A changed or expired link' }, 404: { description: 'No such form for this agent' } },
+    responses: {
+      200: { description: 'HTML page' },
+      302: { description: 'To the URL with the form’s slug' },
+      403: { description: 'A changed or expired link' },
+      404: { description: 'No such form for this agent' },
+    },
     handler: async (ctx, { params, query }, deps) => {
       const embed = query.embed === '1';
       const f = await anonymous(deps.db, (c) => hostedForm(c, params.agentSlug, params.publicId));
       if (!f) {
-        await messageResponse(ctx, deps, 404, 'This form isn’t available', 'The link may be mistyped, or the form is no longer offered. Please check with the agent who sent it.', null, [], embed);
+        await messageResponse(
+          ctx,
+          deps,
+          404,
+          'This form isn’t available',
+          'The link may be mistyped, or the form is no longer offered. Please check with the agent who sent it.',
+          null,
+          [],
+          embed,
+        );
         return;
       }
       const brand = brandOf(f, deps);
@@ -208,7 +267,14 @@ export const hostedRoutes = [
     params: formParams,
     body: uploadBody,
     files: { file: { description: 'The document (PDF, JPEG or PNG, by its bytes)', required: true } },
-    responses: { 201: { description: '{ upload_id, filename, content_type, size }' }, 403: { description: 'A changed or expired link' }, 404: { description: 'No such form' }, 413: { description: 'Too large' }, 415: { description: 'Not an accepted type' }, 429: { description: 'Too many uploads' } },
+    responses: {
+      201: { description: '{ upload_id, filename, content_type, size }' },
+      403: { description: 'A changed or expired link' },
+      404: { description: 'No such form' },
+      413: { description: 'Too large' },
+      415: { description: 'Not an accepted type' },
+      429: { description: 'Too many uploads' },
+    },
     handler: async (ctx, { params, body, files }, deps) => {
       const f = await anonymous(deps.db, (c) => hostedForm(c, params.agentSlug, params.publicId));
       if (!f) throw new ApiError(404, 'form not found');
@@ -218,20 +284,41 @@ export const hostedRoutes = [
       if (!q) throw new ApiError(422, 'question_id is not a file question of this form', [{ field: '/question_id', message: 'not a file_upload question' }]);
       const file = files.file!;
       const max = Math.min(q.settings?.max_file_bytes ?? deps.cfg.MAX_UPLOAD_BYTES, deps.cfg.MAX_UPLOAD_BYTES);
-      if (file.size > max) throw new ApiError(413, `the file is larger than ${Math.round(max / 1024 / 1024)} MB`, [{ field: '/file', message: `at most ${max} bytes` }], {}, 'payload_too_large');
+      if (file.size > max)
+        throw new ApiError(
+          413,
+          `the file is larger than ${Math.round(max / 1024 / 1024)} MB`,
+          [{ field: '/file', message: `at most ${max} bytes` }],
+          {},
+          'payload_too_large',
+        );
       const bytes = await readFile(file.filepath);
       let sniffed: ReturnType<typeof sniff>;
       try {
         sniffed = sniff(bytes, { maxBytes: max, maxImagePixels: deps.cfg.MAX_IMAGE_PIXELS });
       } catch (err) {
-        throw new ApiError(415, `this file can’t be used: ${(err as Error).message}`, [{ field: '/file', message: 'send a PDF, JPG or PNG' }], {}, 'unsupported_media_type');
+        throw new ApiError(
+          415,
+          `this file can’t be used: ${(err as Error).message}`,
+          [{ field: '/file', message: 'send a PDF, JPG or PNG' }],
+          {},
+          'unsupported_media_type',
+        );
       }
       const filename = uploadName(file.originalFilename, sniffed.kind);
       if (!acceptOk(q, filename, sniffed.mime)) {
-        throw new ApiError(415, `this question accepts ${q.settings?.accept?.join(', ')}`, [{ field: '/file', message: 'type not accepted' }], {}, 'unsupported_media_type');
+        throw new ApiError(
+          415,
+          `this question accepts ${q.settings?.accept?.join(', ')}`,
+          [{ field: '/file', message: 'type not accepted' }],
+          {},
+          'unsupported_media_type',
+        );
       }
       const blobKey = await deps.blobs.put('uploads', bytes, EXT[sniffed.kind]);
-      const uploadId = await anonymous(deps.db, (c) => recordUpload(c, { formId: f.form_id, agentId: f.agent_id, questionId: q.id, blobKey, filename, contentType: sniffed.mime, size: bytes.length }));
+      const uploadId = await anonymous(deps.db, (c) =>
+        recordUpload(c, { formId: f.form_id, agentId: f.agent_id, questionId: q.id, blobKey, filename, contentType: sniffed.mime, size: bytes.length }),
+      );
       ctx.status = 201;
       ctx.body = { upload_id: uploadId, filename, content_type: sniffed.mime, size: bytes.length };
     },
@@ -245,7 +332,13 @@ export const hostedRoutes = [
     auth: 'none',
     params: formParams,
     body: submitBody,
-    responses: { 201: { description: '{ submission_id, trace_id }' }, 403: { description: 'A changed or expired link' }, 404: { description: 'No such form' }, 422: { description: 'Field errors, each with its JSON pointer' }, 429: { description: 'Too many submissions' } },
+    responses: {
+      201: { description: '{ submission_id, trace_id }' },
+      403: { description: 'A changed or expired link' },
+      404: { description: 'No such form' },
+      422: { description: 'Field errors, each with its JSON pointer' },
+      429: { description: 'Too many submissions' },
+    },
     handler: async (ctx, { params, body }, deps) => {
       const f = await anonymous(deps.db, (c) => hostedForm(c, params.agentSlug, params.publicId));
       if (!f) throw new ApiError(404, 'form not found');
@@ -254,15 +347,28 @@ export const hostedRoutes = [
       const created = await anonymous(deps.db, async (c) => {
         // The page may have been rendered from a snapshot replaced since: check against that one.
         const snap = body.snapshot_id === f.snapshot_id ? { structure: f.structure } : await formSnapshot(c, f.form_id, body.snapshot_id);
-        if (!snap) throw new ApiError(422, 'this page is out of date; reload it to see the current form', [{ field: '/snapshot_id', message: 'not a published version of this form' }]);
+        if (!snap)
+          throw new ApiError(422, 'this page is out of date; reload it to see the current form', [
+            { field: '/snapshot_id', message: 'not a published version of this form' },
+          ]);
         const structure = snap.structure;
         // File answers name uploads by id; they become the stored files (name, type, size, blob).
         const questions = fileQuestions(structure);
         const answers: Record<string, unknown> = { ...body.answers };
         const problems: { field: string; message: string }[] = [];
-        const wanted = [...questions.keys()].flatMap((id) => (Array.isArray(answers[id]) ? (answers[id] as unknown[]) : []).map((x) => String((x as { upload_id?: unknown })?.upload_id ?? '')));
+        const wanted = [...questions.keys()].flatMap((id) =>
+          (Array.isArray(answers[id]) ? (answers[id] as unknown[]) : []).map((x) => String((x as { upload_id?: unknown })?.upload_id ?? '')),
+        );
         const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-        const found = new Map((await pendingUploads(c, f.form_id, wanted.filter((id) => uuid.test(id)))).map((u) => [u.public_id, u]));
+        const found = new Map(
+          (
+            await pendingUploads(
+              c,
+              f.form_id,
+              wanted.filter((id) => uuid.test(id)),
+            )
+          ).map((u) => [u.public_id, u]),
+        );
         for (const id of questions.keys()) {
           const v = answers[id];
           if (v === undefined || v === null) continue;
@@ -276,11 +382,20 @@ export const hostedRoutes = [
               problems.push({ field: `/answers/${id}/${i}`, message: 'this file was not uploaded to this question (upload it again)' });
               return x;
             }
-            return { filename: u.filename, content_type: u.content_type, size: u.size_bytes, blob_key: u.blob_key, upload_id: u.public_id } satisfies StoredFile;
+            return {
+              filename: u.filename,
+              content_type: u.content_type,
+              size: u.size_bytes,
+              blob_key: u.blob_key,
+              upload_id: u.public_id,
+            } satisfies StoredFile;
           });
         }
         const check = validateSubmission(structure, answers);
-        const errors = [...problems.filter((p) => !check.dropped.some((d) => p.field.startsWith(`/answers/${d.question_id}`))), ...check.errors.map((e) => ({ field: e.path, message: e.message }))];
+        const errors = [
+          ...problems.filter((p) => !check.dropped.some((d) => p.field.startsWith(`/answers/${d.question_id}`))),
+          ...check.errors.map((e) => ({ field: e.path, message: e.message })),
+        ];
         if (errors.length) throw new ApiError(422, 'some answers need attention', errors);
         const stored = storedAnswers(structure, check.answers);
         const uploadIds = stored.filter((a) => a.type === 'file_upload').flatMap((a) => (a.value as StoredFile[]).map((x) => x.upload_id));

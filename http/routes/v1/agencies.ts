@@ -12,12 +12,20 @@ import { route, tx, type Deps, type RouteInput } from '../../route.ts';
 import { agencyParams, agencyResponse, createAgencyBody, createAgencyResponse, updateAgencyBody } from '../../schemas/agencies.ts';
 import { v1Errors } from '../../schemas/common.ts';
 
-async function updateAgency(ctx: Context, { params, body, files }: RouteInput<z.infer<typeof agencyParams>, unknown, z.infer<typeof updateAgencyBody>>, deps: Deps) {
+async function updateAgency(
+  ctx: Context,
+  { params, body, files }: RouteInput<z.infer<typeof agencyParams>, unknown, z.infer<typeof updateAgencyBody>>,
+  deps: Deps,
+) {
   if (ctx.method === 'POST' && body._method?.toUpperCase() !== 'PATCH') {
     throw new ApiError(400, 'a POST to this path must carry _method=PATCH', [{ field: '_method', message: 'must be PATCH' }]);
   }
   const logoKey = files.logo ? await storeBrandingImage(files.logo, 'logos', deps) : undefined;
-  const agency = await updateAgencyBranding(tx(ctx), params.agency_id, { name: body.name ?? null, colorCode: body.color_code ?? null, logoKey: logoKey ?? null });
+  const agency = await updateAgencyBranding(tx(ctx), params.agency_id, {
+    name: body.name ?? null,
+    colorCode: body.color_code ?? null,
+    logoKey: logoKey ?? null,
+  });
   if (!agency) throw notFound('agency');
   ctx.body = { data: presentAgency(agency, deps.cfg.publicUrl) };
 }

@@ -78,7 +78,10 @@ export const agentRoutes = [
     params: agencyParams,
     body: createAgentBody,
     files: { profile_picture: { description: 'Profile picture (PNG, JPEG, WebP or GIF, at most 10 MB); re-encoded as WebP' } },
-    responses: { 200: { description: 'The agent with its access token', schema: z.object({ data: agentWithAccessToken }) }, ...v1Errors(400, 401, 403, 404, 413, 422, 429) },
+    responses: {
+      200: { description: 'The agent with its access token', schema: z.object({ data: agentWithAccessToken }) },
+      ...v1Errors(400, 401, 403, 404, 413, 422, 429),
+    },
     handler: async (ctx, { params, body, files }, deps) => {
       // Scope first, so an unlinked agency is a 404 before any upload is processed.
       const agency = await getAgency(tx(ctx), params.agency_id);

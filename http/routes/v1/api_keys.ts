@@ -55,7 +55,10 @@ export const apiKeyRoutes = [
     rateLimit: 'v1',
     params: apiKeyParams,
     body: rollApiKeyBody,
-    responses: { 200: { description: 'The replacement key, shown once', schema: z.object({ data: apiKeyWithSecret }) }, ...v1Errors(400, 401, 403, 404, 422, 429) },
+    responses: {
+      200: { description: 'The replacement key, shown once', schema: z.object({ data: apiKeyWithSecret }) },
+      ...v1Errors(400, 401, 403, 404, 422, 429),
+    },
     handler: async (ctx, { params, body }) => {
       const mode = await apiKeyMode(tx(ctx), params.agency_id, params.key_id);
       if (!mode) throw notFound('API key');

@@ -50,7 +50,10 @@ export const clientRoutes = [
     summary: 'Create a client for the calling agent (or, as an admin, for another agent of the agency)',
     body: createClientBody,
     responses: {
-      200: { description: 'The client. A client whose email another client of the agency already has is refused with 422 naming `email`.', schema: z.object({ data: client }) },
+      200: {
+        description: 'The client. A client whose email another client of the agency already has is refused with 422 naming `email`.',
+        schema: z.object({ data: client }),
+      },
       ...v1Errors(400, 401, 403, 422, 429),
     },
     handler: async (ctx, { body }) => {
@@ -75,7 +78,10 @@ export const clientRoutes = [
     summary: 'List an agent’s clients (a plain agent its own; an admin any agent’s of the agency), newest change first',
     params: agentClientsParams,
     query: listClientsQuery,
-    responses: { 200: { description: 'A page of clients (Laravel-style links and meta, like GET /v1/agents)', schema: clientList }, ...v1Errors(400, 401, 403, 404, 429) },
+    responses: {
+      200: { description: 'A page of clients (Laravel-style links and meta, like GET /v1/agents)', schema: clientList },
+      ...v1Errors(400, 401, 403, 404, 429),
+    },
     handler: async (ctx, { params, query }, { cfg }) => {
       await q.assertClientAgent(tx(ctx), params.agent_id);
       const { page, perPage } = query;
@@ -130,11 +136,23 @@ export const clientRoutes = [
     responses: { 200: { description: 'The link and its expiry', schema: z.object({ data: declarationPageLink }) }, ...v1Errors(400, 401, 403, 404, 429) },
     handler: async (ctx, { params }, deps: Deps) => {
       await q.assertClientAgent(tx(ctx), params.agent_id);
-      const file = await q.getDeclarationPageFile(tx(ctx), params.agent_id, params.client_uuid, params.client_submission_uuid, params.client_submission_declaration_page_uuid);
+      const file = await q.getDeclarationPageFile(
+        tx(ctx),
+        params.agent_id,
+        params.client_uuid,
+        params.client_submission_uuid,
+        params.client_submission_declaration_page_uuid,
+      );
       if (!file) throw notFound('declaration page');
       if (!file.blob_key) throw notFound('declaration page file (expired by retention)');
       const ttl = deps.cfg.FILE_LINK_TTL_SECONDS;
-      const link = signFileLink({ baseUrl: deps.cfg.filesUrl, key: fileLinkKey(deps.secretKey), blobKey: file.blob_key, filename: file.filename ?? undefined, ttlSeconds: ttl });
+      const link = signFileLink({
+        baseUrl: deps.cfg.filesUrl,
+        key: fileLinkKey(deps.secretKey),
+        blobKey: file.blob_key,
+        filename: file.filename ?? undefined,
+        ttlSeconds: ttl,
+      });
       ctx.body = { data: { url: link.url, filename: file.filename, expires_at: link.expiresAt, expires_in: ttl } };
     },
   }),
@@ -160,9 +178,13 @@ export const clientRoutes = [
     method: 'post',
     path: '/v1/agents/:agent_id/clients/:client_uuid/destroy',
     operationId: 'destroyAgentClient',
-    summary: 'Permanently erase a client: submissions, declaration pages, extractions, stored files and the events about it; an audit row keeps who erased which client id and when',
+    summary:
+      'Permanently erase a client: submissions, declaration pages, extractions, stored files and the events about it; an audit row keeps who erased which client id and when',
     params: clientParams,
-    responses: { 204: { description: 'Erased; stored files are removed by a sweep job within seconds, after which earlier download links answer 404' }, ...v1Errors(400, 401, 403, 404, 429) },
+    responses: {
+      204: { description: 'Erased; stored files are removed by a sweep job within seconds, after which earlier download links answer 404' },
+      ...v1Errors(400, 401, 403, 404, 429),
+    },
     handler: async (ctx, { params }) => {
       await q.destroyClient(tx(ctx), params.agent_id, params.client_uuid);
       ctx.status = 204;

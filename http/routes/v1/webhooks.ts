@@ -47,7 +47,10 @@ export const webhookSubscriptionRoutes = [
     summary: 'Subscribe a URL to events of the agent’s agency (admin); the signing secret is shown once',
     auth: 'agent_admin',
     body: createSubscriptionBody,
-    responses: { 200: { description: 'The subscription with its signing secret', schema: z.object({ data: subscriptionWithSecret }) }, ...v1Errors(401, 403, 422, 429) },
+    responses: {
+      200: { description: 'The subscription with its signing secret', schema: z.object({ data: subscriptionWithSecret }) },
+      ...v1Errors(401, 403, 422, 429),
+    },
     handler: async (ctx, { body }, deps) => {
       await checkWebhookUrl(deps, body.url, 'url');
       const s = mintSecret(deps);
@@ -132,7 +135,10 @@ export const webhookSubscriptionRoutes = [
     summary: 'Replace the signing secret (admin); shown once',
     auth: 'agent_admin',
     params: subscriptionParams,
-    responses: { 200: { description: 'The subscription with its new secret', schema: z.object({ data: subscriptionWithSecret }) }, ...v1Errors(400, 401, 403, 404, 429) },
+    responses: {
+      200: { description: 'The subscription with its new secret', schema: z.object({ data: subscriptionWithSecret }) },
+      ...v1Errors(400, 401, 403, 404, 429),
+    },
     handler: async (ctx, { params }, deps) => {
       const w = await loadSubscription(ctx, params.webhook_uuid);
       const secret = await rotateSecret(ctx, deps, w.id);

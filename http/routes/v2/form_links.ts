@@ -31,7 +31,8 @@ export const formLinkRoutes = [
     handler: async (ctx, { params, body }, deps) => {
       const form = await linkTarget(tx(ctx), params.id);
       if (!form) throw notFound('form');
-      if (form.status !== 'active' || !form.live_name) throw new ApiError(422, 'publish the form before making links to it', [{ field: '/id', message: 'form is a draft' }]);
+      if (form.status !== 'active' || !form.live_name)
+        throw new ApiError(422, 'publish the form before making links to it', [{ field: '/id', message: 'form is a draft' }]);
       const agent = await activeAgent(tx(ctx), body.agent_id);
       if (!agent) throw new ApiError(422, 'agent_id is not an active agent of the agency', [{ field: '/agent_id', message: 'unknown or deactivated agent' }]);
       if (form.owner_agent_id !== null && form.owner_agent_id !== agent.id) {
@@ -40,7 +41,10 @@ export const formLinkRoutes = [
       const expires = Math.floor(Date.now() / 1000) + (body.expires_in ?? deps.cfg.FORM_LINK_TTL_SECONDS);
       const token = signFormContext(formLinkKey(deps.secretKey), { form_id: form.form_id, agent_id: agent.id, metadata: body.metadata, expires });
       ctx.status = 201;
-      ctx.body = { url: `${deps.cfg.appUrl}${hostedFormPath(agent.slug, form.public_id, form.live_name)}?ctx=${token}`, expires_at: new Date(expires * 1000).toISOString() };
+      ctx.body = {
+        url: `${deps.cfg.appUrl}${hostedFormPath(agent.slug, form.public_id, form.live_name)}?ctx=${token}`,
+        expires_at: new Date(expires * 1000).toISOString(),
+      };
     },
   }),
 ];

@@ -12,10 +12,17 @@ import { problem } from '../../schemas/common.ts';
 import { createFormBody, form, formList, formParams, listFormsQuery, updateFormBody, updateFormDoc } from '../../schemas/forms.ts';
 
 const problems = (status: number, message: string, list: Problem[]) =>
-  new ApiError(status, message, list.map((p) => ({ field: p.path || '/', message: p.message })));
+  new ApiError(
+    status,
+    message,
+    list.map((p) => ({ field: p.path || '/', message: p.message })),
+  );
 
 const errors = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, { description: problemDescriptions[s], schema: problem }])) as Record<number, { description: string; schema: typeof problem }>;
+  Object.fromEntries(statuses.map((s) => [s, { description: problemDescriptions[s], schema: problem }])) as Record<
+    number,
+    { description: string; schema: typeof problem }
+  >;
 const problemDescriptions: Record<number, string> = {
   400: 'Missing or malformed Idempotency-Key, or bad parameters',
   401: 'Invalid or missing API key',

@@ -19,7 +19,17 @@ import {
   topicEndpointWithSecret,
   topicParams,
 } from '../../schemas/webhooks.ts';
-import { checkProductionUrl, checkWebhookUrl, deliveryDetail, deliveryPage, mintSecret, redeliverTo, rotateSecret, sealAuth, sendTest } from '../../webhooks.ts';
+import {
+  checkProductionUrl,
+  checkWebhookUrl,
+  deliveryDetail,
+  deliveryPage,
+  mintSecret,
+  redeliverTo,
+  rotateSecret,
+  sealAuth,
+  sendTest,
+} from '../../webhooks.ts';
 
 const present = (ctx: Context) => (w: EndpointRow) => presentTopicEndpoint(w, identity(ctx).mode);
 

@@ -24,7 +24,8 @@ async function textItems(bytes: Uint8Array): Promise<Item[]> {
   for (let p = 1; p <= doc.numPages; p++) {
     const page = await doc.getPage(p);
     const content = await page.getTextContent();
-    for (const it of content.items as { str: string; transform: number[] }[]) if (it.str.trim()) out.push({ page: p, str: it.str, x: it.transform[4], y: it.transform[5] });
+    for (const it of content.items as { str: string; transform: number[] }[])
+      if (it.str.trim()) out.push({ page: p, str: it.str, x: it.transform[4], y: it.transform[5] });
   }
   await doc.destroy();
   return out;
@@ -33,7 +34,12 @@ async function textItems(bytes: Uint8Array): Promise<Item[]> {
 const inside = (it: Item, b: FieldBox) => it.page === b.page && it.x >= b.x && it.x <= b.x + b.width && it.y >= b.y && it.y <= b.y + b.height;
 
 /** The text pdf.js finds inside a field's box. */
-const textIn = (items: Item[], b: FieldBox) => items.filter((it) => inside(it, b)).map((it) => it.str).join(' ').trim();
+const textIn = (items: Item[], b: FieldBox) =>
+  items
+    .filter((it) => inside(it, b))
+    .map((it) => it.str)
+    .join(' ')
+    .trim();
 
 const autoAnswers = {
   first_name: 'Zoë',
@@ -90,7 +96,16 @@ test('the packet zips exactly the forms that apply and reports required fields t
   const partial = await buildAcordPacket(structure, { first_name: 'Zoë' }, ctx);
   t.deepEqual(
     partial.missing.map((m) => m.field),
-    ['ACORD90.Applicant.LastName', 'ACORD90.Applicant.DateOfBirth', 'ACORD90.Applicant.Phone', 'ACORD90.Applicant.MailingAddress', 'ACORD90.Policy.EffectiveDate', 'ACORD90.Coverage.LiabilityLimits', 'ACORD90.Driver', 'ACORD90.Vehicle'],
+    [
+      'ACORD90.Applicant.LastName',
+      'ACORD90.Applicant.DateOfBirth',
+      'ACORD90.Applicant.Phone',
+      'ACORD90.Applicant.MailingAddress',
+      'ACORD90.Policy.EffectiveDate',
+      'ACORD90.Coverage.LiabilityLimits',
+      'ACORD90.Driver',
+      'ACORD90.Vehicle',
+    ],
   );
   const none = await buildAcordPacket(structure, {}, ctx);
   t.deepEqual(none.form_ids, []);
@@ -112,10 +127,16 @@ test('a commercial intake fills ACORD 125 and 140 from the habitational template
   const packet = await buildAcordPacket(structure, answers, ctx);
   t.true(packet.form_ids.includes('125'));
   t.true(packet.form_ids.includes('140'));
-  t.deepEqual(zipEntries(packet.archive!), packet.form_ids.map((id) => `ACORD_${id}.pdf`));
+  t.deepEqual(
+    zipEntries(packet.archive!),
+    packet.form_ids.map((id) => `ACORD_${id}.pdf`),
+  );
   for (const pdf of packet.pdfs) {
     const items = await textItems(pdf.bytes);
-    t.true(items.some((it) => it.str === `ACORD ${pdf.form_id}`), `${pdf.form_id} has its title`);
+    t.true(
+      items.some((it) => it.str === `ACORD ${pdf.form_id}`),
+      `${pdf.form_id} has its title`,
+    );
     for (const b of pdf.boxes.filter((x) => x.value)) t.is(textIn(items, b), b.value, `${b.field} holds its value`);
   }
 });

@@ -1,2 +1,4 @@
 // Worker-thread canary for the offline test: its one fetch must be caught by the network guard.
-fetch('http://canary.invalid/').catch(() => {}).finally(() => process.exit(0));
+fetch('http://canary.invalid/')
+  .catch(() => {})
+  .finally(() => process.exit(0));

@@ -59,7 +59,15 @@ export function pngHeader(width: number, height: number, extraChunks: Buffer[] =
   ihdr.writeUInt32BE(height, 4);
   ihdr[8] = 8;
   ihdr[9] = 0;
-  return new Uint8Array(Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), ...extraChunks, chunk('IDAT', Buffer.alloc(8)), chunk('IEND', Buffer.alloc(0))]));
+  return new Uint8Array(
+    Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      chunk('IHDR', ihdr),
+      ...extraChunks,
+      chunk('IDAT', Buffer.alloc(8)),
+      chunk('IEND', Buffer.alloc(0)),
+    ]),
+  );
 }
 
 /** An animated PNG control chunk announcing `frames` frames. */

@@ -82,7 +82,13 @@ test('offline: OCR works with the network blocked in every thread and writes not
     ['--import', import.meta.resolve('tsx'), '--import', path.join(here, 'no_network.mjs'), path.join(here, 'offline_run.ts'), fixturesDir],
     { cwd, timeout: 150_000 },
   ).catch((e: { stdout: string; stderr: string }) => e);
-  t.log(stderr.split('\n').filter((l) => !/diacritics|Estimating/.test(l)).join('\n').slice(0, 2000));
+  t.log(
+    stderr
+      .split('\n')
+      .filter((l) => !/diacritics|Estimating/.test(l))
+      .join('\n')
+      .slice(0, 2000),
+  );
   const attempts = stderr.split('\n').filter((l) => l.startsWith('NETWORK-ATTEMPT'));
   // Only the canary fetch from a worker thread, which shows the guard covers threads.
   t.is(attempts.length, 1);

@@ -10,6 +10,16 @@ await new Promise<void>((resolve) => {
   const w = new Worker(new URL('./canary_worker.mjs', import.meta.url));
   w.on('exit', () => resolve());
 });
-const photo = await readDocument(new Uint8Array(fs.readFileSync(path.join(dir, 'renters_maple_photo.png'))), { ocr: { engine: { kind: 'tesseract.js', workers: 1 } } });
+const photo = await readDocument(new Uint8Array(fs.readFileSync(path.join(dir, 'renters_maple_photo.png'))), {
+  ocr: { engine: { kind: 'tesseract.js', workers: 1 } },
+});
 await closeDocumentPools();
-process.stdout.write(JSON.stringify({ method: photo.method, status: photo.status, text: photo.pages[0].text, langDataDir: langDataDir(), cwdFiles: fs.readdirSync(process.cwd()) }));
+process.stdout.write(
+  JSON.stringify({
+    method: photo.method,
+    status: photo.status,
+    text: photo.pages[0].text,
+    langDataDir: langDataDir(),
+    cwdFiles: fs.readdirSync(process.cwd()),
+  }),
+);

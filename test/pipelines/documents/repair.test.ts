@@ -7,8 +7,13 @@ const item = (text: string, x: number, y: number, w: number, h = 10): TextItem =
 test('fake-bold runs drawn two or three times are read once', (t) => {
   // "ORIGINAL POLICY DECLARATIONS" drawn three times at 0.2 pt offsets, cut into different runs.
   const items = [
-    item('ORIGINAL P', 176.2, 10, 84.4), item('ORIGINAL P', 176.4, 10.2, 84.4), item('ORIGINAL POLICY DECLAR', 176.6, 10.2, 192.5),
-    item('OLICY DECLAR', 260.9, 10.2, 108.5), item('OLICY DECLARATIONS', 261.1, 10.2, 161.7), item('ATIONS', 369.4, 10.2, 53.7), item('ATIONS', 369.6, 10.2, 53.7),
+    item('ORIGINAL P', 176.2, 10, 84.4),
+    item('ORIGINAL P', 176.4, 10.2, 84.4),
+    item('ORIGINAL POLICY DECLAR', 176.6, 10.2, 192.5),
+    item('OLICY DECLAR', 260.9, 10.2, 108.5),
+    item('OLICY DECLARATIONS', 261.1, 10.2, 161.7),
+    item('ATIONS', 369.4, 10.2, 53.7),
+    item('ATIONS', 369.6, 10.2, 53.7),
   ];
   const r = repairTextItems(items);
   t.deepEqual(r.repairs, ['doubled_glyphs']);
@@ -39,8 +44,12 @@ test('numbers stored right to left are turned round; valid numbers are not', (t)
 
 test('letter-spaced pages: spaces inside numbers and after a lone capital are removed', (t) => {
   const items = [
-    item('M ailing A ddress: 68 Fairmont St', 46, 300, 200), item('Driving Y ears OR A ge 6 5 and Older', 64, 320, 200),
-    item('O ptional Bodily Injury', 46, 340, 100), item('2 0,0 0 0 Each Person', 224, 340, 80), item('$ 1 2 4.0 0', 350, 340, 30), item('C aused', 46, 360, 30),
+    item('M ailing A ddress: 68 Fairmont St', 46, 300, 200),
+    item('Driving Y ears OR A ge 6 5 and Older', 64, 320, 200),
+    item('O ptional Bodily Injury', 46, 340, 100),
+    item('2 0,0 0 0 Each Person', 224, 340, 80),
+    item('$ 1 2 4.0 0', 350, 340, 30),
+    item('C aused', 46, 360, 30),
   ];
   t.true(isLetterSpaced(items));
   const r = repairTextItems(items);

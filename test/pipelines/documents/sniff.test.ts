@@ -61,7 +61,15 @@ test('a multi-frame (animated) PNG is refused: images are one page', (t) => {
 
 test('a real animated PNG made by sharp is refused too', async (t) => {
   const frame = { create: { width: 8, height: 8, channels: 3 as const, background: '#fff' } };
-  const anim = await sharp([await sharp(frame).png().toBuffer(), await sharp({ create: { ...frame.create, background: '#000' } }).png().toBuffer()], { join: { animated: true } })
+  const anim = await sharp(
+    [
+      await sharp(frame).png().toBuffer(),
+      await sharp({ create: { ...frame.create, background: '#000' } })
+        .png()
+        .toBuffer(),
+    ],
+    { join: { animated: true } },
+  )
     .png()
     .toBuffer()
     .catch(() => undefined);

@@ -7,7 +7,10 @@ import { fixture, textPdf, encryptedPdf, rawPdf } from './helpers.ts';
 test.after.always(() => closeDocumentPools());
 
 const failure = async (p: Promise<unknown>) => {
-  const e = await p.then(() => undefined, (err: unknown) => err);
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   if (!(e instanceof DocumentError)) throw new Error(`expected a DocumentError, got ${String(e)}`);
   return e;
 };
@@ -26,7 +29,10 @@ test('text PDF: lines in reading order with positions, read without OCR', async 
   // Reading order: top to bottom.
   for (let i = 1; i < p.lines.length; i++) t.true(p.lines[i].y >= p.lines[i - 1].y - 1);
   const header = p.lines.find((l) => l.text.startsWith('Coverage'))!;
-  t.deepEqual(header.cells.map((c) => c.text), ['Coverage', 'Limit of Liability', 'Deductible', 'Premium']);
+  t.deepEqual(
+    header.cells.map((c) => c.text),
+    ['Coverage', 'Limit of Liability', 'Deductible', 'Premium'],
+  );
   t.true(p.blocks.length > 3);
 });
 
@@ -74,7 +80,11 @@ test('a PDF over the page cap is extraction_failed (too_many_pages)', async (t) 
 });
 
 test('an image-only PDF with OCR off has no text: extraction_failed from the engine', async (t) => {
-  const blank = rawPdf(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>']);
+  const blank = rawPdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>',
+  ]);
   const d = await readDocument(blank, { ocr: false });
   t.is(d.status, 'failure');
   const e = await failure(extractDocument(blank, { read: { ocr: false } }));
@@ -97,7 +107,10 @@ test('blocks follow columns: a two-column page reads the left column before the 
   ['Right one', 'Right two', 'Right three'].forEach((s, i) => page.drawText(s, { x: 350, y: 700 - i * 14, size: 11, font }));
   page.drawText('Footer across the page', { x: 50, y: 400, size: 11, font });
   const d = await readDocument(await doc.save(), { ocr: false });
-  t.deepEqual(d.pages[0].blocks.map((b) => b.text), ['Left one\nLeft two\nLeft three', 'Right one\nRight two\nRight three', 'Footer across the page']);
+  t.deepEqual(
+    d.pages[0].blocks.map((b) => b.text),
+    ['Left one\nLeft two\nLeft three', 'Right one\nRight two\nRight three', 'Footer across the page'],
+  );
   // Lines stay page-wide rows (label/value pairs read across).
   t.is(d.pages[0].lines[0].text, 'Left one  Right one');
 });

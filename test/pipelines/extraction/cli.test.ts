@@ -12,9 +12,14 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 function svc(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('LLM_') && k !== 'OCR_ENGINE'));
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(here, 'cli_runner.ts'), ...args], { env, timeout: 120_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--import', import.meta.resolve('tsx'), path.join(here, 'cli_runner.ts'), ...args],
+      { env, timeout: 120_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -24,7 +29,20 @@ test('svc extract FILE --json prints the §2.9 record', async (t) => {
   const r = await svc(['extract', path.join(fixturesDir, 'home_granite.pdf'), '--type', 'home_policy', '--json']);
   t.is(r.code, 0, r.stderr);
   const rec = JSON.parse(r.stdout);
-  for (const k of ['success', 'extraction_id', 'document_id', 'agent_id', 'filename', 'entity_type', 'parsing_status', 'parsing_method', 'extracted_data', 'created_at', 'updated_at']) t.true(k in rec, k);
+  for (const k of [
+    'success',
+    'extraction_id',
+    'document_id',
+    'agent_id',
+    'filename',
+    'entity_type',
+    'parsing_status',
+    'parsing_method',
+    'extracted_data',
+    'created_at',
+    'updated_at',
+  ])
+    t.true(k in rec, k);
   t.is(rec.filename, 'home_granite.pdf');
   t.is(rec.entity_type, 'home_policy');
   t.is(rec.parsing_method, 'text');

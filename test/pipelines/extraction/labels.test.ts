@@ -45,7 +45,16 @@ test('a declarations label is scored field by field, a person by first and last 
   data.policy.effective_date = '2021-06-30';
   data.policyholder.first_name = 'JOEL';
   data.policyholder.last_name = 'ROGERS';
-  data.property = { address: null, dwelling: 304306, other_structures: null, personal_property: 1, loss_of_use: null, personal_liability: 200000, medical_payments: null, deductible: null };
+  data.property = {
+    address: null,
+    dwelling: 304306,
+    other_structures: null,
+    personal_property: 1,
+    loss_of_use: null,
+    personal_liability: 200000,
+    medical_payments: null,
+    deductible: null,
+  };
   data.citations['/policy/provider'] = { page: 3, text: 'x', confidence: 0.9, source: 'rules' };
   const label = {
     doc_kind: 'home_dec',
@@ -77,18 +86,63 @@ test('a declarations label is scored field by field, a person by first and last 
 test('a certificate label: boxes, insurers by letter, coverage rows matched by type; impossible empty limits are not counted', (t) => {
   const data = emptyExtractedData('certificate');
   data.certificate = {
-    producer: 'United Solutions Inc', insured: 'Fernando A. Hernandez Arevalo DBA: Hernandez Construction', certificate_holder: 'Proof of coverage',
+    producer: 'United Solutions Inc',
+    insured: 'Fernando A. Hernandez Arevalo DBA: Hernandez Construction',
+    certificate_holder: 'Proof of coverage',
     insurers: [{ letter: 'A', name: 'Obsidian Specialty Insurance Co.', naic: '16871' }],
     coverages: [
-      { type: 'workers_compensation', insurer_letter: 'B', policy_number: '6JUB6R15812123', effective_date: '2023-11-05', expiration_date: '2024-11-05', each_occurrence: null, general_aggregate: null, combined_single_limit: null, umbrella_each_occurrence: null, wc_statutory: true, el_each_accident: 1000000, additional_insured: null, subrogation_waived: false },
-      { type: 'general_liability', insurer_letter: 'A', policy_number: 'SCB-GL-000038834', effective_date: '2023-11-05', expiration_date: '2024-11-05', each_occurrence: 1000000, general_aggregate: 2000000, combined_single_limit: 5, umbrella_each_occurrence: null, wc_statutory: null, el_each_accident: null, additional_insured: true, subrogation_waived: false },
+      {
+        type: 'workers_compensation',
+        insurer_letter: 'B',
+        policy_number: '6JUB6R15812123',
+        effective_date: '2023-11-05',
+        expiration_date: '2024-11-05',
+        each_occurrence: null,
+        general_aggregate: null,
+        combined_single_limit: null,
+        umbrella_each_occurrence: null,
+        wc_statutory: true,
+        el_each_accident: 1000000,
+        additional_insured: null,
+        subrogation_waived: false,
+      },
+      {
+        type: 'general_liability',
+        insurer_letter: 'A',
+        policy_number: 'SCB-GL-000038834',
+        effective_date: '2023-11-05',
+        expiration_date: '2024-11-05',
+        each_occurrence: 1000000,
+        general_aggregate: 2000000,
+        combined_single_limit: 5,
+        umbrella_each_occurrence: null,
+        wc_statutory: null,
+        el_each_accident: null,
+        additional_insured: true,
+        subrogation_waived: false,
+      },
     ],
   };
   const label = {
-    doc_kind: 'acord25', producer: 'United Solutions Inc', insured: 'Fernando A. Hernandez Arevalo DBA: Hernandez Construction', certificate_holder: 'Scott Butler Homes',
+    doc_kind: 'acord25',
+    producer: 'United Solutions Inc',
+    insured: 'Fernando A. Hernandez Arevalo DBA: Hernandez Construction',
+    certificate_holder: 'Scott Butler Homes',
     insurers: { A: 'Obsidian Specialty Insurance Co.', B: 'Travelers Property Casualty Company of America' },
     coverages: [
-      { type: 'commercial_general_liability', insurer_letter: 'A', policy_number: 'SCB-GL-000038834', effective_date: '2023-11-05', expiration_date: '2024-11-05', each_occurrence: 1000000, general_aggregate: 2000000, combined_single_limit: null, umbrella_each_occurrence: null, additional_insured: true, subrogation_waived: false },
+      {
+        type: 'commercial_general_liability',
+        insurer_letter: 'A',
+        policy_number: 'SCB-GL-000038834',
+        effective_date: '2023-11-05',
+        expiration_date: '2024-11-05',
+        each_occurrence: 1000000,
+        general_aggregate: 2000000,
+        combined_single_limit: null,
+        umbrella_each_occurrence: null,
+        additional_insured: true,
+        subrogation_waived: false,
+      },
     ],
   };
   const s = scoreAgainstLabel(label, data);
@@ -108,12 +162,17 @@ test('svc eval --labels over a labelled fixture: figures, misses with pages, and
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'labels-'));
   fs.mkdirSync(path.join(dir, 'labels'));
   fs.copyFileSync(path.join(fixturesDir, 'home_granite.pdf'), path.join(dir, 'home_granite.pdf'));
-  fs.writeFileSync(path.join(dir, 'labels', 'home_granite.json'), JSON.stringify({
-    file: 'home_granite.pdf', doc_kind: 'home_dec', entity_type: 'home_policy',
-    policy: { provider: 'Granite State Insurance Company', policy_number: 'HO3-552-0193', effective_date: '2025-02-01', expiration_date: '2027-02-01' },
-    policyholder: { first_name: 'Emily', last_name: 'Carter', organization: null },
-    pages: { provider: 1, effective_date: 1 },
-  }));
+  fs.writeFileSync(
+    path.join(dir, 'labels', 'home_granite.json'),
+    JSON.stringify({
+      file: 'home_granite.pdf',
+      doc_kind: 'home_dec',
+      entity_type: 'home_policy',
+      policy: { provider: 'Granite State Insurance Company', policy_number: 'HO3-552-0193', effective_date: '2025-02-01', expiration_date: '2027-02-01' },
+      policyholder: { first_name: 'Emily', last_name: 'Carter', organization: null },
+      pages: { provider: 1, effective_date: 1 },
+    }),
+  );
   const runs = await runLabelled(path.join(dir, 'labels'), dir);
   t.is(runs.length, 1);
   const s = summarise(runs);

@@ -6,7 +6,11 @@ import { textPdf } from '../documents/helpers.ts';
 
 test.after.always(() => closeDocumentPools());
 
-interface Seen { path: string; body: Record<string, unknown>; auth?: string }
+interface Seen {
+  path: string;
+  body: Record<string, unknown>;
+  auth?: string;
+}
 
 /** A real OpenAI-compatible server on 127.0.0.1 that answers every chat completion with `content`. */
 async function stubLlm(content: string) {
@@ -17,11 +21,16 @@ async function stubLlm(content: string) {
     req.on('end', () => {
       seen.push({ path: req.url ?? '', body: JSON.parse(raw || '{}'), auth: req.headers.authorization });
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({
-        id: 'chatcmpl-test', object: 'chat.completion', created: 1_700_000_000, model: 'stub-model',
-        choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null }],
-        usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
-      }));
+      res.end(
+        JSON.stringify({
+          id: 'chatcmpl-test',
+          object: 'chat.completion',
+          created: 1_700_000_000,
+          model: 'stub-model',
+          choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null }],
+          usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
+        }),
+      );
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -30,21 +39,27 @@ async function stubLlm(content: string) {
 }
 
 // Page 1 has a policy reference the rules do not recognise ("Ref"); page 2 has nothing of it.
-const doc = () => textPdf([
-  ['Harbor Light Insurance Company', 'Umbrella Declarations', 'Ref ZX-99812', 'Insured party: Jane Doe'],
-  ['Schedule of underlying insurance', 'See attached forms and endorsements.'],
-]);
+const doc = () =>
+  textPdf([
+    ['Harbor Light Insurance Company', 'Umbrella Declarations', 'Ref ZX-99812', 'Insured party: Jane Doe'],
+    ['Schedule of underlying insurance', 'See attached forms and endorsements.'],
+  ]);
 
 const answer = (values: unknown[]) => JSON.stringify({ document_kind: 'umbrella', values });
 
 test('a grounded LLM answer is merged with the rules and cited as llm', async (t) => {
-  const llm = await stubLlm(answer([
-    { pointer: '/policy/policy_number', value: 'ZX-99812', page: 1, quote: 'Ref ZX-99812' },
-    { pointer: '/policy/provider', value: 'Harbor Light Insurance Company', page: 1, quote: 'Harbor Light Insurance Company' },
-    { pointer: '/policy/not_a_field', value: 'x', page: 1, quote: 'x' },
-  ]));
+  const llm = await stubLlm(
+    answer([
+      { pointer: '/policy/policy_number', value: 'ZX-99812', page: 1, quote: 'Ref ZX-99812' },
+      { pointer: '/policy/provider', value: 'Harbor Light Insurance Company', page: 1, quote: 'Harbor Light Insurance Company' },
+      { pointer: '/policy/not_a_field', value: 'x', page: 1, quote: 'x' },
+    ]),
+  );
   try {
-    const r = await extractDocument(await doc(), { entityType: 'umbrella_policy', llm: { baseURL: llm.baseURL, model: 'stub-model', apiKey: 'sk-test', maxRetries: 0 } });
+    const r = await extractDocument(await doc(), {
+      entityType: 'umbrella_policy',
+      llm: { baseURL: llm.baseURL, model: 'stub-model', apiKey: 'sk-test', maxRetries: 0 },
+    });
     t.is(r.extracted_data.policy.policy_number, 'ZX-99812');
     t.is(r.extracted_data.citations['/policy/policy_number'].source, 'llm');
     t.is(r.extracted_data.citations['/policy/policy_number'].page, 1);
@@ -76,7 +91,11 @@ test('an LLM value cited on the wrong page fails grounding and is not kept', asy
     t.is(u?.page, 2);
     t.regex(u?.reason ?? '', /page 2/);
     // Kept only when asked, and then flagged.
-    const flagged = await extractDocument(await doc(), { entityType: 'umbrella_policy', ungrounded: 'flag', llm: { baseURL: llm.baseURL, model: 'stub-model', maxRetries: 0 } });
+    const flagged = await extractDocument(await doc(), {
+      entityType: 'umbrella_policy',
+      ungrounded: 'flag',
+      llm: { baseURL: llm.baseURL, model: 'stub-model', maxRetries: 0 },
+    });
     t.is(flagged.extracted_data.policy.policy_number, 'ZX-99812');
     t.true(flagged.extracted_data.citations['/policy/policy_number'].flagged);
   } finally {
@@ -102,7 +121,10 @@ test('an LLM answer that is not valid JSON is reported and the rule results stan
 test('an unreachable LLM endpoint is an error in the record, not a crash', async (t) => {
   const llm = await stubLlm('{}');
   await llm.close(); // nothing listens on that port any more
-  const r = await extractDocument(await doc(), { entityType: 'umbrella_policy', llm: { baseURL: llm.baseURL, model: 'stub-model', maxRetries: 0, timeoutMs: 5000 } });
+  const r = await extractDocument(await doc(), {
+    entityType: 'umbrella_policy',
+    llm: { baseURL: llm.baseURL, model: 'stub-model', maxRetries: 0, timeoutMs: 5000 },
+  });
   t.true(r.errors.some((e) => e.stage === 'llm' && /request failed/.test(e.message)));
   t.is(r.extracted_data.policy.provider, 'Harbor Light Insurance Company');
 });

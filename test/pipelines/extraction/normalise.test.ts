@@ -1,5 +1,15 @@
 import test from 'ava';
-import { parseMoney, parseDate, dateTokens, parseUsAddress, formatUsAddress, splitPersonName, isOrganisation, normaliseText, formatDateShort } from '../../../pipelines/extraction/normalise.ts';
+import {
+  parseMoney,
+  parseDate,
+  dateTokens,
+  parseUsAddress,
+  formatUsAddress,
+  splitPersonName,
+  isOrganisation,
+  normaliseText,
+  formatDateShort,
+} from '../../../pipelines/extraction/normalise.ts';
 
 test('money', (t) => {
   t.is(parseMoney('$1,000,000'), 1_000_000);
@@ -18,7 +28,10 @@ test('dates in the shapes declarations use', (t) => {
   t.is(parseDate('5 March 2026'), '2026-03-05');
   t.is(parseDate('2025-07-01'), '2025-07-01');
   t.is(parseDate('02/30/2025'), undefined);
-  t.deepEqual(dateTokens('05-18-22 through 11-18-22').map((d) => d.iso), ['2022-05-18', '2022-11-18']);
+  t.deepEqual(
+    dateTokens('05-18-22 through 11-18-22').map((d) => d.iso),
+    ['2022-05-18', '2022-11-18'],
+  );
   t.is(formatDateShort('2025-01-05'), 'Jan 5, 2025');
 });
 

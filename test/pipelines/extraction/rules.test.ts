@@ -40,7 +40,14 @@ test('every text fixture: kind detected and every expected field extracted exact
 });
 
 test('declaration_page detects the kind by itself', async (t) => {
-  for (const [f, kind] of [['auto_pinecrest.pdf', 'personal_auto'], ['renters_northwind.pdf', 'renters'], ['home_bluesky.pdf', 'homeowners'], ['bop_riverbend.pdf', 'businessowners'], ['cgl_lakeshore.pdf', 'commercial_general_liability'], ['coi_beta.pdf', 'certificate']] as const) {
+  for (const [f, kind] of [
+    ['auto_pinecrest.pdf', 'personal_auto'],
+    ['renters_northwind.pdf', 'renters'],
+    ['home_bluesky.pdf', 'homeowners'],
+    ['bop_riverbend.pdf', 'businessowners'],
+    ['cgl_lakeshore.pdf', 'commercial_general_liability'],
+    ['coi_beta.pdf', 'certificate'],
+  ] as const) {
     const d = await readDocument(fixture(f), { ocr: false });
     t.is(detectKind(d.pages), kind, f);
   }
@@ -60,9 +67,13 @@ test('every value carries a citation with its page and source text', async (t) =
 });
 
 test('grounding: a value that is not on its page is refused, money and dates are normalised', async (t) => {
-  const d = await readDocument(await textPdf([['Policy Number: XY-1234', 'Total Premium: $1,184.50', 'Policy Period: January 5, 2025 to 07/05/2025'], ['Second page']]), { ocr: false });
+  const d = await readDocument(
+    await textPdf([['Policy Number: XY-1234', 'Total Premium: $1,184.50', 'Policy Period: January 5, 2025 to 07/05/2025'], ['Second page']]),
+    { ocr: false },
+  );
   const idx = indexPages(d.pages);
-  const c = (pointer: string, value: string | number, page = 1, text = 'Policy Number: XY-1234') => ground({ pointer, value, page, text, confidence: 0.9, source: 'llm' }, idx);
+  const c = (pointer: string, value: string | number, page = 1, text = 'Policy Number: XY-1234') =>
+    ground({ pointer, value, page, text, confidence: 0.9, source: 'llm' }, idx);
   t.true(c('/policy/policy_number', 'XY-1234').ok);
   t.true(c('/policy/policy_number', 'xy 1234').ok);
   t.false(c('/policy/policy_number', 'XY-1234', 2).ok); // wrong page
@@ -79,12 +90,18 @@ test('grounding: a value that is not on its page is refused, money and dates are
 test('extracted_data has a JSON Schema for the OpenAPI document', async (t) => {
   const { extractedDataJsonSchema } = await import('../../../pipelines/extraction/schema.ts');
   const s = extractedDataJsonSchema() as { properties: Record<string, unknown>; required: string[] };
-  for (const k of ['policy_type', 'policy', 'policyholder', 'coverages', 'vehicles', 'drivers', 'property', 'interested_parties', 'certificate', 'citations']) t.true(k in s.properties, k);
+  for (const k of ['policy_type', 'policy', 'policyholder', 'coverages', 'vehicles', 'drivers', 'property', 'interested_parties', 'certificate', 'citations'])
+    t.true(k in s.properties, k);
   t.true(s.required.includes('citations'));
 });
 
 test('common core for entity types without deep rules (cyber, D&O, flood, workers comp)', async (t) => {
-  for (const [f, type] of [['cyber_sentinel.pdf', 'cyber_security'], ['d_and_o_meridian.pdf', 'd_and_o'], ['flood_gulf.pdf', 'commercial_flood'], ['workers_comp_ironworks.pdf', 'commercial_worker_comp']] as const) {
+  for (const [f, type] of [
+    ['cyber_sentinel.pdf', 'cyber_security'],
+    ['d_and_o_meridian.pdf', 'd_and_o'],
+    ['flood_gulf.pdf', 'commercial_flood'],
+    ['workers_comp_ironworks.pdf', 'commercial_worker_comp'],
+  ] as const) {
     const r = await extractDocument(fixture(f), { entityType: type, read: { ocr: false } });
     const p = r.extracted_data.policy;
     t.truthy(p.provider && p.policy_number && p.effective_date && p.expiration_date && p.premium, f);

@@ -1,14 +1,6 @@
 import { readFileSync } from 'node:fs';
 import test from 'ava';
-import {
-  OPERATORS_BY_TYPE,
-  evaluate,
-  isEmptyValue,
-  nextStep,
-  parseIsoDate,
-  parseNumber,
-  testCondition,
-} from '../../../pipelines/forms/engine.ts';
+import { OPERATORS_BY_TYPE, evaluate, isEmptyValue, nextStep, parseIsoDate, parseNumber, testCondition } from '../../../pipelines/forms/engine.ts';
 import { OPERATORS, QUESTION_TYPES, type Operator, type QuestionType } from '../../../pipelines/forms/schema.ts';
 import { YES_NO, c, form, q, rule, skip, step } from './build.ts';
 
@@ -269,13 +261,22 @@ for (const type of QUESTION_TYPES) {
 
 test('evaluate applies every operator case through a show rule, and through a skip', (t) => {
   for (const type of QUESTION_TYPES) {
-    const extra = type === 'dropdown' || type === 'single_choice' || type === 'multi_choice' ? { options: ['Yes', 'No', 'Auto', 'Home'] } : type === 'data_table' ? { settings: { columns: [{ id: 'make', label: 'Make', type: 'short_text' }] } } : {};
+    const extra =
+      type === 'dropdown' || type === 'single_choice' || type === 'multi_choice'
+        ? { options: ['Yes', 'No', 'Auto', 'Home'] }
+        : type === 'data_table'
+          ? { settings: { columns: [{ id: 'make', label: 'Make', type: 'short_text' }] } }
+          : {};
     for (const [operator, value, answer, expected] of casesByType[type]) {
       const condition = value === undefined ? c('src', operator) : c('src', operator, value);
       const shown = form(step('a', [q('src', type, extra), q('target', 'short_text', { initially_hidden: true, rules: [rule('show', [condition])] })]));
       const answers = answer === undefined ? {} : { src: answer };
       t.is(evaluate(shown, answers).questions.target.visible, expected, `${type} ${operator} show`);
-      const skipping = form(step('a', [q('src', type, { ...extra, rules: [skip('c', condition)] })]), step('b', [q('b1', 'short_text')]), step('c', [q('c1', 'short_text')]));
+      const skipping = form(
+        step('a', [q('src', type, { ...extra, rules: [skip('c', condition)] })]),
+        step('b', [q('b1', 'short_text')]),
+        step('c', [q('c1', 'short_text')]),
+      );
       t.deepEqual(evaluate(skipping, answers).path, expected ? [0, 2] : [0, 1, 2], `${type} ${operator} skip`);
     }
   }
@@ -325,7 +326,12 @@ test('conflict: when show and hide both fire, hide wins whatever the order', (t)
     t.false(evaluate(f, { a: 'x' }).questions.b.visible);
     t.true(evaluate(f, { a: 'xy' }).questions.b.visible === false); // hide fires, show does not
   }
-  const f = form(step('s', [q('a', 'short_text'), q('b', 'short_text', { initially_hidden: true, rules: [rule('show', [c('a', 'equals', 'x')]), rule('hide', [c('a', 'equals', 'y')])] })]));
+  const f = form(
+    step('s', [
+      q('a', 'short_text'),
+      q('b', 'short_text', { initially_hidden: true, rules: [rule('show', [c('a', 'equals', 'x')]), rule('hide', [c('a', 'equals', 'y')])] }),
+    ]),
+  );
   t.true(evaluate(f, { a: 'x' }).questions.b.visible);
 });
 
@@ -335,7 +341,9 @@ test('a show rule on a question that is not initially hidden changes nothing', (
 });
 
 test('a require rule makes a visible question required', (t) => {
-  const f = form(step('s', [q('year', 'number'), q('updates', 'multi_choice', { options: ['Roof'], rules: [rule('require', [c('year', 'lessThan', 1950)])] })]));
+  const f = form(
+    step('s', [q('year', 'number'), q('updates', 'multi_choice', { options: ['Roof'], rules: [rule('require', [c('year', 'lessThan', 1950)])] })]),
+  );
   t.false(evaluate(f, { year: 1990 }).questions.updates.required);
   t.true(evaluate(f, { year: '1,900' }).questions.updates.required);
   t.false(evaluate(f, {}).questions.updates.required);
@@ -343,10 +351,7 @@ test('a require rule makes a visible question required', (t) => {
 
 test('a require rule does not make a hidden question required', (t) => {
   const f = form(
-    step('s', [
-      q('a', 'short_text'),
-      q('b', 'short_text', { rules: [rule('hide', [c('a', 'equals', 'hide')]), rule('require', [c('a', 'isNotEmpty')])] }),
-    ]),
+    step('s', [q('a', 'short_text'), q('b', 'short_text', { rules: [rule('hide', [c('a', 'equals', 'hide')]), rule('require', [c('a', 'isNotEmpty')])] })]),
   );
   t.true(evaluate(f, { a: 'keep' }).questions.b.required);
   t.false(evaluate(f, { a: 'hide' }).questions.b.required);
@@ -356,7 +361,13 @@ test('a require rule does not make a hidden question required', (t) => {
 test('all needs every condition, any needs one', (t) => {
   const conditions = [c('a', 'equals', 'x'), c('b', 'greaterThan', 5)];
   const make = (mode: 'all' | 'any') =>
-    form(step('s', [q('a', 'short_text'), q('b', 'number'), q('t', 'short_text', { initially_hidden: true, rules: [rule('show', conditions, { condition_mode: mode })] })]));
+    form(
+      step('s', [
+        q('a', 'short_text'),
+        q('b', 'number'),
+        q('t', 'short_text', { initially_hidden: true, rules: [rule('show', conditions, { condition_mode: mode })] }),
+      ]),
+    );
   const cases: [Record<string, unknown>, boolean, boolean][] = [
     [{}, false, false],
     [{ a: 'x' }, false, true],
@@ -376,7 +387,10 @@ test('chains: a hidden question counts as unanswered for the rules after it', (t
       q('a', 'single_choice', { options: YES_NO }),
       q('b', 'short_text', { initially_hidden: true, rules: [rule('show', [c('a', 'equals', 'Yes')])] }),
     ]),
-    step('s2', [q('c', 'short_text', { initially_hidden: true, rules: [rule('show', [c('b', 'isNotEmpty')])] }), q('d', 'short_text', { rules: [rule('hide', [c('c', 'isEmpty')])] })]),
+    step('s2', [
+      q('c', 'short_text', { initially_hidden: true, rules: [rule('show', [c('b', 'isNotEmpty')])] }),
+      q('d', 'short_text', { rules: [rule('hide', [c('c', 'isEmpty')])] }),
+    ]),
   );
   const on = evaluate(f, { a: 'Yes', b: 'hello', c: 'there' });
   t.deepEqual(on.visible, ['a', 'b', 'c', 'd']);
@@ -399,7 +413,11 @@ test('a rule on an unknown question sees it as unanswered', (t) => {
 
 const flowForm = form(
   step('start', [
-    q('route', 'single_choice', { options: ['A', 'B', 'C'], required: true, rules: [skip('third', c('route', 'equals', 'B')), rule('end_form', [c('route', 'equals', 'C')])] }),
+    q('route', 'single_choice', {
+      options: ['A', 'B', 'C'],
+      required: true,
+      rules: [skip('third', c('route', 'equals', 'B')), rule('end_form', [c('route', 'equals', 'C')])],
+    }),
   ]),
   step('second', [q('s2', 'short_text', { required: true })]),
   step('third', [q('s3', 'number', { rules: [rule('hide', [c('s2', 'isNotEmpty')])] })]),
@@ -453,7 +471,10 @@ test('conflict: the first flow rule in document order that fires decides', (t) =
 
 test('conflict: flow rules of earlier questions win over later questions of the same step', (t) => {
   const f = form(
-    step('a', [q('x', 'short_text', { rules: [skip('c', c('x', 'isNotEmpty'))] }), q('y', 'short_text', { rules: [rule('end_form', [c('y', 'isNotEmpty')])] })]),
+    step('a', [
+      q('x', 'short_text', { rules: [skip('c', c('x', 'isNotEmpty'))] }),
+      q('y', 'short_text', { rules: [rule('end_form', [c('y', 'isNotEmpty')])] }),
+    ]),
     step('b', [q('b1', 'short_text')]),
     step('c', [q('c1', 'short_text')]),
   );
@@ -463,7 +484,10 @@ test('conflict: flow rules of earlier questions win over later questions of the 
 
 test('flow rules of a hidden question do not fire', (t) => {
   const f = form(
-    step('a', [q('gate', 'single_choice', { options: YES_NO }), q('x', 'short_text', { rules: [rule('hide', [c('gate', 'equals', 'No')]), rule('end_form', [c('gate', 'equals', 'No')])] })]),
+    step('a', [
+      q('gate', 'single_choice', { options: YES_NO }),
+      q('x', 'short_text', { rules: [rule('hide', [c('gate', 'equals', 'No')]), rule('end_form', [c('gate', 'equals', 'No')])] }),
+    ]),
     step('b', [q('b1', 'short_text')]),
   );
   t.deepEqual(evaluate(f, { gate: 'No' }).path, [0, 1]);

@@ -50,7 +50,10 @@ test('a complete submission passes and comes back normalised', (t) => {
     lines: ['Auto', 'Auto', 'Home'],
     docs: [{ filename: 'dec.PDF', content_type: 'application/pdf', url: 'https://files/x', size: 900 }],
     addr: { line1: '1 Main St', line2: '', city: 'Austin', state: 'TX', postal_code: '78701' },
-    drivers: [{ name: 'Ann', dob: '1980-01-02', rel: 'Self', years: '20' }, { name: '', dob: '' }],
+    drivers: [
+      { name: 'Ann', dob: '1980-01-02', rel: 'Self', years: '20' },
+      { name: '', dob: '' },
+    ],
     notes: 'hi',
   });
   t.deepEqual(r.errors, []);
@@ -125,7 +128,10 @@ test('options not allowed', (t) => {
 
 test('multi_choice min_selected applies to a non-empty answer; an empty one is simply absent', (t) => {
   const g = form(step('a', [q('m', 'multi_choice', { options: ['A', 'B', 'C'], settings: { min_selected: 2 } })]));
-  t.deepEqual(validateSubmission(g, { m: ['A'] }).errors.map((e) => e.code), ['too_few']);
+  t.deepEqual(
+    validateSubmission(g, { m: ['A'] }).errors.map((e) => e.code),
+    ['too_few'],
+  );
   t.deepEqual(validateSubmission(g, { m: [] }).errors, []);
   t.deepEqual(validateSubmission(g, { m: [] }).answers, {});
 });
@@ -161,13 +167,21 @@ test('data tables: cells typed per column, required cells, unknown columns, row 
 
 test('a required data table with only blank rows is missing', (t) => {
   const g = form(step('a', [q('t', 'data_table', { required: true, settings: { columns: [{ id: 'x', label: 'X', type: 'short_text' }] } })]));
-  t.deepEqual(validateSubmission(g, { t: [{ x: ' ' }] }).errors.map((e) => [e.path, e.code]), [['/answers/t', 'required']]);
+  t.deepEqual(
+    validateSubmission(g, { t: [{ x: ' ' }] }).errors.map((e) => [e.path, e.code]),
+    [['/answers/t', 'required']],
+  );
   t.deepEqual(validateSubmission(g, { t: [{ x: 'y' }] }).errors, []);
 });
 
 test('a require rule makes an answer mandatory at submission', (t) => {
-  const g = form(step('a', [q('year', 'number'), q('updates', 'multi_choice', { options: ['Roof'], rules: [rule('require', [c('year', 'lessThan', 1950)])] })]));
-  t.deepEqual(validateSubmission(g, { year: 1940 }).errors.map((e) => [e.path, e.code]), [['/answers/updates', 'required']]);
+  const g = form(
+    step('a', [q('year', 'number'), q('updates', 'multi_choice', { options: ['Roof'], rules: [rule('require', [c('year', 'lessThan', 1950)])] })]),
+  );
+  t.deepEqual(
+    validateSubmission(g, { year: 1940 }).errors.map((e) => [e.path, e.code]),
+    [['/answers/updates', 'required']],
+  );
   t.deepEqual(validateSubmission(g, { year: 1990 }).errors, []);
 });
 

@@ -166,7 +166,10 @@ test('the schemas render to JSON Schema for OpenAPI', (t) => {
 test('the README lists every ACORD field the templates fill', (t) => {
   const readme = readFileSync(new URL('../../../pipelines/forms/README.md', import.meta.url), 'utf8');
   const sections = new Map<string, string>();
-  for (const block of readme.split(/^\*\*(ACORD\d+)\*\*$/m).slice(1).reduce<string[][]>((acc, x, i) => (i % 2 ? acc[acc.length - 1].push(x) : acc.push([x]), acc), []))
+  for (const block of readme
+    .split(/^\*\*(ACORD\d+)\*\*$/m)
+    .slice(1)
+    .reduce<string[][]>((acc, x, i) => (i % 2 ? acc[acc.length - 1].push(x) : acc.push([x]), acc), []))
     sections.set(block[0], block[1]);
   for (const tpl of templates())
     for (const question of tpl.structure.steps.flatMap((s) => s.questions)) {

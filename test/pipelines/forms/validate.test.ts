@@ -32,8 +32,24 @@ test('a minimal body is accepted and normalised', (t) => {
 test('the normalised structure is what GET returns and PATCH accepts again unchanged', (t) => {
   const r = validateStructure({
     steps: [
-      { name: 'A', questions: [{ type: 'dropdown', label: 'Pick', options: ['x', 'y'] }, { id: 'n', type: 'number', label: 'N', required: true }] },
-      { id: 'second', name: 'B', questions: [{ type: 'date', label: 'When', rules: [{ condition_mode: 'any', conditions: [{ source_question_id: 'n', operator: 'greaterThan', value: 3 }], action: 'require' }] }] },
+      {
+        name: 'A',
+        questions: [
+          { type: 'dropdown', label: 'Pick', options: ['x', 'y'] },
+          { id: 'n', type: 'number', label: 'N', required: true },
+        ],
+      },
+      {
+        id: 'second',
+        name: 'B',
+        questions: [
+          {
+            type: 'date',
+            label: 'When',
+            rules: [{ condition_mode: 'any', conditions: [{ source_question_id: 'n', operator: 'greaterThan', value: 3 }], action: 'require' }],
+          },
+        ],
+      },
     ],
   });
   t.true(r.ok);
@@ -47,7 +63,15 @@ test('the normalised structure is what GET returns and PATCH accepts again uncha
 test('generated ids never collide with explicit ones and are deterministic', (t) => {
   const body = {
     steps: [
-      { name: 'Details', questions: [{ id: 'name', type: 'short_text', label: 'x' }, { type: 'short_text', label: 'Name' }, { type: 'short_text', label: 'Name' }, { type: 'short_text', label: '???' }] },
+      {
+        name: 'Details',
+        questions: [
+          { id: 'name', type: 'short_text', label: 'x' },
+          { type: 'short_text', label: 'Name' },
+          { type: 'short_text', label: 'Name' },
+          { type: 'short_text', label: '???' },
+        ],
+      },
       { id: 'details', name: 'Other', questions: [] },
       { name: 'Details', questions: [] },
     ],
@@ -82,7 +106,11 @@ test('shape problems carry JSON pointers into the body', (t) => {
           { type: 'short_text', label: 'a', options: ['x'] },
           { type: 'dropdown', label: 'b' },
           { type: 'telepathy', label: 'c' },
-          { type: 'short_text', label: 'd', rules: [{ condition_mode: 'all', conditions: [{ source_question_id: 'a', operator: 'resembles' }], action: 'show' }] },
+          {
+            type: 'short_text',
+            label: 'd',
+            rules: [{ condition_mode: 'all', conditions: [{ source_question_id: 'a', operator: 'resembles' }], action: 'show' }],
+          },
           { type: 'short_text', label: '' },
           { id: 'bad id!', type: 'short_text', label: 'e' },
         ],
@@ -147,7 +175,15 @@ test('cross-field settings are checked once the shape is right', (t) => {
 
 test('shape problems are reported alone: cross-field checks wait for a well-shaped body', (t) => {
   const problems = problemsOf({
-    steps: [{ name: 'A', questions: [{ id: 'x', type: 'number', label: 'n', settings: { min: 5, max: 1 } }, { id: 'x', type: 'nope', label: 'm' }] }],
+    steps: [
+      {
+        name: 'A',
+        questions: [
+          { id: 'x', type: 'number', label: 'n', settings: { min: 5, max: 1 } },
+          { id: 'x', type: 'nope', label: 'm' },
+        ],
+      },
+    ],
   });
   t.deepEqual(paths(problems), ['/steps/0/questions/1/type']);
 });
@@ -230,7 +266,10 @@ const sources = () => [
   q('table', 'data_table', { settings: { columns: [{ id: 'c', label: 'C', type: 'short_text' }] } }),
 ];
 const withConditions = (...conditions: ReturnType<typeof c>[]) =>
-  form(step('src', sources()), step('t', [q('target', 'short_text', { initially_hidden: true, rules: [rule('show', conditions, { condition_mode: 'any' })] })]));
+  form(
+    step('src', sources()),
+    step('t', [q('target', 'short_text', { initially_hidden: true, rules: [rule('show', conditions, { condition_mode: 'any' })] })]),
+  );
 const condPath = (i: number, field: string) => `/steps/1/questions/0/rules/0/conditions/${i}/${field}`;
 
 test('operators must fit the source question type', (t) => {
@@ -249,7 +288,10 @@ test('operators must fit the source question type', (t) => {
     c('table', 'greaterThan', 1),
   ];
   const problems = checkStructure(withConditions(...bad));
-  t.deepEqual(paths(problems), bad.map((_, i) => condPath(i, 'operator')));
+  t.deepEqual(
+    paths(problems),
+    bad.map((_, i) => condPath(i, 'operator')),
+  );
   t.regex(problems[0].message, /before does not apply to a number question/);
 });
 
@@ -299,15 +341,22 @@ test('condition values must fit the source question type', (t) => {
     c('file', 'isNotEmpty', 0),
   ];
   const problems = checkStructure(withConditions(...bad));
-  t.deepEqual(paths(problems), bad.map((_, i) => condPath(i, 'value')));
+  t.deepEqual(
+    paths(problems),
+    bad.map((_, i) => condPath(i, 'value')),
+  );
   t.regex(problems[5].message, /one of the options of "drop": A, B/);
 });
 
 test('a rule refers only to earlier questions', (t) => {
   const f = form(
     step('a', [
-      q('first', 'short_text', { rules: [rule('show', [c('first', 'isNotEmpty')]), rule('hide', [c('second', 'isEmpty')]), rule('require', [c('later', 'isEmpty')])] }),
-      q('second', 'short_text', { rules: [rule('end_form', [c('second', 'isNotEmpty')]), rule('continue', [c('first', 'isEmpty')]), skip('b', c('third', 'isEmpty'))] }),
+      q('first', 'short_text', {
+        rules: [rule('show', [c('first', 'isNotEmpty')]), rule('hide', [c('second', 'isEmpty')]), rule('require', [c('later', 'isEmpty')])],
+      }),
+      q('second', 'short_text', {
+        rules: [rule('end_form', [c('second', 'isNotEmpty')]), rule('continue', [c('first', 'isEmpty')]), skip('b', c('third', 'isEmpty'))],
+      }),
       q('third', 'short_text', { rules: [rule('show', [c('ghost', 'isEmpty')])] }),
     ]),
     step('b', [q('later', 'short_text', { rules: [rule('hide', [c('first', 'equals', 'x'), c('third', 'isEmpty')])] })]),
@@ -333,7 +382,12 @@ test('target_step_id comes with skip_to_step and only with it', (t) => {
 });
 
 test('a structure with more than 500 questions is refused', (t) => {
-  const steps = Array.from({ length: 6 }, (_, s) => step(`s${s}`, Array.from({ length: 90 }, (_, i) => q(`q${s}_${i}`, 'short_text'))));
+  const steps = Array.from({ length: 6 }, (_, s) =>
+    step(
+      `s${s}`,
+      Array.from({ length: 90 }, (_, i) => q(`q${s}_${i}`, 'short_text')),
+    ),
+  );
   t.deepEqual(paths(checkStructure(form(...steps))), ['/steps']);
 });
 
@@ -351,7 +405,11 @@ test('publish refuses a form without questions, and empty steps', (t) => {
 test('publish refuses skip targets that do not exist or go backwards', (t) => {
   const f = form(
     step('a', [q('x', 'short_text')]),
-    step('b', [q('y', 'short_text', { rules: [skip('nowhere', c('y', 'equals', '1')), skip('a', c('y', 'equals', '2')), skip('b', c('y', 'equals', '3')), skip('c', c('y', 'equals', '4'))] })]),
+    step('b', [
+      q('y', 'short_text', {
+        rules: [skip('nowhere', c('y', 'equals', '1')), skip('a', c('y', 'equals', '2')), skip('b', c('y', 'equals', '3')), skip('c', c('y', 'equals', '4'))],
+      }),
+    ]),
     step('c', [q('z', 'short_text')]),
   );
   const problems = validateForPublish(f);
@@ -390,7 +448,10 @@ test('an end_form that always fires makes later steps unreachable and later flow
 
 test('an `any` rule with an always-true condition always fires', (t) => {
   const f = form(
-    step('a', [q('x', 'number', { required: true }), q('w', 'short_text', { rules: [rule('end_form', [c('w', 'equals', 'stop'), c('x', 'isNotEmpty')], { condition_mode: 'any' })] })]),
+    step('a', [
+      q('x', 'number', { required: true }),
+      q('w', 'short_text', { rules: [rule('end_form', [c('w', 'equals', 'stop'), c('x', 'isNotEmpty')], { condition_mode: 'any' })] }),
+    ]),
     step('b', [q('y', 'short_text')]),
   );
   t.deepEqual(paths(validateForPublish(f)), ['/steps/1']);
@@ -399,7 +460,14 @@ test('an `any` rule with an always-true condition always fires', (t) => {
 test('flow rules on a question that may be hidden, or an optional one, do not make steps unreachable', (t) => {
   const base = (extra: Parameters<typeof q>[2]) =>
     form(
-      step('a', [q('gate', 'single_choice', { options: YES_NO }), q('x', 'single_choice', { options: YES_NO, ...extra, rules: [...(extra?.rules ?? []), skip('c', c('x', 'equals', 'Yes')), skip('c', c('x', 'equals', 'No'))] })]),
+      step('a', [
+        q('gate', 'single_choice', { options: YES_NO }),
+        q('x', 'single_choice', {
+          options: YES_NO,
+          ...extra,
+          rules: [...(extra?.rules ?? []), skip('c', c('x', 'equals', 'Yes')), skip('c', c('x', 'equals', 'No'))],
+        }),
+      ]),
       step('b', [q('y', 'short_text')]),
       step('c', [q('z', 'short_text')]),
     );
@@ -480,7 +548,11 @@ test('publish refuses a required hidden question whose show rules can never fire
       q('h', 'short_text', { initially_hidden: true, required: true, rules: [rule('show', [c('n', 'greaterThan', 10), c('n', 'lessThan', 1)])] }),
     ]),
   );
-  t.deepEqual(paths(validateForPublish(f)), ['/steps/0/questions/1/rules/0/conditions/1', '/steps/0/questions/1/initially_hidden', '/steps/0/questions/1/required']);
+  t.deepEqual(paths(validateForPublish(f)), [
+    '/steps/0/questions/1/rules/0/conditions/1',
+    '/steps/0/questions/1/initially_hidden',
+    '/steps/0/questions/1/required',
+  ]);
 });
 
 test('publish also reports every write-time problem', (t) => {
@@ -502,10 +574,7 @@ test('a sound branching form publishes cleanly', (t) => {
 });
 
 test('publish refuses conditions that no accepted answer can meet (number and date settings)', (t) => {
-  const src = [
-    q('n', 'number', { settings: { min: 0, max: 10, integer: true } }),
-    q('d', 'date', { settings: { min: '2020-01-01', max: '2030-12-31' } }),
-  ];
+  const src = [q('n', 'number', { settings: { min: 0, max: 10, integer: true } }), q('d', 'date', { settings: { min: '2020-01-01', max: '2030-12-31' } })];
   const cases: [ReturnType<typeof rule>, string | null][] = [
     [rule('hide', [c('n', 'greaterThan', 10)]), '/steps/1/questions/0/rules/0/conditions/0/value'],
     [rule('hide', [c('n', 'lessThan', 0)]), '/steps/1/questions/0/rules/0/conditions/0/value'],

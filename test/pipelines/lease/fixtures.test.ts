@@ -33,7 +33,12 @@ test('together the expected results exercise every status each check can give', 
     const seen = new Set(cases.map((c) => expectedOf(c).statuses[f]));
     for (const s of ['pass', 'fail', ...(noWarning.has(f) ? [] : ['warning'])]) t.true(seen.has(s), `${f} ${s}`);
   }
-  const overall = new Set(cases.map((c) => { const s = Object.values(expectedOf(c).statuses); return s.includes('fail') ? 'fail' : s.includes('warning') ? 'warning' : 'pass'; }));
+  const overall = new Set(
+    cases.map((c) => {
+      const s = Object.values(expectedOf(c).statuses);
+      return s.includes('fail') ? 'fail' : s.includes('warning') ? 'warning' : 'pass';
+    }),
+  );
   t.is(overall.size, 3);
 });
 
@@ -55,10 +60,16 @@ function assertGrounded(t: import('ava').ExecutionContext, r: AnalysisResult, do
   for (const c of r.comparison) {
     if (c.leaseRequired_page !== null && c.leaseClause) {
       const text = normaliseText(docs.lease.pages.find((p) => p.page === c.leaseRequired_page)?.text ?? '');
-      const words = normaliseText(c.leaseClause).split(' ').filter((w) => w.length > 2);
+      const words = normaliseText(c.leaseClause)
+        .split(' ')
+        .filter((w) => w.length > 2);
       t.true(words.filter((w) => text.includes(w)).length / words.length > 0.8, `${name} ${c.field} lease clause on page ${c.leaseRequired_page}`);
     }
-    if (c.insuranceCoverage_page !== null) t.truthy(docs.insurance.pages.find((p) => p.page === c.insuranceCoverage_page), `${name} ${c.field} insurance page exists`);
+    if (c.insuranceCoverage_page !== null)
+      t.truthy(
+        docs.insurance.pages.find((p) => p.page === c.insuranceCoverage_page),
+        `${name} ${c.field} insurance page exists`,
+      );
   }
 }
 
@@ -68,12 +79,23 @@ for (const c of cases.filter((x) => !/scan|photo/.test(x.name))) {
     const r = await analyzePair(bytes(c.lease), bytes(c.insurance), { asOf: e.as_of, read: { ocr: false, pdfTimeoutMs: 300_000 } });
     const s = scoreAnalysis(e, r);
     t.deepEqual(s.misses, []);
-    t.deepEqual(r.comparison.map((i) => i.field), [...comparisonFields]);
+    t.deepEqual(
+      r.comparison.map((i) => i.field),
+      [...comparisonFields],
+    );
     const fails = r.comparison.filter((i) => i.status !== 'pass').length;
     t.is(r.recommendations.length > 0, fails > 0);
     t.is(r.summary.pass + r.summary.fail + r.summary.warning, 15);
     t.is(r.summary.status, r.summary.fail ? 'non_compliant' : r.summary.warning ? 'needs_review' : 'compliant');
-    assertGrounded(t, r, { lease: await readForAnalysis(bytes(c.lease), { ocr: false, pdfTimeoutMs: 300_000 }), insurance: await readForAnalysis(bytes(c.insurance), { ocr: false, pdfTimeoutMs: 300_000 }) }, c.name);
+    assertGrounded(
+      t,
+      r,
+      {
+        lease: await readForAnalysis(bytes(c.lease), { ocr: false, pdfTimeoutMs: 300_000 }),
+        insurance: await readForAnalysis(bytes(c.insurance), { ocr: false, pdfTimeoutMs: 300_000 }),
+      },
+      c.name,
+    );
   });
 }
 
@@ -90,7 +112,10 @@ test('recommendations are concrete: amounts for a low limit, the landlord for an
 test('svc analyze prints the result; a refused file exits non-zero with its §7.2 code', (t) => {
   const c = cases.find((x) => x.name === 'res_compliant')!;
   const node = process.execPath;
-  const ok = spawnSync(node, ['bin/svc.ts', 'analyze', '--lease', c.lease, '--insurance', c.insurance, '--as-of', '2026-02-15'], { encoding: 'utf8', env: { ...process.env, OCR_ENGINE: 'tesseract.js' } });
+  const ok = spawnSync(node, ['bin/svc.ts', 'analyze', '--lease', c.lease, '--insurance', c.insurance, '--as-of', '2026-02-15'], {
+    encoding: 'utf8',
+    env: { ...process.env, OCR_ENGINE: 'tesseract.js' },
+  });
   t.is(ok.status, 0, ok.stderr);
   const r = JSON.parse(ok.stdout) as AnalysisResult;
   t.is(r.summary.status, 'compliant');

@@ -1,22 +1,65 @@
 // The 15 checks one by one on structured facts: every status each rule can give, and the matching helpers.
 import test from 'ava';
-import { compare, sameParty, addressParts, insuredCoversTenant, comparisonFields, type LeaseFacts, type InsuranceFacts, type LeaseRequirement, type RequirementKind, type ComparisonField } from '../../../pipelines/lease/index.ts';
+import {
+  compare,
+  sameParty,
+  addressParts,
+  insuredCoversTenant,
+  comparisonFields,
+  type LeaseFacts,
+  type InsuranceFacts,
+  type LeaseRequirement,
+  type RequirementKind,
+  type ComparisonField,
+} from '../../../pipelines/lease/index.ts';
 
 const c = <T>(value: T, page = 1) => ({ value, page, text: String(value) });
-const req = (kind: RequirementKind, amount: number | null = null, extra: Partial<LeaseRequirement> = {}): LeaseRequirement => ({ kind, required: true, amount, statutory: false, clause: `${kind} clause`, page: 2, ...extra });
+const req = (kind: RequirementKind, amount: number | null = null, extra: Partial<LeaseRequirement> = {}): LeaseRequirement => ({
+  kind,
+  required: true,
+  amount,
+  statutory: false,
+  clause: `${kind} clause`,
+  page: 2,
+  ...extra,
+});
 
 function lease(over: Partial<LeaseFacts> = {}): LeaseFacts {
   return {
-    type: 'residential', propertyAddress: c('12 Oak Street, Apt 4B, Springfield, IL 62704'), landlord: c('Oak Street Properties LLC'), manager: null,
-    tenant: c('Jordan Lee'), leaseStart: c('2026-02-01'), leaseEnd: c('2027-01-31'), requirements: {}, ...over,
+    type: 'residential',
+    propertyAddress: c('12 Oak Street, Apt 4B, Springfield, IL 62704'),
+    landlord: c('Oak Street Properties LLC'),
+    manager: null,
+    tenant: c('Jordan Lee'),
+    leaseStart: c('2026-02-01'),
+    leaseEnd: c('2027-01-31'),
+    requirements: {},
+    ...over,
   };
 }
 function policy(over: Partial<InsuranceFacts> = {}): InsuranceFacts {
   return {
-    kind: 'renters', policyType: 'Renters (HO-4)', carrier: c('Lakeside Mutual'), policyNumber: c('RNT-1'), policyNumbers: ['RNT-1'], insured: c('Jordan Lee'),
-    effectiveDate: c('2026-02-01'), expirationDate: c('2027-02-01'), liability: null, propertyDamage: null, workersComp: null, umbrella: null, auto: null,
-    professional: null, parties: [], hasCertificateHolderSection: false, waiverOfSubrogation: null, primaryNonContributory: null,
-    propertyAddress: { ...c('12 Oak St #4B, Springfield, IL 62704'), from: 'premises' }, markers: [], ...over,
+    kind: 'renters',
+    policyType: 'Renters (HO-4)',
+    carrier: c('Lakeside Mutual'),
+    policyNumber: c('RNT-1'),
+    policyNumbers: ['RNT-1'],
+    insured: c('Jordan Lee'),
+    effectiveDate: c('2026-02-01'),
+    expirationDate: c('2027-02-01'),
+    liability: null,
+    propertyDamage: null,
+    workersComp: null,
+    umbrella: null,
+    auto: null,
+    professional: null,
+    parties: [],
+    hasCertificateHolderSection: false,
+    waiverOfSubrogation: null,
+    primaryNonContributory: null,
+    propertyAddress: { ...c('12 Oak St #4B, Springfield, IL 62704'), from: 'premises' },
+    markers: [],
+    ...over,
   };
 }
 const limit = (value: number | null, label = 'limit', extra = {}) => ({ value, page: 1, text: `${label} ${value}`, label, ...extra });
@@ -24,7 +67,10 @@ const check = (field: ComparisonField, l: LeaseFacts, p: InsuranceFacts, asOf = 
 
 test('the comparison has exactly the 15 fields of SPEC §2.8, in order, and gap is null exactly on pass', (t) => {
   const items = compare(lease(), policy(), { asOf: '2026-02-15' });
-  t.deepEqual(items.map((i) => i.field), [...comparisonFields]);
+  t.deepEqual(
+    items.map((i) => i.field),
+    [...comparisonFields],
+  );
   for (const i of items) t.is(i.gap === null, i.status === 'pass', i.field);
 });
 
@@ -35,12 +81,16 @@ test('a requirement the lease does not state passes as "Not required"', (t) => {
     t.is(i.leaseRequired, 'Not required', f);
     t.is(i.leaseRequired_page, null, f);
   }
-  const explicit = check('Renters Insurance Required', lease({ requirements: { renters: req('renters', null, { required: false }) } }), policy({ kind: 'personal_auto' }));
+  const explicit = check(
+    'Renters Insurance Required',
+    lease({ requirements: { renters: req('renters', null, { required: false }) } }),
+    policy({ kind: 'personal_auto' }),
+  );
   t.is(explicit.status, 'pass');
   t.is(explicit.leaseRequired_page, 2);
 });
 
-test('Renters Insurance Required: tenant renters policy passes; auto, quote, someone else\'s homeowners fail; tenant homeowners is a warning', (t) => {
+test("Renters Insurance Required: tenant renters policy passes; auto, quote, someone else's homeowners fail; tenant homeowners is a warning", (t) => {
   const l = lease({ requirements: { renters: req('renters') } });
   t.is(check('Renters Insurance Required', l, policy()).status, 'pass');
   t.is(check('Renters Insurance Required', l, policy({ insured: c('Jordan Lee and Sam Lee') })).status, 'pass');
@@ -51,7 +101,10 @@ test('Renters Insurance Required: tenant renters policy passes; auto, quote, som
   t.is(check('Renters Insurance Required', l, policy({ insured: c('Margaret Chen') })).status, 'fail');
   // A commercial tenant's liability certificate satisfies "tenant shall carry liability insurance".
   const com = lease({ type: 'commercial', tenant: c('Northwind Analytics, Inc.'), requirements: { liability: req('liability', 1_000_000) } });
-  t.is(check('Renters Insurance Required', com, policy({ kind: 'certificate', insured: c('NORTHWIND ANALYTICS INC'), liability: limit(1_000_000) })).status, 'pass');
+  t.is(
+    check('Renters Insurance Required', com, policy({ kind: 'certificate', insured: c('NORTHWIND ANALYTICS INC'), liability: limit(1_000_000) })).status,
+    'pass',
+  );
 });
 
 test('General Liability: at or above the minimum passes, below fails with the amounts, none shown fails', (t) => {
@@ -81,7 +134,11 @@ test('Workers Compensation: statutory satisfies; absent fails', (t) => {
   t.is(check('Workers Compensation', amount, policy({ workersComp: limit(1_000_000, 'EL') })).status, 'pass');
 });
 
-for (const [field, kind, key] of [['Umbrella/Excess Liability', 'umbrella', 'umbrella'], ['Auto Liability', 'auto', 'auto'], ['Professional Liability', 'professional', 'professional']] as const) {
+for (const [field, kind, key] of [
+  ['Umbrella/Excess Liability', 'umbrella', 'umbrella'],
+  ['Auto Liability', 'auto', 'auto'],
+  ['Professional Liability', 'professional', 'professional'],
+] as const) {
   test(`${field}: at or above passes, below fails, absent fails`, (t) => {
     const l = lease({ requirements: { [kind]: req(kind, 1_000_000) } });
     t.is(check(field, l, policy({ [key]: limit(2_000_000) })).status, 'pass');
@@ -115,13 +172,20 @@ test('Interested Party: listed passes; only additional insured is a warning; abs
 
 test('Certificate Holder: landlord holder passes, another holder fails, a dec page without the section is a warning', (t) => {
   const l = lease({ requirements: { certificateHolder: req('certificateHolder') } });
-  const holder = (value: string) => ({ kind: 'certificate', hasCertificateHolderSection: true, parties: [{ value, role: 'certificate_holder' as const, page: 1, text: value }] });
+  const holder = (value: string) => ({
+    kind: 'certificate',
+    hasCertificateHolderSection: true,
+    parties: [{ value, role: 'certificate_holder' as const, page: 1, text: value }],
+  });
   t.is(check('Certificate Holder', l, policy(holder('Oak Street Properties LLC c/o Acme Management'))).status, 'pass');
   t.is(check('Certificate Holder', l, policy(holder('Columbus Commercial Bank'))).status, 'fail');
   t.is(check('Certificate Holder', l, policy()).status, 'warning');
 });
 
-for (const [field, kind, key] of [['Waiver of Subrogation', 'waiverOfSubrogation', 'waiverOfSubrogation'], ['Primary & Non-Contributory', 'primaryNonContributory', 'primaryNonContributory']] as const) {
+for (const [field, kind, key] of [
+  ['Waiver of Subrogation', 'waiverOfSubrogation', 'waiverOfSubrogation'],
+  ['Primary & Non-Contributory', 'primaryNonContributory', 'primaryNonContributory'],
+] as const) {
   test(`${field}: shown passes, explicitly no fails, not shown is a warning`, (t) => {
     const l = lease({ requirements: { [kind]: req(kind) } });
     t.is(check(field, l, policy({ [key]: c(true) })).status, 'pass');

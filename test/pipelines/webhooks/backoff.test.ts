@@ -1,11 +1,5 @@
 import test from 'ava';
-import {
-  DEFAULT_RETRY_SCHEDULE_SECONDS,
-  nextAttemptDelay,
-  nominalDelay,
-  retrySchedule,
-  shouldDisableEndpoint,
-} from '../../../pipelines/webhooks/backoff.ts';
+import { DEFAULT_RETRY_SCHEDULE_SECONDS, nextAttemptDelay, nominalDelay, retrySchedule, shouldDisableEndpoint } from '../../../pipelines/webhooks/backoff.ts';
 
 test('the default schedule is 8 attempts over about 27.6 hours', (t) => {
   const waits = retrySchedule();

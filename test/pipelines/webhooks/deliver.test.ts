@@ -143,7 +143,14 @@ const neverResolve: Resolver = async () => {
   throw new Error('the resolver must not be called');
 };
 
-for (const url of ['http://10.0.0.1/hook', 'http://169.254.169.254/latest/meta-data/', 'http://[fd00::1]/', 'http://100.64.0.1/', 'http://0.0.0.0/', 'http://[::ffff:10.0.0.1]/']) {
+for (const url of [
+  'http://10.0.0.1/hook',
+  'http://169.254.169.254/latest/meta-data/',
+  'http://[fd00::1]/',
+  'http://100.64.0.1/',
+  'http://0.0.0.0/',
+  'http://[::ffff:10.0.0.1]/',
+]) {
   test(`refused before any connection: ${url}`, async (t) => {
     // A tiny time-out: had a connection been tried, the answer would be a time-out or a connection error.
     const result = await deliver(request(url), { timeoutMs: 1000, resolve: neverResolve });
@@ -167,7 +174,15 @@ test('loopback is refused unless allow-listed, and nothing connects', async (t) 
     [`http://localhost:${port}/hook`, {}], // the system resolver: localhost is loopback
     [`http://hooks.partner.test:${port}/hook`, { resolve: async () => [{ address: '127.0.0.1', family: 4 }] }],
     // one private address among public ones is enough to refuse
-    [`http://mixed.partner.test:${port}/hook`, { resolve: async () => [{ address: '93.184.215.14', family: 4 }, { address: '127.0.0.1', family: 4 }] }],
+    [
+      `http://mixed.partner.test:${port}/hook`,
+      {
+        resolve: async () => [
+          { address: '93.184.215.14', family: 4 },
+          { address: '127.0.0.1', family: 4 },
+        ],
+      },
+    ],
     // allow-listing 127.0.0.1 as a host does not allow other names that resolve there
     [`http://sneaky.partner.test:${port}/hook`, { allowHosts: ['127.0.0.1'], resolve: async () => [{ address: '127.0.0.1', family: 4 }] }],
   ];
@@ -354,7 +369,10 @@ test('no secret or credential is echoed into the attempt result', async (t) => {
   const rx = await startReceiver((_r, res) => res.writeHead(500).end('nope'));
   t.teardown(rx.close);
   const secret = newSigningSecret();
-  for (const auth of [{ kind: 'bearer', token: 'tok_do_not_log' }, { kind: 'header', name: 'x-api-key', value: 'key_do_not_log' }] as const) {
+  for (const auth of [
+    { kind: 'bearer', token: 'tok_do_not_log' },
+    { kind: 'header', name: 'x-api-key', value: 'key_do_not_log' },
+  ] as const) {
     const result = JSON.stringify(await deliver(request(rx.url(), { secret, auth }), LOCAL));
     t.false(result.includes(secret));
     t.false(result.includes('do_not_log'));

@@ -16,13 +16,10 @@ import { createHash } from 'node:crypto';
 
 test('the topics and event names are exactly those of SPEC §6', (t) => {
   t.deepEqual([...TOPICS], ['client-submission', 'form-submission']);
-  t.deepEqual([...V1_EVENT_NAMES], [
-    'client-submission.complete',
-    'client-submission.declaration-page-upload',
-    'client.reassigned',
-    'client.updated',
-    'client.sales-funnel-status-change',
-  ]);
+  t.deepEqual(
+    [...V1_EVENT_NAMES],
+    ['client-submission.complete', 'client-submission.declaration-page-upload', 'client.reassigned', 'client.updated', 'client.sales-funnel-status-change'],
+  );
   t.true(V1SubscriptionEvent.safeParse('*').success);
   t.false(V1SubscriptionEvent.safeParse('client.deleted').success);
   t.true(subscriptionMatches(['*'], 'client.updated'));
@@ -50,9 +47,7 @@ test('form-submission data carries the §6.3 fields', (t) => {
   const upload = data.answers.find((a: { type: string }) => a.type === 'file_upload');
   t.deepEqual(Object.keys(upload.value[0]).sort(), ['content_type', 'filename', 'url']);
   t.throws(() => topicEnvelope('form-submission', { ...data, surprise: 1 }));
-  t.throws(() =>
-    topicEnvelope('form-submission', { ...data, answers: [{ question_id: 'f', label: 'F', type: 'file_upload', value: 'x.pdf' }] }),
-  );
+  t.throws(() => topicEnvelope('form-submission', { ...data, answers: [{ question_id: 'f', label: 'F', type: 'file_upload', value: 'x.pdf' }] }));
 });
 
 test('client-submission data keeps policy-type specific fields and needs the listed ones', (t) => {

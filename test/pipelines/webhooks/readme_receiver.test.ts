@@ -36,8 +36,7 @@ test('the README receiver accepts signed deliveries, refuses bad ones with 401 a
   const url = `http://127.0.0.1:${port}/webhooks`;
   const options = { allowHosts: ['127.0.0.1'], timeoutMs: 5000 };
   const form = envelopeBody(sampleTopicPayload('form-submission'));
-  const send = (body: Buffer, extra: Record<string, unknown> = {}) =>
-    deliver({ url, body, secret, webhookId: 'dlv_1', ...extra }, options);
+  const send = (body: Buffer, extra: Record<string, unknown> = {}) => deliver({ url, body, secret, webhookId: 'dlv_1', ...extra }, options);
 
   t.is((await send(form)).status, 200);
   await waitFor('processing form-submission:555123');
@@ -54,9 +53,15 @@ test('the README receiver accepts signed deliveries, refuses bad ones with 401 a
   await waitFor(`processing client-submission:${contentHash(sample.data)}`);
   // The same data with keys in another order and other spacing is a duplicate by content hash.
   const reverseKeys = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(reverseKeys)
-    : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reverseKeys(x)]))
-    : v;
+    Array.isArray(v)
+      ? v.map(reverseKeys)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.entries(v)
+              .reverse()
+              .map(([k, x]) => [k, reverseKeys(x)]),
+          )
+        : v;
   t.is((await send(Buffer.from(JSON.stringify(reverseKeys(sample), null, 1)))).status, 200);
   await waitFor(`duplicate client-submission:${contentHash(sample.data)}`);
 

@@ -1,12 +1,6 @@
 import { createHmac } from 'node:crypto';
 import test from 'ava';
-import {
-  newSigningSecret,
-  signBody,
-  standardWebhookHeaders,
-  verifySignature,
-  verifyStandardWebhook,
-} from '../../../pipelines/webhooks/sign.ts';
+import { newSigningSecret, signBody, standardWebhookHeaders, verifySignature, verifyStandardWebhook } from '../../../pipelines/webhooks/sign.ts';
 
 test('secrets are whsec_ + base64 of 32 random bytes', (t) => {
   const s = newSigningSecret();
