@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { extractDocument, closeDocumentPools, entityTypeSchema } from '../../pipelines/extraction/index.ts';
 import { scoreDocument, sumScores, precision, recall, type Miss, type FieldScore } from '../../pipelines/extraction/evaluate.ts';
 import { engineOptionsFromConfig } from './extract.ts';
-import { findLeaseCases, evalLease, formatLease } from './eval-lease.ts';
+import { findLeaseCases, evalLease, formatLease } from './eval_lease.ts';
 import { runLabels } from './eval_labels.ts';
 
 const usage = `usage: svc eval [DIR] [--json] [--only SUBSTRING]

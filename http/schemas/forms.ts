@@ -68,9 +68,3 @@ export const formList = z.object({ data: z.array(formSummary), next_cursor: z.st
 
 /** The /v2 error body; it lives in common.ts with the other surfaces' error schemas. */
 export { problem } from './common.ts';
-
-// Former names, kept while branches in flight import them; remove once they are merged.
-/** @deprecated use updateFormBody */
-export const patchFormBody = updateFormBody;
-/** @deprecated use updateFormDoc */
-export const patchFormDoc = updateFormDoc;

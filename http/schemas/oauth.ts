@@ -23,9 +23,3 @@ export const oauthError = z
     error_description: z.string(),
   })
   .meta({ id: 'OAuthError' });
-
-// Former names, kept while branches in flight import them; remove once they are merged.
-/** @deprecated use issueTokenBody */
-export const tokenRequest = issueTokenBody;
-/** @deprecated use issueTokenResponse */
-export const tokenResponse = issueTokenResponse;

@@ -132,11 +132,3 @@ export const deliveryDetail = delivery
   .extend({ body: z.string().describe('The exact bytes sent'), attempts: z.array(deliveryAttempt) })
   .meta({ id: 'WebhookDeliveryDetail' });
 export const deliveryList = z.object({ data: z.array(delivery), next_cursor: z.string().nullable() }).meta({ id: 'WebhookDeliveryList' });
-
-// Former names, kept while branches in flight import them; remove once they are merged.
-/** @deprecated use createSubscriptionBody */
-export const subscriptionBody = createSubscriptionBody;
-/** @deprecated use updateSubscriptionBody */
-export const patchSubscriptionBody = updateSubscriptionBody;
-/** @deprecated use listDeliveriesQuery */
-export const deliveriesQuery = listDeliveriesQuery;

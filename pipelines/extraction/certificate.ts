@@ -3,7 +3,7 @@
 // holding a policy period; the ADDL INSD / SUBR WVD columns located from their header words).
 import type { PageText, Cell, Line } from '../documents/layout.ts';
 import type { Candidate } from './candidates.ts';
-import { cellSource } from './layout-query.ts';
+import { cellSource } from './layout_query.ts';
 import { cleanValue, dateTokens, parseMoney, isCityStateZip } from './normalise.ts';
 
 type Emit = (c: Omit<Candidate, 'source' | 'confidence'> & Partial<Pick<Candidate, 'source' | 'confidence'>>) => void;

@@ -7,7 +7,7 @@
 //    cell beside) until a value reads like a name; otherwise the first name of the mailing-address block.
 import type { PageText, Line, Cell } from '../documents/layout.ts';
 import type { Candidate } from './candidates.ts';
-import { cellSource, cellsBelow } from './layout-query.ts';
+import { cellSource, cellsBelow } from './layout_query.ts';
 import { cleanValue, isCityStateZip, isOrganisation, splitPersonName } from './normalise.ts';
 
 type Emit = (c: Omit<Candidate, 'source' | 'confidence'> & Partial<Pick<Candidate, 'source' | 'confidence'>>) => void;

@@ -7,7 +7,7 @@ import { policyTypeLabels, type DocumentKind } from './schema.ts';
 import { extractCertificate } from './certificate.ts';
 import { autoLiability, propertyLines, eachOccurrence } from './limits.ts';
 import { findCarrier, findNamedInsured, looksLikeName } from './names.ts';
-import { findLabelled, findLabelledBlock, findTable, cellsBelow, type Found } from './layout-query.ts';
+import { findLabelled, findLabelledBlock, findTable, cellsBelow, type Found } from './layout_query.ts';
 import { parseMoney, parseDate, dateTokens, cleanValue, isOrganisation, splitPersonName, isCityStateZip } from './normalise.ts';
 
 /** Weighted count of matches (each pattern counted at most 3 times). */

@@ -5,16 +5,16 @@ import { z } from 'zod';
 import { readDocument, readOptionsSchema, DocumentError, type DocumentText } from '../documents/index.ts';
 import type { PageText } from '../documents/layout.ts';
 import type { ExtractedData } from '../extraction/schema.ts';
-import { leaseFacts } from './lease-facts.ts';
-import { insuranceFacts, extractPolicy } from './insurance-facts.ts';
+import { leaseFacts } from './lease_facts.ts';
+import { insuranceFacts, extractPolicy } from './insurance_facts.ts';
 import { compare } from './compare.ts';
 import { groundedOn, shortDate } from './text.ts';
 import type { AnalysisResult, Cited, InsuranceFacts, LeaseFacts, Summary, ComparisonItem } from './schema.ts';
 
 export * from './schema.ts';
 export { compare, checks } from './compare.ts';
-export { leaseFacts } from './lease-facts.ts';
-export { insuranceFacts, extractPolicy } from './insurance-facts.ts';
+export { leaseFacts } from './lease_facts.ts';
+export { insuranceFacts, extractPolicy } from './insurance_facts.ts';
 export { sameParty, addressParts, insuredCoversTenant, shortDate, money } from './text.ts';
 
 export const analyzeOptionsSchema = z

@@ -8,7 +8,7 @@ import type { Runner } from 'graphile-worker';
 import { PDFDocument } from 'pdf-lib';
 import { scoreAnalysis, type LeaseExpected } from '../../pipelines/lease/evaluate.ts';
 import { comparisonFields, type AnalysisResult } from '../../pipelines/lease/schema.ts';
-import { findLeaseCases } from '../../bin/commands/eval-lease.ts';
+import { findLeaseCases } from '../../bin/commands/eval_lease.ts';
 import { closeDocumentPools } from '../../pipelines/documents/index.ts';
 import { startService, type TestService, type Reply } from '../helpers/server.ts';
 import { eventually, startTestWorker } from '../helpers/worker.ts';

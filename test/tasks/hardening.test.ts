@@ -4,7 +4,7 @@
 import test from 'ava';
 import type { Runner } from 'graphile-worker';
 import pg from 'pg';
-import { createOAuthClient } from '../../db/oauth.ts';
+import { createOAuthClient } from '../../db/queries/oauth.ts';
 import { setIdentity } from '../../db/pool.ts';
 import { sampleTopicPayload, sampleV1Event } from '../../pipelines/webhooks/payloads.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';

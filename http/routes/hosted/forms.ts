@@ -29,7 +29,7 @@ import { formBody, type FormPageData } from '../../pages/form_page.ts';
 import { html } from '../../pages/html.ts';
 import { contentSecurityPolicy, layout, messagePage, type Brand } from '../../pages/layout.ts';
 import { formSlug, hostedFormPath } from '../../pages/urls.ts';
-import { presentAgency } from '../../presenters/v1.ts';
+import { presentAgency } from '../../presenters/agencies.ts';
 import { route, type Deps } from '../../route.ts';
 
 const pageParams = z.object({ agentSlug: z.string().max(200), publicId: z.string().max(100), formSlug: z.string().max(300).optional() });

@@ -8,7 +8,7 @@ import { analyzePair, readForAnalysis, comparisonFields, type AnalysisResult } f
 import { scoreAnalysis, type LeaseExpected } from '../../../pipelines/lease/evaluate.ts';
 import { closeDocumentPools, type DocumentText } from '../../../pipelines/documents/index.ts';
 import { indexPages, ground, normaliseText } from '../../../pipelines/extraction/index.ts';
-import { findLeaseCases } from '../../../bin/commands/eval-lease.ts';
+import { findLeaseCases } from '../../../bin/commands/eval_lease.ts';
 
 test.after.always(() => closeDocumentPools());
 

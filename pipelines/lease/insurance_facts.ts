@@ -4,7 +4,7 @@
 // words that make a document a binder, a quote or a cancelled policy.
 import type { PageText } from '../documents/layout.ts';
 import { detectKind, extractByRules, describePolicyType, parsePolicyNumber } from '../extraction/rules.ts';
-import { findLabelled } from '../extraction/layout-query.ts';
+import { findLabelled } from '../extraction/layout_query.ts';
 import { ground, indexPages } from '../extraction/grounding.ts';
 import { buildExtractedData } from '../extraction/build.ts';
 import { cleanValue, parseMoney } from '../extraction/normalise.ts';

@@ -1,2 +1,0 @@
-// Moved to http/pagination.ts; re-exported while branches that import this path are in flight.
-export { decodeCursor, encodeCursor, decodeTimeCursor, encodeTimeCursor } from './pagination.ts';
