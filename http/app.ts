@@ -5,6 +5,7 @@ import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import { ping } from '../db/queries/health.ts';
 import { createMetrics } from '../lib/metrics.ts';
+import { dashboardErrorPages } from './dashboard.ts';
 import { apiErrorBody, errorMiddleware, oauthErrorBody, problemBody, v1ErrorBody, type ErrorPresenter } from './errors.ts';
 import { graphqlMiddleware } from './graphql.ts';
 import { instrumentDatabase, metricsBody } from './metrics.ts';
@@ -29,7 +30,9 @@ import { hostedRoutes } from './routes/hosted/forms.ts';
 import { dashboardApiKeyRoutes } from './routes/dashboard/api_keys.ts';
 import { dashboardFormRoutes } from './routes/dashboard/forms.ts';
 import { dashboardSessionRoutes } from './routes/dashboard/session.ts';
+import { dashboardExtractionRoutes } from './routes/dashboard/extractions.ts';
 import { dashboardSubmissionRoutes } from './routes/dashboard/submissions.ts';
+import { dashboardSubscriptionRoutes } from './routes/dashboard/subscriptions.ts';
 import { dashboardUsageRoutes } from './routes/dashboard/usage.ts';
 import { dashboardWebhookRoutes } from './routes/dashboard/webhooks.ts';
 import { dashboardLinkRoutes } from './routes/v1/dashboard_links.ts';
@@ -53,6 +56,18 @@ export const allRoutes: RouteSpec[] = [
   ...extractionRoutes,
   ...analysisRoutes,
   ...fileRoutes,
+];
+
+/** The dashboard's pages: mounted beside the API, outside its document. */
+export const dashboardRoutes: RouteSpec[] = [
+  ...dashboardSessionRoutes,
+  ...dashboardApiKeyRoutes,
+  ...dashboardWebhookRoutes,
+  ...dashboardSubscriptionRoutes,
+  ...dashboardFormRoutes,
+  ...dashboardSubmissionRoutes,
+  ...dashboardExtractionRoutes,
+  ...dashboardUsageRoutes,
 ];
 
 /** GraphQL's own error shape, for /graphql refusals (auth, limits) made before PostGraphile runs. */
@@ -100,18 +115,7 @@ export function createApp(deps: Deps, opts: { instrument?: boolean } = {}): Koa 
   mountRoutes(router, allRoutes, deps);
   // Pages and their assets: not part of the API document.
   // The dashboard first: its /dashboard/... paths must not be read as /{agentSlug}/form/... hosted pages.
-  mountRoutes(
-    router,
-    [
-      ...dashboardSessionRoutes,
-      ...dashboardApiKeyRoutes,
-      ...dashboardWebhookRoutes,
-      ...dashboardFormRoutes,
-      ...dashboardSubmissionRoutes,
-      ...dashboardUsageRoutes,
-    ],
-    deps,
-  );
+  mountRoutes(router, dashboardRoutes, deps);
   mountRoutes(router, hostedRoutes, deps);
 
   if (opts.instrument !== false) {
@@ -136,6 +140,7 @@ export function createApp(deps: Deps, opts: { instrument?: boolean } = {}): Koa 
     });
   }
   app.use(errorMiddleware(deps.log, presenterFor));
+  app.use(dashboardErrorPages(deps));
   app.use(graphqlMiddleware(deps));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: false }));

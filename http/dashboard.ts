@@ -90,8 +90,10 @@ async function send(ctx: Context, status: number, title: string, body: SafeHtml,
 const SECTIONS: { path: string; label: string; admin: boolean }[] = [
   { path: 'keys', label: 'API keys', admin: true },
   { path: 'webhooks', label: 'Webhooks', admin: true },
+  { path: 'subscriptions', label: 'v1 subscriptions', admin: true },
   { path: 'forms', label: 'Forms', admin: false },
   { path: 'submissions', label: 'Submissions', admin: false },
+  { path: 'extractions', label: 'Extractions', admin: false },
   { path: 'usage', label: 'Usage', admin: true },
 ];
 
@@ -125,11 +127,71 @@ ${s.mode === 'test' ? html`<p class="dash-banner" role="note"><strong>Test data.
 /** Render a page for the signed-in agent. */
 export const renderPage = (ctx: Context, s: DashboardSession, title: string, body: SafeHtml, status = 200) => send(ctx, status, title, body, s);
 
-/** A page without a session (signed out, link refused, errors before sign-in). */
-export const renderBare = (ctx: Context, status: number, title: string, message: string) =>
-  send(ctx, status, title, html`<section class="card card--message"><h1 class="card__title">${title}</h1><p class="lede">${message}</p></section>`, null);
+/** A page without a session (signed out, link refused, errors before sign-in), with an optional way on. */
+export const renderBare = (ctx: Context, status: number, title: string, message: string, link?: { href: string; label: string }) =>
+  send(
+    ctx,
+    status,
+    title,
+    html`<section class="card card--message"><h1 class="card__title">${title}</h1><p class="lede">${message}</p>${link ? html`<p><a href="${link.href}">${link.label}</a></p>` : ''}</section>`,
+    null,
+  );
 
 const errorTitles: Record<number, string> = { 400: 'Bad request', 403: 'Not allowed', 404: 'Not found', 422: 'That did not work', 429: 'Too many requests' };
+
+const MODES_AND_ACTIONS = new Set(['test', 'live', 'sign-in', 'sign-out']);
+
+/**
+ * Error pages for everything under /dashboard/ that no handler turned into a page itself: an unknown mode or
+ * section (404), a bad path or query parameter (400), answered as HTML in the dashboard's style instead of the
+ * API's JSON. Mounted after the error middleware, before the router.
+ */
+export function dashboardErrorPages(deps: Deps) {
+  return async (ctx: Context, next: () => Promise<unknown>): Promise<void> => {
+    if (!ctx.path.startsWith('/dashboard/')) return void (await next());
+    const home = { href: '/dashboard', label: 'Go to the dashboard' };
+    const notHere = 'There is no such dashboard page. The dashboard’s addresses start with /dashboard/test/ (test data) or /dashboard/live/ (live data).';
+    if (!MODES_AND_ACTIONS.has(ctx.path.split('/')[2] ?? '')) return renderBare(ctx, 404, 'Not found', notHere, home);
+    try {
+      await next();
+    } catch (thrown) {
+      const err = toApiError(thrown, deps.log, { requestId: ctx.state.requestId, path: ctx.path });
+      const status = err.status === 422 ? 400 : err.status;
+      const msg =
+        status >= 500
+          ? 'An unexpected error happened; it has been logged.'
+          : `${err.message}${err.details.length ? `: ${err.details.map((d) => `${d.field ? `${d.field} ` : ''}${d.message}`).join('; ')}` : ''}`;
+      return renderBare(ctx, status, errorTitles[status] ?? 'Something went wrong', msg, home);
+    }
+    if (ctx.status === 404 && ctx.body === undefined) return renderBare(ctx, 404, 'Not found', notHere, home);
+  };
+}
+
+/**
+ * Paging links of a list, newest first: "Newer" back to the first page when this is not it, and "Older" to the
+ * page after `next` (the last id or cursor shown) when there is one. `keep` are the list's filters.
+ */
+export function pager(
+  path: string,
+  keep: Record<string, string | number | null | undefined>,
+  o: { paged: boolean; next: string | null; what: string },
+): SafeHtml {
+  if (!o.paged && !o.next) return html``;
+  const q = (extra: Record<string, string>) => {
+    const p = new URLSearchParams();
+    for (const [k, v] of Object.entries(keep)) if (v !== null && v !== undefined && v !== '') p.set(k, String(v));
+    for (const [k, v] of Object.entries(extra)) p.set(k, v);
+    const str = p.toString();
+    return str ? `${path}?${str}` : path;
+  };
+  return html`<nav class="dash-pager" aria-label="Pages of ${o.what}">${o.paged ? html`<a href="${q({})}">Newest ${o.what}</a>` : ''}${o.next ? html`<a href="${q({ before: o.next })}" rel="next">Older ${o.what}</a>` : ''}</nav>`;
+}
+
+/** Split a page fetched with one row more than `size`: the rows to show and the key of the next page. */
+export function pageOf<T>(rows: T[], size: number, key: (row: T) => string): { rows: T[]; next: string | null } {
+  const shown = rows.slice(0, size);
+  return { rows: shown, next: rows.length > size && shown.length ? key(shown[shown.length - 1]) : null };
+}
 
 /**
  * Run a dashboard handler as the session's agent in `mode`: no or dead session → the sign-in page (401);

@@ -14,3 +14,28 @@ export function slugify(text: string): string {
     .slice(0, 70)
     .replace(/-+$/, '');
 }
+
+/**
+ * First path segments of the service's own routes, never given to an agent as its slug (hosted forms live at
+ * /{agent_slug}/form/…). The SQL twin is app_private.reserved_agent_slugs() (0012), which
+ * app_private.unique_agent_slug consults; test/lib/slug.test.ts checks both lists against every route.
+ */
+export const RESERVED_SLUGS: readonly string[] = [
+  'api',
+  'assets',
+  'dashboard',
+  'docs',
+  'files',
+  'graphiql',
+  'graphql',
+  'healthz',
+  'metrics',
+  'oauth',
+  'openapi',
+  'v1',
+  'v2',
+  'v3',
+];
+
+/** Whether a slug is a route word of the service (see RESERVED_SLUGS). */
+export const isReservedSlug = (slug: string): boolean => RESERVED_SLUGS.includes(slug);

@@ -4,7 +4,7 @@
 // the PDF worker, cropped with sharp, embedded as data: URLs) so an analyst can judge label vs extractor.
 import fs from 'node:fs';
 import sharp from 'sharp';
-import { rasterPdfPage } from '../../pipelines/documents/index.ts';
+import { renderPagePreview } from '../../pipelines/documents/index.ts';
 import { normaliseText } from '../../pipelines/extraction/normalise.ts';
 import { accuracy, type FieldComparison, type Tally } from '../../pipelines/extraction/labels.ts';
 import type { LabelledRun, summarise } from './eval_labels.ts';
@@ -46,11 +46,9 @@ async function crop(
   let pr = cache.get(page);
   if (!pr) {
     pr = (async () => {
-      const r = await rasterPdfPage(bytes, page, 110, 4_000_000);
-      // Scans come as the stored full-resolution JPEG: shrink once, so each crop works on a small image.
-      const img = await sharp(Buffer.from(r.data)).resize({ width: 1000, withoutEnlargement: true }).png().toBuffer();
-      const meta = await sharp(img).metadata();
-      return { img, w: meta.width ?? 1, h: meta.height ?? 1, pw: r.pageWidth };
+      // Scans come as the stored full-resolution JPEG: shrunk once, so each crop works on a small image.
+      const r = await renderPagePreview(bytes, 'application/pdf', page, { width: 1000 });
+      return { img: r.png, w: r.width, h: r.height, pw: r.pageWidth };
     })();
     cache.set(page, pr);
   }

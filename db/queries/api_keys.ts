@@ -51,6 +51,19 @@ export async function listApiKeys(db: Queryable, agencyId: number): Promise<ApiK
   return rows;
 }
 
+/** A page of the agency's keys of one mode, newest first, before key id `before` (the dashboard's list). */
+export async function listApiKeysPage(
+  db: Queryable,
+  agencyId: number,
+  o: { mode: 'test' | 'live'; before: number | null; limit: number },
+): Promise<ApiKeyRow[]> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `select ${keyColumns} from app_public.api_keys where agency_id = $1 and mode = $2 and ($3::bigint is null or id < $3) order by id desc limit $4`,
+    [agencyId, o.mode, o.before, o.limit],
+  );
+  return rows;
+}
+
 /** The mode of a key of the agency, or undefined when it is not visible. */
 export async function apiKeyMode(db: Queryable, agencyId: number, keyId: number): Promise<ApiKeyRow['mode'] | undefined> {
   const { rows } = await db.query<{ mode: ApiKeyRow['mode'] }>('select mode from app_public.api_keys where id = $1 and agency_id = $2', [keyId, agencyId]);

@@ -37,3 +37,20 @@ export async function authenticateDashboardSession(db: Client, sessionHash: Buff
 export async function endDashboardSession(db: Queryable, sessionHash: Buffer): Promise<void> {
   await db.query('select app_private.end_dashboard_session($1)', [sessionHash]);
 }
+
+export interface AgencyApiUsageRow {
+  plan: string;
+  per_minute: number;
+  per_day: number;
+  minute_requests: number;
+  day_requests: number;
+  rejected_today: number;
+  minute_resets_at: Date;
+  day_resets_at: Date;
+}
+
+/** The calling agency's plan limits and /api counters (app_private.agency_api_usage, 0012); undefined for non-admins. */
+export async function agencyApiUsage(db: Queryable): Promise<AgencyApiUsageRow | undefined> {
+  const { rows } = await db.query<AgencyApiUsageRow>('select * from app_private.agency_api_usage() where plan is not null');
+  return rows[0];
+}

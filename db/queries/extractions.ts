@@ -93,6 +93,41 @@ export async function listExtractions(
   return rows;
 }
 
+/**
+ * A page of the caller's extractions for the dashboard, newest first: the agency's (RLS: agency and mode),
+ * or one agent's; optionally of one status and created in [from, to); after a (created_at, id) position.
+ */
+export async function listAgencyExtractions(
+  c: Queryable,
+  o: { agentId: number | null; status: string | null; from: Date | null; to: Date | null; after: { t: string; id: string } | null; limit: number },
+): Promise<(ExtractionRecordRow & { agent_name: string; created_key: string })[]> {
+  // created_key: created_at as text, to the microsecond (a Date keeps milliseconds), for the next page's position.
+  const { rows } = await c.query<ExtractionRecordRow & { agent_name: string; created_key: string }>(
+    `select ${recordColumns}, a.first_name || ' ' || a.last_name as agent_name, e.created_at::text as created_key
+       from app_public.extractions e join app_public.documents d on d.id = e.document_id join app_public.agents a on a.id = e.agent_id
+      where e.agency_id = app_public.current_agency_id() and ($1::bigint is null or e.agent_id = $1) and ($2::text is null or e.status = $2)
+        and ($3::timestamptz is null or e.created_at >= $3) and ($4::timestamptz is null or e.created_at < $4)
+        and ($5::timestamptz is null or (e.created_at, e.id) < ($5::timestamptz, $6::uuid))
+      order by e.created_at desc, e.id desc limit $7`,
+    [o.agentId, o.status, o.from, o.to, o.after?.t ?? null, o.after?.id ?? null, o.limit],
+  );
+  return rows;
+}
+
+/** One extraction of the caller's agency (RLS: agency and mode) with what its page shows of the document. */
+export async function getAgencyExtraction(
+  c: Queryable,
+  extractionId: string,
+): Promise<(ExtractionRecordRow & { agent_name: string; content_type: string; page_count: number | null; blob_key: string | null }) | undefined> {
+  const { rows } = await c.query<ExtractionRecordRow & { agent_name: string; content_type: string; page_count: number | null; blob_key: string | null }>(
+    `select ${recordColumns}, a.first_name || ' ' || a.last_name as agent_name, d.content_type, d.page_count, d.blob_key
+       from app_public.extractions e join app_public.documents d on d.id = e.document_id join app_public.agents a on a.id = e.agent_id
+      where e.id = $1 and e.agency_id = app_public.current_agency_id()`,
+    [extractionId],
+  );
+  return rows[0];
+}
+
 // ---- the job chain (owner pool, inside tasks) ------------------------------------------------------
 
 /** What a stage needs of an extraction and its document. */

@@ -36,13 +36,15 @@ export async function getForm(db: Client, formId: number, lock = false): Promise
 /** Up to `limit` forms with ids below `before`, newest first, optionally by status and insurance line. */
 export async function listForms(
   db: Queryable,
-  f: { before: number | null; status: string | null; insuranceLine: string | null; limit: number },
+  f: { before: number | null; status: string | null; insuranceLine: string | null; limit: number; visibleToAgentId?: number | null },
 ): Promise<FormRow[]> {
+  // visibleToAgentId: only the agency-wide forms and that agent's own (what a plain agent works with).
   const { rows } = await db.query<FormRow>(
     `select ${formColumns} from app_public.forms
       where ($1::bigint is null or id < $1) and ($2::text is null or status = $2) and ($3::text is null or insurance_line = $3)
+        and ($5::bigint is null or owner_agent_id is null or owner_agent_id = $5)
       order by id desc limit $4`,
-    [f.before, f.status, f.insuranceLine, f.limit],
+    [f.before, f.status, f.insuranceLine, f.limit, f.visibleToAgentId ?? null],
   );
   return rows;
 }

@@ -12,6 +12,7 @@ export * from './layout.ts';
 export { sniff, DEFAULT_MAX_BYTES, DEFAULT_MAX_PAGES, DEFAULT_MAX_IMAGE_PIXELS, type Sniffed, type DocumentKind } from './sniff.ts';
 export { normaliseImage, ocrImage, langDataDir, cliTessdataDir, ocrOptionsSchema, type OcrOptions, type OcrEngine } from './ocr.ts';
 export { readPdfText, rasterPdfPage, pdfPool } from './pdf.ts';
+export { renderPagePreview, type PagePreview } from './preview.ts';
 
 export const readOptionsSchema = z
   .object({

@@ -1,9 +1,9 @@
 // Dashboard: the agency's API keys in the chosen mode. Create (the key shown once), roll with a grace period,
 // revoke after a confirmation; the same state functions as /v1/agencies/{id}/api-keys.
 import { z } from 'zod';
-import { apiKeyMode, createApiKey, listApiKeys, revokeApiKey, rollApiKey } from '../../../db/queries/api_keys.ts';
+import { apiKeyMode, createApiKey, listApiKeysPage, revokeApiKey, rollApiKey } from '../../../db/queries/api_keys.ts';
 import { newApiKey } from '../../../lib/secrets.ts';
-import { base, csrfField, renderPage, when, withSession, type DashboardSession } from '../../dashboard.ts';
+import { base, csrfField, pageOf, pager, renderPage, when, withSession, type DashboardSession } from '../../dashboard.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { presentApiKey } from '../../presenters/api_keys.ts';
@@ -28,8 +28,17 @@ function shownOnce(key: string, what: string): SafeHtml {
 </section>`;
 }
 
-async function keysPage(ctx: Parameters<typeof renderPage>[0], s: DashboardSession, top: SafeHtml | null, status = 200): Promise<void> {
-  const keys = (await listApiKeys(tx(ctx), s.agency_id)).filter((k) => k.mode === s.mode).map(presentApiKey);
+const PAGE = 50;
+
+async function keysPage(
+  ctx: Parameters<typeof renderPage>[0],
+  s: DashboardSession,
+  top: SafeHtml | null,
+  status = 200,
+  before: number | null = null,
+): Promise<void> {
+  const page = pageOf(await listApiKeysPage(tx(ctx), s.agency_id, { mode: s.mode, before, limit: PAGE + 1 }), PAGE, (k) => String(k.id));
+  const keys = page.rows.map(presentApiKey);
   const b = base(s.mode);
   const rows = keys.map(
     (k) => html`<tr>
@@ -62,8 +71,9 @@ ${
     ? html`<div class="dash-table-wrap"><table class="dash-table"><caption class="visually-hidden">${s.mode === 'test' ? 'Test' : 'Live'} API keys</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Permissions</th><th scope="col">Key</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
 <tbody>${rows}</tbody></table></div>`
-    : html`<p class="lede">No ${s.mode} keys yet.</p>`
+    : html`<p class="lede">No ${s.mode} keys ${before ? 'older than these' : 'yet'}.</p>`
 }
+${pager(`${b}/keys`, {}, { paged: before !== null, next: page.next, what: 'keys' })}
 </section>
 <section class="dash-panel" aria-labelledby="new-key"><h2 id="new-key">Create a ${s.mode} key</h2>
 <form method="post" action="${b}/keys" class="dash-form">${csrfField(s)}
@@ -87,8 +97,16 @@ export const dashboardApiKeyRoutes = [
     tags: ['Dashboard'],
     auth: 'none',
     params: modeParams,
+    query: z.object({
+      before: z.coerce
+        .number()
+        .int()
+        .positive()
+        .max(2 ** 53)
+        .optional(),
+    }),
     responses,
-    handler: (ctx, { params }, deps) => withSession(ctx, deps, params.mode, true, (s) => keysPage(ctx, s, null)),
+    handler: (ctx, { params, query }, deps) => withSession(ctx, deps, params.mode, true, (s) => keysPage(ctx, s, null, 200, query.before ?? null)),
   }),
   route({
     method: 'post',

@@ -7,11 +7,11 @@ import { listAgents } from '../../../db/queries/agents.ts';
 import { listEmbedOrigins, setEmbedOrigins } from '../../../db/queries/embed_origins.ts';
 import { activeAgent, linkTarget } from '../../../db/queries/form_links.ts';
 import { duplicateForm, getForm, listForms, publishForm, type FormRow } from '../../../db/queries/forms.ts';
-import { formLinkKey, signFormContext } from '../../../lib/links.ts';
-import { base, csrfField, renderPage, when, withSession, type DashboardSession } from '../../dashboard.ts';
+import { base, csrfField, pageOf, pager, renderPage, when, withSession, type DashboardSession } from '../../dashboard.ts';
 import type { Deps } from '../../context.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
+import { presentFormLink } from '../../presenters/form_links.ts';
 import { hostedFormPath } from '../../pages/urls.ts';
 import { route, tx } from '../../route.ts';
 import { dashboardForm, modeIdParams, modeParams } from '../../schemas/dashboard.ts';
@@ -22,6 +22,8 @@ const responses = {
   403: { description: 'No CSRF token, or not an admin' },
   404: { description: 'Not found' },
 };
+
+const PAGE = 50;
 
 /** Forms an agent (not an admin) works with: its own and the agency-wide ones. */
 const visibleTo = (s: DashboardSession, f: FormRow) => s.isAdmin || f.owner_agent_id === null || f.owner_agent_id === s.agent_id;
@@ -118,12 +120,28 @@ export const dashboardFormRoutes = [
     tags: ['Dashboard'],
     auth: 'none',
     params: modeParams,
-    query: z.object({ status: z.enum(['draft', 'active']).or(z.literal('')).optional() }),
+    query: z.object({
+      status: z.enum(['draft', 'active']).or(z.literal('')).optional(),
+      before: z.coerce
+        .number()
+        .int()
+        .positive()
+        .max(2 ** 53)
+        .optional(),
+    }),
     responses,
     handler: (ctx, { params, query }, deps) =>
       withSession(ctx, deps, params.mode, false, async (s) => {
-        const forms = (await listForms(tx(ctx), { before: null, status: query.status || null, insuranceLine: null, limit: 200 })).filter((f) =>
-          visibleTo(s, f),
+        const { rows: forms, next } = pageOf(
+          await listForms(tx(ctx), {
+            before: query.before ?? null,
+            status: query.status || null,
+            insuranceLine: null,
+            limit: PAGE + 1,
+            visibleToAgentId: s.isAdmin ? null : s.agent_id,
+          }),
+          PAGE,
+          (f) => String(f.id),
         );
         await renderPage(
           ctx,
@@ -137,8 +155,9 @@ ${
     ? html`<div class="dash-table-wrap"><table class="dash-table"><caption class="visually-hidden">Forms</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Line</th><th scope="col">Status</th><th scope="col">Updated</th></tr></thead>
 <tbody>${forms.map((f) => html`<tr><th scope="row"><a href="${base(s.mode)}/forms/${f.id}">${f.name}</a></th><td>${f.insurance_line}</td><td><span class="dash-status dash-status--${f.status}">${f.status === 'active' ? 'published' : 'draft'}</span></td><td>${when(f.updated_at)}</td></tr>`)}</tbody></table></div>`
-    : html`<p class="lede">No ${s.mode} forms${query.status ? ' with this status' : ''}. Forms are made through the API (POST /v2/forms).</p>`
-}`,
+    : html`<p class="lede">No ${s.mode} forms${query.status ? ' with this status' : ''}${query.before ? ' older than these' : ''}. Forms are made through the API (POST /v2/forms).</p>`
+}
+${pager(`${base(s.mode)}/forms`, { status: query.status }, { paged: !!query.before, next, what: 'forms' })}`,
         );
       }),
   }),
@@ -212,15 +231,13 @@ ${
           throw new ApiError(422, 'choose an active agent who may share this form', [{ field: 'agent_id', message: 'not allowed' }]);
         const key = String(body.meta_key ?? '').trim();
         const metadata = key ? { [key]: String(body.meta_value ?? '') } : {};
-        const expires = Math.floor(Date.now() / 1000) + deps.cfg.FORM_LINK_TTL_SECONDS;
-        const token = signFormContext(formLinkKey(deps.secretKey), { form_id: target.form_id, agent_id: agent.id, metadata, expires });
-        const url = `${deps.cfg.appUrl}${hostedFormPath(agent.slug, target.public_id, target.live_name)}?ctx=${token}`;
+        const link = presentFormLink(deps, { ...target, live_name: target.live_name }, agent, metadata);
         await formPage(
           ctx,
           deps,
           s,
           f,
-          html`<section class="dash-secret" aria-label="New link">${copyBox('new-link', `Link for the agent, valid until ${when(new Date(expires * 1000))}`, url, false)}</section>`,
+          html`<section class="dash-secret" aria-label="New link">${copyBox('new-link', `Link for the agent, valid until ${when(link.expires_at)}`, link.url, false)}</section>`,
           201,
         );
       }),

@@ -3,7 +3,7 @@
 // (the same presenter as GET /v2/submissions/{id}).
 import { z } from 'zod';
 import { getSubmission, listSubmissions } from '../../../db/queries/submissions.ts';
-import { base, renderPage, when, withSession } from '../../dashboard.ts';
+import { base, pageOf, pager, renderPage, when, withSession } from '../../dashboard.ts';
 import { notFound } from '../../errors.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { presentSubmission } from '../../presenters/submissions.ts';
@@ -61,12 +61,8 @@ export const dashboardSubmissionRoutes = [
           status: query.status || null,
           limit: PAGE + 1,
         });
-        const page = rows.slice(0, PAGE);
+        const { rows: page, next } = pageOf(rows, PAGE, (r) => String(r.id));
         const b = `${base(s.mode)}/submissions`;
-        const older =
-          rows.length > PAGE
-            ? `${b}?${new URLSearchParams({ ...(query.form_id ? { form_id: String(query.form_id) } : {}), ...(query.status ? { status: query.status } : {}), before: String(page[page.length - 1].id) })}`
-            : null;
         await renderPage(
           ctx,
           s,
@@ -82,7 +78,7 @@ ${
 <tbody>${page.map((r) => html`<tr><th scope="row"><a href="${b}/${r.id}">#${r.id}</a></th><td>${r.form_name}</td><td>${r.contact?.name ?? r.contact?.email ?? '—'}</td><td>${r.agent_name}</td><td><span class="dash-status">${r.status}</span></td><td>${when(r.submitted_at)}</td></tr>`)}</tbody></table></div>`
     : html`<p class="lede">No submissions${query.form_id || query.status ? ' match these filters' : ' yet'}.</p>`
 }
-${older ? html`<p><a href="${older}">Older submissions</a></p>` : ''}`,
+${pager(b, { form_id: query.form_id || null, status: query.status }, { paged: !!query.before, next, what: 'submissions' })}`,
         );
       }),
   }),

@@ -1,20 +1,24 @@
-// Dashboard: the agency's plan and its limits (SPEC plans: lease checker and extraction API requests).
-// Request counts against the limits come from the extraction API's per-agency counters, which are not on
-// this branch yet; the page says so rather than inventing numbers.
+// Dashboard: the agency's plan, the /api requests served this minute and today against its limits, and the
+// requests refused today (429), from the rate limiter's own counters in Postgres (app_private.agency_api_usage,
+// migration 0012). The plan budget is one per agency, spent by test and live keys alike, so both views show it.
 import { agencyPlan } from '../../../db/queries/agencies.ts';
-import { renderPage, withSession } from '../../dashboard.ts';
+import { agencyApiUsage } from '../../../db/queries/dashboard.ts';
+import { renderPage, when, withSession } from '../../dashboard.ts';
 import { notFound } from '../../errors.ts';
 import { html } from '../../pages/html.ts';
 import { presentPlan } from '../../presenters/agencies.ts';
 import { route, tx } from '../../route.ts';
 import { modeParams } from '../../schemas/dashboard.ts';
 
+const meter = (used: number, limit: number, label: string) =>
+  html`<meter min="0" max="${String(limit)}" value="${String(Math.min(used, limit))}" high="${String(Math.ceil(limit * 0.8))}" optimum="0" aria-label="${label}: ${used} of ${limit}">${used} of ${limit}</meter>`;
+
 export const dashboardUsageRoutes = [
   route({
     method: 'get',
     path: '/dashboard/:mode/usage',
     operationId: 'dashboardUsage',
-    summary: 'Usage page: the plan and its limits',
+    summary: 'Usage page: the plan, requests this minute and today against its limits, rejections',
     tags: ['Dashboard'],
     auth: 'none',
     params: modeParams,
@@ -22,16 +26,23 @@ export const dashboardUsageRoutes = [
     handler: (ctx, { params }, deps) =>
       withSession(ctx, deps, params.mode, true, async (s) => {
         const row = await agencyPlan(tx(ctx), s.agency_id);
-        if (!row) throw notFound('agency');
+        const u = await agencyApiUsage(tx(ctx));
+        if (!row || !u) throw notFound('agency');
         const p = presentPlan(row);
         await renderPage(
           ctx,
           s,
           'Usage',
           html`<section class="dash-panel" aria-labelledby="plan-title"><h2 id="plan-title">Plan: ${p.plan}</h2>
-<dl class="dash-dl"><dt>Requests per minute</dt><dd>${p.per_minute}</dd><dt>Requests per day</dt><dd>${p.per_day}</dd></dl>
-<p>These limits apply to the lease checker and the policy extraction API (X-API-Key); a request over them is answered 429 with <code>retry_after</code>. Your integration changes the plan.</p></section>
-<p class="notice">Request counts for this minute and today, and rate-limit rejections, appear here once the extraction API’s usage counters are available on this service.</p>`,
+<p>The limits apply to the lease checker and the policy extraction API (X-API-Key), to test and live keys together; a request over them is answered 429 with <code>retry_after</code>. Your integration changes the plan.</p>
+<div class="dash-table-wrap"><table class="dash-table dash-usage"><caption class="visually-hidden">Requests against the plan’s limits</caption>
+<thead><tr><th scope="col">Window</th><th scope="col">Requests</th><th scope="col">Limit</th><th scope="col">Used</th><th scope="col">Starts again</th></tr></thead>
+<tbody>
+<tr><th scope="row">This minute</th><td data-usage="minute">${u.minute_requests}</td><td>${u.per_minute}</td><td>${meter(u.minute_requests, u.per_minute, 'Requests this minute')}</td><td>${when(u.minute_resets_at)}</td></tr>
+<tr><th scope="row">Today (UTC)</th><td data-usage="day">${u.day_requests}</td><td>${u.per_day}</td><td>${meter(u.day_requests, u.per_day, 'Requests today')}</td><td>${when(u.day_resets_at)}</td></tr>
+</tbody></table></div>
+<p class="dash-usage__rejected"><strong>Refused today (429):</strong> <span data-usage="rejected">${u.rejected_today}</span>${u.rejected_today ? ' — requests over a limit; they are not counted above.' : ''}</p>
+</section>`,
         );
       }),
   }),

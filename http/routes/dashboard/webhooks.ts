@@ -8,6 +8,7 @@ import { getTopicEndpoint, listTopicEndpoints, putTopicEndpoint, setEndpointEnab
 import { sampleTopicPayload } from '../../../pipelines/webhooks/payloads.ts';
 import { base, csrfField, renderPage, when, withSession, type DashboardSession } from '../../dashboard.ts';
 import { ApiError, notFound, zodDetails } from '../../errors.ts';
+import { deliveryDetailBody, deliveryLogBody, DELIVERY_STATUSES } from '../../pages/dashboard_deliveries.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { route, tx } from '../../route.ts';
 import { dashboardForm, modeParams, modeTopicDeliveryParams, modeTopicParams } from '../../schemas/dashboard.ts';
@@ -26,7 +27,6 @@ const responses = {
   403: { description: 'No CSRF token, or not an admin' },
   404: { description: 'Not found' },
 };
-const STATUSES = ['pending', 'delivered', 'failed'] as const;
 
 function secretBox(secret: string, title: string): SafeHtml {
   return html`<section class="dash-secret" aria-labelledby="secret-title"><h2 id="secret-title">${title}</h2>
@@ -208,33 +208,24 @@ export const dashboardWebhookRoutes = [
     tags: ['Dashboard'],
     auth: 'none',
     params: modeTopicParams,
-    query: z.object({ status: z.enum(STATUSES).or(z.literal('')).optional(), cursor: z.string().max(200).optional() }),
+    query: z.object({ status: z.enum(DELIVERY_STATUSES).or(z.literal('')).optional(), before: z.string().max(200).optional() }),
     responses,
     handler: (ctx, { params, query }, deps) =>
       withSession(ctx, deps, params.mode, true, async (s) => {
         const w = await loadEndpoint(ctx, params.topic);
         const status = query.status || undefined;
-        const page = await deliveryPage(ctx, w.id, { limit: 50, cursor: query.cursor, status });
-        const b = `${base(s.mode)}/webhooks/${params.topic}`;
-        // Live and test deliveries share an endpoint; each mode's view lists only its own.
-        const rows = page.data.filter((d) => d.mode === s.mode);
-        const next = page.next_cursor ? `${b}/deliveries?${new URLSearchParams({ ...(status ? { status } : {}), cursor: page.next_cursor })}` : null;
+        // Live and test deliveries share an endpoint; RLS shows each mode's view only its own.
+        const page = await deliveryPage(ctx, w.id, { limit: 50, cursor: query.before, status });
         await renderPage(
           ctx,
           s,
           `Delivery log: ${params.topic}`,
-          html`<form method="get" class="dash-filter"><div class="field"><label class="field__label" for="status">Status</label>
-<select class="input" id="status" name="status"><option value="">All</option>${STATUSES.map((x) => html`<option value="${x}"${x === status ? ' selected' : ''}>${x}</option>`)}</select></div>
-<button class="button button--secondary button--small" type="submit">Filter</button></form>
-${
-  rows.length
-    ? html`<div class="dash-table-wrap"><table class="dash-table"><caption class="visually-hidden">Deliveries</caption>
-<thead><tr><th scope="col">Delivery</th><th scope="col">Status</th><th scope="col">Last answer</th><th scope="col">Attempts</th><th scope="col">Created</th></tr></thead>
-<tbody>${rows.map((d) => html`<tr><th scope="row"><a href="${b}/deliveries/${d.id}">#${d.id}${d.is_test ? ' (test event)' : ''}</a></th><td><span class="dash-status dash-status--${d.status}">${d.status}</span></td><td>${d.last_status_code ?? d.last_error ?? '—'}</td><td>${d.attempt_count}</td><td>${when(d.created_at)}</td></tr>`)}</tbody></table></div>`
-    : html`<p class="lede">No deliveries${status ? ` with status ${status}` : ''} yet.</p>`
-}
-${next ? html`<p><a href="${next}">Older deliveries</a></p>` : ''}
-<p><a href="${base(s.mode)}/webhooks">Back to webhooks</a></p>`,
+          deliveryLogBody(`${base(s.mode)}/webhooks/${params.topic}`, page.data, {
+            status,
+            before: query.before,
+            next: page.next_cursor,
+            back: { href: `${base(s.mode)}/webhooks`, label: 'Back to webhooks' },
+          }),
         );
       }),
   }),
@@ -252,34 +243,7 @@ ${next ? html`<p><a href="${next}">Older deliveries</a></p>` : ''}
         const w = await loadEndpoint(ctx, params.topic);
         const d = await deliveryDetail(ctx, w.id, params.delivery_id);
         if (d.mode !== s.mode) throw notFound('delivery');
-        const b = `${base(s.mode)}/webhooks/${params.topic}`;
-        await renderPage(
-          ctx,
-          s,
-          `Delivery #${d.id}`,
-          html`<p><span class="dash-status dash-status--${d.status}">${d.status}</span> ${d.is_test ? 'Test event' : 'Event'} to <code>${d.url}</code>, created ${when(d.created_at)}${d.redelivery_of ? html`, a redelivery of <a href="${b}/deliveries/${d.redelivery_of}">#${d.redelivery_of}</a>` : ''}.</p>
-${d.status === 'pending' && d.next_attempt_at ? html`<p>Next attempt ${when(d.next_attempt_at)}.</p>` : ''}
-<form method="post" action="${b}/deliveries/${d.id}/redeliver">${csrfField(s)}<button class="button button--secondary button--small" type="submit">Redeliver</button></form>
-<h2>Attempts</h2>
-${
-  d.attempts.length
-    ? d.attempts.map(
-        (
-          a,
-        ) => html`<section class="dash-panel" aria-label="Attempt ${a.attempt_number}"><h3>Attempt ${a.attempt_number}: ${a.status_code ?? a.error?.code ?? 'no answer'}</h3>
-<p>${when(a.started_at)} · ${a.duration_ms} ms${a.error ? ` · ${a.error.message}` : ''}</p>
-<h4>Response headers</h4><pre class="dash-pre">${
-          Object.entries(a.response_headers ?? {})
-            .map(([k, v]) => `${k}: ${v}\n`)
-            .join('') || '—'
-        }</pre>
-<h4>Response body (excerpt)</h4><pre class="dash-pre">${a.response_body ?? '—'}</pre></section>`,
-      )
-    : html`<p class="lede">No attempt yet: reload in a moment.</p>`
-}
-<h2>Body sent</h2><pre class="dash-pre">${d.body}</pre>
-<p><a href="${b}/deliveries">Back to the delivery log</a></p>`,
-        );
+        await renderPage(ctx, s, `Delivery #${d.id}`, deliveryDetailBody(s, `${base(s.mode)}/webhooks/${params.topic}`, d));
       }),
   }),
   route({

@@ -2,9 +2,8 @@
 // partner's correlation metadata travel in the URL under an HMAC, so the consumer cannot change them; the
 // webhook echoes the metadata in data.metadata.
 import { activeAgent, linkTarget } from '../../../db/queries/form_links.ts';
-import { formLinkKey, signFormContext } from '../../../lib/links.ts';
 import { ApiError, notFound } from '../../errors.ts';
-import { hostedFormPath } from '../../pages/urls.ts';
+import { presentFormLink } from '../../presenters/form_links.ts';
 import { route, tx } from '../../route.ts';
 import { formParams, problem } from '../../schemas/forms.ts';
 import { formLink, formLinkBody } from '../../schemas/submissions.ts';
@@ -38,13 +37,8 @@ export const formLinkRoutes = [
       if (form.owner_agent_id !== null && form.owner_agent_id !== agent.id) {
         throw new ApiError(422, 'this form belongs to another agent', [{ field: '/agent_id', message: 'is not the owner of this agent-owned form' }]);
       }
-      const expires = Math.floor(Date.now() / 1000) + (body.expires_in ?? deps.cfg.FORM_LINK_TTL_SECONDS);
-      const token = signFormContext(formLinkKey(deps.secretKey), { form_id: form.form_id, agent_id: agent.id, metadata: body.metadata, expires });
       ctx.status = 201;
-      ctx.body = {
-        url: `${deps.cfg.appUrl}${hostedFormPath(agent.slug, form.public_id, form.live_name)}?ctx=${token}`,
-        expires_at: new Date(expires * 1000).toISOString(),
-      };
+      ctx.body = presentFormLink(deps, { ...form, live_name: form.live_name }, agent, body.metadata, body.expires_in);
     },
   }),
 ];

@@ -1,0 +1,207 @@
+// Dashboard: policy extractions of the chosen mode (admins: the agency's; agents: their own), filterable by
+// status and creation date and paged newest first; one extraction's record (the same presenter as
+// GET /api/v1/{agent}/policy/extractions/{id}) with every extracted field, its page and citation, beside the
+// cited page rendered to PNG server-side (pipelines/documents renderPagePreview) through this session's route.
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { getAgencyExtraction, listAgencyExtractions } from '../../../db/queries/extractions.ts';
+import { renderPagePreview } from '../../../pipelines/documents/index.ts';
+import { base, pageOf, pager, renderPage, when, withSession, type DashboardSession } from '../../dashboard.ts';
+import { ApiError, notFound } from '../../errors.ts';
+import { html, type SafeHtml } from '../../pages/html.ts';
+import { presentExtraction } from '../../presenters/extractions.ts';
+import { route, tx } from '../../route.ts';
+import { modeParams } from '../../schemas/dashboard.ts';
+
+const responses = { 200: { description: 'HTML page' }, 401: { description: 'Not signed in' }, 404: { description: 'Not found' } };
+const PAGE = 50;
+const STATUSES = ['queued', 'processing', 'completed', 'partial', 'failed'] as const;
+const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'an extraction id (UUID)');
+const day = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'a date as YYYY-MM-DD')
+  .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)), 'a real date')
+  .or(z.literal(''))
+  .optional();
+
+/** The keyset position of the next page: created_at to the microsecond (as Postgres prints it) and the id. */
+const cursorOf = (r: { created_key: string; id: string }) => Buffer.from(JSON.stringify([r.created_key, r.id])).toString('base64url');
+function positionOf(cursor: string | undefined): { t: string; id: string } | null {
+  if (!cursor) return null;
+  try {
+    const [t, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (typeof t === 'string' && /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:\d{2})?|Z)$/.test(t) && uuid.safeParse(id).success)
+      return { t, id: id as string };
+  } catch {}
+  throw new ApiError(400, 'this “older extractions” link is damaged; start again from the first page', [{ field: 'before', message: 'not a page position' }]);
+}
+
+const label = (pointer: string) =>
+  pointer
+    .slice(1)
+    .split('/')
+    .map((p) => (/^\d+$/.test(p) ? `#${Number(p) + 1}` : p.replace(/_/g, ' ')))
+    .join(' › ');
+
+interface Citation {
+  page: number;
+  text: string;
+  confidence: number;
+  source: string;
+  flagged?: boolean;
+}
+
+/** Every value of extracted_data (citations aside) as a JSON pointer, in document order. */
+function leaves(v: unknown, pointer = ''): { pointer: string; value: unknown }[] {
+  if (Array.isArray(v)) return v.length ? v.flatMap((x, i) => leaves(x, `${pointer}/${i}`)) : [];
+  if (v && typeof v === 'object')
+    return Object.entries(v as Record<string, unknown>)
+      .filter(([k]) => !(pointer === '' && (k === 'citations' || k === 'policy_type' || k === 'document_kind')))
+      .flatMap(([k, x]) => leaves(x, `${pointer}/${k}`));
+  return [{ pointer, value: v }];
+}
+
+const show = (v: unknown) => (v === null || v === undefined || v === '' ? '—' : typeof v === 'number' ? v.toLocaleString('en-US') : String(v));
+
+function fieldsTable(s: DashboardSession, id: string, data: Record<string, unknown>, shownPage: number): SafeHtml {
+  const citations = (data.citations ?? {}) as Record<string, Citation>;
+  const rows = leaves(data);
+  const b = `${base(s.mode)}/extractions/${id}`;
+  return html`<div class="dash-table-wrap"><table class="dash-table dash-fields"><caption class="visually-hidden">Extracted fields</caption>
+<thead><tr><th scope="col">Field</th><th scope="col">Value</th><th scope="col">Page</th><th scope="col">Citation</th></tr></thead>
+<tbody>${rows.map(({ pointer, value }) => {
+    const c = citations[pointer];
+    return html`<tr${c && c.page === shownPage ? html` class="is-on-page"` : ''}><th scope="row">${label(pointer)}</th><td>${show(value)}</td>
+<td>${c ? html`<a href="${b}?page=${c.page}#page-image" aria-label="Show page ${c.page} (${label(pointer)})">${c.page}</a>` : '—'}</td>
+<td>${c ? html`<q class="dash-cite">${c.text}</q><br><small>${c.source}, confidence ${Math.round(c.confidence * 100)}%${c.flagged ? html` · <strong>not confirmed on the page</strong>` : ''}</small>` : html`<small>no citation</small>`}</td></tr>`;
+  })}</tbody></table></div>`;
+}
+
+async function detail(ctx: Context, s: DashboardSession, id: string, page: number | undefined): Promise<void> {
+  const row = await getAgencyExtraction(tx(ctx), id);
+  if (!row || (!s.isAdmin && row.agent_id !== s.agent_id)) throw notFound('extraction');
+  const r = presentExtraction(row);
+  const data = r.extracted_data as Record<string, unknown> | null;
+  const cited = [...new Set(Object.values((data?.citations ?? {}) as Record<string, Citation>).map((c) => c.page))].sort((a, b) => a - b);
+  const pages = row.page_count ?? (row.content_type === 'application/pdf' ? Math.max(0, ...cited) : 1);
+  const shown = page && page <= pages ? page : (cited[0] ?? 1);
+  const b = `${base(s.mode)}/extractions/${id}`;
+  const canShow = !!row.blob_key && pages > 0;
+  await renderPage(
+    ctx,
+    s,
+    `Extraction: ${r.filename}`,
+    html`<p><span class="dash-status dash-status--${r.parsing_status}">${r.parsing_status}</span> ${r.entity_type.replace(/_/g, ' ')}${data ? html` · ${String(data.policy_type ?? '')}` : ''} · ${r.parsing_method ?? 'not read yet'} · agent ${row.agent_name} · created ${when(r.created_at)}</p>
+<p class="dash-id">Extraction <code>${r.extraction_id}</code>${'client_uuid' in r && r.client_uuid ? html` · client <code>${r.client_uuid}</code>` : ''}</p>
+${'error' in r && r.error ? html`<p class="notice" role="alert"><strong>${r.error}</strong>: ${r.details}</p>` : ''}
+${r.file_expired ? html`<p class="notice">The document was removed after the retention period; its page images are no longer available.</p>` : ''}
+<div class="dash-split">
+<section class="dash-split__main" aria-labelledby="fields-title"><h2 id="fields-title">Extracted fields</h2>
+${data ? fieldsTable(s, id, data, shown) : html`<p class="lede">${r.parsing_status === 'failed' ? 'Nothing was extracted.' : 'The extraction is not finished yet: reload in a moment.'}</p>`}
+</section>
+${
+  canShow
+    ? html`<section class="dash-split__side" aria-labelledby="page-title" id="page-image"><h2 id="page-title">Page ${shown} of ${pages}</h2>
+${pages > 1 ? html`<nav class="dash-pages" aria-label="Pages of the document"><ul>${Array.from({ length: pages }, (_, i) => i + 1).map((n) => html`<li><a href="${b}?page=${n}#page-image"${n === shown ? html` aria-current="page"` : ''}>${n}${cited.includes(n) ? html`<span class="visually-hidden"> (cited)</span><span aria-hidden="true">•</span>` : ''}</a></li>`)}</ul></nav>` : ''}
+<img class="dash-page-image" src="${b}/pages/${shown}" alt="Page ${shown} of ${r.filename}, as uploaded" width="1000" loading="lazy"></section>`
+    : ''
+}
+</div>
+<p><a href="${base(s.mode)}/extractions">All extractions</a></p>`,
+  );
+}
+
+export const dashboardExtractionRoutes = [
+  route({
+    method: 'get',
+    path: '/dashboard/:mode/extractions',
+    operationId: 'dashboardExtractions',
+    summary: 'Extractions page: filter by status and date, newest first, paged',
+    tags: ['Dashboard'],
+    auth: 'none',
+    params: modeParams,
+    query: z.object({
+      status: z.enum(STATUSES).or(z.literal('')).optional(),
+      from: day,
+      to: day,
+      before: z.string().max(300).optional(),
+    }),
+    responses,
+    handler: (ctx, { params, query }, deps) =>
+      withSession(ctx, deps, params.mode, false, async (s) => {
+        const from = query.from ? new Date(`${query.from}T00:00:00Z`) : null;
+        // "to" is a day, included: everything before the next midnight (UTC).
+        const to = query.to ? new Date(Date.parse(`${query.to}T00:00:00Z`) + 86_400_000) : null;
+        if (from && to && from >= to) throw new ApiError(400, 'the “from” day must not be after the “to” day', [{ field: 'from', message: 'after to' }]);
+        const rows = await listAgencyExtractions(tx(ctx), {
+          agentId: s.isAdmin ? null : s.agent_id,
+          status: query.status || null,
+          from,
+          to,
+          after: positionOf(query.before),
+          limit: PAGE + 1,
+        });
+        const { rows: shown, next } = pageOf(rows, PAGE, cursorOf);
+        const b = `${base(s.mode)}/extractions`;
+        const filtered = !!(query.status || query.from || query.to);
+        await renderPage(
+          ctx,
+          s,
+          'Extractions',
+          html`<form method="get" class="dash-filter">
+<div class="field"><label class="field__label" for="status">Status</label><select class="input" id="status" name="status"><option value="">All</option>${STATUSES.map((x) => html`<option value="${x}"${x === query.status ? ' selected' : ''}>${x}</option>`)}</select></div>
+<div class="field"><label class="field__label" for="from">Created from</label><input class="input" type="date" id="from" name="from" value="${query.from ?? ''}"></div>
+<div class="field"><label class="field__label" for="to">Created until</label><input class="input" type="date" id="to" name="to" value="${query.to ?? ''}"></div>
+<button class="button button--secondary button--small" type="submit">Filter</button></form>
+${
+  shown.length
+    ? html`<div class="dash-table-wrap"><table class="dash-table"><caption class="visually-hidden">Extractions</caption>
+<thead><tr><th scope="col">Document</th><th scope="col">Kind</th><th scope="col">Status</th><th scope="col">Read by</th><th scope="col">Agent</th><th scope="col">Created (UTC)</th></tr></thead>
+<tbody>${shown.map((row) => {
+        const r = presentExtraction(row);
+        return html`<tr><th scope="row"><a href="${b}/${r.extraction_id}">${r.filename}</a></th><td>${r.entity_type.replace(/_/g, ' ')}</td><td><span class="dash-status dash-status--${r.parsing_status}">${r.parsing_status}</span></td><td>${r.parsing_method ?? '—'}</td><td>${row.agent_name}</td><td>${when(r.created_at)}</td></tr>`;
+      })}</tbody></table></div>`
+    : html`<p class="lede">No ${s.mode} extractions${filtered ? ' match these filters' : ' yet'}.${filtered ? '' : ' Documents are uploaded through the API (POST /api/v1/{agent_id}/policy/extract).'}</p>`
+}
+${pager(b, { status: query.status, from: query.from, to: query.to }, { paged: !!query.before, next, what: 'extractions' })}`,
+        );
+      }),
+  }),
+  route({
+    method: 'get',
+    path: '/dashboard/:mode/extractions/:id',
+    operationId: 'dashboardExtraction',
+    summary: 'One extraction: the fields with their pages and citations beside the page image',
+    tags: ['Dashboard'],
+    auth: 'none',
+    params: z.object({ mode: z.enum(['test', 'live']), id: uuid }),
+    query: z.object({ page: z.coerce.number().int().positive().max(10_000).optional() }),
+    responses,
+    handler: (ctx, { params, query }, deps) => withSession(ctx, deps, params.mode, false, (s) => detail(ctx, s, params.id, query.page)),
+  }),
+  route({
+    method: 'get',
+    path: '/dashboard/:mode/extractions/:id/pages/:page',
+    operationId: 'dashboardExtractionPage',
+    summary: 'A page of the extraction’s document as PNG (for the signed-in agent only)',
+    tags: ['Dashboard'],
+    auth: 'none',
+    params: z.object({ mode: z.enum(['test', 'live']), id: uuid, page: z.coerce.number().int().positive().max(10_000) }),
+    responses: { 200: { description: 'image/png' }, 401: { description: 'Not signed in' }, 404: { description: 'Not found' } },
+    handler: (ctx, { params }, deps) =>
+      withSession(ctx, deps, params.mode, false, async (s) => {
+        const row = await getAgencyExtraction(tx(ctx), params.id);
+        if (!row || (!s.isAdmin && row.agent_id !== s.agent_id)) throw notFound('extraction');
+        if (!row.blob_key) throw notFound('document file (removed after the retention period)');
+        if (row.page_count !== null && params.page > row.page_count) throw notFound(`page ${params.page}`);
+        const bytes = await deps.blobs.get(row.blob_key);
+        if (!bytes) throw notFound('document file');
+        const img = await renderPagePreview(bytes, row.content_type, params.page, { width: 1000 });
+        ctx.type = 'image/png';
+        ctx.set('Cache-Control', 'private, max-age=300');
+        ctx.set('X-Content-Type-Options', 'nosniff');
+        ctx.set('Content-Disposition', 'inline');
+        ctx.body = img.png;
+      }),
+  }),
+];

@@ -1,0 +1,219 @@
+// Dashboard: the agency's v1 webhook subscriptions (SPEC §4.2, §6.4): list, create (the signing secret shown
+// once), delete after a confirmation, and each one's delivery log of the chosen mode with its deliveries and
+// redelivery. A subscription receives test and live events alike, so creating and deleting one routes live
+// data: as for the topic endpoints' production side, that is done from the live view (the test view says so).
+// Every action is the same query or helper the /v1/webhooks routes use.
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { createSubscription, deleteSubscription, getSubscription, listSubscriptions, type EndpointRow } from '../../../db/queries/webhook_endpoints.ts';
+import { base, csrfField, renderPage, when, withSession, type DashboardSession } from '../../dashboard.ts';
+import { ApiError, notFound, zodDetails } from '../../errors.ts';
+import { deliveryDetailBody, deliveryLogBody, DELIVERY_STATUSES } from '../../pages/dashboard_deliveries.ts';
+import { html, type SafeHtml } from '../../pages/html.ts';
+import { presentSubscription } from '../../presenters/webhooks.ts';
+import { route, tx } from '../../route.ts';
+import { dashboardForm, modeParams } from '../../schemas/dashboard.ts';
+import { createSubscriptionBody, SUBSCRIPTION_EVENTS } from '../../schemas/webhooks.ts';
+import { checkWebhookUrl, deliveryDetail, deliveryPage, mintSecret, redeliverTo, sealAuth } from '../../webhooks.ts';
+
+const responses = {
+  200: { description: 'HTML page' },
+  401: { description: 'Not signed in' },
+  403: { description: 'No CSRF token, or not an admin' },
+  404: { description: 'Not found' },
+};
+const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'a subscription id (UUID)');
+const subParams = z.object({ mode: z.enum(['test', 'live']), uuid });
+const subDeliveryParams = subParams.extend({
+  delivery_id: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(2 ** 53),
+});
+
+async function loadSubscription(ctx: Context, id: string): Promise<EndpointRow> {
+  const w = await getSubscription(tx(ctx), id);
+  if (!w) throw notFound('webhook subscription');
+  return w;
+}
+
+function secretBox(secret: string): SafeHtml {
+  return html`<section class="dash-secret" aria-labelledby="secret-title"><h2 id="secret-title">Signing secret of the new subscription</h2>
+<p class="notice"><strong>Copy it now: it is shown only once.</strong> Your receiver checks each delivery’s signature with it (HMAC-SHA256 of the raw body).</p>
+<div class="dash-copy"><label class="visually-hidden" for="secret-value">Signing secret</label><input class="input dash-copy__value" id="secret-value" readonly value="${secret}" data-secret><button type="button" class="button button--secondary" data-copy="secret-value">Copy</button></div>
+<p class="dash-copy__status" role="status" aria-live="polite"></p></section>`;
+}
+
+async function subscriptionsPage(ctx: Context, s: DashboardSession, top: SafeHtml | null, status = 200): Promise<void> {
+  const subs = (await listSubscriptions(tx(ctx))).map(presentSubscription);
+  const b = `${base(s.mode)}/subscriptions`;
+  const live = s.mode === 'live';
+  await renderPage(
+    ctx,
+    s,
+    'v1 webhook subscriptions',
+    html`${top}<p>Subscriptions of the v1 API: each URL gets the events it names, test and live alike, signed with its own secret. The delivery logs below show ${live ? 'live' : 'test'} deliveries only.</p>
+${
+  subs.length
+    ? html`<div class="dash-table-wrap"><table class="dash-table"><caption class="visually-hidden">Subscriptions</caption>
+<thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead>
+<tbody>${subs.map(
+        (
+          w,
+        ) => html`<tr><th scope="row"><code>${w.url}</code>${w.description ? html`<br><small>${w.description}</small>` : ''}</th><td>${w.events.join(', ')}</td>
+<td><span class="dash-status dash-status--${w.enabled ? 'active' : 'disabled'}">${w.enabled ? 'enabled' : 'disabled'}</span>${w.disabled_reason ? html`<br><small>${w.disabled_reason}</small>` : ''}</td><td>${when(w.created_at)}</td>
+<td class="dash-actions"><a href="${b}/${w.uuid}/deliveries">Delivery log<span class="visually-hidden"> of ${w.url}</span></a>${
+          live
+            ? html`<details class="dash-confirm"><summary>Delete<span class="visually-hidden"> ${w.url}</span></summary><form method="post" action="${b}/${w.uuid}/delete">${csrfField(s)}
+<p>Events stop going to this URL at once, and its delivery log is removed. This cannot be undone.</p>
+<button class="button button--danger button--small" type="submit">Delete the subscription now</button></form></details>`
+            : ''
+        }</td></tr>`,
+      )}</tbody></table></div>`
+    : html`<p class="lede">No subscriptions yet.</p>`
+}
+${
+  live
+    ? html`<section class="dash-panel" aria-labelledby="new-sub"><h2 id="new-sub">Subscribe a URL</h2>
+<form method="post" action="${b}" class="dash-form">${csrfField(s)}
+<div class="field"><label class="field__label" for="sub-url">URL</label><input class="input" type="url" id="sub-url" name="url" required maxlength="2000" inputmode="url" autocomplete="off"></div>
+<fieldset class="field"><legend class="field__label">Events</legend>${SUBSCRIPTION_EVENTS.map(
+        (e, i) =>
+          html`<label class="choice"><input class="choice__input" type="checkbox" name="events" value="${e}"${i === 0 ? ' checked' : ''}> <span class="choice__label">${e === '*' ? 'Every event (*)' : e}</span></label>`,
+      )}</fieldset>
+<div class="field"><label class="field__label" for="sub-description">Description (optional)</label><input class="input" id="sub-description" name="description" maxlength="500" autocomplete="off"></div>
+<button class="button button--primary" type="submit">Subscribe</button></form></section>`
+    : html`<p class="notice">Subscriptions receive live events too, so they are created and deleted in the <a href="${base('live')}/subscriptions">live view</a>.</p>`
+}`,
+    status,
+  );
+}
+
+export const dashboardSubscriptionRoutes = [
+  route({
+    method: 'get',
+    path: '/dashboard/:mode/subscriptions',
+    operationId: 'dashboardSubscriptions',
+    summary: 'v1 webhook subscriptions page',
+    tags: ['Dashboard'],
+    auth: 'none',
+    params: modeParams,
+    responses,
+    handler: (ctx, { params }, deps) => withSession(ctx, deps, params.mode, true, (s) => subscriptionsPage(ctx, s, null)),
+  }),
+  route({
+    method: 'post',
+    path: '/dashboard/:mode/subscriptions',
+    operationId: 'dashboardCreateSubscription',
+    summary: 'Subscribe a URL (live view); the signing secret is shown once',
+    tags: ['Dashboard'],
+    auth: 'none',
+    params: modeParams,
+    urlencoded: true,
+    body: dashboardForm,
+    responses,
+    handler: (ctx, { params, body }, deps) =>
+      withSession(ctx, deps, params.mode, true, async (s) => {
+        const events = body.events === undefined ? [] : Array.isArray(body.events) ? body.events : [body.events];
+        const description = typeof body.description === 'string' && body.description.trim() ? body.description : undefined;
+        const parsed = createSubscriptionBody.safeParse({ url: typeof body.url === 'string' ? body.url : '', events: [...new Set(events)], description });
+        if (!parsed.success) throw new ApiError(422, 'please check the subscription', zodDetails(parsed.error));
+        await checkWebhookUrl(deps, parsed.data.url, 'url');
+        const secret = mintSecret(deps);
+        await createSubscription(tx(ctx), {
+          url: parsed.data.url,
+          events: parsed.data.events,
+          description: parsed.data.description ?? null,
+          secretCiphertext: secret.ciphertext,
+          auth: sealAuth(deps, null),
+          enabled: true,
+        });
+        await subscriptionsPage(ctx, s, secretBox(secret.secret), 201);
+      }),
+  }),
+  route({
+    method: 'post',
+    path: '/dashboard/:mode/subscriptions/:uuid/delete',
+    operationId: 'dashboardDeleteSubscription',
+    summary: 'Delete a subscription and its delivery log (live view)',
+    tags: ['Dashboard'],
+    auth: 'none',
+    params: subParams,
+    urlencoded: true,
+    body: dashboardForm,
+    responses: { ...responses, 303: { description: 'Back to the subscriptions' } },
+    handler: (ctx, { params }, deps) =>
+      withSession(ctx, deps, params.mode, true, async (s) => {
+        // In the test view the delete policy sees nothing (removal routes live data): a 404 like any other.
+        if (!(await deleteSubscription(tx(ctx), params.uuid))) throw notFound('webhook subscription');
+        ctx.status = 303;
+        ctx.redirect(`${base(s.mode)}/subscriptions`);
+      }),
+  }),
+  route({
+    method: 'get',
+    path: '/dashboard/:mode/subscriptions/:uuid/deliveries',
+    operationId: 'dashboardSubscriptionDeliveries',
+    summary: 'The delivery log of a subscription in this mode, newest first, filterable by status',
+    tags: ['Dashboard'],
+    auth: 'none',
+    params: subParams,
+    query: z.object({ status: z.enum(DELIVERY_STATUSES).or(z.literal('')).optional(), before: z.string().max(200).optional() }),
+    responses,
+    handler: (ctx, { params, query }, deps) =>
+      withSession(ctx, deps, params.mode, true, async (s) => {
+        const w = await loadSubscription(ctx, params.uuid);
+        const status = query.status || undefined;
+        const page = await deliveryPage(ctx, w.id, { limit: 50, cursor: query.before, status });
+        await renderPage(
+          ctx,
+          s,
+          `Delivery log: ${w.url}`,
+          deliveryLogBody(`${base(s.mode)}/subscriptions/${w.id}`, page.data, {
+            status,
+            before: query.before,
+            next: page.next_cursor,
+            back: { href: `${base(s.mode)}/subscriptions`, label: 'Back to the subscriptions' },
+          }),
+        );
+      }),
+  }),
+  route({
+    method: 'get',
+    path: '/dashboard/:mode/subscriptions/:uuid/deliveries/:delivery_id',
+    operationId: 'dashboardSubscriptionDelivery',
+    summary: 'One delivery of a subscription with every attempt',
+    tags: ['Dashboard'],
+    auth: 'none',
+    params: subDeliveryParams,
+    responses,
+    handler: (ctx, { params }, deps) =>
+      withSession(ctx, deps, params.mode, true, async (s) => {
+        const w = await loadSubscription(ctx, params.uuid);
+        const d = await deliveryDetail(ctx, w.id, params.delivery_id);
+        await renderPage(ctx, s, `Delivery #${d.id}`, deliveryDetailBody(s, `${base(s.mode)}/subscriptions/${w.id}`, d));
+      }),
+  }),
+  route({
+    method: 'post',
+    path: '/dashboard/:mode/subscriptions/:uuid/deliveries/:delivery_id/redeliver',
+    operationId: 'dashboardSubscriptionRedeliver',
+    summary: 'Send a delivery of a subscription again',
+    tags: ['Dashboard'],
+    auth: 'none',
+    params: subDeliveryParams,
+    urlencoded: true,
+    body: dashboardForm,
+    responses: { ...responses, 303: { description: 'To the new delivery' } },
+    handler: (ctx, { params }, deps) =>
+      withSession(ctx, deps, params.mode, true, async (s) => {
+        const w = await loadSubscription(ctx, params.uuid);
+        // deliveryDetail is read under RLS (this mode only): another mode's delivery is a 404 here.
+        await deliveryDetail(ctx, w.id, params.delivery_id);
+        const d = await redeliverTo(ctx, w.id, params.delivery_id);
+        ctx.status = 303;
+        ctx.redirect(`${base(s.mode)}/subscriptions/${w.id}/deliveries/${d.id}`);
+      }),
+  }),
+];
