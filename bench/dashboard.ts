@@ -1,10 +1,16 @@
 // Agency dashboard: server time (p50/p99) of each page with a few hundred rows behind it (API keys, forms,
-// webhook deliveries, submissions), beside the API's GET /v2/forms and /healthz as peers, in the same run.
+// webhook deliveries, submissions, extractions, v1 subscription deliveries), beside the API's GET /v2/forms
+// and /healthz as peers, in the same run. The extraction page's image (a PDF page rendered by pdf.js and
+// sharp on each request) is measured beside the page itself.
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { fileBlobStore } from '../lib/blobs.ts';
+import { closeDocumentPools } from '../pipelines/documents/index.ts';
+import { extractDocument } from '../pipelines/extraction/index.ts';
+import { seedExtractionRows } from '../test/helpers/dashboard_seed.ts';
 import { parseConfig } from '../lib/config.ts';
 import { createLogger, setLogLevel } from '../lib/log.ts';
 import { hashToken } from '../lib/secrets.ts';
@@ -21,7 +27,8 @@ export async function run(ctx: BenchContext): Promise<void> {
   const rows = ctx.quick ? 100 : 300;
   const cfg = parseConfig({ DATABASE_URL: ctx.url, DATA_DIR: ctx.dataDir, RATE_LIMIT_SUBMISSIONS_PER_WINDOW: '100000', LOG_LEVEL: 'silent' });
   const secretKey = randomBytes(32);
-  const app = createApp({ db, cfg, log: createLogger(), blobs: fileBlobStore(path.join(ctx.dataDir, 'blobs')), secretKey });
+  const blobs = fileBlobStore(path.join(ctx.dataDir, 'blobs'));
+  const app = createApp({ db, cfg, log: createLogger(), blobs, secretKey });
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((r) => server.once('listening', () => r()));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -86,6 +93,38 @@ export async function run(ctx: BenchContext): Promise<void> {
     const r = await call('POST', `/${slug}/form/${publicId}/submissions`, JSON.stringify({ snapshot_id: snapshotId, answers: { name: `Person ${i}` } }));
     submissionId = JSON.parse(r.text).submission_id;
   }
+  // Extractions: one real document read by the pipeline (its fields, citations and stored file behind the
+  // detail page and its image), and `rows` records behind the list.
+  const pdf = await readFile(new URL('../fixtures/policies/auto_acme_mutual.pdf', import.meta.url));
+  const extracted = await extractDocument(pdf, { entityType: 'auto_policy' });
+  const blobKey = `documents/${randomUUID()}.pdf`;
+  await blobs.putAt(blobKey, pdf, 'application/pdf');
+  const [extractionId] = await seedExtractionRows(db.owner, {
+    agencyId,
+    agentId,
+    mode: 'test',
+    n: rows,
+    result: extracted.extracted_data,
+    blobKey,
+    pageCount: 1,
+  });
+  // A v1 subscription with `rows` test deliveries.
+  await db.owner.query(
+    `insert into app_public.webhook_endpoints (agency_id, kind, url, events, secret_ciphertext) values ($1, 'subscription', 'http://127.0.0.1:9/v1', '{*}', 'x')`,
+    [agencyId],
+  );
+  const subscription = (
+    await db.owner.query<{ id: string }>(`select id from app_public.webhook_endpoints where agency_id = $1 and kind = 'subscription'`, [agencyId])
+  ).rows[0].id;
+  await withIdentity(db, owner, async (c) => {
+    for (let i = 0; i < rows; i++)
+      await c.query(`select app_public.send_test_delivery($1, '{"event":"client-submission.complete","data":{}}')`, [subscription]);
+  });
+  // A few hundred requests counted against the plan today.
+  await db.owner.query(
+    `insert into app_private.rate_limit_counters (bucket, window_start, hits) values ('api:day:' || $1, to_timestamp(floor(extract(epoch from now()) / 86400) * 86400), $2), ('api:rejected:' || $1, to_timestamp(floor(extract(epoch from now()) / 86400) * 86400), 7)`,
+    [agencyId, rows],
+  );
   // Nothing should send these deliveries or finish submissions during the measurement.
   await db.owner.query(`delete from graphile_worker._private_jobs`);
 
@@ -99,7 +138,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   const delivery = (await db.owner.query<{ id: number }>('select max(id)::int id from app_public.webhook_deliveries where agency_id = $1', [agencyId])).rows[0]
     .id;
 
-  process.stdout.write(`${rows} keys, forms, deliveries and submissions behind the pages; 4 concurrent clients\n`);
+  process.stdout.write(`${rows} keys, forms, deliveries, submissions, extractions and subscription deliveries behind the pages; 4 concurrent clients\n`);
   const seconds = ctx.quick ? 1 : 4;
   const measure = async (name: string, p: string, headers: Record<string, string>) => {
     const first = await call('GET', p, undefined, headers);
@@ -117,7 +156,18 @@ export async function run(ctx: BenchContext): Promise<void> {
   await measure('dashboard: one form with embed code', `/dashboard/test/forms/${formId}`, session);
   await measure('dashboard: submissions (50 of them)', '/dashboard/test/submissions', session);
   await measure('dashboard: one submission', `/dashboard/test/submissions/${submissionId}`, session);
-  await measure('dashboard: usage', '/dashboard/test/usage', session);
+  await measure('dashboard: usage (with counts)', '/dashboard/test/usage', session);
+  await measure(`dashboard: extractions (50 of ${rows})`, '/dashboard/test/extractions', session);
+  await measure(`dashboard: extractions, filtered by status and day`, `/dashboard/test/extractions?status=completed&from=2000-01-01&to=2100-01-01`, session);
+  const older = /href="([^"]*before=[^"]*)"/.exec((await call('GET', '/dashboard/test/extractions', undefined, session)).text)![1].replace(/&amp;/g, '&');
+  await measure('dashboard: extractions, second page', older, session);
+  await measure('dashboard: one extraction (fields and citations)', `/dashboard/test/extractions/${extractionId}`, session);
+  await measure('dashboard: its page image (pdf.js + sharp PNG)', `/dashboard/test/extractions/${extractionId}/pages/1`, session);
+  await measure('dashboard: v1 subscriptions', '/dashboard/test/subscriptions', session);
+  await measure('dashboard: v1 subscription delivery log (50 of them)', `/dashboard/test/subscriptions/${subscription}/deliveries`, session);
+  const olderKeys = /href="([^"]*\/keys\?before=\d+)"/.exec((await call('GET', '/dashboard/test/keys', undefined, session)).text)![1];
+  await measure('dashboard: API keys, second page', olderKeys, session);
+  await closeDocumentPools();
 
   agent.destroy();
   await new Promise<void>((r) => server.close(() => r()));

@@ -100,6 +100,14 @@ const SECTIONS: { path: string; label: string; admin: boolean }[] = [
 /** The hidden CSRF field of a form. */
 export const csrfField = (s: DashboardSession) => html`<input type="hidden" name="_csrf" value="${s.csrf}">`;
 
+/** A secret (an API key, a signing secret) shown once after it was made, with a copy button and why it matters. */
+export function shownOnce(title: string, value: string, why: SafeHtml | string): SafeHtml {
+  return html`<section class="dash-secret" aria-labelledby="secret-title"><h2 id="secret-title">${title}</h2>
+<p class="notice"><strong>Copy it now: it is shown only once.</strong> ${why}</p>
+<div class="dash-copy"><input class="input dash-copy__value" id="secret-value" aria-labelledby="secret-title" readonly value="${value}" data-secret><button type="button" class="button button--secondary" data-copy="secret-value">Copy</button></div>
+<p class="dash-copy__status" role="status" aria-live="polite"></p></section>`;
+}
+
 /** The dashboard base path of a mode. */
 export const base = (mode: Mode) => `/dashboard/${mode}`;
 
@@ -160,7 +168,7 @@ export function dashboardErrorPages(deps: Deps) {
       const msg =
         status >= 500
           ? 'An unexpected error happened; it has been logged.'
-          : `${err.message}${err.details.length ? `: ${err.details.map((d) => `${d.field ? `${d.field} ` : ''}${d.message}`).join('; ')}` : ''}`;
+          : `${err.message}${err.details.length ? `: ${err.details.map((d) => `${d.field ? `${d.field}: ` : ''}${d.message}`).join('; ')}` : ''}`;
       return renderBare(ctx, status, errorTitles[status] ?? 'Something went wrong', msg, home);
     }
     if (ctx.status === 404 && ctx.body === undefined) return renderBare(ctx, 404, 'Not found', notHere, home);

@@ -40,15 +40,15 @@ ${
           a,
         ) => html`<section class="dash-panel" aria-label="Attempt ${a.attempt_number}"><h3>Attempt ${a.attempt_number}: ${a.status_code ?? a.error?.code ?? 'no answer'}</h3>
 <p>${when(a.started_at)} · ${a.duration_ms} ms${a.error ? ` · ${a.error.message}` : ''}</p>
-<h4>Response headers</h4><pre class="dash-pre">${
+<h4>Response headers</h4><pre class="dash-pre" tabindex="0">${
           Object.entries(a.response_headers ?? {})
             .map(([k, v]) => `${k}: ${v}\n`)
             .join('') || '—'
         }</pre>
-<h4>Response body (excerpt)</h4><pre class="dash-pre">${a.response_body ?? '—'}</pre></section>`,
+<h4>Response body (excerpt)</h4><pre class="dash-pre" tabindex="0">${a.response_body ?? '—'}</pre></section>`,
       )
     : html`<p class="lede">No attempt yet: reload in a moment.</p>`
 }
-<h2>Body sent</h2><pre class="dash-pre">${d.body}</pre>
+<h2>Body sent</h2><pre class="dash-pre" tabindex="0">${d.body}</pre>
 <p><a href="${b}/deliveries">Back to the delivery log</a></p>`;
 }

@@ -16,6 +16,13 @@ export const modeIdParams = z.object({
     .positive()
     .max(2 ** 53),
 });
+/** `?before=<id>`: the keyset position of a list page (the last id of the page before). */
+export const beforeId = z.coerce
+  .number()
+  .int()
+  .positive()
+  .max(2 ** 53)
+  .optional();
 export const modeTopicParams = z.object({ mode: z.enum(['test', 'live']), topic: z.enum(['client-submission', 'form-submission']) });
 export const modeTopicDeliveryParams = modeTopicParams.extend({
   delivery_id: z.coerce

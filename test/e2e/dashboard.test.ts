@@ -2,70 +2,29 @@
 // keys page (create and see the key once, roll, revoke), a forged POST without the CSRF token refused, another
 // agency's ids answered with 404 pages, sign-out and token reset ending the session; axe on every page and
 // phone and desktop screenshots (written to the temp dir for people to look at).
-import { mkdir } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import type { Runner } from 'graphile-worker';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { assertAccessible, axe, browserTest, browserUnavailable, launchBrowser, VIEWPORTS } from '../helpers/browser.ts';
+import { browserTest, browserUnavailable, VIEWPORTS } from '../helpers/browser.ts';
+import { csrfOf, look, signedIn as signedInTo, signInLink as linkFor, startDashboardWorld, type DashboardWorld } from '../helpers/dashboard.ts';
 import { HOSTED_STEPS, OWNER_ANSWERS, publishedForm } from '../helpers/hosted.ts';
-import { startReceiver, type Receiver } from '../helpers/receiver.ts';
-import { startService, type TestService } from '../helpers/server.ts';
-import { eventually, startTestWorker } from '../helpers/worker.ts';
-import test, { type ExecutionContext } from 'ava';
+import { eventually } from '../helpers/worker.ts';
+import test from 'ava';
 
-let svc: TestService;
-let browser: Browser;
-let worker: Runner;
-let receiver: Receiver;
-let oauth: { token: string };
-let a: { agencyId: number; ownerId: number; ownerToken: string; slug: string };
-let b: { agencyId: number; ownerId: number; ownerToken: string; slug: string };
-const screens = path.join(os.tmpdir(), 'dashboard-screens');
+let w: DashboardWorld;
+let svc: DashboardWorld['svc'];
+let browser: DashboardWorld['browser'];
+let receiver: DashboardWorld['receiver'];
+let oauth: DashboardWorld['oauth'];
+let a: DashboardWorld['a'];
+let b: DashboardWorld['b'];
 
 test.before(async () => {
   if (browserUnavailable) return;
-  svc = await startService({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
-  worker = await startTestWorker(svc);
-  receiver = await startReceiver();
-  browser = await launchBrowser();
-  oauth = await svc.oauthClient();
-  a = await svc.agency(oauth.token, 'Harbor Lane Insurance');
-  b = await svc.agency(oauth.token, 'Other Agency');
-  await mkdir(screens, { recursive: true });
+  w = await startDashboardWorld();
+  ({ svc, browser, receiver, oauth, a, b } = w);
 });
+test.after.always(async () => w?.close());
 
-test.after.always(async () => {
-  await browser?.close();
-  await worker?.stop();
-  await receiver?.close();
-  await svc?.close();
-});
-
-async function signInLink(agentId: number): Promise<string> {
-  const r = await svc.request('POST', `/v1/agents/${agentId}/dashboard-link`, { token: oauth.token });
-  if (r.status !== 200) throw new Error(r.text);
-  return r.body.url;
-}
-
-/** A signed-in browser context (cookie set by following a fresh link). */
-async function signedIn(agentId: number, viewport: { width: number; height: number } = VIEWPORTS.desktop): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport });
-  const page = await context.newPage();
-  await page.goto(await signInLink(agentId));
-  return { context, page };
-}
-
-async function look(t: ExecutionContext, page: Page, name: string): Promise<void> {
-  assertAccessible(t, await axe(page), name);
-  for (const [w, vp] of Object.entries(VIEWPORTS)) {
-    await page.setViewportSize(vp);
-    await page.screenshot({ path: path.join(screens, `${name}-${w}.png`), fullPage: true });
-  }
-  await page.setViewportSize(VIEWPORTS.desktop);
-}
-
-const csrfOf = (page: Page) => page.locator('input[name=_csrf]').first().inputValue();
+const signInLink = (agentId: number) => linkFor(w, agentId);
+const signedIn = (agentId: number, viewport?: { width: number; height: number }) => signedInTo(w, agentId, viewport);
 
 test('the dashboard-link endpoint needs the OAuth client token and an agent of a linked agency', async (t) => {
   if (browserUnavailable) return t.pass();

@@ -3,12 +3,12 @@
 import { z } from 'zod';
 import { apiKeyMode, createApiKey, listApiKeysPage, revokeApiKey, rollApiKey } from '../../../db/queries/api_keys.ts';
 import { newApiKey } from '../../../lib/secrets.ts';
-import { base, csrfField, pageOf, pager, renderPage, when, withSession, type DashboardSession } from '../../dashboard.ts';
+import { base, csrfField, pageOf, pager, renderPage, shownOnce, when, withSession, type DashboardSession } from '../../dashboard.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { presentApiKey } from '../../presenters/api_keys.ts';
 import { route, tx } from '../../route.ts';
-import { dashboardForm, modeIdParams, modeParams } from '../../schemas/dashboard.ts';
+import { beforeId, dashboardForm, modeIdParams, modeParams } from '../../schemas/dashboard.ts';
 
 const GRACE: [number, string][] = [
   [0, 'none: the old key stops at once'],
@@ -19,14 +19,8 @@ const GRACE: [number, string][] = [
 
 const responses = { 200: { description: 'HTML page' }, 401: { description: 'Not signed in' }, 403: { description: 'No CSRF token, or not an admin' } };
 
-function shownOnce(key: string, what: string): SafeHtml {
-  return html`<section class="dash-secret" aria-labelledby="secret-title">
-<h2 id="secret-title">${what}</h2>
-<p class="notice"><strong>Copy it now: it is shown only once.</strong> We store only a hash, so nobody can show it to you again. Keep it on your server; never put it in browser code or a URL.</p>
-<div class="dash-copy"><label class="visually-hidden" for="secret-value">The key</label><input class="input dash-copy__value" id="secret-value" readonly value="${key}" data-secret><button type="button" class="button button--secondary" data-copy="secret-value">Copy</button></div>
-<p class="dash-copy__status" role="status" aria-live="polite"></p>
-</section>`;
-}
+const keyShownOnce = (key: string, what: string) =>
+  shownOnce(what, key, 'We store only a hash, so nobody can show it to you again. Keep it on your server; never put it in browser code or a URL.');
 
 const PAGE = 50;
 
@@ -97,14 +91,7 @@ export const dashboardApiKeyRoutes = [
     tags: ['Dashboard'],
     auth: 'none',
     params: modeParams,
-    query: z.object({
-      before: z.coerce
-        .number()
-        .int()
-        .positive()
-        .max(2 ** 53)
-        .optional(),
-    }),
+    query: z.object({ before: beforeId }),
     responses,
     handler: (ctx, { params, query }, deps) => withSession(ctx, deps, params.mode, true, (s) => keysPage(ctx, s, null, 200, query.before ?? null)),
   }),
@@ -126,7 +113,7 @@ export const dashboardApiKeyRoutes = [
           throw new ApiError(422, 'give the key a name and choose its permissions', [{ field: 'name', message: 'required, at most 100 characters' }]);
         const k = newApiKey(s.mode);
         const created = await createApiKey(tx(ctx), s.agency_id, { name: f.data.name, mode: s.mode, permissions: f.data.permissions }, k);
-        await keysPage(ctx, s, shownOnce(k.key, `Your new key “${created.name}”`), 201);
+        await keysPage(ctx, s, keyShownOnce(k.key, `Your new key “${created.name}”`), 201);
       }),
   }),
   route({
@@ -148,7 +135,7 @@ export const dashboardApiKeyRoutes = [
         if (mode !== s.mode) throw notFound('API key');
         const k = newApiKey(mode);
         const rolled = await rollApiKey(tx(ctx), s.agency_id, params.id, grace, k);
-        await keysPage(ctx, s, shownOnce(k.key, `The replacement for “${rolled.name}”`));
+        await keysPage(ctx, s, keyShownOnce(k.key, `The replacement for “${rolled.name}”`));
       }),
   }),
   route({

@@ -19,9 +19,7 @@ const STATUSES = ['queued', 'processing', 'completed', 'partial', 'failed'] as c
 const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'an extraction id (UUID)');
 const day = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'a date as YYYY-MM-DD')
-  .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)), 'a real date')
-  .or(z.literal(''))
+  .refine((d) => d === '' || (/^\d{4}-\d{2}-\d{2}$/.test(d) && !Number.isNaN(Date.parse(`${d}T00:00:00Z`))), 'a date as YYYY-MM-DD')
   .optional();
 
 /** The keyset position of the next page: created_at to the microsecond (as Postgres prints it) and the id. */
@@ -61,9 +59,10 @@ function leaves(v: unknown, pointer = ''): { pointer: string; value: unknown }[]
   return [{ pointer, value: v }];
 }
 
-const show = (v: unknown) => (v === null || v === undefined || v === '' ? '—' : typeof v === 'number' ? v.toLocaleString('en-US') : String(v));
+// Numbers as they are: a year or a policy number must not gain a thousands separator.
+const show = (v: unknown) => (v === null || v === undefined || v === '' ? '—' : String(v));
 
-function fieldsTable(s: DashboardSession, id: string, data: Record<string, unknown>, shownPage: number): SafeHtml {
+function fieldsTable(s: DashboardSession, id: string, data: Record<string, unknown>, shownPage: number | null): SafeHtml {
   const citations = (data.citations ?? {}) as Record<string, Citation>;
   const rows = leaves(data);
   const b = `${base(s.mode)}/extractions/${id}`;
@@ -72,7 +71,7 @@ function fieldsTable(s: DashboardSession, id: string, data: Record<string, unkno
 <tbody>${rows.map(({ pointer, value }) => {
     const c = citations[pointer];
     return html`<tr${c && c.page === shownPage ? html` class="is-on-page"` : ''}><th scope="row">${label(pointer)}</th><td>${show(value)}</td>
-<td>${c ? html`<a href="${b}?page=${c.page}#page-image" aria-label="Show page ${c.page} (${label(pointer)})">${c.page}</a>` : '—'}</td>
+<td data-label="Page">${c ? html`<a href="${b}?page=${c.page}#page-image" aria-label="Show page ${c.page} (${label(pointer)})">${c.page}</a>` : '—'}</td>
 <td>${c ? html`<q class="dash-cite">${c.text}</q><br><small>${c.source}, confidence ${Math.round(c.confidence * 100)}%${c.flagged ? html` · <strong>not confirmed on the page</strong>` : ''}</small>` : html`<small>no citation</small>`}</td></tr>`;
   })}</tbody></table></div>`;
 }
@@ -97,13 +96,14 @@ ${'error' in r && r.error ? html`<p class="notice" role="alert"><strong>${r.erro
 ${r.file_expired ? html`<p class="notice">The document was removed after the retention period; its page images are no longer available.</p>` : ''}
 <div class="dash-split">
 <section class="dash-split__main" aria-labelledby="fields-title"><h2 id="fields-title">Extracted fields</h2>
-${data ? fieldsTable(s, id, data, shown) : html`<p class="lede">${r.parsing_status === 'failed' ? 'Nothing was extracted.' : 'The extraction is not finished yet: reload in a moment.'}</p>`}
+${canShow ? html`<p class="dash-jump"><a href="#page-image">Go to the page image</a></p>` : ''}
+${data ? fieldsTable(s, id, data, pages > 1 ? shown : null) : html`<p class="lede">${r.parsing_status === 'failed' ? 'Nothing was extracted.' : 'The extraction is not finished yet: reload in a moment.'}</p>`}
 </section>
 ${
   canShow
     ? html`<section class="dash-split__side" aria-labelledby="page-title" id="page-image"><h2 id="page-title">Page ${shown} of ${pages}</h2>
 ${pages > 1 ? html`<nav class="dash-pages" aria-label="Pages of the document"><ul>${Array.from({ length: pages }, (_, i) => i + 1).map((n) => html`<li><a href="${b}?page=${n}#page-image"${n === shown ? html` aria-current="page"` : ''}>${n}${cited.includes(n) ? html`<span class="visually-hidden"> (cited)</span><span aria-hidden="true">•</span>` : ''}</a></li>`)}</ul></nav>` : ''}
-<img class="dash-page-image" src="${b}/pages/${shown}" alt="Page ${shown} of ${r.filename}, as uploaded" width="1000" loading="lazy"></section>`
+<img class="dash-page-image" src="${b}/pages/${shown}" alt="Page ${shown} of ${r.filename}, as uploaded" width="1000"></section>`
     : ''
 }
 </div>
@@ -156,10 +156,10 @@ export const dashboardExtractionRoutes = [
 ${
   shown.length
     ? html`<div class="dash-table-wrap"><table class="dash-table"><caption class="visually-hidden">Extractions</caption>
-<thead><tr><th scope="col">Document</th><th scope="col">Kind</th><th scope="col">Status</th><th scope="col">Read by</th><th scope="col">Agent</th><th scope="col">Created (UTC)</th></tr></thead>
+<thead><tr><th scope="col">Document</th><th scope="col" class="dash-wide">Kind</th><th scope="col">Status</th><th scope="col" class="dash-wide">Read by</th><th scope="col" class="dash-wide">Agent</th><th scope="col">Created</th></tr></thead>
 <tbody>${shown.map((row) => {
         const r = presentExtraction(row);
-        return html`<tr><th scope="row"><a href="${b}/${r.extraction_id}">${r.filename}</a></th><td>${r.entity_type.replace(/_/g, ' ')}</td><td><span class="dash-status dash-status--${r.parsing_status}">${r.parsing_status}</span></td><td>${r.parsing_method ?? '—'}</td><td>${row.agent_name}</td><td>${when(r.created_at)}</td></tr>`;
+        return html`<tr><th scope="row"><a href="${b}/${r.extraction_id}">${r.filename}</a></th><td class="dash-wide">${r.entity_type.replace(/_/g, ' ')}</td><td><span class="dash-status dash-status--${r.parsing_status}">${r.parsing_status}</span></td><td class="dash-wide">${r.parsing_method ?? '—'}</td><td class="dash-wide">${row.agent_name}</td><td>${when(r.created_at)}</td></tr>`;
       })}</tbody></table></div>`
     : html`<p class="lede">No ${s.mode} extractions${filtered ? ' match these filters' : ' yet'}.${filtered ? '' : ' Documents are uploaded through the API (POST /api/v1/{agent_id}/policy/extract).'}</p>`
 }

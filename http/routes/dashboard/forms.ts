@@ -14,7 +14,7 @@ import { html, type SafeHtml } from '../../pages/html.ts';
 import { presentFormLink } from '../../presenters/form_links.ts';
 import { hostedFormPath } from '../../pages/urls.ts';
 import { route, tx } from '../../route.ts';
-import { dashboardForm, modeIdParams, modeParams } from '../../schemas/dashboard.ts';
+import { beforeId, dashboardForm, modeIdParams, modeParams } from '../../schemas/dashboard.ts';
 
 const responses = {
   200: { description: 'HTML page' },
@@ -122,12 +122,7 @@ export const dashboardFormRoutes = [
     params: modeParams,
     query: z.object({
       status: z.enum(['draft', 'active']).or(z.literal('')).optional(),
-      before: z.coerce
-        .number()
-        .int()
-        .positive()
-        .max(2 ** 53)
-        .optional(),
+      before: beforeId,
     }),
     responses,
     handler: (ctx, { params, query }, deps) =>

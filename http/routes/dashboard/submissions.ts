@@ -8,7 +8,7 @@ import { notFound } from '../../errors.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { presentSubmission } from '../../presenters/submissions.ts';
 import { route, tx } from '../../route.ts';
-import { modeIdParams, modeParams } from '../../schemas/dashboard.ts';
+import { beforeId, modeIdParams, modeParams } from '../../schemas/dashboard.ts';
 
 const responses = { 200: { description: 'HTML page' }, 401: { description: 'Not signed in' }, 404: { description: 'Not found' } };
 const PAGE = 50;
@@ -44,12 +44,7 @@ export const dashboardSubmissionRoutes = [
         .or(z.literal(''))
         .optional(),
       status: z.enum(['processing', 'complete']).or(z.literal('')).optional(),
-      before: z.coerce
-        .number()
-        .int()
-        .positive()
-        .max(2 ** 53)
-        .optional(),
+      before: beforeId,
     }),
     responses,
     handler: (ctx, { params, query }, deps) =>

@@ -6,7 +6,7 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { createSubscription, deleteSubscription, getSubscription, listSubscriptions, type EndpointRow } from '../../../db/queries/webhook_endpoints.ts';
-import { base, csrfField, renderPage, when, withSession, type DashboardSession } from '../../dashboard.ts';
+import { base, csrfField, renderPage, shownOnce, when, withSession, type DashboardSession } from '../../dashboard.ts';
 import { ApiError, notFound, zodDetails } from '../../errors.ts';
 import { deliveryDetailBody, deliveryLogBody, DELIVERY_STATUSES } from '../../pages/dashboard_deliveries.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
@@ -14,7 +14,8 @@ import { presentSubscription } from '../../presenters/webhooks.ts';
 import { route, tx } from '../../route.ts';
 import { dashboardForm, modeParams } from '../../schemas/dashboard.ts';
 import { createSubscriptionBody, SUBSCRIPTION_EVENTS } from '../../schemas/webhooks.ts';
-import { checkWebhookUrl, deliveryDetail, deliveryPage, mintSecret, redeliverTo, sealAuth } from '../../webhooks.ts';
+import { sampleV1Event } from '../../../pipelines/webhooks/payloads.ts';
+import { checkWebhookUrl, deliveryDetail, deliveryPage, mintSecret, redeliverTo, sealAuth, sendTest } from '../../webhooks.ts';
 
 const responses = {
   200: { description: 'HTML page' },
@@ -38,12 +39,12 @@ async function loadSubscription(ctx: Context, id: string): Promise<EndpointRow> 
   return w;
 }
 
-function secretBox(secret: string): SafeHtml {
-  return html`<section class="dash-secret" aria-labelledby="secret-title"><h2 id="secret-title">Signing secret of the new subscription</h2>
-<p class="notice"><strong>Copy it now: it is shown only once.</strong> Your receiver checks each delivery’s signature with it (HMAC-SHA256 of the raw body).</p>
-<div class="dash-copy"><label class="visually-hidden" for="secret-value">Signing secret</label><input class="input dash-copy__value" id="secret-value" readonly value="${secret}" data-secret><button type="button" class="button button--secondary" data-copy="secret-value">Copy</button></div>
-<p class="dash-copy__status" role="status" aria-live="polite"></p></section>`;
-}
+const secretBox = (secret: string) =>
+  shownOnce(
+    'Signing secret of the new subscription',
+    secret,
+    html`Your receiver checks each delivery’s <code>x-signature</code> with it (HMAC-SHA256 of the raw body).`,
+  );
 
 async function subscriptionsPage(ctx: Context, s: DashboardSession, top: SafeHtml | null, status = 200): Promise<void> {
   const subs = (await listSubscriptions(tx(ctx))).map(presentSubscription);
@@ -64,6 +65,10 @@ ${
         ) => html`<tr><th scope="row"><code>${w.url}</code>${w.description ? html`<br><small>${w.description}</small>` : ''}</th><td>${w.events.join(', ')}</td>
 <td><span class="dash-status dash-status--${w.enabled ? 'active' : 'disabled'}">${w.enabled ? 'enabled' : 'disabled'}</span>${w.disabled_reason ? html`<br><small>${w.disabled_reason}</small>` : ''}</td><td>${when(w.created_at)}</td>
 <td class="dash-actions"><a href="${b}/${w.uuid}/deliveries">Delivery log<span class="visually-hidden"> of ${w.url}</span></a>${
+          live
+            ? ''
+            : html`<form method="post" action="${b}/${w.uuid}/test">${csrfField(s)}<button class="button button--secondary button--small" type="submit">Send test event<span class="visually-hidden"> to ${w.url}</span></button></form>`
+        }${
           live
             ? html`<details class="dash-confirm"><summary>Delete<span class="visually-hidden"> ${w.url}</span></summary><form method="post" action="${b}/${w.uuid}/delete">${csrfField(s)}
 <p>Events stop going to this URL at once, and its delivery log is removed. This cannot be undone.</p>
@@ -149,6 +154,27 @@ export const dashboardSubscriptionRoutes = [
         if (!(await deleteSubscription(tx(ctx), params.uuid))) throw notFound('webhook subscription');
         ctx.status = 303;
         ctx.redirect(`${base(s.mode)}/subscriptions`);
+      }),
+  }),
+  route({
+    method: 'post',
+    path: '/dashboard/:mode/subscriptions/:uuid/test',
+    operationId: 'dashboardTestSubscription',
+    summary: 'Send a sample event of the first subscribed event name, then show the delivery',
+    tags: ['Dashboard'],
+    auth: 'none',
+    params: subParams,
+    urlencoded: true,
+    body: dashboardForm,
+    responses: { ...responses, 303: { description: 'To the new delivery' } },
+    handler: (ctx, { params }, deps) =>
+      withSession(ctx, deps, params.mode, true, async (s) => {
+        const w = await loadSubscription(ctx, params.uuid);
+        const name = w.events.find((e) => e !== '*') ?? 'client-submission.complete';
+        // Filed under this view's mode (the sample carries no customer data), so it shows in this view's log.
+        const d = await sendTest(ctx, w.id, sampleV1Event(name as Parameters<typeof sampleV1Event>[0]));
+        ctx.status = 303;
+        ctx.redirect(`${base(s.mode)}/subscriptions/${w.id}/deliveries/${d.id}`);
       }),
   }),
   route({

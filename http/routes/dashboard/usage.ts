@@ -35,12 +35,14 @@ export const dashboardUsageRoutes = [
           'Usage',
           html`<section class="dash-panel" aria-labelledby="plan-title"><h2 id="plan-title">Plan: ${p.plan}</h2>
 <p>The limits apply to the lease checker and the policy extraction API (X-API-Key), to test and live keys together; a request over them is answered 429 with <code>retry_after</code>. Your integration changes the plan.</p>
-<div class="dash-table-wrap"><table class="dash-table dash-usage"><caption class="visually-hidden">Requests against the plan’s limits</caption>
-<thead><tr><th scope="col">Window</th><th scope="col">Requests</th><th scope="col">Limit</th><th scope="col">Used</th><th scope="col">Starts again</th></tr></thead>
-<tbody>
-<tr><th scope="row">This minute</th><td data-usage="minute">${u.minute_requests}</td><td>${u.per_minute}</td><td>${meter(u.minute_requests, u.per_minute, 'Requests this minute')}</td><td>${when(u.minute_resets_at)}</td></tr>
-<tr><th scope="row">Today (UTC)</th><td data-usage="day">${u.day_requests}</td><td>${u.per_day}</td><td>${meter(u.day_requests, u.per_day, 'Requests today')}</td><td>${when(u.day_resets_at)}</td></tr>
-</tbody></table></div>
+<div class="dash-usage">
+<section class="dash-usage__window" aria-labelledby="usage-minute"><h3 id="usage-minute">This minute</h3>
+<p><strong data-usage="minute">${u.minute_requests}</strong> of ${u.per_minute} requests</p>${meter(u.minute_requests, u.per_minute, 'Requests this minute')}
+<p><small>Starts again ${when(u.minute_resets_at)}</small></p></section>
+<section class="dash-usage__window" aria-labelledby="usage-day"><h3 id="usage-day">Today (UTC)</h3>
+<p><strong data-usage="day">${u.day_requests}</strong> of ${u.per_day} requests</p>${meter(u.day_requests, u.per_day, 'Requests today')}
+<p><small>Starts again ${when(u.day_resets_at)}</small></p></section>
+</div>
 <p class="dash-usage__rejected"><strong>Refused today (429):</strong> <span data-usage="rejected">${u.rejected_today}</span>${u.rejected_today ? ' — requests over a limit; they are not counted above.' : ''}</p>
 </section>`,
         );

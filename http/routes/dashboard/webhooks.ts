@@ -6,7 +6,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { getTopicEndpoint, listTopicEndpoints, putTopicEndpoint, setEndpointEnabled, type EndpointRow } from '../../../db/queries/webhook_endpoints.ts';
 import { sampleTopicPayload } from '../../../pipelines/webhooks/payloads.ts';
-import { base, csrfField, renderPage, when, withSession, type DashboardSession } from '../../dashboard.ts';
+import { base, csrfField, renderPage, shownOnce, when, withSession, type DashboardSession } from '../../dashboard.ts';
 import { ApiError, notFound, zodDetails } from '../../errors.ts';
 import { deliveryDetailBody, deliveryLogBody, DELIVERY_STATUSES } from '../../pages/dashboard_deliveries.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
@@ -28,12 +28,8 @@ const responses = {
   404: { description: 'Not found' },
 };
 
-function secretBox(secret: string, title: string): SafeHtml {
-  return html`<section class="dash-secret" aria-labelledby="secret-title"><h2 id="secret-title">${title}</h2>
-<p class="notice"><strong>Copy it now: it is shown only once.</strong> Your receiver checks each delivery’s <code>x-signature</code> with it (HMAC-SHA256 of the raw body).</p>
-<div class="dash-copy"><label class="visually-hidden" for="secret-value">Signing secret</label><input class="input dash-copy__value" id="secret-value" readonly value="${secret}" data-secret><button type="button" class="button button--secondary" data-copy="secret-value">Copy</button></div>
-<p class="dash-copy__status" role="status" aria-live="polite"></p></section>`;
-}
+const secretBox = (secret: string, title: string) =>
+  shownOnce(title, secret, html`Your receiver checks each delivery’s <code>x-signature</code> with it (HMAC-SHA256 of the raw body).`);
 
 function endpointCard(s: DashboardSession, topic: (typeof TOPICS)[number], w: EndpointRow | undefined): SafeHtml {
   const b = `${base(s.mode)}/webhooks/${topic.topic}`;
