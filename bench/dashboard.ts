@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { fileBlobStore } from '../lib/blobs.ts';
-import { closeDocumentPools } from '../pipelines/documents/index.ts';
+import { closeDocumentPools, renderPagePreview } from '../pipelines/documents/index.ts';
 import { extractDocument } from '../pipelines/extraction/index.ts';
 import { seedExtractionRows } from '../test/helpers/dashboard_seed.ts';
 import { parseConfig } from '../lib/config.ts';
@@ -25,7 +25,13 @@ export async function run(ctx: BenchContext): Promise<void> {
   setLogLevel('silent');
   const { db } = ctx;
   const rows = ctx.quick ? 100 : 300;
-  const cfg = parseConfig({ DATABASE_URL: ctx.url, DATA_DIR: ctx.dataDir, RATE_LIMIT_SUBMISSIONS_PER_WINDOW: '100000', LOG_LEVEL: 'silent' });
+  const cfg = parseConfig({
+    DATABASE_URL: ctx.url,
+    DATA_DIR: ctx.dataDir,
+    RATE_LIMIT_SUBMISSIONS_PER_WINDOW: '100000',
+    LOG_LEVEL: 'silent',
+    WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+  });
   const secretKey = randomBytes(32);
   const blobs = fileBlobStore(path.join(ctx.dataDir, 'blobs'));
   const app = createApp({ db, cfg, log: createLogger(), blobs, secretKey });
@@ -135,8 +141,8 @@ export async function run(ctx: BenchContext): Promise<void> {
   );
   const signIn = await call('GET', `/dashboard/sign-in/${token}`);
   const cookie = String(signIn.headers['set-cookie']?.[0] ?? '').split(';')[0];
-  const delivery = (await db.owner.query<{ id: number }>('select max(id)::int id from app_public.webhook_deliveries where agency_id = $1', [agencyId])).rows[0]
-    .id;
+  const delivery = (await db.owner.query<{ id: number }>('select max(id)::int id from app_public.webhook_deliveries where endpoint_id = $1', [endpoint]))
+    .rows[0].id;
 
   process.stdout.write(`${rows} keys, forms, deliveries, submissions, extractions and subscription deliveries behind the pages; 4 concurrent clients\n`);
   const seconds = ctx.quick ? 1 : 4;
@@ -148,11 +154,11 @@ export async function run(ctx: BenchContext): Promise<void> {
   const session = { cookie };
   await measure('peer: GET /healthz', '/healthz', {});
   await measure('peer: GET /v2/forms (API key, 20 rows)', '/v2/forms', { authorization: `Bearer ${apiKey}` });
-  await measure(`dashboard: API keys (${rows + 1} rows)`, '/dashboard/test/keys', session);
+  await measure(`dashboard: API keys (50 of ${rows + 1})`, '/dashboard/test/keys', session);
   await measure('dashboard: webhooks', '/dashboard/test/webhooks', session);
   await measure('dashboard: delivery log (50 of them)', '/dashboard/test/webhooks/form-submission/deliveries', session);
   await measure('dashboard: one delivery', `/dashboard/test/webhooks/form-submission/deliveries/${delivery}`, session);
-  await measure(`dashboard: forms (${rows} rows)`, '/dashboard/test/forms', session);
+  await measure(`dashboard: forms (50 of ${rows})`, '/dashboard/test/forms', session);
   await measure('dashboard: one form with embed code', `/dashboard/test/forms/${formId}`, session);
   await measure('dashboard: submissions (50 of them)', '/dashboard/test/submissions', session);
   await measure('dashboard: one submission', `/dashboard/test/submissions/${submissionId}`, session);
@@ -162,7 +168,11 @@ export async function run(ctx: BenchContext): Promise<void> {
   const older = /href="([^"]*before=[^"]*)"/.exec((await call('GET', '/dashboard/test/extractions', undefined, session)).text)![1].replace(/&amp;/g, '&');
   await measure('dashboard: extractions, second page', older, session);
   await measure('dashboard: one extraction (fields and citations)', `/dashboard/test/extractions/${extractionId}`, session);
-  await measure('dashboard: its page image (pdf.js + sharp PNG)', `/dashboard/test/extractions/${extractionId}/pages/1`, session);
+  await measure('dashboard: its page image (rendered once, then kept)', `/dashboard/test/extractions/${extractionId}/pages/1`, session);
+  report(
+    'its page rendered cold (renderPagePreview: pdf.js + sharp PNG)',
+    await load(async () => (await renderPagePreview(pdf, 'application/pdf', 1, { width: 1000 })).png.length > 0, { concurrency: 1, seconds }),
+  );
   await measure('dashboard: v1 subscriptions', '/dashboard/test/subscriptions', session);
   await measure('dashboard: v1 subscription delivery log (50 of them)', `/dashboard/test/subscriptions/${subscription}/deliveries`, session);
   const olderKeys = /href="([^"]*\/keys\?before=\d+)"/.exec((await call('GET', '/dashboard/test/keys', undefined, session)).text)![1];

@@ -103,7 +103,8 @@ export async function listAgencyExtractions(
 ): Promise<(ExtractionRecordRow & { agent_name: string; created_key: string })[]> {
   // created_key: created_at as text, to the microsecond (a Date keeps milliseconds), for the next page's position.
   const { rows } = await c.query<ExtractionRecordRow & { agent_name: string; created_key: string }>(
-    `select ${recordColumns}, a.first_name || ' ' || a.last_name as agent_name, e.created_at::text as created_key
+    // The list shows no extracted data: `result` (kilobytes a row) is left out.
+    `select ${recordColumns.replace('e.result,', 'null::jsonb as result,')}, a.first_name || ' ' || a.last_name as agent_name, e.created_at::text as created_key
        from app_public.extractions e join app_public.documents d on d.id = e.document_id join app_public.agents a on a.id = e.agent_id
       where e.agency_id = app_public.current_agency_id() and ($1::bigint is null or e.agent_id = $1) and ($2::text is null or e.status = $2)
         and ($3::timestamptz is null or e.created_at >= $3) and ($4::timestamptz is null or e.created_at < $4)

@@ -10,7 +10,7 @@ import { base, pageOf, pager, renderPage, when, withSession, type DashboardSessi
 import { ApiError, notFound } from '../../errors.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { presentExtraction } from '../../presenters/extractions.ts';
-import { route, tx } from '../../route.ts';
+import { route, tx, type Deps } from '../../route.ts';
 import { modeParams } from '../../schemas/dashboard.ts';
 
 const responses = { 200: { description: 'HTML page' }, 401: { description: 'Not signed in' }, 404: { description: 'Not found' } };
@@ -111,6 +111,31 @@ ${pages > 1 ? html`<nav class="dash-pages" aria-label="Pages of the document"><u
   );
 }
 
+// Rendered pages of the last documents looked at, per process: rendering a PDF page takes pdf.js a few hundred
+// ms, and people flip between a document's pages. Keyed by blob key, which is unique per document and null once
+// the file expired (the route checks that before it looks here), so an expired document's page is never served.
+const renderedPages = new Map<string, Promise<Buffer>>();
+const RENDERED_PAGES_KEPT = 24;
+
+function pagePng(deps: Deps, blobKey: string, contentType: string, page: number): Promise<Buffer> {
+  const key = `${blobKey}#${page}`;
+  let png = renderedPages.get(key);
+  if (png) {
+    renderedPages.delete(key); // most recently used last
+  } else {
+    png = (async () => {
+      const bytes = await deps.blobs.get(blobKey);
+      if (!bytes) throw notFound('document file');
+      return (await renderPagePreview(bytes, contentType, page, { width: 1000 })).png;
+    })();
+    // A failure is not kept.
+    png.catch(() => renderedPages.delete(key));
+  }
+  renderedPages.set(key, png);
+  while (renderedPages.size > RENDERED_PAGES_KEPT) renderedPages.delete(renderedPages.keys().next().value!);
+  return png;
+}
+
 export const dashboardExtractionRoutes = [
   route({
     method: 'get',
@@ -193,15 +218,13 @@ ${pager(b, { status: query.status, from: query.from, to: query.to }, { paged: !!
         const row = await getAgencyExtraction(tx(ctx), params.id);
         if (!row || (!s.isAdmin && row.agent_id !== s.agent_id)) throw notFound('extraction');
         if (!row.blob_key) throw notFound('document file (removed after the retention period)');
-        if (row.page_count !== null && params.page > row.page_count) throw notFound(`page ${params.page}`);
-        const bytes = await deps.blobs.get(row.blob_key);
-        if (!bytes) throw notFound('document file');
-        const img = await renderPagePreview(bytes, row.content_type, params.page, { width: 1000 });
+        if (params.page > (row.page_count ?? 1)) throw notFound(`page ${params.page}`);
+        const png = await pagePng(deps, row.blob_key, row.content_type, params.page);
         ctx.type = 'image/png';
         ctx.set('Cache-Control', 'private, max-age=300');
         ctx.set('X-Content-Type-Options', 'nosniff');
         ctx.set('Content-Disposition', 'inline');
-        ctx.body = img.png;
+        ctx.body = png;
       }),
   }),
 ];

@@ -58,12 +58,12 @@ async function subscriptionsPage(ctx: Context, s: DashboardSession, top: SafeHtm
 ${
   subs.length
     ? html`<div class="dash-table-wrap"><table class="dash-table"><caption class="visually-hidden">Subscriptions</caption>
-<thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead>
+<thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col" class="dash-wide">Created</th><th scope="col">Actions</th></tr></thead>
 <tbody>${subs.map(
         (
           w,
         ) => html`<tr><th scope="row"><code>${w.url}</code>${w.description ? html`<br><small>${w.description}</small>` : ''}</th><td>${w.events.join(', ')}</td>
-<td><span class="dash-status dash-status--${w.enabled ? 'active' : 'disabled'}">${w.enabled ? 'enabled' : 'disabled'}</span>${w.disabled_reason ? html`<br><small>${w.disabled_reason}</small>` : ''}</td><td>${when(w.created_at)}</td>
+<td><span class="dash-status dash-status--${w.enabled ? 'active' : 'disabled'}">${w.enabled ? 'enabled' : 'disabled'}</span>${w.disabled_reason ? html`<br><small>${w.disabled_reason}</small>` : ''}</td><td class="dash-wide">${when(w.created_at)}</td>
 <td class="dash-actions"><a href="${b}/${w.uuid}/deliveries">Delivery log<span class="visually-hidden"> of ${w.url}</span></a>${
           live
             ? ''
