@@ -77,3 +77,27 @@ test('a token reset and deactivation end sessions; sign-out ends one; purge forg
   // The request role reads neither table directly.
   t.is((await sqlError(withIdentity(tdb.db, a.owner, (c) => c.query('select * from app_private.dashboard_sessions')))).code, '42501');
 });
+
+test('usage (0012): requests served this minute and today and refusals are counted per agency; only its admins read them', async (t) => {
+  const key = `svc_test_usage${++n}abcdefgh`;
+  await withIdentity(tdb.db, a.owner, (c) =>
+    c.query(`select app_public.create_api_key($1, 'usage', 'test', 'admin', $2, 'svc_test_usa', 'efgh')`, [a.agencyId, hashToken(key)]),
+  );
+  // Free plan: 5 a minute; seven requests, two refused.
+  const allowed: boolean[] = [];
+  for (let i = 0; i < 7; i++)
+    allowed.push(
+      (await tdb.db.owner.query<{ allowed: boolean }>('select allowed from app_private.authenticate_api_request($1, $2, 100, 60)', [hashToken(key), '10.0.0.1']))
+        .rows[0].allowed,
+    );
+  t.deepEqual(allowed, [true, true, true, true, true, false, false]);
+  const usage = (who: Parameters<typeof withIdentity>[1]) =>
+    withIdentity(tdb.db, who, (c) => c.query('select * from app_private.agency_api_usage() where plan is not null')).then((r) => r.rows);
+  const [u] = await usage({ ...a.owner, mode: 'live' });
+  t.like(u, { plan: 'free', per_minute: 5, per_day: 50, minute_requests: 5, day_requests: 5, rejected_today: 2 });
+  t.true(u.minute_resets_at > new Date() && u.day_resets_at > u.minute_resets_at);
+  const [theirs] = await usage(other.owner);
+  t.like(theirs, { minute_requests: 0, day_requests: 0, rejected_today: 0 }, 'another agency sees its own counters');
+  const agentId = await seedAgent(tdb, a, 'usage-agent');
+  t.deepEqual(await usage({ role: 'agent', agencyId: a.agencyId, agentId }), [], 'a plain agent reads nothing');
+});
