@@ -87,8 +87,12 @@ test('usage (0012): requests served this minute and today and refusals are count
   const allowed: boolean[] = [];
   for (let i = 0; i < 7; i++)
     allowed.push(
-      (await tdb.db.owner.query<{ allowed: boolean }>('select allowed from app_private.authenticate_api_request($1, $2, 100, 60)', [hashToken(key), '10.0.0.1']))
-        .rows[0].allowed,
+      (
+        await tdb.db.owner.query<{ allowed: boolean }>('select allowed from app_private.authenticate_api_request($1, $2, 100, 60)', [
+          hashToken(key),
+          '10.0.0.1',
+        ])
+      ).rows[0].allowed,
     );
   t.deepEqual(allowed, [true, true, true, true, true, false, false]);
   const usage = (who: Parameters<typeof withIdentity>[1]) =>
