@@ -106,7 +106,7 @@ export async function listAgencyExtractions(
     // The list shows no extracted data: `result` (kilobytes a row) is left out.
     `select ${recordColumns.replace('e.result,', 'null::jsonb as result,')}, a.first_name || ' ' || a.last_name as agent_name, e.created_at::text as created_key
        from app_public.extractions e join app_public.documents d on d.id = e.document_id join app_public.agents a on a.id = e.agent_id
-      where e.agency_id = app_public.current_agency_id() and ($1::bigint is null or e.agent_id = $1) and ($2::text is null or e.status = $2)
+      where e.agency_id = (select app_public.current_agency_id()) and ($1::bigint is null or e.agent_id = $1) and ($2::text is null or e.status = $2)
         and ($3::timestamptz is null or e.created_at >= $3) and ($4::timestamptz is null or e.created_at < $4)
         and ($5::timestamptz is null or (e.created_at, e.id) < ($5::timestamptz, $6::uuid))
       order by e.created_at desc, e.id desc limit $7`,
@@ -123,7 +123,7 @@ export async function getAgencyExtraction(
   const { rows } = await c.query<ExtractionRecordRow & { agent_name: string; content_type: string; page_count: number | null; blob_key: string | null }>(
     `select ${recordColumns}, a.first_name || ' ' || a.last_name as agent_name, d.content_type, d.page_count, d.blob_key
        from app_public.extractions e join app_public.documents d on d.id = e.document_id join app_public.agents a on a.id = e.agent_id
-      where e.id = $1 and e.agency_id = app_public.current_agency_id()`,
+      where e.id = $1 and e.agency_id = (select app_public.current_agency_id())`,
     [extractionId],
   );
   return rows[0];

@@ -66,7 +66,7 @@ function fieldsTable(s: DashboardSession, id: string, data: Record<string, unkno
   const citations = (data.citations ?? {}) as Record<string, Citation>;
   const rows = leaves(data);
   const b = `${base(s.mode)}/extractions/${id}`;
-  return html`<div class="dash-table-wrap"><table class="dash-table dash-fields"><caption class="visually-hidden">Extracted fields</caption>
+  return html`<div class="dash-table-wrap"><table class="dash-table dash-fields dash-stack"><caption class="visually-hidden">Extracted fields</caption>
 <thead><tr><th scope="col">Field</th><th scope="col">Value</th><th scope="col">Page</th><th scope="col">Citation</th></tr></thead>
 <tbody>${rows.map(({ pointer, value }) => {
     const c = citations[pointer];

@@ -57,12 +57,12 @@ async function subscriptionsPage(ctx: Context, s: DashboardSession, top: SafeHtm
     html`${top}<p>Subscriptions of the v1 API: each URL gets the events it names, test and live alike, signed with its own secret. The delivery logs below show ${live ? 'live' : 'test'} deliveries only.</p>
 ${
   subs.length
-    ? html`<div class="dash-table-wrap"><table class="dash-table"><caption class="visually-hidden">Subscriptions</caption>
+    ? html`<div class="dash-table-wrap"><table class="dash-table dash-stack"><caption class="visually-hidden">Subscriptions</caption>
 <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col" class="dash-wide">Created</th><th scope="col">Actions</th></tr></thead>
 <tbody>${subs.map(
         (
           w,
-        ) => html`<tr><th scope="row"><code>${w.url}</code>${w.description ? html`<br><small>${w.description}</small>` : ''}</th><td>${w.events.join(', ')}</td>
+        ) => html`<tr><th scope="row"><code>${w.url}</code>${w.description ? html`<br><small>${w.description}</small>` : ''}</th><td data-label="Events:">${w.events.join(', ')}</td>
 <td><span class="dash-status dash-status--${w.enabled ? 'active' : 'disabled'}">${w.enabled ? 'enabled' : 'disabled'}</span>${w.disabled_reason ? html`<br><small>${w.disabled_reason}</small>` : ''}</td><td class="dash-wide">${when(w.created_at)}</td>
 <td class="dash-actions"><a href="${b}/${w.uuid}/deliveries">Delivery log<span class="visually-hidden"> of ${w.url}</span></a>${
           live
