@@ -6,12 +6,14 @@ import { DocumentError } from './errors.ts';
 import { readPdfText, rasterPdfPage, closePdfPool } from './pdf.ts';
 import { normaliseImage, ocrImage, closeOcrPool, ocrOptionsSchema } from './ocr.ts';
 import { layoutPage, type PageText } from './layout.ts';
+import { textRepairs } from './repair.ts';
 
 export * from './errors.ts';
 export * from './layout.ts';
 export { sniff, DEFAULT_MAX_BYTES, DEFAULT_MAX_PAGES, DEFAULT_MAX_IMAGE_PIXELS, type Sniffed, type DocumentKind } from './sniff.ts';
-export { normaliseImage, ocrImage, langDataDir, cliTessdataDir, ocrOptionsSchema, type OcrOptions, type OcrEngine } from './ocr.ts';
+export { normaliseImage, ocrImage, langDataDir, cliTessdataDir, ocrOptionsSchema, type OcrOptions, type OcrEngine, type NormalisedImage } from './ocr.ts';
 export { readPdfText, rasterPdfPage, pdfPool } from './pdf.ts';
+export { textRepairs, type TextRepair } from './repair.ts';
 
 export const readOptionsSchema = z
   .object({
@@ -22,8 +24,11 @@ export const readOptionsSchema = z
     ocr: z.union([ocrOptionsSchema, z.literal(false)]).prefault({}),
     /** Time-out for parsing the whole PDF text layer. */
     pdfTimeoutMs: z.number().int().positive().default(60_000),
-    /** Repair broken text layers (doubled glyphs, letter spacing, reversed numbers); off only to measure its cost. */
-    repairTextLayer: z.boolean().default(true),
+    /**
+     * Repair broken text layers (see repair.ts): `true` all repairs, or the list of repairs to apply; `false`
+     * or a partial list only to measure what each costs.
+     */
+    repairTextLayer: z.union([z.boolean(), z.array(z.enum(textRepairs))]).default(true),
   })
   .strict();
 export type ReadOptions = z.input<typeof readOptionsSchema>;

@@ -6,10 +6,14 @@
 //    where that pattern is common the spaces inside numbers and after a lone capital are removed.
 //  - numbers stored right to left ("009,042" for 240,900): a digit group that is not valid US grouping but
 //    is once reversed is reversed.
+//  - invisible text (white on white, invisible render mode, off the page) is removed before these; see
+//    invisible.ts (it needs the PDF's drawing operators, so it runs in the worker).
 // Each repair names itself in the page's `repairs` so a reviewer can see what was changed.
 import type { TextItem } from './layout.ts';
 
-export type TextRepair = 'doubled_glyphs' | 'letter_spacing' | 'reversed_numbers';
+/** Every repair, by the name it is reported under in a page's `repairs`. */
+export const textRepairs = ['invisible_text', 'doubled_glyphs', 'letter_spacing', 'reversed_numbers'] as const;
+export type TextRepair = (typeof textRepairs)[number];
 
 /** Drop runs that repeat a run at (almost) the same place, and trim runs that overlap their neighbour's text. */
 export function removeDoubledGlyphs(items: TextItem[]): { items: TextItem[]; changed: number } {
@@ -95,27 +99,33 @@ export function fixReversedNumber(token: string): string {
   return valid(rev) ? rev : token;
 }
 
-/** Repair one page's text items; returns the items and which repairs were applied. */
-export function repairTextItems(items: TextItem[]): { items: TextItem[]; repairs: TextRepair[] } {
+/** Repair one page's text items; returns the items and which repairs were applied. `enabled`: all by default. */
+export function repairTextItems(items: TextItem[], enabled: readonly TextRepair[] = textRepairs): { items: TextItem[]; repairs: TextRepair[] } {
   const repairs: TextRepair[] = [];
-  const d = removeDoubledGlyphs(items);
-  let out = d.items;
-  if (d.changed >= 3) repairs.push('doubled_glyphs');
-  else out = items; // one or two overlaps are ordinary kerning, not fake bold
-  if (isLetterSpaced(out)) {
+  let out = items;
+  if (enabled.includes('doubled_glyphs')) {
+    const d = removeDoubledGlyphs(items);
+    // one or two overlaps are ordinary kerning, not fake bold
+    if (d.changed >= 3) {
+      out = d.items;
+      repairs.push('doubled_glyphs');
+    }
+  }
+  if (enabled.includes('letter_spacing') && isLetterSpaced(out)) {
     out = out.map((i) => (i.source === 'text' ? { ...i, text: fixLetterSpacing(i.text) } : i));
     repairs.push('letter_spacing');
   }
   let reversed = 0;
-  out = out.map((i) => {
-    if (i.source !== 'text' || !/\d,\d/.test(i.text)) return i;
-    const t = i.text.replace(/\d[\d,]*\d/g, (tok) => {
-      const f = fixReversedNumber(tok);
-      if (f !== tok) reversed++;
-      return f;
+  if (enabled.includes('reversed_numbers'))
+    out = out.map((i) => {
+      if (i.source !== 'text' || !/\d,\d/.test(i.text)) return i;
+      const t = i.text.replace(/\d[\d,]*\d/g, (tok) => {
+        const f = fixReversedNumber(tok);
+        if (f !== tok) reversed++;
+        return f;
+      });
+      return t === i.text ? i : { ...i, text: t };
     });
-    return t === i.text ? i : { ...i, text: t };
-  });
   if (reversed > 0) repairs.push('reversed_numbers');
   return { items: out, repairs };
 }
