@@ -92,12 +92,17 @@ export async function ocrPage(
   }
   const words = await ocrImage(img, ocrOpts);
   const items = [...words.words];
-  // Keep AcroForm values already found on a page that otherwise needed OCR.
+  // Keep AcroForm values already found on a page that otherwise needed OCR (its text layer, when it had one
+  // that was bypassed, is replaced by the OCR words).
   if (previous)
     previous.lines.forEach((l, k) => {
-      for (const c of l.cells) items.push({ text: c.text, x: c.x, y: c.y, w: c.w, h: c.h, source: c.source, conf: c.conf, line: 1_000_000 + k });
+      for (const c of l.cells)
+        if (c.source === 'acroform') items.push({ text: c.text, x: c.x, y: c.y, w: c.w, h: c.h, source: c.source, conf: c.conf, line: 1_000_000 + k });
     });
-  return { page: layoutPage(n, img.width * img.ptPerPx, img.height * img.ptPerPx, items, 'ocr', previous?.fields ?? []), engine: words.engine };
+  const page = layoutPage(n, img.width * img.ptPerPx, img.height * img.ptPerPx, items, 'ocr', previous?.fields ?? []);
+  // Why a page with a text layer was read by OCR (e.g. run_together_words) stays visible.
+  if (previous?.repairs?.length) page.repairs = previous.repairs;
+  return { page, engine: words.engine };
 }
 
 /** Stage 3 of reading: the document from its pages (text-layer pages and OCR'd pages), with status and method. */

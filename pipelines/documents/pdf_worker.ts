@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { layoutPage, hasUsableText, type TextItem, type FormField, type PageText } from './layout.ts';
-import { repairTextItems, textRepairs, type TextRepair } from './repair.ts';
+import { repairTextItems, runsWordsTogether, textRepairs, type TextRepair } from './repair.ts';
 import { mayHideText, hiddenItems, unreadable, type PdfOps } from './invisible.ts';
 
 const require = createRequire(import.meta.url);
@@ -201,7 +201,10 @@ async function text(req: PdfTextRequest): Promise<PdfTextResult> {
         const repaired = repairTextItems(items, enabled);
         if (hidden) repaired.repairs.unshift('invisible_text');
         const usable = hasUsableText(repaired.items);
-        if (!usable) needOcr.push(n);
+        // Words run together: OCR reads the page instead; its text layer stays as the fallback.
+        const bypass = usable && enabled.includes('run_together_words') && runsWordsTogether(repaired.items);
+        if (bypass) repaired.repairs.push('run_together_words');
+        if (!usable || bypass) needOcr.push(n);
         const laid = layoutPage(n, vp.width, vp.height, usable ? repaired.items : repaired.items.filter((i) => i.source === 'acroform'), 'text', fields);
         if (repaired.repairs.length) laid.repairs = repaired.repairs;
         pages.push(laid);
