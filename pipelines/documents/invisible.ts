@@ -118,9 +118,10 @@ export function mayHideText(bytes: Uint8Array): boolean {
     if (names.length === 0) data = b.subarray(start, end);
     else if (names.length === 1 && names[0] === '/FlateDecode') {
       try {
-        data = zlib.inflateSync(b.subarray(start, end), { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+        // Capped: a stream inflating past 64 MB (a bomb) is left to pdf.js and the exact check.
+        data = zlib.inflateSync(b.subarray(start, end), { finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength: 64 * 1024 * 1024 });
       } catch {
-        return true; // pdf.js may still read it; check exactly
+        return true; // corrupt or too large: pdf.js may still read it; check exactly
       }
     } else return true;
     if (contentHidesText(data.toString('latin1'))) return true;

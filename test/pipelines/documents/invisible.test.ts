@@ -1,7 +1,7 @@
 import test from 'ava';
 import zlib from 'node:zlib';
 import fs from 'node:fs';
-import { readDocument, closeDocumentPools } from '../../../pipelines/documents/index.ts';
+import { readDocument, closeDocumentPools, DocumentError } from '../../../pipelines/documents/index.ts';
 import { contentHidesText, mayHideText } from '../../../pipelines/documents/invisible.ts';
 import { rawPdf, fixture, fixturesDir } from './helpers.ts';
 
@@ -88,4 +88,34 @@ test('the exact check only runs for files whose streams show white or invisible 
   // The generated fixtures are clean: no operator list is read for them.
   for (const f of fs.readdirSync(fixturesDir).filter((n) => n.endsWith('.pdf'))) t.false(mayHideText(fixture(f)), f);
   t.true(mayHideText(pagePdf(VISIBLE + '1 1 1 rg BT /F1 9 Tf (x) Tj ET', true)));
+});
+
+test('a truncated compressed content stream: zlib fails, pdf.js decodes it itself and refuses it as corrupt, as before', async (t) => {
+  const lines = Array.from({ length: 40 }, (_, i) => `BT /F1 10 Tf 50 ${760 - i * 18} Td (Line ${i} Policy Number HO-${100000 + i}) Tj ET`).join('\n');
+  const full = zlib.deflateSync(Buffer.from(lines, 'latin1'));
+  const cut = full.subarray(0, Math.floor(full.length * 0.6));
+  const stream = `<< /Length ${cut.length} /Filter /FlateDecode >>\nstream\n${cut.toString('latin1')}\nendstream`;
+  const pdf = rawPdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+    stream,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
+  ]);
+  const e = await readDocument(pdf, { ocr: false }).then(
+    () => undefined,
+    (err: unknown) => err as DocumentError,
+  );
+  t.true(e instanceof DocumentError);
+  t.like(e, { code: 'extraction_failed', reason: 'corrupt' });
+  t.regex(e!.details ?? '', /flate/i);
+  // The whole stream reads.
+  const ok = rawPdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+    `<< /Length ${full.length} /Filter /FlateDecode >>\nstream\n${full.toString('latin1')}\nendstream`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
+  ]);
+  t.true((await textOf(ok)).text.includes('Line 39 Policy Number HO-100039'));
 });
