@@ -17,7 +17,11 @@ import {
   cliTessdataDir,
   closeDocumentPools,
   pdfPool,
+  textRepairs,
   type OcrOptions,
+  type NormalisedImage,
+  type ReadOptions,
+  type TextRepair,
 } from '../pipelines/documents/index.ts';
 
 const execFileP = promisify(execFile);
@@ -45,60 +49,90 @@ async function parallel<T>(items: T[], n: number, fn: (x: T) => Promise<unknown>
 const secs = (t0: number) => (performance.now() - t0) / 1000;
 const f2 = (x: number) => x.toFixed(2);
 
-export async function run(): Promise<void> {
+const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const runs = (xs: number[]) => xs.map(f2).join(', ');
+
+export async function run(ctx?: { quick?: boolean }): Promise<void> {
+  const quick = ctx?.quick ?? false;
   const cores = os.availableParallelism();
   const textFiles = fs
     .readdirSync(fixtures)
     .filter((f) => f.endsWith('.pdf') && !f.includes('_scan'))
     .map((f) => path.join(fixtures, f));
   const bytes = textFiles.map((f) => new Uint8Array(fs.readFileSync(f)));
-  console.log(`documents bench: ${cores} cores, ${textFiles.length} text PDFs from fixtures/policies`);
+  console.log(
+    `documents bench: ${cores} cores, ${textFiles.length} text PDFs from fixtures/policies; every figure is the median of 3 runs, ours and the peer interleaved`,
+  );
 
   // Warm the pool (worker start and pdf.js import are one-off costs).
   await Promise.all(bytes.slice(0, cores).map((b) => readDocument(b, { ocr: false })));
   const rounds = 10;
-  const work = Array.from({ length: rounds }, () => bytes).flat();
-  let pages = 0;
-  let t0 = performance.now();
-  await parallel(work, cores * 2, async (b) => {
-    const n = (await readDocument(b, { ocr: false })).pageCount;
-    pages += n; // (not `pages += await …`, which would read `pages` before the await)
-  });
-  const ours = pages / secs(t0);
-  console.log(`text: pdf.js worker pool (${pdfPool().size} threads): ${f2(ours)} pages/s over ${pages} pages`);
-  if (installed('pdftotext', ['-v'])) {
-    const files = Array.from({ length: rounds }, () => textFiles).flat();
-    t0 = performance.now();
-    await parallel(files, cores, (f) => execFileP('pdftotext', ['-layout', f, '-']));
-    const peer = files.length / secs(t0);
-    console.log(`text: pdftotext -layout (${cores} processes): ${f2(peer)} pages/s — ours/pdftotext = ${f2(ours / peer)}`);
-  } else console.log('text: pdftotext not installed (apt-get install poppler-utils) — no peer figure');
-
-  // What the text-layer repairs cost on clean documents: the same files with and without them, interleaved.
-  const withRepair: number[] = [];
-  const withoutRepair: number[] = [];
+  // The machine is shared, so load changes within a run: ours and the peer alternate in small batches (one pass
+  // over the files each) and their times are summed, so both see the same load.
+  const oursBatch = async (options: ReadOptions = {}) => {
+    let pages = 0;
+    const t0 = performance.now();
+    await parallel(bytes, cores * 2, async (b) => {
+      const n = (await readDocument(b, { ocr: false, ...options })).pageCount;
+      pages += n; // (not `pages += await …`, which would read `pages` before the await)
+    });
+    return [pages, secs(t0)] as const;
+  };
+  const havePdftotext = installed('pdftotext', ['-v']);
+  const ours: number[] = [];
+  const peer: number[] = [];
+  const ratio: number[] = [];
   for (let r = 0; r < 3; r++) {
-    for (const [repairTextLayer, out] of [
-      [true, withRepair],
-      [false, withoutRepair],
-    ] as const) {
-      let n = 0;
-      const t1 = performance.now();
-      await parallel(work, cores * 2, async (b) => {
-        const k = (await readDocument(b, { ocr: false, repairTextLayer })).pageCount;
-        n += k;
-      });
-      out.push(n / secs(t1));
+    let [op, ot, pp, pt] = [0, 0, 0, 0];
+    for (let k = 0; k < rounds; k++) {
+      const [p, s] = await oursBatch();
+      op += p;
+      ot += s;
+      if (!havePdftotext) continue;
+      const t0 = performance.now();
+      await parallel(textFiles, cores, (f) => execFileP('pdftotext', ['-layout', f, '-']));
+      pt += secs(t0);
+      pp += textFiles.length;
     }
+    ours.push(op / ot);
+    if (!havePdftotext) continue;
+    peer.push(pp / pt);
+    ratio.push(ours[r] / peer[r]);
   }
-  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   console.log(
-    `text repairs (doubled glyphs, letter spacing, reversed numbers) on clean documents: ${f2(med(withRepair))} pages/s with, ${f2(med(withoutRepair))} without (median of 3) — with/without = ${f2(med(withRepair) / med(withoutRepair))}`,
+    `text: pdf.js worker pool (${pdfPool().size} threads): ${f2(med(ours))} pages/s (runs ${runs(ours)}) over ${rounds * bytes.length} documents a run`,
+  );
+  if (havePdftotext)
+    console.log(
+      `text: pdftotext -layout (${cores} processes): ${f2(med(peer))} pages/s (runs ${runs(peer)}) — ours/pdftotext = ${f2(med(ratio))} (runs ${runs(ratio)})`,
+    );
+  else console.log('text: pdftotext not installed (apt-get install poppler-utils) — no peer figure');
+
+  // What each text-layer repair costs on clean documents: all repairs, none, and each one alone, interleaved.
+  const configs: [string, ReadOptions['repairTextLayer']][] = [['all', true], ['none', false], ...textRepairs.map((k) => [k, [k]] as [string, TextRepair[]])];
+  const rates = new Map<string, number[]>(configs.map(([k]) => [k, []]));
+  for (let r = 0; r < 3; r++) {
+    const acc = new Map<string, [number, number]>(configs.map(([k]) => [k, [0, 0]]));
+    for (let k = 0; k < rounds; k++)
+      for (const [name, repairTextLayer] of configs) {
+        const [p, s] = await oursBatch({ repairTextLayer });
+        const a = acc.get(name)!;
+        a[0] += p;
+        a[1] += s;
+      }
+    for (const [name, [p, s]] of acc) rates.get(name)!.push(p / s);
+  }
+  const none = med(rates.get('none')!);
+  console.log(
+    `text repairs on clean documents, pages/s (cost vs none): ${configs
+      .map(([k]) => `${k} ${f2(med(rates.get(k)!))}${k === 'none' ? '' : ` (${((1 - med(rates.get(k)!) / none) * 100).toFixed(1)}%)`}`)
+      .join(', ')}`,
   );
 
   // Extraction against the hand-labelled dev set, when the shared corpus is on this machine.
   const labels = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../shared/corpus/labels');
-  if (fs.existsSync(labels)) {
+  if (quick) console.log('extraction vs hand labels: skipped (--quick)');
+  else if (fs.existsSync(labels)) {
     const { runLabelled, summarise } = await import('../bin/commands/eval_labels.ts');
     const runs = await runLabelled(labels, path.dirname(labels));
     const s = summarise(runs);
@@ -115,7 +149,7 @@ export async function run(): Promise<void> {
   // Memory over many documents: RSS after each batch (worker threads live in this process).
   const rss = () => Math.round(process.memoryUsage().rss / 1024 / 1024);
   const marks: string[] = [`${rss()} MB`];
-  for (let batch = 0; batch < 5; batch++) {
+  for (let batch = 0; batch < (quick ? 2 : 5); batch++) {
     await parallel(
       Array.from({ length: 200 }, (_, i) => bytes[i % bytes.length]),
       cores * 2,
@@ -123,40 +157,67 @@ export async function run(): Promise<void> {
     );
     marks.push(`${rss()} MB`);
   }
-  console.log(`memory: RSS every 200 text documents (1000 in all): ${marks.join(' → ')}`);
+  console.log(`memory: RSS every 200 text documents: ${marks.join(' → ')}`);
 
   // OCR: the same normalised page images for every engine.
   const sources = ['home_granite_scan.pdf', 'cgl_keystone_scan.pdf', 'coi_alpha_scan.pdf', 'auto_acme_mutual_scan.pdf'];
-  const images = [];
+  const images: NormalisedImage[] = [];
   for (const s of sources) {
     const r = await rasterPdfPage(new Uint8Array(fs.readFileSync(path.join(fixtures, s))), 1);
     images.push(await normaliseImage(r.data, { pageWidthPt: r.pageWidth }));
   }
   const one: OcrOptions = { engine: { kind: 'tesseract.js', workers: 1 } };
   await ocrImage(images[0], one); // worker start and language data load
-  t0 = performance.now();
-  for (const img of images) await ocrImage(img, one);
-  const jsPerPage = secs(t0) / images.length;
-  console.log(`ocr: tesseract.js, 1 worker: ${f2(jsPerPage)} s/page (${images.length} pages, ${images[0].width}×${images[0].height} px)`);
-  if (installed('tesseract', ['--version'])) {
-    cliTessdataDir();
-    const cli: OcrOptions = { engine: { kind: 'tesseract-cli', path: 'tesseract' } };
-    t0 = performance.now();
-    for (const img of images) await ocrImage(img, cli);
-    const cliPerPage = secs(t0) / images.length;
-    console.log(`ocr: native tesseract (same eng best_int data, 1 thread): ${f2(cliPerPage)} s/page — tesseract.js/native = ${f2(jsPerPage / cliPerPage)}`);
-  } else console.log('ocr: native tesseract not installed (apt-get install tesseract-ocr) — no peer figure');
+  const haveTesseract = installed('tesseract', ['--version']);
+  if (haveTesseract) cliTessdataDir();
+  const cli: OcrOptions = { engine: { kind: 'tesseract-cli', path: 'tesseract' } };
+  const js: number[] = [];
+  const native: number[] = [];
+  const jsRatio: number[] = [];
+  for (let r = 0; r < 3; r++) {
+    let [tj, tn] = [0, 0];
+    for (const img of images) {
+      let t0 = performance.now();
+      await ocrImage(img, one);
+      tj += secs(t0);
+      if (!haveTesseract) continue;
+      t0 = performance.now();
+      await ocrImage(img, cli);
+      tn += secs(t0);
+    }
+    js.push(tj / images.length);
+    if (!haveTesseract) continue;
+    native.push(tn / images.length);
+    jsRatio.push(js[r] / native[r]);
+  }
+  console.log(`ocr: tesseract.js, 1 worker: ${f2(med(js))} s/page (runs ${runs(js)}; ${images.length} pages, ${images[0].width}×${images[0].height} px)`);
+  if (haveTesseract)
+    console.log(
+      `ocr: native tesseract (same eng best_int data from @tesseract.js-data/eng, --oem 1, 1 thread): ${f2(med(native))} s/page (runs ${runs(native)}) — tesseract.js/native = ${f2(med(jsRatio))} (runs ${runs(jsRatio)})`,
+    );
+  else console.log('ocr: native tesseract not installed (apt-get install tesseract-ocr) — no peer figure');
 
   const pages8 = [...images, ...images];
-  t0 = performance.now();
-  await Promise.all(pages8.map((img) => ocrImage(img, one)));
-  const tp1 = pages8.length / secs(t0);
   const two: OcrOptions = { engine: { kind: 'tesseract.js', workers: 2 } };
-  await Promise.all([ocrImage(images[0], two), ocrImage(images[1], two)]); // start both workers
-  t0 = performance.now();
-  await Promise.all(pages8.map((img) => ocrImage(img, two)));
-  const tp2 = pages8.length / secs(t0);
-  console.log(`ocr throughput: 1 worker ${f2(tp1 * 60)} pages/min, 2 workers ${f2(tp2 * 60)} pages/min — 2/1 = ${f2(tp2 / tp1)}`);
+  const throughput = async (o: OcrOptions) => {
+    const t0 = performance.now();
+    await Promise.all(pages8.map((img) => ocrImage(img, o)));
+    return pages8.length / secs(t0);
+  };
+  const tp1: number[] = [];
+  const tp2: number[] = [];
+  const scale: number[] = [];
+  for (let r = 0; r < 3; r++) {
+    tp1.push(await throughput(one));
+    // Switching the pool size restarts the workers: start both before timing.
+    await Promise.all([ocrImage(images[0], two), ocrImage(images[1], two)]);
+    tp2.push(await throughput(two));
+    scale.push(tp2[r] / tp1[r]);
+    await ocrImage(images[0], one);
+  }
+  console.log(
+    `ocr throughput: 1 worker ${f2(med(tp1) * 60)} pages/min, 2 workers ${f2(med(tp2) * 60)} pages/min — 2/1 = ${f2(med(scale))} (runs ${runs(scale)})`,
+  );
   await closeDocumentPools();
 }
 

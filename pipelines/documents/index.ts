@@ -6,13 +6,15 @@ import { DocumentError } from './errors.ts';
 import { readPdfText, rasterPdfPage, closePdfPool } from './pdf.ts';
 import { normaliseImage, ocrImage, closeOcrPool, ocrOptionsSchema } from './ocr.ts';
 import { layoutPage, type PageText } from './layout.ts';
+import { textRepairs } from './repair.ts';
 
 export * from './errors.ts';
 export * from './layout.ts';
 export { sniff, DEFAULT_MAX_BYTES, DEFAULT_MAX_PAGES, DEFAULT_MAX_IMAGE_PIXELS, type Sniffed, type DocumentKind } from './sniff.ts';
-export { normaliseImage, ocrImage, langDataDir, cliTessdataDir, ocrOptionsSchema, type OcrOptions, type OcrEngine } from './ocr.ts';
+export { normaliseImage, ocrImage, langDataDir, cliTessdataDir, ocrOptionsSchema, type OcrOptions, type OcrEngine, type NormalisedImage } from './ocr.ts';
 export { readPdfText, rasterPdfPage, pdfPool } from './pdf.ts';
 export { renderPagePreview, type PagePreview } from './preview.ts';
+export { textRepairs, type TextRepair } from './repair.ts';
 
 export const readOptionsSchema = z
   .object({
@@ -23,8 +25,11 @@ export const readOptionsSchema = z
     ocr: z.union([ocrOptionsSchema, z.literal(false)]).prefault({}),
     /** Time-out for parsing the whole PDF text layer. */
     pdfTimeoutMs: z.number().int().positive().default(60_000),
-    /** Repair broken text layers (doubled glyphs, letter spacing, reversed numbers); off only to measure its cost. */
-    repairTextLayer: z.boolean().default(true),
+    /**
+     * Repair broken text layers (see repair.ts): `true` all repairs, or the list of repairs to apply; `false`
+     * or a partial list only to measure what each costs.
+     */
+    repairTextLayer: z.union([z.boolean(), z.array(z.enum(textRepairs))]).default(true),
   })
   .strict();
 export type ReadOptions = z.input<typeof readOptionsSchema>;
@@ -88,12 +93,17 @@ export async function ocrPage(
   }
   const words = await ocrImage(img, ocrOpts);
   const items = [...words.words];
-  // Keep AcroForm values already found on a page that otherwise needed OCR.
+  // Keep AcroForm values already found on a page that otherwise needed OCR (its text layer, when it had one
+  // that was bypassed, is replaced by the OCR words).
   if (previous)
     previous.lines.forEach((l, k) => {
-      for (const c of l.cells) items.push({ text: c.text, x: c.x, y: c.y, w: c.w, h: c.h, source: c.source, conf: c.conf, line: 1_000_000 + k });
+      for (const c of l.cells)
+        if (c.source === 'acroform') items.push({ text: c.text, x: c.x, y: c.y, w: c.w, h: c.h, source: c.source, conf: c.conf, line: 1_000_000 + k });
     });
-  return { page: layoutPage(n, img.width * img.ptPerPx, img.height * img.ptPerPx, items, 'ocr', previous?.fields ?? []), engine: words.engine };
+  const page = layoutPage(n, img.width * img.ptPerPx, img.height * img.ptPerPx, items, 'ocr', previous?.fields ?? []);
+  // Why a page with a text layer was read by OCR (e.g. run_together_words) stays visible.
+  if (previous?.repairs?.length) page.repairs = previous.repairs;
+  return { page, engine: words.engine };
 }
 
 /** Stage 3 of reading: the document from its pages (text-layer pages and OCR'd pages), with status and method. */

@@ -3,9 +3,10 @@
 import { parentPort } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { PDFDocument, PDFName, PDFRawStream, PDFDict, PDFArray, PDFRef } from 'pdf-lib';
+import zlib from 'node:zlib';
 import { layoutPage, hasUsableText, type TextItem, type FormField, type PageText } from './layout.ts';
-import { repairTextItems } from './repair.ts';
+import { repairTextItems, runsWordsTogether, textRepairs, type TextRepair } from './repair.ts';
+import { mayHideText, hiddenItems, unreadable, type PdfOps } from './invisible.ts';
 
 const require = createRequire(import.meta.url);
 const pdfjsDir = path.dirname(require.resolve('pdfjs-dist/package.json'));
@@ -15,11 +16,37 @@ type Pdfjs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 let pdfjsP: Promise<Pdfjs> | undefined;
 const pdfjs = () => (pdfjsP ??= import('pdfjs-dist/legacy/build/pdf.mjs'));
 
+/**
+ * pdf.js inflates content streams through the web DecompressionStream, whose stream machinery costs more
+ * than the inflating itself on the small streams of a page (a quarter of the text path's CPU time). This
+ * stand-in has the same surface pdf.js uses and inflates in one synchronous zlib call; on corrupt data it
+ * errors like the real one, and pdf.js then falls back to its own tolerant decoder.
+ */
+class ZlibDecompressionStream {
+  readonly writable: { getWriter(): { ready: Promise<void>; write(b: Uint8Array): Promise<void>; close(): Promise<void> } };
+  readonly readable: AsyncIterable<Uint8Array>;
+  constructor(format: string) {
+    const chunks: Uint8Array[] = [];
+    this.writable = {
+      getWriter: () => ({ ready: Promise.resolve(), write: async (b) => void chunks.push(b), close: async () => {} }),
+    };
+    this.readable = {
+      async *[Symbol.asyncIterator]() {
+        const input = Buffer.concat(chunks);
+        const out = format === 'brotli' ? zlib.brotliDecompressSync(input) : format === 'deflate-raw' ? zlib.inflateRawSync(input) : zlib.inflateSync(input);
+        yield new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+      },
+    };
+  }
+}
+(globalThis as { DecompressionStream?: unknown }).DecompressionStream = ZlibDecompressionStream;
+
 export interface PdfTextRequest {
   op: 'text';
   bytes: Uint8Array;
   maxPages: number;
-  repair?: boolean;
+  /** The repairs to apply (all when absent). */
+  repair?: TextRepair[];
 }
 export interface PdfTextResult {
   pageCount: number;
@@ -47,13 +74,18 @@ export interface PdfRasterResult {
 
 export type PdfWorkerRequest = PdfTextRequest | PdfRasterRequest;
 
-async function open(bytes: Uint8Array) {
+/**
+ * `forText`: the document is only read for its text, which needs no glyph outlines — the widths of the
+ * standard 14 fonts are built into pdf.js — so the standard font files are not loaded and parsed for every
+ * document (that was 45% of the text path's CPU time on documents using Helvetica without embedding it).
+ */
+async function open(bytes: Uint8Array, forText = false) {
   const { getDocument } = await pdfjs();
   const task = getDocument({
     data: bytes,
     isEvalSupported: false,
     maxImageSize: 40_000_000,
-    standardFontDataUrl,
+    ...(forText ? {} : { standardFontDataUrl }),
     useSystemFonts: false,
     disableFontFace: true,
     verbosity: 0,
@@ -92,8 +124,20 @@ function classify(e: unknown): Error & { code?: string; reason?: string; details
   return Object.assign(new Error(message), { code: 'extraction_failed', reason: 'unreadable', details: message });
 }
 
+/** Whether the file may hold annotations (form fields): "/Annots" appears, or objects are compressed where it could hide. */
+function mayHaveAnnotations(bytes: Uint8Array): boolean {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return b.includes('/Annots') || b.includes('/ObjStm');
+}
+
 async function text(req: PdfTextRequest): Promise<PdfTextResult> {
-  const doc = await open(req.bytes);
+  const annotations = mayHaveAnnotations(req.bytes);
+  const enabled = req.repair ?? [...textRepairs];
+  const invisible = enabled.includes('invisible_text');
+  // The operator list (fill colour, render mode) only for files whose streams show text white or invisible.
+  const checkHidden = invisible && mayHideText(req.bytes);
+  const doc = await open(req.bytes, true);
+  const { OPS, AnnotationMode } = await pdfjs();
   const warnings: string[] = [];
   try {
     const pageCount = doc.numPages;
@@ -111,7 +155,7 @@ async function text(req: PdfTextRequest): Promise<PdfTextResult> {
       try {
         const vp = page.getViewport({ scale: 1 });
         const content = await page.getTextContent();
-        const items: TextItem[] = [];
+        let items: TextItem[] = [];
         for (const raw of content.items) {
           if (!('str' in raw) || raw.str.trim() === '') continue;
           const [, , , d, e, f] = raw.transform as number[];
@@ -119,31 +163,48 @@ async function text(req: PdfTextRequest): Promise<PdfTextResult> {
           const [x, baseY] = vp.convertToViewportPoint(e, f) as [number, number];
           items.push({ text: raw.str, x, y: baseY - h, w: raw.width, h, source: 'text' });
         }
-        const fields: FormField[] = [];
-        try {
-          const annots = await page.getAnnotations({ intent: 'display' });
-          for (const a of annots as Array<Record<string, unknown>>) {
-            if (a.subtype !== 'Widget' || typeof a.fieldName !== 'string') continue;
-            let value = a.fieldValue;
-            if (Array.isArray(value)) value = value.join(', ');
-            if (a.checkBox || a.radioButton) value = a.fieldValue && a.fieldValue !== 'Off' ? 'X' : '';
-            if (typeof value !== 'string' || value.trim() === '') continue;
-            const [x1, y1, x2, y2] = vp.convertToViewportRectangle(a.rect as number[]) as number[];
-            const box = { x: Math.min(x1, x2), y: Math.min(y1, y2), w: Math.abs(x2 - x1), h: Math.abs(y2 - y1) };
-            fields.push({ name: a.fieldName, value: value.trim(), ...box });
-            // Multi-line values become one item per line so they read like printed text.
-            const parts = value.split(/\r\n|\r|\n/).filter((p) => p.trim() !== '');
-            const lh = Math.min(box.h / Math.max(1, parts.length), 14);
-            parts.forEach((p, k) =>
-              items.push({ text: p.trim(), x: box.x + 2, y: box.y + k * lh + 1, w: Math.min(box.w, p.length * lh * 0.5), h: lh * 0.9, source: 'acroform' }),
-            );
+        let hidden = false;
+        if (invisible) {
+          const gone = unreadable(items, vp.width, vp.height);
+          if (checkHidden) {
+            const list = await page.getOperatorList({ intent: 'display', annotationMode: AnnotationMode.DISABLE });
+            for (const it of hiddenItems(OPS as unknown as PdfOps, list, items, (x, y) => vp.convertToViewportPoint(x, y) as [number, number])) gone.add(it);
           }
-        } catch (e) {
-          warnings.push(`page ${n}: form fields unreadable (${(e as Error).message})`);
+          if (gone.size > 0) {
+            items = items.filter((i) => !gone.has(i));
+            hidden = true;
+          }
         }
-        const repaired = req.repair === false ? { items, repairs: [] } : repairTextItems(items);
+        const fields: FormField[] = [];
+        if (annotations)
+          try {
+            const annots = await page.getAnnotations({ intent: 'display' });
+            for (const a of annots as Array<Record<string, unknown>>) {
+              if (a.subtype !== 'Widget' || typeof a.fieldName !== 'string') continue;
+              let value = a.fieldValue;
+              if (Array.isArray(value)) value = value.join(', ');
+              if (a.checkBox || a.radioButton) value = a.fieldValue && a.fieldValue !== 'Off' ? 'X' : '';
+              if (typeof value !== 'string' || value.trim() === '') continue;
+              const [x1, y1, x2, y2] = vp.convertToViewportRectangle(a.rect as number[]) as number[];
+              const box = { x: Math.min(x1, x2), y: Math.min(y1, y2), w: Math.abs(x2 - x1), h: Math.abs(y2 - y1) };
+              fields.push({ name: a.fieldName, value: value.trim(), ...box });
+              // Multi-line values become one item per line so they read like printed text.
+              const parts = value.split(/\r\n|\r|\n/).filter((p) => p.trim() !== '');
+              const lh = Math.min(box.h / Math.max(1, parts.length), 14);
+              parts.forEach((p, k) =>
+                items.push({ text: p.trim(), x: box.x + 2, y: box.y + k * lh + 1, w: Math.min(box.w, p.length * lh * 0.5), h: lh * 0.9, source: 'acroform' }),
+              );
+            }
+          } catch (e) {
+            warnings.push(`page ${n}: form fields unreadable (${(e as Error).message})`);
+          }
+        const repaired = repairTextItems(items, enabled);
+        if (hidden) repaired.repairs.unshift('invisible_text');
         const usable = hasUsableText(repaired.items);
-        if (!usable) needOcr.push(n);
+        // Words run together: OCR reads the page instead; its text layer stays as the fallback.
+        const bypass = usable && enabled.includes('run_together_words') && runsWordsTogether(repaired.items);
+        if (bypass) repaired.repairs.push('run_together_words');
+        if (!usable || bypass) needOcr.push(n);
         const laid = layoutPage(n, vp.width, vp.height, usable ? repaired.items : repaired.items.filter((i) => i.source === 'acroform'), 'text', fields);
         if (repaired.repairs.length) laid.repairs = repaired.repairs;
         pages.push(laid);
@@ -159,13 +220,15 @@ async function text(req: PdfTextRequest): Promise<PdfTextResult> {
 
 /** A page's single full-page JPEG, taken as stored (a scanner's output), or undefined. */
 async function embeddedJpeg(bytes: Uint8Array, pageNumber: number): Promise<{ data: Uint8Array } | undefined> {
+  // pdf-lib is only needed here (OCR of scans); loading it lazily keeps worker start-up cheap for text.
+  const { PDFDocument, PDFName, PDFRawStream, PDFDict, PDFArray, PDFRef } = await import('pdf-lib');
   const doc = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
   const page = doc.getPages()[pageNumber - 1];
   if (!page) return undefined;
   const resources = page.node.Resources();
   const xobjects = resources?.lookupMaybe(PDFName.of('XObject'), PDFDict);
   if (!xobjects) return undefined;
-  const images: PDFRawStream[] = [];
+  const images: import('pdf-lib').PDFRawStream[] = [];
   for (const [, ref] of xobjects.entries()) {
     const obj = ref instanceof PDFRef ? doc.context.lookup(ref) : ref;
     if (!(obj instanceof PDFRawStream)) continue;

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { readDocument, rasterPdfPage, closeDocumentPools, langDataDir, normaliseImage, DocumentError } from '../../../pipelines/documents/index.ts';
 import { fixture, fixturesDir, pngHeader } from './helpers.ts';
+import { linesFromTsv } from '../../../pipelines/documents/ocr.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const execFileP = promisify(execFile);
@@ -112,4 +113,30 @@ test('a truncated JPEG photo is refused with a §7.2 code, not a crash', async (
   const e = await readDocument(jpg.subarray(0, Math.floor(jpg.length / 3))).catch((x: unknown) => x);
   t.true(e instanceof DocumentError);
   t.true(['extraction_failed', 'bad_request'].includes((e as DocumentError).code));
+});
+
+test('TSV from either engine: word rows grouped into the engine lines in order, boxes in page points', (t) => {
+  const tsv = [
+    'level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext',
+    '4\t1\t1\t1\t1\t0\t100\t100\t400\t30\t-1\t',
+    '5\t1\t1\t1\t1\t1\t100\t100\t150\t30\t96.5\tPolicy',
+    '5\t1\t1\t1\t1\t2\t260\t100\t200\t30\t91\tNumber',
+    '5\t1\t1\t1\t2\t1\t100\t150\t300\t30\t88\tHO-123456',
+    '5\t1\t2\t1\t1\t1\t900\t100\t100\t30\t50\t ',
+    '5\t1\t2\t1\t1\t1\t900\t100\t100\t30\t70\tJane',
+  ].join('\n');
+  const lines = linesFromTsv(tsv, 0.24);
+  t.deepEqual(
+    lines.map((l) => l.map((w) => w.text)),
+    [['Policy', 'Number'], ['HO-123456'], ['Jane']],
+  );
+  t.deepEqual(
+    lines.map((l) => l.map((w) => w.line)),
+    [[0, 0], [1], [2]],
+  );
+  const w = lines[0][0];
+  t.is(w.x, 24);
+  t.is(w.y, 24);
+  t.is(w.w, 36);
+  t.is(w.conf, 0.965);
 });

@@ -1,6 +1,25 @@
 import test from 'ava';
-import { repairTextItems, removeDoubledGlyphs, fixReversedNumber, isLetterSpaced } from '../../../pipelines/documents/repair.ts';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { repairTextItems, removeDoubledGlyphs, fixReversedNumber, isLetterSpaced, runsWordsTogether } from '../../../pipelines/documents/repair.ts';
 import { layoutPage, type TextItem } from '../../../pipelines/documents/layout.ts';
+import { readDocument, readTextLayer, closeDocumentPools } from '../../../pipelines/documents/index.ts';
+
+test.after.always(() => closeDocumentPools());
+
+/** A PDF whose words are drawn one by one, each right after the previous with a 0.4 pt gap and no space. */
+async function runTogetherPdf(lines: string[]): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([612, 792]);
+  lines.forEach((l, i) => {
+    let x = 50;
+    for (const w of l.split(' ')) {
+      page.drawText(w, { x, y: 740 - i * 24, size: 14, font });
+      x += font.widthOfTextAtSize(w, 14) + 0.4;
+    }
+  });
+  return doc.save();
+}
 
 const item = (text: string, x: number, y: number, w: number, h = 10): TextItem => ({ text, x, y, w, h, source: 'text' });
 
@@ -60,4 +79,28 @@ test('letter-spaced pages: spaces inside numbers and after a lone capital are re
   t.true(text.includes('Optional Bodily Injury'));
   // An ordinary page with "1 2003 Toyota" keeps its spaces.
   t.false(isLetterSpaced([item('1 2003 Toyota Sequoia', 38, 395, 120), item('2 2011 Toyota Prius', 38, 425, 120)]));
+});
+
+test('words run together (glyphs placed without spaces): the page is read by OCR instead, its text kept as fallback', async (t) => {
+  const lines = [
+    'Your State Farm Agent Policy Number Effective Dates',
+    'Location of Residence Premises Construction Masonry Veneer',
+    'Annual Premium Total Premium Coverage Limit of Liability',
+    'Dwelling Other Structures Personal Property Loss of Use',
+  ];
+  const pdf = await runTogetherPdf(lines);
+  const d = await readDocument(pdf, { ocr: false });
+  const p = d.pages[0];
+  t.deepEqual(p.repairs, ['run_together_words'], p.text);
+  t.true(p.text.includes('YourStateFarmAgent'), p.text); // the trap, kept as the fallback when OCR is off
+  t.is(p.source, 'text');
+  t.deepEqual((await readTextLayer(pdf)).needOcr, [1]);
+  const o = await readDocument(pdf);
+  t.is(o.method, 'ocr');
+  t.is(o.pages[0].source, 'ocr');
+  t.deepEqual(o.pages[0].repairs, ['run_together_words']);
+  // (This page really is printed without gaps, so OCR reads it joined too; on a real one the gaps are seen.)
+  t.regex(o.pages[0].text, /Masonry/);
+  // An ordinary page is not bypassed.
+  t.false(runsWordsTogether(lines.map((l, i) => item(l, 50, 100 + i * 20, 300))));
 });
