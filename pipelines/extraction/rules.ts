@@ -4,7 +4,8 @@
 import type { PageText, Cell } from '../documents/layout.ts';
 import type { Candidate } from './candidates.ts';
 import { policyTypeLabels, type DocumentKind } from './schema.ts';
-import { extractCertificate } from './certificate.ts';
+import { certificatePage } from './certificate.ts';
+import { certificateForm } from './kinds/index.ts';
 import { autoLiability, propertyLines, eachOccurrence } from './limits.ts';
 import { findCarrier, findNamedInsured, looksLikeName } from './names.ts';
 import { findLabelled, findLabelledBlock, findTable, cellsBelow, type Found } from './layout_query.ts';
@@ -28,7 +29,11 @@ export function detectKind(pages: PageText[]): DocumentKind {
       .map((l) => l.text)
       .join('\n') ?? '';
   const text = `${all}\n${title}\n${title}`;
-  if (/certificate of (liability )?insurance|evidence of (commercial )?property insurance|certificate of property insurance/i.test(head)) return 'certificate';
+  if (
+    /certificate of (liability )?insurance|evidence of (commercial )?property insurance|certificate of property insurance/i.test(head) ||
+    (/insurance binder/i.test(title) && /binder\s*#|this binder/i.test(head))
+  )
+    return 'certificate';
   const scores: Record<string, number> = {
     personal_auto: score(text, [
       [/\b[A-HJ-NPR-Z0-9]{17}\b/, 2],
@@ -110,12 +115,12 @@ export function parsePolicyNumber(s: string): string | undefined {
   return v;
 }
 
-function policyNumber(pages: PageText[], emit: Emit) {
+export function policyNumber(pages: PageText[], emit: Emit) {
   const f = findLabelled(pages, /policy\s*(?:number|no\.?|#|num\.?)|policy\s*id/i, parsePolicyNumber);
   if (f) emit({ pointer: '/policy/policy_number', value: f.value, ...fromFound(f) });
 }
 
-function period(pages: PageText[], emit: Emit) {
+export function period(pages: PageText[], emit: Emit) {
   // "Policy Period: 01/15/2025 to 07/15/2025" (possibly on the next line).
   for (const page of pages) {
     for (let i = 0; i < page.lines.length; i++) {
@@ -409,11 +414,8 @@ export function extractByRules(pages: PageText[], kind: DocumentKind): Candidate
   const out: Candidate[] = [];
   const emit = emitter(out);
   if (kind === 'certificate') {
-    extractCertificate(pages, emit);
-    // Other certificate forms (evidence of property, binders): the common labels fill what the grid did not.
-    findCarrier(pages, emit);
-    policyNumber(pages, emit);
-    period(pages, emit);
+    // The certificate's form (ACORD 25/24 grid, 27/28 evidence of property, 75 binder) reads it.
+    certificateForm(pages, certificatePage(pages)).extract(pages, emit);
     return out;
   }
   findCarrier(pages, emit);
@@ -449,10 +451,8 @@ export function describePolicyType(kind: DocumentKind, pages: PageText[]): strin
     .map((p) => p.text)
     .join('\n');
   if (kind === 'certificate') {
-    if (/evidence of commercial property/i.test(text)) return 'Evidence of Commercial Property Insurance';
-    if (/evidence of property/i.test(text)) return 'Evidence of Property Insurance';
-    if (/certificate of property/i.test(text)) return 'Certificate of Property Insurance';
-    return /ACORD 25\b/i.test(text) ? 'Certificate of Liability Insurance (ACORD 25)' : policyTypeLabels.certificate;
+    const form = certificateForm(pages, certificatePage(pages));
+    return typeof form.label === 'string' ? form.label : form.label(text);
   }
   if (kind === 'homeowners' && /\bHO[- ]?(?:00 ?)?0?3\b|special form/i.test(text)) return 'Homeowners (HO-3)';
   if (kind === 'renters' && /\bHO[- ]?(?:00 ?)?0?4\b/i.test(text)) return 'Renters (HO-4)';
