@@ -236,8 +236,8 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
       }
     return undefined;
   };
-  const addlX = colOf(/\bADD'?L\b|\bADDL\b/i) ?? colOf(/\bINSR?D\b/i);
-  const subrX = colOf(/\bSUBR\b/i) ?? colOf(/\bWVD\b/i);
+  let addlX = colOf(/\bADD'?L\b|\bADDL\b/i) ?? colOf(/\bINSR?D\b/i);
+  let subrX = colOf(/\bSUBR\b/i) ?? colOf(/\bWVD\b/i);
   const pnCell = header.cells.find((c) => /policy\s*number/i.test(c.text));
   const effX = colOf(/POLICY\s*EFF|\(MM\/DD/i) ?? (pnCell ? pnCell.x + pnCell.w + 20 : page.width * 0.55);
   const limitsX = colOf(/^LIMITS$|\bLIMITS\b/i) ?? page.width * 0.7;
@@ -246,6 +246,21 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
     (l, i) => i > headerIdx && /^(description of operations\s*\/|certificate holder|special provisions\b(?!\s+below))/i.test(l.cells[0]?.text ?? ''),
   );
   const lines = page.lines.slice(headerIdx + 1, endIdx > 0 ? endIdx : undefined);
+  // A scan whose header lost the ADDL INSD / SUBR WVD captions: the two answer columns sit side by side between the
+  // type of insurance and the policy number; find them from rows answering both (Y/N marks), or from the one caption read.
+  if (addlX === undefined || subrX === undefined) {
+    const typeLeft = header.cells.find((c) => /type of insurance/i.test(c.text))?.x ?? 60;
+    const pnLeft = pnCell?.x ?? effX - 90;
+    for (const l of lines) {
+      const ms = l.cells.filter((c) => /^[YN]$/i.test(c.text.trim()) && c.x > (typeLeft + pnLeft) / 2 && c.x < pnLeft + 5);
+      if (ms.length !== 2) continue;
+      addlX ??= ms[0].x + ms[0].w / 2;
+      subrX ??= ms[1].x + ms[1].w / 2;
+      break;
+    }
+    // SUBR WVD came with ADDL INSD (2010 and later editions); the 2001 edition has ADDL only, so not the reverse.
+    if (addlX === undefined && subrX !== undefined) addlX = subrX - 16;
+  }
   // Band starts: the first line naming each standard type of insurance.
   const starts: { i: number; type: CertificateCoverageType }[] = [];
   lines.forEach((l, i) => {
@@ -280,12 +295,15 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
     const nextStart = starts.find((s) => s.i > r.i)?.i ?? lines.length;
     // The row's own words in the type-of-insurance column, without its insurer letter and check marks.
     const ownRight = (addlX !== undefined && addlX > typeX ? addlX - 8 : (pnCell?.x ?? effX)) - 6;
+    // (A policy number printed a little left of its column, as scans often are, is not a type word.)
     const own = row.cells
-      .filter((c) => c.x + c.w > typeX - 25 && c.x < ownRight)
+      .filter((c) => c.x + c.w > typeX - 25 && c.x < ownRight && !/\d{3,}/.test(c.text))
       .map((c) => c.text)
       .join(' ')
       .replace(/^[A-F]\s+/, '')
       .replace(/(^|\s)[Xx✓✔6](?=\s|$)/g, ' ')
+      // ADDL INSD / SUBR WVD answers (Y, N) read into the type column when their header was not found.
+      .replace(/(^|\s)[YN](?=\s|$)/g, ' ')
       .trim();
     const fitsBand = (t: CertificateCoverageType) => !own || BAND_WORDS[t].test(own);
     if (band && !usedBands.has(band.i) && fitsBand(band.type)) {
