@@ -156,6 +156,14 @@ export function insurerNamesIn(text: string): string[] {
       break;
     }
     while (start < i && (LEAD_STOP.test(words[start].replace(/[,:]$/, '')) || CONNECTOR.test(words[start]))) start++;
+    // "SOCIETY INSURANCE, A MUTUAL COMPANY": the company's styled legal name keeps its "a mutual/stock company" tail.
+    if (
+      /,$/.test(words[end]) &&
+      /^a$/i.test(words[end + 1] ?? '') &&
+      /^(mutual|stock)$/i.test(words[end + 2] ?? '') &&
+      /^company\b/i.test(words[end + 3] ?? '')
+    )
+      end += 3;
     const name = cleanValue(
       words
         .slice(start, end + 1)
@@ -202,7 +210,14 @@ export function findCarrier(pages: PageText[], emit: Emit): void {
     }
   }
   const ranked = [...byName.values()].map((c) => ({ ...c, total: c.score + Math.min(3, c.count - 1) })).sort((a, b) => b.total - a.total || a.page - b.page);
-  const best = ranked[0];
+  let best = ranked[0];
+  // A brand ("Liberty Mutual") that begins a legal name found elsewhere ("Liberty Mutual Insurance Company") is
+  // that company's short form: the legal name is the carrier.
+  if (best && !LEGAL_TAIL.test(best.name.split(/\s+/).pop()!)) {
+    const key = best.name.toLowerCase();
+    const longer = ranked.find((c) => c !== best && c.name.toLowerCase().startsWith(`${key} `) && LEGAL_TAIL.test(c.name.split(/\s+/).pop()!) && c.total >= 3);
+    if (longer) best = longer;
+  }
   if (best && best.total >= 3) {
     const page = pages.find((p) => p.page === best.page)!;
     emit({
