@@ -138,14 +138,23 @@ export function extractCertificate(pages: PageText[], emit: Emit): void {
   if (!page) return;
   const src = page.source === 'ocr' ? 'ocr' : 'rules';
   const conf = page.source === 'ocr' ? 0.75 : 0.9;
-  const box = (pointerName: string, label: RegExp) => {
+  const box = (pointerName: string, label: RegExp, caption: string) => {
     const b = boxBelow(page, label);
     if (b && EMPTY_BOX.test(b.name)) return undefined;
-    if (b) emit({ pointer: pointerName, value: b.name, page: page.page, text: b.text, confidence: conf, source: cellSource(page, b.cell) });
+    if (b)
+      emit({
+        pointer: pointerName,
+        value: b.name,
+        page: page.page,
+        text: b.text,
+        confidence: conf,
+        source: cellSource(page, b.cell),
+        rule: `ACORD box: ${caption}`,
+      });
     return b;
   };
-  box('/certificate/producer', /^producer\b:?/i);
-  const insured = box('/certificate/insured', /^(?:named\s+)?insured(?:'s)?(?:\s+name)?\b:?(?!\s*(?:named|is|the|as|location))/i);
+  box('/certificate/producer', /^producer\b:?/i, 'PRODUCER');
+  const insured = box('/certificate/insured', /^(?:named\s+)?insured(?:'s)?(?:\s+name)?\b:?(?!\s*(?:named|is|the|as|location))/i, 'INSURED');
   if (insured) {
     emit({
       pointer: '/policyholder/organization',
@@ -169,7 +178,7 @@ export function extractCertificate(pages: PageText[], emit: Emit): void {
         source: cellSource(page, insured.cell),
       });
   }
-  const holder = box('/certificate/certificate_holder', /^certificate\s+holder\b:?(?!\s+(?:in lieu|is|the|named|as))/i);
+  const holder = box('/certificate/certificate_holder', /^certificate\s+holder\b:?(?!\s+(?:in lieu|is|the|named|as))/i, 'CERTIFICATE HOLDER');
   if (holder && !EMPTY_BOX.test(holder.name)) {
     const s = cellSource(page, holder.cell);
     emit({ pointer: '/interested_parties/0/name', value: holder.name, page: page.page, text: holder.text, confidence: conf, source: s });
@@ -318,7 +327,13 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
       to = Math.min(nextStart, rows[k + 1]?.i ?? lines.length);
     }
     const bandLines = lines.slice(Math.min(from, r.i), Math.max(to, r.i + 1));
-    const base = { page: page.page, text: bandLines.map((l) => l.text).join('\n'), confidence: conf, source: src } as const;
+    const base = {
+      page: page.page,
+      text: bandLines.map((l) => l.text).join('\n'),
+      confidence: conf,
+      source: src,
+      rule: `ACORD coverage grid: ${band ? `${type} band` : 'policy row'}, columns located from the header`,
+    } as const;
     const p = `/certificate/coverages/${nc}`;
     emit({ pointer: `${p}/type`, value: type, ...base });
     const first = row.cells[0];

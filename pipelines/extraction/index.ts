@@ -170,6 +170,9 @@ export async function extractFromText(doc: DocumentText, options: ExtractOptions
   const built = buildExtractedData(finalKind, kept);
   if (o.ungrounded === 'flag') {
     for (const u of ungrounded) if (built.data.citations[u.pointer]) built.data.citations[u.pointer].flagged = true;
+    built.data.needs_review = [
+      ...new Set([...(built.data.needs_review ?? []), ...ungrounded.map((u) => u.pointer).filter((p) => built.data.citations[p])]),
+    ].sort();
   }
   for (const issue of built.issues) errors.push({ stage: 'extract', message: `dropped invalid value ${issue}` });
   const d = built.data;

@@ -226,6 +226,7 @@ export function findCarrier(pages: PageText[], emit: Emit): void {
       page: best.page,
       text: best.text,
       confidence: Math.min(0.95, 0.6 + best.total * 0.04) * (page.source === 'ocr' ? 0.9 : 1),
+      rule: `carrier: insurer legal name, best of ${ranked.length} scored (legal suffix, issuer wording, known brand, header, repetition)`,
       source: page.source === 'ocr' ? 'ocr' : 'rules',
     });
     return;
@@ -241,7 +242,15 @@ export function findCarrier(pages: PageText[], emit: Emit): void {
         const m = BRAND_RE.exec(t);
         if (!m) continue;
         const value = /insurance$/i.test(t) || t.split(/\s+/).length <= 3 ? t.replace(/[’'`®™]+$/, '') : m[1];
-        emit({ pointer: '/policy/provider', value, page: page.page, text: cell.text, confidence: 0.55, source: cellSource(page, cell) });
+        emit({
+          pointer: '/policy/provider',
+          value,
+          page: page.page,
+          text: cell.text,
+          confidence: 0.55,
+          source: cellSource(page, cell),
+          rule: 'carrier: brand in the page header (no legal name printed)',
+        });
         return;
       }
     }
@@ -272,6 +281,7 @@ interface NameHit {
   line: Line;
   text: string;
   confidence: number;
+  rule: string;
 }
 
 /** The first labelled named insured whose value reads like a name. */
@@ -291,7 +301,15 @@ function labelledInsured(pages: PageText[]): NameHit | undefined {
         for (const t of tries) {
           const v = cleanValue(t.text.replace(/^\d+[.)]\s+/, ''));
           if (looksLikeName(v))
-            return { name: v, page, cell: t.cell, line: t.line, text: `${cell.text}\n${t.text}`, confidence: (page.source === 'ocr' ? 0.8 : 1) * t.conf };
+            return {
+              name: v,
+              page,
+              cell: t.cell,
+              line: t.line,
+              text: `${cell.text}\n${t.text}`,
+              confidence: (page.source === 'ocr' ? 0.8 : 1) * t.conf,
+              rule: `named insured: value of the label "${m[0].trim()}"`,
+            };
         }
       }
     }
@@ -340,6 +358,7 @@ function addressBlockInsured(pages: PageText[]): NameHit | undefined {
             cz.text,
           ].join('\n'),
           confidence: 0.6,
+          rule: 'named insured: first name line of the unlabelled mailing-address block',
         };
       }
     }
@@ -351,7 +370,7 @@ function addressBlockInsured(pages: PageText[]): NameHit | undefined {
 export function findNamedInsured(pages: PageText[], emit: Emit): boolean {
   const hit = labelledInsured(pages) ?? addressBlockInsured(pages);
   if (!hit) return false;
-  const base = { page: hit.page.page, text: hit.text, confidence: hit.confidence, source: cellSource(hit.page, hit.cell) };
+  const base = { page: hit.page.page, text: hit.text, confidence: hit.confidence, source: cellSource(hit.page, hit.cell), rule: hit.rule };
   const name = hit.name;
   if (isOrganisation(name)) emit({ pointer: '/policyholder/organization', value: name, ...base });
   else {
