@@ -322,7 +322,14 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
       to = Math.min(nextStart, rows[k + 1] && bandOf(rows[k + 1].i) === band ? rows[k + 1].i : nextStart);
     } else {
       band = undefined;
-      type = /property|earthquake|flood|building|earth movement/i.test(own) ? 'property' : 'other';
+      // A row printed without type words (its number and dates centred in a tall section, as on the ACORD 24):
+      // the section caption above it in the type column names it.
+      let words = own;
+      for (let k = r.i - 1; !words && k >= Math.max(0, r.i - 6); k--) {
+        const cap = lines[k].cells.find((c) => c.x < ownRight && /^(x\s+)?(property|inland marine|crime|boiler)/i.test(c.text.trim()));
+        if (cap) words = cap.text;
+      }
+      type = /property|earthquake|flood|building|earth movement/i.test(words) ? 'property' : 'other';
       from = r.i;
       to = Math.min(nextStart, rows[k + 1]?.i ?? lines.length);
     }

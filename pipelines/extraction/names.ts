@@ -9,93 +9,12 @@ import type { PageText, Line, Cell } from '../documents/layout.ts';
 import type { Candidate } from './candidates.ts';
 import { cellSource, cellsBelow } from './layout_query.ts';
 import { cleanValue, isCityStateZip, isOrganisation, splitPersonName } from './normalise.ts';
+import { INSURER_BRANDS, isKnownInsurer } from './insurers.ts';
 
 type Emit = (c: Omit<Candidate, 'source' | 'confidence'> & Partial<Pick<Candidate, 'source' | 'confidence'>>) => void;
 
-/** Common US insurer brands (groups and direct writers); a line naming one is likely about the carrier. */
-export const INSURER_BRANDS = [
-  'Allstate',
-  'State Farm',
-  'GEICO',
-  'Government Employees',
-  'Progressive',
-  'USAA',
-  'Liberty Mutual',
-  'Nationwide',
-  'Farmers',
-  'Travelers',
-  'Lemonade',
-  'Hanover',
-  'Hartford',
-  'Erie',
-  'Auto-Owners',
-  'Owners',
-  'American Family',
-  'Chubb',
-  'PURE',
-  'Privilege Underwriters',
-  'Root',
-  'The General',
-  'Permanent General',
-  'Dairyland',
-  'Peak Property',
-  'Safeco',
-  'Kemper',
-  'Mercury',
-  'Hippo',
-  'Openly',
-  'Society',
-  'Cincinnati',
-  'Westfield',
-  'Selective',
-  'Amica',
-  'Foremost',
-  'MetLife',
-  'Assurant',
-  'American Strategic',
-  'ASI',
-  'Homesite',
-  'Stationary Property',
-  'Bristol West',
-  'Esurance',
-  'Encompass',
-  'Plymouth Rock',
-  'Main Street America',
-  'Grange',
-  'Shelter',
-  'Country Financial',
-  'COUNTRY Mutual',
-  'Auto Club',
-  'AAA',
-  'CSAA',
-  'Wawanesa',
-  'Sentry',
-  'Acuity',
-  'Berkley',
-  'Markel',
-  'Zurich',
-  'AIG',
-  'CNA',
-  'Old Republic',
-  'Federated',
-  'Employers',
-  'Obsidian',
-  'Hudson',
-  'Essex',
-  'Arch',
-  'Great American',
-  'Philadelphia',
-  'Church Mutual',
-  'Donegal',
-  'Frankenmuth',
-  'Pekin',
-  'Westchester',
-  'Scottsdale',
-  'Kinsale',
-  'Nautilus',
-  'Clearcover',
-  'Branch',
-];
+/** Common US insurer brands (groups and direct writers), from the built-in list in insurers.ts. */
+export { INSURER_BRANDS };
 const BRAND_RE = new RegExp(`\\b(${INSURER_BRANDS.map((b) => b.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')).join('|')})\\b`, 'i');
 
 const SUFFIX_WORD = /^(insurance|casualty|indemnity|assurance|underwriters|reciprocal|lloyds|lloyd's|mutual|exchange|surety|guaranty)$/i;
@@ -197,6 +116,8 @@ export function findCarrier(pages: PageText[], emit: Emit): void {
         const last = name.split(/\s+/).pop()!;
         if (LEGAL_TAIL.test(last) || /lloyds|exchange|reciprocal/i.test(last) || / of [A-Z]/.test(name)) score += 3;
         if (BRAND_RE.test(name)) score += 2;
+        // One of the built-in legal names (insurers.ts): a carrier, wherever it is printed.
+        if (isKnownInsurer(name)) score += 3;
         if (
           /issued by|underwritten by|written by|provided by|insurer|insurance company:|company:|carrier|president|a stock|a mutual|is a member/i.test(line.text)
         )
@@ -272,7 +193,7 @@ export function looksLikeName(s: string): boolean {
 }
 
 const NAMED_INSURED_LABEL =
-  /^(?:first\s+)?named\s+insured(?:\(s\))?(?:\s+and\s+(?:mailing\s+)?address)?|^insured(?:'s)?\s+name|^name\s+of\s+insured|^policy\s*holder(?:\(s\))?(?:\s+name)?|^primary\s+insured|^applicant(?:\s+name)?|^insured(?:\s+and\s+mailing\s+address)?(?=\s*:|\s*$)/i;
+  /^mailing\s+name\s+and\s+address(?:\s+(?:for|of)\s+(?:the\s+)?insured)?|^named\s+[il]nsured'?s\s+(?:full\s+)?name|^(?:first\s+)?named\s+insured(?:\(s\))?(?:\s+and\s+(?:mailing\s+)?address)?|^insured(?:'s)?\s+name|^name\s+of\s+insured|^policy\s*holder(?:\(s\))?(?:\s+name)?|^primary\s+insured|^applicant(?:\s+name)?|^insured(?:\s+and\s+mailing\s+address)?(?=\s*:|\s*$)/i;
 
 interface NameHit {
   name: string;
@@ -300,7 +221,9 @@ function labelledInsured(pages: PageText[]): NameHit | undefined {
         for (const b of cellsBelow(page, line, cell, 2.5, 14).slice(0, 2)) tries.push({ text: b.cell.text, cell: b.cell, line: b.line, conf: 0.85 });
         for (const t of tries) {
           const v = cleanValue(t.text.replace(/^\d+[.)]\s+/, ''));
-          if (looksLikeName(v))
+          // Under an explicit insured-name caption a one-word business name ("SENSIBLE") is a name too.
+          const oneWord = /^[A-Z][A-Za-z&'-]{2,}$/.test(v) && !LABEL_WORDS.test(v) && /name/i.test(m[0]);
+          if (looksLikeName(v) || oneWord)
             return {
               name: v,
               page,

@@ -120,16 +120,28 @@ export function policyNumber(pages: PageText[], emit: Emit) {
   if (f) emit({ pointer: '/policy/policy_number', value: f.value, ...fromFound(f) });
 }
 
+const daysBetween = (a: string, b: string) => (Date.parse(b) - Date.parse(a)) / 86_400_000;
+
 export function period(pages: PageText[], emit: Emit) {
   // "Policy Period: 01/15/2025 to 07/15/2025" (possibly on the next line).
   for (const page of pages) {
     for (let i = 0; i < page.lines.length; i++) {
       const line = page.lines[i];
-      if (!/policy period|coverage period|policy term|term of (the )?policy|period of insurance|^term\b/i.test(line.text)) continue;
-      const text = [line.text, page.lines[i + 1]?.text ?? ''].join('\n');
-      const dates = dateTokens(text);
-      if (dates.length >= 2 && dates[1].iso > dates[0].iso) {
-        const src = dates[1].index < line.text.length ? line.text : text;
+      if (!/policy period|coverage period|policy term|term of (the )?policy|period of insurance|^term\b|coverage begins/i.test(line.text)) continue;
+      // The dates may follow the caption over two more lines ("Policy period / Beginning December 19, 2021
+      // through / June 19, 2022"), or stand left of their own captions above and below it ("08/01/2021 Effective
+      // Date / 12 months - Policy Period / 08/01/2022 Expiration of Policy Period").
+      let text = [line.text, page.lines[i + 1]?.text ?? ''].join('\n');
+      let dates = dateTokens(text);
+      if (dates.length < 2) {
+        text = page.lines
+          .slice(Math.max(0, i - 1), i + 3)
+          .map((l) => l.text)
+          .join('\n');
+        dates = dateTokens(text);
+      }
+      if (dates.length >= 2 && dates[1].iso > dates[0].iso && daysBetween(dates[0].iso, dates[1].iso) <= 400) {
+        const src = text.startsWith(line.text) && dates[1].index < line.text.length ? line.text : text;
         const conf = page.source === 'ocr' ? 0.8 : 0.9;
         emit({
           pointer: '/policy/effective_date',

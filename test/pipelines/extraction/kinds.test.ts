@@ -252,3 +252,83 @@ test('citations carry the rule that chose a value; low-confidence values are lis
   t.is(built.data.citations['/policy/provider'].rule, 'carrier: brand in the page header');
   t.deepEqual(built.data.needs_review, ['/policy/provider']);
 });
+
+test('policy period: dates over the two lines after the caption, or left of their own captions around it', async (t) => {
+  const { period } = await import('../../../pipelines/extraction/rules.ts');
+  const a = page([
+    [400, 300, 'Policy period'],
+    [400, 310, 'Beginning December 19, 2021 through'],
+    [400, 320, 'June 19, 2022 at 12:01 a.m. standard'],
+  ]);
+  const ra = run((e) => period([a], e));
+  t.is(ra['/policy/effective_date'], '2021-12-19');
+  t.is(ra['/policy/expiration_date'], '2022-06-19');
+  const b = page([
+    [20, 300, '08/01/2021'],
+    [120, 300, 'Effective Date'],
+    [120, 310, '12 months - Policy Period'],
+    [20, 320, '08/01/2022'],
+    [120, 320, 'Expiration of Policy Period'],
+  ]);
+  const rb = run((e) => period([b], e));
+  t.is(rb['/policy/effective_date'], '2021-08-01');
+  t.is(rb['/policy/expiration_date'], '2022-08-01');
+  // Two unrelated dates years apart are not a policy period.
+  const c = page([
+    [20, 300, 'Policy Period'],
+    [20, 310, 'Printed 01/02/2015'],
+    [20, 320, 'Member since 05/06/2021'],
+  ]);
+  t.false('/policy/effective_date' in run((e) => period([c], e)));
+});
+
+test('certificate row without type words takes the section caption above it (ACORD 24 property)', (t) => {
+  const p = page([
+    [128, 31, 'CERTIFICATE OF PROPERTY INSURANCE'],
+    [22, 107, 'PRODUCER'],
+    [20, 325, 'INSR'],
+    [300, 325, 'POLICY EFFECTIVE'],
+    [380, 325, 'POLICY EXPIRATION'],
+    [66, 329, 'TYPE OF INSURANCE'],
+    [202, 329, 'POLICY NUMBER'],
+    [438, 329, 'COVERED PROPERTY'],
+    [545, 329, 'LIMITS'],
+    [54, 344, 'PROPERTY'],
+    [443, 344, 'BUILDING'],
+    [40, 356, 'CAUSES OF LOSS'],
+    [54, 365, 'BASIC'],
+    [54, 378, 'BROAD'],
+    [163, 396, '92-QR-4650-9'],
+    [308, 396, '06/18/2015'],
+    [385, 396, '06/18/2016'],
+  ]);
+  const r = run((e) => extractCertificate([p], e));
+  t.is(r['/certificate/coverages/0/type'], 'property');
+  t.is(r['/certificate/coverages/0/policy_number'], '92-QR-4650-9');
+});
+
+test('built-in insurer list: a known legal name standing alone outranks an agency-like line', async (t) => {
+  const { isKnownInsurer, INSURER_LEGAL_NAMES } = await import('../../../pipelines/extraction/insurers.ts');
+  t.true(INSURER_LEGAL_NAMES.length >= 200);
+  t.true(isKnownInsurer('STATE FARM FIRE AND CASUALTY COMPANY'));
+  t.true(isKnownInsurer('NATIONWIDE PROPERTY & CASUALTY INSURANCE CO.'));
+  t.false(isKnownInsurer('Some Insurance Company'));
+  const p = page([
+    [40, 30, 'Harbor Casualty Company'],
+    [40, 500, 'Owners Insurance Company'],
+  ]);
+  t.is(run((e) => findCarrier([p], e))['/policy/provider'], 'Owners Insurance Company');
+});
+
+test('named insured under "Mailing name and address for Insured": a one-word business name is taken', async (t) => {
+  const { findNamedInsured } = await import('../../../pipelines/extraction/names.ts');
+  const p = page([
+    [45, 125, 'Mailing name and address for Insured'],
+    [45, 136, 'SENSIBLE'],
+    [45, 148, '1234 TEST AVE'],
+    [45, 160, 'SAN FRANCISCO CA 94101'],
+  ]);
+  const r = run((e) => findNamedInsured([p], e));
+  t.is(r['/policyholder/organization'], 'SENSIBLE');
+  t.is(r['/policyholder/address'], '1234 TEST AVE, SAN FRANCISCO CA 94101');
+});
