@@ -4,9 +4,24 @@ import type { PageText } from '../../documents/layout.ts';
 import { acord25 } from './acord25.ts';
 import { acordEvidence } from './acord_evidence.ts';
 import { acord75 } from './acord75.ts';
+import { personalAuto } from './personal_auto.ts';
+import { commercialAuto } from './commercial_auto.ts';
+import { homeowners } from './homeowners.ts';
+import { renters } from './renters.ts';
+import { businessowners } from './businessowners.ts';
+import { commercialGeneralLiability } from './commercial_general_liability.ts';
+import { umbrella } from './umbrella.ts';
+import { commercialUmbrella } from './commercial_umbrella.ts';
+import { flood } from './flood.ts';
+import { workersComp } from './workers_comp.ts';
+import { cyber } from './cyber.ts';
+import { dAndO } from './d_and_o.ts';
+import { commercialProperty } from './commercial_property.ts';
 import type { KindModule } from './types.ts';
+import type { DocumentKind } from '../schema.ts';
 
 export type { KindModule, Emit } from './types.ts';
+import { unknownKind } from './unknown.ts';
 
 /** Certificate and evidence forms, most specific first. */
 export const certificateForms: KindModule[] = [acord75, acordEvidence, acord25];
@@ -34,4 +49,26 @@ export function certificateForm(pages: PageText[], page?: PageText): KindModule 
     if (s > top) [best, top] = [m, s];
   }
   return best;
+}
+
+/** Declarations kinds, in the order that breaks a tie in detection. Adding a kind: its module file and one line here. */
+export const declarationKinds: KindModule[] = [
+  personalAuto,
+  commercialAuto,
+  homeowners,
+  renters,
+  businessowners,
+  commercialGeneralLiability,
+  umbrella,
+  commercialUmbrella,
+  flood,
+  workersComp,
+  cyber,
+  dAndO,
+  commercialProperty,
+];
+
+/** The module that reads a declarations kind ('unknown' reads the common core only). */
+export function kindModule(kind: DocumentKind): KindModule {
+  return declarationKinds.find((m) => m.kind === kind) ?? unknownKind;
 }
