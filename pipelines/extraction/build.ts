@@ -2,7 +2,7 @@
 // together, renumber them, fill the documented shape and record a citation per value.
 import type { Candidate } from './candidates.ts';
 import { setByPointer } from './candidates.ts';
-import { emptyExtractedData, extractedDataSchema, type DocumentKind, type ExtractedData } from './schema.ts';
+import { emptyExtractedData, extractedDataSchema, REVIEW_THRESHOLD, type DocumentKind, type ExtractedData } from './schema.ts';
 
 const ARRAYS: Record<string, { required: string[]; template: Record<string, unknown> }> = {
   '/coverages': { required: ['name'], template: { name: null, limit: null, deductible: null, premium: null } },
@@ -68,7 +68,14 @@ export function buildExtractedData(kind: DocumentKind, kept: Candidate[]): Built
     const a = arrayOf(c.pointer);
     if (!a) {
       setByPointer(data, c.pointer, c.value);
-      if (c.value !== null) citations[c.pointer] = { page: c.page, text: c.text.slice(0, 500), confidence: round(c.confidence), source: c.source };
+      if (c.value !== null)
+        citations[c.pointer] = {
+          page: c.page,
+          text: c.text.slice(0, 500),
+          confidence: round(c.confidence),
+          source: c.source,
+          ...(c.rule ? { rule: c.rule } : {}),
+        };
       continue;
     }
     const byIndex = items.get(a.array) ?? new Map<number, Candidate[]>();
@@ -88,12 +95,23 @@ export function buildExtractedData(kind: DocumentKind, kept: Candidate[]): Built
       for (const [field, c] of fields) {
         const pointer = `${array}/${n}/${field}`;
         setByPointer(data, pointer, c.value);
-        if (c.value !== null) citations[pointer] = { page: c.page, text: c.text.slice(0, 500), confidence: round(c.confidence), source: c.source };
+        if (c.value !== null)
+          citations[pointer] = {
+            page: c.page,
+            text: c.text.slice(0, 500),
+            confidence: round(c.confidence),
+            source: c.source,
+            ...(c.rule ? { rule: c.rule } : {}),
+          };
       }
       n++;
     }
   }
   data.citations = citations;
+  data.needs_review = Object.entries(citations)
+    .filter(([, c]) => c.confidence < REVIEW_THRESHOLD || c.flagged)
+    .map(([p]) => p)
+    .sort();
   const parsed = extractedDataSchema.safeParse(data);
   if (parsed.success) return { data: parsed.data, issues: [] };
   // Drop the offending values rather than fail the document.

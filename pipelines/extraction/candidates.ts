@@ -13,6 +13,8 @@ export interface Candidate {
   text: string;
   confidence: number;
   source: CandidateSource;
+  /** Which label, box or rule chose the value (shown in its citation), e.g. "ACORD 25 box: CERTIFICATE HOLDER". */
+  rule?: string;
 }
 
 /** Set a value in an object by JSON pointer, creating objects and arrays on the way. */

@@ -13,6 +13,17 @@ const BOX_LABEL = /^(producer|insured|coverages|certificate holder|description o
 const BOILERPLATE =
   /^(contact|name:|phone|fax|e-?mail|address:|\(?a\/c|insurer|naic|should any|the expiration|accordance|notice|date thereof|impose|representatives|authorized)/i;
 const PHONE = /^\(?\d{3}\)?[\s.-]?\d{3}[\s.-]\d{4}\b/;
+/**
+ * The printed boilerplate around the boxes (the cancellation clause beside the holder box, the additional-insured
+ * notice above the producer box): a box's value never starts with these words, and a box stops where they begin.
+ */
+export const DISCLAIMER =
+  /should any of the above|expiration date thereof|(delivered|notice will be)\b.*\b(accordance|policy provisions)|^accordance with|policy provisions\.?$|^important:|if the certificate holder|subrogation is waived|confers? no rights|does not (affirmatively|confer)|this certificate (is issued|does not)|in lieu of such endorsement/i;
+/** A box printed empty on purpose: "N/A", "NONE", "N/A N/A", "N/A, CA 90000". */
+export const EMPTY_BOX = /^(?:(?:n\s*\/\s*a|none|tbd)[\s,.]*)+(?:[A-Z]{2}\s+\d{5}(?:-\d{4})?)?$/i;
+/** Printed captions of the ACORD forms' boxes: never the continuation of a name. */
+const FORM_LABEL =
+  /^(effective|expiration|date|time|phone|fax|code|sub code|policy|loan|naic|contact|e-?mail|address|agency|company|insured|producer|binder|customer|description|location)\b/i;
 const STOP_NAME = /^(attn|attention|c\/o|care of|p\.?\s*o\.?\s*box)\b/i;
 
 /** The page holding the certificate form (it may follow a cover letter that also says "certificate of insurance"). */
@@ -29,16 +40,21 @@ interface BoxValue {
 }
 
 /** Cells of the box under a left-column label, down to the next box label, left of the form's middle. */
-export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: number } = {}): BoxValue | undefined {
+export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: number; anyColumn?: boolean } = {}): BoxValue | undefined {
   const maxDepth = opts.maxDepth ?? 130;
   for (let li = 0; li < page.lines.length; li++) {
     const line = page.lines[li];
-    const ci = line.cells.findIndex((c) => label.test(c.text) && c.x < page.width * 0.4);
+    const ci = line.cells.findIndex((c) => label.test(c.text) && (opts.anyColumn || c.x < page.width * 0.4));
     if (ci < 0) continue;
     const lab = line.cells[ci];
     const m = label.exec(lab.text)!;
-    const rightOfLabel = line.cells.slice(ci + 1).find((c) => c.x > page.width * 0.4);
-    const splitX = rightOfLabel ? rightOfLabel.x - 2 : page.width * 0.5;
+    // The box to the right (CANCELLATION beside CERTIFICATE HOLDER, CONTACT beside PRODUCER) bounds this one; its
+    // label may sit a little above or below this label's line, and its text may start a few points left of it.
+    const minRight = Math.max(page.width * 0.4, line.cells[ci].x + line.cells[ci].w + 20);
+    const rightOfLabel =
+      line.cells.slice(ci + 1).find((c) => c.x > minRight) ??
+      page.lines.flatMap((l) => (Math.abs(l.y - line.y) <= 8 ? l.cells : [])).find((c) => c.x > minRight && /^[A-Z][A-Z ()/'#]{3,}$/.test(c.text.trim()));
+    const splitX = rightOfLabel ? rightOfLabel.x - 8 : opts.anyColumn && line.cells[ci].x > page.width * 0.4 ? page.width : page.width * 0.5;
     const rows: { cells: Cell[]; line: Line }[] = [];
     // The label's own cell may carry the value ("INSURED  Xpress Solutions"), as may cells beside it.
     const rest = cleanValue(lab.text.slice(m.index + m[0].length));
@@ -49,13 +65,18 @@ export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: numbe
       const l = page.lines[k];
       if (l.y - lab.y > maxDepth) break;
       if (l.cells.some((c) => c.x < lab.x + 40 && BOX_LABEL.test(c.text) && c.x < splitX)) break;
-      const cells = l.cells.filter((c) => c.x >= lab.x - 8 && c.x < splitX);
+      const cells = l.cells.filter((c) => c.x >= lab.x - 8 && c.x < splitX && !DISCLAIMER.test(c.text));
       if (cells.length) rows.push({ cells, line: l });
     }
     const texts = rows
-      .map((r) => ({ ...r, cells: r.cells.filter((c) => !BOILERPLATE.test(c.text) && !PHONE.test(c.text) && /[a-z]/i.test(c.text)) }))
+      .map((r) => ({
+        ...r,
+        cells: r.cells.filter((c) => !BOILERPLATE.test(c.text) && !DISCLAIMER.test(c.text) && !PHONE.test(c.text) && /[a-z]/i.test(c.text)),
+      }))
       .filter((r) => r.cells.length);
-    if (texts.length === 0) return undefined;
+    // A label with nothing under it (or the words "certificate holder." ending a sentence of the notice at the
+    // top): try the next occurrence.
+    if (texts.length === 0) continue;
     const first = texts[0].cells[0];
     const nameParts = [first.text];
     // A name printed on two lines continues on the next line when that line is not an address.
@@ -70,13 +91,16 @@ export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: numbe
         !isCityStateZip(nc.text) &&
         !STOP_NAME.test(nc.text) &&
         !/^(suite|ste|apt|unit|floor|fl)\b/i.test(nc.text) &&
+        !FORM_LABEL.test(nc.text) &&
         !/,\s*[A-Z]{2}\b/.test(nc.text) &&
+        !/:|\bp\.?\s*o\.?\s*box\b|\b\d+\s+[A-Za-z]+\s+(st|street|ave|avenue|rd|road|dr|drive|blvd|ln|lane|way|ct|pkwy|hwy)\b/i.test(nc.text) &&
+        !/\b(inc|llc|l\.l\.c|ltd|corp|corporation|company|co|lp|llp)\.?$/i.test(first.text.trim()) &&
         nc.text.length > 2
       )
         nameParts.push(nc.text);
     }
     const name = cleanValue(nameParts.join(' ').replace(/\s+(?=[,.])/g, ''));
-    if (!name || BOX_LABEL.test(name)) return undefined;
+    if (!name || BOX_LABEL.test(name)) continue;
     const lines = texts.map((r) => r.cells.map((c) => c.text).join(' '));
     return { name, lines, cell: first, text: [lab.text, ...lines].slice(0, 5).join('\n') };
   }
@@ -114,13 +138,23 @@ export function extractCertificate(pages: PageText[], emit: Emit): void {
   if (!page) return;
   const src = page.source === 'ocr' ? 'ocr' : 'rules';
   const conf = page.source === 'ocr' ? 0.75 : 0.9;
-  const box = (pointerName: string, label: RegExp) => {
+  const box = (pointerName: string, label: RegExp, caption: string) => {
     const b = boxBelow(page, label);
-    if (b) emit({ pointer: pointerName, value: b.name, page: page.page, text: b.text, confidence: conf, source: cellSource(page, b.cell) });
+    if (b && EMPTY_BOX.test(b.name)) return undefined;
+    if (b)
+      emit({
+        pointer: pointerName,
+        value: b.name,
+        page: page.page,
+        text: b.text,
+        confidence: conf,
+        source: cellSource(page, b.cell),
+        rule: `ACORD box: ${caption}`,
+      });
     return b;
   };
-  box('/certificate/producer', /^producer\b:?/i);
-  const insured = box('/certificate/insured', /^(?:named\s+)?insured(?:'s)?(?:\s+name)?\b:?(?!\s*(?:named|is|the|as|location))/i);
+  box('/certificate/producer', /^producer\b:?/i, 'PRODUCER');
+  const insured = box('/certificate/insured', /^(?:named\s+)?insured(?:'s)?(?:\s+name)?\b:?(?!\s*(?:named|is|the|as|location))/i, 'INSURED');
   if (insured) {
     emit({
       pointer: '/policyholder/organization',
@@ -144,8 +178,8 @@ export function extractCertificate(pages: PageText[], emit: Emit): void {
         source: cellSource(page, insured.cell),
       });
   }
-  const holder = box('/certificate/certificate_holder', /^certificate\s+holder\b:?(?!\s+(?:in lieu|is|the|named|as))/i);
-  if (holder && !/^(n\/?a|none)$/i.test(holder.name)) {
+  const holder = box('/certificate/certificate_holder', /^certificate\s+holder\b:?(?!\s+(?:in lieu|is|the|named|as))/i, 'CERTIFICATE HOLDER');
+  if (holder && !EMPTY_BOX.test(holder.name)) {
     const s = cellSource(page, holder.cell);
     emit({ pointer: '/interested_parties/0/name', value: holder.name, page: page.page, text: holder.text, confidence: conf, source: s });
     emit({ pointer: '/interested_parties/0/role', value: 'certificate_holder', page: page.page, text: holder.text, confidence: conf, source: s });
@@ -211,8 +245,8 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
       }
     return undefined;
   };
-  const addlX = colOf(/\bADD'?L\b|\bADDL\b/i) ?? colOf(/\bINSR?D\b/i);
-  const subrX = colOf(/\bSUBR\b/i) ?? colOf(/\bWVD\b/i);
+  let addlX = colOf(/\bADD'?L\b|\bADDL\b/i) ?? colOf(/\bINSR?D\b/i);
+  let subrX = colOf(/\bSUBR\b/i) ?? colOf(/\bWVD\b/i);
   const pnCell = header.cells.find((c) => /policy\s*number/i.test(c.text));
   const effX = colOf(/POLICY\s*EFF|\(MM\/DD/i) ?? (pnCell ? pnCell.x + pnCell.w + 20 : page.width * 0.55);
   const limitsX = colOf(/^LIMITS$|\bLIMITS\b/i) ?? page.width * 0.7;
@@ -221,6 +255,21 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
     (l, i) => i > headerIdx && /^(description of operations\s*\/|certificate holder|special provisions\b(?!\s+below))/i.test(l.cells[0]?.text ?? ''),
   );
   const lines = page.lines.slice(headerIdx + 1, endIdx > 0 ? endIdx : undefined);
+  // A scan whose header lost the ADDL INSD / SUBR WVD captions: the two answer columns sit side by side between the
+  // type of insurance and the policy number; find them from rows answering both (Y/N marks), or from the one caption read.
+  if (addlX === undefined || subrX === undefined) {
+    const typeLeft = header.cells.find((c) => /type of insurance/i.test(c.text))?.x ?? 60;
+    const pnLeft = pnCell?.x ?? effX - 90;
+    for (const l of lines) {
+      const ms = l.cells.filter((c) => /^[YN]$/i.test(c.text.trim()) && c.x > (typeLeft + pnLeft) / 2 && c.x < pnLeft + 5);
+      if (ms.length !== 2) continue;
+      addlX ??= ms[0].x + ms[0].w / 2;
+      subrX ??= ms[1].x + ms[1].w / 2;
+      break;
+    }
+    // SUBR WVD came with ADDL INSD (2010 and later editions); the 2001 edition has ADDL only, so not the reverse.
+    if (addlX === undefined && subrX !== undefined) addlX = subrX - 16;
+  }
   // Band starts: the first line naming each standard type of insurance.
   const starts: { i: number; type: CertificateCoverageType }[] = [];
   lines.forEach((l, i) => {
@@ -255,12 +304,15 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
     const nextStart = starts.find((s) => s.i > r.i)?.i ?? lines.length;
     // The row's own words in the type-of-insurance column, without its insurer letter and check marks.
     const ownRight = (addlX !== undefined && addlX > typeX ? addlX - 8 : (pnCell?.x ?? effX)) - 6;
+    // (A policy number printed a little left of its column, as scans often are, is not a type word.)
     const own = row.cells
-      .filter((c) => c.x + c.w > typeX - 25 && c.x < ownRight)
+      .filter((c) => c.x + c.w > typeX - 25 && c.x < ownRight && !/\d{3,}/.test(c.text))
       .map((c) => c.text)
       .join(' ')
       .replace(/^[A-F]\s+/, '')
       .replace(/(^|\s)[Xx✓✔6](?=\s|$)/g, ' ')
+      // ADDL INSD / SUBR WVD answers (Y, N) read into the type column when their header was not found.
+      .replace(/(^|\s)[YN](?=\s|$)/g, ' ')
       .trim();
     const fitsBand = (t: CertificateCoverageType) => !own || BAND_WORDS[t].test(own);
     if (band && !usedBands.has(band.i) && fitsBand(band.type)) {
@@ -270,12 +322,25 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
       to = Math.min(nextStart, rows[k + 1] && bandOf(rows[k + 1].i) === band ? rows[k + 1].i : nextStart);
     } else {
       band = undefined;
-      type = /property|earthquake|flood|building|earth movement/i.test(own) ? 'property' : 'other';
+      // A row printed without type words (its number and dates centred in a tall section, as on the ACORD 24):
+      // the section caption above it in the type column names it.
+      let words = own;
+      for (let k = r.i - 1; !words && k >= Math.max(0, r.i - 6); k--) {
+        const cap = lines[k].cells.find((c) => c.x < ownRight && /^(x\s+)?(property|inland marine|crime|boiler)/i.test(c.text.trim()));
+        if (cap) words = cap.text;
+      }
+      type = /property|earthquake|flood|building|earth movement/i.test(words) ? 'property' : 'other';
       from = r.i;
       to = Math.min(nextStart, rows[k + 1]?.i ?? lines.length);
     }
     const bandLines = lines.slice(Math.min(from, r.i), Math.max(to, r.i + 1));
-    const base = { page: page.page, text: bandLines.map((l) => l.text).join('\n'), confidence: conf, source: src } as const;
+    const base = {
+      page: page.page,
+      text: bandLines.map((l) => l.text).join('\n'),
+      confidence: conf,
+      source: src,
+      rule: `ACORD coverage grid: ${band ? `${type} band` : 'policy row'}, columns located from the header`,
+    } as const;
     const p = `/certificate/coverages/${nc}`;
     emit({ pointer: `${p}/type`, value: type, ...base });
     const first = row.cells[0];
@@ -351,4 +416,55 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
     }
     nc++;
   });
+}
+
+/** The text of the first cell printed under a label cell (overlapping its columns), within `maxGap` line heights. */
+export function valueUnder(
+  page: PageText,
+  label: RegExp,
+  accept: (s: string) => boolean = () => true,
+  maxGap = 3,
+): { value: string; cell: Cell; line: Line; label: Cell } | undefined {
+  for (let li = 0; li < page.lines.length; li++) {
+    const lab = page.lines[li].cells.find((c) => label.test(c.text));
+    if (!lab) continue;
+    for (let k = li + 1; k < page.lines.length; k++) {
+      const l = page.lines[k];
+      if (l.y - (lab.y + lab.h) > maxGap * lab.h + 4) break;
+      const c = l.cells.find((c) => c.x < lab.x + lab.w + 6 && c.x + c.w > lab.x - 6 && accept(c.text.trim()));
+      if (c) return { value: cleanValue(c.text), cell: c, line: l, label: lab };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A check box answered in a YES / NO / N/A column: the mark ("X") on the question's line is read against the
+ * column header's words (their x-centres). Returns true, false, null (N/A) or undefined when nothing is marked.
+ */
+export function checkedAnswer(page: PageText, question: RegExp): boolean | null | undefined {
+  const qi = page.lines.findIndex((l) => question.test(l.text));
+  if (qi < 0) return undefined;
+  const mark = page.lines[qi].cells.find((c) => MARK.test(c.text.trim()));
+  if (!mark) return undefined;
+  const cx = mark.x + mark.w / 2;
+  // The nearest YES/NO header above the question.
+  for (let k = qi - 1; k >= 0; k--) {
+    const h = page.lines[k].cells.find((c) => /^YES\s+NO(\s+N\s*\/\s*A)?$/i.test(c.text.trim()));
+    if (!h) continue;
+    const cols: [RegExp, boolean | null][] = [
+      [/\bYES\b/i, true],
+      [/\bNO\b/i, false],
+      [/N\s*\/\s*A/i, null],
+    ];
+    let best: { d: number; v: boolean | null } | undefined;
+    for (const [re, v] of cols) {
+      const x = wordCentre(h, re);
+      if (x === undefined) continue;
+      const d = Math.abs(x - cx);
+      if (!best || d < best.d) best = { d, v };
+    }
+    return best && best.d < 14 ? best.v : undefined;
+  }
+  return undefined;
 }

@@ -8,6 +8,7 @@ import { detectKind, extractByRules, describePolicyType } from './rules.ts';
 import { extractByLlm, llmOptionsSchema, type LlmResult } from './llm.ts';
 import { ground, indexPages } from './grounding.ts';
 import { buildExtractedData } from './build.ts';
+import { segmentRunTogetherPages } from './segment.ts';
 import type { Candidate } from './candidates.ts';
 
 export * from './schema.ts';
@@ -144,16 +145,19 @@ export async function extractFromText(doc: DocumentText, options: ExtractOptions
     );
   }
   const errors: StageError[] = [...doc.errors];
-  const kind = chooseKind(o.entityType, doc.pages);
-  const ruleCandidates = extractByRules(doc.pages, kind);
+  // Pages whose text layer runs words together are re-spaced before any rule reads them.
+  const seg = segmentRunTogetherPages(doc.pages);
+  const pages = seg.pages;
+  const kind = chooseKind(o.entityType, pages);
+  const ruleCandidates = extractByRules(pages, kind);
   let llm: LlmResult | undefined;
   if (o.llm) {
-    llm = await extractByLlm(doc.pages, kind === 'unknown' ? undefined : kind, o.llm, ctx.signal);
+    llm = await extractByLlm(pages, kind === 'unknown' ? undefined : kind, o.llm, ctx.signal);
     if (llm.error) errors.push({ stage: 'llm', message: llm.error });
   }
   const finalKind: DocumentKind = kind === 'unknown' && llm?.kind ? llm.kind : kind;
   // Ground every candidate against its page before merging.
-  const index = indexPages(doc.pages);
+  const index = indexPages(pages);
   const ungrounded: UngroundedValue[] = [];
   const keep = (cs: Candidate[]) =>
     cs.flatMap((c) => {
@@ -166,10 +170,13 @@ export async function extractFromText(doc: DocumentText, options: ExtractOptions
   const built = buildExtractedData(finalKind, kept);
   if (o.ungrounded === 'flag') {
     for (const u of ungrounded) if (built.data.citations[u.pointer]) built.data.citations[u.pointer].flagged = true;
+    built.data.needs_review = [
+      ...new Set([...(built.data.needs_review ?? []), ...ungrounded.map((u) => u.pointer).filter((p) => built.data.citations[p])]),
+    ].sort();
   }
   for (const issue of built.issues) errors.push({ stage: 'extract', message: `dropped invalid value ${issue}` });
   const d = built.data;
-  d.policy_type = describePolicyType(finalKind, doc.pages);
+  d.policy_type = describePolicyType(finalKind, pages);
   const core = [d.policy.provider, d.policy.policy_number, d.policy.effective_date, d.policyholder.last_name ?? d.policyholder.organization];
   const found = core.filter((v) => v !== null).length;
   // A readable document always gets a record: with no core field but other values it is partial, and it
@@ -194,10 +201,12 @@ export async function extractFromText(doc: DocumentText, options: ExtractOptions
     errors,
     _raw: {
       document: { mime: doc.sniffed.mime, bytes: doc.sniffed.bytes, page_count: doc.pageCount, read_status: doc.status, ocr_engine: doc.ocrEngine },
-      pages: doc.pages.map((p) => ({
+      pages: pages.map((p) => ({
         page: p.page,
         source: p.source,
-        ...(p.repairs ? { repairs: p.repairs } : {}),
+        ...(p.repairs || seg.treated.includes(p.page)
+          ? { repairs: [...(p.repairs ?? []), ...(seg.treated.includes(p.page) ? ['word_segmentation'] : [])] }
+          : {}),
         ...(p.ocrAssisted ? { ocr_assisted: true } : {}),
         confidence: Math.round(p.confidence * 100) / 100,
         width: p.width,

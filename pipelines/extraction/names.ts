@@ -9,93 +9,12 @@ import type { PageText, Line, Cell } from '../documents/layout.ts';
 import type { Candidate } from './candidates.ts';
 import { cellSource, cellsBelow } from './layout_query.ts';
 import { cleanValue, isCityStateZip, isOrganisation, splitPersonName } from './normalise.ts';
+import { INSURER_BRANDS, isKnownInsurer } from './insurers.ts';
 
 type Emit = (c: Omit<Candidate, 'source' | 'confidence'> & Partial<Pick<Candidate, 'source' | 'confidence'>>) => void;
 
-/** Common US insurer brands (groups and direct writers); a line naming one is likely about the carrier. */
-export const INSURER_BRANDS = [
-  'Allstate',
-  'State Farm',
-  'GEICO',
-  'Government Employees',
-  'Progressive',
-  'USAA',
-  'Liberty Mutual',
-  'Nationwide',
-  'Farmers',
-  'Travelers',
-  'Lemonade',
-  'Hanover',
-  'Hartford',
-  'Erie',
-  'Auto-Owners',
-  'Owners',
-  'American Family',
-  'Chubb',
-  'PURE',
-  'Privilege Underwriters',
-  'Root',
-  'The General',
-  'Permanent General',
-  'Dairyland',
-  'Peak Property',
-  'Safeco',
-  'Kemper',
-  'Mercury',
-  'Hippo',
-  'Openly',
-  'Society',
-  'Cincinnati',
-  'Westfield',
-  'Selective',
-  'Amica',
-  'Foremost',
-  'MetLife',
-  'Assurant',
-  'American Strategic',
-  'ASI',
-  'Homesite',
-  'Stationary Property',
-  'Bristol West',
-  'Esurance',
-  'Encompass',
-  'Plymouth Rock',
-  'Main Street America',
-  'Grange',
-  'Shelter',
-  'Country Financial',
-  'COUNTRY Mutual',
-  'Auto Club',
-  'AAA',
-  'CSAA',
-  'Wawanesa',
-  'Sentry',
-  'Acuity',
-  'Berkley',
-  'Markel',
-  'Zurich',
-  'AIG',
-  'CNA',
-  'Old Republic',
-  'Federated',
-  'Employers',
-  'Obsidian',
-  'Hudson',
-  'Essex',
-  'Arch',
-  'Great American',
-  'Philadelphia',
-  'Church Mutual',
-  'Donegal',
-  'Frankenmuth',
-  'Pekin',
-  'Westchester',
-  'Scottsdale',
-  'Kinsale',
-  'Nautilus',
-  'Clearcover',
-  'Branch',
-];
+/** Common US insurer brands (groups and direct writers), from the built-in list in insurers.ts. */
+export { INSURER_BRANDS };
 const BRAND_RE = new RegExp(`\\b(${INSURER_BRANDS.map((b) => b.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')).join('|')})\\b`, 'i');
 
 const SUFFIX_WORD = /^(insurance|casualty|indemnity|assurance|underwriters|reciprocal|lloyds|lloyd's|mutual|exchange|surety|guaranty)$/i;
@@ -156,6 +75,14 @@ export function insurerNamesIn(text: string): string[] {
       break;
     }
     while (start < i && (LEAD_STOP.test(words[start].replace(/[,:]$/, '')) || CONNECTOR.test(words[start]))) start++;
+    // "SOCIETY INSURANCE, A MUTUAL COMPANY": the company's styled legal name keeps its "a mutual/stock company" tail.
+    if (
+      /,$/.test(words[end]) &&
+      /^a$/i.test(words[end + 1] ?? '') &&
+      /^(mutual|stock)$/i.test(words[end + 2] ?? '') &&
+      /^company\b/i.test(words[end + 3] ?? '')
+    )
+      end += 3;
     const name = cleanValue(
       words
         .slice(start, end + 1)
@@ -189,6 +116,8 @@ export function findCarrier(pages: PageText[], emit: Emit): void {
         const last = name.split(/\s+/).pop()!;
         if (LEGAL_TAIL.test(last) || /lloyds|exchange|reciprocal/i.test(last) || / of [A-Z]/.test(name)) score += 3;
         if (BRAND_RE.test(name)) score += 2;
+        // One of the built-in legal names (insurers.ts): a carrier, wherever it is printed.
+        if (isKnownInsurer(name)) score += 3;
         if (
           /issued by|underwritten by|written by|provided by|insurer|insurance company:|company:|carrier|president|a stock|a mutual|is a member/i.test(line.text)
         )
@@ -202,7 +131,14 @@ export function findCarrier(pages: PageText[], emit: Emit): void {
     }
   }
   const ranked = [...byName.values()].map((c) => ({ ...c, total: c.score + Math.min(3, c.count - 1) })).sort((a, b) => b.total - a.total || a.page - b.page);
-  const best = ranked[0];
+  let best = ranked[0];
+  // A brand ("Liberty Mutual") that begins a legal name found elsewhere ("Liberty Mutual Insurance Company") is
+  // that company's short form: the legal name is the carrier.
+  if (best && !LEGAL_TAIL.test(best.name.split(/\s+/).pop()!)) {
+    const key = best.name.toLowerCase();
+    const longer = ranked.find((c) => c !== best && c.name.toLowerCase().startsWith(`${key} `) && LEGAL_TAIL.test(c.name.split(/\s+/).pop()!) && c.total >= 3);
+    if (longer) best = longer;
+  }
   if (best && best.total >= 3) {
     const page = pages.find((p) => p.page === best.page)!;
     emit({
@@ -211,6 +147,7 @@ export function findCarrier(pages: PageText[], emit: Emit): void {
       page: best.page,
       text: best.text,
       confidence: Math.min(0.95, 0.6 + best.total * 0.04) * (page.source === 'ocr' ? 0.9 : 1),
+      rule: `carrier: insurer legal name, best of ${ranked.length} scored (legal suffix, issuer wording, known brand, header, repetition)`,
       source: page.source === 'ocr' ? 'ocr' : 'rules',
     });
     return;
@@ -226,7 +163,15 @@ export function findCarrier(pages: PageText[], emit: Emit): void {
         const m = BRAND_RE.exec(t);
         if (!m) continue;
         const value = /insurance$/i.test(t) || t.split(/\s+/).length <= 3 ? t.replace(/[’'`®™]+$/, '') : m[1];
-        emit({ pointer: '/policy/provider', value, page: page.page, text: cell.text, confidence: 0.55, source: cellSource(page, cell) });
+        emit({
+          pointer: '/policy/provider',
+          value,
+          page: page.page,
+          text: cell.text,
+          confidence: 0.55,
+          source: cellSource(page, cell),
+          rule: 'carrier: brand in the page header (no legal name printed)',
+        });
         return;
       }
     }
@@ -248,7 +193,7 @@ export function looksLikeName(s: string): boolean {
 }
 
 const NAMED_INSURED_LABEL =
-  /^(?:first\s+)?named\s+insured(?:\(s\))?(?:\s+and\s+(?:mailing\s+)?address)?|^insured(?:'s)?\s+name|^name\s+of\s+insured|^policy\s*holder(?:\(s\))?(?:\s+name)?|^primary\s+insured|^applicant(?:\s+name)?|^insured(?:\s+and\s+mailing\s+address)?(?=\s*:|\s*$)/i;
+  /^mailing\s+name\s+and\s+address(?:\s+(?:for|of)\s+(?:the\s+)?insured)?|^named\s+[il]nsured'?s\s+(?:full\s+)?name|^(?:first\s+)?named\s+insured(?:\(s\))?(?:\s+and\s+(?:mailing\s+)?address)?|^insured(?:'s)?\s+name|^name\s+of\s+insured|^policy\s*holder(?:\(s\))?(?:\s+name)?|^primary\s+insured|^applicant(?:\s+name)?|^insured(?:\s+and\s+mailing\s+address)?(?=\s*:|\s*$)/i;
 
 interface NameHit {
   name: string;
@@ -257,6 +202,7 @@ interface NameHit {
   line: Line;
   text: string;
   confidence: number;
+  rule: string;
 }
 
 /** The first labelled named insured whose value reads like a name. */
@@ -275,8 +221,18 @@ function labelledInsured(pages: PageText[]): NameHit | undefined {
         for (const b of cellsBelow(page, line, cell, 2.5, 14).slice(0, 2)) tries.push({ text: b.cell.text, cell: b.cell, line: b.line, conf: 0.85 });
         for (const t of tries) {
           const v = cleanValue(t.text.replace(/^\d+[.)]\s+/, ''));
-          if (looksLikeName(v))
-            return { name: v, page, cell: t.cell, line: t.line, text: `${cell.text}\n${t.text}`, confidence: (page.source === 'ocr' ? 0.8 : 1) * t.conf };
+          // Under an explicit insured-name caption a one-word business name ("SENSIBLE") is a name too.
+          const oneWord = /^[A-Z][A-Za-z&'-]{2,}$/.test(v) && !LABEL_WORDS.test(v) && /name/i.test(m[0]);
+          if (looksLikeName(v) || oneWord)
+            return {
+              name: v,
+              page,
+              cell: t.cell,
+              line: t.line,
+              text: `${cell.text}\n${t.text}`,
+              confidence: (page.source === 'ocr' ? 0.8 : 1) * t.conf,
+              rule: `named insured: value of the label "${m[0].trim()}"`,
+            };
         }
       }
     }
@@ -325,6 +281,7 @@ function addressBlockInsured(pages: PageText[]): NameHit | undefined {
             cz.text,
           ].join('\n'),
           confidence: 0.6,
+          rule: 'named insured: first name line of the unlabelled mailing-address block',
         };
       }
     }
@@ -336,7 +293,7 @@ function addressBlockInsured(pages: PageText[]): NameHit | undefined {
 export function findNamedInsured(pages: PageText[], emit: Emit): boolean {
   const hit = labelledInsured(pages) ?? addressBlockInsured(pages);
   if (!hit) return false;
-  const base = { page: hit.page.page, text: hit.text, confidence: hit.confidence, source: cellSource(hit.page, hit.cell) };
+  const base = { page: hit.page.page, text: hit.text, confidence: hit.confidence, source: cellSource(hit.page, hit.cell), rule: hit.rule };
   const name = hit.name;
   if (isOrganisation(name)) emit({ pointer: '/policyholder/organization', value: name, ...base });
   else {

@@ -3,16 +3,13 @@
 // renters, businessowners/CGL declarations and ACORD 25-style certificates.
 import type { PageText, Cell } from '../documents/layout.ts';
 import type { Candidate } from './candidates.ts';
-import { policyTypeLabels, type DocumentKind } from './schema.ts';
-import { extractCertificate } from './certificate.ts';
+import type { DocumentKind } from './schema.ts';
+import { certificatePage } from './certificate.ts';
+import { certificateForm, declarationKinds, kindModule } from './kinds/index.ts';
 import { autoLiability, propertyLines, eachOccurrence } from './limits.ts';
 import { findCarrier, findNamedInsured, looksLikeName } from './names.ts';
 import { findLabelled, findLabelledBlock, findTable, cellsBelow, type Found } from './layout_query.ts';
 import { parseMoney, parseDate, dateTokens, cleanValue, isOrganisation, splitPersonName, isCityStateZip } from './normalise.ts';
-
-/** Weighted count of matches (each pattern counted at most 3 times). */
-const score = (text: string, res: [RegExp, number][]) =>
-  res.reduce((n, [re, w]) => n + w * Math.min(3, (text.match(new RegExp(re.source, re.flags.includes('g') ? re.flags : `${re.flags}g`)) ?? []).length), 0);
 
 /** Which kind of document this is, from its words. */
 export function detectKind(pages: PageText[]): DocumentKind {
@@ -28,70 +25,13 @@ export function detectKind(pages: PageText[]): DocumentKind {
       .map((l) => l.text)
       .join('\n') ?? '';
   const text = `${all}\n${title}\n${title}`;
-  if (/certificate of (liability )?insurance|evidence of (commercial )?property insurance|certificate of property insurance/i.test(head)) return 'certificate';
-  const scores: Record<string, number> = {
-    personal_auto: score(text, [
-      [/\b[A-HJ-NPR-Z0-9]{17}\b/, 2],
-      [/bodily injury/i, 2],
-      [/collision/i, 2],
-      [/\bvehicles?\b/i, 1],
-      [/personal auto|auto policy|automobile policy/i, 3],
-      [/drivers?\b/i, 1],
-    ]),
-    commercial_auto: score(text, [
-      [/business auto|commercial auto/i, 6],
-      [/combined single limit/i, 1],
-    ]),
-    homeowners: score(text, [
-      [/homeowners?/i, 4],
-      [/\bdwelling\b/i, 3],
-      [/HO[- ]?(0?0 ?)?0?3\b|HO-3|special form/i, 3],
-      [/other structures/i, 2],
-      [/coverage a\b/i, 2],
-    ]),
-    renters: score(text, [
-      [/renters?|tenants?/i, 4],
-      [/HO[- ]?(0?0 ?)?0?4\b|HO-4|contents broad/i, 4],
-      [/personal property/i, 1],
-    ]),
-    condo: 0,
-    businessowners: score(text, [
-      [/businessowners?|business owners?|\bBOP\b/i, 6],
-      [/business personal property/i, 2],
-      [/securebusiness|business\s+policy\s+declarations|business\s+package/i, 5],
-    ]),
-    commercial_general_liability: score(text, [
-      [/commercial general liability/i, 5],
-      [/general aggregate/i, 2],
-      [/each occurrence/i, 1],
-      [/products[- ]completed/i, 2],
-    ]),
-    umbrella: score(text, [
-      [/personal umbrella/i, 6],
-      [/umbrella/i, 3],
-    ]),
-    commercial_umbrella: score(text, [[/commercial umbrella|commercial excess|excess liability/i, 7]]),
-    flood: score(text, [
-      [/\bflood\b/i, 5],
-      [/NFIP/i, 3],
-    ]),
-    workers_comp: score(text, [
-      [/workers'? comp/i, 6],
-      [/employers'? liability/i, 3],
-    ]),
-    cyber: score(text, [
-      [/cyber/i, 6],
-      [/data breach|network security/i, 2],
-    ]),
-    d_and_o: score(text, [[/directors (and|&) officers|\bD ?& ?O\b/i, 7]]),
-    commercial_property: score(text, [
-      [/commercial property/i, 6],
-      [/business income/i, 1],
-    ]),
-  };
-  // Renters documents mention personal property but not a dwelling limit.
-  if (scores.renters >= 4 && !/coverage a\b|\bdwelling\b/i.test(text)) scores.renters += 4;
-  if (scores.homeowners > 0 && /\bdwelling\b/i.test(text)) scores.renters -= 2;
+  if (
+    /certificate of (liability )?insurance|evidence of (commercial )?property insurance|certificate of property insurance/i.test(head) ||
+    (/insurance binder/i.test(title) && /binder\s*#|this binder/i.test(head))
+  )
+    return 'certificate';
+  // Each declarations kind's module scores the words; the best score of 3 or more names the kind.
+  const scores: Record<string, number> = Object.fromEntries(declarationKinds.map((m) => [m.kind, m.detect(text, title)]));
   const best = Object.entries(scores).sort((a, b) => b[1] - a[1])[0];
   return best[1] >= 3 ? (best[0] as DocumentKind) : 'unknown';
 }
@@ -110,21 +50,33 @@ export function parsePolicyNumber(s: string): string | undefined {
   return v;
 }
 
-function policyNumber(pages: PageText[], emit: Emit) {
+export function policyNumber(pages: PageText[], emit: Emit) {
   const f = findLabelled(pages, /policy\s*(?:number|no\.?|#|num\.?)|policy\s*id/i, parsePolicyNumber);
   if (f) emit({ pointer: '/policy/policy_number', value: f.value, ...fromFound(f) });
 }
 
-function period(pages: PageText[], emit: Emit) {
+const daysBetween = (a: string, b: string) => (Date.parse(b) - Date.parse(a)) / 86_400_000;
+
+export function period(pages: PageText[], emit: Emit) {
   // "Policy Period: 01/15/2025 to 07/15/2025" (possibly on the next line).
   for (const page of pages) {
     for (let i = 0; i < page.lines.length; i++) {
       const line = page.lines[i];
-      if (!/policy period|coverage period|policy term|term of (the )?policy|period of insurance|^term\b/i.test(line.text)) continue;
-      const text = [line.text, page.lines[i + 1]?.text ?? ''].join('\n');
-      const dates = dateTokens(text);
-      if (dates.length >= 2 && dates[1].iso > dates[0].iso) {
-        const src = dates[1].index < line.text.length ? line.text : text;
+      if (!/policy period|coverage period|policy term|term of (the )?policy|period of insurance|^term\b|coverage begins/i.test(line.text)) continue;
+      // The dates may follow the caption over two more lines ("Policy period / Beginning December 19, 2021
+      // through / June 19, 2022"), or stand left of their own captions above and below it ("08/01/2021 Effective
+      // Date / 12 months - Policy Period / 08/01/2022 Expiration of Policy Period").
+      let text = [line.text, page.lines[i + 1]?.text ?? ''].join('\n');
+      let dates = dateTokens(text);
+      if (dates.length < 2) {
+        text = page.lines
+          .slice(Math.max(0, i - 1), i + 3)
+          .map((l) => l.text)
+          .join('\n');
+        dates = dateTokens(text);
+      }
+      if (dates.length >= 2 && dates[1].iso > dates[0].iso && daysBetween(dates[0].iso, dates[1].iso) <= 400) {
+        const src = text.startsWith(line.text) && dates[1].index < line.text.length ? line.text : text;
         const conf = page.source === 'ocr' ? 0.8 : 0.9;
         emit({
           pointer: '/policy/effective_date',
@@ -404,41 +356,50 @@ function addressOf(pages: PageText[], emit: Emit) {
   if (addr) emit({ pointer: '/property/address', value: addr.value, ...fromFound(addr) });
 }
 
-/** Run the rule extractors for a kind and return every candidate value. */
-export function extractByRules(pages: PageText[], kind: DocumentKind): Candidate[] {
-  const out: Candidate[] = [];
-  const emit = emitter(out);
-  if (kind === 'certificate') {
-    extractCertificate(pages, emit);
-    // Other certificate forms (evidence of property, binders): the common labels fill what the grid did not.
-    findCarrier(pages, emit);
-    policyNumber(pages, emit);
-    period(pages, emit);
-    return out;
-  }
+export type TableCoverages = ReturnType<typeof coverages>;
+
+/** The common core every declarations kind reads: carrier, policy number, period, premium, named insured, coverage table. */
+export function declarationCore(pages: PageText[], emit: Emit): TableCoverages {
   findCarrier(pages, emit);
   policyNumber(pages, emit);
   period(pages, emit);
   premium(pages, emit);
   if (!findNamedInsured(pages, emit)) namedInsured(pages, emit);
-  const covs = coverages(pages, emit);
-  // Liability limits a coverage table did not give, read from the lines naming them.
-  if (kind === 'personal_auto' || kind === 'commercial_auto') {
-    const bi = covs.some((c) => /bodily\s+injury/i.test(c.name) && !/uninsured|underinsured/i.test(c.name) && typeof c.limit === 'string');
-    const pd = covs.some((c) => /property\s+damage/i.test(c.name) && !/uninsured|underinsured/i.test(c.name) && typeof c.limit === 'number');
-    if (!bi || !pd) autoLiability(pages, emit, covs.length, { bi: !bi, pd: !pd });
+  return coverages(pages, emit);
+}
+
+/** Auto kinds: liability limits the coverage table did not give (read from the lines naming them), vehicles, drivers. */
+export function autoFields(pages: PageText[], covs: TableCoverages, emit: Emit): void {
+  const bi = covs.some((c) => /bodily\s+injury/i.test(c.name) && !/uninsured|underinsured/i.test(c.name) && typeof c.limit === 'string');
+  const pd = covs.some((c) => /property\s+damage/i.test(c.name) && !/uninsured|underinsured/i.test(c.name) && typeof c.limit === 'number');
+  if (!bi || !pd) autoLiability(pages, emit, covs.length, { bi: !bi, pd: !pd });
+  vehicles(pages, emit);
+  drivers(pages, emit);
+}
+
+/** Businessowners / CGL: the each-occurrence limit when the coverage table did not give it. */
+export function liabilityFields(pages: PageText[], covs: TableCoverages, emit: Emit): void {
+  if (!covs.some((c) => /each\s+occurrence/i.test(c.name) && typeof c.limit === 'number')) eachOccurrence(pages, emit, covs.length);
+}
+
+/** Homeowners and renters: the Section I/II limits, deductible and residence address. */
+export function propertyFields(pages: PageText[], covs: TableCoverages, emit: Emit, renters: boolean): void {
+  property(pages, covs, emit, renters);
+}
+
+/** Mortgagees, lienholders, loss payees, additional insureds and interests. */
+export { parties as partyFields };
+
+/** Run the rule extractors for a kind (its module in the registry) and return every candidate value. */
+export function extractByRules(pages: PageText[], kind: DocumentKind): Candidate[] {
+  const out: Candidate[] = [];
+  const emit = emitter(out);
+  if (kind === 'certificate') {
+    // The certificate's form (ACORD 25/24 grid, 27/28 evidence of property, 75 binder) reads it.
+    certificateForm(pages, certificatePage(pages)).extract(pages, emit);
+    return out;
   }
-  if (
-    (kind === 'businessowners' || kind === 'commercial_general_liability') &&
-    !covs.some((c) => /each\s+occurrence/i.test(c.name) && typeof c.limit === 'number')
-  )
-    eachOccurrence(pages, emit, covs.length);
-  if (kind === 'personal_auto' || kind === 'commercial_auto') {
-    vehicles(pages, emit);
-    drivers(pages, emit);
-  }
-  if (kind === 'homeowners' || kind === 'renters') property(pages, covs, emit, kind === 'renters');
-  parties(pages, emit);
+  kindModule(kind).extract(pages, emit);
   return out;
 }
 
@@ -448,13 +409,7 @@ export function describePolicyType(kind: DocumentKind, pages: PageText[]): strin
     .slice(0, 2)
     .map((p) => p.text)
     .join('\n');
-  if (kind === 'certificate') {
-    if (/evidence of commercial property/i.test(text)) return 'Evidence of Commercial Property Insurance';
-    if (/evidence of property/i.test(text)) return 'Evidence of Property Insurance';
-    if (/certificate of property/i.test(text)) return 'Certificate of Property Insurance';
-    return /ACORD 25\b/i.test(text) ? 'Certificate of Liability Insurance (ACORD 25)' : policyTypeLabels.certificate;
-  }
-  if (kind === 'homeowners' && /\bHO[- ]?(?:00 ?)?0?3\b|special form/i.test(text)) return 'Homeowners (HO-3)';
-  if (kind === 'renters' && /\bHO[- ]?(?:00 ?)?0?4\b/i.test(text)) return 'Renters (HO-4)';
-  return policyTypeLabels[kind];
+  // The kind's module gives the label (the certificate's form module for certificates), refined by the printed form.
+  const m = kind === 'certificate' ? certificateForm(pages, certificatePage(pages)) : kindModule(kind);
+  return typeof m.label === 'string' ? m.label : m.label(text);
 }

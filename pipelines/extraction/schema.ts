@@ -106,7 +106,12 @@ export const citationSchema = z.object({
   source: z.enum(['rules', 'acroform', 'ocr', 'llm']),
   /** Set when the value could not be confirmed on its page and was kept only as flagged. */
   flagged: z.boolean().optional(),
+  /** Which label, box or rule chose the value (e.g. "ACORD 25 box: CERTIFICATE HOLDER"), when the rule names it. */
+  rule: z.string().optional(),
 });
+
+/** Citations below this confidence are listed in `needs_review`: guesses from free text, OCR'd or flagged values. */
+export const REVIEW_THRESHOLD = 0.7;
 
 export const extractedDataSchema = z.object({
   policy_type: z.string(),
@@ -121,6 +126,8 @@ export const extractedDataSchema = z.object({
   certificate: certificateSchema.nullable(),
   /** JSON pointer of each value (e.g. `/policy/policy_number`) → where it was read. */
   citations: z.record(z.string(), citationSchema),
+  /** Pointers of values whose citation confidence is below REVIEW_THRESHOLD: a reviewer should check them. */
+  needs_review: z.array(z.string()).optional(),
 });
 export type ExtractedData = z.infer<typeof extractedDataSchema>;
 export type Citation = z.infer<typeof citationSchema>;

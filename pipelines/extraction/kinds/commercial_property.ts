@@ -1,0 +1,19 @@
+// Commercial property declarations: the common core.
+import { declarationCore, partyFields } from '../rules.ts';
+import { policyTypeLabels } from '../schema.ts';
+import { score, type KindModule } from './types.ts';
+
+export const commercialProperty: KindModule = {
+  id: 'commercial_property',
+  kind: 'commercial_property',
+  label: policyTypeLabels.commercial_property,
+  detect: (text) =>
+    score(text, [
+      [/commercial property/i, 6],
+      [/business income/i, 1],
+    ]),
+  extract(pages, emit) {
+    declarationCore(pages, emit);
+    partyFields(pages, emit);
+  },
+};

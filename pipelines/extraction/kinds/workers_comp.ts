@@ -1,0 +1,19 @@
+// Workers' compensation and employers' liability declarations: the common core.
+import { declarationCore, partyFields } from '../rules.ts';
+import { policyTypeLabels } from '../schema.ts';
+import { score, type KindModule } from './types.ts';
+
+export const workersComp: KindModule = {
+  id: 'workers_comp',
+  kind: 'workers_comp',
+  label: policyTypeLabels.workers_comp,
+  detect: (text) =>
+    score(text, [
+      [/workers'? comp/i, 6],
+      [/employers'? liability/i, 3],
+    ]),
+  extract(pages, emit) {
+    declarationCore(pages, emit);
+    partyFields(pages, emit);
+  },
+};
