@@ -1,13 +1,16 @@
-// An outbox event becomes one delivery per matching endpoint and subscription, queued per endpoint.
+// Outbox events become one delivery per matching endpoint and subscription, queued per endpoint. The payload
+// is one event (jobs queued before 0013) or a batch of one agency's events (app_private.emit_event appends to
+// the agency's waiting job), read in one statement and turned into deliveries in another.
 // Running it twice adds nothing (one delivery per event and endpoint), so a crash between steps loses nothing.
 // A target whose body cannot be built is skipped with a logged reason; the others still get the event.
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
-import { createDeliveries, fanOutPlan, type FanOutPlanRow } from '../db/queries/events.ts';
+import { createEventDeliveries, fanOutPlans, type FanOutPlanRow } from '../db/queries/events.ts';
 import { envelopeBody, topicEnvelope, v1EventEnvelope, V1_EVENT_NAMES, type V1EventName } from '../pipelines/webhooks/payloads.ts';
 import type { TaskDeps } from './context.ts';
 
-const payload = z.object({ event_id: z.number().int().positive() });
+const item = z.object({ event_id: z.number().int().positive() });
+const payload = z.union([item, z.array(item).min(1)]);
 
 /** The exact body of `event` for a target of `kind`, or why this target cannot take it. */
 export function bodyFor(
@@ -37,21 +40,27 @@ export function bodyFor(
 
 export function eventsFanOut(_deps: TaskDeps): Task {
   return async (raw, helpers) => {
-    const { event_id } = payload.parse(raw);
-    const rows = await fanOutPlan(helpers, event_id);
-    if (!rows[0]) return; // deleted with its agency: no longer relevant
-    const deliveries: Array<{ endpoint_id: string; url: string; body: string }> = [];
-    for (const t of rows) {
-      if (!t.endpoint_id || !t.url || !t.kind) continue;
-      const built = bodyFor(t, t.kind);
-      if ('skip' in built) {
-        helpers.logger.warn('webhook target skipped', { eventId: event_id, endpointId: t.endpoint_id, kind: t.kind, reason: built.skip });
-        continue;
+    const parsed = payload.parse(raw);
+    const ids = [...new Set((Array.isArray(parsed) ? parsed : [parsed]).map((p) => p.event_id))];
+    // One pooled connection for both statements (named: each connection plans them once).
+    await helpers.withPgClient(async (client) => {
+      // Events deleted with their agency have no line: no longer relevant.
+      const rows = await fanOutPlans(client, ids);
+      const deliveries: Array<{ event_id: number; endpoint_id: string; url: string; body: string }> = [];
+      let skipped = 0;
+      for (const t of rows) {
+        if (!t.endpoint_id || !t.url || !t.kind) continue;
+        const built = bodyFor(t, t.kind);
+        if ('skip' in built) {
+          skipped++;
+          helpers.logger.warn('webhook target skipped', { eventId: t.id, endpointId: t.endpoint_id, kind: t.kind, reason: built.skip });
+          continue;
+        }
+        deliveries.push({ event_id: t.id, endpoint_id: t.endpoint_id, url: t.url, body: built.body });
       }
-      deliveries.push({ endpoint_id: t.endpoint_id, url: t.url, body: built.body });
-    }
-    if (!deliveries.length) return;
-    const created = await createDeliveries(helpers, event_id, deliveries);
-    helpers.logger.debug('event fanned out', { eventId: event_id, deliveries: created, skipped: rows.filter((r) => r.endpoint_id).length - deliveries.length });
+      if (!deliveries.length) return;
+      const created = await createEventDeliveries(client, deliveries);
+      helpers.logger.debug('events fanned out', { events: ids.length, deliveries: created, skipped });
+    });
   };
 }

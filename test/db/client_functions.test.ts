@@ -2,7 +2,7 @@
 // rows, errcodes with the field they name, the outbox events each writes and the jobs it queues.
 import test from 'ava';
 import { testDatabase, type TestDatabase } from '../helpers/db.ts';
-import { as, queuedJobs, seedAgency, seedAgent, sqlError, type SeededAgency } from '../helpers/seed.ts';
+import { as, jobItems, queuedJobs, seedAgency, seedAgent, sqlError, type SeededAgency } from '../helpers/seed.ts';
 
 let tdb: TestDatabase;
 test.before(async () => {
@@ -71,7 +71,7 @@ test('update_client writes client.updated with only the changed fields, and the 
   t.deepEqual(ev[0].data.changed_fields, ['phone']);
   t.is(ev[0].mode, 'live');
   t.like(ev[1].data, { previous_status: 'new', status: 'quoted' });
-  const fanOuts = (await queuedJobs(tdb, 'events__fan_out')).map((j) => j.payload.event_id);
+  const fanOuts = (await queuedJobs(tdb, 'events__fan_out')).flatMap((j) => jobItems(j).map((p) => p.event_id));
   const ids = (await tdb.db.owner.query<{ id: number }>(`select id from app_public.events where data #>> '{client,uuid}' = $1`, [c.id])).rows.map((r) => r.id);
   for (const id of ids) t.true(fanOuts.includes(id), `event ${id} queued its fan-out`);
   await as(tdb, pat, 'select app_public.update_client($1, $2, $3)', [patId, c.id, JSON.stringify({ phone: '+1 555', sales_funnel_status: 'quoted' })]);

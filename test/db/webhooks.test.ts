@@ -2,7 +2,7 @@
 // errors and the jobs they queue in graphile_worker.
 import test from 'ava';
 import { testDatabase, type TestDatabase } from '../helpers/db.ts';
-import { as, queuedJobs, seedAgency, sqlError, type SeededAgency } from '../helpers/seed.ts';
+import { as, jobItems, queuedJobs, seedAgency, sqlError, type SeededAgency } from '../helpers/seed.ts';
 
 let tdb: TestDatabase;
 test.before(async () => {
@@ -169,13 +169,55 @@ test('emit_event writes the outbox and queues its fan-out; create_deliveries add
   const e = await tdb.db.owner.query<{ id: number }>(`select app_private.emit_event($1, 'test', 'client-submission', null, '{"n":1}') as id`, [a.agencyId]);
   const eventId = e.rows[0].id;
   const fanOut = await queuedJobs(tdb, 'events__fan_out');
-  t.true(fanOut.some((j) => j.payload.event_id === eventId && j.key === `event:${eventId}`));
+  t.true(
+    fanOut.some((j) => jobItems(j).some((p) => p.event_id === eventId) && j.key === `events:${a.agencyId}`),
+    'appended to the agency’s fan-out batch',
+  );
 
   const targets = await tdb.db.owner.query('select * from app_private.event_targets($1)', [eventId]);
   t.deepEqual(targets.rows, [{ endpoint_id: ep.id, url: 'https://stage.example/e', kind: 'topic' }]);
   const deliveries = JSON.stringify([{ endpoint_id: ep.id, url: 'https://stage.example/e', body: '{}' }]);
   t.is((await tdb.db.owner.query('select app_private.create_deliveries($1, $2) as n', [eventId, deliveries])).rows[0].n, 1);
   t.is((await tdb.db.owner.query('select app_private.create_deliveries($1, $2) as n', [eventId, deliveries])).rows[0].n, 0);
+});
+
+test('events of one agency share one fan-out batch job; another agency gets its own; create_event_deliveries queues per endpoint, once', async (t) => {
+  const a = await fresh();
+  const b = await fresh();
+  const ep = (await put(a.adminKey('test'), 'form-submission', { staging: 'https://batch.example/a', given: ['staging_url'] })).rows[0];
+  const emit = async (agencyId: number, n: number) =>
+    (await tdb.db.owner.query<{ id: number }>(`select app_private.emit_event($1, 'test', 'form-submission', null, $2) as id`, [agencyId, { n }])).rows[0].id;
+  const a1 = await emit(a.agencyId, 1);
+  const a2 = await emit(a.agencyId, 2);
+  const b1 = await emit(b.agencyId, 3);
+  const jobs = await queuedJobs(tdb, 'events__fan_out');
+  const ofA = jobs.filter((j) => j.key === `events:${a.agencyId}`);
+  t.is(ofA.length, 1, 'one waiting job per agency');
+  t.deepEqual(
+    jobItems(ofA[0]).map((p) => p.event_id),
+    [a1, a2],
+  );
+  t.deepEqual(
+    jobs.filter((j) => j.key === `events:${b.agencyId}`).flatMap((j) => jobItems(j).map((p) => p.event_id)),
+    [b1],
+  );
+
+  const plans = (await tdb.db.owner.query('select id, endpoint_id, url, kind from app_private.fan_out_plans($1)', [[a1, a2, b1, 999999]])).rows;
+  t.deepEqual(plans, [
+    { id: a1, endpoint_id: ep.id, url: 'https://batch.example/a', kind: 'topic' },
+    { id: a2, endpoint_id: ep.id, url: 'https://batch.example/a', kind: 'topic' },
+    { id: b1, endpoint_id: null, url: null, kind: null },
+  ]);
+  const deliveries = JSON.stringify([a1, a2].map((id) => ({ event_id: id, endpoint_id: ep.id, url: 'https://batch.example/a', body: `{"n":${id}}` })));
+  t.is((await tdb.db.owner.query('select app_private.create_event_deliveries($1) as n', [deliveries])).rows[0].n, 2);
+  t.is((await tdb.db.owner.query('select app_private.create_event_deliveries($1) as n', [deliveries])).rows[0].n, 0, 'a second run adds nothing');
+  const made = await tdb.db.owner.query<{ id: number }>('select id from app_public.webhook_deliveries where event_id = any($1) order by id', [[a1, a2]]);
+  const sends = (await queuedJobs(tdb, 'deliveries__send')).filter((j) => j.key === `deliveries:${ep.id}`);
+  t.is(sends.length, 1, 'both first attempts in the endpoint’s one send batch');
+  t.deepEqual(
+    jobItems(sends[0]).map((p) => p.delivery_id),
+    made.rows.map((r) => r.id),
+  );
 });
 
 test('record_delivery_attempt schedules a retry as a job at next_attempt_at, then finishes the delivery', async (t) => {
