@@ -1,16 +1,20 @@
-// Outbox events become one delivery per matching endpoint and subscription, queued per endpoint. The payload
-// is one event (jobs queued before 0013) or a batch of one agency's events (app_private.emit_event appends to
-// the agency's waiting job), read in one statement and turned into deliveries in another.
+// Outbox events become one delivery per matching endpoint and subscription, queued per endpoint. The job is
+// per agency (payload {agency_id}, woken by app_private.emit_event): it fans out the agency's waiting events a
+// batch at a time, each batch read and locked in one statement and turned into deliveries in another, in one
+// transaction, until none waits. Jobs queued before 0013 name one event ({event_id}).
 // Running it twice adds nothing (one delivery per event and endpoint), so a crash between steps loses nothing.
 // A target whose body cannot be built is skipped with a logged reason; the others still get the event.
-import type { Task } from 'graphile-worker';
+import type { JobHelpers, Task } from 'graphile-worker';
 import { z } from 'zod';
-import { createEventDeliveries, fanOutPlans, type FanOutPlanRow } from '../db/queries/events.ts';
+import { createEventDeliveries, fanOutBatch, fanOutPlans, type FanOutPlanRow } from '../db/queries/events.ts';
+import type { Client } from '../db/queries/types.ts';
 import { envelopeBody, topicEnvelope, v1EventEnvelope, V1_EVENT_NAMES, type V1EventName } from '../pipelines/webhooks/payloads.ts';
 import type { TaskDeps } from './context.ts';
 
-const item = z.object({ event_id: z.number().int().positive() });
-const payload = z.union([item, z.array(item).min(1)]);
+const payload = z.union([z.object({ agency_id: z.number().int().positive() }), z.object({ event_id: z.number().int().positive() })]);
+
+/** Events fanned out per transaction: large enough to amortise the round trips, small enough to keep locks short. */
+const BATCH = 500;
 
 /** The exact body of `event` for a target of `kind`, or why this target cannot take it. */
 export function bodyFor(
@@ -38,29 +42,47 @@ export function bodyFor(
   }
 }
 
+/** The deliveries of planned events, skipping (with a logged reason) the targets that cannot take them. */
+function deliveriesOf(rows: FanOutPlanRow[], logger: JobHelpers['logger']) {
+  const deliveries: Array<{ event_id: number; endpoint_id: string; url: string; body: string }> = [];
+  for (const t of rows) {
+    if (!t.endpoint_id || !t.url || !t.kind) continue;
+    const built = bodyFor(t, t.kind);
+    if ('skip' in built) {
+      logger.warn('webhook target skipped', { eventId: t.id, endpointId: t.endpoint_id, kind: t.kind, reason: built.skip });
+      continue;
+    }
+    deliveries.push({ event_id: t.id, endpoint_id: t.endpoint_id, url: t.url, body: built.body });
+  }
+  return deliveries;
+}
+
 export function eventsFanOut(_deps: TaskDeps): Task {
   return async (raw, helpers) => {
     const parsed = payload.parse(raw);
-    const ids = [...new Set((Array.isArray(parsed) ? parsed : [parsed]).map((p) => p.event_id))];
-    // One pooled connection for both statements (named: each connection plans them once).
-    await helpers.withPgClient(async (client) => {
-      // Events deleted with their agency have no line: no longer relevant.
-      const rows = await fanOutPlans(client, ids);
-      const deliveries: Array<{ event_id: number; endpoint_id: string; url: string; body: string }> = [];
-      let skipped = 0;
-      for (const t of rows) {
-        if (!t.endpoint_id || !t.url || !t.kind) continue;
-        const built = bodyFor(t, t.kind);
-        if ('skip' in built) {
-          skipped++;
-          helpers.logger.warn('webhook target skipped', { eventId: t.id, endpointId: t.endpoint_id, kind: t.kind, reason: built.skip });
-          continue;
-        }
-        deliveries.push({ event_id: t.id, endpoint_id: t.endpoint_id, url: t.url, body: built.body });
+    await helpers.withPgClient(async (client: Client) => {
+      if ('event_id' in parsed) {
+        // A job queued before 0013; a deleted event has no line: no longer relevant.
+        const rows = await fanOutPlans(client, [parsed.event_id]);
+        if (rows.length) await createEventDeliveries(client, [parsed.event_id], deliveriesOf(rows, helpers.logger));
+        return;
       }
-      if (!deliveries.length) return;
-      const created = await createEventDeliveries(client, deliveries);
-      helpers.logger.debug('events fanned out', { events: ids.length, deliveries: created, skipped });
+      for (;;) {
+        await client.query('begin');
+        let events = 0;
+        try {
+          const rows = await fanOutBatch(client, parsed.agency_id, BATCH);
+          const ids = [...new Set(rows.map((r) => r.id))];
+          events = ids.length;
+          const created = ids.length ? await createEventDeliveries(client, ids, deliveriesOf(rows, helpers.logger)) : 0;
+          await client.query('commit');
+          if (ids.length) helpers.logger.debug('events fanned out', { events: ids.length, deliveries: created });
+        } catch (err) {
+          await client.query('rollback').catch(() => {});
+          throw err;
+        }
+        if (events < BATCH) return;
+      }
     });
   };
 }

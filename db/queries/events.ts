@@ -1,5 +1,5 @@
-// The events outbox as the events__fan_out task reads it: a batch of events with their targets, and the
-// deliveries made from them (app_private.create_event_deliveries adds nothing when run twice).
+// The events outbox as the events__fan_out task reads it: a batch of an agency's waiting events with their
+// targets, and the deliveries made from them (app_private.create_event_deliveries adds nothing when run twice).
 import type { Client } from './types.ts';
 
 export interface EventRow {
@@ -19,21 +19,32 @@ export interface FanOutPlanRow extends EventRow {
   kind: 'topic' | 'subscription' | null;
 }
 
-/** The events of a fan-out batch with one line per target, in one round trip (deleted events have no line). */
+/** The next waiting events of an agency with their targets, locked until the transaction ends (other jobs skip them). */
+export async function fanOutBatch(db: Client, agencyId: number, limit: number): Promise<FanOutPlanRow[]> {
+  const { rows } = await db.query<FanOutPlanRow>({
+    name: 'svc_fan_out_batch',
+    text: 'select * from app_private.fan_out_batch($1, $2)',
+    values: [agencyId, limit],
+  });
+  return rows;
+}
+
+/** Given events with one line per target (jobs queued before 0013 name their event). */
 export async function fanOutPlans(db: Client, eventIds: number[]): Promise<FanOutPlanRow[]> {
   const { rows } = await db.query<FanOutPlanRow>({ name: 'svc_fan_out_plans', text: 'select * from app_private.fan_out_plans($1)', values: [eventIds] });
   return rows;
 }
 
-/** Create and queue the deliveries of many events, one per event and endpoint (existing ones are kept); returns how many were created. */
+/** Create and queue the deliveries of fanned-out events, one per event and endpoint (existing ones are kept), and mark the events done; returns how many were created. */
 export async function createEventDeliveries(
   db: Client,
+  eventIds: number[],
   deliveries: Array<{ event_id: number; endpoint_id: string; url: string; body: string }>,
 ): Promise<number> {
   const { rows } = await db.query<{ n: number }>({
     name: 'svc_create_event_deliveries',
-    text: 'select app_private.create_event_deliveries($1) as n',
-    values: [JSON.stringify(deliveries)],
+    text: 'select app_private.create_event_deliveries($1, $2) as n',
+    values: [eventIds, JSON.stringify(deliveries)],
   });
   return rows[0].n;
 }
