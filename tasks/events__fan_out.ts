@@ -57,7 +57,7 @@ function deliveriesOf(rows: FanOutPlanRow[], logger: JobHelpers['logger']) {
   return deliveries;
 }
 
-export function eventsFanOut(_deps: TaskDeps): Task {
+export function eventsFanOut(deps: TaskDeps): Task {
   return async (raw, helpers) => {
     const parsed = payload.parse(raw);
     await helpers.withPgClient(async (client: Client) => {
@@ -77,6 +77,19 @@ export function eventsFanOut(_deps: TaskDeps): Task {
           const created = ids.length ? await createEventDeliveries(client, ids, deliveriesOf(rows, helpers.logger)) : 0;
           await client.query('commit');
           if (ids.length) helpers.logger.debug('events fanned out', { events: ids.length, deliveries: created });
+          // The job serves many requests: one line per event carries the request id that emitted it.
+          const seen = new Set<number>();
+          for (const r of rows) {
+            if (seen.has(r.id)) continue;
+            seen.add(r.id);
+            deps.log.info('event fanned out', {
+              component: 'worker',
+              task: 'events__fan_out',
+              jobId: helpers.job.id,
+              eventId: r.id,
+              requestId: r.request_id ?? undefined,
+            });
+          }
         } catch (err) {
           await client.query('rollback').catch(() => {});
           throw err;

@@ -76,7 +76,7 @@ comment on function app_private.emit_event(bigint, text, text, text, jsonb) is '
 /* The next waiting events of an agency with their targets, locked for this transaction (concurrent jobs skip them). */
 create function app_private.fan_out_batch(p_agency_id bigint, p_limit integer)
   returns table (id bigint, uuid uuid, mode text, topic text, event_name text, data jsonb, created_at timestamptz,
-                 endpoint_id uuid, url text, kind text)
+                 endpoint_id uuid, url text, kind text, request_id text)
   language sql volatile security definer set search_path = '' as $$
   with e as (
     select * from app_public.events
@@ -84,7 +84,7 @@ create function app_private.fan_out_batch(p_agency_id bigint, p_limit integer)
      order by id limit p_limit
        for update skip locked
   )
-  select e.id, e.uuid, e.mode, e.topic, e.event_name, e.data, e.created_at, t.endpoint_id, t.url, t.kind
+  select e.id, e.uuid, e.mode, e.topic, e.event_name, e.data, e.created_at, t.endpoint_id, t.url, t.kind, e.request_id
     from e left join app_private.event_targets(e.id) t on true
    order by e.id
 $$;

@@ -17,6 +17,8 @@ export interface FanOutPlanRow extends EventRow {
   endpoint_id: string | null;
   url: string | null;
   kind: 'topic' | 'subscription' | null;
+  /** Request id of the request that emitted the event (fan_out_batch only). */
+  request_id?: string | null;
 }
 
 /** The next waiting events of an agency with their targets, locked until the transaction ends (other jobs skip them). */
