@@ -1,6 +1,7 @@
 // The Koa application: request id, log line and metrics → errors → /graphql → routes. Each route declares its
 // own auth, validation and transaction.
 import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
 import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import { ping } from '../db/queries/health.ts';
@@ -11,6 +12,7 @@ import { graphqlMiddleware } from './graphql.ts';
 import { instrumentDatabase, metricsBody } from './metrics.ts';
 import { mountDocs } from './docs.ts';
 import { openApiDocument } from './openapi.ts';
+import { answerParseErrors } from './parse_errors.ts';
 import { operatorAuth } from './operator_auth.ts';
 import { mountRoutes, type Deps, type RouteSpec } from './route.ts';
 import { apiFallback } from './api_auth.ts';
@@ -75,15 +77,18 @@ const graphqlErrorBody: ErrorPresenter = (err) => ({
   errors: [{ message: err.message, extensions: { status: err.status, ...(err.code ? { code: err.code } : {}) } }],
 });
 
-function presenterFor(ctx: Context): ErrorPresenter {
-  if (ctx.path === '/graphql' || ctx.path.startsWith('/graphql/')) return graphqlErrorBody;
-  if (ctx.path.startsWith('/oauth/')) return oauthErrorBody;
-  if (ctx.path.startsWith('/v2/')) return problemBody;
+/** The error body of the surface a path belongs to. */
+function presenterForPath(path: string): ErrorPresenter {
+  if (path === '/graphql' || path.startsWith('/graphql/')) return graphqlErrorBody;
+  if (path.startsWith('/oauth/')) return oauthErrorBody;
+  if (path.startsWith('/v2/')) return problemBody;
   // The hosted form's own JSON calls (uploads, submissions) answer with field pointers like /v2.
-  if (/^\/[^/]+\/form\//.test(ctx.path)) return problemBody;
-  if (ctx.path.startsWith('/api/') || ctx.path === '/api' || ctx.path.startsWith('/files/')) return apiErrorBody;
+  if (/^\/[^/]+\/form\//.test(path)) return problemBody;
+  if (path.startsWith('/api/') || path === '/api' || path.startsWith('/files/')) return apiErrorBody;
   return v1ErrorBody;
 }
+
+const presenterFor = (ctx: Context): ErrorPresenter => presenterForPath(ctx.path);
 
 /** Which API a path belongs to, as a metrics label. */
 function surface(path: string): string {
@@ -145,5 +150,13 @@ export function createApp(deps: Deps, opts: { instrument?: boolean } = {}): Koa 
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: false }));
   app.use(apiFallback(deps));
+  // Every server made with app.listen (the service, tests, benches) answers what Node's parser refuses (an
+  // unknown method, a malformed request) in the surface's error shape too.
+  const listen = app.listen.bind(app) as (...args: unknown[]) => Server;
+  app.listen = ((...args: unknown[]) => {
+    const server = listen(...args);
+    answerParseErrors(server, presenterForPath);
+    return server;
+  }) as Koa['listen'];
   return app;
 }

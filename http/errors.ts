@@ -137,11 +137,13 @@ const apiCodes: Record<number, string> = {
   403: 'forbidden',
   404: 'not_found',
   405: 'method_not_allowed',
+  408: 'request_timeout',
   409: 'conflict',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
   422: 'unprocessable',
   429: 'rate_limited',
+  431: 'headers_too_large',
   500: 'internal_error',
   501: 'not_implemented',
 };
@@ -174,7 +176,15 @@ const RFC6749_CODES = new Set([
 
 export const oauthErrorBody: ErrorPresenter = (err) => ({
   // Codes of other surfaces (method_not_allowed, bad_request, …) are not RFC 6749 codes: a client error is invalid_request.
-  error: err.code && RFC6749_CODES.has(err.code) ? err.code : err.status === 401 ? 'invalid_client' : err.status >= 500 ? 'server_error' : 'invalid_request',
+  // A method the service does not implement (501) is the client's malformed request, not a server fault.
+  error:
+    err.code && RFC6749_CODES.has(err.code)
+      ? err.code
+      : err.status === 401
+        ? 'invalid_client'
+        : err.status >= 500 && err.status !== 501
+          ? 'server_error'
+          : 'invalid_request',
   error_description: err.details.length ? `${err.message}: ${err.details.map((d) => `${d.field ?? ''} ${d.message}`.trim()).join('; ')}` : err.message,
 });
 
@@ -184,11 +194,13 @@ const titles: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  408: 'Request Timeout',
   409: 'Conflict',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   501: 'Not Implemented',
 };

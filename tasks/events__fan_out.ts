@@ -1,13 +1,20 @@
-// An outbox event becomes one delivery per matching endpoint and subscription, queued per endpoint.
+// Outbox events become one delivery per matching endpoint and subscription, queued per endpoint. The job is
+// per agency (payload {agency_id}, woken by app_private.emit_event): it fans out the agency's waiting events a
+// batch at a time, each batch read and locked in one statement and turned into deliveries in another, in one
+// transaction, until none waits. Jobs queued before 0013 name one event ({event_id}).
 // Running it twice adds nothing (one delivery per event and endpoint), so a crash between steps loses nothing.
 // A target whose body cannot be built is skipped with a logged reason; the others still get the event.
-import type { Task } from 'graphile-worker';
+import type { JobHelpers, Task } from 'graphile-worker';
 import { z } from 'zod';
-import { createDeliveries, fanOutPlan, type FanOutPlanRow } from '../db/queries/events.ts';
+import { createEventDeliveries, fanOutBatch, fanOutPlans, type FanOutPlanRow } from '../db/queries/events.ts';
+import type { Client } from '../db/queries/types.ts';
 import { envelopeBody, topicEnvelope, v1EventEnvelope, V1_EVENT_NAMES, type V1EventName } from '../pipelines/webhooks/payloads.ts';
 import type { TaskDeps } from './context.ts';
 
-const payload = z.object({ event_id: z.number().int().positive() });
+const payload = z.union([z.object({ agency_id: z.number().int().positive() }), z.object({ event_id: z.number().int().positive() })]);
+
+/** Events fanned out per transaction: large enough to amortise the round trips, small enough to keep locks short. */
+const BATCH = 500;
 
 /** The exact body of `event` for a target of `kind`, or why this target cannot take it. */
 export function bodyFor(
@@ -35,23 +42,60 @@ export function bodyFor(
   }
 }
 
-export function eventsFanOut(_deps: TaskDeps): Task {
-  return async (raw, helpers) => {
-    const { event_id } = payload.parse(raw);
-    const rows = await fanOutPlan(helpers, event_id);
-    if (!rows[0]) return; // deleted with its agency: no longer relevant
-    const deliveries: Array<{ endpoint_id: string; url: string; body: string }> = [];
-    for (const t of rows) {
-      if (!t.endpoint_id || !t.url || !t.kind) continue;
-      const built = bodyFor(t, t.kind);
-      if ('skip' in built) {
-        helpers.logger.warn('webhook target skipped', { eventId: event_id, endpointId: t.endpoint_id, kind: t.kind, reason: built.skip });
-        continue;
-      }
-      deliveries.push({ endpoint_id: t.endpoint_id, url: t.url, body: built.body });
+/** The deliveries of planned events, skipping (with a logged reason) the targets that cannot take them. */
+function deliveriesOf(rows: FanOutPlanRow[], logger: JobHelpers['logger']) {
+  const deliveries: Array<{ event_id: number; endpoint_id: string; url: string; body: string }> = [];
+  for (const t of rows) {
+    if (!t.endpoint_id || !t.url || !t.kind) continue;
+    const built = bodyFor(t, t.kind);
+    if ('skip' in built) {
+      logger.warn('webhook target skipped', { eventId: t.id, endpointId: t.endpoint_id, kind: t.kind, reason: built.skip });
+      continue;
     }
-    if (!deliveries.length) return;
-    const created = await createDeliveries(helpers, event_id, deliveries);
-    helpers.logger.debug('event fanned out', { eventId: event_id, deliveries: created, skipped: rows.filter((r) => r.endpoint_id).length - deliveries.length });
+    deliveries.push({ event_id: t.id, endpoint_id: t.endpoint_id, url: t.url, body: built.body });
+  }
+  return deliveries;
+}
+
+export function eventsFanOut(deps: TaskDeps): Task {
+  return async (raw, helpers) => {
+    const parsed = payload.parse(raw);
+    await helpers.withPgClient(async (client: Client) => {
+      if ('event_id' in parsed) {
+        // A job queued before 0013; a deleted event has no line: no longer relevant.
+        const rows = await fanOutPlans(client, [parsed.event_id]);
+        if (rows.length) await createEventDeliveries(client, [parsed.event_id], deliveriesOf(rows, helpers.logger));
+        return;
+      }
+      for (;;) {
+        await client.query('begin');
+        let events = 0;
+        try {
+          const rows = await fanOutBatch(client, parsed.agency_id, BATCH);
+          const ids = [...new Set(rows.map((r) => r.id))];
+          events = ids.length;
+          const created = ids.length ? await createEventDeliveries(client, ids, deliveriesOf(rows, helpers.logger)) : 0;
+          await client.query('commit');
+          if (ids.length) helpers.logger.debug('events fanned out', { events: ids.length, deliveries: created });
+          // The job serves many requests: one line per event carries the request id that emitted it.
+          const seen = new Set<number>();
+          for (const r of rows) {
+            if (seen.has(r.id)) continue;
+            seen.add(r.id);
+            deps.log.info('event fanned out', {
+              component: 'worker',
+              task: 'events__fan_out',
+              jobId: helpers.job.id,
+              eventId: r.id,
+              requestId: r.request_id ?? undefined,
+            });
+          }
+        } catch (err) {
+          await client.query('rollback').catch(() => {});
+          throw err;
+        }
+        if (events < BATCH) return;
+      }
+    });
   };
 }

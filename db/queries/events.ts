@@ -1,6 +1,6 @@
-// The events outbox as the events__fan_out task reads it: one event with its targets, and the deliveries made
-// from it (app_private.create_deliveries adds nothing when run twice).
-import type { Queryable } from './types.ts';
+// The events outbox as the events__fan_out task reads it: a batch of an agency's waiting events with their
+// targets, and the deliveries made from them (app_private.create_event_deliveries adds nothing when run twice).
+import type { Client } from './types.ts';
 
 export interface EventRow {
   id: number;
@@ -12,21 +12,41 @@ export interface EventRow {
   created_at: Date;
 }
 
-/** Create and queue one delivery per target (existing ones are kept); returns how many were created. */
-export async function createDeliveries(db: Queryable, eventId: number, deliveries: Array<{ endpoint_id: string; url: string; body: string }>): Promise<number> {
-  const { rows } = await db.query<{ n: number }>('select app_private.create_deliveries($1, $2) as n', [eventId, JSON.stringify(deliveries)]);
-  return rows[0].n;
-}
-
 export interface FanOutPlanRow extends EventRow {
   /** Null on the one line of an event without targets. */
   endpoint_id: string | null;
   url: string | null;
   kind: 'topic' | 'subscription' | null;
+  /** Request id of the request that emitted the event (fan_out_batch only). */
+  request_id?: string | null;
 }
 
-/** The event with one line per target, in one round trip (no line at all when the event is gone). */
-export async function fanOutPlan(db: Queryable, eventId: number): Promise<FanOutPlanRow[]> {
-  const { rows } = await db.query<FanOutPlanRow>('select * from app_private.fan_out_plan($1)', [eventId]);
+/** The next waiting events of an agency with their targets, locked until the transaction ends (other jobs skip them). */
+export async function fanOutBatch(db: Client, agencyId: number, limit: number): Promise<FanOutPlanRow[]> {
+  const { rows } = await db.query<FanOutPlanRow>({
+    name: 'svc_fan_out_batch',
+    text: 'select * from app_private.fan_out_batch($1, $2)',
+    values: [agencyId, limit],
+  });
   return rows;
+}
+
+/** Given events with one line per target (jobs queued before 0013 name their event). */
+export async function fanOutPlans(db: Client, eventIds: number[]): Promise<FanOutPlanRow[]> {
+  const { rows } = await db.query<FanOutPlanRow>({ name: 'svc_fan_out_plans', text: 'select * from app_private.fan_out_plans($1)', values: [eventIds] });
+  return rows;
+}
+
+/** Create and queue the deliveries of fanned-out events, one per event and endpoint (existing ones are kept), and mark the events done; returns how many were created. */
+export async function createEventDeliveries(
+  db: Client,
+  eventIds: number[],
+  deliveries: Array<{ event_id: number; endpoint_id: string; url: string; body: string }>,
+): Promise<number> {
+  const { rows } = await db.query<{ n: number }>({
+    name: 'svc_create_event_deliveries',
+    text: 'select app_private.create_event_deliveries($1, $2) as n',
+    values: [eventIds, JSON.stringify(deliveries)],
+  });
+  return rows[0].n;
 }

@@ -2,7 +2,7 @@
 // errors and the jobs they queue in graphile_worker.
 import test from 'ava';
 import { testDatabase, type TestDatabase } from '../helpers/db.ts';
-import { as, queuedJobs, seedAgency, sqlError, type SeededAgency } from '../helpers/seed.ts';
+import { as, jobItems, queuedJobs, seedAgency, sqlError, type SeededAgency } from '../helpers/seed.ts';
 
 let tdb: TestDatabase;
 test.before(async () => {
@@ -169,13 +169,99 @@ test('emit_event writes the outbox and queues its fan-out; create_deliveries add
   const e = await tdb.db.owner.query<{ id: number }>(`select app_private.emit_event($1, 'test', 'client-submission', null, '{"n":1}') as id`, [a.agencyId]);
   const eventId = e.rows[0].id;
   const fanOut = await queuedJobs(tdb, 'events__fan_out');
-  t.true(fanOut.some((j) => j.payload.event_id === eventId && j.key === `event:${eventId}`));
+  t.true(
+    fanOut.some((j) => j.payload.agency_id === a.agencyId && j.key!.startsWith(`fan_out:${a.agencyId}:`)),
+    'the agency’s fan-out job is queued',
+  );
 
   const targets = await tdb.db.owner.query('select * from app_private.event_targets($1)', [eventId]);
   t.deepEqual(targets.rows, [{ endpoint_id: ep.id, url: 'https://stage.example/e', kind: 'topic' }]);
   const deliveries = JSON.stringify([{ endpoint_id: ep.id, url: 'https://stage.example/e', body: '{}' }]);
   t.is((await tdb.db.owner.query('select app_private.create_deliveries($1, $2) as n', [eventId, deliveries])).rows[0].n, 1);
   t.is((await tdb.db.owner.query('select app_private.create_deliveries($1, $2) as n', [eventId, deliveries])).rows[0].n, 0);
+});
+
+test('events of one agency wake one fan-out job; fan_out_batch locks what it reads; create_event_deliveries queues per endpoint, once, and marks the events', async (t) => {
+  const a = await fresh();
+  const b = await fresh();
+  const ep = (await put(a.adminKey('test'), 'form-submission', { staging: 'https://batch.example/a', given: ['staging_url'] })).rows[0];
+  const emit = async (agencyId: number, n: number) =>
+    (await tdb.db.owner.query<{ id: number }>(`select app_private.emit_event($1, 'test', 'form-submission', null, $2) as id`, [agencyId, { n }])).rows[0].id;
+  const a1 = await emit(a.agencyId, 1);
+  const a2 = await emit(a.agencyId, 2);
+  const b1 = await emit(b.agencyId, 3);
+  const jobs = await queuedJobs(tdb, 'events__fan_out');
+  const ofA = jobs.filter((j) => j.key?.startsWith(`fan_out:${a.agencyId}:`));
+  t.true(ofA.length >= 1 && ofA.length <= 2, 'one waiting job per agency and 50 ms slice, however many events');
+  t.deepEqual(jobs.find((j) => j.key?.startsWith(`fan_out:${b.agencyId}:`))?.payload, { agency_id: b.agencyId });
+
+  // An emitter holds a share lock on the waiting job until it commits: graphile-worker's fetch skips it.
+  const emitter = await tdb.db.owner.connect();
+  const fetcher = await tdb.db.owner.connect();
+  try {
+    // Two emitters in one slice (the first queues the job, the second relies on it).
+    const slice = async () => {
+      const ms = Date.now() % 50;
+      if (ms > 25) await new Promise((r) => setTimeout(r, 52 - ms));
+    };
+    const sliceJobs = `select id from graphile_worker._private_jobs where key like 'fan_out:' || $1 || ':%' and locked_at is null for update skip locked`;
+    await slice();
+    const a5 = await emit(a.agencyId, 5);
+    await emitter.query('begin');
+    const a3 = (await emitter.query(`select app_private.emit_event($1, 'test', 'form-submission', null, '{"n":4}') as id`, [a.agencyId])).rows[0].id;
+    const relied = await tdb.db.owner.query(`select count(*)::int n from graphile_worker._private_jobs where key like 'fan_out:' || $1 || ':%'`, [a.agencyId]);
+    await fetcher.query('begin');
+    const visible = await fetcher.query(sliceJobs, [a.agencyId]);
+    t.is(visible.rowCount, relied.rows[0].n - 1, 'the slice’s job cannot start while an emitting transaction that relied on it is open');
+    await fetcher.query('rollback');
+    await emitter.query('commit');
+    const after = await fetcher.query(sliceJobs, [a.agencyId]);
+    t.is(after.rowCount, relied.rows[0].n, 'after the commit it can');
+
+    // Two transactions reading batches of the same agency never get the same event.
+    await emitter.query('begin');
+    const first = await emitter.query('select distinct id from app_private.fan_out_batch($1, 2) order by id', [a.agencyId]);
+    t.deepEqual(
+      first.rows.map((r) => r.id),
+      [a1, a2],
+    );
+    await fetcher.query('begin');
+    const second = await fetcher.query('select distinct id, endpoint_id, url, kind from app_private.fan_out_batch($1, 10) order by id', [a.agencyId]);
+    t.deepEqual(second.rows, [
+      { id: a5, endpoint_id: ep.id, url: 'https://batch.example/a', kind: 'topic' },
+      { id: a3, endpoint_id: ep.id, url: 'https://batch.example/a', kind: 'topic' },
+    ]);
+    await fetcher.query('rollback');
+    const deliveries = JSON.stringify([a1, a2].map((id) => ({ event_id: id, endpoint_id: ep.id, url: 'https://batch.example/a', body: `{"n":${id}}` })));
+    t.is((await emitter.query('select app_private.create_event_deliveries($1, $2) as n', [[a1, a2], deliveries])).rows[0].n, 2);
+    await emitter.query('commit');
+    t.is(
+      (await tdb.db.owner.query('select app_private.create_event_deliveries($1, $2) as n', [[a1, a2], deliveries])).rows[0].n,
+      0,
+      'a second run adds nothing',
+    );
+  } finally {
+    emitter.release();
+    fetcher.release();
+  }
+  const marked = await tdb.db.owner.query('select id from app_public.events where id = any($1) and fanned_out_at is not null order by id', [[a1, a2, b1]]);
+  t.deepEqual(
+    marked.rows.map((r) => r.id),
+    [a1, a2],
+  );
+  const none = await tdb.db.owner.query('select * from app_private.fan_out_batch($1, 10)', [b.agencyId]);
+  t.deepEqual(
+    none.rows.map((r) => [r.id, r.endpoint_id]),
+    [[b1, null]],
+    'an event without targets is one line with no endpoint',
+  );
+  const made = await tdb.db.owner.query<{ id: number }>('select id from app_public.webhook_deliveries where event_id = any($1) order by id', [[a1, a2]]);
+  const sends = (await queuedJobs(tdb, 'deliveries__send')).filter((j) => j.key === `deliveries:${ep.id}`);
+  t.is(sends.length, 1, 'both first attempts in the endpoint’s one send batch');
+  t.deepEqual(
+    jobItems(sends[0]).map((p) => p.delivery_id),
+    made.rows.map((r) => r.id),
+  );
 });
 
 test('record_delivery_attempt schedules a retry as a job at next_attempt_at, then finishes the delivery', async (t) => {

@@ -81,6 +81,12 @@ export interface QueuedJob {
   run_at: Date;
 }
 
+/** The items of a job's payload: one for a plain job, each element for a batch job (an array payload). */
+export function jobItems(job: QueuedJob): Array<Record<string, unknown>> {
+  const p = job.payload as unknown;
+  return Array.isArray(p) ? (p as Array<Record<string, unknown>>) : [job.payload];
+}
+
 /** The jobs queued for `task` (graphile_worker.jobs joined with their payloads), oldest first. */
 export async function queuedJobs(tdb: TestDatabase, task: string): Promise<QueuedJob[]> {
   const { rows } = await tdb.db.owner.query<QueuedJob>(

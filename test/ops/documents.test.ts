@@ -85,7 +85,12 @@ test('one request id follows an upload through read, extract, complete, fan-out 
     10_000,
     'the job lines',
   );
-  for (const task of ['documents__read', 'extractions__extract', 'extractions__complete', 'events__fan_out', 'deliveries__send']) t.true(tasks.has(task), task);
+  for (const task of ['documents__read', 'extractions__extract', 'extractions__complete', 'deliveries__send']) t.true(tasks.has(task), task);
+  // The fan-out job serves every request of the agency's slice; its line per event carries the event's request id.
+  t.true(
+    lines.some((l) => l.requestId === requestId && l.msg === 'event fanned out' && l.task === 'events__fan_out'),
+    'the fan-out line',
+  );
   t.true(
     lines.some((l) => l.requestId === requestId && l.msg === 'request' && l.route === '/api/v1/:agent_id/policy/extract'),
     'the HTTP line',

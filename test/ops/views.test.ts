@@ -252,8 +252,10 @@ test('request id: from X-Request-Id to the delivery, its job payload and the att
       a.agencyId,
       JSON.stringify(sampleTopicPayload('form-submission').data),
     ]);
-    const job = await c.query(`select payload from graphile_worker._private_jobs where key = $1`, [`event:${rows[0].id}`]);
-    t.is(job.rows[0].payload.request_id, 'req-ops-test-2');
+    const event = await c.query(`select request_id from app_public.events where id = $1`, [rows[0].id]);
+    t.is(event.rows[0].request_id, 'req-ops-test-2');
+    const job = await c.query(`select payload from graphile_worker._private_jobs where key like 'fan_out:' || $1 || ':%'`, [a.agencyId]);
+    t.deepEqual(job.rows[0].payload, { agency_id: a.agencyId }, 'the agency’s fan-out job (it serves many requests; the event carries the id)');
     await c.query('commit');
   } finally {
     c.release();

@@ -181,10 +181,15 @@ test('fan-out delivers to every target that can take the event and skips the oth
   // No fan-out job failed or waits for a retry.
   // (Only this test's events: other tests of the file fan out concurrently.)
   const failed = await svc.tdb.db.owner.query(
-    `select count(*)::int n from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id where k.identifier = 'events__fan_out' and j.attempts > 0 and (j.payload->>'event_id')::bigint = any($1::bigint[])`,
-    [[topicEvent, both]],
+    `select count(*)::int n from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id where k.identifier = 'events__fan_out' and j.attempts > 0
+        and ((j.payload ->> 'event_id')::bigint = any($1::bigint[]) or (j.payload ->> 'agency_id')::bigint = $2)`,
+    [[topicEvent, both], a.agencyId],
   );
   t.is(failed.rows[0].n, 0);
+  const waiting = await svc.tdb.db.owner.query(`select count(*)::int n from app_public.events where id = any($1) and fanned_out_at is null`, [
+    [topicEvent, both],
+  ]);
+  t.is(waiting.rows[0].n, 0, 'both events are marked fanned out');
   t.is(topicReceiver.received.length, 1);
 });
 
