@@ -13,8 +13,11 @@ export function decodeCursor(cursor: string): number {
   throw new ApiError(400, 'cursor is not a next_cursor returned by this API', [{ field: 'cursor', message: 'invalid cursor' }]);
 }
 
-/** A cursor over (created_at desc, id) for lists whose ids are UUIDs (policy extractions). */
-export const encodeTimeCursor = (createdAt: Date, id: string): string => Buffer.from(JSON.stringify({ t: createdAt.toISOString(), id })).toString('base64url');
+/**
+ * A cursor over (created_at desc, id) for lists whose ids are UUIDs (policy extractions). `createdAt` is the
+ * timestamp as Postgres wrote it (ISO 8601 with microseconds), not a Date, which would lose the microseconds.
+ */
+export const encodeTimeCursor = (createdAt: string, id: string): string => Buffer.from(JSON.stringify({ t: createdAt, id })).toString('base64url');
 
 /** The position inside a time cursor; anything else is a 400 naming the `cursor` parameter. */
 export function decodeTimeCursor(cursor: string): { t: string; id: string } {

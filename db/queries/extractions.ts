@@ -82,9 +82,12 @@ export async function listExtractions(
   c: Queryable,
   agentId: number,
   o: { status?: string; after?: { t: string; id: string }; limit: number },
-): Promise<ExtractionRecordRow[]> {
-  const { rows } = await c.query<ExtractionRecordRow>(
-    `select ${recordColumns} from app_public.extractions e join app_public.documents d on d.id = e.document_id
+): Promise<(ExtractionRecordRow & { created_key: string })[]> {
+  // created_key: the position at Postgres's own precision (microseconds); a JavaScript Date would round it to
+  // milliseconds and the next page would skip rows created in the same millisecond.
+  const { rows } = await c.query<ExtractionRecordRow & { created_key: string }>(
+    `select ${recordColumns}, to_char(e.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_key
+      from app_public.extractions e join app_public.documents d on d.id = e.document_id
       where e.agent_id = $1 and ($2::text is null or e.status = $2)
         and ($3::timestamptz is null or (e.created_at, e.id) < ($3::timestamptz, $4::uuid))
       order by e.created_at desc, e.id desc limit $5`,

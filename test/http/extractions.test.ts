@@ -135,6 +135,27 @@ test('the list is newest first, filtered by status and paginated by cursor', asy
   isApiError(t, await get(a.test, `/api/v1/${a.ownerId}/policy/extractions?cursor=bogus`), 400, 'bad_request', ['details']);
 });
 
+test('the cursor keeps microseconds: records created in the same millisecond are neither skipped nor repeated', async (t) => {
+  const a = await agency(big);
+  const ids: string[] = [];
+  for (let i = 0; i < 4; i++) ids.push((await upload(svc, a.test, a.ownerId, pdf, `m${i}.pdf`)).body.extraction_id);
+  // One millisecond, four microseconds apart, as a batch inserted in one transaction would be.
+  await svc.tdb.db.owner.query(
+    `update app_public.extractions set created_at = timestamptz '2026-01-02 03:04:05.123000+00' + make_interval(secs => (array_position($1::uuid[], id) * 0.000001))
+      where id = any($1::uuid[])`,
+    [ids],
+  );
+  const seen: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const r = await get(a.test, `/api/v1/${a.ownerId}/policy/extractions?limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+    t.is(r.status, 200, r.text);
+    seen.push(...r.body.data.map((x: { extraction_id: string }) => x.extraction_id));
+    cursor = r.body.next_cursor;
+  } while (cursor);
+  t.deepEqual(seen, [...ids].reverse());
+});
+
 /** Wait until at least `need` seconds remain in the current minute, so a burst stays in one window. */
 async function freshMinute(need = 20) {
   const left = 60 - (Math.floor(Date.now() / 1000) % 60);

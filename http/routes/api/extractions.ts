@@ -143,7 +143,7 @@ export const extractionRoutes = [
       const rows = await listExtractions(tx(ctx), params.agent_id, { status: query.status, after, limit: query.limit + 1 });
       const page = rows.slice(0, query.limit);
       const last = page.at(-1);
-      ctx.body = { data: page.map(presentExtraction), next_cursor: rows.length > query.limit && last ? encodeTimeCursor(last.created_at, last.id) : null };
+      ctx.body = { data: page.map(presentExtraction), next_cursor: rows.length > query.limit && last ? encodeTimeCursor(last.created_key, last.id) : null };
     },
   }),
 ];
