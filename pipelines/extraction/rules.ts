@@ -6,6 +6,7 @@ import type { Candidate } from './candidates.ts';
 import type { DocumentKind } from './schema.ts';
 import { certificatePage } from './certificate.ts';
 import { certificateForm, declarationKinds, kindModule } from './kinds/index.ts';
+import { isAcordBinder } from './kinds/acord75.ts';
 import { autoLiability, propertyLines, eachOccurrence } from './limits.ts';
 import { findCarrier, findNamedInsured, looksLikeName } from './names.ts';
 import { findLabelled, findLabelledBlock, findTable, cellsBelow, type Found } from './layout_query.ts';
@@ -27,7 +28,7 @@ export function detectKind(pages: PageText[]): DocumentKind {
   const text = `${all}\n${title}\n${title}`;
   if (
     /certificate of (liability )?insurance|evidence of (commercial )?property insurance|certificate of property insurance/i.test(head) ||
-    (/insurance binder/i.test(title) && /binder\s*#|this binder/i.test(head))
+    (/insurance binder/i.test(title) && isAcordBinder(head))
   )
     return 'certificate';
   // Each declarations kind's module scores the words; the best score of 3 or more names the kind.

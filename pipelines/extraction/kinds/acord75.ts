@@ -138,10 +138,18 @@ function extract(pages: PageText[], emit: Emit): void {
   });
 }
 
+/**
+ * The ACORD 75 form, not any binder: its edition line, or its BINDER # and TYPE OF INSURANCE captions. (A carrier's
+ * own "Renters Insurance Binder" is a declarations page and is read as one.)
+ */
+export function isAcordBinder(text: string): boolean {
+  return /ACORD 75\b/i.test(text) || (/binder\s*#/i.test(text) && /type of insurance/i.test(text));
+}
+
 export const acord75: KindModule = {
   id: 'acord75',
   kind: 'certificate',
   label: 'Insurance Binder (ACORD 75)',
-  detect: (text, title) => (/insurance binder/i.test(title) && /binder\s*#|this binder/i.test(text) ? 25 : 0),
+  detect: (text, title) => (/insurance binder/i.test(title) && isAcordBinder(text) ? 25 : 0),
   extract,
 };

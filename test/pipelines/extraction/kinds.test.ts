@@ -153,6 +153,7 @@ test('ACORD 75 binder: detected as a certificate; sections with an amount become
     [59, 174, 'Marissa Petipas'],
     [61, 182, '3848 Scope Rd'],
     [22, 218, 'COVERAGES'],
+    [52, 232, 'TYPE OF INSURANCE'],
     [22, 241, 'PROPERTY'],
     [240, 254, 'PROPERTY COVERAGE'],
     [542, 254, '$50,000'],
@@ -172,6 +173,15 @@ test('ACORD 75 binder: detected as a certificate; sections with an amount become
   t.is(detectKind([p]), 'certificate');
   const form = certificateForm([p]);
   t.is(form.id, 'acord75');
+  // A carrier's own binder (a declarations page titled "binder") is not the ACORD form.
+  const own = page([
+    [40, 20, 'Lakeside Mutual Insurance Company'],
+    [40, 60, 'RENTERS INSURANCE BINDER - HO-4'],
+    [40, 72, 'This binder is temporary evidence of coverage until the policy is issued.'],
+    [40, 90, 'Binder Number: BND-30917'],
+    [40, 110, 'Coverage C - Personal Property $30,000'],
+  ]);
+  t.not(detectKind([own]), 'certificate');
   const r = run((e) => form.extract([p], e));
   t.is(r['/certificate/producer'], 'Matrix Insurance Services');
   t.is(r['/certificate/insurers/0/name'], 'Granite Mutual');
