@@ -4,7 +4,7 @@
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import { deliveryOfEndpoint, getDelivery, listDeliveries, listDeliveryAttempts, redeliver, sendTestDelivery } from '../db/queries/deliveries.ts';
-import { replaceEndpointSecret, type SealedAuth } from '../db/queries/webhook_endpoints.ts';
+import { createSubscription, replaceEndpointSecret, type EndpointRow, type SealedAuth } from '../db/queries/webhook_endpoints.ts';
 import { encryptSecret } from '../lib/crypto.ts';
 import { resolveTarget } from '../pipelines/webhooks/deliver.ts';
 import { newSigningSecret } from '../pipelines/webhooks/sign.ts';
@@ -12,12 +12,30 @@ import { tx, type Deps } from './context.ts';
 import { ApiError, notFound } from './errors.ts';
 import { decodeCursor, keysetPage } from './pagination.ts';
 import { presentDelivery, presentDeliveryDetail } from './presenters/deliveries.ts';
-import type { endpointAuth } from './schemas/webhooks.ts';
+import type { createSubscriptionBody, endpointAuth } from './schemas/webhooks.ts';
 
 /** A fresh signing secret and its ciphertext. */
 export function mintSecret(deps: Deps): { secret: string; ciphertext: string } {
   const secret = newSigningSecret();
   return { secret, ciphertext: encryptSecret(deps.secretKey, secret) };
+}
+
+/**
+ * Subscribe a URL (v1): the URL checked by the send-time rule, a fresh signing secret, credentials sealed.
+ * The one way both the v1 API and the dashboard create a subscription; the secret is returned to be shown once.
+ */
+export async function subscribe(ctx: Context, deps: Deps, body: z.infer<typeof createSubscriptionBody>): Promise<{ row: EndpointRow; secret: string }> {
+  await checkWebhookUrl(deps, body.url, 'url');
+  const s = mintSecret(deps);
+  const row = await createSubscription(tx(ctx), {
+    url: body.url,
+    events: [...new Set(body.events)],
+    description: body.description ?? null,
+    secretCiphertext: s.ciphertext,
+    auth: sealAuth(deps, body.auth ?? null),
+    enabled: body.enabled !== false,
+  });
+  return { row, secret: s.secret };
 }
 
 /** Ciphertext of alternative credentials, or both null to clear them. */

@@ -32,7 +32,7 @@ export function certificatePage(pages: PageText[]): PageText | undefined {
   return pages.find((p) => title.test(p.text) && /\bproducer\b|insurer\s*a\b|agency/i.test(p.text)) ?? pages.find((p) => title.test(p.text)) ?? pages[0];
 }
 
-interface BoxValue {
+export interface BoxValue {
   name: string;
   lines: string[];
   cell: Cell;

@@ -5,7 +5,7 @@
 // Every action is the same query or helper the /v1/webhooks routes use.
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { createSubscription, deleteSubscription, getSubscription, listSubscriptions, type EndpointRow } from '../../../db/queries/webhook_endpoints.ts';
+import { deleteSubscription, getSubscription, listSubscriptions, type EndpointRow } from '../../../db/queries/webhook_endpoints.ts';
 import { base, csrfField, renderPage, shownOnce, when, withSession, type DashboardSession } from '../../dashboard.ts';
 import { ApiError, notFound, zodDetails } from '../../errors.ts';
 import { deliveryDetailBody, deliveryLogBody, DELIVERY_STATUSES } from '../../pages/dashboard_deliveries.ts';
@@ -15,7 +15,7 @@ import { route, tx } from '../../route.ts';
 import { dashboardForm, modeParams } from '../../schemas/dashboard.ts';
 import { createSubscriptionBody, SUBSCRIPTION_EVENTS } from '../../schemas/webhooks.ts';
 import { sampleV1Event } from '../../../pipelines/webhooks/payloads.ts';
-import { checkWebhookUrl, deliveryDetail, deliveryPage, mintSecret, redeliverTo, sealAuth, sendTest } from '../../webhooks.ts';
+import { deliveryDetail, deliveryPage, redeliverTo, sendTest, subscribe } from '../../webhooks.ts';
 
 const responses = {
   200: { description: 'HTML page' },
@@ -124,17 +124,8 @@ export const dashboardSubscriptionRoutes = [
         const description = typeof body.description === 'string' && body.description.trim() ? body.description : undefined;
         const parsed = createSubscriptionBody.safeParse({ url: typeof body.url === 'string' ? body.url : '', events: [...new Set(events)], description });
         if (!parsed.success) throw new ApiError(422, 'please check the subscription', zodDetails(parsed.error));
-        await checkWebhookUrl(deps, parsed.data.url, 'url');
-        const secret = mintSecret(deps);
-        await createSubscription(tx(ctx), {
-          url: parsed.data.url,
-          events: parsed.data.events,
-          description: parsed.data.description ?? null,
-          secretCiphertext: secret.ciphertext,
-          auth: sealAuth(deps, null),
-          enabled: true,
-        });
-        await subscriptionsPage(ctx, s, secretBox(secret.secret), 201);
+        const { secret } = await subscribe(ctx, deps, parsed.data);
+        await subscriptionsPage(ctx, s, secretBox(secret), 201);
       }),
   }),
   route({

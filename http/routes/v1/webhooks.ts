@@ -3,7 +3,6 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import {
-  createSubscription,
   deleteSubscription,
   getSubscription,
   listSubscriptions,
@@ -28,7 +27,7 @@ import {
   subscriptionParams,
   subscriptionWithSecret,
 } from '../../schemas/webhooks.ts';
-import { checkWebhookUrl, deliveryDetail, deliveryPage, mintSecret, redeliverTo, rotateSecret, sealAuth, sendTest } from '../../webhooks.ts';
+import { checkWebhookUrl, deliveryDetail, deliveryPage, redeliverTo, rotateSecret, sealAuth, sendTest, subscribe } from '../../webhooks.ts';
 
 async function loadSubscription(ctx: Context, uuid: string): Promise<EndpointRow> {
   const w = await getSubscription(tx(ctx), uuid);
@@ -52,17 +51,8 @@ export const webhookSubscriptionRoutes = [
       ...v1Errors(401, 403, 422, 429),
     },
     handler: async (ctx, { body }, deps) => {
-      await checkWebhookUrl(deps, body.url, 'url');
-      const s = mintSecret(deps);
-      const row = await createSubscription(tx(ctx), {
-        url: body.url,
-        events: [...new Set(body.events)],
-        description: body.description ?? null,
-        secretCiphertext: s.ciphertext,
-        auth: sealAuth(deps, body.auth ?? null),
-        enabled: body.enabled !== false,
-      });
-      ctx.body = { data: { ...present(row), signing_secret: s.secret } };
+      const { row, secret } = await subscribe(ctx, deps, body);
+      ctx.body = { data: { ...present(row), signing_secret: secret } };
     },
   }),
   route({

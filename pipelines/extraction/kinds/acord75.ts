@@ -3,10 +3,10 @@
 // EXCESS LIABILITY, WORKER'S COMPENSATION) each kept when it carries an amount in the LIMITS / AMOUNT column,
 // and the "NAME & ADDRESS" box of the mortgagee / loss payee / additional insured (the holder's place).
 import type { PageText, Line } from '../../documents/layout.ts';
-import { boxBelow, certificatePage, EMPTY_BOX } from '../certificate.ts';
+import { certificatePage } from '../certificate.ts';
 import type { CertificateCoverageType } from '../certificate.ts';
-import { cellSource } from '../layout_query.ts';
 import { dateTokens, parseMoney } from '../normalise.ts';
+import { formBoxes } from './form_boxes.ts';
 import type { Emit, KindModule } from './types.ts';
 
 const SECTIONS: [RegExp, CertificateCoverageType][] = [
@@ -35,38 +35,14 @@ function amountAfter(lines: Line[], caption: RegExp): number | null {
 function extract(pages: PageText[], emit: Emit): void {
   const page = certificatePage(pages);
   if (!page) return;
-  const conf = page.source === 'ocr' ? 0.75 : 0.9;
-  const at = { page: page.page, confidence: conf };
-  const box = (pointer: string, label: RegExp, caption: string, anyColumn = false) => {
-    const b = boxBelow(page, label, { anyColumn });
-    if (!b || EMPTY_BOX.test(b.name)) return undefined;
-    emit({ pointer, value: b.name, ...at, text: b.text, source: cellSource(page, b.cell), rule: `ACORD 75 box: ${caption}` });
-    return b;
-  };
+  const { at, box, also } = formBoxes(page, emit, 'ACORD 75');
   box('/certificate/producer', /^agency$/i, 'AGENCY');
   const company = box('/certificate/insurers/0/name', /^company$/i, 'COMPANY', true);
-  if (company) {
-    const base = { ...at, text: company.text, source: cellSource(page, company.cell), rule: 'ACORD 75 box: COMPANY' } as const;
-    emit({ pointer: '/certificate/insurers/0/letter', value: 'A', ...base });
-    emit({ pointer: '/certificate/insurers/0/naic', value: null, ...base });
-    emit({ pointer: '/policy/provider', value: company.name, ...base });
-  }
+  if (company) also(company, 'COMPANY', { '/certificate/insurers/0/letter': 'A', '/certificate/insurers/0/naic': null, '/policy/provider': company.name });
   const insured = box('/certificate/insured', /^insured(\s+and\s+mailing\s+address)?$/i, 'INSURED AND MAILING ADDRESS');
-  if (insured)
-    emit({
-      pointer: '/policyholder/organization',
-      value: insured.name,
-      ...at,
-      text: insured.text,
-      source: cellSource(page, insured.cell),
-      rule: 'ACORD 75 box: INSURED',
-    });
+  if (insured) also(insured, 'INSURED', { '/policyholder/organization': insured.name });
   const holder = box('/certificate/certificate_holder', /^name\s*(&|and)\s*address$/i, 'NAME & ADDRESS (mortgagee / loss payee / additional insured)');
-  if (holder) {
-    const base = { ...at, text: holder.text, source: cellSource(page, holder.cell), rule: 'ACORD 75 box: NAME & ADDRESS' } as const;
-    emit({ pointer: '/interested_parties/0/name', value: holder.name, ...base });
-    emit({ pointer: '/interested_parties/0/role', value: 'additional_interest', ...base });
-  }
+  if (holder) also(holder, 'NAME & ADDRESS', { '/interested_parties/0/name': holder.name, '/interested_parties/0/role': 'additional_interest' });
   // The binder period: the first two dates on the lines under the EFFECTIVE / EXPIRATION captions.
   const ei = page.lines.findIndex((l) => /\beffective\b/i.test(l.text) && l.cells.some((c) => c.x > page.width * 0.4));
   const dates =
