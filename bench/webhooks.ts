@@ -6,9 +6,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileBlobStore } from '../lib/blobs.ts';
-import { parseConfig } from '../lib/config.ts';
+import { parseConfig, type Config } from '../lib/config.ts';
 import { encryptSecret } from '../lib/crypto.ts';
-import { createLogger, setLogLevel } from '../lib/log.ts';
+import { createLogger, setLogLevel, type Logger } from '../lib/log.ts';
 import { closeDeliveryConnections, deliver } from '../pipelines/webhooks/deliver.ts';
 import { sampleTopicPayload } from '../pipelines/webhooks/payloads.ts';
 import { newSigningSecret } from '../pipelines/webhooks/sign.ts';
@@ -94,6 +94,15 @@ export async function run(ctx: BenchContext): Promise<void> {
       if (received >= n) resolve();
     });
 
+  // What the database did per delivery: commits, WAL bytes, WAL flushes (Postgres 18 counts these in pg_stat_io).
+  const dbStats = async () =>
+    (
+      await db.owner.query<{ commits: string; wal_bytes: string; syncs: string }>(
+        `select (select xact_commit from pg_stat_database where datname = current_database()) commits, (select wal_bytes from pg_stat_wal) wal_bytes,
+                (select sum(fsyncs) from pg_stat_io where object = 'wal') syncs`,
+      )
+    ).rows[0];
+  const before = await dbStats();
   const started = performance.now();
   let nextId = 1;
   const allIn = until(events);
@@ -102,9 +111,13 @@ export async function run(ctx: BenchContext): Promise<void> {
       while (nextId <= events) await emit(nextId++);
     }),
   );
+  const written = events / ((performance.now() - started) / 1000);
   await allIn;
   const seconds = (performance.now() - started) / 1000;
   const rate = events / seconds;
+  await new Promise((r) => setTimeout(r, 600)); // pg_stat counters are flushed at most every 500 ms
+  const after = await dbStats();
+  const per = (k: keyof typeof after) => (Number(after[k]) - Number(before[k])) / events;
 
   // Paced: 200 events/s for a few seconds, latency event → receipt.
   const pacedSeconds = ctx.quick ? 2 : 5;
@@ -131,6 +144,8 @@ export async function run(ctx: BenchContext): Promise<void> {
   const logged = await db.owner.query(`select count(*)::int as n from app_public.webhook_delivery_attempts where agency_id = $1`, [agencyId]);
   process.stdout.write(
     `${`outbox → worker → signed POST (${events} events, concurrency 8)`.padEnd(58)} ${fmt(rate, 0).padStart(8)} deliveries/s\n` +
+      `${'  of which writing the events (4 writers, worker running)'.padEnd(58)} ${fmt(written, 0).padStart(8)} events/s\n` +
+      `${'  per delivery: commits, WAL bytes, WAL flushes'.padEnd(58)} ${fmt(per('commits'), 2)}, ${fmt(per('wal_bytes'), 0)}, ${fmt(per('syncs'), 2)}\n` +
       `${'paced 200 events/s, event → receipt'.padEnd(58)} p50 ${fmt(percentile(latencies, 50), 1)} ms   p99 ${fmt(percentile(latencies, 99), 1)} ms\n` +
       `received ${arrivals.size} of ${total} distinct deliveries, ${doubled} doubled, ${total - arrivals.size} lost; attempts logged ${logged.rows[0].n}\n`,
   );
@@ -160,5 +175,92 @@ export async function run(ctx: BenchContext): Promise<void> {
   process.stdout.write(
     `the durable path runs at ${fmt((rate / peerRate) * 100)}% of bare deliver() (${fmt((rate / peerKeepAlive) * 100)}% of kept-alive deliver())\n`,
   );
+  receiver.close();
+
+  await stages(ctx, cfg, secretKey, log, sample, events);
+}
+
+/**
+ * Each stage of the durable path alone, on a fresh agency and receiver, so the narrowest shows:
+ * (a) writing events (emit_event by 4 writers, no worker running) beside plain inserts into events;
+ * (b) fan-out only: a worker running only events__fan_out over the written events, until every delivery exists;
+ * (c) send only: a worker running only deliveries__send over the queued deliveries, until every attempt is logged.
+ */
+async function stages(ctx: BenchContext, cfg: Config, secretKey: Buffer, log: Logger, sample: Record<string, unknown>, n: number): Promise<void> {
+  const { db } = ctx;
+  let received = 0;
+  let waitFor = Infinity;
+  let reached = () => {};
+  const receiver = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(204).end();
+      if (++received >= waitFor) reached();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const { agencyId } = await seedAgency(db, 'bench-hooks-stages');
+  const { agencyId: peerAgencyId } = await seedAgency(db, 'bench-hooks-stages-peer');
+  await db.owner.query(
+    `insert into app_public.webhook_endpoints (agency_id, kind, topic, staging_url, secret_ciphertext) values ($1, 'topic', 'form-submission', $2, $3)`,
+    [agencyId, url, encryptSecret(secretKey, newSigningSecret())],
+  );
+  const deps = { cfg, log, secretKey, blobs: fileBlobStore(path.join(ctx.dataDir, 'blobs')) };
+  const line = (name: string, value: string) => process.stdout.write(`${name.padEnd(58)} ${value}\n`);
+  const writers = async (count: number, concurrency: number, write: (i: number) => Promise<unknown>) => {
+    const t0 = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < count) await write(next++);
+      }),
+    );
+    return count / ((performance.now() - t0) / 1000);
+  };
+  const data = (i: number) => JSON.stringify({ ...sample, submission_id: i });
+
+  // (a) Emit only, and its peer: the same rows inserted with no outbox bookkeeping.
+  // The peer's rows wait too (the same partial index entry); they are marked done before stage (b).
+  const plainInsert = (i: number) =>
+    db.owner.query({
+      name: 'bench_plain_insert',
+      text: `insert into app_public.events (agency_id, mode, topic, data) values ($1, 'test', 'form-submission', $2)`,
+      values: [peerAgencyId, data(i)],
+    });
+  await writers(200, 4, plainInsert); // warm the pool's connections and plans
+  const emitRate = await writers(n, 4, (i) =>
+    db.owner.query({ name: 'bench_emit', text: `select app_private.emit_event($1, 'test', 'form-submission', null, $2)`, values: [agencyId, data(i)] }),
+  );
+  const insertRate = await writers(n, 4, plainInsert);
+  await db.owner.query(`update app_public.events set fanned_out_at = now() where agency_id = $1`, [peerAgencyId]);
+  line('(a) emit only: emit_event, 4 writers, no worker', `${fmt(emitRate, 0).padStart(8)} events/s`);
+  line('    peer: plain insert into events, 4 writers', `${fmt(insertRate, 0).padStart(8)} events/s (emit at ${fmt((emitRate / insertRate) * 100)}%)`);
+
+  // (b) Fan-out only.
+  const count = async (sql: string) => (await db.owner.query<{ n: number }>(sql, [agencyId])).rows[0].n;
+  const until = async (check: () => Promise<boolean>) => {
+    while (!(await check())) await new Promise((r) => setTimeout(r, 5));
+  };
+  let t0 = performance.now();
+  let runner = await startWorker(db.owner, { concurrency: 8, log, deps, pollInterval: 1000, only: ['events__fan_out'] });
+  await until(async () => (await count(`select count(*)::int as n from app_public.webhook_deliveries where agency_id = $1`)) >= n);
+  const fanOutRate = n / ((performance.now() - t0) / 1000);
+  await runner.stop();
+  line(`(b) fan-out only: ${n} waiting events → deliveries`, `${fmt(fanOutRate, 0).padStart(8)} deliveries/s`);
+
+  // (c) Send only.
+  const allIn = new Promise<void>((r) => {
+    waitFor = n;
+    reached = r;
+  });
+  t0 = performance.now();
+  runner = await startWorker(db.owner, { concurrency: 8, log, deps, pollInterval: 1000, only: ['deliveries__send'] });
+  await allIn;
+  await until(async () => (await count(`select count(*)::int as n from app_public.webhook_delivery_attempts where agency_id = $1`)) >= n);
+  const sendRate = n / ((performance.now() - t0) / 1000);
+  await runner.stop();
+  closeDeliveryConnections();
+  line(`(c) send only: ${n} queued deliveries → attempts logged`, `${fmt(sendRate, 0).padStart(8)} deliveries/s (received ${received})`);
   receiver.close();
 }

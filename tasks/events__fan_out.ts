@@ -1,14 +1,18 @@
-// Outbox events become one delivery per matching endpoint and subscription, queued per endpoint. The job is
-// per agency (payload {agency_id}, woken by app_private.emit_event): it fans out the agency's waiting events a
-// batch at a time, each batch read and locked in one statement and turned into deliveries in another, in one
-// transaction, until none waits. Jobs queued before 0013 name one event ({event_id}).
-// Running it twice adds nothing (one delivery per event and endpoint), so a crash between steps loses nothing.
+// Outbox events become one delivery per matching endpoint and subscription, queued per endpoint. The worker
+// process polls the outbox (startOutboxPoller, 0014): it reads and locks the oldest waiting events of every
+// agency in one statement and turns them into deliveries in another, in one transaction; at once again while
+// batches come back full, else after a few milliseconds. Emitting an event is thus only its insert.
+// events__fan_out jobs queued before 0014 still run: {agency_id} (0013) fans out that agency's waiting events
+// the same way, {event_id} (before 0013) one event.
+// Running a batch twice adds nothing (one delivery per event and endpoint), so a crash between steps loses nothing.
 // A target whose body cannot be built is skipped with a logged reason; the others still get the event.
-import type { JobHelpers, Task } from 'graphile-worker';
+import type { Task } from 'graphile-worker';
+import type pg from 'pg';
 import { z } from 'zod';
-import { createEventDeliveries, fanOutBatch, fanOutPlans, type FanOutPlanRow } from '../db/queries/events.ts';
+import { anyEventWaiting, createEventDeliveries, fanOutBatch, fanOutPlans, fanOutWaiting, type FanOutPlanRow } from '../db/queries/events.ts';
 import type { Client } from '../db/queries/types.ts';
 import { envelopeBody, topicEnvelope, v1EventEnvelope, V1_EVENT_NAMES, type V1EventName } from '../pipelines/webhooks/payloads.ts';
+import type { Logger } from '../lib/log.ts';
 import type { TaskDeps } from './context.ts';
 
 const payload = z.union([z.object({ agency_id: z.number().int().positive() }), z.object({ event_id: z.number().int().positive() })]);
@@ -43,7 +47,7 @@ export function bodyFor(
 }
 
 /** The deliveries of planned events, skipping (with a logged reason) the targets that cannot take them. */
-function deliveriesOf(rows: FanOutPlanRow[], logger: JobHelpers['logger']) {
+function deliveriesOf(rows: FanOutPlanRow[], logger: Pick<Logger, 'warn'>) {
   const deliveries: Array<{ event_id: number; endpoint_id: string; url: string; body: string }> = [];
   for (const t of rows) {
     if (!t.endpoint_id || !t.url || !t.kind) continue;
@@ -57,6 +61,38 @@ function deliveriesOf(rows: FanOutPlanRow[], logger: JobHelpers['logger']) {
   return deliveries;
 }
 
+/**
+ * Fan out one batch in one transaction: `read` locks up to BATCH waiting events with their targets, their
+ * deliveries are created and queued and the events marked. Returns how many events the batch held.
+ */
+async function fanOutOnce(
+  client: Client,
+  read: (c: Client) => Promise<FanOutPlanRow[]>,
+  log: Pick<Logger, 'warn' | 'info' | 'debug'>,
+  context: Record<string, unknown>,
+): Promise<number> {
+  await client.query('begin');
+  let rows: FanOutPlanRow[];
+  try {
+    rows = await read(client);
+    const ids = [...new Set(rows.map((r) => r.id))];
+    const created = ids.length ? await createEventDeliveries(client, ids, deliveriesOf(rows, log)) : 0;
+    await client.query('commit');
+    if (ids.length) log.debug('events fanned out', { ...context, events: ids.length, deliveries: created });
+  } catch (err) {
+    await client.query('rollback').catch(() => {});
+    throw err;
+  }
+  // A batch serves many requests: one line per event carries the request id that emitted it.
+  const seen = new Set<number>();
+  for (const r of rows) {
+    if (seen.has(r.id)) continue;
+    seen.add(r.id);
+    log.info('event fanned out', { ...context, eventId: r.id, requestId: r.request_id ?? undefined });
+  }
+  return seen.size;
+}
+
 export function eventsFanOut(deps: TaskDeps): Task {
   return async (raw, helpers) => {
     const parsed = payload.parse(raw);
@@ -67,35 +103,57 @@ export function eventsFanOut(deps: TaskDeps): Task {
         if (rows.length) await createEventDeliveries(client, [parsed.event_id], deliveriesOf(rows, helpers.logger));
         return;
       }
-      for (;;) {
-        await client.query('begin');
-        let events = 0;
-        try {
-          const rows = await fanOutBatch(client, parsed.agency_id, BATCH);
-          const ids = [...new Set(rows.map((r) => r.id))];
-          events = ids.length;
-          const created = ids.length ? await createEventDeliveries(client, ids, deliveriesOf(rows, helpers.logger)) : 0;
-          await client.query('commit');
-          if (ids.length) helpers.logger.debug('events fanned out', { events: ids.length, deliveries: created });
-          // The job serves many requests: one line per event carries the request id that emitted it.
-          const seen = new Set<number>();
-          for (const r of rows) {
-            if (seen.has(r.id)) continue;
-            seen.add(r.id);
-            deps.log.info('event fanned out', {
-              component: 'worker',
-              task: 'events__fan_out',
-              jobId: helpers.job.id,
-              eventId: r.id,
-              requestId: r.request_id ?? undefined,
-            });
-          }
-        } catch (err) {
-          await client.query('rollback').catch(() => {});
-          throw err;
-        }
-        if (events < BATCH) return;
-      }
+      // A job queued by 0013: the agency's waiting events (the poller may take some of them meanwhile).
+      const log = { warn: helpers.logger.warn.bind(helpers.logger), debug: helpers.logger.debug.bind(helpers.logger), info: deps.log.info.bind(deps.log) };
+      const context = { component: 'worker', task: 'events__fan_out', jobId: helpers.job.id };
+      while ((await fanOutOnce(client, (c) => fanOutBatch(c, parsed.agency_id, BATCH), log, context)) >= BATCH);
     });
+  };
+}
+
+export interface OutboxPoller {
+  /** Finish the batch in hand and stop. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Poll the outbox: fan out the oldest waiting events of every agency, BATCH at a time, at once again while
+ * batches come back full, else after `intervalMs`. Several processes may poll: each batch skips the events
+ * another holds. A failing batch (the database restarting) is logged and tried again at the next poll.
+ */
+export function startOutboxPoller(pool: pg.Pool, deps: TaskDeps, opts: { intervalMs: number }): OutboxPoller {
+  let stopped = false;
+  let wake = () => {};
+  const context = { component: 'worker', task: 'events__fan_out', poller: true };
+  const loop = (async () => {
+    while (!stopped) {
+      let n = 0;
+      try {
+        const client = await pool.connect();
+        try {
+          if (await anyEventWaiting(client)) n = await fanOutOnce(client, (c) => fanOutWaiting(c, BATCH), deps.log, context);
+        } finally {
+          client.release();
+        }
+      } catch (err) {
+        deps.log.warn('outbox fan-out failed; trying again at the next poll', { ...context, err });
+      }
+      if (n < BATCH && !stopped) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, opts.intervalMs);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      wake();
+      await loop;
+    },
   };
 }

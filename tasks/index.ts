@@ -19,7 +19,7 @@ import { documentsOcr } from './documents__ocr.ts';
 import { documentsRead } from './documents__read.ts';
 import { extractionsComplete } from './extractions__complete.ts';
 import { extractionsExtract } from './extractions__extract.ts';
-import { eventsFanOut } from './events__fan_out.ts';
+import { eventsFanOut, startOutboxPoller } from './events__fan_out.ts';
 import maintenancePurge from './maintenance__purge.ts';
 import { submissionsFinalize } from './submissions__finalize.ts';
 
@@ -104,6 +104,10 @@ function instrumented(name: string, task: Task, deps: TaskDeps): Task {
   };
 }
 
+function only(tasks: TaskList, names: string[] | undefined): TaskList {
+  return names ? Object.fromEntries(Object.entries(tasks).filter(([name]) => names.includes(name))) : tasks;
+}
+
 export const cronItems = parseCronItems([
   { task: 'maintenance__purge', match: '17 * * * *', identifier: 'maintenance__purge' },
   { task: 'documents__expire', match: '41 * * * *', identifier: 'documents__expire' },
@@ -114,7 +118,19 @@ export const cronItems = parseCronItems([
  * alive; jobs locked by workers that stopped saying so (a process killed with SIGKILL) are released at start
  * and every heartbeat, instead of after graphile-worker's four-hour lock timeout.
  */
-export async function startWorker(pool: pg.Pool, opts: { concurrency: number; log: Logger; deps: TaskDeps; pollInterval?: number }): Promise<Runner> {
+export async function startWorker(
+  pool: pg.Pool,
+  opts: {
+    concurrency: number;
+    log: Logger;
+    deps: TaskDeps;
+    pollInterval?: number;
+    /** Milliseconds between polls of the events outbox while no event waits (default 25). */
+    outboxPollInterval?: number;
+    /** Run only these tasks (benches time one stage); the outbox poller runs with events__fan_out. */
+    only?: string[];
+  },
+): Promise<Runner> {
   const { Logger: WorkerLogger } = await import('graphile-worker');
   const logger = new WorkerLogger((scope) => (level, message, meta) => {
     const fields = { component: 'worker', jobId: scope.jobId, task: scope.taskIdentifier, requestId: (scope as { requestId?: string }).requestId, ...meta };
@@ -142,8 +158,8 @@ export async function startWorker(pool: pg.Pool, opts: { concurrency: number; lo
   const runner = await run({
     events,
     pgPool: pool,
-    taskList: createTaskList(opts.deps),
-    parsedCronItems: cronItems,
+    taskList: only(createTaskList(opts.deps), opts.only),
+    parsedCronItems: opts.only ? [] : cronItems,
     concurrency: opts.concurrency,
     noHandleSignals: true,
     pollInterval: opts.pollInterval ?? 1000,
@@ -159,11 +175,20 @@ export async function startWorker(pool: pg.Pool, opts: { concurrency: number; lo
       },
     },
   });
+  // Events wait in the outbox (0014) until this poller fans them out; it stops before the runner does.
+  const poller = !opts.only || opts.only.includes('events__fan_out') ? startOutboxPoller(pool, opts.deps, { intervalMs: opts.outboxPollInterval ?? 25 }) : null;
+  runner.promise.finally(() => poller?.stop()).catch(() => {});
   runner.promise.finally(() => closeDeliveryConnections()).catch(() => {});
   const safeBeat = () => beat().catch((err) => opts.log.warn('worker heartbeat failed', { err }));
   await safeBeat();
   const timer = setInterval(safeBeat, Math.max(500, (staleAfter * 1000) / 4));
   timer.unref();
   runner.promise.finally(() => clearInterval(timer)).catch(() => {});
-  return runner;
+  return {
+    ...runner,
+    stop: async (reason?: string) => {
+      await poller?.stop();
+      await runner.stop(reason);
+    },
+  };
 }

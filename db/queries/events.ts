@@ -1,5 +1,5 @@
-// The events outbox as the events__fan_out task reads it: a batch of an agency's waiting events with their
-// targets, and the deliveries made from them (app_private.create_event_deliveries adds nothing when run twice).
+// The events outbox as the worker's poller (and the events__fan_out task) reads it: a batch of waiting events
+// with their targets, and the deliveries made from them (app_private.create_event_deliveries adds nothing when run twice).
 import type { Client } from './types.ts';
 
 export interface EventRow {
@@ -29,6 +29,21 @@ export async function fanOutBatch(db: Client, agencyId: number, limit: number): 
     values: [agencyId, limit],
   });
   return rows;
+}
+
+/** The oldest waiting events of any agency with their targets, locked until the transaction ends (other pollers skip them). */
+export async function fanOutWaiting(db: Client, limit: number): Promise<FanOutPlanRow[]> {
+  const { rows } = await db.query<FanOutPlanRow>({ name: 'svc_fan_out_waiting', text: 'select * from app_private.fan_out_waiting($1)', values: [limit] });
+  return rows;
+}
+
+/** Whether any event waits for fan-out (an idle poll's one cheap round trip, on the partial index of waiting events). */
+export async function anyEventWaiting(db: Client): Promise<boolean> {
+  const { rows } = await db.query<{ waiting: boolean }>({
+    name: 'svc_any_event_waiting',
+    text: 'select exists (select 1 from app_public.events where fanned_out_at is null) as waiting',
+  });
+  return rows[0].waiting;
 }
 
 /** Given events with one line per target (jobs queued before 0013 name their event). */

@@ -2,7 +2,7 @@
 // rows, errcodes with the field they name, the outbox events each writes and the jobs it queues.
 import test from 'ava';
 import { testDatabase, type TestDatabase } from '../helpers/db.ts';
-import { as, jobItems, queuedJobs, seedAgency, seedAgent, sqlError, type SeededAgency } from '../helpers/seed.ts';
+import { as, queuedJobs, seedAgency, seedAgent, sqlError, type SeededAgency } from '../helpers/seed.ts';
 
 let tdb: TestDatabase;
 test.before(async () => {
@@ -71,14 +71,12 @@ test('update_client writes client.updated with only the changed fields, and the 
   t.deepEqual(ev[0].data.changed_fields, ['phone']);
   t.is(ev[0].mode, 'live');
   t.like(ev[1].data, { previous_status: 'new', status: 'quoted' });
-  const fanOuts = (await queuedJobs(tdb, 'events__fan_out')).flatMap((j) => jobItems(j).map((p) => p.agency_id));
   const waiting = await tdb.db.owner.query<{ agency_id: number; fanned_out_at: Date | null }>(
     `select agency_id, fanned_out_at from app_public.events where data #>> '{client,uuid}' = $1`,
     [c.id],
   );
   for (const e of waiting.rows) {
-    t.is(e.fanned_out_at, null, 'the event waits for fan-out');
-    t.true(fanOuts.includes(e.agency_id), 'its agency’s fan-out job is queued');
+    t.is(e.fanned_out_at, null, 'the event waits in the outbox for the worker’s poller');
   }
   await as(tdb, pat, 'select app_public.update_client($1, $2, $3)', [patId, c.id, JSON.stringify({ phone: '+1 555', sales_funnel_status: 'quoted' })]);
   t.is((await events(c.id)).length, 2, 'no change, no event');
