@@ -3,6 +3,7 @@
 // signed POSTs sent by deliver() alone, with no queue or database, in the same run.
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
+import pg from 'pg';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileBlobStore } from '../lib/blobs.ts';
@@ -15,6 +16,24 @@ import { newSigningSecret } from '../pipelines/webhooks/sign.ts';
 import { startWorker } from '../tasks/index.ts';
 import { fmt, percentile, seedAgency } from './lib.ts';
 import type { BenchContext } from './run.ts';
+
+// What the database did: commits, WAL bytes, WAL flushes (Postgres 18 counts these in pg_stat_io).
+async function dbStats(db: BenchContext['db']) {
+  return (
+    await db.owner.query<{ commits: string; wal_bytes: string; syncs: string }>(
+      `select (select xact_commit from pg_stat_database where datname = current_database()) commits, (select wal_bytes from pg_stat_wal) wal_bytes,
+              (select sum(fsyncs) from pg_stat_io where object = 'wal') syncs`,
+    )
+  ).rows[0];
+}
+
+/** What the database did per item between two dbStats() (counters are flushed every 500 ms: wait for them). */
+async function perItem(db: BenchContext['db'], before: Awaited<ReturnType<typeof dbStats>>, n: number): Promise<string> {
+  await new Promise((r) => setTimeout(r, 600));
+  const after = await dbStats(db);
+  const per = (k: keyof typeof after) => (Number(after[k]) - Number(before[k])) / n;
+  return `commits ${fmt(per('commits'), 2)}, WAL ${fmt(per('wal_bytes'), 0)} B, flushes ${fmt(per('syncs'), 2)} each`;
+}
 
 export async function run(ctx: BenchContext): Promise<void> {
   setLogLevel('silent');
@@ -79,14 +98,6 @@ export async function run(ctx: BenchContext): Promise<void> {
       onArrival();
     });
   });
-  const emit = (i: number) => {
-    emitted.set(i, performance.now());
-    return db.owner.query({
-      name: 'bench_emit',
-      text: `select app_private.emit_event($1, 'test', 'form-submission', null, $2)`,
-      values: [agencyId, JSON.stringify({ ...sample, submission_id: i })],
-    });
-  };
   const until = (n: number) =>
     new Promise<void>((resolve) => {
       waitFor = n;
@@ -94,36 +105,42 @@ export async function run(ctx: BenchContext): Promise<void> {
       if (received >= n) resolve();
     });
 
-  // What the database did per delivery: commits, WAL bytes, WAL flushes (Postgres 18 counts these in pg_stat_io).
-  const dbStats = async () =>
-    (
-      await db.owner.query<{ commits: string; wal_bytes: string; syncs: string }>(
-        `select (select xact_commit from pg_stat_database where datname = current_database()) commits, (select wal_bytes from pg_stat_wal) wal_bytes,
-                (select sum(fsyncs) from pg_stat_io where object = 'wal') syncs`,
-      )
-    ).rows[0];
-  const before = await dbStats();
-  const started = performance.now();
+  // Writers have a pool of their own, as an API process would.
+  const writerPool = new pg.Pool({ connectionString: ctx.url, max: 16 });
+  const emit = (i: number) => {
+    emitted.set(i, performance.now());
+    return writerPool.query({
+      name: 'bench_emit',
+      text: `select app_private.emit_event($1, 'test', 'form-submission', null, $2)`,
+      values: [agencyId, JSON.stringify({ ...sample, submission_id: i })],
+    });
+  };
   let nextId = 1;
-  const allIn = until(events);
-  await Promise.all(
-    Array.from({ length: 4 }, async () => {
-      while (nextId <= events) await emit(nextId++);
-    }),
-  );
-  const written = events / ((performance.now() - started) / 1000);
-  await allIn;
-  const seconds = (performance.now() - started) / 1000;
-  const rate = events / seconds;
-  await new Promise((r) => setTimeout(r, 600)); // pg_stat counters are flushed at most every 500 ms
-  const after = await dbStats();
-  const per = (k: keyof typeof after) => (Number(after[k]) - Number(before[k])) / events;
+  /** `count` events by `writers` concurrent writers, from the first write to the last receipt. */
+  const sustained = async (count: number, writers: number) => {
+    const before = await dbStats(db);
+    const started = performance.now();
+    const last = nextId + count - 1;
+    const allIn = until(received + count);
+    await Promise.all(
+      Array.from({ length: writers }, async () => {
+        while (nextId <= last) await emit(nextId++);
+      }),
+    );
+    const written = count / ((performance.now() - started) / 1000);
+    await allIn;
+    const rate = count / ((performance.now() - started) / 1000);
+    return { rate, written, perDelivery: await perItem(db, before, count) };
+  };
+  await Promise.all(Array.from({ length: 16 }, () => writerPool.query('select 1'))); // open the writers' connections
+  const four = await sustained(events, 4);
+  const rate = four.rate;
 
   // Paced: 200 events/s for a few seconds, latency event → receipt.
   const pacedSeconds = ctx.quick ? 2 : 5;
   const pacedCount = 200 * pacedSeconds;
   const first = nextId;
-  const pacedIn = until(events + pacedCount);
+  const pacedIn = until(received + pacedCount);
   const t0 = performance.now();
   const pending: Promise<unknown>[] = [];
   for (let k = 0; k < pacedCount; k++) {
@@ -134,18 +151,25 @@ export async function run(ctx: BenchContext): Promise<void> {
   }
   await Promise.all(pending);
   await pacedIn;
+  const pacedLast = nextId;
+  // More requests in flight: 16 writers, each committing one event.
+  const sixteen = await sustained(events, 16);
   await new Promise((r) => setTimeout(r, 500)); // late doubles would arrive now
   await runner.stop();
+  await writerPool.end();
   const latencies = [...arrivals]
-    .filter(([id]) => id >= first)
+    .filter(([id]) => id >= first && id < pacedLast)
     .map(([id, at]) => at - emitted.get(id)!)
     .sort((a, b) => a - b);
-  const total = events + pacedCount;
+  const total = 2 * events + pacedCount;
   const logged = await db.owner.query(`select count(*)::int as n from app_public.webhook_delivery_attempts where agency_id = $1`, [agencyId]);
   process.stdout.write(
     `${`outbox → worker → signed POST (${events} events, concurrency 8)`.padEnd(58)} ${fmt(rate, 0).padStart(8)} deliveries/s\n` +
-      `${'  of which writing the events (4 writers, worker running)'.padEnd(58)} ${fmt(written, 0).padStart(8)} events/s\n` +
-      `${'  per delivery: commits, WAL bytes, WAL flushes'.padEnd(58)} ${fmt(per('commits'), 2)}, ${fmt(per('wal_bytes'), 0)}, ${fmt(per('syncs'), 2)}\n` +
+      `${'  of which writing the events (4 writers, worker running)'.padEnd(58)} ${fmt(four.written, 0).padStart(8)} events/s\n` +
+      `${'  per delivery'.padEnd(58)} ${four.perDelivery}\n` +
+      `${`the same with 16 writers (${events} events)`.padEnd(58)} ${fmt(sixteen.rate, 0).padStart(8)} deliveries/s\n` +
+      `${'  of which writing the events (16 writers, worker running)'.padEnd(58)} ${fmt(sixteen.written, 0).padStart(8)} events/s\n` +
+      `${'  per delivery'.padEnd(58)} ${sixteen.perDelivery}\n` +
       `${'paced 200 events/s, event → receipt'.padEnd(58)} p50 ${fmt(percentile(latencies, 50), 1)} ms   p99 ${fmt(percentile(latencies, 99), 1)} ms\n` +
       `received ${arrivals.size} of ${total} distinct deliveries, ${doubled} doubled, ${total - arrivals.size} lost; attempts logged ${logged.rows[0].n}\n`,
   );
@@ -229,25 +253,34 @@ async function stages(ctx: BenchContext, cfg: Config, secretKey: Buffer, log: Lo
       values: [peerAgencyId, data(i)],
     });
   await writers(200, 4, plainInsert); // warm the pool's connections and plans
+  let before = await dbStats(db);
   const emitRate = await writers(n, 4, (i) =>
     db.owner.query({ name: 'bench_emit', text: `select app_private.emit_event($1, 'test', 'form-submission', null, $2)`, values: [agencyId, data(i)] }),
   );
+  const emitCost = await perItem(db, before, n);
+  before = await dbStats(db);
   const insertRate = await writers(n, 4, plainInsert);
+  const insertCost = await perItem(db, before, n);
   await db.owner.query(`update app_public.events set fanned_out_at = now() where agency_id = $1`, [peerAgencyId]);
-  line('(a) emit only: emit_event, 4 writers, no worker', `${fmt(emitRate, 0).padStart(8)} events/s`);
-  line('    peer: plain insert into events, 4 writers', `${fmt(insertRate, 0).padStart(8)} events/s (emit at ${fmt((emitRate / insertRate) * 100)}%)`);
+  line('(a) emit only: emit_event, 4 writers, no worker', `${fmt(emitRate, 0).padStart(8)} events/s; ${emitCost}`);
+  line(
+    '    peer: plain insert into events, 4 writers',
+    `${fmt(insertRate, 0).padStart(8)} events/s (emit at ${fmt((emitRate / insertRate) * 100)}%); ${insertCost}`,
+  );
 
   // (b) Fan-out only.
   const count = async (sql: string) => (await db.owner.query<{ n: number }>(sql, [agencyId])).rows[0].n;
   const until = async (check: () => Promise<boolean>) => {
     while (!(await check())) await new Promise((r) => setTimeout(r, 5));
   };
+  before = await dbStats(db);
   let t0 = performance.now();
   let runner = await startWorker(db.owner, { concurrency: 8, log, deps, pollInterval: 1000, only: ['events__fan_out'] });
   await until(async () => (await count(`select count(*)::int as n from app_public.webhook_deliveries where agency_id = $1`)) >= n);
   const fanOutRate = n / ((performance.now() - t0) / 1000);
   await runner.stop();
-  line(`(b) fan-out only: ${n} waiting events → deliveries`, `${fmt(fanOutRate, 0).padStart(8)} deliveries/s`);
+  line(`(b) fan-out only: ${n} waiting events → deliveries`, `${fmt(fanOutRate, 0).padStart(8)} deliveries/s; ${await perItem(db, before, n)}`);
+  before = await dbStats(db);
 
   // (c) Send only.
   const allIn = new Promise<void>((r) => {
@@ -261,6 +294,9 @@ async function stages(ctx: BenchContext, cfg: Config, secretKey: Buffer, log: Lo
   const sendRate = n / ((performance.now() - t0) / 1000);
   await runner.stop();
   closeDeliveryConnections();
-  line(`(c) send only: ${n} queued deliveries → attempts logged`, `${fmt(sendRate, 0).padStart(8)} deliveries/s (received ${received})`);
+  line(
+    `(c) send only: ${n} queued deliveries → attempts logged`,
+    `${fmt(sendRate, 0).padStart(8)} deliveries/s (received ${received}); ${await perItem(db, before, n)}`,
+  );
   receiver.close();
 }

@@ -42,3 +42,4 @@ create function app_private.fan_out_waiting(p_limit integer)
    order by e.id
 $$;
 comment on function app_private.fan_out_waiting(integer) is 'Up to p_limit waiting events of any agency (locked, skipping ones another poller holds), one line per target (endpoint_id null for an event without targets).';
+

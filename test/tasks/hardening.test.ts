@@ -215,6 +215,54 @@ test('a burst of events to one endpoint is delivered exactly once each, batched 
   t.deepEqual(attempts.rows[0], { n, d: n }, 'one logged attempt per delivery');
 });
 
+test('a fan-out transaction that dies mid-batch leaves its events waiting: the outbox poller then delivers each exactly once', async (t) => {
+  const a = await agency();
+  const r = await receiver();
+  await put(a.live, { staging_url: r.url });
+  const endpoint = (await svc.tdb.db.owner.query('select id from app_public.webhook_endpoints where agency_id = $1', [a.agencyId])).rows[0].id as string;
+  let submissions: number[] = [];
+  const doomed = new pg.Client({ connectionString: svc.tdb.url });
+  await doomed.connect();
+  doomed.on('error', () => {}); // its connection is killed below
+  try {
+    // Lock the events before the worker's poller takes them (it polls every 25 ms: retry with new events if it won).
+    let ids: number[] = [];
+    for (let attempt = 0; attempt < 20 && !ids.length; attempt++) {
+      submissions = [0, 1, 2].map((i) => 3000 + attempt * 10 + i);
+      const emitted = await Promise.all(submissions.map((n) => emit(a.agencyId, 'test', 'form-submission', null, formData(n))));
+      await doomed.query('begin');
+      const locked = await doomed.query('select id from app_public.events where id = any($1) and fanned_out_at is null for update skip locked', [emitted]);
+      if (locked.rowCount === emitted.length) ids = emitted;
+      else await doomed.query('rollback');
+    }
+    t.is(ids.length, 3, 'the events were locked while still waiting');
+    // Half-way through the batch: deliveries made and queued, then the process dies before its commit.
+    const deliveries = ids.map((id) => ({ event_id: id, endpoint_id: endpoint, url: r.url, body: JSON.stringify({ from: 'the dead batch' }) }));
+    t.is((await doomed.query('select app_private.create_event_deliveries($1, $2) as n', [ids, JSON.stringify(deliveries)])).rows[0].n, 3);
+    await svc.tdb.db.owner.query('select pg_terminate_backend($1)', [(doomed as unknown as { processID: number }).processID]);
+  } finally {
+    await doomed.end().catch(() => {});
+  }
+  const ours = () => r.received.filter((x) => submissions.includes(x.json.data?.submission_id as number));
+  await eventually(async () => ours().length >= 3, 15_000, 'the three deliveries');
+  await new Promise((res) => setTimeout(res, 500)); // a doubled delivery would arrive now
+  const bodies = r.received.map((x) => x.json);
+  t.false(
+    bodies.some((b) => b.from === 'the dead batch'),
+    'nothing of the dead transaction was sent',
+  );
+  const got = ours().map((x) => x.json.data.submission_id as number);
+  t.deepEqual([...got].sort(), submissions, 'each event once');
+  const rows = await svc.tdb.db.owner.query(
+    `with d as (select d.id, d.event_id from app_public.webhook_deliveries d join app_public.events e on e.id = d.event_id
+                 where d.agency_id = $1 and (e.data ->> 'submission_id')::int = any ($2))
+     select (select count(*)::int from d) n, (select count(distinct event_id)::int from d) events,
+            (select count(*)::int from app_public.webhook_delivery_attempts x where x.delivery_id in (select id from d)) attempts`,
+    [a.agencyId, submissions],
+  );
+  t.deepEqual(rows.rows[0], { n: 3, events: 3, attempts: 3 }, 'one delivery per event and one attempt each');
+});
+
 test('an Idempotency-Key claim dies with its request: a killed request frees the key, a running one holds it', async (t) => {
   const a = await agency();
   const key = crypto.randomUUID();
