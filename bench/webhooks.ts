@@ -20,8 +20,9 @@ import type { BenchContext } from './run.ts';
 // What the database did: commits, WAL bytes, WAL flushes (Postgres 18 counts these in pg_stat_io).
 async function dbStats(db: BenchContext['db']) {
   return (
-    await db.owner.query<{ commits: string; wal_bytes: string; syncs: string }>(
+    await db.owner.query<{ commits: string; wal_bytes: string; fpi: string; syncs: string }>(
       `select (select xact_commit from pg_stat_database where datname = current_database()) commits, (select wal_bytes from pg_stat_wal) wal_bytes,
+              (select wal_fpi from pg_stat_wal) fpi,
               (select sum(fsyncs) from pg_stat_io where object = 'wal') syncs`,
     )
   ).rows[0];
@@ -32,7 +33,7 @@ async function perItem(db: BenchContext['db'], before: Awaited<ReturnType<typeof
   await new Promise((r) => setTimeout(r, 600));
   const after = await dbStats(db);
   const per = (k: keyof typeof after) => (Number(after[k]) - Number(before[k])) / n;
-  return `commits ${fmt(per('commits'), 2)}, WAL ${fmt(per('wal_bytes'), 0)} B, flushes ${fmt(per('syncs'), 2)} each`;
+  return `commits ${fmt(per('commits'), 2)}, WAL ${fmt(per('wal_bytes'), 0)} B (${fmt(per('fpi'), 2)} page images), flushes ${fmt(per('syncs'), 2)} each`;
 }
 
 export async function run(ctx: BenchContext): Promise<void> {
@@ -161,6 +162,18 @@ export async function run(ctx: BenchContext): Promise<void> {
     .filter(([id]) => id >= first && id < pacedLast)
     .map(([id, at]) => at - emitted.get(id)!)
     .sort((a, b) => a - b);
+  // Where the paced latency goes: event written → delivery created (fan-out) → attempt started (send job).
+  const lags = await db.owner.query<{ fan_out_ms: number; send_ms: number }>(
+    `select extract(epoch from d.created_at - e.created_at) * 1000 as fan_out_ms, extract(epoch from a.started_at - d.created_at) * 1000 as send_ms
+       from app_public.events e join app_public.webhook_deliveries d on d.event_id = e.id join app_public.webhook_delivery_attempts a on a.delivery_id = d.id
+      where e.agency_id = $1 and (e.data ->> 'submission_id')::int >= $2 and (e.data ->> 'submission_id')::int < $3`,
+    [agencyId, first, pacedLast],
+  );
+  const lag = (k: 'fan_out_ms' | 'send_ms', p: number) =>
+    percentile(
+      lags.rows.map((r) => Number(r[k])).sort((a, b) => a - b),
+      p,
+    );
   const total = 2 * events + pacedCount;
   const logged = await db.owner.query(`select count(*)::int as n from app_public.webhook_delivery_attempts where agency_id = $1`, [agencyId]);
   process.stdout.write(
@@ -171,6 +184,8 @@ export async function run(ctx: BenchContext): Promise<void> {
       `${'  of which writing the events (16 writers, worker running)'.padEnd(58)} ${fmt(sixteen.written, 0).padStart(8)} events/s\n` +
       `${'  per delivery'.padEnd(58)} ${sixteen.perDelivery}\n` +
       `${'paced 200 events/s, event → receipt'.padEnd(58)} p50 ${fmt(percentile(latencies, 50), 1)} ms   p99 ${fmt(percentile(latencies, 99), 1)} ms\n` +
+      `${'  written → delivery created (fan-out)'.padEnd(58)} p50 ${fmt(lag('fan_out_ms', 50), 1)} ms   p99 ${fmt(lag('fan_out_ms', 99), 1)} ms\n` +
+      `${'  delivery created → attempt started (send job)'.padEnd(58)} p50 ${fmt(lag('send_ms', 50), 1)} ms   p99 ${fmt(lag('send_ms', 99), 1)} ms\n` +
       `received ${arrivals.size} of ${total} distinct deliveries, ${doubled} doubled, ${total - arrivals.size} lost; attempts logged ${logged.rows[0].n}\n`,
   );
 

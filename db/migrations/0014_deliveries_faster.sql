@@ -43,3 +43,13 @@ create function app_private.fan_out_waiting(p_limit integer)
 $$;
 comment on function app_private.fan_out_waiting(integer) is 'Up to p_limit waiting events of any agency (locked, skipping ones another poller holds), one line per target (endpoint_id null for an event without targets).';
 
+
+-- Fewer index entries per delivery: each delivery inserts one entry per index and, since its status update
+-- cannot be HOT (the pending index's predicate reads status), one more per index when it is delivered; each
+-- attempt one per index. (agency_id) is the leading column of (agency_id, mode) on both tables, which serves
+-- the same lookups and the policies; redelivery_of is null but for redeliveries, and `redelivery_of = $1` (the
+-- foreign key's check, the redelivery lookups) implies not null, so a partial index serves them.
+drop index app_public.webhook_deliveries_agency_id_idx;
+drop index app_public.webhook_delivery_attempts_agency_id_idx;
+drop index app_public.webhook_deliveries_redelivery_of_idx;
+create index webhook_deliveries_redelivery_of_idx on app_public.webhook_deliveries (redelivery_of) where redelivery_of is not null;
