@@ -119,7 +119,7 @@ export interface OutboxPoller {
 /**
  * Poll the outbox: fan out the oldest waiting events of every agency, BATCH at a time, at once again while
  * batches come back full, else after `intervalMs`. Several processes may poll: each batch skips the events
- * another holds. A failing batch (the database restarting) is logged and tried again at the next poll.
+ * another holds. A failing batch (the database restarting) is logged and tried again a second later.
  */
 export function startOutboxPoller(pool: pg.Pool, deps: TaskDeps, opts: { intervalMs: number }): OutboxPoller {
   let stopped = false;
@@ -128,19 +128,25 @@ export function startOutboxPoller(pool: pg.Pool, deps: TaskDeps, opts: { interva
   const loop = (async () => {
     while (!stopped) {
       let n = 0;
+      let wait = opts.intervalMs;
       try {
         const client = await pool.connect();
+        let failed: Error | undefined;
         try {
           if (await anyEventWaiting(client)) n = await fanOutOnce(client, (c) => fanOutWaiting(c, BATCH), deps.log, context);
+        } catch (err) {
+          failed = err as Error;
+          throw err;
         } finally {
-          client.release();
+          client.release(failed); // a connection that failed is closed, not pooled
         }
       } catch (err) {
-        deps.log.warn('outbox fan-out failed; trying again at the next poll', { ...context, err });
+        deps.log.warn('outbox fan-out failed; trying again in a second', { ...context, err });
+        wait = Math.max(wait, 1000); // a database that is down is not asked 40 times a second
       }
       if (n < BATCH && !stopped) {
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, opts.intervalMs);
+          const timer = setTimeout(resolve, wait);
           wake = () => {
             clearTimeout(timer);
             resolve();
