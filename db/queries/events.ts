@@ -37,11 +37,11 @@ export async function fanOutWaiting(db: Client, limit: number): Promise<FanOutPl
   return rows;
 }
 
-/** Whether any event waits for fan-out (an idle poll's one cheap round trip, on the partial index of waiting events). */
+/** Whether any event waits for fan-out (an idle poll's one cheap round trip). */
 export async function anyEventWaiting(db: Client): Promise<boolean> {
   const { rows } = await db.query<{ waiting: boolean }>({
     name: 'svc_any_event_waiting',
-    text: 'select exists (select 1 from app_public.events where fanned_out_at is null) as waiting',
+    text: 'select exists (select 1 from app_private.events_waiting) as waiting',
   });
   return rows[0].waiting;
 }

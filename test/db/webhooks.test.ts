@@ -168,8 +168,8 @@ test('emit_event writes the outbox row, waiting, and queues no job (the worker p
   const ep = (await put(key, 'client-submission', { staging: 'https://stage.example/e', given: ['staging_url'] })).rows[0];
   const e = await tdb.db.owner.query<{ id: number }>(`select app_private.emit_event($1, 'test', 'client-submission', null, '{"n":1}') as id`, [a.agencyId]);
   const eventId = e.rows[0].id;
-  const waiting = await tdb.db.owner.query('select fanned_out_at from app_public.events where id = $1', [eventId]);
-  t.is(waiting.rows[0].fanned_out_at, null, 'the event waits for the outbox poller');
+  const waiting = await tdb.db.owner.query('select 1 from app_private.events_waiting where event_id = $1', [eventId]);
+  t.is(waiting.rowCount, 1, 'the event waits for the outbox poller');
   const fanOut = await queuedJobs(tdb, 'events__fan_out');
   t.false(
     fanOut.some((j) => jobItems(j).some((p) => p.agency_id === a.agencyId || p.event_id === eventId)),
@@ -240,7 +240,10 @@ test('fan_out_waiting reads the oldest waiting events of every agency, skips wha
     emitter.release();
     fetcher.release();
   }
-  const marked = await tdb.db.owner.query('select id from app_public.events where id = any($1) and fanned_out_at is not null order by id', [[a1, a2, b1]]);
+  const marked = await tdb.db.owner.query(
+    'select id from app_public.events e where id = any($1) and not exists (select 1 from app_private.events_waiting w where w.event_id = e.id) order by id',
+    [[a1, a2, b1]],
+  );
   t.deepEqual(
     marked.rows.map((r) => r.id),
     [a1, a2],

@@ -186,9 +186,7 @@ test('fan-out delivers to every target that can take the event and skips the oth
     [[topicEvent, both], a.agencyId],
   );
   t.is(failed.rows[0].n, 0);
-  const waiting = await svc.tdb.db.owner.query(`select count(*)::int n from app_public.events where id = any($1) and fanned_out_at is null`, [
-    [topicEvent, both],
-  ]);
+  const waiting = await svc.tdb.db.owner.query(`select count(*)::int n from app_private.events_waiting where event_id = any($1)`, [[topicEvent, both]]);
   t.is(waiting.rows[0].n, 0, 'both events are marked fanned out');
   t.is(topicReceiver.received.length, 1);
 });
@@ -231,7 +229,7 @@ test('a fan-out transaction that dies mid-batch leaves its events waiting: the o
       submissions = [0, 1, 2].map((i) => 3000 + attempt * 10 + i);
       const emitted = await Promise.all(submissions.map((n) => emit(a.agencyId, 'test', 'form-submission', null, formData(n))));
       await doomed.query('begin');
-      const locked = await doomed.query('select id from app_public.events where id = any($1) and fanned_out_at is null for update skip locked', [emitted]);
+      const locked = await doomed.query('select event_id from app_private.events_waiting where event_id = any($1) for update skip locked', [emitted]);
       if (locked.rowCount === emitted.length) ids = emitted;
       else await doomed.query('rollback');
     }
