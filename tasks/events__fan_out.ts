@@ -9,7 +9,7 @@
 import type { Task } from 'graphile-worker';
 import type pg from 'pg';
 import { z } from 'zod';
-import { anyEventWaiting, createEventDeliveries, fanOutBatch, fanOutPlans, fanOutWaiting, type FanOutPlanRow } from '../db/queries/events.ts';
+import { anyEventWaiting, createEventDeliveries, fanOutBatch, fanOutPlans, fanOutWaiting, holdWaitingEvent, type FanOutPlanRow } from '../db/queries/events.ts';
 import type { Client } from '../db/queries/types.ts';
 import { envelopeBody, topicEnvelope, v1EventEnvelope, V1_EVENT_NAMES, type V1EventName } from '../pipelines/webhooks/payloads.ts';
 import type { Logger } from '../lib/log.ts';
@@ -70,12 +70,14 @@ async function fanOutOnce(
   read: (c: Client) => Promise<FanOutPlanRow[]>,
   log: Pick<Logger, 'warn' | 'info' | 'debug'>,
   context: Record<string, unknown>,
+  taken: number[] = [],
 ): Promise<number> {
   await client.query('begin');
   let rows: FanOutPlanRow[];
   try {
     rows = await read(client);
     const ids = [...new Set(rows.map((r) => r.id))];
+    taken.push(...ids);
     const created = ids.length ? await createEventDeliveries(client, ids, deliveriesOf(rows, log)) : 0;
     await client.query('commit');
     if (ids.length) log.debug('events fanned out', { ...context, events: ids.length, deliveries: created });
@@ -111,6 +113,11 @@ export function eventsFanOut(deps: TaskDeps): Task {
   };
 }
 
+/** SQLSTATE classes that say the data cannot be written (not that the database is unavailable or busy). */
+function isDataError(code: string): boolean {
+  return /^(22|23|P0|2F|42)/.test(code);
+}
+
 export interface OutboxPoller {
   /** Finish the batch in hand and stop. */
   stop(): Promise<void>;
@@ -119,21 +126,30 @@ export interface OutboxPoller {
 /**
  * Poll the outbox: fan out the oldest waiting events of every agency, BATCH at a time, at once again while
  * batches come back full, else after `intervalMs`. Several processes may poll: each batch skips the events
- * another holds. A failing batch (the database restarting) is logged and tried again a second later.
+ * another holds. After a failing batch the poller takes one event at a time: an event that fails alone with a
+ * data error is held (app_private.events_waiting.held_at, logged) and the others go on; any other failure (the
+ * database restarting) is logged and tried again a second later.
  */
 export function startOutboxPoller(pool: pg.Pool, deps: TaskDeps, opts: { intervalMs: number }): OutboxPoller {
   let stopped = false;
   let wake = () => {};
   const context = { component: 'worker', task: 'events__fan_out', poller: true };
+  // After a failed batch the poller goes one event at a time through as many events as that batch held (they
+  // are the oldest waiting), so an event that cannot be fanned out (a data error) is found and held instead of
+  // holding up every agency's events behind it.
+  let careful = 0;
   const loop = (async () => {
     while (!stopped) {
       let n = 0;
       let wait = opts.intervalMs;
+      const limit = careful > 0 ? 1 : BATCH;
+      const taken: number[] = [];
       try {
         const client = await pool.connect();
         let failed: Error | undefined;
         try {
-          if (await anyEventWaiting(client)) n = await fanOutOnce(client, (c) => fanOutWaiting(c, BATCH), deps.log, context);
+          if (await anyEventWaiting(client)) n = await fanOutOnce(client, (c) => fanOutWaiting(c, limit), deps.log, context, taken);
+          if (careful > 0) careful = n > 0 ? careful - 1 : 0;
         } catch (err) {
           failed = err as Error;
           throw err;
@@ -141,10 +157,30 @@ export function startOutboxPoller(pool: pg.Pool, deps: TaskDeps, opts: { interva
           client.release(failed); // a connection that failed is closed, not pooled
         }
       } catch (err) {
-        deps.log.warn('outbox fan-out failed; trying again in a second', { ...context, err });
-        wait = Math.max(wait, 1000); // a database that is down is not asked 40 times a second
+        const code = (err as { code?: unknown }).code;
+        if (limit === 1 && taken.length === 1 && typeof code === 'string' && isDataError(code)) {
+          // This one event fails on its own: hold it (an operator can release it) and go on with the others.
+          const reason = `${code}: ${(err as Error).message}`;
+          const held = await pool
+            .connect()
+            .then(async (c) => {
+              try {
+                return await holdWaitingEvent(c, taken[0], reason);
+              } finally {
+                c.release();
+              }
+            })
+            .catch(() => false);
+          deps.log.error('event held: its fan-out fails', { ...context, eventId: taken[0], reason, held });
+          careful = Math.max(0, careful - 1);
+          wait = 0;
+        } else {
+          deps.log.warn('outbox fan-out failed; trying again one event at a time', { ...context, err });
+          wait = Math.max(wait, careful > 0 ? 1000 : 50); // a database that is down is not asked 40 times a second
+          careful = Math.max(careful, taken.length, 1);
+        }
       }
-      if (n < BATCH && !stopped) {
+      if (n < limit && !stopped && wait > 0) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, wait);
           wake = () => {

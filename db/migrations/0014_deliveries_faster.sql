@@ -18,10 +18,14 @@
 -- read the column), the largest item of the fan-out's WAL (walinspect, 300 events: 540 KB of 1.27 MB). Now
 -- emitting inserts one small row more and fan-out deletes it; the event row is written once.
 create table app_private.events_waiting (
-  event_id bigint primary key references app_public.events (id) on delete cascade
+  event_id bigint primary key references app_public.events (id) on delete cascade,
+  held_at timestamptz,
+  held_error text
 );
 comment on table app_private.events_waiting is 'Outbox events not yet fanned out (one row each, deleted by create_event_deliveries); the worker''s poller reads it oldest first.';
 comment on column app_private.events_waiting.event_id is 'The waiting event.';
+comment on column app_private.events_waiting.held_at is 'Set when fanning out this event alone failed with a data error: the poller skips it so the events behind it still go out. An operator clears it (update … set held_at = null) to try again.';
+comment on column app_private.events_waiting.held_error is 'Why fanning out the held event failed (SQLSTATE and message).';
 insert into app_private.events_waiting (event_id) select id from app_public.events where fanned_out_at is null;
 drop index app_public.events_waiting_fan_out_idx;
 alter table app_public.events drop column fanned_out_at;
@@ -49,6 +53,7 @@ create function app_private.fan_out_waiting(p_limit integer)
   language sql volatile security definer set search_path = '' as $$
   with w as (
     select event_id from app_private.events_waiting
+     where held_at is null
      order by event_id limit p_limit
        for update skip locked
   )
@@ -65,7 +70,7 @@ create or replace function app_private.fan_out_batch(p_agency_id bigint, p_limit
   language sql volatile security definer set search_path = '' as $$
   with w as (
     select w.event_id from app_private.events_waiting w join app_public.events e on e.id = w.event_id
-     where e.agency_id = p_agency_id
+     where e.agency_id = p_agency_id and w.held_at is null
      order by w.event_id limit p_limit
        for update of w skip locked
   )
@@ -102,3 +107,12 @@ begin
 end
 $$;
 comment on function app_private.create_event_deliveries(bigint[], jsonb) is 'Create the deliveries of fanned-out events ([{event_id, endpoint_id, url, body}]; existing ones are kept), append them to each endpoint''s send batch and mark the events fanned out (their waiting rows deleted); returns how many were created.';
+
+/* An event whose fan-out fails on its own is held, so it cannot block every agency's events behind it. */
+create function app_private.hold_waiting_event(p_event_id bigint, p_error text) returns boolean
+  language sql volatile security definer set search_path = '' as $$
+  update app_private.events_waiting set held_at = now(), held_error = left(p_error, 1000)
+   where event_id = p_event_id and held_at is null
+  returning true
+$$;
+comment on function app_private.hold_waiting_event(bigint, text) is 'Hold a waiting event whose fan-out failed on its own with a data error (the poller skips held events); true when it was waiting and not held yet.';

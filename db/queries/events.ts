@@ -41,9 +41,15 @@ export async function fanOutWaiting(db: Client, limit: number): Promise<FanOutPl
 export async function anyEventWaiting(db: Client): Promise<boolean> {
   const { rows } = await db.query<{ waiting: boolean }>({
     name: 'svc_any_event_waiting',
-    text: 'select exists (select 1 from app_private.events_waiting) as waiting',
+    text: 'select exists (select 1 from app_private.events_waiting where held_at is null) as waiting',
   });
   return rows[0].waiting;
+}
+
+/** Hold a waiting event whose fan-out failed on its own (the poller then skips it); true when it was held now. */
+export async function holdWaitingEvent(db: Client, eventId: number, error: string): Promise<boolean> {
+  const { rows } = await db.query<{ held: boolean }>('select app_private.hold_waiting_event($1, $2) as held', [eventId, error]);
+  return rows[0]?.held === true;
 }
 
 /** Given events with one line per target (jobs queued before 0013 name their event). */

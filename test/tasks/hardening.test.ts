@@ -261,6 +261,48 @@ test('a fan-out transaction that dies mid-batch leaves its events waiting: the o
   t.deepEqual(rows.rows[0], { n: 3, events: 3, attempts: 3 }, 'one delivery per event and one attempt each');
 });
 
+test('an event whose fan-out fails on its own is held with its reason; the events behind it, of any agency, still go out', async (t) => {
+  const a = await agency();
+  const b = await agency();
+  const ra = await receiver();
+  const rb = await receiver();
+  await put(a.live, { staging_url: ra.url });
+  await put(b.live, { staging_url: rb.url });
+  // Fault injection: the delivery of one event cannot be written (a data error raised in the statement).
+  const poison = 4_747_001;
+  await svc.tdb.db.owner.query(`create function test_poison_delivery() returns trigger language plpgsql as $$
+    begin raise exception 'poisoned delivery for the test' using errcode = '22023'; end $$`);
+  await svc.tdb.db.owner.query(
+    `create trigger poison before insert on app_public.webhook_deliveries for each row when (position('"submission_id":${poison}' in new.body) > 0) execute function test_poison_delivery()`,
+  );
+  try {
+    const before = await emit(a.agencyId, 'test', 'form-submission', null, formData(4_747_000));
+    const bad = await emit(a.agencyId, 'test', 'form-submission', null, formData(poison));
+    const after = [
+      await emit(a.agencyId, 'test', 'form-submission', null, formData(4_747_002)),
+      await emit(b.agencyId, 'test', 'form-submission', null, formData(4_747_003)),
+    ];
+    t.true(before < bad && bad < after[0]);
+    await eventually(async () => ra.received.length >= 2 && rb.received.length >= 1, 15_000, 'the good deliveries');
+    t.deepEqual(ra.received.map((x) => x.json.data.submission_id).sort(), [4_747_000, 4_747_002]);
+    t.deepEqual(
+      rb.received.map((x) => x.json.data.submission_id),
+      [4_747_003],
+    );
+    const held = await svc.tdb.db.owner.query('select held_at is not null as held, held_error from app_private.events_waiting where event_id = $1', [bad]);
+    t.is(held.rows.length, 1, 'the failing event still waits');
+    t.true(held.rows[0].held);
+    t.regex(held.rows[0].held_error, /^22023: poisoned delivery for the test/);
+  } finally {
+    await svc.tdb.db.owner.query('drop trigger if exists poison on app_public.webhook_deliveries');
+    await svc.tdb.db.owner.query('drop function if exists test_poison_delivery()');
+  }
+  // An operator releases it once the cause is fixed: it goes out like any other.
+  await svc.tdb.db.owner.query(`update app_private.events_waiting set held_at = null where held_error like '22023:%'`);
+  await eventually(async () => ra.received.length >= 3, 15_000, 'the released delivery');
+  t.deepEqual(ra.received.map((x) => x.json.data.submission_id).sort(), [4_747_000, 4_747_001, 4_747_002]);
+});
+
 test('an Idempotency-Key claim dies with its request: a killed request frees the key, a running one holds it', async (t) => {
   const a = await agency();
   const key = crypto.randomUUID();
