@@ -12,6 +12,7 @@ import sharp from 'sharp';
 import { z } from 'zod';
 import { DocumentError } from './errors.ts';
 import type { TextItem } from './layout.ts';
+import { removeFormLines } from './form_lines.ts';
 
 const require = createRequire(import.meta.url);
 const execFileP = promisify(execFile);
@@ -42,6 +43,12 @@ export const ocrOptionsSchema = z
     maxInputPixels: z.number().int().positive().default(40_000_000),
     /** Target resolution of the normalised image. */
     dpi: z.number().int().min(100).max(600).default(300),
+    /**
+     * Whiten long form rules before OCR (see form_lines.ts). Off by default: on the dev set's three scanned
+     * ACORD 25s it moved whole coverage rows between documents (one gained 9 fields, another lost 6) for no
+     * net gain, because tesseract then drops or keeps other text lines of the page.
+     */
+    removeFormLines: z.boolean().default(false),
   })
   .strict();
 export type OcrOptions = z.input<typeof ocrOptionsSchema>;
@@ -64,7 +71,10 @@ export interface NormalisedImage {
  * Normalise a page image for OCR. `pageWidthPt` is the PDF page width when the image is a page of a PDF;
  * for a photo the page is taken to be the image at `dpi`.
  */
-export async function normaliseImage(input: Uint8Array, opts: { dpi?: number; maxInputPixels?: number; pageWidthPt?: number } = {}): Promise<NormalisedImage> {
+export async function normaliseImage(
+  input: Uint8Array,
+  opts: { dpi?: number; maxInputPixels?: number; pageWidthPt?: number; removeFormLines?: boolean } = {},
+): Promise<NormalisedImage> {
   const dpi = opts.dpi ?? 300;
   const limitInputPixels = opts.maxInputPixels ?? 40_000_000;
   try {
@@ -79,14 +89,23 @@ export async function normaliseImage(input: Uint8Array, opts: { dpi?: number; ma
     let width = Math.min(targetW, w0 * 2);
     if (Math.abs(width - w0) / w0 < 0.1) width = w0; // close enough; avoid a needless resample
     const height = Math.round((h0 * width) / w0);
-    const png = await base
+    const gray = base
       .resize({ width, height, kernel: 'lanczos3' })
       .grayscale()
       // A 3x3 median removes scanner dust that would otherwise inflate word boxes and join lines.
       .median(3)
-      .normalise({ lower: 1, upper: 99 })
-      .png({ compressionLevel: 1 })
-      .toBuffer();
+      .normalise({ lower: 1, upper: 99 });
+    let png: Buffer;
+    if (!opts.removeFormLines) png = await gray.png({ compressionLevel: 1 }).toBuffer();
+    else {
+      const { data, info } = await gray.raw().toBuffer({ resolveWithObject: true });
+      const px = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+      if (info.channels !== 1) throw new Error(`expected one channel, got ${info.channels}`);
+      removeFormLines(px, info.width, info.height, { dpi: (info.width / (opts.pageWidthPt ?? (width / dpi) * 72)) * 72, minHorizontalIn: 1, minVerticalIn: 1 });
+      png = await sharp(data, { raw: { width: info.width, height: info.height, channels: 1 } })
+        .png({ compressionLevel: 1 })
+        .toBuffer();
+    }
     const pageWidthPt = opts.pageWidthPt ?? (width / dpi) * 72;
     return { png, width, height, ptPerPx: pageWidthPt / width };
   } catch (e) {
@@ -254,7 +273,16 @@ export function linesFromTsv(tsv: string, ptPerPx: number): TextItem[][] {
 }
 
 function toItem(text: string, x: number, y: number, w: number, h: number, conf: number, s: number): TextItem {
-  return { text, x: x * s, y: y * s, w: w * s, h: h * s, source: 'ocr', conf: Math.max(0, Math.min(1, conf / 100)) };
+  return { text: boxedMark(text), x: x * s, y: y * s, w: w * s, h: h * s, source: 'ocr', conf: Math.max(0, Math.min(1, conf / 100)) };
+}
+
+/**
+ * Box borders read as glyphs: a tick read with its box ("|X|", "[X", "X]") is the tick, "X"; a border glued
+ * to a word ("[PER", "LIMIT|") is dropped.
+ */
+export function boxedMark(word: string): string {
+  if (/^[[(|]+[Xx][\])|]*$|^[Xx][\])|]+$/.test(word)) return 'X';
+  return word.replace(/^[[|]+(?=[A-Za-z0-9$]{2})/, '').replace(/(?<=[A-Za-z0-9.,)]{2})[\]|]+$/, '');
 }
 
 /**
