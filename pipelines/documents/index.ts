@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { sniff, DEFAULT_MAX_BYTES, DEFAULT_MAX_PAGES, DEFAULT_MAX_IMAGE_PIXELS, type Sniffed } from './sniff.ts';
 import { DocumentError } from './errors.ts';
 import { readPdfText, rasterPdfPage, closePdfPool } from './pdf.ts';
-import { normaliseImage, ocrImage, closeOcrPool, ocrOptionsSchema } from './ocr.ts';
+import { normaliseImage, ocrImage, closeOcrPool, ocrOptionsSchema, grayPixels } from './ocr.ts';
 import { layoutPage, type PageText } from './layout.ts';
 import { textRepairs, type TextRepair } from './repair.ts';
 import { addDrawnTicks, tickBoxCandidates, type GrayPage } from './ticks.ts';
@@ -13,7 +13,17 @@ import sharp from 'sharp';
 export * from './errors.ts';
 export * from './layout.ts';
 export { sniff, DEFAULT_MAX_BYTES, DEFAULT_MAX_PAGES, DEFAULT_MAX_IMAGE_PIXELS, type Sniffed, type DocumentKind } from './sniff.ts';
-export { normaliseImage, ocrImage, langDataDir, cliTessdataDir, ocrOptionsSchema, type OcrOptions, type OcrEngine, type NormalisedImage } from './ocr.ts';
+export {
+  normaliseImage,
+  grayPixels,
+  ocrImage,
+  langDataDir,
+  cliTessdataDir,
+  ocrOptionsSchema,
+  type OcrOptions,
+  type OcrEngine,
+  type NormalisedImage,
+} from './ocr.ts';
 export { readPdfText, rasterPdfPage, pdfPool } from './pdf.ts';
 export { renderPagePreview, type PagePreview } from './preview.ts';
 export { textRepairs, type TextRepair } from './repair.ts';
@@ -133,7 +143,7 @@ export async function ocrPage(
   // Why a page with a text layer was read by OCR (e.g. run_together_words) stays visible.
   if (previous?.repairs?.length) page.repairs = previous.repairs.filter((r) => r !== 'drawn_ticks');
   if (repairOn(o.repairTextLayer, 'drawn_ticks') && tickBoxCandidates(page).length > 0)
-    addDrawnTicks(page, { ...(await grayPage(img.png, img.width * img.ptPerPx)), ptPerPx: img.ptPerPx });
+    addDrawnTicks(page, { px: grayPixels(img), width: img.width, height: img.height, ptPerPx: img.ptPerPx });
   return { page, engine: words.engine };
 }
 
