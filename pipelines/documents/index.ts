@@ -85,7 +85,7 @@ export async function readTextLayer(bytes: Uint8Array, options: ReadOptions = {}
       // Only a page with a tick-box label and no typed mark before it is rendered (PER STATUTE on ACORD 25).
       if (r.needOcr.includes(page.page) || tickBoxCandidates(page).length === 0) continue;
       try {
-        const img = await rasterPdfPage(bytes, page.page, 150, 4_000_000, o.pdfTimeoutMs);
+        const img = await rasterPdfPage(bytes, page.page, 100, 4_000_000, o.pdfTimeoutMs);
         addDrawnTicks(page, await grayPage(img.data, img.pageWidth));
       } catch (e) {
         errors.push({ stage: 'text', page: page.page, message: `tick boxes not checked: ${(e as Error).message}` });
