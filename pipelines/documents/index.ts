@@ -4,14 +4,26 @@ import { z } from 'zod';
 import { sniff, DEFAULT_MAX_BYTES, DEFAULT_MAX_PAGES, DEFAULT_MAX_IMAGE_PIXELS, type Sniffed } from './sniff.ts';
 import { DocumentError } from './errors.ts';
 import { readPdfText, rasterPdfPage, closePdfPool } from './pdf.ts';
-import { normaliseImage, ocrImage, closeOcrPool, ocrOptionsSchema } from './ocr.ts';
+import { normaliseImage, ocrImage, closeOcrPool, ocrOptionsSchema, grayPixels } from './ocr.ts';
 import { layoutPage, type PageText } from './layout.ts';
-import { textRepairs } from './repair.ts';
+import { textRepairs, type TextRepair } from './repair.ts';
+import { addDrawnTicks, tickBoxCandidates, type GrayPage } from './ticks.ts';
+import sharp from 'sharp';
 
 export * from './errors.ts';
 export * from './layout.ts';
 export { sniff, DEFAULT_MAX_BYTES, DEFAULT_MAX_PAGES, DEFAULT_MAX_IMAGE_PIXELS, type Sniffed, type DocumentKind } from './sniff.ts';
-export { normaliseImage, ocrImage, langDataDir, cliTessdataDir, ocrOptionsSchema, type OcrOptions, type OcrEngine, type NormalisedImage } from './ocr.ts';
+export {
+  normaliseImage,
+  grayPixels,
+  ocrImage,
+  langDataDir,
+  cliTessdataDir,
+  ocrOptionsSchema,
+  type OcrOptions,
+  type OcrEngine,
+  type NormalisedImage,
+} from './ocr.ts';
 export { readPdfText, rasterPdfPage, pdfPool } from './pdf.ts';
 export { renderPagePreview, type PagePreview } from './preview.ts';
 export { textRepairs, type TextRepair } from './repair.ts';
@@ -67,7 +79,29 @@ export async function readTextLayer(bytes: Uint8Array, options: ReadOptions = {}
   const sniffed = sniff(bytes, { maxBytes: o.maxBytes, maxImagePixels: o.maxImagePixels });
   if (sniffed.kind !== 'pdf') return { sniffed, pages: [], needOcr: [1], errors: [] };
   const r = await readPdfText(bytes, o.maxPages, o.pdfTimeoutMs, o.repairTextLayer);
-  return { sniffed, pages: r.pages, needOcr: r.needOcr, errors: r.warnings.map((w) => ({ stage: 'text', message: w })) };
+  const errors: StageError[] = r.warnings.map((w) => ({ stage: 'text', message: w }));
+  if (repairOn(o.repairTextLayer, 'drawn_ticks'))
+    for (const page of r.pages) {
+      // Only a page with a tick-box label and no typed mark before it is rendered (PER STATUTE on ACORD 25).
+      if (r.needOcr.includes(page.page) || tickBoxCandidates(page).length === 0) continue;
+      try {
+        const img = await rasterPdfPage(bytes, page.page, 100, 4_000_000, o.pdfTimeoutMs);
+        addDrawnTicks(page, await grayPage(img.data, img.pageWidth));
+      } catch (e) {
+        errors.push({ stage: 'text', page: page.page, message: `tick boxes not checked: ${(e as Error).message}` });
+      }
+    }
+  return { sniffed, pages: r.pages, needOcr: r.needOcr, errors };
+}
+
+function repairOn(option: ReadOptions['repairTextLayer'], repair: TextRepair): boolean {
+  return option === undefined || option === true || (Array.isArray(option) && option.includes(repair));
+}
+
+/** A page image as one gray channel, for looking at ink. */
+async function grayPage(data: Uint8Array, pageWidthPt: number): Promise<GrayPage> {
+  const { data: px, info } = await sharp(data, { limitInputPixels: 40_000_000 }).grayscale().raw().toBuffer({ resolveWithObject: true });
+  return { px: new Uint8Array(px.buffer, px.byteOffset, info.width * info.height), width: info.width, height: info.height, ptPerPx: pageWidthPt / info.width };
 }
 
 /**
@@ -87,9 +121,14 @@ export async function ocrPage(
   let img;
   if (sniffed.kind === 'pdf') {
     const r = await rasterPdfPage(bytes, n, ocrOpts.dpi, 12_000_000);
-    img = await normaliseImage(r.data, { dpi: ocrOpts.dpi, maxInputPixels: ocrOpts.maxInputPixels, pageWidthPt: r.pageWidth });
+    img = await normaliseImage(r.data, {
+      dpi: ocrOpts.dpi,
+      maxInputPixels: ocrOpts.maxInputPixels,
+      pageWidthPt: r.pageWidth,
+      removeFormLines: ocrOpts.removeFormLines,
+    });
   } else {
-    img = await normaliseImage(bytes, { dpi: ocrOpts.dpi, maxInputPixels: ocrOpts.maxInputPixels });
+    img = await normaliseImage(bytes, { dpi: ocrOpts.dpi, maxInputPixels: ocrOpts.maxInputPixels, removeFormLines: ocrOpts.removeFormLines });
   }
   const words = await ocrImage(img, ocrOpts);
   const items = [...words.words];
@@ -102,7 +141,9 @@ export async function ocrPage(
     });
   const page = layoutPage(n, img.width * img.ptPerPx, img.height * img.ptPerPx, items, 'ocr', previous?.fields ?? []);
   // Why a page with a text layer was read by OCR (e.g. run_together_words) stays visible.
-  if (previous?.repairs?.length) page.repairs = previous.repairs;
+  if (previous?.repairs?.length) page.repairs = previous.repairs.filter((r) => r !== 'drawn_ticks');
+  if (repairOn(o.repairTextLayer, 'drawn_ticks') && tickBoxCandidates(page).length > 0)
+    addDrawnTicks(page, { px: grayPixels(img), width: img.width, height: img.height, ptPerPx: img.ptPerPx });
   return { page, engine: words.engine };
 }
 

@@ -1,6 +1,6 @@
 // OCR of page images. Images are normalised with sharp (EXIF orientation, grayscale, ~300 dpi, contrast,
-// pixel limit), then read by a pool of reused tesseract.js workers (each its own thread) or, as an option,
-// the native `tesseract` command. Both engines return the same words-with-positions structure.
+// pixel limit) into an uncompressed PGM, then read by a pool of reused tesseract.js workers (each its own
+// thread) or, as an option, the native `tesseract` command. Both engines return the same words-with-positions structure.
 import { createRequire } from 'node:module';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -12,6 +12,7 @@ import sharp from 'sharp';
 import { z } from 'zod';
 import { DocumentError } from './errors.ts';
 import type { TextItem } from './layout.ts';
+import { removeFormLines } from './form_lines.ts';
 
 const require = createRequire(import.meta.url);
 const execFileP = promisify(execFile);
@@ -42,6 +43,12 @@ export const ocrOptionsSchema = z
     maxInputPixels: z.number().int().positive().default(40_000_000),
     /** Target resolution of the normalised image. */
     dpi: z.number().int().min(100).max(600).default(300),
+    /**
+     * Whiten long form rules before OCR (see form_lines.ts). Off by default: on the dev set's three scanned
+     * ACORD 25s it moved whole coverage rows between documents (one gained 9 fields, another lost 6) for no
+     * net gain, because tesseract then drops or keeps other text lines of the page.
+     */
+    removeFormLines: z.boolean().default(false),
   })
   .strict();
 export type OcrOptions = z.input<typeof ocrOptionsSchema>;
@@ -53,18 +60,31 @@ export function langDataDir(): string {
 }
 
 export interface NormalisedImage {
-  png: Buffer;
+  /**
+   * The image as a binary PGM (8-bit gray, no compression): both engines read it as it is, where a PNG had
+   * to be inflated inside tesseract.js's WebAssembly (about a tenth of its time per page).
+   */
+  pgm: Buffer;
   width: number;
   height: number;
   /** Points per pixel, to put OCR boxes in the page's coordinate space. */
   ptPerPx: number;
 }
 
+/** The gray pixels of a normalised image (a view into its PGM), row by row. */
+export function grayPixels(img: NormalisedImage): Uint8Array {
+  const n = img.width * img.height;
+  return new Uint8Array(img.pgm.buffer, img.pgm.byteOffset + img.pgm.byteLength - n, n);
+}
+
 /**
  * Normalise a page image for OCR. `pageWidthPt` is the PDF page width when the image is a page of a PDF;
  * for a photo the page is taken to be the image at `dpi`.
  */
-export async function normaliseImage(input: Uint8Array, opts: { dpi?: number; maxInputPixels?: number; pageWidthPt?: number } = {}): Promise<NormalisedImage> {
+export async function normaliseImage(
+  input: Uint8Array,
+  opts: { dpi?: number; maxInputPixels?: number; pageWidthPt?: number; removeFormLines?: boolean } = {},
+): Promise<NormalisedImage> {
   const dpi = opts.dpi ?? 300;
   const limitInputPixels = opts.maxInputPixels ?? 40_000_000;
   try {
@@ -79,16 +99,24 @@ export async function normaliseImage(input: Uint8Array, opts: { dpi?: number; ma
     let width = Math.min(targetW, w0 * 2);
     if (Math.abs(width - w0) / w0 < 0.1) width = w0; // close enough; avoid a needless resample
     const height = Math.round((h0 * width) / w0);
-    const png = await base
+    const { data, info } = await base
+      .flatten({ background: '#ffffff' })
       .resize({ width, height, kernel: 'lanczos3' })
       .grayscale()
       // A 3x3 median removes scanner dust that would otherwise inflate word boxes and join lines.
       .median(3)
       .normalise({ lower: 1, upper: 99 })
-      .png({ compressionLevel: 1 })
-      .toBuffer();
+      .extractChannel(0)
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    if (info.channels !== 1 || info.width !== width || info.height !== height)
+      throw new Error(`unexpected image ${info.width}x${info.height}x${info.channels}`);
+    const header = Buffer.from(`P5\n${width} ${height}\n255\n`, 'latin1');
+    const pgm = Buffer.concat([header, data]);
     const pageWidthPt = opts.pageWidthPt ?? (width / dpi) * 72;
-    return { png, width, height, ptPerPx: pageWidthPt / width };
+    const img = { pgm, width, height, ptPerPx: pageWidthPt / width };
+    if (opts.removeFormLines) removeFormLines(grayPixels(img), width, height, { dpi: (width / pageWidthPt) * 72, minHorizontalIn: 1, minVerticalIn: 1 });
+    return img;
   } catch (e) {
     const msg = (e as Error).message;
     if (/pixel limit/i.test(msg)) throw new DocumentError('bad_request', 'image_too_large', 'the image has too many pixels', msg);
@@ -175,7 +203,7 @@ class TesseractPool {
     }
   }
 
-  async recognize(png: Buffer, psm: number, timeoutMs: number): Promise<string> {
+  async recognize(image: Buffer, psm: number, timeoutMs: number): Promise<string> {
     const slot = await this.acquire();
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -187,7 +215,7 @@ class TesseractPool {
         }
         // Only the TSV output, the same words-with-boxes table the native command prints: building the
         // `blocks` tree instead (symbols and choices for every word) cost 16% more CPU per page.
-        const r = await w.recognize(png, {}, { tsv: true, blocks: false, text: false, hocr: false });
+        const r = await w.recognize(image, {}, { tsv: true, blocks: false, text: false, hocr: false });
         return r.data.tsv ?? '';
       })();
       const timeout = new Promise<never>((_, reject) => {
@@ -233,7 +261,7 @@ export async function closeOcrPool(): Promise<void> {
 export async function ocrImage(img: NormalisedImage, options: OcrOptions = {}): Promise<OcrPage> {
   const o = ocrOptionsSchema.parse(options);
   if (o.engine.kind === 'tesseract-cli') return ocrCli(img, o.engine.path, o.engine.searchPath, o.psm, o.timeoutMs);
-  const tsv = await pool(o.engine.workers).recognize(img.png, o.psm, o.timeoutMs);
+  const tsv = await pool(o.engine.workers).recognize(img.pgm, o.psm, o.timeoutMs);
   const words = deskew(linesFromTsv(tsv, img.ptPerPx));
   return { words, confidence: meanConf(words), engine: 'tesseract.js' };
 }
@@ -254,7 +282,16 @@ export function linesFromTsv(tsv: string, ptPerPx: number): TextItem[][] {
 }
 
 function toItem(text: string, x: number, y: number, w: number, h: number, conf: number, s: number): TextItem {
-  return { text, x: x * s, y: y * s, w: w * s, h: h * s, source: 'ocr', conf: Math.max(0, Math.min(1, conf / 100)) };
+  return { text: boxedMark(text), x: x * s, y: y * s, w: w * s, h: h * s, source: 'ocr', conf: Math.max(0, Math.min(1, conf / 100)) };
+}
+
+/**
+ * Box borders read as glyphs: a tick read with its box ("|X|", "[X", "X]") is the tick, "X"; a border glued
+ * to a word ("[PER", "LIMIT|") is dropped.
+ */
+export function boxedMark(word: string): string {
+  if (/^[[(|]+[Xx][\])|]*$|^[Xx][\])|]+$/.test(word)) return 'X';
+  return word.replace(/^[[|]+(?=[A-Za-z0-9$]{2})/, '').replace(/(?<=[A-Za-z0-9.,)]{2})[\]|]+$/, '');
 }
 
 /**
@@ -305,8 +342,8 @@ export function cliTessdataDir(): string {
 async function ocrCli(img: NormalisedImage, bin: string, searchPath: string | undefined, psm: number, timeoutMs: number): Promise<OcrPage> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-ocr-'));
   try {
-    const input = path.join(dir, 'page.png');
-    fs.writeFileSync(input, img.png);
+    const input = path.join(dir, 'page.pgm');
+    fs.writeFileSync(input, img.pgm);
     let stdout: string;
     try {
       ({ stdout } = await execFileP(

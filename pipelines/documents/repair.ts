@@ -12,11 +12,13 @@
 //    whose size pdf.js misjudges (its word-gap thresholds follow the Tf size, e.g. 90 for 9 pt text), reads
 //    "YourStateFarmAgent", often with right-aligned amounts in drawing order ("00.1,888$"). The text layer
 //    cannot say where the spaces were, so such a page is read by OCR instead (bypass, not repair).
+//  - ticks drawn, not typed: a tick box (PER STATUTE) whose X is drawn as lines is seen on the rendered page
+//    and an "X" put before its label (ticks.ts; it needs the page image, so it runs after the text layer).
 // Each repair names itself in the page's `repairs` so a reviewer can see what was changed.
 import type { TextItem } from './layout.ts';
 
 /** Every repair, by the name it is reported under in a page's `repairs`. */
-export const textRepairs = ['invisible_text', 'doubled_glyphs', 'letter_spacing', 'reversed_numbers', 'run_together_words'] as const;
+export const textRepairs = ['invisible_text', 'doubled_glyphs', 'letter_spacing', 'reversed_numbers', 'run_together_words', 'drawn_ticks'] as const;
 export type TextRepair = (typeof textRepairs)[number];
 
 /** Drop runs that repeat a run at (almost) the same place, and trim runs that overlap their neighbour's text. */

@@ -9,6 +9,7 @@ import { extractByLlm, llmOptionsSchema, type LlmResult } from './llm.ts';
 import { ground, indexPages } from './grounding.ts';
 import { buildExtractedData } from './build.ts';
 import { segmentRunTogetherPages } from './segment.ts';
+import { withHeaderBandOcr } from './region_ocr.ts';
 import type { Candidate } from './candidates.ts';
 
 export * from './schema.ts';
@@ -129,7 +130,12 @@ function merge(rules: Candidate[], llm: Candidate[]): Candidate[] {
 /** Read a document and extract policy data from it. Throws DocumentError for files that cannot be read. */
 export async function extractDocument(bytes: Uint8Array, options: ExtractOptions = {}, ctx: { signal?: AbortSignal } = {}): Promise<ExtractionResult> {
   const o = extractOptionsSchema.parse(options);
-  return extractFromText(await readDocument(bytes, o.read), options, ctx);
+  const doc = await readDocument(bytes, o.read);
+  const r = await extractFromText(doc, options, ctx);
+  // No carrier in the text: it may be only in the logo. Read the header band by OCR and extract again.
+  if (r.extracted_data.policy.provider !== null || r._raw.detected_kind === 'certificate') return r;
+  const banded = await withHeaderBandOcr(bytes, doc, o.read).catch(() => undefined);
+  return banded ? extractFromText(banded, options, ctx) : r;
 }
 
 /** Extract policy data from a document already read (the service reads it in stages). Throws DocumentError when it has no text. */

@@ -1,0 +1,87 @@
+import test from 'ava';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import sharp from 'sharp';
+import { readDocument, closeDocumentPools } from '../../../pipelines/documents/index.ts';
+import { layoutPage, type TextItem } from '../../../pipelines/documents/layout.ts';
+import { withHeaderBandOcr, addRegionWords, ocrRegion } from '../../../pipelines/extraction/region_ocr.ts';
+import { extractDocument } from '../../../pipelines/extraction/index.ts';
+
+test.after.always(() => closeDocumentPools());
+
+/** A declarations page whose carrier appears only in a logo image in the header; the body is a text layer. */
+async function logoPdf(brand: string): Promise<Uint8Array> {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="900" height="220"><rect width="900" height="220" fill="white"/>
+    <circle cx="90" cy="110" r="70" fill="#1a3a8a"/>
+    <text x="190" y="110" font-family="sans-serif" font-weight="bold" font-size="84" fill="#1a3a8a">${brand}</text>
+    <text x="200" y="185" font-family="sans-serif" font-size="52" fill="#c0102a">INSURANCE</text></svg>`;
+  const png = await sharp(Buffer.from(svg)).png().toBuffer();
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([612, 792]);
+  page.drawImage(await doc.embedPng(png), { x: 400, y: 792 - 20 - 44, width: 180, height: 44 });
+  page.drawText('Auto Insurance Declarations', { x: 40, y: 792 - 50, size: 16, font });
+  const body = [
+    'Policy Number: 77-AB-120934',
+    'Policy Period: 03/01/2024 to 09/01/2024',
+    'Named Insured: Dana Whitfield',
+    '12 Orchard Lane, Springfield IL 62704',
+    'Bodily Injury Liability $100,000 each person $300,000 each accident',
+    'Property Damage Liability $100,000 each accident',
+  ];
+  body.forEach((l, i) => page.drawText(l, { x: 40, y: 792 - 180 - i * 18, size: 10, font }));
+  return doc.save();
+}
+
+test('region OCR reads a logo in the header band into the page, beside its text layer', async (t) => {
+  const bytes = await logoPdf('HANOVER');
+  const doc = await readDocument(bytes);
+  t.is(doc.method, 'text');
+  t.notRegex(doc.pages[0].text, /HANOVER/i);
+  const words = await ocrRegion(bytes, { page: 1, x: 380, y: 0, w: 232, h: 100 });
+  t.true(words.some((w) => /HANOVER/i.test(w.text)));
+  // Word positions are page points: the logo sits at x 400–580, y 20–64.
+  const w = words.find((x) => /HANOVER/i.test(x.text))!;
+  t.true(w.x > 390 && w.x < 520 && w.y > 10 && w.y < 60, JSON.stringify(w));
+  const banded = await withHeaderBandOcr(bytes, doc);
+  t.truthy(banded);
+  const p = banded!.pages[0];
+  t.true(p.ocrAssisted);
+  t.is(banded!.method, 'mixed');
+  // The logo's stacked words are one line; the title from the text layer is not read twice.
+  t.truthy(
+    p.lines.find((l) => /^HANOVER INSURANCE$/i.test(l.text)),
+    p.text,
+  );
+  t.is(p.text.match(/Auto Insurance Declarations/g)?.length, 1);
+});
+
+test('words where the text layer already has text are not added', (t) => {
+  const it = (text: string, x: number, y: number, w: number, source: TextItem['source'] = 'text', conf = 1): TextItem => ({
+    text,
+    x,
+    y,
+    w,
+    h: 10,
+    source,
+    conf,
+  });
+  const page = layoutPage(1, 612, 792, [it('Declarations', 40, 40, 80)], 'text');
+  t.is(addRegionWords(page, [it('Declarations', 41, 41, 78, 'ocr', 0.95)]), undefined);
+  t.is(addRegionWords(page, [it('ACME', 400, 40, 40, 'ocr', 0.3)]), undefined, 'low confidence');
+  const added = addRegionWords(page, [it('ACME', 400, 40, 40, 'ocr', 0.9)]);
+  t.deepEqual(
+    added?.lines.map((l) => l.text),
+    ['Declarations', 'ACME'],
+  );
+  t.is(page.lines.length, 1, 'the page given is not changed');
+});
+
+test('extraction: a carrier only in the logo is found by OCR of the header band, and the method says so', async (t) => {
+  const r = await extractDocument(await logoPdf('HANOVER'), { entityType: 'auto_policy' });
+  t.regex(r.extracted_data.policy.provider ?? '', /hanover/i);
+  t.is(r.extracted_data.citations['/policy/provider']?.page, 1);
+  t.is(r.parsing_method, 'pdf_text+ocr');
+  t.true(r._raw.pages[0].ocr_assisted);
+  // The rest is read from the text layer as before.
+  t.is(r.extracted_data.policy.policy_number, '77-AB-120934');
+});
