@@ -4,8 +4,8 @@ import type { Task } from 'graphile-worker';
 import { z } from 'zod';
 import { documentPages, extractionWork, failExtraction, recordExtractionResult } from '../db/queries/extractions.ts';
 import { assembleDocument, DocumentError, type PageText, type Sniffed, type StageError } from '../pipelines/documents/index.ts';
-import { extractFromText, type EntityType } from '../pipelines/extraction/index.ts';
-import { engineOptions, type TaskDeps } from './context.ts';
+import { extractReadDocument, type EntityType } from '../pipelines/extraction/index.ts';
+import { engineOptions, taskBlobs, type TaskDeps } from './context.ts';
 
 const payload = z.object({ extraction_id: z.uuid() });
 
@@ -33,12 +33,17 @@ export function extractionsExtract(deps: TaskDeps): Task {
     const doc = assembleDocument(sniffed, pages, errors, engine);
     const method = doc.method === 'text' ? 'text' : doc.method === 'ocr' ? 'ocr' : 'hybrid';
     try {
-      const r = await extractFromText(
+      // The file is loaded only when the text names no carrier (its header band is then read by OCR).
+      const bytes = async () => (work.blob_key ? await taskBlobs(deps).get(work.blob_key) : undefined);
+      const r = await extractReadDocument(
         doc,
+        bytes,
         { entityType: work.entity_type as EntityType, filename: work.filename, llm: options.llm, read: options.read },
         { signal: helpers.abortSignal },
       );
-      const parsingMethod = r.parsing_method.endsWith('+llm') ? `${method}+llm` : method;
+      // A header band read by OCR makes a text document's reading hybrid.
+      const read = method === 'text' && r.parsing_method.startsWith('pdf_text+ocr') ? 'hybrid' : method;
+      const parsingMethod = r.parsing_method.endsWith('+llm') ? `${read}+llm` : read;
       if (r.parsing_status === 'failed') {
         await helpers.withPgClient((c) =>
           failExtraction(

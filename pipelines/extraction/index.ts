@@ -131,10 +131,25 @@ function merge(rules: Candidate[], llm: Candidate[]): Candidate[] {
 export async function extractDocument(bytes: Uint8Array, options: ExtractOptions = {}, ctx: { signal?: AbortSignal } = {}): Promise<ExtractionResult> {
   const o = extractOptionsSchema.parse(options);
   const doc = await readDocument(bytes, o.read);
+  return extractReadDocument(doc, async () => bytes, options, ctx);
+}
+
+/**
+ * Extract from a document already read, and when no carrier was found in its text (it may be printed only in a
+ * logo), read the header band of page 1 by OCR and extract again. `bytes` loads the file only then. The service's
+ * staged extraction and `svc extract`/`svc eval` both come through here, so they find the same things.
+ */
+export async function extractReadDocument(
+  doc: DocumentText,
+  bytes: () => Promise<Uint8Array | undefined>,
+  options: ExtractOptions = {},
+  ctx: { signal?: AbortSignal } = {},
+): Promise<ExtractionResult> {
   const r = await extractFromText(doc, options, ctx);
-  // No carrier in the text: it may be only in the logo. Read the header band by OCR and extract again.
   if (r.extracted_data.policy.provider !== null || r._raw.detected_kind === 'certificate') return r;
-  const banded = await withHeaderBandOcr(bytes, doc, o.read).catch(() => undefined);
+  const o = extractOptionsSchema.parse(options);
+  const file = await bytes().catch(() => undefined);
+  const banded = file ? await withHeaderBandOcr(file, doc, o.read).catch(() => undefined) : undefined;
   return banded ? extractFromText(banded, options, ctx) : r;
 }
 

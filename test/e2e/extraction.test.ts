@@ -5,6 +5,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import test from 'ava';
 import type { Runner } from 'graphile-worker';
 import { finished, policyFixture, upload } from '../helpers/extraction.ts';
+import { logoPdf } from '../helpers/logo_pdf.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { startService, type TestService } from '../helpers/server.ts';
 import { eventually, startTestWorker } from '../helpers/worker.ts';
@@ -182,4 +183,16 @@ test('a live event whose first delivery gets 500 arrives again by the retry sche
     return q.rows[0]?.status === 'delivered' && q.rows[0];
   });
   t.is(d.attempt_count, 2);
+});
+
+test('a carrier printed only in a logo is read by OCR of the header band in the service too, and the reading says hybrid', async (t) => {
+  t.timeout(300_000);
+  const a = await setup('test');
+  const r = await upload(svc, a.key, a.ownerId, Buffer.from(await logoPdf('HANOVER')), 'logo.pdf');
+  t.is(r.status, 200, r.text);
+  const rec = await finished(svc, a.key, a.ownerId, r.body.extraction_id as string, 180_000);
+  t.true(['completed', 'partial'].includes(rec.parsing_status), JSON.stringify(rec));
+  t.regex(String(rec.extracted_data.policy.provider), /hanover/i);
+  t.is(rec.parsing_method, 'hybrid', 'the text layer and OCR of the header band');
+  t.is(rec.extracted_data.policy.policy_number, '77-AB-120934');
 });
