@@ -100,10 +100,10 @@ export function autoLiability(pages: PageText[], emit: Emit, start: number, want
     where = { page: bi.page, text: bi.text };
     if (acc) biPair = [per.value, acc.value];
     else {
-      // "$25,000 each person" with the per-accident limit on the next line.
+      // "$25,000 each person" with the per-accident (or "each occurrence") limit on the next line.
       const li = bi.page.lines.indexOf(bi.line);
       const next = bi.page.lines[li + 1];
-      const more = next ? amountsIn(next.text, 5000).find((a) => /accident/.test(a.words)) : undefined;
+      const more = next ? amountsIn(next.text, 5000).find((a) => /accident|occurrence/.test(a.words)) : undefined;
       if (more) {
         biPair = [per.value, more.value];
         where = { page: bi.page, text: `${bi.line.text}\n${next!.text}` };
@@ -120,7 +120,9 @@ export function autoLiability(pages: PageText[], emit: Emit, start: number, want
   }
   if (biPair && where && want.bi) {
     const base = { page: where.page.page, text: where.text, confidence: conf(where.page), source: src(where.page) };
-    emit({ pointer: `/coverages/${n}/name`, value: 'Bodily Injury Liability', ...base });
+    // The coverage's name as printed ("Bodily Injury", "BODILY INJURY LIABILITY"), so a reviewer finds it on the page.
+    const printed = /bodily\s*injury(?:\s+liability)?/i.exec(where.text)?.[0].replace(/\s+/g, ' ');
+    emit({ pointer: `/coverages/${n}/name`, value: printed ?? 'Bodily Injury Liability', ...base });
     emit({ pointer: `/coverages/${n}/limit`, value: biPair.join('/'), ...base });
     emit({ pointer: `/coverages/${n}/deductible`, value: null, ...base });
     emit({ pointer: `/coverages/${n}/premium`, value: null, ...base });
@@ -129,7 +131,8 @@ export function autoLiability(pages: PageText[], emit: Emit, start: number, want
   const pd = findLineAmounts(pages, /property\s*damage(?:\s+liability)?/i, { not: notOther, min: 5000 });
   if (pd && want.pd) {
     const base = { page: pd.page.page, text: pd.text, confidence: conf(pd.page), source: src(pd.page) };
-    emit({ pointer: `/coverages/${n}/name`, value: 'Property Damage Liability', ...base });
+    const printed = /property\s*damage(?:\s+liability)?/i.exec(pd.text)?.[0].replace(/\s+/g, ' ');
+    emit({ pointer: `/coverages/${n}/name`, value: printed ?? 'Property Damage Liability', ...base });
     emit({ pointer: `/coverages/${n}/limit`, value: pd.amounts[0].value, ...base });
     emit({ pointer: `/coverages/${n}/deductible`, value: null, ...base });
     emit({ pointer: `/coverages/${n}/premium`, value: null, ...base });

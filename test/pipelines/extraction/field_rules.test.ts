@@ -1,0 +1,139 @@
+// Field rules found on real declarations (issue 10), each on a generated page: the cause, not the document.
+import test from 'ava';
+import { layoutPage, type TextItem, type PageText } from '../../../pipelines/documents/layout.ts';
+import type { Candidate } from '../../../pipelines/extraction/candidates.ts';
+import { autoFields, policyNumber } from '../../../pipelines/extraction/rules.ts';
+import { findNamedInsured } from '../../../pipelines/extraction/names.ts';
+import { buildExtractedData } from '../../../pipelines/extraction/build.ts';
+import { emptyExtractedData } from '../../../pipelines/extraction/schema.ts';
+import { scoreAgainstLabel } from '../../../pipelines/extraction/labels.ts';
+
+/** A page from [x, y, text] triples (10 pt text, 4.2 pt per character). */
+function page(cells: [number, number, string][], n = 1): PageText {
+  const items: TextItem[] = cells.map(([x, y, text]) => ({ text, x, y, w: text.length * 4.2, h: 10, source: 'text' }));
+  return layoutPage(n, 612, 792, items, 'text');
+}
+function collect(fn: (emit: (c: Omit<Candidate, 'source' | 'confidence'> & Partial<Candidate>) => void) => void): Candidate[] {
+  const out: Candidate[] = [];
+  fn((c) => out.push({ source: 'rules', confidence: 0.9, ...c }));
+  return out;
+}
+function first(cs: Candidate[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const c of cs) if (!(c.pointer in out)) out[c.pointer] = c.value;
+  return out;
+}
+
+test('vehicles: a VIN as printed on anonymised pages (an O inside, 16 characters) is read under a VIN header, after "VIN:", or on a year-make line', (t) => {
+  const p = page([
+    [36, 170, 'Vehicle covered'],
+    [204, 170, 'Identification Number (VIN)'],
+    [36, 181, '2021 Kia Soul'],
+    [204, 181, 'KNDJ23AO3M9948997'],
+    [36, 300, '2014 DODGE DURANGO 4 DOOR WAGON'],
+    [36, 313, 'VIN: 1C4RDJDINC332352'],
+    // Not a VIN: a 16-character reference with no VIN context.
+    [36, 400, 'Reference 12345678ABCDEFGH'],
+  ]);
+  const r = first(collect((e) => autoFields([p], [], e)));
+  t.is(r['/vehicles/0/vin'], 'KNDJ23AO3M9948997');
+  t.is(r['/vehicles/0/year'], 2021);
+  t.is(r['/vehicles/0/make'], 'Kia');
+  t.is(r['/vehicles/1/vin'], '1C4RDJDINC332352');
+  t.is(r['/vehicles/1/year'], 2014);
+  t.is(r['/vehicles/1/make'], 'DODGE');
+  t.false('/vehicles/2/vin' in r);
+});
+
+test('vehicles: with the VIN redacted, a year-and-make line is still a vehicle, kept in the record and scored by its place', (t) => {
+  const p = page([
+    [79, 313, 'LAURA M WILDER'],
+    [252, 313, '08/25/1984'],
+    [79, 445, '2011 CHEV CRUZE LT/CRUZE'],
+    [475, 445, '001'],
+    [504, 445, '$ 623.00'],
+    // A year followed by a word that is not a make is not a vehicle.
+    [79, 500, '2011 Annual Review'],
+  ]);
+  const cs = collect((e) => autoFields([p], [], e));
+  const r = first(cs);
+  t.is(r['/vehicles/0/year'], 2011);
+  t.is(r['/vehicles/0/make'], 'CHEV');
+  t.is(r['/vehicles/0/vin'], null);
+  t.false('/vehicles/1/year' in r);
+  const built = buildExtractedData('personal_auto', cs);
+  t.deepEqual(built.data.vehicles, [{ year: 2011, make: 'CHEV', model: 'CRUZE LT/CRUZE', vin: null }]);
+  // The scorer matches a label vehicle without a VIN to the extracted vehicle at the same place (that has none either).
+  const label = { file: 'x.pdf', doc_kind: 'auto_dec', auto: { vehicles: [{ year: 2011, make: 'CHEV', vin: null }] } };
+  const s = scoreAgainstLabel(label, built.data);
+  t.true(s.comparisons.filter((c) => c.field === 'vehicle.year' || c.field === 'vehicle.make').every((c) => c.ok));
+  // Without the vehicle the same label misses.
+  const none = scoreAgainstLabel(label, emptyExtractedData('personal_auto'));
+  t.false(none.comparisons.find((c) => c.field === 'vehicle.year')!.ok);
+});
+
+test('auto liability: "each person" with "each occurrence" on the next line is a split limit, named as printed', (t) => {
+  const p = page([
+    [31, 122, 'Coverage'],
+    [212, 122, 'Limits'],
+    [31, 151, '• Bodily Injury'],
+    [212, 151, '$100,000 each person'],
+    [212, 163, '$300,000 each occurrence'],
+    [31, 177, '• Property Damage'],
+    [212, 177, '$100,000 each occurrence'],
+  ]);
+  const cs = collect((e) => autoFields([p], [], e));
+  const bi = cs.find((c) => /\/limit$/.test(c.pointer) && c.value === '100000/300000');
+  t.truthy(bi);
+  const name = cs.find((c) => c.pointer === bi!.pointer.replace(/limit$/, 'name'));
+  t.is(name?.value, 'Bodily Injury'); // printed on the page, so it grounds
+});
+
+test('policy number: a bare "Policy:" caption, but not "Policy Period:"', (t) => {
+  const p = page([
+    [79, 235, 'Policy: MI 45332234'],
+    [389, 235, '24-Hour Claims: 1-800-280-1466'],
+  ]);
+  t.is(first(collect((e) => policyNumber([p], e)))['/policy/policy_number'], 'MI 45332234');
+  const q = page([[79, 247, 'Policy Period: 02/13/2022 12:01AM to 08/13/2022 12:01AM']]);
+  t.false('/policy/policy_number' in first(collect((e) => policyNumber([q], e))));
+});
+
+test('policyholder address: "ST ZIP" on its own line ends the address; a labelled name with no address takes the mailing block', (t) => {
+  const p = page([
+    [36, 120, 'Named Insured(s)'],
+    [36, 132, 'DAY, ANGELA'],
+    [36, 140, '1122 Pelican Point Ct SE Detroit'],
+    [36, 149, 'MI 48775'],
+  ]);
+  t.is(first(collect((e) => findNamedInsured([p], e)))['/policyholder/address'], '1122 Pelican Point Ct SE Detroit, MI 48775');
+  const q = page([
+    [36, 74, 'Government Employees Insurance Company'],
+    [36, 85, 'P.O. Box 509090'],
+    [36, 98, 'San Diego, CA 92150-1111'],
+    [36, 221, 'MARGERIE BROWN'],
+    [36, 233, '222 GRANITE RIVER RD'],
+    [36, 244, 'SANTA CRUZ CA 11223'],
+    [37, 303, 'Named Insured'],
+    [297, 303, 'Additional Drivers'],
+    [37, 319, 'Oscar Robertson'],
+    [297, 319, 'William Walton'],
+    [37, 331, 'Nate Archibald'],
+  ]);
+  const r = first(collect((e) => findNamedInsured([q], e)));
+  t.is(r['/policyholder/first_name'], 'Oscar');
+  t.is(r['/policyholder/address'], '222 GRANITE RIVER RD, SANTA CRUZ CA 11223');
+  // An agency's block ("… Agy") is not the insured's mailing address.
+  const a = page([
+    [402, 50, 'Policyholder(s)'],
+    [45, 62, 'Austin Flannery Agy'],
+    [402, 62, 'Sandra Todson'],
+    [45, 72, '123 N Broadway St'],
+    [402, 72, 'Policy number'],
+    [45, 80, 'Georgetown KY 40324-1301'],
+    [59, 127, 'SANDRA TODSON'],
+    [59, 139, '546 EMERSON DR'],
+    [59, 151, 'LEXINGTON KY 45773'],
+  ]);
+  t.is(first(collect((e) => findNamedInsured([a], e)))['/policyholder/address'], '546 EMERSON DR, LEXINGTON KY 45773');
+});
