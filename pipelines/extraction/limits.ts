@@ -40,6 +40,19 @@ export function amountsIn(text: string, min = 0): LineAmounts['amounts'] {
   return out;
 }
 
+/**
+ * Whether a line is a row of a change summary ("Before / After", "From / To" columns, "Deductible Changed"): its amounts
+ * are an old and a new value side by side, not the policy's current limit, which the declarations print elsewhere.
+ */
+export function isChangeRow(page: PageText, i: number): boolean {
+  if (/\bchanged?\b/i.test(page.lines[i].text)) return true;
+  for (let k = i; k >= Math.max(0, i - 8); k--) {
+    const cells = page.lines[k].cells.map((c) => c.text.trim());
+    if (cells.some((c) => /^(before|prior|previous|old|from)$/i.test(c)) && cells.some((c) => /^(after|new|revised|to)$/i.test(c))) return true;
+  }
+  return false;
+}
+
 /** The first line naming `label` (and not `not`) with amounts after the label; the next line is read when this one has none. */
 export function findLineAmounts(pages: PageText[], label: RegExp, opts: { not?: RegExp; min?: number; pages?: number[] } = {}): LineAmounts | undefined {
   for (const page of pages) {
@@ -47,7 +60,7 @@ export function findLineAmounts(pages: PageText[], label: RegExp, opts: { not?: 
     for (let i = 0; i < page.lines.length; i++) {
       const line = page.lines[i];
       const m = label.exec(line.text);
-      if (!m || (opts.not && opts.not.test(line.text))) continue;
+      if (!m || (opts.not && opts.not.test(line.text)) || isChangeRow(page, i)) continue;
       // Only what follows the label: a limit printed before it belongs to the previous row.
       const after = line.text.slice((m.index ?? 0) + m[0].length);
       let amounts = amountsIn(after, opts.min);
@@ -188,41 +201,76 @@ export function propertyLines(pages: PageText[], emit: Emit, done: Set<string>):
     done.add(spec.field);
     emit({ pointer: `/property/${spec.field}`, value: f.amounts[0].value, page: f.page.page, text: f.text, confidence: conf(f.page), source: src(f.page) });
   }
-  if (!done.has('deductible')) {
-    const d = findLineAmounts(
-      pages,
-      /all\s+(?:other\s+)?perils?(?:\s+deductible)?|(?:section\s+i|aop|policy|property)\s+deductible|deductible\s*[-–:]?\s*(?:all\s+(?:other\s+)?perils?)?|losses covered under section i are subject to a deductible of/i,
-      { not: /wind|hail|hurricane|earthquake|water\s*back|named storm|theft|identity|\bmold\b/i, min: 100 },
-    );
-    if (d && d.amounts[0].value <= 50000) done.add('deductible');
-    else {
-      // "$500 All peril" printed in a deductible column after the limit.
-      for (const page of pages)
-        for (const line of page.lines) {
-          const m = /\$\s?(\d{1,3}(?:,\d{3})*)\s*(?:all\s+(?:other\s+)?perils?|aop)\b/i.exec(line.text);
-          if (!m || done.has('deductible')) continue;
-          done.add('deductible');
-          emit({
-            pointer: '/property/deductible',
-            value: Number(m[1].replace(/,/g, '')),
-            page: page.page,
-            text: line.text,
-            confidence: conf(page) * 0.9,
-            source: src(page),
-          });
-        }
-      return;
+  if (!done.has('deductible')) propertyDeductible(pages, emit, done);
+}
+
+const OTHER_PERIL = /wind|hail|hurricane|earthquake|water\s*back|named storm|theft|identity|\bmold\b|flood|sinkhole/i;
+
+/**
+ * The all-other-perils (Section I) deductible, in the order of how specific the wording is: "$1,000 Deductible" /
+ * "$500 All peril" printed as the row's own caption, then a deductible caption followed by its amount. A wind, hail or
+ * hurricane deductible is never it, nor a row of a change summary.
+ */
+function propertyDeductible(pages: PageText[], emit: Emit, done: Set<string>): void {
+  for (const page of pages)
+    for (let i = 0; i < page.lines.length; i++) {
+      const line = page.lines[i];
+      for (const cell of line.cells) {
+        const m = /^[•\-–*\s]*\$\s?(\d{1,3}(?:,\d{3})*|\d+)\s*(?:(all\s+(?:other\s+)?(?:covered\s+)?perils?|aop)(?:\s+deductible)?|deductible)\b/i.exec(
+          cell.text.trim(),
+        );
+        if (!m || OTHER_PERIL.test(line.text) || isChangeRow(page, i)) continue;
+        const value = Number(m[1].replace(/,/g, ''));
+        if (value < 100 || value > 50000) continue;
+        done.add('deductible');
+        emit({
+          pointer: '/property/deductible',
+          value,
+          page: page.page,
+          text: line.text,
+          confidence: conf(page) * (m[2] ? 0.9 : 0.95),
+          source: src(page),
+          rule: m[2] ? 'deductible: "$N All perils" caption' : 'deductible: "$N Deductible" row',
+        });
+        return;
+      }
     }
-    if (d && d.amounts[0].value <= 50000)
+  const d = findLineAmounts(
+    pages,
+    /all\s+(?:other\s+)?(?:covered\s+)?perils?(?:\s+deductible)?|(?:section\s+i|aop|policy|property)\s+deductible|deductible\s*[-–:]?\s*(?:all\s+(?:other\s+)?perils?)?|losses covered under section i are subject to a deductible of/i,
+    { not: OTHER_PERIL, min: 100 },
+  );
+  if (d && d.amounts[0].value <= 50000) {
+    done.add('deductible');
+    emit({
+      pointer: '/property/deductible',
+      value: d.amounts[0].value,
+      page: d.page.page,
+      text: d.text,
+      confidence: conf(d.page) * 0.9,
+      source: src(d.page),
+      rule: 'deductible: amount after its caption',
+    });
+    return;
+  }
+  // "Coverage C  $15,000  • $500 All peril": the all-perils amount printed in a deductible column after the limit.
+  for (const page of pages)
+    for (let i = 0; i < page.lines.length; i++) {
+      const line = page.lines[i];
+      const m = /\$\s?(\d{1,3}(?:,\d{3})*)\s*(?:all\s+(?:other\s+)?(?:covered\s+)?perils?|aop)\b/i.exec(line.text);
+      if (!m || isChangeRow(page, i)) continue;
+      done.add('deductible');
       emit({
         pointer: '/property/deductible',
-        value: d.amounts[0].value,
-        page: d.page.page,
-        text: d.text,
-        confidence: conf(d.page) * 0.9,
-        source: src(d.page),
+        value: Number(m[1].replace(/,/g, '')),
+        page: page.page,
+        text: line.text,
+        confidence: conf(page) * 0.9,
+        source: src(page),
+        rule: 'deductible: "$N All perils" beside a limit',
       });
-  }
+      return;
+    }
 }
 
 /** CGL / BOP each-occurrence liability limit as a coverage item. Returns the next coverage index. */

@@ -5,6 +5,7 @@ import type { Candidate } from '../../../pipelines/extraction/candidates.ts';
 import { autoFields, policyNumber } from '../../../pipelines/extraction/rules.ts';
 import { findNamedInsured } from '../../../pipelines/extraction/names.ts';
 import { buildExtractedData } from '../../../pipelines/extraction/build.ts';
+import { propertyLines } from '../../../pipelines/extraction/limits.ts';
 import { emptyExtractedData } from '../../../pipelines/extraction/schema.ts';
 import { scoreAgainstLabel } from '../../../pipelines/extraction/labels.ts';
 
@@ -136,4 +137,56 @@ test('policyholder address: "ST ZIP" on its own line ends the address; a labelle
     [59, 151, 'LEXINGTON KY 45773'],
   ]);
   t.is(first(collect((e) => findNamedInsured([a], e)))['/policyholder/address'], '546 EMERSON DR, LEXINGTON KY 45773');
+});
+
+test('property deductible: "$1,000 Deductible" as a row caption, "All other covered perils" beside a hurricane one, never a change-summary row', (t) => {
+  const ded = (pages: PageText[]) => first(collect((e) => propertyLines(pages, e, new Set())))['/property/deductible'];
+  // A change history ("Deductible Changed  $2,500  $500") comes before the declarations' own row.
+  const changes = page([
+    [38, 220, 'DATE'],
+    [119, 220, 'CHANGES'],
+    [380, 220, 'FROM'],
+    [433, 220, 'TO'],
+    [38, 284, '14 Nov, 2021'],
+    [119, 284, 'Deductible Changed'],
+    [380, 284, '$2,500'],
+    [433, 284, '$500'],
+  ]);
+  const dec = page(
+    [
+      [38, 500, 'Medical Payments To Others'],
+      [442, 500, '$1,000'],
+      [38, 563, '$250 Deductible'],
+      [509, 563, 'Included'],
+    ],
+    2,
+  );
+  t.is(ded([changes, dec]), 250);
+  const asi = page([
+    [24, 486, 'Deductibles:'],
+    [108, 492, 'HURRICANE:'],
+    [276, 492, '2% - $6560'],
+    [108, 504, 'ALL OTHER COVERED PERILS:'],
+    [276, 504, '$2500'],
+  ]);
+  t.is(ded([asi]), 2500);
+  // A "Before / After" summary of a change, then the revised declarations.
+  const summary = page([
+    [42, 289, 'Risk Location:'],
+    [303, 316, 'Before'],
+    [438, 316, 'After'],
+    [43, 344, 'Limits'],
+    [50, 359, 'All Other Peril Deductible'],
+    [303, 359, '$2,500'],
+    [438, 359, '$5,000'],
+  ]);
+  const revised = page(
+    [
+      [177, 638, 'DEDUCTIBLE'],
+      [177, 661, 'All Other Peril Deductible'],
+      [376, 661, '$5,000 per covered loss'],
+    ],
+    2,
+  );
+  t.is(ded([summary, revised]), 5000);
 });
