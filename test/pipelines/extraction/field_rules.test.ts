@@ -2,7 +2,7 @@
 import test from 'ava';
 import { layoutPage, type TextItem, type PageText } from '../../../pipelines/documents/layout.ts';
 import type { Candidate } from '../../../pipelines/extraction/candidates.ts';
-import { autoFields, policyNumber } from '../../../pipelines/extraction/rules.ts';
+import { autoFields, partyFields, policyNumber } from '../../../pipelines/extraction/rules.ts';
 import { findNamedInsured } from '../../../pipelines/extraction/names.ts';
 import { buildExtractedData } from '../../../pipelines/extraction/build.ts';
 import { propertyLines } from '../../../pipelines/extraction/limits.ts';
@@ -189,4 +189,111 @@ test('property deductible: "$1,000 Deductible" as a row caption, "All other cove
     2,
   );
   t.is(ded([summary, revised]), 5000);
+});
+
+const partyNames = (pages: PageText[]) => {
+  const r = collect((e) => partyFields(pages, e));
+  return r.filter((c) => c.pointer.endsWith('/name')).map((c) => `${c.value} (${r.find((x) => x.pointer === c.pointer.replace(/name$/, 'role'))?.value})`);
+};
+
+test('interested parties: a caption with trailing words, a numbered name with ISAOA/ATIMA, forms lists are not captions', (t) => {
+  t.deepEqual(
+    partyNames([
+      page([
+        [54, 173, 'Name and Mailing Address'],
+        [348, 173, 'Agent Information'],
+        [348, 267, 'Mortgagee Name and Address'],
+        [348, 280, '1. OLD NATIONAL BANK'],
+        [358, 294, 'ISAOA/ATIMA'],
+      ]),
+    ]),
+    ['OLD NATIONAL BANK ISAOA/ATIMA (mortgagee)'],
+  );
+  // A form titled "Additional Insured" in the forms list (with its edition date), then the mortgagee's own box.
+  t.deepEqual(
+    partyNames([
+      page([
+        [177, 200, 'NAME'],
+        [385, 200, 'FORM NUMBER'],
+        [177, 308, 'Additional Insured'],
+        [528, 308, '03/01/2008'],
+        [177, 320, 'Home Systems Protection'],
+        [528, 320, '08/01/2016'],
+        [177, 413, 'MORTGAGEE INFORMATION'],
+        [177, 436, 'JPMorgan Chase Bank, NA'],
+      ]),
+    ]),
+    ['JPMorgan Chase Bank, NA (mortgagee)'],
+  );
+  // A list of attached documents names "Interested Party"; the interest itself is "The Avenues of Kennesaw".
+  t.deepEqual(
+    partyNames([
+      page([
+        [204, 36, 'ADDITIONAL DOCUMENTS ATTACHED TO THIS POLICY'],
+        [38, 82, 'Interested Party'],
+        [38, 106, 'Disclosure Notice'],
+        [38, 129, 'Special Provisions'],
+      ]),
+    ]),
+    [],
+  );
+  t.deepEqual(
+    partyNames([
+      page([
+        [32, 69, 'Additional Interest'],
+        [287, 69, 'ASI HO AINT 06 15'],
+        [24, 281, 'Additional Interest:'],
+        [27, 293, 'The Avenues of Kennesaw'],
+      ]),
+    ]),
+    ['The Avenues of Kennesaw (additional_interest)'],
+  );
+});
+
+test('interested parties: a lienholder or mortgageholder column of a table, one per row, a wrapped name joined', (t) => {
+  t.deepEqual(
+    partyNames([
+      page([
+        [38, 364, 'Vehicles'],
+        [198, 364, 'VIN'],
+        [307, 364, 'Vehicle Location'],
+        [452, 364, 'Finance Company/'],
+        [452, 376, 'Lienholder'],
+        [38, 395, '1 2003 Toyota SequoiaSR5'],
+        [193, 395, '5TDBT44A93S122222'],
+        [306, 395, 'SANTA CRUZ CA 11223'],
+        [38, 455, '3 2020 Nissan Leaf'],
+        [193, 455, '1N4AZ1CP6LC311113'],
+        [306, 455, 'SANTA CRUZ CA 11223'],
+        [452, 455, 'NISSAN MOTOR ACCEPT'],
+        [452, 467, 'CORP'],
+        [38, 497, '4 2020 Kia Niro'],
+        [193, 497, 'KNDCC3LD1L5433344'],
+        [306, 497, 'SANTA CRUZ CA 11223'],
+        [452, 497, 'Kia Motors Finance'],
+        [40, 531, 'Coverages*'],
+        [452, 545, 'Not A Lender Row'],
+      ]),
+    ]),
+    ['NISSAN MOTOR ACCEPT CORP (lienholder)', 'Kia Motors Finance (lienholder)'],
+  );
+  t.deepEqual(
+    partyNames([
+      page([
+        [45, 504, 'No.'],
+        [80, 504, 'No.'],
+        [109, 504, 'Mortgageholder Name:'],
+        [249, 504, 'Mortgageholder Address:'],
+        [455, 504, 'Remarks:'],
+        [39, 518, '1'],
+        [85, 518, '1'],
+        [109, 518, 'Some Bank'],
+        [39, 561, '1'],
+        [85, 561, '1'],
+        [109, 561, 'Test Bank'],
+        [36, 612, 'SECTION I – PROPERTY'],
+      ]),
+    ]),
+    ['Some Bank (mortgagee)', 'Test Bank (mortgagee)'],
+  );
 });
