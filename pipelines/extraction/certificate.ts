@@ -373,12 +373,29 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
     };
     const isUmb = type === 'umbrella_liability';
     const std = band !== undefined;
-    emit({
-      pointer: `${p}/each_occurrence`,
-      value: std && !isUmb && type !== 'workers_compensation' && type !== 'automobile_liability' ? (amountAfter(/each occurrence/i) ?? null) : null,
-      ...base,
-    });
-    emit({ pointer: `${p}/general_aggregate`, value: type === 'general_liability' ? (amountAfter(/general aggregate/i) ?? null) : null, ...base });
+    // A liability row with its limits in one box, "Occ / Agg  $1M/$2M" (ACORD 24 and 27 rows have no limit captions).
+    const occAgg = (): [number, number] | undefined => {
+      for (const l of bandLines) {
+        const i = l.cells.findIndex((c) => /\bocc(?:urrence)?\s*\/\s*agg(?:regate)?\b/i.test(c.text));
+        if (i < 0) continue;
+        const rest = l.cells
+          .slice(i)
+          .map((c) => c.text)
+          .join(' ')
+          .replace(/^.*?agg(?:regate)?\b/i, '');
+        const m = /\$?\s?(\d[\d,.]*\s?(?:k|m|mm)?)\s*\/\s*\$?\s?(\d[\d,.]*\s?(?:k|m|mm)?)\b/i.exec(rest);
+        const a = m ? parseMoney(m[1]) : undefined;
+        const b = m ? parseMoney(m[2]) : undefined;
+        if (a !== undefined && b !== undefined && a >= 1000 && b >= a) return [a, b];
+      }
+      return undefined;
+    };
+    const gl = type === 'general_liability';
+    let occ = std && !isUmb && type !== 'workers_compensation' && type !== 'automobile_liability' ? (amountAfter(/each occurrence/i) ?? null) : null;
+    let agg = gl ? (amountAfter(/general aggregate/i) ?? null) : null;
+    if (gl && occ === null && agg === null) [occ, agg] = occAgg() ?? [null, null];
+    emit({ pointer: `${p}/each_occurrence`, value: occ, ...base });
+    emit({ pointer: `${p}/general_aggregate`, value: agg, ...base });
     emit({ pointer: `${p}/combined_single_limit`, value: type === 'automobile_liability' ? (amountAfter(/combined single limit/i) ?? null) : null, ...base });
     emit({ pointer: `${p}/umbrella_each_occurrence`, value: isUmb ? (amountAfter(/each occurrence/i) ?? null) : null, ...base });
     const isWc = type === 'workers_compensation';

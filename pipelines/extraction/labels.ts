@@ -268,7 +268,8 @@ function liabilityLimit(data: ExtractedData): { value: number | null; pointer: s
   if (data.property?.personal_liability != null) return { value: data.property.personal_liability, pointer: '/property/personal_liability' };
   const i = data.coverages.findIndex(
     (c) =>
-      typeof c.limit === 'number' && /each\s+occurrence|general\s+liability|personal\s+liability|liability\s*[-–]\s*(?:each|per)\s+occurrence/i.test(c.name),
+      typeof c.limit === 'number' &&
+      /(?:each|per)\s+occurrence|general\s+liability|personal\s+liability|liability\s*[-–]\s*(?:each|per)\s+occurrence/i.test(c.name),
   );
   if (i >= 0) return { value: data.coverages[i].limit as number, pointer: `/coverages/${i}/limit` };
   return { value: null, pointer: null };

@@ -279,11 +279,49 @@ export function eachOccurrence(pages: PageText[], emit: Emit, start: number): nu
     not: /umbrella|excess|damage to|fire/i,
     min: 25000,
   });
-  if (!f) return start;
+  if (!f) return occurrenceAfterAmount(pages, emit, start);
   const base = { page: f.page.page, text: f.text, confidence: conf(f.page), source: src(f.page) };
   emit({ pointer: `/coverages/${start}/name`, value: 'Liability - Each Occurrence', ...base });
   emit({ pointer: `/coverages/${start}/limit`, value: f.amounts[0].value, ...base });
   emit({ pointer: `/coverages/${start}/deductible`, value: null, ...base });
   emit({ pointer: `/coverages/${start}/premium`, value: null, ...base });
   return start + 1;
+}
+
+/**
+ * The each-occurrence limit named after its amount: "Liability And Medical Expenses  $ 1,000,000 Per Occurrence",
+ * "Bodily injury and property damage  $1,000,000 Each / occurrence" (the basis wrapped onto the next line). The coverage
+ * is named by the row's caption and the basis as printed.
+ */
+function occurrenceAfterAmount(pages: PageText[], emit: Emit, start: number): number {
+  for (const page of pages)
+    for (let i = 0; i < page.lines.length; i++) {
+      const line = page.lines[i];
+      const caption = line.cells[0]?.text.trim() ?? '';
+      if (!/[a-z]{3}/i.test(caption) || /umbrella|excess|damage to|fire|medical expense payments|aggregate/i.test(caption) || isChangeRow(page, i)) continue;
+      const next = page.lines[i + 1];
+      for (const a of amountsIn(line.text.slice(caption.length), 25000)) {
+        const after = line.text.slice(line.text.indexOf(a.text, caption.length) + a.text.length); // as printed
+        let basis = /^\s*((?:each|per)\s+occurrence)\b/i.exec(after)?.[1];
+        let text = line.text;
+        if (!basis && /^\s*(each|per)\s*$/i.test(after) && next && /^occurrence\b/i.test(next.text.trim())) {
+          basis = `${after.trim()} ${next.text.trim().split(/\s+/)[0]}`;
+          text = `${line.text}\n${next.text}`;
+        }
+        if (!basis) continue;
+        const base = {
+          page: page.page,
+          text,
+          confidence: conf(page) * 0.95,
+          source: src(page),
+          rule: 'liability: the amount printed with "each/per occurrence"',
+        };
+        emit({ pointer: `/coverages/${start}/name`, value: `${caption} - ${basis.replace(/\s+/g, ' ')}`, ...base });
+        emit({ pointer: `/coverages/${start}/limit`, value: a.value, ...base });
+        emit({ pointer: `/coverages/${start}/deductible`, value: null, ...base });
+        emit({ pointer: `/coverages/${start}/premium`, value: null, ...base });
+        return start + 1;
+      }
+    }
+  return start;
 }

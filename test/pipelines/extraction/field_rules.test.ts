@@ -2,8 +2,10 @@
 import test from 'ava';
 import { layoutPage, type TextItem, type PageText } from '../../../pipelines/documents/layout.ts';
 import type { Candidate } from '../../../pipelines/extraction/candidates.ts';
-import { autoFields, partyFields, policyNumber } from '../../../pipelines/extraction/rules.ts';
+import { autoFields, liabilityFields, partyFields, policyNumber } from '../../../pipelines/extraction/rules.ts';
+import { ground, indexPages } from '../../../pipelines/extraction/grounding.ts';
 import { findNamedInsured } from '../../../pipelines/extraction/names.ts';
+import { extractCertificate } from '../../../pipelines/extraction/certificate.ts';
 import { buildExtractedData } from '../../../pipelines/extraction/build.ts';
 import { propertyLines } from '../../../pipelines/extraction/limits.ts';
 import { emptyExtractedData } from '../../../pipelines/extraction/schema.ts';
@@ -296,4 +298,84 @@ test('interested parties: a lienholder or mortgageholder column of a table, one 
     ]),
     ['Some Bank (mortgagee)', 'Test Bank (mortgagee)'],
   );
+});
+
+test('BOP liability: the each-occurrence limit named after its amount ("$1,000,000 Per Occurrence", "Each" / "occurrence" wrapped) grounds and scores', (t) => {
+  const society = page([
+    [129, 455, 'Coverage'],
+    [383, 455, 'Limit Of Insurance'],
+    [41, 470, 'Liability And Medical Expenses'],
+    [273, 470, '$'],
+    [380, 470, '1,000,000 Per Occurrence'],
+    [41, 500, 'Medical Expenses'],
+    [273, 500, '$'],
+    [404, 500, '1,000 Per Person'],
+  ]);
+  const erie = page([
+    [40, 94, 'Coverage'],
+    [358, 94, 'Deductible'],
+    [465, 94, 'Limit'],
+    [40, 109, 'Bodily injury and property damage'],
+    [465, 109, '$1,000,000 Each'],
+    [465, 123, 'occurrence'],
+    [40, 136, 'Personal and advertising injury'],
+    [465, 136, '$1,000,000 Any one person'],
+  ]);
+  for (const [p, name] of [
+    [society, 'Liability And Medical Expenses - Per Occurrence'],
+    [erie, 'Bodily injury and property damage - Each occurrence'],
+  ] as const) {
+    const cs = collect((e) => liabilityFields([p], [], e));
+    const r = first(cs);
+    t.is(r['/coverages/0/name'], name);
+    t.is(r['/coverages/0/limit'], 1000000);
+    // The stitched name is grounded by its cited row; a name with a word not in the row is not.
+    const idx = indexPages([p]);
+    const nameC = cs.find((c) => c.pointer === '/coverages/0/name')!;
+    t.true(ground(nameC, idx).ok);
+    t.false(ground({ ...nameC, value: `${name} Umbrella` }, idx).ok);
+    const data = buildExtractedData('businessowners', cs).data;
+    const s = scoreAgainstLabel({ file: 'x.pdf', doc_kind: 'bop_dec', liability_limit: 1000000 }, data);
+    t.true(s.comparisons.find((c) => c.field === 'liability_limit')!.ok);
+  }
+});
+
+test('certificate grid: a liability row with its limits in one box ("Occ / Agg  $1M/$2M") gives each occurrence and aggregate', (t) => {
+  const p = page([
+    [128, 31, 'CERTIFICATE OF PROPERTY INSURANCE'],
+    [20, 313, 'INSR'],
+    [300, 313, 'POLICY EFFECTIVE'],
+    [363, 313, 'POLICY EXPIRATION'],
+    [66, 317, 'TYPE OF INSURANCE'],
+    [202, 317, 'POLICY NUMBER'],
+    [438, 317, 'COVERED PROPERTY'],
+    [545, 317, 'LIMITS'],
+    [21, 320, 'LTR'],
+    [298, 320, 'DATE (MM/DD/YYYY) DATE (MM/DD/YYYY)'],
+    [25, 499, 'A'],
+    [54, 499, 'CRIME'],
+    [161, 499, 'ABCD777777777'],
+    [312, 499, '12/1/2021'],
+    [377, 499, '12/1/2022'],
+    [429, 499, 'X Emp. Dishonesty'],
+    [518, 499, '$ 1,500,000'],
+    [25, 559, 'A'],
+    [39, 559, 'General Liability'],
+    [161, 559, 'ABC88888888'],
+    [312, 559, '12/1/2021'],
+    [377, 559, '12/1/2022'],
+    [429, 559, 'X Occ / Agg'],
+    [518, 559, '$ 1M/$2M'],
+    [22, 650, 'CERTIFICATE HOLDER'],
+  ]);
+  const r = first(collect((e) => extractCertificate([p], e)));
+  const gl = Object.keys(r).find((k) => /coverages\/\d+\/type$/.test(k) && r[k] === 'general_liability')!;
+  t.truthy(gl);
+  const at = gl.replace(/type$/, '');
+  t.is(r[`${at}policy_number`], 'ABC88888888');
+  t.is(r[`${at}each_occurrence`], 1000000);
+  t.is(r[`${at}general_aggregate`], 2000000);
+  // The crime row is not a liability row: no occurrence limit borrowed.
+  const crime = Object.keys(r).find((k) => /coverages\/\d+\/policy_number$/.test(k) && r[k] === 'ABCD777777777')!;
+  t.is(r[crime.replace(/policy_number$/, 'each_occurrence')], null);
 });
