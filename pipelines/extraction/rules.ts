@@ -489,10 +489,69 @@ function property(pages: PageText[], covs: ReturnType<typeof coverages>, emit: E
 function addressOf(pages: PageText[], emit: Emit) {
   const addr = findLabelled(
     pages,
-    /residence\s+premises|insured\s+location|property\s+(?:address|location)|location\s+of\s+(?:residence|property|premises)|dwelling\s+location|described\s+location|insured\s+property|rental\s+address|risk\s+address/i,
+    /residence\s+premises|insured\s+location|property\s+(?:address|location)|location\s+of\s+(?:residence|property|premises)|dwelling\s+location|described\s+location|insured\s+property|rental\s+address|risk\s+(?:address|location)/i,
     (s) => (/\d/.test(s) && s.length > 8 ? cleanValue(s) : undefined),
   );
-  if (addr) emit({ pointer: '/property/address', value: addr.value, ...fromFound(addr) });
+  if (!addr) return;
+  let value = addr.value.replace(/,$/, '');
+  let text = addr.text;
+  // The street on one line and "Saint Louis, Missouri 63131" under it: the address goes on to its ZIP.
+  if (!/\b\d{5}(?:-\d{4})?$/.test(value)) {
+    const page = pages.find((p) => p.page === addr.page)!;
+    const next = cellsBelow(page, addr.line, addr.cell, 1.8, 12)[0];
+    if (next && /^[A-Za-z][A-Za-z .'-]+,?\s+[A-Za-z][A-Za-z .]*\s+\d{5}(?:-\d{4})?$/.test(next.cell.text.trim())) {
+      value = `${value}, ${cleanValue(next.cell.text)}`;
+      text = `${text}\n${next.cell.text}`;
+    }
+  }
+  emit({ pointer: '/property/address', value, ...fromFound(addr), text });
+}
+
+/** "Dear Gemma,": a letter's salutation names the insured when nothing else does (not "Dear Valued Customer"). */
+function salutation(pages: PageText[]): Candidate | undefined {
+  for (const page of pages.slice(0, 3))
+    for (const line of page.lines) {
+      const m = /^[Dd]ear\s+([A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+){0,2}),?$/.exec(line.cells[0]?.text.trim() ?? '');
+      if (!m || /\b(member|customer|client|policyholder|insured|valued|sir|madam|friend|homeowner|owner|resident|agent)s?\b/i.test(m[1])) continue;
+      const words = m[1].split(/\s+/);
+      return {
+        pointer: words.length === 1 ? '/policyholder/first_name' : '/policyholder/last_name',
+        value: words.length === 1 ? words[0] : words[words.length - 1],
+        page: page.page,
+        text: line.text,
+        confidence: 0.5,
+        source: page.source === 'ocr' ? 'ocr' : 'rules',
+        rule: "policyholder: the letter's salutation (no named insured printed)",
+      };
+    }
+  return undefined;
+}
+
+/**
+ * What a declarations record still lacks after its kind's rules, from weaker evidence (low confidence, so flagged for
+ * review): the insured's address from the insured location when no mailing address is printed (redacted), and a first
+ * name from the letter's salutation when no named insured is.
+ */
+function fillFromWeakerEvidence(pages: PageText[], out: Candidate[]): void {
+  const has = (p: RegExp) => out.some((c) => p.test(c.pointer) && c.value !== null);
+  const premises = out.find((c) => c.pointer === '/property/address' && c.value !== null);
+  if (!has(/^\/policyholder\/address$/) && premises)
+    out.push({
+      ...premises,
+      pointer: '/policyholder/address',
+      confidence: Math.min(premises.confidence, 0.55),
+      rule: 'policyholder address: the insured location (no mailing address printed)',
+    });
+  if (!has(/^\/policyholder\/(first_name|last_name|organization)$/)) {
+    const s = salutation(pages);
+    if (s) {
+      out.push(s);
+      if (s.pointer === '/policyholder/last_name') {
+        const first = /^[Dd]ear\s+([A-Z][a-z'’-]+)/.exec(s.text)?.[1];
+        if (first) out.push({ ...s, pointer: '/policyholder/first_name', value: first });
+      }
+    }
+  }
 }
 
 export type TableCoverages = ReturnType<typeof coverages>;
@@ -539,6 +598,7 @@ export function extractByRules(pages: PageText[], kind: DocumentKind): Candidate
     return out;
   }
   kindModule(kind).extract(pages, emit);
+  fillFromWeakerEvidence(pages, out);
   return out;
 }
 

@@ -2,7 +2,7 @@
 import test from 'ava';
 import { layoutPage, type TextItem, type PageText } from '../../../pipelines/documents/layout.ts';
 import type { Candidate } from '../../../pipelines/extraction/candidates.ts';
-import { autoFields, liabilityFields, partyFields, policyNumber } from '../../../pipelines/extraction/rules.ts';
+import { autoFields, extractByRules, liabilityFields, partyFields, policyNumber } from '../../../pipelines/extraction/rules.ts';
 import { ground, indexPages } from '../../../pipelines/extraction/grounding.ts';
 import { findNamedInsured } from '../../../pipelines/extraction/names.ts';
 import { extractCertificate } from '../../../pipelines/extraction/certificate.ts';
@@ -378,4 +378,35 @@ test('certificate grid: a liability row with its limits in one box ("Occ / Agg  
   // The crime row is not a liability row: no occurrence limit borrowed.
   const crime = Object.keys(r).find((k) => /coverages\/\d+\/policy_number$/.test(k) && r[k] === 'ABCD777777777')!;
   t.is(r[crime.replace(/policy_number$/, 'each_occurrence')], null);
+});
+
+test('weaker evidence, flagged: the insured location when no mailing address is printed, and "Dear Gemma," when no named insured is', (t) => {
+  const letter = page([
+    [36, 154, '04/03/2020'],
+    [36, 180, 'Dear Gemma,'],
+    [42, 289, 'Risk Location:'],
+    [99, 316, '12808 Brighton Woods Drive,'],
+    [103, 329, 'Saint Louis, Missouri 63131'],
+    [177, 504, 'Dwelling'],
+    [445, 504, '$1,638,714'],
+  ]);
+  const cs = extractByRules([letter], 'homeowners');
+  const r = first(cs);
+  t.is(r['/property/address'], '12808 Brighton Woods Drive, Saint Louis, Missouri 63131');
+  t.is(r['/policyholder/address'], '12808 Brighton Woods Drive, Saint Louis, Missouri 63131');
+  t.is(r['/policyholder/first_name'], 'Gemma');
+  for (const c of cs.filter((c) => c.pointer.startsWith('/policyholder/'))) t.true(c.confidence < 0.7, c.pointer);
+  // A generic salutation names nobody; a printed mailing address is not replaced.
+  const member = page([
+    [36, 180, 'Dear PURE Member,'],
+    [54, 277, 'Named insured'],
+    [54, 291, 'Natalie Dominguez'],
+    [54, 305, '101 Bla Road'],
+    [54, 319, 'Minton, OK 11224'],
+    [42, 400, 'Residence Premises: 5 Elm St, Minton, OK 11224'],
+  ]);
+  const m = first(extractByRules([member], 'homeowners'));
+  t.is(m['/policyholder/first_name'], 'Natalie');
+  t.is(m['/policyholder/address'], '101 Bla Road, Minton, OK 11224');
+  t.false(extractByRules([page([[36, 180, 'Dear Valued Customer,']])], 'homeowners').some((c) => c.pointer.startsWith('/policyholder/')));
 });
