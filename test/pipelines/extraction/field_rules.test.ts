@@ -410,3 +410,55 @@ test('weaker evidence, flagged: the insured location when no mailing address is 
   t.is(m['/policyholder/address'], '101 Bla Road, Minton, OK 11224');
   t.false(extractByRules([page([[36, 180, 'Dear Valued Customer,']])], 'homeowners').some((c) => c.pointer.startsWith('/policyholder/')));
 });
+
+test('certificate: liability limits listed on an attached ACORD 101 make a general liability coverage of the policy in its box', (t) => {
+  const cert = page([
+    [128, 31, 'CERTIFICATE OF PROPERTY INSURANCE'],
+    [20, 325, 'INSR'],
+    [300, 325, 'POLICY EFFECTIVE'],
+    [363, 325, 'POLICY EXPIRATION'],
+    [66, 329, 'TYPE OF INSURANCE'],
+    [202, 329, 'POLICY NUMBER'],
+    [438, 329, 'COVERED PROPERTY'],
+    [545, 329, 'LIMITS'],
+    [54, 390, 'SPECIAL'],
+    [443, 390, 'RENTAL VALUE'],
+    [163, 396, '92-QR-4650-9'],
+    [308, 396, '06/18/2015'],
+    [372, 396, '06/18/2016'],
+    [54, 402, 'EARTHQUAKE'],
+    [443, 402, 'BLANKET BUILDING'],
+    [545, 402, '$11,483,600'],
+    [22, 649, 'CERTIFICATE HOLDER'],
+  ]);
+  const remarks = page(
+    [
+      [174, 56, 'ADDITIONAL REMARKS SCHEDULE'],
+      [22, 104, 'POLICY NUMBER'],
+      [23, 114, '92-QR-4650-9'],
+      [22, 370, 'Coverages:'],
+      [29, 384, 'Business Liability'],
+      [233, 384, '$3,000,000'],
+      [29, 396, 'Medical Payments'],
+      [249, 396, '$5,000'],
+      [29, 421, 'General Aggregate'],
+      [233, 421, '$6,000,000'],
+    ],
+    2,
+  );
+  const cs = collect((e) => extractCertificate([cert, remarks], e));
+  const r = first(cs);
+  const gl = Object.keys(r).find((k) => /coverages\/\d+\/type$/.test(k) && r[k] === 'general_liability')!;
+  t.truthy(gl);
+  const at = gl.replace(/type$/, '');
+  t.is(r[`${at}policy_number`], '92-QR-4650-9');
+  t.is(r[`${at}effective_date`], '2015-06-18');
+  t.is(r[`${at}expiration_date`], '2016-06-18');
+  t.is(r[`${at}each_occurrence`], 3000000);
+  t.is(r[`${at}general_aggregate`], 6000000);
+  // Every value grounds on the page it cites.
+  const idx = indexPages([cert, remarks]);
+  for (const c of cs.filter((c) => c.pointer.startsWith(at) && c.value !== null)) t.true(ground(c, idx).ok, c.pointer);
+  // Without the schedule, no liability coverage is invented.
+  t.false(Object.values(first(collect((e) => extractCertificate([cert], e)))).includes('general_liability'));
+});
