@@ -4,9 +4,11 @@ import type { Candidate } from './candidates.ts';
 import { setByPointer } from './candidates.ts';
 import { emptyExtractedData, extractedDataSchema, REVIEW_THRESHOLD, type DocumentKind, type ExtractedData } from './schema.ts';
 
-const ARRAYS: Record<string, { required: string[]; template: Record<string, unknown> }> = {
+// `required`: the fields an item must have; `orRequired`: another set that also makes an item (a vehicle with its VIN
+// redacted is still a vehicle when its year and make are printed).
+const ARRAYS: Record<string, { required: string[]; orRequired?: string[]; template: Record<string, unknown> }> = {
   '/coverages': { required: ['name'], template: { name: null, limit: null, deductible: null, premium: null } },
-  '/vehicles': { required: ['vin'], template: { year: null, make: null, model: null, vin: null } },
+  '/vehicles': { required: ['vin'], orRequired: ['year', 'make'], template: { year: null, make: null, model: null, vin: null } },
   '/drivers': { required: ['name'], template: { name: null, first_name: null, last_name: null } },
   '/interested_parties': { required: ['name', 'role'], template: { name: null, role: null, address: null } },
   '/certificate/insurers': { required: ['letter', 'name'], template: { letter: null, name: null, naic: null } },
@@ -90,7 +92,8 @@ export function buildExtractedData(kind: DocumentKind, kept: Candidate[]): Built
     for (const index of [...byIndex.keys()].sort((a, b) => a - b)) {
       const list = byIndex.get(index)!;
       const fields = new Map(list.map((c) => [arrayOf(c.pointer)!.field, c]));
-      if (!spec.required.every((f) => fields.get(f)?.value !== null && fields.get(f)?.value !== undefined)) continue;
+      const has = (fs: string[]) => fs.every((f) => fields.get(f)?.value !== null && fields.get(f)?.value !== undefined);
+      if (!has(spec.required) && !(spec.orRequired && has(spec.orRequired))) continue;
       setByPointer(data, `${array}/${n}`, { ...spec.template });
       for (const [field, c] of fields) {
         const pointer = `${array}/${n}/${field}`;

@@ -3,7 +3,8 @@
 // holding a policy period; the ADDL INSD / SUBR WVD columns located from their header words).
 import type { PageText, Cell, Line } from '../documents/layout.ts';
 import type { Candidate } from './candidates.ts';
-import { cellSource } from './layout_query.ts';
+import { cellSource, findLabelled } from './layout_query.ts';
+import { findLineAmounts } from './limits.ts';
 import { cleanValue, dateTokens, parseMoney, isCityStateZip } from './normalise.ts';
 
 type Emit = (c: Omit<Candidate, 'source' | 'confidence'> & Partial<Pick<Candidate, 'source' | 'confidence'>>) => void;
@@ -225,12 +226,24 @@ export function extractCertificate(pages: PageText[], emit: Emit): void {
       ni++;
     }
   }
-  grid(page, emit, insurerNames, conf, src);
+  const rows = grid(page, emit, insurerNames, conf, src);
+  remarksLiability(pages, page, emit, rows);
 }
 
-function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, conf: number, src: 'rules' | 'ocr') {
+/** A coverage row the grid emitted. */
+interface GridRow {
+  type: CertificateCoverageType;
+  letter: string | null;
+  policyNumber: string | null;
+  dates: string[];
+  /** The row's line (its citation). */
+  text: string;
+}
+
+function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, conf: number, src: 'rules' | 'ocr'): GridRow[] {
+  const out: GridRow[] = [];
   const headerIdx = page.lines.findIndex((l) => /policy\s*number/i.test(l.text) && /type of insurance|limits/i.test(l.text));
-  if (headerIdx < 0) return;
+  if (headerIdx < 0) return out;
   const header = page.lines[headerIdx];
   const headerLines = page.lines
     .slice(Math.max(0, headerIdx - 2), headerIdx + 1)
@@ -373,12 +386,29 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
     };
     const isUmb = type === 'umbrella_liability';
     const std = band !== undefined;
-    emit({
-      pointer: `${p}/each_occurrence`,
-      value: std && !isUmb && type !== 'workers_compensation' && type !== 'automobile_liability' ? (amountAfter(/each occurrence/i) ?? null) : null,
-      ...base,
-    });
-    emit({ pointer: `${p}/general_aggregate`, value: type === 'general_liability' ? (amountAfter(/general aggregate/i) ?? null) : null, ...base });
+    // A liability row with its limits in one box, "Occ / Agg  $1M/$2M" (ACORD 24 and 27 rows have no limit captions).
+    const occAgg = (): [number, number] | undefined => {
+      for (const l of bandLines) {
+        const i = l.cells.findIndex((c) => /\bocc(?:urrence)?\s*\/\s*agg(?:regate)?\b/i.test(c.text));
+        if (i < 0) continue;
+        const rest = l.cells
+          .slice(i)
+          .map((c) => c.text)
+          .join(' ')
+          .replace(/^.*?agg(?:regate)?\b/i, '');
+        const m = /\$?\s?(\d[\d,.]*\s?(?:k|m|mm)?)\s*\/\s*\$?\s?(\d[\d,.]*\s?(?:k|m|mm)?)\b/i.exec(rest);
+        const a = m ? parseMoney(m[1]) : undefined;
+        const b = m ? parseMoney(m[2]) : undefined;
+        if (a !== undefined && b !== undefined && a >= 1000 && b >= a) return [a, b];
+      }
+      return undefined;
+    };
+    const gl = type === 'general_liability';
+    let occ = std && !isUmb && type !== 'workers_compensation' && type !== 'automobile_liability' ? (amountAfter(/each occurrence/i) ?? null) : null;
+    let agg = gl ? (amountAfter(/general aggregate/i) ?? null) : null;
+    if (gl && occ === null && agg === null) [occ, agg] = occAgg() ?? [null, null];
+    emit({ pointer: `${p}/each_occurrence`, value: occ, ...base });
+    emit({ pointer: `${p}/general_aggregate`, value: agg, ...base });
     emit({ pointer: `${p}/combined_single_limit`, value: type === 'automobile_liability' ? (amountAfter(/combined single limit/i) ?? null) : null, ...base });
     emit({ pointer: `${p}/umbrella_each_occurrence`, value: isUmb ? (amountAfter(/each occurrence/i) ?? null) : null, ...base });
     const isWc = type === 'workers_compensation';
@@ -414,8 +444,54 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
       emit({ pointer: '/policy/effective_date', value: r.dates[0], ...base });
       emit({ pointer: '/policy/expiration_date', value: r.dates[1], ...base });
     }
+    out.push({ type, letter, policyNumber: pn ?? null, dates: r.dates, text: row.text });
     nc++;
   });
+  return out;
+}
+
+/**
+ * An ACORD 101 (Additional Remarks Schedule) attached to a property certificate can list the policy's liability
+ * limits ("Business Liability  $3,000,000", "General Aggregate  $6,000,000") that the grid has no row for. They make
+ * a general liability coverage of the policy named in the schedule's POLICY NUMBER box, with that policy's dates
+ * from the grid.
+ */
+function remarksLiability(pages: PageText[], certPage: PageText, emit: Emit, rows: GridRow[]): void {
+  if (rows.some((r) => r.type === 'general_liability')) return;
+  for (const p of pages) {
+    if (p === certPage || !/additional remarks schedule/i.test(p.text)) continue;
+    const occ = findLineAmounts([p], /\b(?:business|general)\s+liability\b|each\s+occurrence/i, { not: /umbrella|excess|aggregate/i, min: 25000 });
+    if (!occ) continue;
+    const agg = findLineAmounts([p], /general\s+aggregate/i, { min: 25000 });
+    const pn = findLabelled([p], /policy\s+number/i, (v) => {
+      const t = cleanValue(v);
+      return /^[A-Z0-9][A-Z0-9\- ]{3,28}$/i.test(t) && (t.match(/\d/g) ?? []).length >= 2 ? t : undefined;
+    });
+    const row = rows.find((r) => pn && r.policyNumber && r.policyNumber.replace(/\W/g, '') === pn.value.replace(/\W/g, ''));
+    const conf = p.source === 'ocr' ? 0.6 : 0.7;
+    const base = {
+      page: p.page,
+      text: [occ.text, agg?.text].filter(Boolean).join('\n'),
+      confidence: conf,
+      source: p.source === 'ocr' ? 'ocr' : 'rules',
+      rule: 'ACORD 101 remarks: liability limits listed for the policy in its POLICY NUMBER box',
+    } as const;
+    const at = `/certificate/coverages/${rows.length}`;
+    emit({ pointer: `${at}/type`, value: 'general_liability', ...base });
+    emit({ pointer: `${at}/insurer_letter`, value: row?.letter ?? null, ...base });
+    if (pn) emit({ pointer: `${at}/policy_number`, value: pn.value, ...base, text: pn.text });
+    // The dates are the grid row's (same policy), cited on the certificate page.
+    if (row) {
+      const cite = { ...base, page: certPage.page, text: row.text };
+      emit({ pointer: `${at}/effective_date`, value: row.dates[0], ...cite });
+      emit({ pointer: `${at}/expiration_date`, value: row.dates[1], ...cite });
+    }
+    emit({ pointer: `${at}/each_occurrence`, value: occ.amounts[0].value, ...base, text: occ.text });
+    emit({ pointer: `${at}/general_aggregate`, value: agg?.amounts[0].value ?? null, ...base, text: agg?.text ?? occ.text });
+    for (const k of ['combined_single_limit', 'umbrella_each_occurrence', 'wc_statutory', 'el_each_accident', 'additional_insured', 'subrogation_waived'])
+      emit({ pointer: `${at}/${k}`, value: null, ...base });
+    return;
+  }
 }
 
 /** The text of the first cell printed under a label cell (overlapping its columns), within `maxGap` line heights. */

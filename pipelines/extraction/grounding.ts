@@ -67,5 +67,11 @@ export function ground(c: Candidate, pages: Map<number, PageIndex>): GroundingVe
   const n = normaliseText(v);
   if (!n) return { ok: false, reason: 'empty value' };
   if (idx.norm.includes(n) || idx.compact.includes(n.replace(/ /g, ''))) return { ok: true };
+  // A coverage named from its row's caption and the limit's basis printed after the amount ("Liability And Medical
+  // Expenses - Per Occurrence"): every word is in the cited row, which is on the page.
+  if (/^\/coverages\/\d+\/name$/.test(c.pointer)) {
+    const cited = new Set(normaliseText(c.text).split(' '));
+    if (n.split(' ').every((w) => cited.has(w))) return { ok: true };
+  }
   return { ok: false, reason: `"${v}" not on page ${c.page}` };
 }

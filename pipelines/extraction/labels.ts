@@ -238,7 +238,10 @@ function scoreDeclarations(label: Obj, data: ExtractedData, add: Add) {
     }
     const vehicles = Array.isArray(auto.vehicles) ? (auto.vehicles as Obj[]) : [];
     vehicles.forEach((v, i) => {
-      const j = data.vehicles.findIndex((x) => x.vin && typeof v.vin === 'string' && reviewerId(x.vin) === reviewerId(v.vin));
+      // Vehicles are matched by VIN; a vehicle whose VIN is not shown (redacted) by its place in the list, when the
+      // extracted vehicle there has no VIN either.
+      let j = data.vehicles.findIndex((x) => x.vin && typeof v.vin === 'string' && reviewerId(x.vin) === reviewerId(v.vin));
+      if (j < 0 && typeof v.vin !== 'string' && data.vehicles[i] && !data.vehicles[i].vin) j = i;
       const got = j >= 0 ? data.vehicles[j] : undefined;
       const p = j >= 0 ? `/vehicles/${j}` : null;
       add('vehicle.vin', `auto.vehicles[${i}].vin`, 'id', v.vin, got?.vin, p && `${p}/vin`, page('vehicles'));
@@ -265,7 +268,8 @@ function liabilityLimit(data: ExtractedData): { value: number | null; pointer: s
   if (data.property?.personal_liability != null) return { value: data.property.personal_liability, pointer: '/property/personal_liability' };
   const i = data.coverages.findIndex(
     (c) =>
-      typeof c.limit === 'number' && /each\s+occurrence|general\s+liability|personal\s+liability|liability\s*[-–]\s*(?:each|per)\s+occurrence/i.test(c.name),
+      typeof c.limit === 'number' &&
+      /(?:each|per)\s+occurrence|general\s+liability|personal\s+liability|liability\s*[-–]\s*(?:each|per)\s+occurrence/i.test(c.name),
   );
   if (i >= 0) return { value: data.coverages[i].limit as number, pointer: `/coverages/${i}/limit` };
   return { value: null, pointer: null };

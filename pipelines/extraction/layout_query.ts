@@ -27,6 +27,8 @@ interface FindOptions {
   pages?: number[];
   /** How far below the label a value may be (in line heights). */
   below?: number;
+  /** Lines whose label does not count (e.g. a form title in a forms list that reads like a caption). */
+  skipLine?: (line: Line) => boolean;
 }
 
 /** The cells below `cell` (same column) within `maxGap` line heights, in order. */
@@ -57,6 +59,7 @@ export function findLabelled<T>(pages: PageText[], label: RegExp, parse: (s: str
   for (const page of pages) {
     if (opts.pages && !opts.pages.includes(page.page)) continue;
     for (const line of page.lines) {
+      if (opts.skipLine?.(line)) continue;
       for (let ci = 0; ci < line.cells.length; ci++) {
         const cell = line.cells[ci];
         const m = re.exec(cell.text);
@@ -117,8 +120,13 @@ export function findLabelled<T>(pages: PageText[], label: RegExp, parse: (s: str
 }
 
 /** A labelled multi-line value (a name and its address lines). */
-export function findLabelledBlock(pages: PageText[], label: RegExp, maxLines = 4, opts: FindOptions = {}): Found<string[]> | undefined {
-  const first = findLabelled(pages, label, (s) => (/[a-z]/i.test(s) && !ANY_LABEL.test(s) ? s : undefined), opts);
+export function findLabelledBlock(
+  pages: PageText[],
+  label: RegExp,
+  maxLines = 4,
+  opts: FindOptions & { accept?: (first: string) => boolean } = {},
+): Found<string[]> | undefined {
+  const first = findLabelled(pages, label, (s) => (/[a-z]/i.test(s) && !ANY_LABEL.test(s) && (opts.accept?.(s) ?? true) ? s : undefined), opts);
   if (!first) return undefined;
   const page = pages.find((p) => p.page === first.page)!;
   const lines = [first.value];

@@ -40,6 +40,19 @@ export function amountsIn(text: string, min = 0): LineAmounts['amounts'] {
   return out;
 }
 
+/**
+ * Whether a line is a row of a change summary ("Before / After", "From / To" columns, "Deductible Changed"): its amounts
+ * are an old and a new value side by side, not the policy's current limit, which the declarations print elsewhere.
+ */
+export function isChangeRow(page: PageText, i: number): boolean {
+  if (/\bchanged?\b/i.test(page.lines[i].text)) return true;
+  for (let k = i; k >= Math.max(0, i - 8); k--) {
+    const cells = page.lines[k].cells.map((c) => c.text.trim());
+    if (cells.some((c) => /^(before|prior|previous|old|from)$/i.test(c)) && cells.some((c) => /^(after|new|revised|to)$/i.test(c))) return true;
+  }
+  return false;
+}
+
 /** The first line naming `label` (and not `not`) with amounts after the label; the next line is read when this one has none. */
 export function findLineAmounts(pages: PageText[], label: RegExp, opts: { not?: RegExp; min?: number; pages?: number[] } = {}): LineAmounts | undefined {
   for (const page of pages) {
@@ -47,7 +60,7 @@ export function findLineAmounts(pages: PageText[], label: RegExp, opts: { not?: 
     for (let i = 0; i < page.lines.length; i++) {
       const line = page.lines[i];
       const m = label.exec(line.text);
-      if (!m || (opts.not && opts.not.test(line.text))) continue;
+      if (!m || (opts.not && opts.not.test(line.text)) || isChangeRow(page, i)) continue;
       // Only what follows the label: a limit printed before it belongs to the previous row.
       const after = line.text.slice((m.index ?? 0) + m[0].length);
       let amounts = amountsIn(after, opts.min);
@@ -100,10 +113,10 @@ export function autoLiability(pages: PageText[], emit: Emit, start: number, want
     where = { page: bi.page, text: bi.text };
     if (acc) biPair = [per.value, acc.value];
     else {
-      // "$25,000 each person" with the per-accident limit on the next line.
+      // "$25,000 each person" with the per-accident (or "each occurrence") limit on the next line.
       const li = bi.page.lines.indexOf(bi.line);
       const next = bi.page.lines[li + 1];
-      const more = next ? amountsIn(next.text, 5000).find((a) => /accident/.test(a.words)) : undefined;
+      const more = next ? amountsIn(next.text, 5000).find((a) => /accident|occurrence/.test(a.words)) : undefined;
       if (more) {
         biPair = [per.value, more.value];
         where = { page: bi.page, text: `${bi.line.text}\n${next!.text}` };
@@ -120,7 +133,9 @@ export function autoLiability(pages: PageText[], emit: Emit, start: number, want
   }
   if (biPair && where && want.bi) {
     const base = { page: where.page.page, text: where.text, confidence: conf(where.page), source: src(where.page) };
-    emit({ pointer: `/coverages/${n}/name`, value: 'Bodily Injury Liability', ...base });
+    // The coverage's name as printed ("Bodily Injury", "BODILY INJURY LIABILITY"), so a reviewer finds it on the page.
+    const printed = /bodily\s*injury(?:\s+liability)?/i.exec(where.text)?.[0].replace(/\s+/g, ' ');
+    emit({ pointer: `/coverages/${n}/name`, value: printed ?? 'Bodily Injury Liability', ...base });
     emit({ pointer: `/coverages/${n}/limit`, value: biPair.join('/'), ...base });
     emit({ pointer: `/coverages/${n}/deductible`, value: null, ...base });
     emit({ pointer: `/coverages/${n}/premium`, value: null, ...base });
@@ -129,7 +144,8 @@ export function autoLiability(pages: PageText[], emit: Emit, start: number, want
   const pd = findLineAmounts(pages, /property\s*damage(?:\s+liability)?/i, { not: notOther, min: 5000 });
   if (pd && want.pd) {
     const base = { page: pd.page.page, text: pd.text, confidence: conf(pd.page), source: src(pd.page) };
-    emit({ pointer: `/coverages/${n}/name`, value: 'Property Damage Liability', ...base });
+    const printed = /property\s*damage(?:\s+liability)?/i.exec(pd.text)?.[0].replace(/\s+/g, ' ');
+    emit({ pointer: `/coverages/${n}/name`, value: printed ?? 'Property Damage Liability', ...base });
     emit({ pointer: `/coverages/${n}/limit`, value: pd.amounts[0].value, ...base });
     emit({ pointer: `/coverages/${n}/deductible`, value: null, ...base });
     emit({ pointer: `/coverages/${n}/premium`, value: null, ...base });
@@ -185,41 +201,76 @@ export function propertyLines(pages: PageText[], emit: Emit, done: Set<string>):
     done.add(spec.field);
     emit({ pointer: `/property/${spec.field}`, value: f.amounts[0].value, page: f.page.page, text: f.text, confidence: conf(f.page), source: src(f.page) });
   }
-  if (!done.has('deductible')) {
-    const d = findLineAmounts(
-      pages,
-      /all\s+(?:other\s+)?perils?(?:\s+deductible)?|(?:section\s+i|aop|policy|property)\s+deductible|deductible\s*[-–:]?\s*(?:all\s+(?:other\s+)?perils?)?|losses covered under section i are subject to a deductible of/i,
-      { not: /wind|hail|hurricane|earthquake|water\s*back|named storm|theft|identity|\bmold\b/i, min: 100 },
-    );
-    if (d && d.amounts[0].value <= 50000) done.add('deductible');
-    else {
-      // "$500 All peril" printed in a deductible column after the limit.
-      for (const page of pages)
-        for (const line of page.lines) {
-          const m = /\$\s?(\d{1,3}(?:,\d{3})*)\s*(?:all\s+(?:other\s+)?perils?|aop)\b/i.exec(line.text);
-          if (!m || done.has('deductible')) continue;
-          done.add('deductible');
-          emit({
-            pointer: '/property/deductible',
-            value: Number(m[1].replace(/,/g, '')),
-            page: page.page,
-            text: line.text,
-            confidence: conf(page) * 0.9,
-            source: src(page),
-          });
-        }
-      return;
+  if (!done.has('deductible')) propertyDeductible(pages, emit, done);
+}
+
+const OTHER_PERIL = /wind|hail|hurricane|earthquake|water\s*back|named storm|theft|identity|\bmold\b|flood|sinkhole/i;
+
+/**
+ * The all-other-perils (Section I) deductible, in the order of how specific the wording is: "$1,000 Deductible" /
+ * "$500 All peril" printed as the row's own caption, then a deductible caption followed by its amount. A wind, hail or
+ * hurricane deductible is never it, nor a row of a change summary.
+ */
+function propertyDeductible(pages: PageText[], emit: Emit, done: Set<string>): void {
+  for (const page of pages)
+    for (let i = 0; i < page.lines.length; i++) {
+      const line = page.lines[i];
+      for (const cell of line.cells) {
+        const m = /^[•\-–*\s]*\$\s?(\d{1,3}(?:,\d{3})*|\d+)\s*(?:(all\s+(?:other\s+)?(?:covered\s+)?perils?|aop)(?:\s+deductible)?|deductible)\b/i.exec(
+          cell.text.trim(),
+        );
+        if (!m || OTHER_PERIL.test(line.text) || isChangeRow(page, i)) continue;
+        const value = Number(m[1].replace(/,/g, ''));
+        if (value < 100 || value > 50000) continue;
+        done.add('deductible');
+        emit({
+          pointer: '/property/deductible',
+          value,
+          page: page.page,
+          text: line.text,
+          confidence: conf(page) * (m[2] ? 0.9 : 0.95),
+          source: src(page),
+          rule: m[2] ? 'deductible: "$N All perils" caption' : 'deductible: "$N Deductible" row',
+        });
+        return;
+      }
     }
-    if (d && d.amounts[0].value <= 50000)
+  const d = findLineAmounts(
+    pages,
+    /all\s+(?:other\s+)?(?:covered\s+)?perils?(?:\s+deductible)?|(?:section\s+i|aop|policy|property)\s+deductible|deductible\s*[-–:]?\s*(?:all\s+(?:other\s+)?perils?)?|losses covered under section i are subject to a deductible of/i,
+    { not: OTHER_PERIL, min: 100 },
+  );
+  if (d && d.amounts[0].value <= 50000) {
+    done.add('deductible');
+    emit({
+      pointer: '/property/deductible',
+      value: d.amounts[0].value,
+      page: d.page.page,
+      text: d.text,
+      confidence: conf(d.page) * 0.9,
+      source: src(d.page),
+      rule: 'deductible: amount after its caption',
+    });
+    return;
+  }
+  // "Coverage C  $15,000  • $500 All peril": the all-perils amount printed in a deductible column after the limit.
+  for (const page of pages)
+    for (let i = 0; i < page.lines.length; i++) {
+      const line = page.lines[i];
+      const m = /\$\s?(\d{1,3}(?:,\d{3})*)\s*(?:all\s+(?:other\s+)?(?:covered\s+)?perils?|aop)\b/i.exec(line.text);
+      if (!m || isChangeRow(page, i)) continue;
+      done.add('deductible');
       emit({
         pointer: '/property/deductible',
-        value: d.amounts[0].value,
-        page: d.page.page,
-        text: d.text,
-        confidence: conf(d.page) * 0.9,
-        source: src(d.page),
+        value: Number(m[1].replace(/,/g, '')),
+        page: page.page,
+        text: line.text,
+        confidence: conf(page) * 0.9,
+        source: src(page),
+        rule: 'deductible: "$N All perils" beside a limit',
       });
-  }
+      return;
+    }
 }
 
 /** CGL / BOP each-occurrence liability limit as a coverage item. Returns the next coverage index. */
@@ -228,11 +279,49 @@ export function eachOccurrence(pages: PageText[], emit: Emit, start: number): nu
     not: /umbrella|excess|damage to|fire/i,
     min: 25000,
   });
-  if (!f) return start;
+  if (!f) return occurrenceAfterAmount(pages, emit, start);
   const base = { page: f.page.page, text: f.text, confidence: conf(f.page), source: src(f.page) };
   emit({ pointer: `/coverages/${start}/name`, value: 'Liability - Each Occurrence', ...base });
   emit({ pointer: `/coverages/${start}/limit`, value: f.amounts[0].value, ...base });
   emit({ pointer: `/coverages/${start}/deductible`, value: null, ...base });
   emit({ pointer: `/coverages/${start}/premium`, value: null, ...base });
   return start + 1;
+}
+
+/**
+ * The each-occurrence limit named after its amount: "Liability And Medical Expenses  $ 1,000,000 Per Occurrence",
+ * "Bodily injury and property damage  $1,000,000 Each / occurrence" (the basis wrapped onto the next line). The coverage
+ * is named by the row's caption and the basis as printed.
+ */
+function occurrenceAfterAmount(pages: PageText[], emit: Emit, start: number): number {
+  for (const page of pages)
+    for (let i = 0; i < page.lines.length; i++) {
+      const line = page.lines[i];
+      const caption = line.cells[0]?.text.trim() ?? '';
+      if (!/[a-z]{3}/i.test(caption) || /umbrella|excess|damage to|fire|medical expense payments|aggregate/i.test(caption) || isChangeRow(page, i)) continue;
+      const next = page.lines[i + 1];
+      for (const a of amountsIn(line.text.slice(caption.length), 25000)) {
+        const after = line.text.slice(line.text.indexOf(a.text, caption.length) + a.text.length); // as printed
+        let basis = /^\s*((?:each|per)\s+occurrence)\b/i.exec(after)?.[1];
+        let text = line.text;
+        if (!basis && /^\s*(each|per)\s*$/i.test(after) && next && /^occurrence\b/i.test(next.text.trim())) {
+          basis = `${after.trim()} ${next.text.trim().split(/\s+/)[0]}`;
+          text = `${line.text}\n${next.text}`;
+        }
+        if (!basis) continue;
+        const base = {
+          page: page.page,
+          text,
+          confidence: conf(page) * 0.95,
+          source: src(page),
+          rule: 'liability: the amount printed with "each/per occurrence"',
+        };
+        emit({ pointer: `/coverages/${start}/name`, value: `${caption} - ${basis.replace(/\s+/g, ' ')}`, ...base });
+        emit({ pointer: `/coverages/${start}/limit`, value: a.value, ...base });
+        emit({ pointer: `/coverages/${start}/deductible`, value: null, ...base });
+        emit({ pointer: `/coverages/${start}/premium`, value: null, ...base });
+        return start + 1;
+      }
+    }
+  return start;
 }

@@ -259,7 +259,8 @@ function addressBlockInsured(pages: PageText[]): NameHit | undefined {
         // The first named insured is the top-most name line of the block.
         const names = above.filter(
           (c) =>
-            looksLikeName(c.cell.text) && !/insurance|casualty|indemnity|assurance|underwriters|mutual|lloyds|agency|agent|claims|payment/i.test(c.cell.text),
+            looksLikeName(c.cell.text) &&
+            !/insurance|casualty|indemnity|assurance|underwriters|mutual|lloyds|agency|\bagy\b|agent|claims|payment/i.test(c.cell.text),
         );
         const around = page.lines
           .slice(Math.max(0, i - 6), i + 1)
@@ -289,6 +290,35 @@ function addressBlockInsured(pages: PageText[]): NameHit | undefined {
   return undefined;
 }
 
+/** A line that ends an address with only the state and ZIP ("MI 48775": the city stayed on the street line). */
+const STATE_ZIP = /^[A-Z]{2}\.?,?\s+\d{5}(?:-\d{4})?$/;
+
+/** The address printed under a name: street line(s) down to "City, ST 12345" (or "ST 12345"). */
+function addressBelow(hit: NameHit): { address: string; cite: { page: number; text: string; source: Candidate['source']; rule: string } } | undefined {
+  const below = cellsBelow(hit.page, hit.line, hit.cell, 2.5, 14)
+    .slice(0, 5)
+    .map((b) => b.cell.text);
+  const addr: string[] = [];
+  for (const l of below) {
+    const end = isCityStateZip(l) || STATE_ZIP.test(l.trim());
+    if (/^\d+\s+\w|^p\.?\s*o\.?\s*box|^(apt|unit|suite|ste)\b/i.test(l) || (addr.length > 0 && end)) addr.push(cleanValue(l));
+    else if (addr.length === 0 && looksLikeName(l))
+      continue; // a second named insured
+    else break;
+    if (end) break;
+  }
+  if (!(addr.length >= 2 || (addr.length === 1 && isCityStateZip(addr[0])))) return undefined;
+  return {
+    address: addr.join(', '),
+    cite: {
+      page: hit.page.page,
+      text: [hit.text, ...below].join('\n'),
+      source: cellSource(hit.page, hit.cell),
+      rule: `address: lines under ${hit.rule.replace(/^named insured: /, '')}`,
+    },
+  };
+}
+
 /** Emit the named insured (person split into first/last, or organisation) and its mailing address when beside it. */
 export function findNamedInsured(pages: PageText[], emit: Emit): boolean {
   const hit = labelledInsured(pages) ?? addressBlockInsured(pages);
@@ -303,20 +333,13 @@ export function findNamedInsured(pages: PageText[], emit: Emit): boolean {
       emit({ pointer: '/policyholder/last_name', value: p.last_name, ...base });
     } else emit({ pointer: '/policyholder/organization', value: name, ...base, confidence: base.confidence * 0.7 });
   }
-  // The address: lines below the name in its column, street first, down to "City, ST 12345".
-  const below = cellsBelow(hit.page, hit.line, hit.cell, 2.5, 14)
-    .slice(0, 5)
-    .map((b) => b.cell.text);
-  const addr: string[] = [];
-  for (const l of below) {
-    if (/^\d+\s+\w|^p\.?\s*o\.?\s*box|^(apt|unit|suite|ste)\b/i.test(l) || (addr.length > 0 && isCityStateZip(l))) addr.push(cleanValue(l));
-    else if (addr.length === 0 && looksLikeName(l))
-      continue; // a second named insured
-    else break;
-    if (isCityStateZip(l)) break;
+  // The address: lines below the name in its column, street first, down to "City, ST 12345". When the labelled name has
+  // none below it (a "Named Insured" list beside the drivers), the unlabelled mailing-address block gives it.
+  let where = addressBelow(hit);
+  if (!where && hit.rule.startsWith('named insured: value')) {
+    const block = addressBlockInsured(pages);
+    if (block) where = addressBelow(block);
   }
-  if (addr.length >= 2 || (addr.length === 1 && isCityStateZip(addr[0]))) {
-    emit({ pointer: '/policyholder/address', value: addr.join(', '), ...base, text: [hit.text, ...below].join('\n'), confidence: base.confidence * 0.9 });
-  }
+  if (where) emit({ pointer: '/policyholder/address', value: where.address, ...base, ...where.cite, confidence: base.confidence * 0.9 });
   return true;
 }

@@ -1,7 +1,7 @@
 // Rule-based extractors on positioned text: the offline default. A common core (carrier, policy number,
 // period, premium, named insured, coverages) for every kind, deep rules for personal auto, homeowners and
 // renters, businessowners/CGL declarations and ACORD 25-style certificates.
-import type { PageText, Cell } from '../documents/layout.ts';
+import type { PageText, Cell, Line } from '../documents/layout.ts';
 import type { Candidate } from './candidates.ts';
 import type { DocumentKind } from './schema.ts';
 import { certificatePage } from './certificate.ts';
@@ -52,7 +52,8 @@ export function parsePolicyNumber(s: string): string | undefined {
 }
 
 export function policyNumber(pages: PageText[], emit: Emit) {
-  const f = findLabelled(pages, /policy\s*(?:number|no\.?|#|num\.?)|policy\s*id/i, parsePolicyNumber);
+  // "Policy Number: …", and a bare "Policy: MI 45332234" (the colon makes it a caption, not a word of a sentence).
+  const f = findLabelled(pages, /policy\s*(?:number|no\.?|#|num\.?)|policy\s*id|policy(?=\s*:)/i, parsePolicyNumber);
   if (f) emit({ pointer: '/policy/policy_number', value: f.value, ...fromFound(f) });
 }
 
@@ -203,46 +204,100 @@ function coverages(pages: PageText[], emit: Emit, start = 0, skip?: RegExp): { n
 }
 
 const VIN = /\b([A-HJ-NPR-Z0-9]{17})\b/; // no I, O or Q in a VIN
+/** A VIN as some printed pages show it (anonymised samples: an O or I inside, 16 or 18 characters). Only read in a VIN context. */
+const LOOSE_VIN = /(?<![A-Z0-9])([A-Z0-9]{16,18})(?![A-Z0-9])/g;
+const VIN_HEADER = /^(?:vin|v\.i\.n\.?|vehicle\s+id(?:entification)?\s+(?:number|no\.?|#)(?:\s*\(vin\))?|identification\s+number(?:\s*\(vin\))?)$/i;
+const YEAR_MAKE = /^(?:\d{1,2}\s+)?(19[5-9]\d|20[0-4]\d)\s+[A-Z][A-Za-z-]+/;
+const looseVinShape = (s: string) => (s.match(/\d/g) ?? []).length >= 4 && (s.match(/[A-Z]/g) ?? []).length >= 2 && !/^\d+[A-Z]?$/.test(s);
+
+/**
+ * The VIN on a line: a well-formed 17-character VIN anywhere, or a looser one (16–18 characters, any letter) where the
+ * page says it is a VIN: after a "VIN" label, in the column under a VIN header, or on a line that starts with a year and make.
+ */
+function vinOnLine(line: Line, vinColumns: number[]): string | undefined {
+  const up = line.text.toUpperCase();
+  const strict = VIN.exec(up);
+  if (strict && /\d/.test(strict[1]) && /[A-Z]/.test(strict[1])) return strict[1];
+  const labelled = /\bVIN\b\s*(?:#|no\.?|number)?\s*:?\s*([A-Z0-9]{16,18})(?![A-Z0-9])/.exec(up);
+  if (labelled && looseVinShape(labelled[1])) return labelled[1];
+  for (const c of line.cells) {
+    const inColumn = vinColumns.some((x) => Math.abs(c.x - x) <= 15);
+    if (!inColumn && !YEAR_MAKE.test(line.text)) continue;
+    for (const m of c.text.toUpperCase().matchAll(LOOSE_VIN)) if (looseVinShape(m[1])) return m[1];
+  }
+  return undefined;
+}
+
+/** Year, make and model from the start of a vehicle line ("2011 CHEV CRUZE LT/CRUZE", "1 2003 Toyota SequoiaSR5"). */
+function yearMakeModel(s: string, oneCell = true, anchored = true): { year: number; words: string[] } | undefined {
+  const m = (anchored ? YEAR_MAKE : /\b(19[5-9]\d|20[0-4]\d)\b/).exec(s);
+  if (!m) return undefined;
+  const tail = s.slice(s.indexOf(m[1], m.index) + 4);
+  const rest = oneCell ? tail.split(/\s{2,}/)[0] : tail;
+  const words = rest
+    .replace(/^[\s,:-]+/, '')
+    .split(/\s+/)
+    .filter((w) => w && !/^vin:?$/i.test(w));
+  return { year: Number(m[1]), words };
+}
+
+/** Common makes as printed on declarations (full names and the usual 4–5 letter abbreviations). */
+const MAKES =
+  /^(acura|alfa|audi|bmw|buick|buic|cadillac|cadi|chevrolet|chev|chevy|chry|chrysler|dodg|dodge|fiat|ford|gmc|genesis|hond|honda|hyun|hyundai|infi|infiniti|isuzu|jagu|jaguar|jeep|kia|land|lexs|lexus|linc|lincoln|mazd|mazda|mercedes|merz|mercury|mini|mits|mitsubishi|niss|nissan|pont|pontiac|porsche|ram|saturn|scion|subaru|suba|suzuki|tesla|toyo|toyot|toyota|volk|volkswagen|vw|volv|volvo|harley|yamaha)$/i;
 
 function vehicles(pages: PageText[], emit: Emit) {
   let n = 0;
   const seen = new Set<string>();
   for (const page of pages) {
+    // The x of each VIN column header on the page.
+    const vinColumns = page.lines.flatMap((l) => l.cells.filter((c) => VIN_HEADER.test(c.text.trim())).map((c) => c.x));
     for (const line of page.lines) {
-      const m = VIN.exec(line.text.toUpperCase());
-      if (!m || !/\d/.test(m[1]) || !/[A-Z]/.test(m[1]) || seen.has(m[1])) continue;
-      seen.add(m[1]);
-      let before = line.text.slice(0, line.text.toUpperCase().indexOf(m[1]));
-      let y = /\b(19[5-9]\d|20[0-4]\d)\b/.exec(before);
+      const vin = vinOnLine(line, vinColumns);
+      if (!vin || seen.has(vin)) continue;
+      seen.add(vin);
+      const at = line.text.toUpperCase().indexOf(vin);
+      let ymm = yearMakeModel(line.text.slice(0, at), false, false); // year, make and model may be columns of the row
       let text = line.text;
       // The VIN on a line of its own: year, make and model are on one of the two lines above it.
       const li = page.lines.indexOf(line);
-      for (let k = 1; !y && k <= 2 && li - k >= 0; k++) {
+      for (let k = 1; !ymm && k <= 2 && li - k >= 0; k++) {
         const above = page.lines[li - k];
-        if (VIN.test(above.text.toUpperCase())) break;
+        if (vinOnLine(above, vinColumns)) break;
         const ym = /\b(19[5-9]\d|20[0-4]\d)\s+[A-Z][A-Za-z-]+/.exec(above.text);
         if (ym) {
-          before = above.text.slice(ym.index).split(/\s{2,}/)[0]; // the vehicle's cell, not the coverage beside it
-          y = /\b(19[5-9]\d|20[0-4]\d)\b/.exec(before);
+          ymm = yearMakeModel(above.text.slice(ym.index)); // the vehicle's cell, not the coverage beside it
           text = page.lines
             .slice(li - k, li + 1)
             .map((l) => l.text)
             .join('\n');
         }
       }
-      const words = y
-        ? before
-            .slice((y.index ?? 0) + 4)
-            .replace(/^[\s,:-]+/, '')
-            .split(/\s+/)
-            .filter((w) => w && !/^vin:?$/i.test(w))
-        : [];
+      const words = ymm?.words ?? [];
       const conf = page.source === 'ocr' ? 0.75 : 0.9;
       const base = { page: page.page, text, confidence: conf, source: page.source === 'ocr' ? 'ocr' : 'rules' } as const;
-      emit({ pointer: `/vehicles/${n}/year`, value: y ? Number(y[1]) : null, ...base });
+      emit({ pointer: `/vehicles/${n}/year`, value: ymm ? ymm.year : null, ...base });
       emit({ pointer: `/vehicles/${n}/make`, value: words[0] ?? null, ...base });
       emit({ pointer: `/vehicles/${n}/model`, value: words.length > 1 ? words.slice(1).join(' ') : null, ...base });
-      emit({ pointer: `/vehicles/${n}/vin`, value: m[1], ...base });
+      emit({ pointer: `/vehicles/${n}/vin`, value: vin, ...base, confidence: VIN.test(vin) ? conf : conf * 0.85 });
+      n++;
+    }
+  }
+  if (n > 0) return;
+  // No VIN printed (redacted): vehicle lines that start with a year and a known make, on the first pages.
+  for (const page of pages.slice(0, 3)) {
+    for (const line of page.lines) {
+      const ymm = yearMakeModel(line.cells[0]?.text ?? '');
+      if (!ymm || !ymm.words[0] || !MAKES.test(ymm.words[0]) || ymm.words.length > 6) continue;
+      const base = {
+        page: page.page,
+        text: line.text,
+        confidence: page.source === 'ocr' ? 0.6 : 0.7,
+        source: page.source === 'ocr' ? 'ocr' : 'rules',
+      } as const;
+      emit({ pointer: `/vehicles/${n}/year`, value: ymm.year, ...base });
+      emit({ pointer: `/vehicles/${n}/make`, value: ymm.words[0], ...base });
+      emit({ pointer: `/vehicles/${n}/model`, value: ymm.words.length > 1 ? ymm.words.slice(1).join(' ') : null, ...base });
+      emit({ pointer: `/vehicles/${n}/vin`, value: null, ...base });
       n++;
     }
   }
@@ -276,31 +331,114 @@ function drivers(pages: PageText[], emit: Emit) {
   }
 }
 
-const PARTY_LABELS: [RegExp, string][] = [
-  [/(?:first\s+|second\s+)?mortgagee|mortgage\s+holder/i, 'mortgagee'],
-  [/lien\s*holder|lienholder|finance\s+company/i, 'lienholder'],
-  [/loss\s+payee/i, 'loss_payee'],
-  [/additional\s+insured/i, 'additional_insured'],
-  [/additional\s+interest/i, 'additional_interest'],
-  [/interested\s+part(?:y|ies)/i, 'interested_party'],
-];
+// A party caption may go on with words that are not the party ("Mortgagee Name and Address", "MORTGAGEE INFORMATION",
+// "Mortgagee and Additional Interests"): the caption takes them, so the name is looked for beside or under it.
+const CAPTION_TAIL = String.raw`(?:\s*\(s\))?(?:\s+and\s+additional\s+interests?)?(?:\s+(?:information|names?(?:\s+and\s+address(?:es)?)?))?`;
+const PARTY_LABELS: [RegExp, string][] = (
+  [
+    [/(?:first\s+|second\s+|1st\s+|2nd\s+)?mortgagee|mortgage\s+holder/i, 'mortgagee'],
+    [/lien\s*holder|lienholder|finance\s+company/i, 'lienholder'],
+    [/loss\s+payee/i, 'loss_payee'],
+    [/additional\s+insured/i, 'additional_insured'],
+    [/additional\s+interest/i, 'additional_interest'],
+    [/interested\s+part(?:y|ies)/i, 'interested_party'],
+  ] as [RegExp, string][]
+).map(([re, role]) => [new RegExp(`(?:${re.source})${CAPTION_TAIL}`, 'i'), role]);
+
+/** A row of a forms list: a form's title beside its edition date or number ("Additional Insured  03/01/2008"). */
+const formsRow = (line: Line) =>
+  line.cells.length >= 2 && line.cells.some((c) => /^\d{1,2}\/\d{2}(?:\/\d{2,4})?$|^[A-Z][A-Z0-9 -]*\d\s?\d{2}[\s-]\d{2}$/.test(c.text.trim()));
+/** The party's name without its list number ("1. OLD NATIONAL BANK"). */
+const partyName = (s: string) => cleanValue(s.replace(/^\d{1,2}[.)]\s+/, ''));
+const LENDER = /^[A-Z][\w&.,'’ -]+\b(bank|mortgage|financ\w*|credit|lending|servicing|acceptance|accept|leasing|motor)\b/i;
+/** A lender's or interest's name, not a caption fragment ("ed Party - None", "Name and Address", "and Additional Interests"). */
+function isPartyName(name: string): boolean {
+  if (!name || /^\d/.test(name) || /endorse|provisions|if the certificate|^(and|or|none|the following)\b/i.test(name)) return false;
+  // A document's title in a list of attached forms ("Disclosure Notice") is not a party.
+  if (/\b(notice|disclosure|exclusion|endorsement|coverage|policy|terms|statement|conditions|schedule|form)s?\b/i.test(name)) return false;
+  if ((LENDER.test(name) && !/[:/]/.test(name)) || looksLikeName(name)) return true;
+  // A title-case name with "of" or "the" in it ("The Avenues of Kennesaw", "Bank of the West").
+  const words = name.split(/\s+/);
+  return words.length >= 2 && words.length <= 7 && /^[A-Z]/.test(name) && words.every((w) => /^[A-Z][A-Za-z'’.&-]*,?$|^(of|the|and|&|at|on|de|la)$/.test(w));
+}
+/** "ISAOA/ATIMA" (its successors and/or assigns, as their interests may appear) belongs to the lender's name above it. */
+const SUCCESSORS = /^(isaoa|atima|its\s+successors)\b/i;
 
 function parties(pages: PageText[], emit: Emit, startAt = 0): number {
   let n = startAt;
+  const seen = new Set<string>();
   for (const [re, role] of PARTY_LABELS) {
-    const f = findLabelledBlock(pages, re, 3);
+    const f = findLabelledBlock(pages, re, 3, { skipLine: formsRow, accept: (s) => isPartyName(partyName(s)) });
     if (!f) continue;
-    const [name, ...rest] = f.value;
-    if (!name || /^\d/.test(name) || /endorse|provisions|if the certificate/i.test(name)) continue;
-    // A lender's or interest's name, not a caption fragment ("ed Party - None", "Name and Address", "Added").
-    const lender = /^[A-Z][\w&.,'’ -]+\b(bank|mortgage|financ\w*|credit|lending|servicing|acceptance|leasing|motor)\b/i.test(name) && !/[:/]/.test(name);
-    if (!lender && !looksLikeName(cleanValue(name))) continue;
-    const base = fromFound(f);
-    emit({ pointer: `/interested_parties/${n}/name`, value: cleanValue(name), ...base });
+    const [first, ...rest] = f.value;
+    let name = partyName(first);
+    if (rest[0] && SUCCESSORS.test(rest[0].trim())) name = `${name} ${cleanValue(rest.shift()!)}`;
+    seen.add(name.toLowerCase());
+    const base = { ...fromFound(f), rule: `${role}: the name under or beside its caption` };
+    emit({ pointer: `/interested_parties/${n}/name`, value: name, ...base });
     emit({ pointer: `/interested_parties/${n}/role`, value: role, ...base, confidence: base.confidence });
     const addr = rest.filter(ADDRESS_LINE).map(cleanValue);
     emit({ pointer: `/interested_parties/${n}/address`, value: addr.length ? addr.join(', ') : null, ...base });
     n++;
+  }
+  return columnParties(pages, emit, n, seen);
+}
+
+/**
+ * Lienholders and mortgagees in a column of a vehicle or location table: "Vehicles | VIN | Vehicle Location | Finance
+ * Company/ Lienholder", "Prem. No. | Bldg. No. | Mortgageholder Name: | Mortgageholder Address:", one name per row, a
+ * long name wrapped onto the next line of the same column.
+ */
+function columnParties(pages: PageText[], emit: Emit, startAt: number, seen: Set<string>): number {
+  let n = startAt;
+  for (const page of pages) {
+    for (let li = 0; li < page.lines.length; li++) {
+      const header = page.lines[li];
+      const col = header.cells.find((c) =>
+        /^(?:finance\s+company\s*\/?\s*)?(?:lien\s*holder|lienholder|loss\s+payee)s?$|^finance\s+company\s*\/?$|^(?:mortgage\s*holder|mortgagee)(?:'s)?\s+name:?$/i.test(
+          c.text.trim(),
+        ),
+      );
+      if (!col || header.cells.length < 3) continue;
+      const others = header.cells.filter((c) => c !== col).map((c) => c.x);
+      const inCol = (x: number) => Math.abs(x - col.x) <= 15;
+      let last: { name: string; text: string[] } | undefined;
+      const found: { name: string; text: string[] }[] = [];
+      for (let k = li + 1; k < page.lines.length; k++) {
+        const line = page.lines[k];
+        const aligned = line.cells.filter((c) => others.some((x) => Math.abs(c.x - x) <= 15)).length;
+        const cell = line.cells.find((c) => inCol(c.x));
+        if (aligned >= 2) {
+          // A row of the table: its name in the column, if any.
+          last = cell ? { name: cell.text, text: [line.text] } : undefined;
+          if (last) found.push(last);
+        } else if (cell && line.cells.length === 1) {
+          // The header's second line ("Lienholder"), or a name wrapped onto the next line.
+          if (last && line.y - (page.lines[k - 1].y + page.lines[k - 1].h) < line.h * 1.5) {
+            last.name = `${last.name} ${cell.text}`;
+            last.text.push(line.text);
+          }
+        } else break;
+      }
+      const role = /mortgage/i.test(col.text) ? 'mortgagee' : /loss\s+payee/i.test(col.text) ? 'loss_payee' : 'lienholder';
+      for (const f of found) {
+        const name = partyName(f.name);
+        if (!isPartyName(name) || seen.has(name.toLowerCase())) continue;
+        seen.add(name.toLowerCase());
+        const base = {
+          page: page.page,
+          text: f.text.join('\n'),
+          confidence: page.source === 'ocr' ? 0.7 : 0.8,
+          source: page.source === 'ocr' ? 'ocr' : 'rules',
+          rule: `${role}: the "${col.text.trim()}" column of the table`,
+        } as const;
+        emit({ pointer: `/interested_parties/${n}/name`, value: name, ...base });
+        emit({ pointer: `/interested_parties/${n}/role`, value: role, ...base });
+        emit({ pointer: `/interested_parties/${n}/address`, value: null, ...base });
+        n++;
+      }
+      if (found.length) return n;
+    }
   }
   return n;
 }
@@ -351,10 +489,69 @@ function property(pages: PageText[], covs: ReturnType<typeof coverages>, emit: E
 function addressOf(pages: PageText[], emit: Emit) {
   const addr = findLabelled(
     pages,
-    /residence\s+premises|insured\s+location|property\s+(?:address|location)|location\s+of\s+(?:residence|property|premises)|dwelling\s+location|described\s+location|insured\s+property|rental\s+address|risk\s+address/i,
+    /residence\s+premises|insured\s+location|property\s+(?:address|location)|location\s+of\s+(?:residence|property|premises)|dwelling\s+location|described\s+location|insured\s+property|rental\s+address|risk\s+(?:address|location)/i,
     (s) => (/\d/.test(s) && s.length > 8 ? cleanValue(s) : undefined),
   );
-  if (addr) emit({ pointer: '/property/address', value: addr.value, ...fromFound(addr) });
+  if (!addr) return;
+  let value = addr.value.replace(/,$/, '');
+  let text = addr.text;
+  // The street on one line and "Saint Louis, Missouri 63131" under it: the address goes on to its ZIP.
+  if (!/\b\d{5}(?:-\d{4})?$/.test(value)) {
+    const page = pages.find((p) => p.page === addr.page)!;
+    const next = cellsBelow(page, addr.line, addr.cell, 1.8, 12)[0];
+    if (next && /^[A-Za-z][A-Za-z .'-]+,?\s+[A-Za-z][A-Za-z .]*\s+\d{5}(?:-\d{4})?$/.test(next.cell.text.trim())) {
+      value = `${value}, ${cleanValue(next.cell.text)}`;
+      text = `${text}\n${next.cell.text}`;
+    }
+  }
+  emit({ pointer: '/property/address', value, ...fromFound(addr), text });
+}
+
+/** "Dear Gemma,": a letter's salutation names the insured when nothing else does (not "Dear Valued Customer"). */
+function salutation(pages: PageText[]): Candidate | undefined {
+  for (const page of pages.slice(0, 3))
+    for (const line of page.lines) {
+      const m = /^[Dd]ear\s+([A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+){0,2}),?$/.exec(line.cells[0]?.text.trim() ?? '');
+      if (!m || /\b(member|customer|client|policyholder|insured|valued|sir|madam|friend|homeowner|owner|resident|agent)s?\b/i.test(m[1])) continue;
+      const words = m[1].split(/\s+/);
+      return {
+        pointer: words.length === 1 ? '/policyholder/first_name' : '/policyholder/last_name',
+        value: words.length === 1 ? words[0] : words[words.length - 1],
+        page: page.page,
+        text: line.text,
+        confidence: 0.5,
+        source: page.source === 'ocr' ? 'ocr' : 'rules',
+        rule: "policyholder: the letter's salutation (no named insured printed)",
+      };
+    }
+  return undefined;
+}
+
+/**
+ * What a declarations record still lacks after its kind's rules, from weaker evidence (low confidence, so flagged for
+ * review): the insured's address from the insured location when no mailing address is printed (redacted), and a first
+ * name from the letter's salutation when no named insured is.
+ */
+function fillFromWeakerEvidence(pages: PageText[], out: Candidate[]): void {
+  const has = (p: RegExp) => out.some((c) => p.test(c.pointer) && c.value !== null);
+  const premises = out.find((c) => c.pointer === '/property/address' && c.value !== null);
+  if (!has(/^\/policyholder\/address$/) && premises)
+    out.push({
+      ...premises,
+      pointer: '/policyholder/address',
+      confidence: Math.min(premises.confidence, 0.55),
+      rule: 'policyholder address: the insured location (no mailing address printed)',
+    });
+  if (!has(/^\/policyholder\/(first_name|last_name|organization)$/)) {
+    const s = salutation(pages);
+    if (s) {
+      out.push(s);
+      if (s.pointer === '/policyholder/last_name') {
+        const first = /^[Dd]ear\s+([A-Z][a-z'’-]+)/.exec(s.text)?.[1];
+        if (first) out.push({ ...s, pointer: '/policyholder/first_name', value: first });
+      }
+    }
+  }
 }
 
 export type TableCoverages = ReturnType<typeof coverages>;
@@ -401,6 +598,7 @@ export function extractByRules(pages: PageText[], kind: DocumentKind): Candidate
     return out;
   }
   kindModule(kind).extract(pages, emit);
+  fillFromWeakerEvidence(pages, out);
   return out;
 }
 

@@ -1,0 +1,464 @@
+// Field rules found on real declarations (issue 10), each on a generated page: the cause, not the document.
+import test from 'ava';
+import { layoutPage, type TextItem, type PageText } from '../../../pipelines/documents/layout.ts';
+import type { Candidate } from '../../../pipelines/extraction/candidates.ts';
+import { autoFields, extractByRules, liabilityFields, partyFields, policyNumber } from '../../../pipelines/extraction/rules.ts';
+import { ground, indexPages } from '../../../pipelines/extraction/grounding.ts';
+import { findNamedInsured } from '../../../pipelines/extraction/names.ts';
+import { extractCertificate } from '../../../pipelines/extraction/certificate.ts';
+import { buildExtractedData } from '../../../pipelines/extraction/build.ts';
+import { propertyLines } from '../../../pipelines/extraction/limits.ts';
+import { emptyExtractedData } from '../../../pipelines/extraction/schema.ts';
+import { scoreAgainstLabel } from '../../../pipelines/extraction/labels.ts';
+
+/** A page from [x, y, text] triples (10 pt text, 4.2 pt per character). */
+function page(cells: [number, number, string][], n = 1): PageText {
+  const items: TextItem[] = cells.map(([x, y, text]) => ({ text, x, y, w: text.length * 4.2, h: 10, source: 'text' }));
+  return layoutPage(n, 612, 792, items, 'text');
+}
+function collect(fn: (emit: (c: Omit<Candidate, 'source' | 'confidence'> & Partial<Candidate>) => void) => void): Candidate[] {
+  const out: Candidate[] = [];
+  fn((c) => out.push({ source: 'rules', confidence: 0.9, ...c }));
+  return out;
+}
+function first(cs: Candidate[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const c of cs) if (!(c.pointer in out)) out[c.pointer] = c.value;
+  return out;
+}
+
+test('vehicles: a VIN as printed on anonymised pages (an O inside, 16 characters) is read under a VIN header, after "VIN:", or on a year-make line', (t) => {
+  const p = page([
+    [36, 170, 'Vehicle covered'],
+    [204, 170, 'Identification Number (VIN)'],
+    [36, 181, '2021 Kia Soul'],
+    [204, 181, 'KNDJ23AO3M9948997'],
+    [36, 300, '2014 DODGE DURANGO 4 DOOR WAGON'],
+    [36, 313, 'VIN: 1C4RDJDINC332352'],
+    // Not a VIN: a 16-character reference with no VIN context.
+    [36, 400, 'Reference 12345678ABCDEFGH'],
+  ]);
+  const r = first(collect((e) => autoFields([p], [], e)));
+  t.is(r['/vehicles/0/vin'], 'KNDJ23AO3M9948997');
+  t.is(r['/vehicles/0/year'], 2021);
+  t.is(r['/vehicles/0/make'], 'Kia');
+  t.is(r['/vehicles/1/vin'], '1C4RDJDINC332352');
+  t.is(r['/vehicles/1/year'], 2014);
+  t.is(r['/vehicles/1/make'], 'DODGE');
+  t.false('/vehicles/2/vin' in r);
+});
+
+test('vehicles: with the VIN redacted, a year-and-make line is still a vehicle, kept in the record and scored by its place', (t) => {
+  const p = page([
+    [79, 313, 'LAURA M WILDER'],
+    [252, 313, '08/25/1984'],
+    [79, 445, '2011 CHEV CRUZE LT/CRUZE'],
+    [475, 445, '001'],
+    [504, 445, '$ 623.00'],
+    // A year followed by a word that is not a make is not a vehicle.
+    [79, 500, '2011 Annual Review'],
+  ]);
+  const cs = collect((e) => autoFields([p], [], e));
+  const r = first(cs);
+  t.is(r['/vehicles/0/year'], 2011);
+  t.is(r['/vehicles/0/make'], 'CHEV');
+  t.is(r['/vehicles/0/vin'], null);
+  t.false('/vehicles/1/year' in r);
+  const built = buildExtractedData('personal_auto', cs);
+  t.deepEqual(built.data.vehicles, [{ year: 2011, make: 'CHEV', model: 'CRUZE LT/CRUZE', vin: null }]);
+  // The scorer matches a label vehicle without a VIN to the extracted vehicle at the same place (that has none either).
+  const label = { file: 'x.pdf', doc_kind: 'auto_dec', auto: { vehicles: [{ year: 2011, make: 'CHEV', vin: null }] } };
+  const s = scoreAgainstLabel(label, built.data);
+  t.true(s.comparisons.filter((c) => c.field === 'vehicle.year' || c.field === 'vehicle.make').every((c) => c.ok));
+  // Without the vehicle the same label misses.
+  const none = scoreAgainstLabel(label, emptyExtractedData('personal_auto'));
+  t.false(none.comparisons.find((c) => c.field === 'vehicle.year')!.ok);
+});
+
+test('auto liability: "each person" with "each occurrence" on the next line is a split limit, named as printed', (t) => {
+  const p = page([
+    [31, 122, 'Coverage'],
+    [212, 122, 'Limits'],
+    [31, 151, '• Bodily Injury'],
+    [212, 151, '$100,000 each person'],
+    [212, 163, '$300,000 each occurrence'],
+    [31, 177, '• Property Damage'],
+    [212, 177, '$100,000 each occurrence'],
+  ]);
+  const cs = collect((e) => autoFields([p], [], e));
+  const bi = cs.find((c) => /\/limit$/.test(c.pointer) && c.value === '100000/300000');
+  t.truthy(bi);
+  const name = cs.find((c) => c.pointer === bi!.pointer.replace(/limit$/, 'name'));
+  t.is(name?.value, 'Bodily Injury'); // printed on the page, so it grounds
+});
+
+test('policy number: a bare "Policy:" caption, but not "Policy Period:"', (t) => {
+  const p = page([
+    [79, 235, 'Policy: MI 45332234'],
+    [389, 235, '24-Hour Claims: 1-800-280-1466'],
+  ]);
+  t.is(first(collect((e) => policyNumber([p], e)))['/policy/policy_number'], 'MI 45332234');
+  const q = page([[79, 247, 'Policy Period: 02/13/2022 12:01AM to 08/13/2022 12:01AM']]);
+  t.false('/policy/policy_number' in first(collect((e) => policyNumber([q], e))));
+});
+
+test('policyholder address: "ST ZIP" on its own line ends the address; a labelled name with no address takes the mailing block', (t) => {
+  const p = page([
+    [36, 120, 'Named Insured(s)'],
+    [36, 132, 'DAY, ANGELA'],
+    [36, 140, '1122 Pelican Point Ct SE Detroit'],
+    [36, 149, 'MI 48775'],
+  ]);
+  t.is(first(collect((e) => findNamedInsured([p], e)))['/policyholder/address'], '1122 Pelican Point Ct SE Detroit, MI 48775');
+  const q = page([
+    [36, 74, 'Government Employees Insurance Company'],
+    [36, 85, 'P.O. Box 509090'],
+    [36, 98, 'San Diego, CA 92150-1111'],
+    [36, 221, 'MARGERIE BROWN'],
+    [36, 233, '222 GRANITE RIVER RD'],
+    [36, 244, 'SANTA CRUZ CA 11223'],
+    [37, 303, 'Named Insured'],
+    [297, 303, 'Additional Drivers'],
+    [37, 319, 'Oscar Robertson'],
+    [297, 319, 'William Walton'],
+    [37, 331, 'Nate Archibald'],
+  ]);
+  const r = first(collect((e) => findNamedInsured([q], e)));
+  t.is(r['/policyholder/first_name'], 'Oscar');
+  t.is(r['/policyholder/address'], '222 GRANITE RIVER RD, SANTA CRUZ CA 11223');
+  // An agency's block ("… Agy") is not the insured's mailing address.
+  const a = page([
+    [402, 50, 'Policyholder(s)'],
+    [45, 62, 'Austin Flannery Agy'],
+    [402, 62, 'Sandra Todson'],
+    [45, 72, '123 N Broadway St'],
+    [402, 72, 'Policy number'],
+    [45, 80, 'Georgetown KY 40324-1301'],
+    [59, 127, 'SANDRA TODSON'],
+    [59, 139, '546 EMERSON DR'],
+    [59, 151, 'LEXINGTON KY 45773'],
+  ]);
+  t.is(first(collect((e) => findNamedInsured([a], e)))['/policyholder/address'], '546 EMERSON DR, LEXINGTON KY 45773');
+});
+
+test('property deductible: "$1,000 Deductible" as a row caption, "All other covered perils" beside a hurricane one, never a change-summary row', (t) => {
+  const ded = (pages: PageText[]) => first(collect((e) => propertyLines(pages, e, new Set())))['/property/deductible'];
+  // A change history ("Deductible Changed  $2,500  $500") comes before the declarations' own row.
+  const changes = page([
+    [38, 220, 'DATE'],
+    [119, 220, 'CHANGES'],
+    [380, 220, 'FROM'],
+    [433, 220, 'TO'],
+    [38, 284, '14 Nov, 2021'],
+    [119, 284, 'Deductible Changed'],
+    [380, 284, '$2,500'],
+    [433, 284, '$500'],
+  ]);
+  const dec = page(
+    [
+      [38, 500, 'Medical Payments To Others'],
+      [442, 500, '$1,000'],
+      [38, 563, '$250 Deductible'],
+      [509, 563, 'Included'],
+    ],
+    2,
+  );
+  t.is(ded([changes, dec]), 250);
+  const asi = page([
+    [24, 486, 'Deductibles:'],
+    [108, 492, 'HURRICANE:'],
+    [276, 492, '2% - $6560'],
+    [108, 504, 'ALL OTHER COVERED PERILS:'],
+    [276, 504, '$2500'],
+  ]);
+  t.is(ded([asi]), 2500);
+  // A "Before / After" summary of a change, then the revised declarations.
+  const summary = page([
+    [42, 289, 'Risk Location:'],
+    [303, 316, 'Before'],
+    [438, 316, 'After'],
+    [43, 344, 'Limits'],
+    [50, 359, 'All Other Peril Deductible'],
+    [303, 359, '$2,500'],
+    [438, 359, '$5,000'],
+  ]);
+  const revised = page(
+    [
+      [177, 638, 'DEDUCTIBLE'],
+      [177, 661, 'All Other Peril Deductible'],
+      [376, 661, '$5,000 per covered loss'],
+    ],
+    2,
+  );
+  t.is(ded([summary, revised]), 5000);
+});
+
+const partyNames = (pages: PageText[]) => {
+  const r = collect((e) => partyFields(pages, e));
+  return r.filter((c) => c.pointer.endsWith('/name')).map((c) => `${c.value} (${r.find((x) => x.pointer === c.pointer.replace(/name$/, 'role'))?.value})`);
+};
+
+test('interested parties: a caption with trailing words, a numbered name with ISAOA/ATIMA, forms lists are not captions', (t) => {
+  t.deepEqual(
+    partyNames([
+      page([
+        [54, 173, 'Name and Mailing Address'],
+        [348, 173, 'Agent Information'],
+        [348, 267, 'Mortgagee Name and Address'],
+        [348, 280, '1. OLD NATIONAL BANK'],
+        [358, 294, 'ISAOA/ATIMA'],
+      ]),
+    ]),
+    ['OLD NATIONAL BANK ISAOA/ATIMA (mortgagee)'],
+  );
+  // A form titled "Additional Insured" in the forms list (with its edition date), then the mortgagee's own box.
+  t.deepEqual(
+    partyNames([
+      page([
+        [177, 200, 'NAME'],
+        [385, 200, 'FORM NUMBER'],
+        [177, 308, 'Additional Insured'],
+        [528, 308, '03/01/2008'],
+        [177, 320, 'Home Systems Protection'],
+        [528, 320, '08/01/2016'],
+        [177, 413, 'MORTGAGEE INFORMATION'],
+        [177, 436, 'JPMorgan Chase Bank, NA'],
+      ]),
+    ]),
+    ['JPMorgan Chase Bank, NA (mortgagee)'],
+  );
+  // A list of attached documents names "Interested Party"; the interest itself is "The Avenues of Kennesaw".
+  t.deepEqual(
+    partyNames([
+      page([
+        [204, 36, 'ADDITIONAL DOCUMENTS ATTACHED TO THIS POLICY'],
+        [38, 82, 'Interested Party'],
+        [38, 106, 'Disclosure Notice'],
+        [38, 129, 'Special Provisions'],
+      ]),
+    ]),
+    [],
+  );
+  t.deepEqual(
+    partyNames([
+      page([
+        [32, 69, 'Additional Interest'],
+        [287, 69, 'ASI HO AINT 06 15'],
+        [24, 281, 'Additional Interest:'],
+        [27, 293, 'The Avenues of Kennesaw'],
+      ]),
+    ]),
+    ['The Avenues of Kennesaw (additional_interest)'],
+  );
+});
+
+test('interested parties: a lienholder or mortgageholder column of a table, one per row, a wrapped name joined', (t) => {
+  t.deepEqual(
+    partyNames([
+      page([
+        [38, 364, 'Vehicles'],
+        [198, 364, 'VIN'],
+        [307, 364, 'Vehicle Location'],
+        [452, 364, 'Finance Company/'],
+        [452, 376, 'Lienholder'],
+        [38, 395, '1 2003 Toyota SequoiaSR5'],
+        [193, 395, '5TDBT44A93S122222'],
+        [306, 395, 'SANTA CRUZ CA 11223'],
+        [38, 455, '3 2020 Nissan Leaf'],
+        [193, 455, '1N4AZ1CP6LC311113'],
+        [306, 455, 'SANTA CRUZ CA 11223'],
+        [452, 455, 'NISSAN MOTOR ACCEPT'],
+        [452, 467, 'CORP'],
+        [38, 497, '4 2020 Kia Niro'],
+        [193, 497, 'KNDCC3LD1L5433344'],
+        [306, 497, 'SANTA CRUZ CA 11223'],
+        [452, 497, 'Kia Motors Finance'],
+        [40, 531, 'Coverages*'],
+        [452, 545, 'Not A Lender Row'],
+      ]),
+    ]),
+    ['NISSAN MOTOR ACCEPT CORP (lienholder)', 'Kia Motors Finance (lienholder)'],
+  );
+  t.deepEqual(
+    partyNames([
+      page([
+        [45, 504, 'No.'],
+        [80, 504, 'No.'],
+        [109, 504, 'Mortgageholder Name:'],
+        [249, 504, 'Mortgageholder Address:'],
+        [455, 504, 'Remarks:'],
+        [39, 518, '1'],
+        [85, 518, '1'],
+        [109, 518, 'Some Bank'],
+        [39, 561, '1'],
+        [85, 561, '1'],
+        [109, 561, 'Test Bank'],
+        [36, 612, 'SECTION I – PROPERTY'],
+      ]),
+    ]),
+    ['Some Bank (mortgagee)', 'Test Bank (mortgagee)'],
+  );
+});
+
+test('BOP liability: the each-occurrence limit named after its amount ("$1,000,000 Per Occurrence", "Each" / "occurrence" wrapped) grounds and scores', (t) => {
+  const society = page([
+    [129, 455, 'Coverage'],
+    [383, 455, 'Limit Of Insurance'],
+    [41, 470, 'Liability And Medical Expenses'],
+    [273, 470, '$'],
+    [380, 470, '1,000,000 Per Occurrence'],
+    [41, 500, 'Medical Expenses'],
+    [273, 500, '$'],
+    [404, 500, '1,000 Per Person'],
+  ]);
+  const erie = page([
+    [40, 94, 'Coverage'],
+    [358, 94, 'Deductible'],
+    [465, 94, 'Limit'],
+    [40, 109, 'Bodily injury and property damage'],
+    [465, 109, '$1,000,000 Each'],
+    [465, 123, 'occurrence'],
+    [40, 136, 'Personal and advertising injury'],
+    [465, 136, '$1,000,000 Any one person'],
+  ]);
+  for (const [p, name] of [
+    [society, 'Liability And Medical Expenses - Per Occurrence'],
+    [erie, 'Bodily injury and property damage - Each occurrence'],
+  ] as const) {
+    const cs = collect((e) => liabilityFields([p], [], e));
+    const r = first(cs);
+    t.is(r['/coverages/0/name'], name);
+    t.is(r['/coverages/0/limit'], 1000000);
+    // The stitched name is grounded by its cited row; a name with a word not in the row is not.
+    const idx = indexPages([p]);
+    const nameC = cs.find((c) => c.pointer === '/coverages/0/name')!;
+    t.true(ground(nameC, idx).ok);
+    t.false(ground({ ...nameC, value: `${name} Umbrella` }, idx).ok);
+    const data = buildExtractedData('businessowners', cs).data;
+    const s = scoreAgainstLabel({ file: 'x.pdf', doc_kind: 'bop_dec', liability_limit: 1000000 }, data);
+    t.true(s.comparisons.find((c) => c.field === 'liability_limit')!.ok);
+  }
+});
+
+test('certificate grid: a liability row with its limits in one box ("Occ / Agg  $1M/$2M") gives each occurrence and aggregate', (t) => {
+  const p = page([
+    [128, 31, 'CERTIFICATE OF PROPERTY INSURANCE'],
+    [20, 313, 'INSR'],
+    [300, 313, 'POLICY EFFECTIVE'],
+    [363, 313, 'POLICY EXPIRATION'],
+    [66, 317, 'TYPE OF INSURANCE'],
+    [202, 317, 'POLICY NUMBER'],
+    [438, 317, 'COVERED PROPERTY'],
+    [545, 317, 'LIMITS'],
+    [21, 320, 'LTR'],
+    [298, 320, 'DATE (MM/DD/YYYY) DATE (MM/DD/YYYY)'],
+    [25, 499, 'A'],
+    [54, 499, 'CRIME'],
+    [161, 499, 'ABCD777777777'],
+    [312, 499, '12/1/2021'],
+    [377, 499, '12/1/2022'],
+    [429, 499, 'X Emp. Dishonesty'],
+    [518, 499, '$ 1,500,000'],
+    [25, 559, 'A'],
+    [39, 559, 'General Liability'],
+    [161, 559, 'ABC88888888'],
+    [312, 559, '12/1/2021'],
+    [377, 559, '12/1/2022'],
+    [429, 559, 'X Occ / Agg'],
+    [518, 559, '$ 1M/$2M'],
+    [22, 650, 'CERTIFICATE HOLDER'],
+  ]);
+  const r = first(collect((e) => extractCertificate([p], e)));
+  const gl = Object.keys(r).find((k) => /coverages\/\d+\/type$/.test(k) && r[k] === 'general_liability')!;
+  t.truthy(gl);
+  const at = gl.replace(/type$/, '');
+  t.is(r[`${at}policy_number`], 'ABC88888888');
+  t.is(r[`${at}each_occurrence`], 1000000);
+  t.is(r[`${at}general_aggregate`], 2000000);
+  // The crime row is not a liability row: no occurrence limit borrowed.
+  const crime = Object.keys(r).find((k) => /coverages\/\d+\/policy_number$/.test(k) && r[k] === 'ABCD777777777')!;
+  t.is(r[crime.replace(/policy_number$/, 'each_occurrence')], null);
+});
+
+test('weaker evidence, flagged: the insured location when no mailing address is printed, and "Dear Gemma," when no named insured is', (t) => {
+  const letter = page([
+    [36, 154, '04/03/2020'],
+    [36, 180, 'Dear Gemma,'],
+    [42, 289, 'Risk Location:'],
+    [99, 316, '12808 Brighton Woods Drive,'],
+    [103, 329, 'Saint Louis, Missouri 63131'],
+    [177, 504, 'Dwelling'],
+    [445, 504, '$1,638,714'],
+  ]);
+  const cs = extractByRules([letter], 'homeowners');
+  const r = first(cs);
+  t.is(r['/property/address'], '12808 Brighton Woods Drive, Saint Louis, Missouri 63131');
+  t.is(r['/policyholder/address'], '12808 Brighton Woods Drive, Saint Louis, Missouri 63131');
+  t.is(r['/policyholder/first_name'], 'Gemma');
+  for (const c of cs.filter((c) => c.pointer.startsWith('/policyholder/'))) t.true(c.confidence < 0.7, c.pointer);
+  // A generic salutation names nobody; a printed mailing address is not replaced.
+  const member = page([
+    [36, 180, 'Dear PURE Member,'],
+    [54, 277, 'Named insured'],
+    [54, 291, 'Natalie Dominguez'],
+    [54, 305, '101 Bla Road'],
+    [54, 319, 'Minton, OK 11224'],
+    [42, 400, 'Residence Premises: 5 Elm St, Minton, OK 11224'],
+  ]);
+  const m = first(extractByRules([member], 'homeowners'));
+  t.is(m['/policyholder/first_name'], 'Natalie');
+  t.is(m['/policyholder/address'], '101 Bla Road, Minton, OK 11224');
+  t.false(extractByRules([page([[36, 180, 'Dear Valued Customer,']])], 'homeowners').some((c) => c.pointer.startsWith('/policyholder/')));
+});
+
+test('certificate: liability limits listed on an attached ACORD 101 make a general liability coverage of the policy in its box', (t) => {
+  const cert = page([
+    [128, 31, 'CERTIFICATE OF PROPERTY INSURANCE'],
+    [20, 325, 'INSR'],
+    [300, 325, 'POLICY EFFECTIVE'],
+    [363, 325, 'POLICY EXPIRATION'],
+    [66, 329, 'TYPE OF INSURANCE'],
+    [202, 329, 'POLICY NUMBER'],
+    [438, 329, 'COVERED PROPERTY'],
+    [545, 329, 'LIMITS'],
+    [54, 390, 'SPECIAL'],
+    [443, 390, 'RENTAL VALUE'],
+    [163, 396, '92-QR-4650-9'],
+    [308, 396, '06/18/2015'],
+    [372, 396, '06/18/2016'],
+    [54, 402, 'EARTHQUAKE'],
+    [443, 402, 'BLANKET BUILDING'],
+    [545, 402, '$11,483,600'],
+    [22, 649, 'CERTIFICATE HOLDER'],
+  ]);
+  const remarks = page(
+    [
+      [174, 56, 'ADDITIONAL REMARKS SCHEDULE'],
+      [22, 104, 'POLICY NUMBER'],
+      [23, 114, '92-QR-4650-9'],
+      [22, 370, 'Coverages:'],
+      [29, 384, 'Business Liability'],
+      [233, 384, '$3,000,000'],
+      [29, 396, 'Medical Payments'],
+      [249, 396, '$5,000'],
+      [29, 421, 'General Aggregate'],
+      [233, 421, '$6,000,000'],
+    ],
+    2,
+  );
+  const cs = collect((e) => extractCertificate([cert, remarks], e));
+  const r = first(cs);
+  const gl = Object.keys(r).find((k) => /coverages\/\d+\/type$/.test(k) && r[k] === 'general_liability')!;
+  t.truthy(gl);
+  const at = gl.replace(/type$/, '');
+  t.is(r[`${at}policy_number`], '92-QR-4650-9');
+  t.is(r[`${at}effective_date`], '2015-06-18');
+  t.is(r[`${at}expiration_date`], '2016-06-18');
+  t.is(r[`${at}each_occurrence`], 3000000);
+  t.is(r[`${at}general_aggregate`], 6000000);
+  // Every value grounds on the page it cites.
+  const idx = indexPages([cert, remarks]);
+  for (const c of cs.filter((c) => c.pointer.startsWith(at) && c.value !== null)) t.true(ground(c, idx).ok, c.pointer);
+  // Without the schedule, no liability coverage is invented.
+  t.false(Object.values(first(collect((e) => extractCertificate([cert], e)))).includes('general_liability'));
+});
