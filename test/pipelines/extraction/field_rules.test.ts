@@ -32,17 +32,17 @@ test('vehicles: a VIN as printed on anonymised pages (an O inside, 16 characters
     [36, 170, 'Vehicle covered'],
     [204, 170, 'Identification Number (VIN)'],
     [36, 181, '2021 Kia Soul'],
-    [204, 181, 'KNDJ23AO3M9948997'],
+    [204, 181, 'JM1BPA9OXL7215530'],
     [36, 300, '2014 DODGE DURANGO 4 DOOR WAGON'],
-    [36, 313, 'VIN: 1C4RDJDINC332352'],
+    [36, 313, 'VIN: 3FAHP0HINR418826'],
     // Not a VIN: a 16-character reference with no VIN context.
     [36, 400, 'Reference 12345678ABCDEFGH'],
   ]);
   const r = first(collect((e) => autoFields([p], [], e)));
-  t.is(r['/vehicles/0/vin'], 'KNDJ23AO3M9948997');
+  t.is(r['/vehicles/0/vin'], 'JM1BPA9OXL7215530');
   t.is(r['/vehicles/0/year'], 2021);
   t.is(r['/vehicles/0/make'], 'Kia');
-  t.is(r['/vehicles/1/vin'], '1C4RDJDINC332352');
+  t.is(r['/vehicles/1/vin'], '3FAHP0HINR418826');
   t.is(r['/vehicles/1/year'], 2014);
   t.is(r['/vehicles/1/make'], 'DODGE');
   t.false('/vehicles/2/vin' in r);
@@ -50,7 +50,7 @@ test('vehicles: a VIN as printed on anonymised pages (an O inside, 16 characters
 
 test('vehicles: with the VIN redacted, a year-and-make line is still a vehicle, kept in the record and scored by its place', (t) => {
   const p = page([
-    [79, 313, 'LAURA M WILDER'],
+    [79, 313, 'DORA J PEMBERTON'],
     [252, 313, '08/25/1984'],
     [79, 445, '2011 CHEV CRUZE LT/CRUZE'],
     [475, 445, '001'],
@@ -94,10 +94,10 @@ test('auto liability: "each person" with "each occurrence" on the next line is a
 
 test('policy number: a bare "Policy:" caption, but not "Policy Period:"', (t) => {
   const p = page([
-    [79, 235, 'Policy: MI 45332234'],
-    [389, 235, '24-Hour Claims: 1-800-280-1466'],
+    [79, 235, 'Policy: MI 70918246'],
+    [389, 235, '24-Hour Claims: 1-800-555-0142'],
   ]);
-  t.is(first(collect((e) => policyNumber([p], e)))['/policy/policy_number'], 'MI 45332234');
+  t.is(first(collect((e) => policyNumber([p], e)))['/policy/policy_number'], 'MI 70918246');
   const q = page([[79, 247, 'Policy Period: 02/13/2022 12:01AM to 08/13/2022 12:01AM']]);
   t.false('/policy/policy_number' in first(collect((e) => policyNumber([q], e))));
 });
@@ -105,40 +105,40 @@ test('policy number: a bare "Policy:" caption, but not "Policy Period:"', (t) =>
 test('policyholder address: "ST ZIP" on its own line ends the address; a labelled name with no address takes the mailing block', (t) => {
   const p = page([
     [36, 120, 'Named Insured(s)'],
-    [36, 132, 'DAY, ANGELA'],
-    [36, 140, '1122 Pelican Point Ct SE Detroit'],
-    [36, 149, 'MI 48775'],
+    [36, 132, 'FROST, CELIA'],
+    [36, 140, '2817 Osprey Bend Ct NE Lansing'],
+    [36, 149, 'MI 48911'],
   ]);
-  t.is(first(collect((e) => findNamedInsured([p], e)))['/policyholder/address'], '1122 Pelican Point Ct SE Detroit, MI 48775');
+  t.is(first(collect((e) => findNamedInsured([p], e)))['/policyholder/address'], '2817 Osprey Bend Ct NE Lansing, MI 48911');
   const q = page([
     [36, 74, 'Government Employees Insurance Company'],
     [36, 85, 'P.O. Box 509090'],
     [36, 98, 'San Diego, CA 92150-1111'],
-    [36, 221, 'MARGERIE BROWN'],
-    [36, 233, '222 GRANITE RIVER RD'],
-    [36, 244, 'SANTA CRUZ CA 11223'],
+    [36, 221, 'WENDELL OKAFOR'],
+    [36, 233, '419 COPPER HOLLOW RD'],
+    [36, 244, 'SANTA ROSA CA 95404'],
     [37, 303, 'Named Insured'],
     [297, 303, 'Additional Drivers'],
-    [37, 319, 'Oscar Robertson'],
-    [297, 319, 'William Walton'],
-    [37, 331, 'Nate Archibald'],
+    [37, 319, 'Wendell Okafor'],
+    [297, 319, 'Irene Castillo'],
+    [37, 331, 'Theo Marsh'],
   ]);
   const r = first(collect((e) => findNamedInsured([q], e)));
-  t.is(r['/policyholder/first_name'], 'Oscar');
-  t.is(r['/policyholder/address'], '222 GRANITE RIVER RD, SANTA CRUZ CA 11223');
+  t.is(r['/policyholder/first_name'], 'Wendell');
+  t.is(r['/policyholder/address'], '419 COPPER HOLLOW RD, SANTA ROSA CA 95404');
   // An agency's block ("… Agy") is not the insured's mailing address.
   const a = page([
     [402, 50, 'Policyholder(s)'],
-    [45, 62, 'Austin Flannery Agy'],
-    [402, 62, 'Sandra Todson'],
-    [45, 72, '123 N Broadway St'],
+    [45, 62, 'Corbin Hale Agy'],
+    [402, 62, 'Marta Lindqvist'],
+    [45, 72, '77 S Main St'],
     [402, 72, 'Policy number'],
-    [45, 80, 'Georgetown KY 40324-1301'],
-    [59, 127, 'SANDRA TODSON'],
-    [59, 139, '546 EMERSON DR'],
-    [59, 151, 'LEXINGTON KY 45773'],
+    [45, 80, 'Paris KY 40361-2210'],
+    [59, 127, 'MARTA LINDQVIST'],
+    [59, 139, '91 TANAGER WAY'],
+    [59, 151, 'FRANKFORT KY 40601'],
   ]);
-  t.is(first(collect((e) => findNamedInsured([a], e)))['/policyholder/address'], '546 EMERSON DR, LEXINGTON KY 45773');
+  t.is(first(collect((e) => findNamedInsured([a], e)))['/policyholder/address'], '91 TANAGER WAY, FRANKFORT KY 40601');
 });
 
 test('property deductible: "$1,000 Deductible" as a row caption, "All other covered perils" beside a hurricane one, never a change-summary row', (t) => {
@@ -167,7 +167,7 @@ test('property deductible: "$1,000 Deductible" as a row caption, "All other cove
   const asi = page([
     [24, 486, 'Deductibles:'],
     [108, 492, 'HURRICANE:'],
-    [276, 492, '2% - $6560'],
+    [276, 492, '2% - $6240'],
     [108, 504, 'ALL OTHER COVERED PERILS:'],
     [276, 504, '$2500'],
   ]);
@@ -227,7 +227,7 @@ test('interested parties: a caption with trailing words, a numbered name with IS
     ]),
     ['JPMorgan Chase Bank, NA (mortgagee)'],
   );
-  // A list of attached documents names "Interested Party"; the interest itself is "The Avenues of Kennesaw".
+  // A list of attached documents names "Interested Party"; the interest itself is "The Terraces of Brookfield".
   t.deepEqual(
     partyNames([
       page([
@@ -245,10 +245,10 @@ test('interested parties: a caption with trailing words, a numbered name with IS
         [32, 69, 'Additional Interest'],
         [287, 69, 'ASI HO AINT 06 15'],
         [24, 281, 'Additional Interest:'],
-        [27, 293, 'The Avenues of Kennesaw'],
+        [27, 293, 'The Terraces of Brookfield'],
       ]),
     ]),
-    ['The Avenues of Kennesaw (additional_interest)'],
+    ['The Terraces of Brookfield (additional_interest)'],
   );
 });
 
@@ -262,16 +262,16 @@ test('interested parties: a lienholder or mortgageholder column of a table, one 
         [452, 364, 'Finance Company/'],
         [452, 376, 'Lienholder'],
         [38, 395, '1 2003 Toyota SequoiaSR5'],
-        [193, 395, '5TDBT44A93S122222'],
-        [306, 395, 'SANTA CRUZ CA 11223'],
+        [193, 395, '4T1BF1FK5CU604118'],
+        [306, 395, 'SANTA ROSA CA 95404'],
         [38, 455, '3 2020 Nissan Leaf'],
-        [193, 455, '1N4AZ1CP6LC311113'],
-        [306, 455, 'SANTA CRUZ CA 11223'],
+        [193, 455, '5YJ3E1EA7KF317452'],
+        [306, 455, 'SANTA ROSA CA 95404'],
         [452, 455, 'NISSAN MOTOR ACCEPT'],
         [452, 467, 'CORP'],
         [38, 497, '4 2020 Kia Niro'],
-        [193, 497, 'KNDCC3LD1L5433344'],
-        [306, 497, 'SANTA CRUZ CA 11223'],
+        [193, 497, 'WBA8E9G51GNT84421'],
+        [306, 497, 'SANTA ROSA CA 95404'],
         [452, 497, 'Kia Motors Finance'],
         [40, 531, 'Coverages*'],
         [452, 545, 'Not A Lender Row'],
@@ -380,34 +380,34 @@ test('certificate grid: a liability row with its limits in one box ("Occ / Agg  
   t.is(r[crime.replace(/policy_number$/, 'each_occurrence')], null);
 });
 
-test('weaker evidence, flagged: the insured location when no mailing address is printed, and "Dear Gemma," when no named insured is', (t) => {
+test('weaker evidence, flagged: the insured location when no mailing address is printed, and "Dear Harriet," when no named insured is', (t) => {
   const letter = page([
     [36, 154, '04/03/2020'],
-    [36, 180, 'Dear Gemma,'],
+    [36, 180, 'Dear Harriet,'],
     [42, 289, 'Risk Location:'],
-    [99, 316, '12808 Brighton Woods Drive,'],
-    [103, 329, 'Saint Louis, Missouri 63131'],
+    [99, 316, '4410 Heron Ridge Drive,'],
+    [103, 329, 'Saint Charles, Missouri 63301'],
     [177, 504, 'Dwelling'],
-    [445, 504, '$1,638,714'],
+    [445, 504, '$1,412,300'],
   ]);
   const cs = extractByRules([letter], 'homeowners');
   const r = first(cs);
-  t.is(r['/property/address'], '12808 Brighton Woods Drive, Saint Louis, Missouri 63131');
-  t.is(r['/policyholder/address'], '12808 Brighton Woods Drive, Saint Louis, Missouri 63131');
-  t.is(r['/policyholder/first_name'], 'Gemma');
+  t.is(r['/property/address'], '4410 Heron Ridge Drive, Saint Charles, Missouri 63301');
+  t.is(r['/policyholder/address'], '4410 Heron Ridge Drive, Saint Charles, Missouri 63301');
+  t.is(r['/policyholder/first_name'], 'Harriet');
   for (const c of cs.filter((c) => c.pointer.startsWith('/policyholder/'))) t.true(c.confidence < 0.7, c.pointer);
   // A generic salutation names nobody; a printed mailing address is not replaced.
   const member = page([
     [36, 180, 'Dear PURE Member,'],
     [54, 277, 'Named insured'],
-    [54, 291, 'Natalie Dominguez'],
-    [54, 305, '101 Bla Road'],
-    [54, 319, 'Minton, OK 11224'],
-    [42, 400, 'Residence Premises: 5 Elm St, Minton, OK 11224'],
+    [54, 291, 'Paula Whitcombe'],
+    [54, 305, '48 Quarry Road'],
+    [54, 319, 'Linton, OK 73011'],
+    [42, 400, 'Residence Premises: 5 Elm St, Linton, OK 73011'],
   ]);
   const m = first(extractByRules([member], 'homeowners'));
-  t.is(m['/policyholder/first_name'], 'Natalie');
-  t.is(m['/policyholder/address'], '101 Bla Road, Minton, OK 11224');
+  t.is(m['/policyholder/first_name'], 'Paula');
+  t.is(m['/policyholder/address'], '48 Quarry Road, Linton, OK 73011');
   t.false(extractByRules([page([[36, 180, 'Dear Valued Customer,']])], 'homeowners').some((c) => c.pointer.startsWith('/policyholder/')));
 });
 
@@ -423,19 +423,19 @@ test('certificate: liability limits listed on an attached ACORD 101 make a gener
     [545, 329, 'LIMITS'],
     [54, 390, 'SPECIAL'],
     [443, 390, 'RENTAL VALUE'],
-    [163, 396, '92-QR-4650-9'],
+    [163, 396, '57-TX-8812-4'],
     [308, 396, '06/18/2015'],
     [372, 396, '06/18/2016'],
     [54, 402, 'EARTHQUAKE'],
     [443, 402, 'BLANKET BUILDING'],
-    [545, 402, '$11,483,600'],
+    [545, 402, '$9,276,400'],
     [22, 649, 'CERTIFICATE HOLDER'],
   ]);
   const remarks = page(
     [
       [174, 56, 'ADDITIONAL REMARKS SCHEDULE'],
       [22, 104, 'POLICY NUMBER'],
-      [23, 114, '92-QR-4650-9'],
+      [23, 114, '57-TX-8812-4'],
       [22, 370, 'Coverages:'],
       [29, 384, 'Business Liability'],
       [233, 384, '$3,000,000'],
@@ -451,7 +451,7 @@ test('certificate: liability limits listed on an attached ACORD 101 make a gener
   const gl = Object.keys(r).find((k) => /coverages\/\d+\/type$/.test(k) && r[k] === 'general_liability')!;
   t.truthy(gl);
   const at = gl.replace(/type$/, '');
-  t.is(r[`${at}policy_number`], '92-QR-4650-9');
+  t.is(r[`${at}policy_number`], '57-TX-8812-4');
   t.is(r[`${at}effective_date`], '2015-06-18');
   t.is(r[`${at}expiration_date`], '2016-06-18');
   t.is(r[`${at}each_occurrence`], 3000000);
