@@ -324,10 +324,13 @@ async function attempt(
       let response: http.IncomingMessage | null = null;
       let stopped: { code: DeliveryErrorCode; message: string } | null = null;
       req.on('socket', (socket) => {
-        reused = req.reusedSocket;
+        // A kept-alive socket handed to a request that waited at the agent (all sockets busy) is connected but not
+        // flagged reusedSocket by Node: ask the socket itself. No 'connect' will come for a connected socket (a
+        // listener per request would pile up on it), and a stale one gets the same one retry as any reused socket.
+        reused = req.reusedSocket || !socket.connecting;
         if (reused) {
           remote = socket.remoteAddress ?? pinned.address;
-          return; // connected long ago: no 'connect' will come (and a listener per request would pile up)
+          return;
         }
         socket.once('connect', () => {
           remote = socket.remoteAddress ?? pinned.address;

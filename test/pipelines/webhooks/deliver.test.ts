@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
-import { deliver, type DeliveryOptions, type Resolver } from '../../../pipelines/webhooks/deliver.ts';
+import { closeDeliveryConnections, deliver, type DeliveryOptions, type Resolver } from '../../../pipelines/webhooks/deliver.ts';
 import { newSigningSecret } from '../../../pipelines/webhooks/sign.ts';
 import { closedPort, startReceiver } from './receiver.ts';
 
@@ -379,4 +379,38 @@ test('no secret or credential is echoed into the attempt result', async (t) => {
   }
   const refused = JSON.stringify(await deliver(request('http://10.0.0.1/', { secret, auth: { kind: 'bearer', token: 'tok_do_not_log' } }), {}));
   t.false(refused.includes('do_not_log'));
+});
+
+test('kept-alive: more deliveries in flight than sockets share the connected sockets without piling listeners on them', async (t) => {
+  let connections = 0;
+  let requests = 0;
+  const server = http.createServer((req, res) => {
+    requests++;
+    req.resume().on('end', () => res.writeHead(204).end());
+  });
+  server.on('connection', () => connections++);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  const warnings: Error[] = [];
+  const onWarning = (w: Error) => warnings.push(w);
+  process.on('warning', onWarning);
+  try {
+    // 400 at once over at most 32 sockets: most requests wait at the agent and get a socket another one freed.
+    const results = await Promise.all(Array.from({ length: 400 }, (_, i) => deliver(request(url, { webhookId: `msg_${i}` }), { ...LOCAL, keepAlive: true })));
+    await new Promise((r) => setImmediate(r));
+    t.true(
+      results.every((r) => r.ok),
+      JSON.stringify(results.find((r) => !r.ok)),
+    );
+    t.is(requests, 400);
+    t.true(connections <= 32, `${connections} connections`);
+    t.deepEqual(
+      warnings.filter((w) => w.name === 'MaxListenersExceededWarning').map((w) => w.message),
+      [],
+    );
+  } finally {
+    process.off('warning', onWarning);
+    closeDeliveryConnections();
+    server.close();
+  }
 });
