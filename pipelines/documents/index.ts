@@ -5,8 +5,9 @@ import { sniff, DEFAULT_MAX_BYTES, DEFAULT_MAX_PAGES, DEFAULT_MAX_IMAGE_PIXELS, 
 import { DocumentError } from './errors.ts';
 import { readPdfText, rasterPdfPage, closePdfPool } from './pdf.ts';
 import { normaliseImage, ocrImage, closeOcrPool, ocrOptionsSchema, grayPixels } from './ocr.ts';
-import { layoutPage, type PageText } from './layout.ts';
+import { layoutPage, type PageText, type TextItem } from './layout.ts';
 import { textRepairs, type TextRepair } from './repair.ts';
+import { mergeOcrWords } from './missing_text.ts';
 import { addDrawnTicks, tickBoxCandidates, type GrayPage } from './ticks.ts';
 import sharp from 'sharp';
 
@@ -131,6 +132,16 @@ export async function ocrPage(
     img = await normaliseImage(bytes, { dpi: ocrOpts.dpi, maxInputPixels: ocrOpts.maxInputPixels, removeFormLines: ocrOpts.removeFormLines });
   }
   const words = await ocrImage(img, ocrOpts);
+  // A page whose text layer lacks values drawn on it: the layer's words are kept, OCR's added where it has none.
+  if (previous?.repairs?.includes('missing_text')) {
+    const layer: TextItem[] = previous.lines.flatMap((l) => l.cells.map((c) => ({ text: c.text, x: c.x, y: c.y, w: c.w, h: c.h, source: c.source, conf: c.conf })));
+    const page = layoutPage(n, previous.width, previous.height, mergeOcrWords(layer, words.words), 'ocr', previous.fields);
+    page.repairs = previous.repairs.filter((r) => r !== 'drawn_ticks');
+    page.ocrAssisted = true;
+    if (repairOn(o.repairTextLayer, 'drawn_ticks') && tickBoxCandidates(page).length > 0)
+      addDrawnTicks(page, { px: grayPixels(img), width: img.width, height: img.height, ptPerPx: img.ptPerPx });
+    return { page, engine: words.engine };
+  }
   const items = [...words.words];
   // Keep AcroForm values already found on a page that otherwise needed OCR (its text layer, when it had one
   // that was bypassed, is replaced by the OCR words).
