@@ -134,7 +134,9 @@ export async function ocrPage(
   const words = await ocrImage(img, ocrOpts);
   // A page whose text layer lacks values drawn on it: the layer's words are kept, OCR's added where it has none.
   if (previous?.repairs?.includes('missing_text')) {
-    const layer: TextItem[] = previous.lines.flatMap((l) => l.cells.map((c) => ({ text: c.text, x: c.x, y: c.y, w: c.w, h: c.h, source: c.source, conf: c.conf })));
+    const layer: TextItem[] = previous.lines.flatMap((l) =>
+      l.cells.map((c) => ({ text: c.text, x: c.x, y: c.y, w: c.w, h: c.h, source: c.source, conf: c.conf })),
+    );
     const page = layoutPage(n, previous.width, previous.height, mergeOcrWords(layer, words.words), 'ocr', previous.fields);
     page.repairs = previous.repairs.filter((r) => r !== 'drawn_ticks');
     page.ocrAssisted = true;

@@ -75,7 +75,12 @@ export function uncoveredInk(
   let ctm: Matrix = IDENTITY;
   const stack: Matrix[] = [];
   const place = (m: Matrix, kind: InkBox['kind']) => {
-    const pts = [toViewport(m[4], m[5]), toViewport(m[0] + m[4], m[1] + m[5]), toViewport(m[2] + m[4], m[3] + m[5]), toViewport(m[0] + m[2] + m[4], m[1] + m[3] + m[5])];
+    const pts = [
+      toViewport(m[4], m[5]),
+      toViewport(m[0] + m[4], m[1] + m[5]),
+      toViewport(m[2] + m[4], m[3] + m[5]),
+      toViewport(m[0] + m[2] + m[4], m[1] + m[3] + m[5]),
+    ];
     const x0 = Math.min(...pts.map((p) => p[0]));
     const x1 = Math.max(...pts.map((p) => p[0]));
     const y0 = Math.min(...pts.map((p) => p[1]));
@@ -139,15 +144,29 @@ export function hasMissingText(found: { boxes: InkBox[]; unmappedGlyphs: number 
   return masks >= MIN_UNCOVERED_MASKS || images >= MIN_UNCOVERED_IMAGES || found.unmappedGlyphs >= MIN_UNMAPPED_GLYPHS;
 }
 
+/** OCR words below this confidence are left out of a merged page. */
+export const MIN_OCR_CONF = 0.6;
+
 const overlaps = (a: { x: number; y: number; w: number; h: number }, b: { x: number; y: number; w: number; h: number }) =>
   a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+
+/**
+ * A label followed by its dot leader ("PROPERTY......" up to the amount) comes back from tesseract as one
+ * word whose confidence the dots pull to nothing, though the letters read fine: such a word is kept as its
+ * letters, over their width only, at the confidence threshold.
+ */
+export function trimLeader(w: TextItem): TextItem {
+  const m = /^([A-Za-z][A-Za-z'&/-]{2,}),?\.{2,}:?$/.exec(w.text);
+  if (!m || (w.conf ?? 0) >= MIN_OCR_CONF) return w;
+  return { ...w, text: m[1], w: Math.min(w.w, m[1].length * w.h * 0.85), conf: MIN_OCR_CONF };
+}
 
 /**
  * The text layer's items with the OCR words it lacks: an OCR word is added only where no text-layer item
  * is, so typed text is never doubled or replaced.
  */
 export function mergeOcrWords(layer: TextItem[], ocr: TextItem[]): TextItem[] {
-  const fresh = ocr.filter((w) => (w.conf ?? 0) >= 0.6 && /[A-Za-z0-9]/.test(w.text) && !layer.some((t) => overlaps(t, w)));
+  const fresh = ocr.map(trimLeader).filter((w) => (w.conf ?? 0) >= MIN_OCR_CONF && /[A-Za-z0-9$]/.test(w.text) && !layer.some((t) => overlaps(t, w)));
   // Engine line numbers of the OCR words do not apply to text-layer items; lines are built by overlap.
   return [...layer.map((t) => ({ ...t, line: undefined })), ...fresh.map((w) => ({ ...w, line: undefined }))];
 }
