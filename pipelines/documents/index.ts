@@ -168,8 +168,10 @@ export function assembleDocument(sniffed: Sniffed, pagesIn: PageText[], errors: 
   const pageCount = sniffed.kind === 'pdf' ? Math.max(pages.length, ...pages.map((p) => p.page)) : 1;
   const status: StageStatus =
     withText.length === 0 ? 'failure' : errors.some((e) => e.stage === 'ocr') || withText.length < pageCount ? 'partial_success' : 'success';
-  const ocrCount = pages.filter((p) => p.source === 'ocr').length;
-  const method = ocrCount === 0 ? 'text' : ocrCount === pages.length ? 'ocr' : 'mixed';
+  // A page whose text layer was kept and completed by OCR (missing_text) was read both ways: mixed.
+  const ocrCount = pages.filter((p) => p.source === 'ocr' && !p.ocrAssisted).length;
+  const assisted = pages.some((p) => p.ocrAssisted);
+  const method = ocrCount === 0 && !assisted ? 'text' : ocrCount === pages.length ? 'ocr' : 'mixed';
   return { status, errors, sniffed, pageCount, pages, method, ocrEngine };
 }
 
