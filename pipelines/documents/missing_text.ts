@@ -152,14 +152,18 @@ const overlaps = (a: { x: number; y: number; w: number; h: number }, b: { x: num
 
 /**
  * A label followed by its dot leader ("PROPERTY......" up to the amount) comes back from tesseract as one
- * word whose confidence the dots pull to nothing, though the letters read fine: such a word is kept as its
- * letters, over their width only, at the confidence threshold.
+ * word whose confidence the dots pull down (to 0.27 or to nothing), though the letters read fine: such a
+ * word, letter-high (a leader misread as letters, "cin...", is a point high) and not read as noise
+ * outright, is kept as its letters, over their width only, at the confidence threshold.
  */
 export function trimLeader(w: TextItem): TextItem {
-  const m = /^([A-Za-z][A-Za-z'&/-]{2,}),?\.{2,}:?$/.exec(w.text);
-  if (!m || (w.conf ?? 0) >= MIN_OCR_CONF) return w;
+  const m = /^([A-Za-z][A-Za-z'&/-]{2,}),?\.+:?$/.exec(w.text);
+  const conf = w.conf ?? 0;
+  if (!m || conf >= MIN_OCR_CONF || w.h < 4 || (conf < LEADER_MIN_CONF && !/\.{2,}/.test(w.text))) return w;
   return { ...w, text: m[1], w: Math.min(w.w, m[1].length * w.h * 0.85), conf: MIN_OCR_CONF };
 }
+/** A label with one dot after it (the rest of its leader read as another word) needs at least this confidence. */
+export const LEADER_MIN_CONF = 0.2;
 
 /**
  * The text layer's items with the OCR words it lacks: an OCR word is added only where no text-layer item

@@ -110,4 +110,8 @@ test('merging keeps text-layer words and adds only OCR words where the layer has
   t.is(lead.conf, MIN_OCR_CONF);
   t.true(lead.w < 300);
   t.is(trimLeader({ text: 'Qx7#..', x: 0, y: 0, w: 30, h: 7, source: 'ocr', conf: 0.1 }).conf, 0.1);
+  t.is(trimLeader({ text: 'USE.', x: 0, y: 0, w: 17, h: 7, source: 'ocr', conf: 0.47 }).text, 'USE');
+  // A leader misread as letters is a point high: left out.
+  t.is(trimLeader({ text: 'cin...', x: 0, y: 0, w: 109, h: 1.2, source: 'ocr', conf: 0.22 }).conf, 0.22);
+  t.is(trimLeader({ text: 'Ce.', x: 0, y: 0, w: 20, h: 7, source: 'ocr', conf: 0.07 }).conf, 0.07);
 });
