@@ -5,8 +5,9 @@ import { sniff, DEFAULT_MAX_BYTES, DEFAULT_MAX_PAGES, DEFAULT_MAX_IMAGE_PIXELS, 
 import { DocumentError } from './errors.ts';
 import { readPdfText, rasterPdfPage, closePdfPool } from './pdf.ts';
 import { normaliseImage, ocrImage, closeOcrPool, ocrOptionsSchema, grayPixels } from './ocr.ts';
-import { layoutPage, type PageText } from './layout.ts';
+import { layoutPage, type PageText, type TextItem } from './layout.ts';
 import { textRepairs, type TextRepair } from './repair.ts';
+import { mergeOcrWords } from './missing_text.ts';
 import { addDrawnTicks, tickBoxCandidates, type GrayPage } from './ticks.ts';
 import sharp from 'sharp';
 
@@ -131,6 +132,18 @@ export async function ocrPage(
     img = await normaliseImage(bytes, { dpi: ocrOpts.dpi, maxInputPixels: ocrOpts.maxInputPixels, removeFormLines: ocrOpts.removeFormLines });
   }
   const words = await ocrImage(img, ocrOpts);
+  // A page whose text layer lacks values drawn on it: the layer's words are kept, OCR's added where it has none.
+  if (previous?.repairs?.includes('missing_text')) {
+    const layer: TextItem[] = previous.lines.flatMap((l) =>
+      l.cells.map((c) => ({ text: c.text, x: c.x, y: c.y, w: c.w, h: c.h, source: c.source, conf: c.conf })),
+    );
+    const page = layoutPage(n, previous.width, previous.height, mergeOcrWords(layer, words.words), 'ocr', previous.fields);
+    page.repairs = previous.repairs.filter((r) => r !== 'drawn_ticks');
+    page.ocrAssisted = true;
+    if (repairOn(o.repairTextLayer, 'drawn_ticks') && tickBoxCandidates(page).length > 0)
+      addDrawnTicks(page, { px: grayPixels(img), width: img.width, height: img.height, ptPerPx: img.ptPerPx });
+    return { page, engine: words.engine };
+  }
   const items = [...words.words];
   // Keep AcroForm values already found on a page that otherwise needed OCR (its text layer, when it had one
   // that was bypassed, is replaced by the OCR words).
@@ -155,8 +168,10 @@ export function assembleDocument(sniffed: Sniffed, pagesIn: PageText[], errors: 
   const pageCount = sniffed.kind === 'pdf' ? Math.max(pages.length, ...pages.map((p) => p.page)) : 1;
   const status: StageStatus =
     withText.length === 0 ? 'failure' : errors.some((e) => e.stage === 'ocr') || withText.length < pageCount ? 'partial_success' : 'success';
-  const ocrCount = pages.filter((p) => p.source === 'ocr').length;
-  const method = ocrCount === 0 ? 'text' : ocrCount === pages.length ? 'ocr' : 'mixed';
+  // A page whose text layer was kept and completed by OCR (missing_text) was read both ways: mixed.
+  const ocrCount = pages.filter((p) => p.source === 'ocr' && !p.ocrAssisted).length;
+  const assisted = pages.some((p) => p.ocrAssisted);
+  const method = ocrCount === 0 && !assisted ? 'text' : ocrCount === pages.length ? 'ocr' : 'mixed';
   return { status, errors, sniffed, pageCount, pages, method, ocrEngine };
 }
 

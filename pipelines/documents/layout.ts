@@ -68,7 +68,7 @@ export interface PageText {
   confidence: number;
   fields: FormField[];
   /** Text-layer repairs applied to this page (see repair.ts); absent when none were needed. */
-  repairs?: ('doubled_glyphs' | 'letter_spacing' | 'reversed_numbers' | 'invisible_text' | 'run_together_words' | 'drawn_ticks')[];
+  repairs?: ('doubled_glyphs' | 'letter_spacing' | 'reversed_numbers' | 'invisible_text' | 'run_together_words' | 'drawn_ticks' | 'missing_text')[];
   /** Set when OCR filled in values missing from this page's text layer. */
   ocrAssisted?: boolean;
 }

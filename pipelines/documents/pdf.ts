@@ -66,7 +66,11 @@ export async function readPdfText(
   const copy = new Uint8Array(bytes); // pdf.js detaches the buffer it is given
   const repair = repairs === true ? [...textRepairs] : repairs === false ? [] : [...repairs];
   try {
-    return await pdfPool().run<PdfTextResult>({ op: 'text', bytes: copy, maxPages, repair }, [copy.buffer as ArrayBuffer], timeoutMs);
+    return await pdfPool().run<PdfTextResult>(
+      { op: 'text', bytes: copy, maxPages, repair, missingText: repairs === true },
+      [copy.buffer as ArrayBuffer],
+      timeoutMs,
+    );
   } catch (e) {
     throw toDocumentError(e);
   }

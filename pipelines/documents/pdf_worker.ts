@@ -7,6 +7,7 @@ import zlib from 'node:zlib';
 import { layoutPage, hasUsableText, type TextItem, type FormField, type PageText } from './layout.ts';
 import { repairTextItems, runsWordsTogether, textRepairs, type TextRepair } from './repair.ts';
 import { mayHideText, hiddenItems, unreadable, type PdfOps } from './invisible.ts';
+import { mayDrawText, uncoveredInk, hasMissingText, type InkOps } from './missing_text.ts';
 
 const require = createRequire(import.meta.url);
 const pdfjsDir = path.dirname(require.resolve('pdfjs-dist/package.json'));
@@ -47,6 +48,8 @@ export interface PdfTextRequest {
   maxPages: number;
   /** The repairs to apply (all when absent). */
   repair?: TextRepair[];
+  /** Look for text drawn outside the text layer (default on). */
+  missingText?: boolean;
 }
 export interface PdfTextResult {
   pageCount: number;
@@ -136,6 +139,8 @@ async function text(req: PdfTextRequest): Promise<PdfTextResult> {
   const invisible = enabled.includes('invisible_text');
   // The operator list (fill colour, render mode) only for files whose streams show text white or invisible.
   const checkHidden = invisible && mayHideText(req.bytes);
+  // Text drawn as glyph masks, images or unmapped glyphs: the operator list only for files that may hold them.
+  const checkInk = req.missingText !== false && mayDrawText(req.bytes);
   const doc = await open(req.bytes, true);
   const { OPS, AnnotationMode } = await pdfjs();
   const warnings: string[] = [];
@@ -164,10 +169,13 @@ async function text(req: PdfTextRequest): Promise<PdfTextResult> {
           items.push({ text: raw.str, x, y: baseY - h, w: raw.width, h, source: 'text' });
         }
         let hidden = false;
+        let list: { fnArray: number[]; argsArray: unknown[] } | undefined;
+        const operators = async () => (list ??= await page.getOperatorList({ intent: 'display', annotationMode: AnnotationMode.DISABLE }));
+        const toViewport = (x: number, y: number) => vp.convertToViewportPoint(x, y) as [number, number];
         if (invisible) {
           const gone = unreadable(items, vp.width, vp.height);
           if (checkHidden) {
-            const list = await page.getOperatorList({ intent: 'display', annotationMode: AnnotationMode.DISABLE });
+            const list = await operators();
             for (const it of hiddenItems(OPS as unknown as PdfOps, list, items, (x, y) => vp.convertToViewportPoint(x, y) as [number, number])) gone.add(it);
           }
           if (gone.size > 0) {
@@ -204,9 +212,13 @@ async function text(req: PdfTextRequest): Promise<PdfTextResult> {
         // Words run together: OCR reads the page instead; its text layer stays as the fallback.
         const bypass = usable && enabled.includes('run_together_words') && runsWordsTogether(repaired.items);
         if (bypass) repaired.repairs.push('run_together_words');
-        if (!usable || bypass) needOcr.push(n);
+        // Values drawn on the page but missing from its layer: OCR reads the page, its words merged with the layer's.
+        const missing = usable && !bypass && checkInk && hasMissingText(uncoveredInk(OPS as unknown as InkOps, await operators(), repaired.items, toViewport));
+        const repairs: NonNullable<PageText['repairs']> = [...repaired.repairs];
+        if (missing) repairs.push('missing_text');
+        if (!usable || bypass || missing) needOcr.push(n);
         const laid = layoutPage(n, vp.width, vp.height, usable ? repaired.items : repaired.items.filter((i) => i.source === 'acroform'), 'text', fields);
-        if (repaired.repairs.length) laid.repairs = repaired.repairs;
+        if (repairs.length) laid.repairs = repairs;
         pages.push(laid);
       } finally {
         page.cleanup();
