@@ -131,7 +131,8 @@ function joinRun(tokens: string[]): string {
  * Returns the text unchanged when nothing was joined.
  */
 export function joinSpacedRuns(text: string): string {
-  if (!/\S \S/.test(text)) return text;
+  // Every join needs single-character fragments: most items of a clean page have none and stop here.
+  if (!/(?:^|\s)\S \S(?:\s|$)|(?:^|\s)\S \S\S?\S? \S(?:\s|$)/.test(text)) return text;
   const single = (t: string) => t.length === 1;
   const parts = text.split(/(\s{2,})/);
   const whole = parts.length === 1 ? text.trim() : null;
