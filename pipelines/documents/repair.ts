@@ -97,6 +97,129 @@ function fixLetterSpacing(s: string): string {
   return out;
 }
 
+/** A fragment of a letter-spaced digit run: "0", "5/1", "2:0", "/", "$", "2." (three characters at most). */
+const DIGIT_TOKEN = /^[\d$/.,:-]{1,3}$/;
+/** A fragment of a letter-spaced capitals run: "H", "HE", "0". */
+const CAP_TOKEN = /^[A-Z0-9]{1,2}$/;
+/** A complete date: a letter-spaced run stops after its year ("0 5/1 2/2 0 2 3 1 2:0 1" is a date, then a time). */
+const FULL_DATE = /\d{1,2}\/\d{1,2}\/\d{4}$/;
+
+function joinRun(tokens: string[]): string {
+  let out = '';
+  let acc = '';
+  for (const t of tokens) {
+    // "05/12/2022 - 05/12/2023" keeps its dash: the run is a period, not two dates apart.
+    if (acc !== '' && FULL_DATE.test(acc) && t !== '-') {
+      out += acc + ' ';
+      acc = '';
+    }
+    acc += t;
+  }
+  return out + acc;
+}
+
+/**
+ * Join the letter-spaced runs of one text item, decided per run, not per page. pdf.js writes a space
+ * between glyphs drawn further apart than about a tenth of the font size, so tracked text reads
+ * "0 5/1 2/2 0 2 2", "2 0 1 4", "H O N D", "C HE V". Joined:
+ *  - an item that is nothing but fragments of one or two capitals or digits, two or more of them single
+ *    characters ("H O N D", "C HE V", "1 0", "2 0 1 4"): a whole item of such fragments is not ordinary prose;
+ *  - inside any item, a run of digit fragments ("0", "5/1", "2.") of three or more with two or more single
+ *    digits, and either four or more fragments or a separator inside one ("0 5/1 2/2 0 2 2"): a run stops
+ *    after a complete date, so "0 5/1 2/2 0 2 3 1 2:0 1" reads "05/12/2023 12:01".
+ * Words of ordinary text ("David A Paul", "1 2003 Toyota", "Coverage A B") are not such runs and stay apart.
+ * Returns the text unchanged when nothing was joined.
+ */
+export function joinSpacedRuns(text: string): string {
+  // Every join needs single-character fragments: most items of a clean page have none and stop here.
+  if (!/(?:^|\s)\S \S(?:\s|$)|(?:^|\s)\S \S\S?\S? \S(?:\s|$)/.test(text)) return text;
+  const single = (t: string) => t.length === 1;
+  const parts = text.split(/(\s{2,})/);
+  const whole = parts.length === 1 ? text.trim() : null;
+  if (whole !== null) {
+    const tokens = whole.split(' ');
+    const alnum = (t: string) => /[A-Z0-9]/.test(t);
+    if (
+      tokens.length >= 2 &&
+      tokens.every((t) => CAP_TOKEN.test(t) || DIGIT_TOKEN.test(t)) &&
+      alnum(tokens[0]) &&
+      alnum(tokens[tokens.length - 1]) &&
+      tokens.filter((t) => single(t) && alnum(t)).length >= 2
+    ) {
+      const lead = text.slice(0, text.indexOf(whole));
+      return lead + joinRun(tokens) + text.slice(lead.length + whole.length);
+    }
+  }
+  return parts
+    .map((seg, k) => {
+      if (k % 2 === 1) return seg;
+      const tokens = seg.split(' ');
+      const out: string[] = [];
+      for (let i = 0; i < tokens.length;) {
+        let j = i;
+        while (j < tokens.length && DIGIT_TOKEN.test(tokens[j])) j++;
+        // A run starts with a digit or "$" and ends with a digit: "1 - 2" keeps a lone separator apart.
+        while (j > i && !/\d/.test(tokens[j - 1])) j--;
+        const run = /^[\d$]/.test(tokens[i]) ? tokens.slice(i, j) : [];
+        const singles = run.filter((t) => /^\d$/.test(t)).length;
+        if (run.length >= 3 && singles >= 2 && (run.length >= 4 || run.some((t) => t.length > 1 && /\d[/.:,-]|[/.:,-]\d/.test(t)))) {
+          out.push(joinRun(run));
+          i = j;
+        } else {
+          out.push(tokens[i]);
+          i++;
+        }
+      }
+      return out.join(' ');
+    })
+    .join('');
+}
+
+/**
+ * Letter-spaced runs cut into several items ("1 0", "3 3", "0" for 10330, with a space glyph between them):
+ * after joining, neighbours on one baseline that are letter-spaced (joined, or one character) and closer than
+ * 0.3 of the font size are one word; the gap between words of a tracked line is much wider ("0" to "E": 0.8).
+ */
+function mergeSpacedNeighbours(items: TextItem[], spaced: Set<TextItem>): TextItem[] {
+  if (spaced.size === 0) return items;
+  const isSpaced = (i: TextItem) => spaced.has(i) || /^[A-Z0-9]$/.test(i.text.trim());
+  const gone = new Set<TextItem>();
+  const merged = new Map<TextItem, TextItem>();
+  const text = items.filter((i) => i.source === 'text' && i.text.trim() !== '').sort((a, b) => a.y + a.h - (b.y + b.h) || a.x - b.x);
+  for (let k = 0; k < text.length; k++) {
+    const a0 = text[k];
+    if (gone.has(a0) || !isSpaced(a0)) continue;
+    let a = merged.get(a0) ?? a0;
+    let touched = spaced.has(a0);
+    for (let m = k + 1; m < text.length; m++) {
+      const b = text[m];
+      if (Math.abs(b.y + b.h - (a.y + a.h)) > 0.2 * a.h) break;
+      const gap = b.x - (a.x + a.w);
+      if (Math.abs(b.h - a.h) > 0.1 * a.h || gap < -0.5 || gap > 0.3 * a.h || !isSpaced(b) || !(touched || spaced.has(b))) break;
+      touched = true;
+      a = { ...a, text: a.text.trimEnd() + b.text.trimStart(), w: b.x + b.w - a.x };
+      gone.add(b);
+      merged.set(a0, a);
+    }
+  }
+  if (gone.size === 0) return items;
+  return items.filter((i) => !gone.has(i)).map((i) => merged.get(i) ?? i);
+}
+
+/** Join letter-spaced runs item by item (see joinSpacedRuns), then neighbours that are parts of one run. */
+export function joinLetterSpacing(items: TextItem[]): { items: TextItem[]; changed: number } {
+  const spaced = new Set<TextItem>();
+  const out = items.map((i) => {
+    if (i.source !== 'text') return i;
+    const t = joinSpacedRuns(i.text);
+    if (t === i.text) return i;
+    const n = { ...i, text: t };
+    spaced.add(n);
+    return n;
+  });
+  return { items: mergeSpacedNeighbours(out, spaced), changed: spaced.size };
+}
+
 /** "009,042" → "240,900": digit groups that are only valid US grouping when read backwards. */
 export function fixReversedNumber(token: string): string {
   const valid = (s: string) => /^\d{1,3}(,\d{3})+$/.test(s) && !/^0/.test(s);
@@ -140,9 +263,19 @@ export function repairTextItems(items: TextItem[], enabled: readonly TextRepair[
       repairs.push('doubled_glyphs');
     }
   }
-  if (enabled.includes('letter_spacing') && isLetterSpaced(out)) {
-    out = out.map((i) => (i.source === 'text' ? { ...i, text: fixLetterSpacing(i.text) } : i));
-    repairs.push('letter_spacing');
+  if (enabled.includes('letter_spacing')) {
+    let fixed = false;
+    if (isLetterSpaced(out)) {
+      out = out.map((i) => (i.source === 'text' ? { ...i, text: fixLetterSpacing(i.text) } : i));
+      fixed = true;
+    }
+    // Per run: letter-spaced runs on pages that are otherwise ordinary (the page test above does not fire).
+    const j = joinLetterSpacing(out);
+    if (j.changed > 0) {
+      out = j.items;
+      fixed = true;
+    }
+    if (fixed) repairs.push('letter_spacing');
   }
   let reversed = 0;
   if (enabled.includes('reversed_numbers'))

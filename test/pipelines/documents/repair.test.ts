@@ -1,6 +1,13 @@
 import test from 'ava';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { repairTextItems, removeDoubledGlyphs, fixReversedNumber, isLetterSpaced, runsWordsTogether } from '../../../pipelines/documents/repair.ts';
+import { PDFDocument, StandardFonts, popGraphicsState, pushGraphicsState, setCharacterSpacing } from 'pdf-lib';
+import {
+  repairTextItems,
+  removeDoubledGlyphs,
+  fixReversedNumber,
+  isLetterSpaced,
+  runsWordsTogether,
+  joinSpacedRuns,
+} from '../../../pipelines/documents/repair.ts';
 import { layoutPage, type TextItem } from '../../../pipelines/documents/layout.ts';
 import { readDocument, readTextLayer, closeDocumentPools } from '../../../pipelines/documents/index.ts';
 
@@ -18,6 +25,36 @@ async function runTogetherPdf(lines: string[]): Promise<Uint8Array> {
       x += font.widthOfTextAtSize(w, 14) + 0.4;
     }
   });
+  return doc.save();
+}
+
+/**
+ * A page where some runs are drawn with 2 pt character spacing (Tc), which pdf.js reads as "2 0 1 4", beside
+ * ordinary text on the same lines; the address's words are letter-spaced runs 5 pt apart.
+ */
+async function letterSpacedPdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([612, 792]);
+  const size = 10;
+  const spaced = (text: string, x: number, y: number) => {
+    page.pushOperators(pushGraphicsState(), setCharacterSpacing(2));
+    page.drawText(text, { x, y, size, font });
+    page.pushOperators(setCharacterSpacing(0), popGraphicsState());
+    return x + font.widthOfTextAtSize(text, size) + 2 * text.length;
+  };
+  page.drawText('Policy Period:', { x: 50, y: 700, size, font });
+  const x = spaced('05/12/2022', 130, 700);
+  page.drawText('-', { x: x + 1, y: 700, size, font });
+  spaced('05/12/2023', x + 6, 700);
+  page.drawText('Named Insured Jane Q Public', { x: 320, y: 700, size, font });
+  page.drawText('1', { x: 50, y: 680, size, font });
+  spaced('2014', 80, 680);
+  spaced('HOND', 130, 680);
+  page.drawText('Coverage A B limits 1 2003 Toyota', { x: 200, y: 680, size, font });
+  let ax = 50;
+  for (const w of '10330 E POINT RD S'.split(' ')) ax = spaced(w, ax, 660) + 5;
+  page.drawText('Mailing Address: 12 Elm St Apt 4 B', { x: 50, y: 640, size, font });
   return doc.save();
 }
 
@@ -79,6 +116,29 @@ test('letter-spaced pages: spaces inside numbers and after a lone capital are re
   t.true(text.includes('Optional Bodily Injury'));
   // An ordinary page with "1 2003 Toyota" keeps its spaces.
   t.false(isLetterSpaced([item('1 2003 Toyota Sequoia', 38, 395, 120), item('2 2011 Toyota Prius', 38, 425, 120)]));
+});
+
+test('letter-spaced runs are joined per run, beside ordinary words on the same page and line', async (t) => {
+  const d = await readDocument(await letterSpacedPdf(), { ocr: false });
+  const p = d.pages[0];
+  t.deepEqual(p.repairs, ['letter_spacing']);
+  const lines = p.lines.map((l) => l.text);
+  t.is(lines[0], 'Policy Period:  05/12/2022-05/12/2023  Named Insured Jane Q Public', p.text);
+  t.is(lines[1], '1  2014  HOND  Coverage A B limits 1 2003 Toyota', p.text);
+  t.is(lines[2], '10330 E POINT RD S', p.text);
+  t.is(lines[3], 'Mailing Address: 12 Elm St Apt 4 B', p.text);
+  // Without the repair the runs read as pdf.js gives them.
+  const raw = await readDocument(await letterSpacedPdf(), { ocr: false, repairTextLayer: false });
+  t.regex(raw.pages[0].text, /2 0 1 4/);
+});
+
+test('a letter-spaced run stops after a complete date; short or lone fragments of ordinary text stay apart', (t) => {
+  t.is(joinSpacedRuns('0 5/1 2/2 0 2 3 1 2:0 1 a'), '05/12/2023 12:01 a');
+  t.is(joinSpacedRuns('rene w s on 0 5/1 2/2 0 2 2.'), 'rene w s on 05/12/2022.');
+  t.is(joinSpacedRuns('C HE V'), 'CHEV');
+  t.is(joinSpacedRuns('$ 1 2 4.0 0'), '$124.00');
+  for (const s of ['David A Paul', '1 2003 Toyota', 'Coverage A B', 'Section 1 2 3', 'Page 1 of 5', 'IN OR', 'from 1 / 2 to', 'Veh 1  Veh 2'])
+    t.is(joinSpacedRuns(s), s);
 });
 
 test('words run together (glyphs placed without spaces): the page is read by OCR instead, its text kept as fallback', async (t) => {
