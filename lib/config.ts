@@ -105,6 +105,8 @@ export const configSchema = z.object({
   DASHBOARD_LINK_TTL_SECONDS: intIn(30, 3600).default(300),
   /** A dashboard session ends after this many seconds without a request. */
   DASHBOARD_SESSION_IDLE_SECONDS: intIn(60, 7 * 86_400).default(3600),
+  /** Hours a file uploaded to a hosted form is kept while no submission uses it (the page keeps answers for its tab only). */
+  HOSTED_UPLOAD_RETENTION_HOURS: intIn(1, 24 * 366).default(48),
   /** Uploads accepted per hosted form link (signed, or the agent's plain link) and client address per window. */
   RATE_LIMIT_UPLOADS_PER_WINDOW: intIn(1, 100_000).default(20),
   /** Submissions accepted per hosted form link (signed, or the agent's plain link) and client address per window. */

@@ -20,13 +20,13 @@ import { documentsRead } from './documents__read.ts';
 import { extractionsComplete } from './extractions__complete.ts';
 import { extractionsExtract } from './extractions__extract.ts';
 import { eventsFanOut, startOutboxPoller } from './events__fan_out.ts';
-import maintenancePurge from './maintenance__purge.ts';
+import { maintenancePurge } from './maintenance__purge.ts';
 import { submissionsFinalize } from './submissions__finalize.ts';
 
 /** Every task of the service, bound to its dependencies and instrumented (request id, log line, metrics). */
 export function createTaskList(deps: TaskDeps): TaskList {
   const tasks: Record<string, Task> = {
-    maintenance__purge: maintenancePurge,
+    maintenance__purge: maintenancePurge(deps),
     events__fan_out: eventsFanOut(deps),
     deliveries__send: deliveriesSend(deps),
     documents__read: documentsRead(deps),

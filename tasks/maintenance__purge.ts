@@ -1,15 +1,22 @@
-// Hourly housekeeping: expired OAuth tokens, old rate-limit windows, idempotency records older than 24 h and
-// dashboard links and sessions long past use
-// (cron in tasks/index.ts).
+// Hourly housekeeping: expired OAuth tokens, old rate-limit windows, idempotency records older than 24 h,
+// dashboard links and sessions long past use, and hosted-form uploads no submission claimed in
+// HOSTED_UPLOAD_RETENTION_HOURS (their files go to blobs__sweep) (cron in tasks/index.ts).
 import type { Task } from 'graphile-worker';
 import { purgeIdempotencyKeys } from '../db/queries/idempotency.ts';
-import { purgeDashboardSessions, purgeExpired } from '../db/queries/maintenance.ts';
+import { purgeAbandonedUploads, purgeDashboardSessions, purgeExpired } from '../db/queries/maintenance.ts';
+import type { TaskDeps } from './context.ts';
 
-const task: Task = async (_payload, helpers) => {
-  await purgeExpired(helpers);
-  await purgeDashboardSessions(helpers);
-  const idempotencyKeys = await purgeIdempotencyKeys(helpers);
-  helpers.logger.debug('purged expired tokens, rate-limit windows and idempotency records', { idempotencyKeys });
-};
-
-export default task;
+export function maintenancePurge(deps: TaskDeps): Task {
+  return async (_payload, helpers) => {
+    await purgeExpired(helpers);
+    await purgeDashboardSessions(helpers);
+    const idempotencyKeys = await purgeIdempotencyKeys(helpers);
+    let uploads = 0;
+    for (;;) {
+      const n = await purgeAbandonedUploads(helpers, deps.cfg.HOSTED_UPLOAD_RETENTION_HOURS, 500);
+      uploads += n;
+      if (n < 500) break;
+    }
+    helpers.logger.debug('purged expired tokens, rate-limit windows, idempotency records and abandoned uploads', { idempotencyKeys, uploads });
+  };
+}

@@ -29,6 +29,7 @@ interface Saved {
   history: number[];
   values: Record<string, unknown>;
   files: Record<string, UploadedFile[]>;
+  client_key?: string;
 }
 
 const $ = <T extends Element = HTMLElement>(sel: string, root: ParentNode = document) => root.querySelector<T & Element>(sel) as T | null;
@@ -55,6 +56,17 @@ let history: number[] = [];
 const files: Record<string, UploadedFile[]> = {};
 let submitting = false;
 let uploadsInFlight = 0;
+/** Drawn once per filled form and sent with every submit of it: a submit repeated after a lost answer returns the first submission. */
+let clientKey = newClientKey();
+
+/** A random UUIDv4; getRandomValues works on plain-http pages too, where randomUUID does not exist. */
+function newClientKey(): string {
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
 
 // ---- the parent frame (§6.5): an explicit target origin, never '*' -----------------------------------
 
@@ -147,7 +159,7 @@ function save(): void {
   try {
     const values: Record<string, unknown> = {};
     for (const { q } of questions.values()) if (q.type !== 'file_upload') values[q.id] = readAnswer(q);
-    const saved: Saved = { snapshot_id: data.snapshot_id, current, history, values, files };
+    const saved: Saved = { snapshot_id: data.snapshot_id, current, history, values, files, client_key: clientKey };
     sessionStorage.setItem(storageKey, JSON.stringify(saved));
   } catch {
     // private mode or full storage: the form still works, it just does not survive a reload
@@ -162,6 +174,7 @@ function restore(): void {
     saved = null;
   }
   if (!saved || saved.snapshot_id !== data.snapshot_id) return;
+  if (typeof saved.client_key === 'string' && /^[0-9a-f-]{36}$/.test(saved.client_key)) clientKey = saved.client_key;
   Object.assign(files, saved.files ?? {});
   for (const [id, v] of Object.entries(saved.values ?? {})) {
     const entry = questions.get(id);
@@ -486,7 +499,7 @@ async function submit(): Promise<void> {
     const res = await fetch(data.submit_url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ snapshot_id: data.snapshot_id, answers: body, ctx: data.ctx }),
+      body: JSON.stringify({ snapshot_id: data.snapshot_id, answers: body, ctx: data.ctx, client_key: clientKey }),
     });
     const json = await res.json().catch(() => ({}));
     if (res.status === 201) {

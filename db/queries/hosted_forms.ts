@@ -86,9 +86,20 @@ export interface CreatedSubmissionRow {
   id: number;
   trace_id: string;
   submitted_at: Date;
+  /** An earlier submit with the same client key made this submission; nothing new was stored. */
+  replayed: boolean;
 }
 
-/** Store a checked submission and queue its completion (ACORD forms, then the webhook). */
+/** The submission an earlier submit of this filled form made (found by the page's key), if any. */
+export async function submissionOfClientKey(db: Client, formId: number, clientKey: string): Promise<CreatedSubmissionRow | undefined> {
+  const { rows } = await db.query<CreatedSubmissionRow>(
+    'select id, trace_id, submitted_at, true as replayed from app_private.submission_of_client_key($1, $2)',
+    [formId, clientKey],
+  );
+  return rows[0];
+}
+
+/** Store a checked submission and queue its completion (ACORD forms, then the webhook); a repeated client key returns the first. */
 export async function createSubmission(
   db: Client,
   s: {
@@ -100,10 +111,11 @@ export async function createSubmission(
     metadata: Record<string, unknown>;
     acordFormIds: string[];
     uploadIds: string[];
+    clientKey: string | null;
   },
 ): Promise<CreatedSubmissionRow> {
   const { rows } = await db.query<CreatedSubmissionRow>(
-    'select id, trace_id, submitted_at from app_private.create_submission($1, $2, $3, $4, $5, $6, $7, $8::uuid[])',
+    'select id, trace_id, submitted_at, replayed from app_private.create_submission($1, $2, $3, $4, $5, $6, $7, $8::uuid[], $9::uuid)',
     [
       s.formId,
       s.snapshotId,
@@ -113,6 +125,7 @@ export async function createSubmission(
       JSON.stringify(s.metadata),
       s.acordFormIds,
       s.uploadIds,
+      s.clientKey,
     ],
   );
   return rows[0];

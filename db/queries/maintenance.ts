@@ -11,6 +11,12 @@ export async function purgeDashboardSessions(db: Queryable): Promise<void> {
   await db.query('select app_private.purge_dashboard_sessions()');
 }
 
+/** Forget up to `limit` hosted-form uploads no submission claimed within `hours`; their blobs go to the sweep. Returns how many. */
+export async function purgeAbandonedUploads(db: Queryable, hours: number, limit: number): Promise<number> {
+  const { rows } = await db.query<{ n: number }>('select app_private.purge_abandoned_uploads($1, $2) as n', [hours, limit]);
+  return rows[0].n;
+}
+
 /** Record that these workers of this process are alive. */
 export async function recordWorkerHeartbeats(db: Queryable, workerIds: string[]): Promise<void> {
   await db.query(

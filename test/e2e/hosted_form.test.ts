@@ -15,7 +15,7 @@ import { assertAccessible, axe, browserTest, browserUnavailable, launchBrowser, 
 import { TINY_PDF, publishedForm } from '../helpers/hosted.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { startService, type TestService } from '../helpers/server.ts';
-import { startTestWorker } from '../helpers/worker.ts';
+import { eventually, startTestWorker } from '../helpers/worker.ts';
 
 let svc: TestService;
 let worker: Runner;
@@ -28,6 +28,7 @@ let unlistedOrigin: string;
 let formUrl: string;
 let linkUrl: string;
 let dropUrl: string;
+let callback: { id: number; public_id: string; url: string };
 const screens = path.join(os.tmpdir(), 'hosted-form-screens');
 
 /** A partner's page on `localhost` that frames `src` and records every message it receives. */
@@ -83,6 +84,10 @@ test.before(async () => {
     { id: 'two', name: 'Confirm', questions: [{ id: 'ok', type: 'single_choice', label: 'Send them now?', required: true, options: ['Yes'] }] },
   ]);
   dropUrl = `${svc.url}/${a.slug}/form/${drop.public_id}/send-documents`;
+  const cb = await publishedForm(svc, key, a.agencyId, 'Call me back', [
+    { id: 'one', name: 'Call me back', questions: [{ id: 'name', type: 'short_text', label: 'Your name', required: true }] },
+  ]);
+  callback = { ...cb, url: `${svc.url}/${a.slug}/form/${cb.public_id}/call-me-back` };
   await mkdir(screens, { recursive: true });
 });
 
@@ -198,6 +203,38 @@ browserTest('embedded on a registered origin: logic, upload, messages in order a
     t.is(answers.pet_count, 2);
     t.is((answers.declarations as { filename: string }[])[0].filename, 'declarations.pdf');
     t.deepEqual(data.acord?.form_ids, ['80']);
+  } finally {
+    await page.close();
+  }
+});
+
+browserTest('a submit whose answer was lost is sent again with the same key: one submission, one webhook', async (t) => {
+  const page = await browser.newPage({ viewport: VIEWPORTS.desktop });
+  try {
+    let calls = 0;
+    await page.route('**/submissions', async (route) => {
+      if (calls++ > 0) return route.continue();
+      await route.fetch(); // the server stores the submission…
+      await route.abort('connectionreset'); // …and its answer never reaches the page
+    });
+    await page.goto(callback.url);
+    await page.getByLabel('Your name').fill('Kim Lee');
+    await page.getByRole('button', { name: 'Submit' }).click();
+    await page.getByText(/The connection failed/).waitFor();
+    await page.getByRole('button', { name: 'Submit' }).click();
+    await page.getByRole('heading', { name: /Thank you/ }).waitFor();
+    t.is(calls, 2);
+    const ref = Number(await page.locator('#submission-ref').textContent());
+    const rows = await svc.tdb.db.owner.query('select id, client_key from app_public.submissions where form_id = $1', [callback.id]);
+    t.deepEqual(
+      rows.rows.map((r) => Number(r.id)),
+      [ref],
+      'the retry got the first submission back',
+    );
+    t.regex(rows.rows[0].client_key, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    await eventually(async () => receiver.received.some((r) => r.json?.data?.submission_id === ref), 20_000, 'the webhook');
+    const events = await svc.tdb.db.owner.query(`select count(*)::int n from app_public.events where data->'form'->>'public_id' = $1`, [callback.public_id]);
+    t.is(events.rows[0].n, 1, 'one webhook event for the one submission');
   } finally {
     await page.close();
   }

@@ -172,6 +172,96 @@ test('a form without ACORD fields sends no acord object, and the event comes fro
   t.regex(direct!.message, /changes only through its state function/);
 });
 
+test('a submit repeated with its client key (a lost answer, a double click) makes one submission and one webhook', async (t) => {
+  const s = await setup();
+  const fd = new FormData();
+  fd.append('question_id', 'declarations');
+  fd.append('file', new Blob([new Uint8Array(TINY_PDF)]), 'decl.pdf');
+  const up = await svc.request('POST', `/${s.slug}/form/${s.form.public_id}/uploads`, { form: fd });
+  t.is(up.status, 201, up.text);
+  const snapshot_id = await snapshotOf(s.slug, s.form.public_id);
+  const client_key = crypto.randomUUID();
+  const body = { snapshot_id, client_key, answers: { ...OWNER_ANSWERS, declarations: [{ upload_id: up.body.upload_id }] } };
+  const send = () => svc.request('POST', `/${s.slug}/form/${s.form.public_id}/submissions`, { json: body });
+  // A double click: both in flight at once; then a retry after the answer was lost.
+  const [a, b] = await Promise.all([send(), send()]);
+  const c = await send();
+  for (const r of [a, b, c]) t.is(r.status, 201, r.text);
+  t.is(b.body.submission_id, a.body.submission_id);
+  t.is(c.body.submission_id, a.body.submission_id);
+  t.is(c.body.trace_id, a.body.trace_id);
+  t.is(c.headers.get('idempotent-replayed'), 'true');
+  t.is([a, b].filter((r) => r.headers.get('idempotent-replayed') === 'true').length, 1, 'exactly one of the two made it');
+  const rows = await svc.tdb.db.owner.query('select id from app_public.submissions where client_key = $1', [client_key]);
+  t.deepEqual(
+    rows.rows.map((r) => Number(r.id)),
+    [a.body.submission_id],
+  );
+  const [got] = await s.receiver.waitFor(1);
+  t.is(got.json.data.submission_id, a.body.submission_id);
+  // Nothing else is on its way: no finalize job left, no second event about this form.
+  await eventually(async () => {
+    const left = await svc.tdb.db.owner.query(`select 1 from graphile_worker.jobs where task_identifier = 'submissions__finalize'`);
+    return left.rowCount === 0;
+  });
+  const events = await svc.tdb.db.owner.query(
+    `select count(*)::int n from app_public.events where topic = 'form-submission' and data->'form'->>'public_id' = $1`,
+    [s.form.public_id],
+  );
+  t.is(events.rows[0].n, 1);
+  t.is(s.receiver.received.length, 1);
+  // Another filled form (a new key) with the same answers is another submission.
+  const again = await svc.request('POST', `/${s.slug}/form/${s.form.public_id}/submissions`, {
+    json: { snapshot_id, client_key: crypto.randomUUID(), answers: OWNER_ANSWERS },
+  });
+  t.is(again.status, 201, again.text);
+  t.not(again.body.submission_id, a.body.submission_id);
+  t.is(again.headers.get('idempotent-replayed'), null);
+  const bad = await svc.request('POST', `/${s.slug}/form/${s.form.public_id}/submissions`, { json: { ...body, client_key: 'not-a-uuid' } });
+  t.is(bad.status, 422);
+});
+
+test('an upload no submission used is deleted after the retention, with its file; a submitted one stays', async (t) => {
+  const s = await setup();
+  const uploadOne = async (name: string) => {
+    const fd = new FormData();
+    fd.append('question_id', 'declarations');
+    fd.append('file', new Blob([new Uint8Array(TINY_PDF)]), name);
+    const up = await svc.request('POST', `/${s.slug}/form/${s.form.public_id}/uploads`, { form: fd });
+    if (up.status !== 201) throw new Error(up.text);
+    const row = await svc.tdb.db.owner.query('select blob_key from app_public.submission_uploads where public_id = $1', [up.body.upload_id]);
+    return { id: up.body.upload_id as string, blobKey: row.rows[0].blob_key as string };
+  };
+  const abandoned = await uploadOne('left.pdf');
+  const fresh = await uploadOne('fresh.pdf');
+  const used = await uploadOne('used.pdf');
+  // Uploads used to be stored under a key made of their content: an abandoned one may share its file with a used one.
+  const sharing = await uploadOne('same-bytes.pdf');
+  await svc.tdb.db.owner.query('update app_public.submission_uploads set blob_key = $2 where public_id = $1', [sharing.id, used.blobKey]);
+  const snapshot_id = await snapshotOf(s.slug, s.form.public_id);
+  const r = await svc.request('POST', `/${s.slug}/form/${s.form.public_id}/submissions`, {
+    json: { snapshot_id, answers: { ...OWNER_ANSWERS, declarations: [{ upload_id: used.id }] } },
+  });
+  t.is(r.status, 201, r.text);
+  // Two days pass for the abandoned and the submitted file; the fresh one was uploaded just now.
+  await svc.tdb.db.owner.query(`update app_public.submission_uploads set created_at = now() - interval '49 hours' where public_id = any($1::uuid[])`, [
+    [abandoned.id, used.id, sharing.id],
+  ]);
+  await svc.tdb.db.owner.query(`select graphile_worker.add_job('maintenance__purge', '{}'::json)`);
+  await eventually(async () => (await svc.deps.blobs.get(abandoned.blobKey)) === undefined, 20_000, 'the abandoned file to be deleted');
+  const left = await svc.tdb.db.owner.query('select public_id::text from app_public.submission_uploads where public_id = any($1::uuid[])', [
+    [abandoned.id, fresh.id, used.id, sharing.id],
+  ]);
+  t.deepEqual(left.rows.map((x) => x.public_id).sort(), [fresh.id, used.id].sort());
+  t.truthy(await svc.deps.blobs.get(fresh.blobKey));
+  t.truthy(await svc.deps.blobs.get(used.blobKey), 'a file another upload still holds is kept');
+  const late = await svc.request('POST', `/${s.slug}/form/${s.form.public_id}/submissions`, {
+    json: { snapshot_id, answers: { ...OWNER_ANSWERS, declarations: [{ upload_id: abandoned.id }] } },
+  });
+  t.is(late.status, 422, 'a page still naming the deleted upload is asked to upload it again');
+  t.is(late.body.errors[0].pointer, '/answers/declarations/0');
+});
+
 /** File names in a zip, from its central directory. */
 function zipEntries(zip: Buffer): string[] {
   const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));

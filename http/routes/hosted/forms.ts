@@ -2,7 +2,7 @@
 // its uploads, and its submission. Consumers are anonymous: the agent slug, the public id and (for links
 // made by POST /v2/forms/{id}/links) a signed context decide the agency, agent and metadata; the server
 // re-runs the form's rules on the snapshot the page was rendered from and never trusts the browser's view.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Context } from 'koa';
 import type pg from 'pg';
@@ -11,6 +11,7 @@ import { withIdentity, type Database } from '../../../db/pool.ts';
 import {
   consumeRateLimit,
   createSubmission,
+  submissionOfClientKey,
   formSnapshot,
   hostedForm,
   pendingUploads,
@@ -133,6 +134,8 @@ const submitBody = z
     snapshot_id: z.number().int().positive(),
     answers: z.record(z.string().max(64), z.unknown()),
     ctx: z.string().max(12_000).nullish(),
+    /** Drawn by the page once per filled form: a repeated submit returns the first submission. */
+    client_key: z.string().uuid().nullish(),
   })
   .strict();
 
@@ -315,7 +318,10 @@ export const hostedRoutes = [
           'unsupported_media_type',
         );
       }
-      const blobKey = await deps.blobs.put('uploads', bytes, EXT[sniffed.kind]);
+      // A key of its own, not of its content: an abandoned upload's file can then be deleted without asking
+      // whether another upload of the same bytes still needs it (maintenance__purge).
+      const blobKey = `uploads/${randomUUID()}.${EXT[sniffed.kind]}`;
+      await deps.blobs.putAt(blobKey, bytes, sniffed.mime);
       const uploadId = await anonymous(deps.db, (c) =>
         recordUpload(c, { formId: f.form_id, agentId: f.agent_id, questionId: q.id, blobKey, filename, contentType: sniffed.mime, size: bytes.length }),
       );
@@ -333,7 +339,7 @@ export const hostedRoutes = [
     params: formParams,
     body: submitBody,
     responses: {
-      201: { description: '{ submission_id, trace_id }' },
+      201: { description: '{ submission_id, trace_id }; the same answer again for a repeated client_key (header Idempotent-Replayed: true)' },
       403: { description: 'A changed or expired link' },
       404: { description: 'No such form' },
       422: { description: 'Field errors, each with its JSON pointer' },
@@ -344,7 +350,11 @@ export const hostedRoutes = [
       if (!f) throw new ApiError(404, 'form not found');
       const metadata = requireLink(deps, body.ctx, f);
       await rateLimit(ctx, deps, 'submit', f, body.ctx);
+      const clientKey = body.client_key ?? null;
       const created = await anonymous(deps.db, async (c) => {
+        // A retry of a submit that went through: its uploads are claimed already, so answer before checking.
+        const earlier = clientKey ? await submissionOfClientKey(c, f.form_id, clientKey) : undefined;
+        if (earlier) return earlier;
         // The page may have been rendered from a snapshot replaced since: check against that one.
         const snap = body.snapshot_id === f.snapshot_id ? { structure: f.structure } : await formSnapshot(c, f.form_id, body.snapshot_id);
         if (!snap)
@@ -408,8 +418,10 @@ export const hostedRoutes = [
           metadata,
           acordFormIds: mapToAcord(structure, check.answers).form_ids,
           uploadIds,
+          clientKey,
         });
       });
+      if (created.replayed) ctx.set('Idempotent-Replayed', 'true');
       ctx.status = 201;
       ctx.body = { submission_id: created.id, trace_id: created.trace_id };
     },
