@@ -4,6 +4,7 @@ import type { Task } from 'graphile-worker';
 import { z } from 'zod';
 import { analysisWork, failAnalysis, recordAnalysisOcrPage } from '../db/queries/analyses.ts';
 import { documentPages } from '../db/queries/extractions.ts';
+import { analysisFailureMessage } from '../pipelines/lease/index.ts';
 import { DocumentError, ocrPage, sniff, type PageText } from '../pipelines/documents/index.ts';
 import { engineOptions, taskBlobs, type TaskDeps } from './context.ts';
 
@@ -32,7 +33,7 @@ export function analysesOcr(deps: TaskDeps): Task {
       if (helpers.abortSignal?.aborted) throw err; // the page was not read; the job runs again
       if (err instanceof DocumentError && work.content_type !== 'application/pdf') {
         await helpers.withPgClient((c) =>
-          failAnalysis(c, analysis_id, err.code === 'payload_too_large' ? 'bad_request' : err.code, `${document}: ${err.details ?? err.message}`),
+          failAnalysis(c, analysis_id, err.code === 'payload_too_large' ? 'bad_request' : err.code, analysisFailureMessage(document, err)),
         );
         return;
       }

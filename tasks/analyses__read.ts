@@ -4,6 +4,7 @@ import type { Task } from 'graphile-worker';
 import { z } from 'zod';
 import { beginAnalysis, failAnalysis, recordAnalysisText } from '../db/queries/analyses.ts';
 import { DocumentError, readTextLayer } from '../pipelines/documents/index.ts';
+import { analysisFailureMessage, analysisReadOptions } from '../pipelines/lease/index.ts';
 import { engineOptions, taskBlobs, type TaskDeps } from './context.ts';
 
 const payload = z.object({ analysis_id: z.uuid(), document: z.enum(['lease', 'insurance']) });
@@ -20,13 +21,13 @@ export function analysesRead(deps: TaskDeps): Task {
       return;
     }
     try {
-      const layer = await readTextLayer(bytes, read);
+      const layer = await readTextLayer(bytes, analysisReadOptions(read, document));
       const pageCount = Math.max(layer.pages.length, ...layer.pages.map((p) => p.page), ...layer.needOcr, layer.sniffed.kind === 'pdf' ? 0 : 1);
       await helpers.withPgClient((c) => recordAnalysisText(c, analysis_id, document, pageCount, layer.pages, layer.needOcr));
     } catch (err) {
       if (!(err instanceof DocumentError)) throw err; // transient: graphile-worker retries
       await helpers.withPgClient((c) =>
-        failAnalysis(c, analysis_id, err.code === 'payload_too_large' ? 'bad_request' : err.code, `${document}: ${err.details ?? err.message}`),
+        failAnalysis(c, analysis_id, err.code === 'payload_too_large' ? 'bad_request' : err.code, analysisFailureMessage(document, err)),
       );
     }
   };

@@ -17,6 +17,20 @@ export { leaseFacts } from './lease_facts.ts';
 export { insuranceFacts, extractPolicy } from './insurance_facts.ts';
 export { sameParty, addressParts, insuredCoversTenant, shortDate, money } from './text.ts';
 
+/**
+ * Page cap of the lease side. Documents in general stop at 50 pages (declarations and certificates are short);
+ * a commercial lease with its exhibits often runs to 60–150 pages and is what this check is for.
+ */
+export const LEASE_MAX_PAGES = 300;
+
+/** Read options of one side of an analysis: the lease may be longer than an insurance document. */
+export const analysisReadOptions = <T extends object>(read: T, document: 'lease' | 'insurance'): T & { maxPages?: number } =>
+  document === 'lease' ? { ...read, maxPages: Math.max((read as { maxPages?: number }).maxPages ?? 0, LEASE_MAX_PAGES) } : read;
+
+/** The stored failure of one side of an analysis: what was wrong with the file and, when known, the detail. */
+export const analysisFailureMessage = (document: 'lease' | 'insurance', err: DocumentError): string =>
+  `${document}: ${err.message}${err.details && !err.message.includes(err.details) ? ` (${err.details})` : ''}`;
+
 export const analyzeOptionsSchema = z
   .object({
     /** The day policy status and period are judged on (YYYY-MM-DD); results are reproducible with it. */
@@ -241,6 +255,9 @@ export function buildResult(lease: LeaseStageOutput, ins: InsuranceStageOutput, 
 /** Analyse a lease and an insurance document in process (the CLI; the service runs the stages as tasks). */
 export async function analyzePair(leaseBytes: Uint8Array, insuranceBytes: Uint8Array, options: AnalyzeOptions): Promise<AnalysisResult> {
   const o = analyzeOptionsSchema.parse(options);
-  const [leaseDoc, insDoc] = await Promise.all([readForAnalysis(leaseBytes, o.read, 'lease'), readForAnalysis(insuranceBytes, o.read, 'insurance')]);
+  const [leaseDoc, insDoc] = await Promise.all([
+    readForAnalysis(leaseBytes, analysisReadOptions(o.read, 'lease'), 'lease'),
+    readForAnalysis(insuranceBytes, o.read, 'insurance'),
+  ]);
   return buildResult(leaseStage(leaseDoc), insuranceStage(insDoc), o.asOf);
 }

@@ -143,6 +143,44 @@ test('?async=true answers 202 with the id at once; the result follows on GET', a
 });
 
 // Serial and first: an empty queue, so the answer comes within the deadline.
+test('a lease longer than documents in general (60-page exhibits) is read whole; an insurance document that long is refused', async (t) => {
+  t.timeout(600_000);
+  const { key } = await sharedKey();
+  const c = httpCases.find((x) => x.lease.endsWith('.pdf') && x.insurance.endsWith('.pdf'))!;
+  const e = expectedOf(c);
+  const long = async (bytes: Buffer, what: string) => {
+    const doc = await PDFDocument.load(bytes);
+    const font = await doc.embedFont('Helvetica');
+    for (let i = 1; i <= 60; i++) {
+      const page = doc.addPage([612, 792]);
+      page.drawText(`${what}, exhibit page ${i}: floor plans and rules of the building.`, { x: 72, y: 700, size: 11, font });
+    }
+    return Buffer.from(await doc.save());
+  };
+  const lease = await long(fs.readFileSync(c.lease), 'Lease');
+  t.true((await PDFDocument.load(lease)).getPageCount() > 60);
+  const r = await analyze(key, { lease, insurance: fs.readFileSync(c.insurance), as_of: e.as_of });
+  t.true([200, 202].includes(r.status), r.text);
+  const body = await result(key, r);
+  t.deepEqual(scoreAnalysis(e, body).misses, [], 'the facts of the first pages, with their page numbers');
+  const refused = await analyze(
+    key,
+    { lease: fs.readFileSync(c.lease), insurance: await long(fs.readFileSync(c.insurance), 'Policy'), as_of: e.as_of },
+    '?async=true',
+  );
+  t.is(refused.status, 202, refused.text);
+  const failed = await eventually(
+    async () => {
+      const g = await svc.request('GET', `/api/analyses/${refused.body.id}`, { headers: { 'x-api-key': key } });
+      return g.body?.status === 'failed' && g.body;
+    },
+    120_000,
+    'the refusal',
+  );
+  t.is(failed.error, 'extraction_failed');
+  t.regex(failed.message, /^insurance: the PDF has 6\d pages; the limit is 50/);
+});
+
 test.serial('§7.2: an image-only PDF without text is 422 extraction_failed with details; GET shows the failure', async (t) => {
   t.timeout(300_000);
   const { key } = await sharedKey();
