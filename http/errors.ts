@@ -37,6 +37,7 @@ export const sqlErrorStatus: Record<string, number> = {
   DEACT: 422,
   KEYRV: 422,
   NOURL: 422,
+  SUBMX: 422,
   OWNER: 422,
   EMAIL: 422,
   BADRF: 422,
