@@ -13,7 +13,7 @@ import { analysesFacts } from './analyses__facts.ts';
 import { analysesOcr } from './analyses__ocr.ts';
 import { analysesRead } from './analyses__read.ts';
 import { blobsSweep } from './blobs__sweep.ts';
-import { deliveriesSend } from './deliveries__send.ts';
+import { deliveriesSend, startSendLoop } from './deliveries__send.ts';
 import { documentsExpire } from './documents__expire.ts';
 import { documentsOcr } from './documents__ocr.ts';
 import { documentsRead } from './documents__read.ts';
@@ -125,9 +125,9 @@ export async function startWorker(
     log: Logger;
     deps: TaskDeps;
     pollInterval?: number;
-    /** Milliseconds between polls of the events outbox while no event waits (default 25). */
+    /** Milliseconds between polls of the events outbox and of due deliveries while none waits (default 25). */
     outboxPollInterval?: number;
-    /** Run only these tasks (benches time one stage); the outbox poller runs with events__fan_out. */
+    /** Run only these tasks (benches time one stage); the outbox poller runs with events__fan_out, the send loop with deliveries__send. */
     only?: string[];
   },
 ): Promise<Runner> {
@@ -175,9 +175,14 @@ export async function startWorker(
       },
     },
   });
-  // Events wait in the outbox (0014) until this poller fans them out; it stops before the runner does.
-  const poller = !opts.only || opts.only.includes('events__fan_out') ? startOutboxPoller(pool, opts.deps, { intervalMs: opts.outboxPollInterval ?? 25 }) : null;
-  runner.promise.finally(() => poller?.stop()).catch(() => {});
+  // First attempts wait in app_private.deliveries_due (0015) until this loop sends them.
+  const sender = !opts.only || opts.only.includes('deliveries__send') ? startSendLoop(pool, opts.deps, { intervalMs: opts.outboxPollInterval ?? 25 }) : null;
+  // Events wait in the outbox (0014) until this poller fans them out; both stop before the runner does.
+  const poller =
+    !opts.only || opts.only.includes('events__fan_out')
+      ? startOutboxPoller(pool, opts.deps, { intervalMs: opts.outboxPollInterval ?? 25, onDeliveries: () => sender?.wake() })
+      : null;
+  runner.promise.finally(() => Promise.all([poller?.stop(), sender?.stop()])).catch(() => {});
   runner.promise.finally(() => closeDeliveryConnections()).catch(() => {});
   const safeBeat = () => beat().catch((err) => opts.log.warn('worker heartbeat failed', { err }));
   await safeBeat();
@@ -188,6 +193,7 @@ export async function startWorker(
     ...runner,
     stop: async (reason?: string) => {
       await poller?.stop();
+      await sender?.stop();
       await runner.stop(reason);
     },
   };
