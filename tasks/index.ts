@@ -73,6 +73,13 @@ function withRequestId(helpers: JobHelpers, requestId: string): JobHelpers {
   };
 }
 
+/**
+ * Tasks whose SQL never reads svc.request_id: the ids they write come from their rows (a delivery's request id is
+ * copied onto its attempts and retry jobs by SQL). They get the request id in their log lines only, without the
+ * two set_config round trips around every database call that withRequestId adds.
+ */
+const REQUEST_ID_IN_LOGS_ONLY = new Set(['deliveries__send']);
+
 /** Run a task with its request id, time it into svc_job_duration_seconds and write one line per run. */
 function instrumented(name: string, task: Task, deps: TaskDeps): Task {
   const metrics = (deps.metrics ??= createMetrics());
@@ -84,7 +91,12 @@ function instrumented(name: string, task: Task, deps: TaskDeps): Task {
     const started = performance.now();
     let outcome: 'success' | 'error' = 'success';
     try {
-      await task(payload, requestId ? withRequestId(helpers, requestId) : helpers);
+      const withId = !requestId
+        ? helpers
+        : REQUEST_ID_IN_LOGS_ONLY.has(name)
+          ? { ...helpers, logger: helpers.logger.scope({ requestId } as object) }
+          : withRequestId(helpers, requestId);
+      await task(payload, withId);
     } catch (err) {
       outcome = 'error';
       throw err;
