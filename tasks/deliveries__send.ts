@@ -244,6 +244,7 @@ export function startSendLoop(pool: pg.Pool, deps: TaskDeps, opts: SendLoopOptio
 
   const loop = (async () => {
     let more = true; // the last claim came back full (or nothing was asked yet): claim again at once
+    let failures = 0;
     for (;;) {
       if (stopped) {
         for (const d of queue.splice(0)) {
@@ -283,10 +284,17 @@ export function startSendLoop(pool: pg.Pool, deps: TaskDeps, opts: SendLoopOptio
         attempts = round.attempts.concat(attempts);
         done = round.done.concat(done);
         release = round.release.concat(release);
+        failures++;
+        if (stopped && failures >= 3) {
+          // Stopping with the database unreachable: what was sent is sent again after the claims' lease.
+          log.error('send loop stopped without recording its last attempts', { err, attempts: attempts.length, claims: done.length + release.length });
+          break;
+        }
         log.warn('send round failed; trying again', { err });
         await nap(1000);
         continue;
       }
+      failures = 0;
       for (const d of rows) {
         if (d.status !== 'pending' || !d.enabled) {
           // Finished meanwhile, or its endpoint is disabled (enabling it makes its pending deliveries due again).
