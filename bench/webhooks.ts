@@ -363,10 +363,12 @@ async function stages(ctx: BenchContext, cfg: Config, secretKey: Buffer, log: Lo
     });
   await writers(200, 4, plainInsert); // warm the pool's connections and plans
   let before = await dbStats(db);
+  const emitPg = postgresCpuMs(ctx);
   const emitRate = await writers(n, 4, (i) =>
     db.owner.query({ name: 'bench_emit', text: `select app_private.emit_event($1, 'test', 'form-submission', null, $2)`, values: [agencyId, data(i)] }),
   );
-  const emitCost = await perItem(db, before, n);
+  const emitPgAfter = postgresCpuMs(ctx);
+  const emitCost = `${await perItem(db, before, n)}; ${cpuLine(null, emitPg, emitPgAfter, n).replace('worker CPU n/a (inline), ', '')}`;
   before = await dbStats(db);
   const insertRate = await writers(n, 4, plainInsert);
   const insertCost = await perItem(db, before, n);

@@ -146,6 +146,8 @@ export interface SendLoopOptions {
   perEndpoint?: number;
   /** Deliveries claimed per round at most (default 64). */
   claim?: number;
+  /** Milliseconds between rounds at least while deliveries are in flight (default 10), so rounds record several. */
+  roundGapMs?: number;
   /** Seconds a claim lasts: a worker killed while sending leaves its deliveries due again after this. */
   leaseSeconds?: number;
 }
@@ -162,6 +164,7 @@ export function startSendLoop(pool: pg.Pool, deps: TaskDeps, opts: SendLoopOptio
   const maxInFlight = opts.inFlight ?? 32;
   const perEndpoint = opts.perEndpoint ?? 16;
   const claimSize = opts.claim ?? 64;
+  const roundGapMs = opts.roundGapMs ?? 10;
   const timeoutSeconds = deps.cfg.WEBHOOK_TIMEOUT_MS / 1000;
   const leaseSeconds = opts.leaseSeconds ?? Math.ceil(timeoutSeconds * (Math.ceil((2 * perEndpoint + claimSize) / perEndpoint) + 1) + 30);
   const disableAfterHours = deps.cfg.WEBHOOK_DISABLE_AFTER_HOURS;
@@ -245,6 +248,7 @@ export function startSendLoop(pool: pg.Pool, deps: TaskDeps, opts: SendLoopOptio
   const loop = (async () => {
     let more = true; // the last claim came back full (or nothing was asked yet): claim again at once
     let failures = 0;
+    let lastRound = 0;
     for (;;) {
       if (stopped) {
         for (const d of queue.splice(0)) {
@@ -261,6 +265,13 @@ export function startSendLoop(pool: pg.Pool, deps: TaskDeps, opts: SendLoopOptio
         more = true;
         continue;
       }
+      // Rounds at most every roundGapMs while deliveries are in flight: each is a transaction and a commit, and
+      // one per finished delivery would cost Postgres more than the deliveries themselves at a trickle.
+      const since = performance.now() - lastRound;
+      if (!stopped && since < roundGapMs && inFlight > 0 && attempts.length + done.length < claimSize) {
+        await new Promise((resolve) => setTimeout(resolve, roundGapMs - since));
+      }
+      lastRound = performance.now();
       const round = { attempts, done, release };
       attempts = [];
       done = [];

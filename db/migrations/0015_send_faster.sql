@@ -68,7 +68,7 @@ begin
          where q.due_at <= now()
            and (cardinality(p_skip_endpoints) = 0
                 or not exists (select 1 from app_public.webhook_deliveries s where s.id = q.delivery_id and s.endpoint_id = any (p_skip_endpoints)))
-         order by q.due_at, q.delivery_id limit p_limit
+         order by q.due_at limit p_limit -- the index order: a backlog is not sorted on every round
            for update skip locked
       ), claimed as (
         update app_private.deliveries_due q set due_at = now() + p_lease from c where q.delivery_id = c.delivery_id
