@@ -1,6 +1,9 @@
-// Webhooks: sustained deliveries/s through the whole path (outbox event → fan-out job → delivery job →
-// signed POST → attempt logged) to a local receiver, event-to-receipt latency, and as the peer the same
-// signed POSTs sent by deliver() alone, with no queue or database, in the same run.
+// Webhooks: sustained deliveries/s through the whole path (outbox event → the worker's outbox poller fans it out →
+// its send loop claims the delivery → signed POST → attempt logged) to a local receiver, event-to-receipt
+// latency, and as the peer the same signed POSTs sent by deliver() alone, with no queue or database, in the same
+// run. The worker runs in a process of its own, as `svc worker` does (`--inline-worker`: in the bench's process,
+// beside the writers and the receiver); the worker's and Postgres's CPU time per delivery are printed beside
+// the rates, since other load on the machine moves rates much more than it moves costs.
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -271,7 +274,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   const total = 2 * events + pacedCount;
   const logged = await db.owner.query(`select count(*)::int as n from app_public.webhook_delivery_attempts where agency_id = $1`, [agencyId]);
   process.stdout.write(
-    `${`outbox → worker → signed POST (${events} events, concurrency 8)`.padEnd(58)} ${fmt(rate, 0).padStart(8)} deliveries/s\n` +
+    `${`outbox → worker → signed POST (${events} events, 4 writers)`.padEnd(58)} ${fmt(rate, 0).padStart(8)} deliveries/s\n` +
       `${'  of which writing the events (4 writers, worker running)'.padEnd(58)} ${fmt(four.written, 0).padStart(8)} events/s\n` +
       `${'  per delivery'.padEnd(58)} ${four.perDelivery}\n` +
       `${`the same with 16 writers (${events} events)`.padEnd(58)} ${fmt(sixteen.rate, 0).padStart(8)} deliveries/s\n` +
