@@ -138,6 +138,8 @@ export interface SendLoop {
 }
 
 export interface SendLoopOptions {
+  /** The loop's id: its claims carry it, and the process records it in app_private.worker_heartbeats. */
+  workerId: string;
   /** Milliseconds between polls while nothing is due (the fan-out of this process wakes the loop sooner). */
   intervalMs: number;
   /** Deliveries in flight at once, over all endpoints (default 32). */
@@ -283,7 +285,14 @@ export function startSendLoop(pool: pg.Pool, deps: TaskDeps, opts: SendLoopOptio
         const client = await pool.connect();
         let failed: Error | undefined;
         try {
-          rows = await sendRound(client, { ...round, limit: claim ? claimSize : 0, leaseSeconds, skipEndpoints, disableAfterHours });
+          rows = await sendRound(client, {
+            ...round,
+            worker: opts.workerId,
+            limit: claim ? claimSize : 0,
+            leaseSeconds,
+            skipEndpoints,
+            disableAfterHours,
+          });
         } catch (err) {
           failed = err as Error;
           throw err;

@@ -1,4 +1,5 @@
 // The task list and cron schedule of the graphile-worker runner. One task per file, named <noun>__<verb>.
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { parseCronItems, run, type JobHelpers, type Runner, type Task, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type pg from 'pg';
@@ -188,7 +189,13 @@ export async function startWorker(
     },
   });
   // First attempts wait in app_private.deliveries_due (0015) until this loop sends them.
-  const sender = !opts.only || opts.only.includes('deliveries__send') ? startSendLoop(pool, opts.deps, { intervalMs: opts.outboxPollInterval ?? 25 }) : null;
+  // Its claims name it, and it beats with this process's workers, so a live process gives back a dead one's claims.
+  const senderId = `send_loop_${randomUUID()}`;
+  const sender =
+    !opts.only || opts.only.includes('deliveries__send')
+      ? startSendLoop(pool, opts.deps, { intervalMs: opts.outboxPollInterval ?? 25, workerId: senderId })
+      : null;
+  if (sender) workerIds.add(senderId);
   // Events wait in the outbox (0014) until this poller fans them out; both stop before the runner does.
   const poller =
     !opts.only || opts.only.includes('events__fan_out')

@@ -8,8 +8,10 @@
 -- app_private.deliveries_due. The worker process runs a send loop (tasks/deliveries__send.ts startSendLoop) that
 -- records the attempts it made, releases what it could not send and claims the next due deliveries in one
 -- statement (send_round), so one commit serves a whole round. A claim is a lease: due_at moves to now() + lease,
--- so the deliveries of a worker killed while sending are due again when the lease ends. Claiming uses `for update
--- skip locked`: several processes may run the loop.
+-- so the deliveries of a worker killed while sending are due again when the lease ends; sooner in practice, since
+-- the claim names its loop (claimed_by), which beats in app_private.worker_heartbeats like graphile-worker's
+-- workers, and the heartbeat of a live process gives back the claims of one that stopped beating, as it releases
+-- its jobs. Claiming uses `for update skip locked`: several processes may run the loop.
 --
 -- Retries, redeliveries and test sends stay one graphile-worker job each (queue_delivery, at their own run_at);
 -- deliveries__send jobs queued before this migration still run.
@@ -22,11 +24,13 @@
 
 create table app_private.deliveries_due (
   delivery_id bigint primary key references app_public.webhook_deliveries (id) on delete cascade,
-  due_at timestamptz not null default now()
+  due_at timestamptz not null default now(),
+  claimed_by text
 );
 create index deliveries_due_due_at_idx on app_private.deliveries_due (due_at);
 comment on table app_private.deliveries_due is 'Deliveries waiting for the send loop (first attempts, and deliveries of an endpoint enabled again); a claimed one has due_at at the end of its claim''s lease. The row is deleted when its attempt is recorded.';
 comment on column app_private.deliveries_due.delivery_id is 'The delivery to send.';
+comment on column app_private.deliveries_due.claimed_by is 'The send loop holding the claim (its id in app_private.worker_heartbeats): when that process stops beating, the worker heartbeat gives its claims back at once instead of after the lease.';
 comment on column app_private.deliveries_due.due_at is 'When the send loop may take it: now for a new one, the end of the lease for a claimed one (a worker killed while sending leaves it to be taken again then).';
 
 /* First attempts are rows for the send loop now (same signature as 0005/0010: fan-out and endpoint enabling call it). */
@@ -34,9 +38,9 @@ create or replace function app_private.queue_deliveries(p_endpoint_id uuid, p_de
   language sql volatile security definer set search_path = '' as $$
   insert into app_private.deliveries_due (delivery_id)
   select x from unnest(p_delivery_ids) x order by x
-  on conflict (delivery_id) do nothing
+  on conflict (delivery_id) do update set due_at = now(), claimed_by = null
 $$;
-comment on function app_private.queue_deliveries(uuid, bigint[]) is 'Make deliveries of one endpoint due for the worker''s send loop (app_private.deliveries_due); p_endpoint_id is kept for the callers'' signature.';
+comment on function app_private.queue_deliveries(uuid, bigint[]) is 'Make deliveries of one endpoint due now for the worker''s send loop (app_private.deliveries_due), taking back a claim in progress (a loop that claimed them while the endpoint was disabled would drop them); p_endpoint_id is kept for the callers'' signature.';
 
 /*
  * One round of the send loop in one statement and one (asynchronous) commit: record the attempts made, forget the
@@ -44,8 +48,8 @@ comment on function app_private.queue_deliveries(uuid, bigint[]) is 'Make delive
  * claim up to p_limit due deliveries for p_lease, skipping the endpoints in p_skip_endpoints (the caller already
  * holds enough of theirs). Returns the claimed deliveries with what is needed to send them.
  */
-create function app_private.send_round(p_attempts jsonb, p_done bigint[], p_release bigint[], p_limit integer, p_lease interval,
-  p_skip_endpoints uuid[], p_disable_after interval)
+create function app_private.send_round(p_worker text, p_attempts jsonb, p_done bigint[], p_release bigint[], p_limit integer,
+  p_lease interval, p_skip_endpoints uuid[], p_disable_after interval)
   returns table (id bigint, attempt_count integer, message_id text, mode text, is_test boolean, url text, body text,
                  endpoint_id uuid, enabled boolean, status text, secret_ciphertext text, auth_ciphertext text, request_id text)
   language plpgsql volatile security definer set search_path = '' as $$
@@ -55,11 +59,13 @@ begin
   if jsonb_array_length(p_attempts) > 0 then
     perform app_private.record_delivery_attempts(p_attempts, p_disable_after);
   end if;
+  -- Only claims still this loop's: a claim taken back meanwhile (an endpoint enabled again, the heartbeat of a
+  -- process that took this one for dead) is due again and left alone.
   if cardinality(p_done) > 0 then
-    delete from app_private.deliveries_due where delivery_id = any (p_done);
+    delete from app_private.deliveries_due where delivery_id = any (p_done) and claimed_by = p_worker;
   end if;
   if cardinality(p_release) > 0 then
-    update app_private.deliveries_due set due_at = now() where delivery_id = any (p_release);
+    update app_private.deliveries_due set due_at = now(), claimed_by = null where delivery_id = any (p_release) and claimed_by = p_worker;
   end if;
   if p_limit > 0 then
     return query
@@ -71,7 +77,7 @@ begin
          order by q.due_at limit p_limit -- the index order: a backlog is not sorted on every round
            for update skip locked
       ), claimed as (
-        update app_private.deliveries_due q set due_at = now() + p_lease from c where q.delivery_id = c.delivery_id
+        update app_private.deliveries_due q set due_at = now() + p_lease, claimed_by = p_worker from c where q.delivery_id = c.delivery_id
         returning q.delivery_id
       )
       select d.id, d.attempt_count, d.message_id, d.mode, d.is_test, d.url, d.body, w.id, w.enabled, d.status, w.secret_ciphertext,
@@ -81,7 +87,7 @@ begin
   end if;
 end
 $$;
-comment on function app_private.send_round(jsonb, bigint[], bigint[], integer, interval, uuid[], interval) is 'The send loop''s round: record attempts (record_delivery_attempts), forget finished claims, release unsent ones, and claim up to p_limit due deliveries for p_lease; one asynchronous commit.';
+comment on function app_private.send_round(text, jsonb, bigint[], bigint[], integer, interval, uuid[], interval) is 'The send loop''s round: record attempts (record_delivery_attempts), forget finished claims, release unsent ones, and claim up to p_limit due deliveries for p_lease in the name of p_worker; one asynchronous commit.';
 
 /* The fan-out transaction commits asynchronously too (its caller sets it; this makes legacy fan-out jobs do the same). */
 create or replace function app_private.create_event_deliveries(p_event_ids bigint[], p_deliveries jsonb) returns integer

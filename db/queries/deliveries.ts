@@ -169,6 +169,8 @@ function attemptsJson(attempts: Array<DeliveryAttempt & { deliveryId: number }>)
 export async function sendRound(
   db: Client,
   r: {
+    /** The loop's id (it beats in app_private.worker_heartbeats); its claims carry it. */
+    worker: string;
     attempts: Array<DeliveryAttempt & { deliveryId: number }>;
     done: number[];
     release: number[];
@@ -180,8 +182,8 @@ export async function sendRound(
 ): Promise<DueDeliveryRow[]> {
   const { rows } = await db.query<DueDeliveryRow>({
     name: 'svc_send_round',
-    text: 'select * from app_private.send_round($1, $2, $3, $4, make_interval(secs => $5), $6, make_interval(hours => $7))',
-    values: [attemptsJson(r.attempts), r.done, r.release, r.limit, r.leaseSeconds, r.skipEndpoints, r.disableAfterHours],
+    text: 'select * from app_private.send_round($1, $2, $3, $4, $5, make_interval(secs => $6), $7, make_interval(hours => $8))',
+    values: [r.worker, attemptsJson(r.attempts), r.done, r.release, r.limit, r.leaseSeconds, r.skipEndpoints, r.disableAfterHours],
   });
   return rows;
 }

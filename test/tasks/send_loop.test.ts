@@ -59,7 +59,7 @@ async function withWorker<T>(fn: (w: Runner) => Promise<T>): Promise<T> {
 }
 
 // Serial: each test starts the worker it needs; another test's worker would take this one's claims.
-test.serial('the claim of a worker killed while sending comes back when its lease ends, and the delivery is sent once', async (t) => {
+test.serial('the claim of a worker that hangs while sending comes back when its lease ends, and the delivery is sent once', async (t) => {
   const r = await receiver();
   const { agencyId, endpointId } = await endpointTo(r.url);
   const { rows } = await db().query<{ id: number; message_id: string }>(
@@ -69,8 +69,11 @@ test.serial('the claim of a worker killed while sending comes back when its leas
   );
   const id = rows[0].id;
   await db().query('select app_private.queue_deliveries($1, $2)', [endpointId, [id]]);
-  // A worker claims it for a 3-second lease and dies before recording anything.
-  const claimed = await db().query(`select id from app_private.send_round('[]', '{}', '{}', 100, interval '3 seconds', '{}', interval '5 days')`);
+  // A worker claims it for a 3-second lease and hangs (its process still beats) without recording anything.
+  await db().query(`insert into app_private.worker_heartbeats (worker_id) values ('send_loop_hung') on conflict (worker_id) do update set last_seen = now()`);
+  const claimed = await db().query(
+    `select id from app_private.send_round('send_loop_hung', '[]', '{}', '{}', 100, interval '3 seconds', '{}', interval '5 days')`,
+  );
   t.true(
     claimed.rows.some((x) => Number(x.id) === id),
     'the dead worker held the claim',
@@ -92,6 +95,32 @@ test.serial('the claim of a worker killed while sending comes back when its leas
     [id],
   );
   t.deepEqual(d.rows[0], { status: 'delivered', attempt_count: 1, attempts: 1, due: false });
+});
+
+test.serial('the claims of a worker that stopped beating come back at the next heartbeat, long before their lease ends', async (t) => {
+  const r = await receiver();
+  const { agencyId, endpointId } = await endpointTo(r.url);
+  const { rows } = await db().query<{ id: number }>(
+    `insert into app_public.webhook_deliveries (agency_id, endpoint_id, message_id, mode, url, body)
+     values ($1, $2, 'msg_dead_claim', 'test', $3, '{"topic":"form-submission","data":{"submission_id":2}}') returning id`,
+    [agencyId, endpointId, `${r.url}/h`],
+  );
+  await db().query('select app_private.queue_deliveries($1, $2)', [endpointId, [rows[0].id]]);
+  // Killed an hour ago with a claim of an hour: its last heartbeat is older than WORKER_STALE_AFTER_SECONDS.
+  await db().query(
+    `insert into app_private.worker_heartbeats (worker_id, last_seen) values ('send_loop_killed', now() - interval '1 hour')
+     on conflict (worker_id) do update set last_seen = excluded.last_seen`,
+  );
+  const claimed = await db().query(
+    `select id from app_private.send_round('send_loop_killed', '[]', '{}', '{}', 100, interval '1 hour', '{}', interval '5 days')`,
+  );
+  t.true(claimed.rows.some((x) => Number(x.id) === rows[0].id));
+  await withWorker(async () => {
+    await eventually(async () => submission(r, 2).length >= 1, 10_000, 'the delivery released by the heartbeat');
+  });
+  t.is(submission(r, 2).length, 1);
+  const beats = await db().query(`select 1 from app_private.worker_heartbeats where worker_id = 'send_loop_killed'`);
+  t.is(beats.rowCount, 0, 'the dead loop is forgotten');
 });
 
 test.serial('a failing and a hanging receiver among good ones: the good ones arrive at once, the failing one is retried by a job', async (t) => {
@@ -209,4 +238,29 @@ test.serial('a fan-out or a record lost with an asynchronous commit is redone, u
   t.is(d.rows.length, 1);
   t.is(d.rows[0].status, 'delivered');
   t.is(d.rows[0].message_id, firstId, "the webhook-id is the delivery's message_id (msg_<event>_<endpoint>)");
+});
+
+test.serial('a delivery made due again while a loop holds its claim (its endpoint enabled again) is not dropped by that loop', async (t) => {
+  const r = await receiver();
+  const { agencyId, endpointId } = await endpointTo(r.url);
+  const { rows } = await db().query<{ id: number }>(
+    `insert into app_public.webhook_deliveries (agency_id, endpoint_id, message_id, mode, url, body)
+     values ($1, $2, 'msg_requeued', 'test', $3, '{}') returning id`,
+    [agencyId, endpointId, `${r.url}/h`],
+  );
+  const id = rows[0].id;
+  await db().query('select app_private.queue_deliveries($1, $2)', [endpointId, [id]]);
+  const claimed = (
+    await db().query(`select id from app_private.send_round('send_loop_a', '[]', '{}', '{}', 100, interval '1 hour', '{}', interval '5 days')`)
+  ).rows.map((x) => Number(x.id));
+  t.true(claimed.includes(id));
+  // The loop found the endpoint disabled; meanwhile it is enabled again, which makes its pending deliveries due.
+  await db().query('select app_private.queue_deliveries($1, $2)', [endpointId, [id]]);
+  await db().query(`select * from app_private.send_round('send_loop_a', '[]', $1, $2, 0, interval '1 hour', '{}', interval '5 days')`, [
+    [id],
+    claimed.filter((x) => x !== id),
+  ]);
+  const due = await db().query(`select due_at <= now() as now, claimed_by from app_private.deliveries_due where delivery_id = $1`, [id]);
+  t.deepEqual(due.rows, [{ now: true, claimed_by: null }], 'still due, for any loop');
+  await db().query('delete from app_public.webhook_deliveries where id = $1', [id]);
 });
