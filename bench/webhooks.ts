@@ -1,7 +1,12 @@
-// Webhooks: sustained deliveries/s through the whole path (outbox event → fan-out job → delivery job →
-// signed POST → attempt logged) to a local receiver, event-to-receipt latency, and as the peer the same
-// signed POSTs sent by deliver() alone, with no queue or database, in the same run.
+// Webhooks: sustained deliveries/s through the whole path (outbox event → the worker's outbox poller fans it out →
+// its send loop claims the delivery → signed POST → attempt logged) to a local receiver, event-to-receipt
+// latency, and as the peer the same signed POSTs sent by deliver() alone, with no queue or database, in the same
+// run. The worker runs in a process of its own, as `svc worker` does (`--inline-worker`: in the bench's process,
+// beside the writers and the receiver); the worker's and Postgres's CPU time per delivery are printed beside
+// the rates, since other load on the machine moves rates much more than it moves costs.
+import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import pg from 'pg';
 import type { AddressInfo } from 'node:net';
@@ -36,6 +41,101 @@ async function perItem(db: BenchContext['db'], before: Awaited<ReturnType<typeof
   return `commits ${fmt(per('commits'), 2)}, WAL ${fmt(per('wal_bytes'), 0)} B (${fmt(per('fpi'), 2)} page images), flushes ${fmt(per('syncs'), 2)} each`;
 }
 
+/** CPU time (ms) used so far by the Postgres cluster of the bench: the postmaster, its live children and the ones it reaped. */
+function postgresCpuMs(ctx: BenchContext): number | null {
+  try {
+    const ticks = 1000 / 100; // USER_HZ is 100 on Linux
+    const pid = Number(readFileSync(path.join(ctx.dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const fields = (p: string) =>
+      readFileSync(`/proc/${p}/stat`, 'utf8')
+        .replace(/^.*\) /, '')
+        .split(' ');
+    const own = fields(String(pid));
+    let total = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]); // utime stime cutime cstime
+    for (const p of readdirSync('/proc')) {
+      if (!/^\d+$/.test(p) || p === String(pid)) continue;
+      try {
+        const f = fields(p);
+        if (Number(f[1]) === pid) total += Number(f[11]) + Number(f[12]);
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+    return total * ticks;
+  } catch {
+    return null; // not an embedded cluster of this bench, or /proc unreadable
+  }
+}
+
+/** The worker process's and Postgres's CPU time per delivery (a cost that the machine's other load changes less than a rate). */
+function cpuLine(workerMs: number | null, pgBefore: number | null, pgAfter: number | null, n: number): string {
+  const us = (ms: number) => `${fmt((ms * 1000) / n, 0)} µs`;
+  return `worker CPU ${workerMs === null ? 'n/a (inline)' : us(workerMs)}, Postgres CPU ${pgBefore === null || pgAfter === null ? 'n/a' : us(pgAfter - pgBefore)} each`;
+}
+
+interface BenchWorker {
+  /** CPU time the worker process used (ms; null when it runs inline). */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * The worker under test: in a process of its own (bench/webhooks_worker.ts), as `svc worker` runs in production,
+ * unless `--inline-worker` puts it in the bench's process (beside the writers and the receiver, sharing their
+ * event loop), as the bench ran before. `prepare` loads it; the returned `start` starts it (so timings exclude
+ * loading modules).
+ */
+async function prepareBenchWorker(ctx: BenchContext, cfg: Config, secretKey: Buffer, log: Logger, only?: string[]): Promise<{ start(): Promise<BenchWorker> }> {
+  if (process.argv.includes('--inline-worker')) {
+    return {
+      start: async () => {
+        const runner = await startWorker(ctx.db.owner, {
+          concurrency: 8,
+          log,
+          deps: { cfg, log, secretKey, blobs: fileBlobStore(path.join(ctx.dataDir, 'blobs')) },
+          pollInterval: 1000,
+          ...(only ? { only } : {}),
+        });
+        return { stop: async () => (await runner.stop(), null) };
+      },
+    };
+  }
+  const profile = process.argv.includes('--profile-worker') ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.cwd(), 'bench-profiles')}`] : [];
+  const child = fork(
+    new URL('./webhooks_worker.ts', import.meta.url).pathname,
+    [JSON.stringify({ url: ctx.url, dataDir: ctx.dataDir, secretKey: secretKey.toString('hex'), only })],
+    { execArgv: [...process.execArgv, ...profile] },
+  );
+  const next = <T>(match: (m: unknown) => T | undefined) =>
+    new Promise<T>((resolve, reject) => {
+      const onMessage = (m: unknown) => {
+        const v = match(m);
+        if (v !== undefined) {
+          child.off('message', onMessage);
+          child.off('exit', onExit);
+          resolve(v);
+        }
+      };
+      const onExit = (code: number | null) => reject(new Error(`bench worker exited (${code})`));
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+    });
+  await next((m) => (m === 'loaded' ? true : undefined));
+  return {
+    start: async () => {
+      const ready = next((m) => (m === 'ready' ? true : undefined));
+      child.send('start');
+      await ready;
+      return {
+        stop: async () => {
+          const stopped = next((m) => ((m as { stopped?: boolean }).stopped ? (m as { cpuMicros: number }).cpuMicros / 1000 : undefined));
+          child.send('stop');
+          return stopped;
+        },
+      };
+    },
+  };
+}
+
 export async function run(ctx: BenchContext): Promise<void> {
   setLogLevel('silent');
   const { db } = ctx;
@@ -64,12 +164,8 @@ export async function run(ctx: BenchContext): Promise<void> {
     [agencyId, url, encryptSecret(secretKey, secret)],
   );
   const log = createLogger();
-  const runner = await startWorker(db.owner, {
-    concurrency: 8,
-    log,
-    deps: { cfg, log, secretKey, blobs: fileBlobStore(path.join(ctx.dataDir, 'blobs')) },
-    pollInterval: 1000,
-  });
+  const runner = await (await prepareBenchWorker(ctx, cfg, secretKey, log)).start();
+  const pgCpuBefore = postgresCpuMs(ctx);
   const sample = sampleTopicPayload('form-submission').data;
 
   // Sustained rate: events written to the outbox by 4 concurrent writers (as API requests would), counted
@@ -156,7 +252,8 @@ export async function run(ctx: BenchContext): Promise<void> {
   // More requests in flight: 16 writers, each committing one event.
   const sixteen = await sustained(events, 16);
   await new Promise((r) => setTimeout(r, 500)); // late doubles would arrive now
-  await runner.stop();
+  const workerCpu = await runner.stop();
+  const pgCpu = postgresCpuMs(ctx);
   await writerPool.end();
   const latencies = [...arrivals]
     .filter(([id]) => id >= first && id < pacedLast)
@@ -177,7 +274,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   const total = 2 * events + pacedCount;
   const logged = await db.owner.query(`select count(*)::int as n from app_public.webhook_delivery_attempts where agency_id = $1`, [agencyId]);
   process.stdout.write(
-    `${`outbox → worker → signed POST (${events} events, concurrency 8)`.padEnd(58)} ${fmt(rate, 0).padStart(8)} deliveries/s\n` +
+    `${`outbox → worker → signed POST (${events} events, 4 writers)`.padEnd(58)} ${fmt(rate, 0).padStart(8)} deliveries/s\n` +
       `${'  of which writing the events (4 writers, worker running)'.padEnd(58)} ${fmt(four.written, 0).padStart(8)} events/s\n` +
       `${'  per delivery'.padEnd(58)} ${four.perDelivery}\n` +
       `${`the same with 16 writers (${events} events)`.padEnd(58)} ${fmt(sixteen.rate, 0).padStart(8)} deliveries/s\n` +
@@ -186,7 +283,8 @@ export async function run(ctx: BenchContext): Promise<void> {
       `${'paced 200 events/s, event → receipt'.padEnd(58)} p50 ${fmt(percentile(latencies, 50), 1)} ms   p99 ${fmt(percentile(latencies, 99), 1)} ms\n` +
       `${'  written → delivery created (fan-out)'.padEnd(58)} p50 ${fmt(lag('fan_out_ms', 50), 1)} ms   p99 ${fmt(lag('fan_out_ms', 99), 1)} ms\n` +
       `${'  delivery created → attempt started (send job)'.padEnd(58)} p50 ${fmt(lag('send_ms', 50), 1)} ms   p99 ${fmt(lag('send_ms', 99), 1)} ms\n` +
-      `received ${arrivals.size} of ${total} distinct deliveries, ${doubled} doubled, ${total - arrivals.size} lost; attempts logged ${logged.rows[0].n}\n`,
+      `received ${arrivals.size} of ${total} distinct deliveries, ${doubled} doubled, ${total - arrivals.size} lost; attempts logged ${logged.rows[0].n}\n` +
+      `${'CPU per delivery over the three runs above'.padEnd(58)} ${cpuLine(workerCpu, pgCpuBefore, pgCpu, total)}\n`,
   );
 
   // Peers: the same signed POSTs with no queue and no database, with a new connection per POST (deliver()'s
@@ -245,7 +343,6 @@ async function stages(ctx: BenchContext, cfg: Config, secretKey: Buffer, log: Lo
     `insert into app_public.webhook_endpoints (agency_id, kind, topic, staging_url, secret_ciphertext) values ($1, 'topic', 'form-submission', $2, $3)`,
     [agencyId, url, encryptSecret(secretKey, newSigningSecret())],
   );
-  const deps = { cfg, log, secretKey, blobs: fileBlobStore(path.join(ctx.dataDir, 'blobs')) };
   const line = (name: string, value: string) => process.stdout.write(`${name.padEnd(58)} ${value}\n`);
   const writers = async (count: number, concurrency: number, write: (i: number) => Promise<unknown>) => {
     const t0 = performance.now();
@@ -269,10 +366,12 @@ async function stages(ctx: BenchContext, cfg: Config, secretKey: Buffer, log: Lo
     });
   await writers(200, 4, plainInsert); // warm the pool's connections and plans
   let before = await dbStats(db);
+  const emitPg = postgresCpuMs(ctx);
   const emitRate = await writers(n, 4, (i) =>
     db.owner.query({ name: 'bench_emit', text: `select app_private.emit_event($1, 'test', 'form-submission', null, $2)`, values: [agencyId, data(i)] }),
   );
-  const emitCost = await perItem(db, before, n);
+  const emitPgAfter = postgresCpuMs(ctx);
+  const emitCost = `${await perItem(db, before, n)}; ${cpuLine(null, emitPg, emitPgAfter, n).replace('worker CPU n/a (inline), ', '')}`;
   before = await dbStats(db);
   const insertRate = await writers(n, 4, plainInsert);
   const insertCost = await perItem(db, before, n);
@@ -287,14 +386,21 @@ async function stages(ctx: BenchContext, cfg: Config, secretKey: Buffer, log: Lo
   const until = async (check: () => Promise<boolean>) => {
     while (!(await check())) await new Promise((r) => setTimeout(r, 5));
   };
+  let prepared = await prepareBenchWorker(ctx, cfg, secretKey, log, ['events__fan_out']);
   before = await dbStats(db);
+  let pgBefore = postgresCpuMs(ctx);
   let t0 = performance.now();
-  let runner = await startWorker(db.owner, { concurrency: 8, log, deps, pollInterval: 1000, only: ['events__fan_out'] });
+  let runner = await prepared.start();
   await until(async () => (await count(`select count(*)::int as n from app_public.webhook_deliveries where agency_id = $1`)) >= n);
   const fanOutRate = n / ((performance.now() - t0) / 1000);
-  await runner.stop();
-  line(`(b) fan-out only: ${n} waiting events → deliveries`, `${fmt(fanOutRate, 0).padStart(8)} deliveries/s; ${await perItem(db, before, n)}`);
+  let cpu = await runner.stop();
+  line(
+    `(b) fan-out only: ${n} waiting events → deliveries`,
+    `${fmt(fanOutRate, 0).padStart(8)} deliveries/s; ${await perItem(db, before, n)}; ${cpuLine(cpu, pgBefore, postgresCpuMs(ctx), n)}`,
+  );
+  prepared = await prepareBenchWorker(ctx, cfg, secretKey, log, ['deliveries__send']);
   before = await dbStats(db);
+  pgBefore = postgresCpuMs(ctx);
 
   // (c) Send only.
   const allIn = new Promise<void>((r) => {
@@ -302,15 +408,15 @@ async function stages(ctx: BenchContext, cfg: Config, secretKey: Buffer, log: Lo
     reached = r;
   });
   t0 = performance.now();
-  runner = await startWorker(db.owner, { concurrency: 8, log, deps, pollInterval: 1000, only: ['deliveries__send'] });
+  runner = await prepared.start();
   await allIn;
   await until(async () => (await count(`select count(*)::int as n from app_public.webhook_delivery_attempts where agency_id = $1`)) >= n);
   const sendRate = n / ((performance.now() - t0) / 1000);
-  await runner.stop();
+  cpu = await runner.stop();
   closeDeliveryConnections();
   line(
     `(c) send only: ${n} queued deliveries → attempts logged`,
-    `${fmt(sendRate, 0).padStart(8)} deliveries/s (received ${received}); ${await perItem(db, before, n)}`,
+    `${fmt(sendRate, 0).padStart(8)} deliveries/s (received ${received}); ${await perItem(db, before, n)}; ${cpuLine(cpu, pgBefore, postgresCpuMs(ctx), n)}`,
   );
   receiver.close();
 }

@@ -1,11 +1,24 @@
 // Attempts of deliveries: sign, POST (SSRF-checked, no redirects, time-out, kept-alive connection per pinned
 // address), log every attempt, and let app_private.record_delivery_attempts finish each delivery or queue its
-// next attempt. The payload is one delivery (a retry) or a batch of one endpoint's first attempts
-// (app_private.queue_deliveries appends to the endpoint's waiting job), read and recorded in one statement each.
+// next attempt.
+// First attempts are sent by the worker's send loop (startSendLoop, 0015): it claims due deliveries
+// (app_private.deliveries_due) for a lease, sends them, and records what it sent, gives back what it did not
+// and claims the next ones in one statement (app_private.send_round, one asynchronous commit per round).
+// Retries, redeliveries and test sends are deliveries__send jobs: one delivery each, or a batch of one endpoint's
+// first attempts queued before 0015, read and recorded in one statement each.
 import type { Task } from 'graphile-worker';
+import type pg from 'pg';
 import { z } from 'zod';
-import { deliveriesToSend, recordDeliveryAttempts, type DeliveryAttempt, type DeliveryInBatchRow } from '../db/queries/deliveries.ts';
+import {
+  deliveriesToSend,
+  recordDeliveryAttempts,
+  sendRound,
+  type DeliveryAttempt,
+  type DeliveryInBatchRow,
+  type DueDeliveryRow,
+} from '../db/queries/deliveries.ts';
 import { decryptSecret } from '../lib/crypto.ts';
+import type { Logger } from '../lib/log.ts';
 import { nextAttemptDelay } from '../pipelines/webhooks/backoff.ts';
 import { deliver, type DeliveryAttemptResult, type EndpointAuth } from '../pipelines/webhooks/deliver.ts';
 import type { TaskDeps } from './context.ts';
@@ -13,10 +26,14 @@ import type { TaskDeps } from './context.ts';
 const item = z.object({ delivery_id: z.number().int().positive() });
 const payload = z.union([item, z.array(item).min(1)]);
 
-/** How many deliveries of one batch are in flight at once. */
+/** How many deliveries of one batch job are in flight at once. */
 const BATCH_PARALLELISM = 16;
 
-export function deliveriesSend(deps: TaskDeps): Task {
+type Attempt = DeliveryAttempt & { deliveryId: number };
+type Outcome = { attempt: Attempt; fields: Record<string, unknown> } | 'aborted';
+
+/** One attempt of a delivery, as the value to record (or 'aborted' when the worker is shutting down). */
+function attempter(deps: TaskDeps): (d: DeliveryInBatchRow, signal: AbortSignal) => Promise<Outcome> {
   const allow = deps.cfg.WEBHOOK_ALLOW_HOSTS;
   const allowCidrs = allow.filter((h) => h.includes('/'));
   const allowHosts = allow.filter((h) => !h.includes('/'));
@@ -32,47 +49,30 @@ export function deliveriesSend(deps: TaskDeps): Task {
     }
     return s;
   };
-
-  return async (raw, helpers) => {
-    const parsed = payload.parse(raw);
-    const ids = [...new Set((Array.isArray(parsed) ? parsed : [parsed]).map((p) => p.delivery_id))];
-    // Named statements: each pooled connection plans them once.
-    const rows = await helpers.withPgClient((c) => deliveriesToSend(c, ids));
-    // Delivered, failed or removed with their endpoint: no longer relevant. A disabled endpoint's pending
-    // deliveries are queued again by set_webhook_endpoint_enabled when it is enabled.
-    const todo = rows.filter((d) => d.enabled);
-    if (!todo.length) return;
-
-    const attempts: Array<DeliveryAttempt & { deliveryId: number }> = [];
-    let aborted = false;
-    let next = 0;
-    const sendOne = async (d: DeliveryInBatchRow) => {
-      const secret = open(d.secret_ciphertext);
-      const auth = d.auth_ciphertext ? (JSON.parse(open(d.auth_ciphertext)) as EndpointAuth) : null;
-      const startedAt = new Date();
-      const result: DeliveryAttemptResult = await deliver(
-        { url: d.url, body: d.body, secret, webhookId: d.message_id, auth },
-        {
-          timeoutMs: deps.cfg.WEBHOOK_TIMEOUT_MS,
-          requireHttps: deps.cfg.WEBHOOK_REQUIRE_HTTPS && d.mode === 'live' && !d.is_test,
-          allowHosts,
-          allowCidrs,
-          signal: helpers.abortSignal,
-          keepAlive: true,
-        },
-      );
-      // The worker is shutting down: this attempt did not happen; the job runs again.
-      if (result.error?.code === 'aborted') {
-        aborted = true;
-        return;
-      }
-      const retryIn = result.ok
-        ? null
-        : nextAttemptDelay(d.attempt_count + 1, { maxAttempts: deps.cfg.WEBHOOK_MAX_ATTEMPTS, ...(schedule ? { schedule } : {}) });
-      const errorMessage =
-        result.error?.message ??
-        (result.ok ? null : result.location ? `HTTP ${result.status} redirect to ${result.location} (not followed)` : `HTTP ${result.status}`);
-      attempts.push({
+  return async (d, signal) => {
+    const secret = open(d.secret_ciphertext);
+    const auth = d.auth_ciphertext ? (JSON.parse(open(d.auth_ciphertext)) as EndpointAuth) : null;
+    const startedAt = new Date();
+    const result: DeliveryAttemptResult = await deliver(
+      { url: d.url, body: d.body, secret, webhookId: d.message_id, auth },
+      {
+        timeoutMs: deps.cfg.WEBHOOK_TIMEOUT_MS,
+        requireHttps: deps.cfg.WEBHOOK_REQUIRE_HTTPS && d.mode === 'live' && !d.is_test,
+        allowHosts,
+        allowCidrs,
+        signal,
+        keepAlive: true,
+      },
+    );
+    // The worker is shutting down: this attempt did not happen.
+    if (result.error?.code === 'aborted') return 'aborted';
+    const retryIn = result.ok ? null : nextAttemptDelay(d.attempt_count + 1, { maxAttempts: deps.cfg.WEBHOOK_MAX_ATTEMPTS, ...(schedule ? { schedule } : {}) });
+    const errorMessage =
+      result.error?.message ??
+      (result.ok ? null : result.location ? `HTTP ${result.status} redirect to ${result.location} (not followed)` : `HTTP ${result.status}`);
+    deps.metrics?.deliveries.inc({ outcome: result.ok ? 'delivered' : retryIn === null ? 'failed' : 'retry' });
+    return {
+      attempt: {
         deliveryId: d.id,
         startedAt,
         durationMs: Math.round(result.duration_ms),
@@ -84,11 +84,37 @@ export function deliveriesSend(deps: TaskDeps): Task {
         ok: result.ok,
         gone: result.disable,
         retryInSeconds: retryIn,
-      });
-      const fields = { deliveryId: d.id, attempt: d.attempt_count + 1, status: result.status, ok: result.ok, error: result.error?.code, retryIn };
-      deps.metrics?.deliveries.inc({ outcome: result.ok ? 'delivered' : retryIn === null ? 'failed' : 'retry' });
-      if (result.ok) helpers.logger.debug('delivery attempt', fields);
-      else helpers.logger.info('delivery attempt', fields);
+      },
+      fields: { deliveryId: d.id, attempt: d.attempt_count + 1, status: result.status, ok: result.ok, error: result.error?.code, retryIn },
+    };
+  };
+}
+
+export function deliveriesSend(deps: TaskDeps): Task {
+  const attempt = attempter(deps);
+  return async (raw, helpers) => {
+    const parsed = payload.parse(raw);
+    const ids = [...new Set((Array.isArray(parsed) ? parsed : [parsed]).map((p) => p.delivery_id))];
+    // Named statements: each pooled connection plans them once.
+    const rows = await helpers.withPgClient((c) => deliveriesToSend(c, ids));
+    // Delivered, failed or removed with their endpoint: no longer relevant. A disabled endpoint's pending
+    // deliveries are made due again by set_webhook_endpoint_enabled when it is enabled.
+    const todo = rows.filter((d) => d.enabled);
+    if (!todo.length) return;
+
+    const attempts: Attempt[] = [];
+    let aborted = false;
+    let next = 0;
+    const sendOne = async (d: DeliveryInBatchRow) => {
+      const outcome = await attempt(d, helpers.abortSignal);
+      // The worker is shutting down: this attempt did not happen; the job runs again.
+      if (outcome === 'aborted') {
+        aborted = true;
+        return;
+      }
+      attempts.push(outcome.attempt);
+      if (outcome.attempt.ok) helpers.logger.debug('delivery attempt', outcome.fields);
+      else helpers.logger.info('delivery attempt', outcome.fields);
     };
     await Promise.all(
       Array.from({ length: Math.min(BATCH_PARALLELISM, todo.length) }, async () => {
@@ -101,5 +127,215 @@ export function deliveriesSend(deps: TaskDeps): Task {
     }
     helpers.logger.debug('delivery batch sent', { deliveries: todo.length, recorded: attempts.length });
     if (aborted) throw new Error('delivery aborted by worker shutdown');
+  };
+}
+
+export interface SendLoop {
+  /** New deliveries may be due (the fan-out in this process made some): claim without waiting for the next poll. */
+  wake(): void;
+  /** Stop sending: attempts in flight are aborted and given back, what was sent is recorded. */
+  stop(): Promise<void>;
+}
+
+export interface SendLoopOptions {
+  /** The loop's id: its claims carry it, and the process records it in app_private.worker_heartbeats. */
+  workerId: string;
+  /** Milliseconds between polls while nothing is due (the fan-out of this process wakes the loop sooner). */
+  intervalMs: number;
+  /** Deliveries in flight at once, over all endpoints (default 32). */
+  inFlight?: number;
+  /** Deliveries in flight at once to one endpoint (default 16), so one slow receiver cannot take every slot. */
+  perEndpoint?: number;
+  /** Deliveries claimed per round at most (default 64). */
+  claim?: number;
+  /** Milliseconds between rounds at least while deliveries are in flight (default 10), so rounds record several. */
+  roundGapMs?: number;
+  /** Seconds a claim lasts: a worker killed while sending leaves its deliveries due again after this. */
+  leaseSeconds?: number;
+}
+
+/**
+ * The send loop of a worker process. Rounds run one after another on one connection: each records the attempts
+ * finished since the last, gives back claims that were not sent, and claims due deliveries while fewer than
+ * `inFlight` wait here (app_private.send_round). Sending is continuous: a delivery starts as soon as a slot (and
+ * its endpoint's share of the slots) is free, so a slow receiver holds its own slots only; its endpoint is not
+ * claimed further while twice its share waits here. A claim is a lease, longer than the longest wait a claimed
+ * delivery can have here (its endpoint's queue ahead of it, each up to the time-out).
+ */
+export function startSendLoop(pool: pg.Pool, deps: TaskDeps, opts: SendLoopOptions): SendLoop {
+  const maxInFlight = opts.inFlight ?? 32;
+  const perEndpoint = opts.perEndpoint ?? 16;
+  const claimSize = opts.claim ?? 64;
+  const roundGapMs = opts.roundGapMs ?? 10;
+  const timeoutSeconds = deps.cfg.WEBHOOK_TIMEOUT_MS / 1000;
+  const leaseSeconds = opts.leaseSeconds ?? Math.ceil(timeoutSeconds * (Math.ceil((2 * perEndpoint + claimSize) / perEndpoint) + 1) + 30);
+  const disableAfterHours = deps.cfg.WEBHOOK_DISABLE_AFTER_HOURS;
+  const log: Logger = deps.log.child({ component: 'worker', task: 'deliveries__send', loop: true });
+  const attempt = attempter(deps);
+  const abort = new AbortController();
+
+  const queue: DueDeliveryRow[] = [];
+  /** Per endpoint: [in flight, claimed and not finished]. */
+  const perEp = new Map<string, { flying: number; held: number }>();
+  let inFlight = 0;
+  let attempts: Attempt[] = [];
+  let done: number[] = [];
+  let release: number[] = [];
+  let stopped = false;
+  let woken = false;
+  let wakeNap = () => {};
+  const wake = () => {
+    woken = true;
+    wakeNap();
+  };
+  const nap = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (woken) return resolve();
+      const timer = setTimeout(resolve, ms);
+      wakeNap = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    }).finally(() => {
+      wakeNap = () => {};
+      woken = false;
+    });
+  const ep = (id: string) => {
+    let e = perEp.get(id);
+    if (!e) perEp.set(id, (e = { flying: 0, held: 0 }));
+    return e;
+  };
+  const finish = (d: DueDeliveryRow) => {
+    const e = ep(d.endpoint_id);
+    if (--e.held === 0) perEp.delete(d.endpoint_id);
+  };
+
+  const start = (d: DueDeliveryRow) => {
+    inFlight++;
+    ep(d.endpoint_id).flying++;
+    attempt(d, abort.signal)
+      .then((outcome) => {
+        if (outcome === 'aborted') {
+          release.push(d.id);
+          return;
+        }
+        attempts.push(outcome.attempt);
+        done.push(d.id);
+        const fields = { ...outcome.fields, requestId: d.request_id ?? undefined };
+        log.info('delivery attempt', fields);
+      })
+      .catch((err: unknown) => {
+        // Not a receiver's failure (deliver reports those as values): give the claim back, try again later.
+        log.error('delivery attempt failed in the worker', { deliveryId: d.id, err });
+        release.push(d.id);
+      })
+      .finally(() => {
+        inFlight--;
+        ep(d.endpoint_id).flying--;
+        finish(d);
+        pump();
+        wake();
+      });
+  };
+  const pump = () => {
+    for (let i = 0; i < queue.length && inFlight < maxInFlight && !stopped;) {
+      if (ep(queue[i].endpoint_id).flying >= perEndpoint) {
+        i++;
+        continue;
+      }
+      start(queue.splice(i, 1)[0]);
+    }
+  };
+
+  const loop = (async () => {
+    let more = true; // the last claim came back full (or nothing was asked yet): claim again at once
+    let failures = 0;
+    let lastRound = 0;
+    for (;;) {
+      if (stopped) {
+        for (const d of queue.splice(0)) {
+          release.push(d.id);
+          finish(d);
+        }
+      }
+      const flush = attempts.length + done.length + release.length > 0;
+      const claim = !stopped && queue.length < maxInFlight;
+      if (stopped && !flush && inFlight === 0) break;
+      if (!flush && !(claim && more)) {
+        // Nothing to record and nothing to claim now: finished attempts, the fan-out or the next poll wake us.
+        await nap(stopped ? 1000 : opts.intervalMs);
+        more = true;
+        continue;
+      }
+      // Rounds at most every roundGapMs while deliveries are in flight: each is a transaction and a commit, and
+      // one per finished delivery would cost Postgres more than the deliveries themselves at a trickle.
+      const since = performance.now() - lastRound;
+      if (!stopped && since < roundGapMs && inFlight > 0 && attempts.length + done.length < claimSize) {
+        await new Promise((resolve) => setTimeout(resolve, roundGapMs - since));
+      }
+      lastRound = performance.now();
+      const round = { attempts, done, release };
+      attempts = [];
+      done = [];
+      release = [];
+      woken = false;
+      const skipEndpoints = [...perEp].filter(([, e]) => e.held >= 2 * perEndpoint).map(([id]) => id);
+      let rows: DueDeliveryRow[];
+      try {
+        const client = await pool.connect();
+        let failed: Error | undefined;
+        try {
+          rows = await sendRound(client, {
+            ...round,
+            worker: opts.workerId,
+            limit: claim ? claimSize : 0,
+            leaseSeconds,
+            skipEndpoints,
+            disableAfterHours,
+          });
+        } catch (err) {
+          failed = err as Error;
+          throw err;
+        } finally {
+          client.release(failed);
+        }
+      } catch (err) {
+        // Nothing of the round happened: keep what it carried for the next one.
+        attempts = round.attempts.concat(attempts);
+        done = round.done.concat(done);
+        release = round.release.concat(release);
+        failures++;
+        if (stopped && failures >= 3) {
+          // Stopping with the database unreachable: what was sent is sent again after the claims' lease.
+          log.error('send loop stopped without recording its last attempts', { err, attempts: attempts.length, claims: done.length + release.length });
+          break;
+        }
+        log.warn('send round failed; trying again', { err });
+        await nap(1000);
+        continue;
+      }
+      failures = 0;
+      for (const d of rows) {
+        if (d.status !== 'pending' || !d.enabled) {
+          // Finished meanwhile, or its endpoint is disabled (enabling it makes its pending deliveries due again).
+          done.push(d.id);
+          continue;
+        }
+        ep(d.endpoint_id).held++;
+        queue.push(d);
+      }
+      more = claim && rows.length >= claimSize;
+      pump();
+    }
+  })();
+
+  return {
+    wake,
+    stop: async () => {
+      stopped = true;
+      abort.abort();
+      wake();
+      await loop;
+    },
   };
 }

@@ -130,7 +130,7 @@ export interface OutboxPoller {
  * data error is held (app_private.events_waiting.held_at, logged) and the others go on; any other failure (the
  * database restarting) is logged and tried again a second later.
  */
-export function startOutboxPoller(pool: pg.Pool, deps: TaskDeps, opts: { intervalMs: number }): OutboxPoller {
+export function startOutboxPoller(pool: pg.Pool, deps: TaskDeps, opts: { intervalMs: number; onDeliveries?: () => void }): OutboxPoller {
   let stopped = false;
   let wake = () => {};
   const context = { component: 'worker', task: 'events__fan_out', poller: true };
@@ -149,6 +149,7 @@ export function startOutboxPoller(pool: pg.Pool, deps: TaskDeps, opts: { interva
         let failed: Error | undefined;
         try {
           if (await anyEventWaiting(client)) n = await fanOutOnce(client, (c) => fanOutWaiting(c, limit), deps.log, context, taken);
+          if (n > 0) opts.onDeliveries?.();
           if (careful > 0) careful = n > 0 ? careful - 1 : 0;
         } catch (err) {
           failed = err as Error;

@@ -1,4 +1,5 @@
 // The task list and cron schedule of the graphile-worker runner. One task per file, named <noun>__<verb>.
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { parseCronItems, run, type JobHelpers, type Runner, type Task, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type pg from 'pg';
@@ -13,7 +14,7 @@ import { analysesFacts } from './analyses__facts.ts';
 import { analysesOcr } from './analyses__ocr.ts';
 import { analysesRead } from './analyses__read.ts';
 import { blobsSweep } from './blobs__sweep.ts';
-import { deliveriesSend } from './deliveries__send.ts';
+import { deliveriesSend, startSendLoop } from './deliveries__send.ts';
 import { documentsExpire } from './documents__expire.ts';
 import { documentsOcr } from './documents__ocr.ts';
 import { documentsRead } from './documents__read.ts';
@@ -73,6 +74,13 @@ function withRequestId(helpers: JobHelpers, requestId: string): JobHelpers {
   };
 }
 
+/**
+ * Tasks whose SQL never reads svc.request_id: the ids they write come from their rows (a delivery's request id is
+ * copied onto its attempts and retry jobs by SQL). They get the request id in their log lines only, without the
+ * two set_config round trips around every database call that withRequestId adds.
+ */
+const REQUEST_ID_IN_LOGS_ONLY = new Set(['deliveries__send']);
+
 /** Run a task with its request id, time it into svc_job_duration_seconds and write one line per run. */
 function instrumented(name: string, task: Task, deps: TaskDeps): Task {
   const metrics = (deps.metrics ??= createMetrics());
@@ -84,7 +92,12 @@ function instrumented(name: string, task: Task, deps: TaskDeps): Task {
     const started = performance.now();
     let outcome: 'success' | 'error' = 'success';
     try {
-      await task(payload, requestId ? withRequestId(helpers, requestId) : helpers);
+      const withId = !requestId
+        ? helpers
+        : REQUEST_ID_IN_LOGS_ONLY.has(name)
+          ? { ...helpers, logger: helpers.logger.scope({ requestId } as object) }
+          : withRequestId(helpers, requestId);
+      await task(payload, withId);
     } catch (err) {
       outcome = 'error';
       throw err;
@@ -125,9 +138,9 @@ export async function startWorker(
     log: Logger;
     deps: TaskDeps;
     pollInterval?: number;
-    /** Milliseconds between polls of the events outbox while no event waits (default 25). */
+    /** Milliseconds between polls of the events outbox and of due deliveries while none waits (default 25). */
     outboxPollInterval?: number;
-    /** Run only these tasks (benches time one stage); the outbox poller runs with events__fan_out. */
+    /** Run only these tasks (benches time one stage); the outbox poller runs with events__fan_out, the send loop with deliveries__send. */
     only?: string[];
   },
 ): Promise<Runner> {
@@ -175,9 +188,20 @@ export async function startWorker(
       },
     },
   });
-  // Events wait in the outbox (0014) until this poller fans them out; it stops before the runner does.
-  const poller = !opts.only || opts.only.includes('events__fan_out') ? startOutboxPoller(pool, opts.deps, { intervalMs: opts.outboxPollInterval ?? 25 }) : null;
-  runner.promise.finally(() => poller?.stop()).catch(() => {});
+  // First attempts wait in app_private.deliveries_due (0015) until this loop sends them.
+  // Its claims name it, and it beats with this process's workers, so a live process gives back a dead one's claims.
+  const senderId = `send_loop_${randomUUID()}`;
+  const sender =
+    !opts.only || opts.only.includes('deliveries__send')
+      ? startSendLoop(pool, opts.deps, { intervalMs: opts.outboxPollInterval ?? 25, workerId: senderId })
+      : null;
+  if (sender) workerIds.add(senderId);
+  // Events wait in the outbox (0014) until this poller fans them out; both stop before the runner does.
+  const poller =
+    !opts.only || opts.only.includes('events__fan_out')
+      ? startOutboxPoller(pool, opts.deps, { intervalMs: opts.outboxPollInterval ?? 25, onDeliveries: () => sender?.wake() })
+      : null;
+  runner.promise.finally(() => Promise.all([poller?.stop(), sender?.stop()])).catch(() => {});
   runner.promise.finally(() => closeDeliveryConnections()).catch(() => {});
   const safeBeat = () => beat().catch((err) => opts.log.warn('worker heartbeat failed', { err }));
   await safeBeat();
@@ -188,6 +212,7 @@ export async function startWorker(
     ...runner,
     stop: async (reason?: string) => {
       await poller?.stop();
+      await sender?.stop();
       await runner.stop(reason);
     },
   };

@@ -114,23 +114,10 @@ export async function deliveriesToSend(db: Client, ids: number[]): Promise<Deliv
 
 /** Record the attempts of a batch in one statement (app_private.record_delivery_attempts); each finishes its delivery or queues the next attempt. */
 export async function recordDeliveryAttempts(db: Client, attempts: Array<DeliveryAttempt & { deliveryId: number }>, disableAfterHours: number): Promise<void> {
-  const json = attempts.map((a) => ({
-    delivery_id: a.deliveryId,
-    started_at: a.startedAt.toISOString(),
-    duration_ms: a.durationMs,
-    status_code: a.statusCode,
-    headers: a.responseHeaders,
-    body: a.responseBody,
-    error_code: a.errorCode,
-    error_message: a.errorMessage,
-    ok: a.ok,
-    gone: a.gone,
-    retry_in_seconds: a.retryInSeconds,
-  }));
   await db.query({
     name: 'svc_record_delivery_attempts',
     text: 'select app_private.record_delivery_attempts($1, make_interval(hours => $2))',
-    values: [JSON.stringify(json), disableAfterHours],
+    values: [attemptsJson(attempts), disableAfterHours],
   });
 }
 
@@ -147,4 +134,56 @@ export interface DeliveryAttempt {
   gone: boolean;
   /** Seconds to the next attempt, or null for no further attempt. */
   retryInSeconds: number | null;
+}
+
+// Send loop (0015) ---------------------------------------------------------------------------------------------
+
+export interface DueDeliveryRow extends DeliveryInBatchRow {
+  status: 'pending' | 'delivered' | 'failed';
+  request_id: string | null;
+}
+
+function attemptsJson(attempts: Array<DeliveryAttempt & { deliveryId: number }>): string {
+  return JSON.stringify(
+    attempts.map((a) => ({
+      delivery_id: a.deliveryId,
+      started_at: a.startedAt.toISOString(),
+      duration_ms: a.durationMs,
+      status_code: a.statusCode,
+      headers: a.responseHeaders,
+      body: a.responseBody,
+      error_code: a.errorCode,
+      error_message: a.errorMessage,
+      ok: a.ok,
+      gone: a.gone,
+      retry_in_seconds: a.retryInSeconds,
+    })),
+  );
+}
+
+/**
+ * One round of the send loop in one statement (app_private.send_round, one asynchronous commit): record
+ * `attempts`, forget the claims in `done`, release those in `release`, then claim up to `limit` due deliveries
+ * for `leaseSeconds`, skipping `skipEndpoints`.
+ */
+export async function sendRound(
+  db: Client,
+  r: {
+    /** The loop's id (it beats in app_private.worker_heartbeats); its claims carry it. */
+    worker: string;
+    attempts: Array<DeliveryAttempt & { deliveryId: number }>;
+    done: number[];
+    release: number[];
+    limit: number;
+    leaseSeconds: number;
+    skipEndpoints: string[];
+    disableAfterHours: number;
+  },
+): Promise<DueDeliveryRow[]> {
+  const { rows } = await db.query<DueDeliveryRow>({
+    name: 'svc_send_round',
+    text: 'select * from app_private.send_round($1, $2, $3, $4, $5, make_interval(secs => $6), $7, make_interval(hours => $8))',
+    values: [r.worker, attemptsJson(r.attempts), r.done, r.release, r.limit, r.leaseSeconds, r.skipEndpoints, r.disableAfterHours],
+  });
+  return rows;
 }

@@ -26,21 +26,25 @@ export async function recordWorkerHeartbeats(db: Queryable, workerIds: string[])
   );
 }
 
-/** Workers (other than `own`) that hold job locks but have not been seen for `staleAfterSeconds`. */
+/** Workers (other than `own`) that hold job locks or send-loop claims but have not been seen for `staleAfterSeconds`. */
 export async function staleLockingWorkers(db: Queryable, own: string[], staleAfterSeconds: number): Promise<string[]> {
   const { rows } = await db.query<{ locked_by: string }>(
-    `select distinct j.locked_by from graphile_worker._private_jobs j
-      where j.locked_by is not null and j.locked_by <> all($1::text[])
+    `select distinct l.locked_by
+       from (select j.locked_by from graphile_worker._private_jobs j where j.locked_by is not null
+             union
+             select q.claimed_by from app_private.deliveries_due q where q.claimed_by is not null) l
+      where l.locked_by <> all($1::text[])
         and not exists (select 1 from app_private.worker_heartbeats h
-                         where h.worker_id = j.locked_by and h.last_seen > now() - make_interval(secs => $2))`,
+                         where h.worker_id = l.locked_by and h.last_seen > now() - make_interval(secs => $2))`,
     [own, staleAfterSeconds],
   );
   return rows.map((r) => r.locked_by);
 }
 
-/** Release the jobs locked by dead workers and forget them. */
+/** Release the jobs locked and the deliveries claimed by dead workers, and forget them. */
 export async function releaseDeadWorkers(db: Queryable, workerIds: string[]): Promise<void> {
   await db.query('select graphile_worker.force_unlock_workers($1::text[])', [workerIds]);
+  await db.query('update app_private.deliveries_due set due_at = now(), claimed_by = null where claimed_by = any($1::text[])', [workerIds]);
   await db.query('delete from app_private.worker_heartbeats where worker_id = any($1::text[])', [workerIds]);
 }
 

@@ -107,16 +107,10 @@ test('put_topic_endpoint with enabled: disabling stops, enabling re-queues pendi
     [b.agencyId, ep.id],
   );
   t.true((await put(key, 'form-submission', { given: [], enabled: true })).rows[0].enabled);
-  // First attempts of an endpoint's deliveries share one batch job (an array payload under the endpoint's key).
-  const jobs = await queuedJobs(tdb, 'deliveries__send');
-  t.true(
-    jobs.some(
-      (j) =>
-        j.key === `deliveries:${ep.id}` &&
-        Array.isArray(j.payload) &&
-        (j.payload as Array<{ delivery_id: number }>).some((p) => p.delivery_id === d.rows[0].id),
-    ),
-  );
+  // First attempts wait for the worker's send loop (0015): a due row each, no job.
+  const due = await tdb.db.owner.query('select delivery_id from app_private.deliveries_due where delivery_id = $1 and due_at <= now()', [d.rows[0].id]);
+  t.is(due.rowCount, 1, 'the pending delivery is due again');
+  t.false((await queuedJobs(tdb, 'deliveries__send')).some((j) => jobItems(j).some((p) => p.delivery_id === d.rows[0].id)));
 });
 
 test('create_webhook_subscription records the creating agent, can start disabled, and is for admins only', async (t) => {
@@ -183,7 +177,7 @@ test('emit_event writes the outbox row, waiting, and queues no job (the worker p
   t.is((await tdb.db.owner.query('select app_private.create_deliveries($1, $2) as n', [eventId, deliveries])).rows[0].n, 0);
 });
 
-test('fan_out_waiting reads the oldest waiting events of every agency, skips what another poller holds, sees a late commit; fan_out_batch (0013 jobs) per agency; create_event_deliveries queues per endpoint, once, and marks the events', async (t) => {
+test('fan_out_waiting reads the oldest waiting events of every agency, skips what another poller holds, sees a late commit; fan_out_batch (0013 jobs) per agency; create_event_deliveries makes them due, once, and marks the events', async (t) => {
   const a = await fresh();
   const b = await fresh();
   const ep = (await put(a.adminKey('test'), 'form-submission', { staging: 'https://batch.example/a', given: ['staging_url'] })).rows[0];
@@ -255,11 +249,17 @@ test('fan_out_waiting reads the oldest waiting events of every agency, skips wha
     'an event without targets is one line with no endpoint',
   );
   const made = await tdb.db.owner.query<{ id: number }>('select id from app_public.webhook_deliveries where event_id = any($1) order by id', [[a1, a2]]);
-  const sends = (await queuedJobs(tdb, 'deliveries__send')).filter((j) => j.key === `deliveries:${ep.id}`);
-  t.is(sends.length, 1, 'both first attempts in the endpoint’s one send batch');
-  t.deepEqual(
-    jobItems(sends[0]).map((p) => p.delivery_id),
+  const due = await tdb.db.owner.query<{ delivery_id: number }>('select delivery_id from app_private.deliveries_due where delivery_id = any($1) order by 1', [
     made.rows.map((r) => r.id),
+  ]);
+  t.deepEqual(
+    due.rows.map((r) => r.delivery_id),
+    made.rows.map((r) => r.id),
+    'both first attempts are due for the send loop',
+  );
+  t.false(
+    (await queuedJobs(tdb, 'deliveries__send')).some((j) => j.key === `deliveries:${ep.id}`),
+    'no send job: the worker claims due deliveries itself',
   );
 });
 

@@ -79,7 +79,11 @@ test('one request id follows an upload through read, extract, complete, fan-out 
 
   const tasks = await eventually(
     async () => {
-      const seen = new Set(lines.filter((l) => l.requestId === requestId && l.msg === 'job').map((l) => l.task));
+      // Jobs write one 'job' line each; the first attempt is sent by the worker's send loop (0015), which writes a
+      // 'delivery attempt' line per delivery with its request id.
+      const seen = new Set(
+        lines.filter((l) => l.requestId === requestId && (l.msg === 'job' || (l.msg === 'delivery attempt' && l.loop === true))).map((l) => l.task),
+      );
       return seen.has('deliveries__send') && seen;
     },
     10_000,

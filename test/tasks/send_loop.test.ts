@@ -1,0 +1,266 @@
+// The worker's send loop (0015): first attempts are claimed from app_private.deliveries_due for a lease, sent
+// and recorded with the next claim in one statement. A killed worker's claims come back, a failing or hanging
+// receiver does not hold up the others, two loops never send one delivery twice, and work lost with an
+// asynchronous commit is redone under the same webhook-id.
+import test from 'ava';
+import type { Runner } from 'graphile-worker';
+import { sampleTopicPayload } from '../../pipelines/webhooks/payloads.ts';
+import { startReceiver, type Receiver } from '../helpers/receiver.ts';
+import { startService, type TestService } from '../helpers/server.ts';
+import { eventually, startTestWorker } from '../helpers/worker.ts';
+
+let svc: TestService;
+const receivers: Receiver[] = [];
+
+test.before(async () => {
+  svc = await startService({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_RETRY_SCHEDULE: '60', WEBHOOK_MAX_ATTEMPTS: '3', WEBHOOK_TIMEOUT_MS: '4000' });
+});
+test.after.always(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+  await svc?.close();
+});
+
+async function receiver(): Promise<Receiver> {
+  const r = await startReceiver();
+  receivers.push(r);
+  return r;
+}
+
+const db = () => svc.tdb.db.owner;
+
+/** An agency with a form-submission endpoint whose staging URL is `url`; its id and endpoint id. */
+async function endpointTo(url: string): Promise<{ agencyId: number; endpointId: string }> {
+  const c = await svc.oauthClient();
+  const a = await svc.agency(c.token);
+  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const put = await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: key, json: { staging_url: `${url}/h` } });
+  if (put.status !== 201 && put.status !== 200) throw new Error(`endpoint: ${put.status} ${put.text}`);
+  const { rows } = await db().query('select id from app_public.webhook_endpoints where agency_id = $1', [a.agencyId]);
+  return { agencyId: a.agencyId, endpointId: rows[0].id as string };
+}
+
+const emit = (agencyId: number, submissionId: number) =>
+  db()
+    .query(`select app_private.emit_event($1, 'test', 'form-submission', null, $2) as id`, [
+      agencyId,
+      JSON.stringify({ ...sampleTopicPayload('form-submission').data, submission_id: submissionId }),
+    ])
+    .then((r) => Number(r.rows[0].id));
+
+const submission = (r: Receiver, i: number) => r.received.filter((x) => x.json?.data?.submission_id === i);
+
+async function withWorker<T>(fn: (w: Runner) => Promise<T>): Promise<T> {
+  const w = await startTestWorker(svc);
+  try {
+    return await fn(w);
+  } finally {
+    await w.stop();
+  }
+}
+
+// Serial: each test starts the worker it needs; another test's worker would take this one's claims.
+test.serial('the claim of a worker that hangs while sending comes back when its lease ends, and the delivery is sent once', async (t) => {
+  const r = await receiver();
+  const { agencyId, endpointId } = await endpointTo(r.url);
+  const { rows } = await db().query<{ id: number; message_id: string }>(
+    `insert into app_public.webhook_deliveries (agency_id, endpoint_id, message_id, mode, url, body)
+     values ($1, $2, 'msg_killed_claim', 'test', $3, '{"topic":"form-submission","data":{"submission_id":1}}') returning id, message_id`,
+    [agencyId, endpointId, `${r.url}/h`],
+  );
+  const id = rows[0].id;
+  await db().query('select app_private.queue_deliveries($1, $2)', [endpointId, [id]]);
+  // A worker claims it for a 3-second lease and hangs (its process still beats) without recording anything.
+  await db().query(`insert into app_private.worker_heartbeats (worker_id) values ('send_loop_hung') on conflict (worker_id) do update set last_seen = now()`);
+  const claimed = await db().query(
+    `select id from app_private.send_round('send_loop_hung', '[]', '{}', '{}', 100, interval '3 seconds', '{}', interval '5 days')`,
+  );
+  t.true(
+    claimed.rows.some((x) => Number(x.id) === id),
+    'the dead worker held the claim',
+  );
+  const claimedAt = Date.now();
+  await withWorker(async () => {
+    await new Promise((res) => setTimeout(res, 1000));
+    t.is(submission(r, 1).length, 0, 'not sent while the lease runs');
+    await eventually(async () => submission(r, 1).length >= 1, 15_000, 'the delivery after the lease');
+    t.true(Date.now() - claimedAt >= 2500, 'sent only once the lease had ended');
+    await new Promise((res) => setTimeout(res, 500));
+  });
+  t.is(submission(r, 1).length, 1, 'sent once');
+  t.is(submission(r, 1)[0].headers['webhook-id'], 'msg_killed_claim');
+  const d = await db().query(
+    `select d.status, d.attempt_count, (select count(*)::int from app_public.webhook_delivery_attempts a where a.delivery_id = d.id) attempts,
+            exists (select 1 from app_private.deliveries_due q where q.delivery_id = d.id) due
+       from app_public.webhook_deliveries d where d.id = $1`,
+    [id],
+  );
+  t.deepEqual(d.rows[0], { status: 'delivered', attempt_count: 1, attempts: 1, due: false });
+});
+
+test.serial('the claims of a worker that stopped beating come back at the next heartbeat, long before their lease ends', async (t) => {
+  const r = await receiver();
+  const { agencyId, endpointId } = await endpointTo(r.url);
+  const { rows } = await db().query<{ id: number }>(
+    `insert into app_public.webhook_deliveries (agency_id, endpoint_id, message_id, mode, url, body)
+     values ($1, $2, 'msg_dead_claim', 'test', $3, '{"topic":"form-submission","data":{"submission_id":2}}') returning id`,
+    [agencyId, endpointId, `${r.url}/h`],
+  );
+  await db().query('select app_private.queue_deliveries($1, $2)', [endpointId, [rows[0].id]]);
+  // Killed an hour ago with a claim of an hour: its last heartbeat is older than WORKER_STALE_AFTER_SECONDS.
+  await db().query(
+    `insert into app_private.worker_heartbeats (worker_id, last_seen) values ('send_loop_killed', now() - interval '1 hour')
+     on conflict (worker_id) do update set last_seen = excluded.last_seen`,
+  );
+  const claimed = await db().query(
+    `select id from app_private.send_round('send_loop_killed', '[]', '{}', '{}', 100, interval '1 hour', '{}', interval '5 days')`,
+  );
+  t.true(claimed.rows.some((x) => Number(x.id) === rows[0].id));
+  await withWorker(async () => {
+    await eventually(async () => submission(r, 2).length >= 1, 10_000, 'the delivery released by the heartbeat');
+  });
+  t.is(submission(r, 2).length, 1);
+  const beats = await db().query(`select 1 from app_private.worker_heartbeats where worker_id = 'send_loop_killed'`);
+  t.is(beats.rowCount, 0, 'the dead loop is forgotten');
+});
+
+test.serial('a failing and a hanging receiver among good ones: the good ones arrive at once, the failing one is retried by a job', async (t) => {
+  const good = await receiver();
+  const failing = await receiver();
+  const hanging = await receiver();
+  const g = await endpointTo(good.url);
+  const f = await endpointTo(failing.url);
+  const h = await endpointTo(hanging.url);
+  failing.script({ status: 500, body: 'down' });
+  hanging.script('hang');
+  await withWorker(async () => {
+    // The hanging one first, so it is claimed with (or before) the others.
+    await emit(h.agencyId, 201);
+    await emit(f.agencyId, 202);
+    const started = Date.now();
+    for (let i = 0; i < 20; i++) await emit(g.agencyId, 300 + i);
+    await good.waitFor(20, 15_000);
+    t.true(Date.now() - started < 3500, `the good receiver's deliveries did not wait for the hanging one (${Date.now() - started} ms)`);
+    await failing.waitFor(1, 15_000);
+    await eventually(
+      async () => (await db().query(`select 1 from app_public.webhook_delivery_attempts where agency_id = $1`, [h.agencyId])).rowCount,
+      15_000,
+      'the hanging attempt to time out and be logged',
+    );
+  });
+  t.deepEqual(
+    good.received.map((x) => x.json.data.submission_id as number).sort((a, b) => a - b),
+    Array.from({ length: 20 }, (_, i) => 300 + i),
+    'each good delivery once',
+  );
+  const failed = await db().query(
+    `select d.id, d.status, d.attempt_count, d.last_status_code, d.next_attempt_at > now() later,
+            exists (select 1 from app_private.deliveries_due q where q.delivery_id = d.id) due
+       from app_public.webhook_deliveries d where d.agency_id = $1`,
+    [f.agencyId],
+  );
+  t.like(failed.rows[0], { status: 'pending', attempt_count: 1, last_status_code: 500, later: true, due: false });
+  const job = await db().query(`select run_at > now() later from graphile_worker.jobs where key = $1`, [`delivery:${failed.rows[0].id}`]);
+  t.deepEqual(job.rows, [{ later: true }], 'the retry is a job at next_attempt_at');
+  const hung = await db().query(`select error_code from app_public.webhook_delivery_attempts where agency_id = $1`, [h.agencyId]);
+  t.deepEqual(hung.rows, [{ error_code: 'timeout' }]);
+});
+
+test.serial('two workers claiming at once send every delivery exactly once', async (t) => {
+  const r1 = await receiver();
+  const r2 = await receiver();
+  const a = await endpointTo(r1.url);
+  const b = await endpointTo(r2.url);
+  const n = 150;
+  const w1 = await startTestWorker(svc);
+  const w2 = await startTestWorker(svc);
+  try {
+    await Promise.all(Array.from({ length: n }, (_, i) => emit(i % 2 ? a.agencyId : b.agencyId, 5000 + i)));
+    await r1.waitFor(n / 2, 30_000);
+    await r2.waitFor(n / 2, 30_000);
+    await new Promise((res) => setTimeout(res, 500)); // a doubled delivery would arrive now
+  } finally {
+    await Promise.all([w1.stop(), w2.stop()]);
+  }
+  const got = [...r1.received, ...r2.received].map((x) => x.json.data.submission_id as number);
+  t.is(got.length, n, 'none doubled');
+  t.is(new Set(got).size, n, 'none lost');
+  const logged = await db().query(
+    `select count(*)::int n, count(distinct delivery_id)::int d from app_public.webhook_delivery_attempts where agency_id = any ($1)`,
+    [[a.agencyId, b.agencyId]],
+  );
+  t.deepEqual(logged.rows[0], { n, d: n }, 'one attempt logged per delivery');
+  const left = await db().query(
+    `select count(*)::int n from app_private.deliveries_due q join app_public.webhook_deliveries d on d.id = q.delivery_id where d.agency_id = any ($1)`,
+    [[a.agencyId, b.agencyId]],
+  );
+  t.is(left.rows[0].n, 0, 'no claim left behind');
+});
+
+test.serial('a fan-out or a record lost with an asynchronous commit is redone, under the same webhook-id', async (t) => {
+  const r = await receiver();
+  const { agencyId } = await endpointTo(r.url);
+  let firstId = '';
+  await withWorker(async () => {
+    const eventId = await emit(agencyId, 77);
+    await eventually(async () => submission(r, 77).length >= 1, 15_000, 'the first delivery');
+    const first = submission(r, 77)[0];
+    firstId = String(first.headers['webhook-id']);
+
+    // Postgres lost the fan-out's commit: the delivery (and its attempt) are gone, the event waits again.
+    await db().query('delete from app_public.webhook_deliveries where event_id = $1', [eventId]);
+    await db().query('insert into app_private.events_waiting (event_id) values ($1)', [eventId]);
+    await eventually(async () => submission(r, 77).length >= 2, 15_000, 'the redone fan-out');
+    const second = submission(r, 77)[1];
+    t.is(second.headers['webhook-id'], first.headers['webhook-id'], 'the same webhook-id: receivers drop the duplicate');
+    t.deepEqual(second.raw, first.raw, 'the same bytes');
+
+    // Postgres lost the commit that recorded the attempt: the delivery is pending again, still claimed.
+    const c = await db().connect();
+    try {
+      await c.query('begin');
+      await c.query(`select set_config('svc.transition', 'on', true)`);
+      const { rows } = await c.query(
+        `update app_public.webhook_deliveries set status = 'pending', attempt_count = 0, completed_at = null where event_id = $1 returning id`,
+        [eventId],
+      );
+      await c.query('delete from app_public.webhook_delivery_attempts where delivery_id = $1', [rows[0].id]);
+      await c.query(`insert into app_private.deliveries_due (delivery_id, due_at) values ($1, now())`, [rows[0].id]);
+      await c.query('commit');
+    } finally {
+      c.release();
+    }
+    await eventually(async () => submission(r, 77).length >= 3, 15_000, 'the redone attempt');
+    t.is(submission(r, 77)[2].headers['webhook-id'], first.headers['webhook-id']);
+    await new Promise((res) => setTimeout(res, 500));
+  });
+  t.is(submission(r, 77).length, 3, 'each loss redone once, nothing more');
+  const d = await db().query(`select status, message_id from app_public.webhook_deliveries where agency_id = $1`, [agencyId]);
+  t.is(d.rows.length, 1);
+  t.is(d.rows[0].status, 'delivered');
+  t.is(d.rows[0].message_id, firstId, "the webhook-id is the delivery's message_id (msg_<event>_<endpoint>)");
+});
+
+test.serial('a delivery made due again while a loop holds its claim (its endpoint enabled again) is not dropped by that loop', async (t) => {
+  const r = await receiver();
+  const { agencyId, endpointId } = await endpointTo(r.url);
+  const { rows } = await db().query<{ id: number }>(
+    `insert into app_public.webhook_deliveries (agency_id, endpoint_id, message_id, mode, url, body)
+     values ($1, $2, 'msg_requeued', 'test', $3, '{}') returning id`,
+    [agencyId, endpointId, `${r.url}/h`],
+  );
+  const id = rows[0].id;
+  await db().query('select app_private.queue_deliveries($1, $2)', [endpointId, [id]]);
+  const claimed = (
+    await db().query(`select id from app_private.send_round('send_loop_a', '[]', '{}', '{}', 100, interval '1 hour', '{}', interval '5 days')`)
+  ).rows.map((x) => Number(x.id));
+  t.true(claimed.includes(id));
+  // The loop found the endpoint disabled; meanwhile it is enabled again, which makes its pending deliveries due.
+  await db().query('select app_private.queue_deliveries($1, $2)', [endpointId, [id]]);
+  await db().query(`select * from app_private.send_round('send_loop_a', '[]', $1, $2, 0, interval '1 hour', '{}', interval '5 days')`, [
+    [id],
+    claimed.filter((x) => x !== id),
+  ]);
+  const due = await db().query(`select due_at <= now() as now, claimed_by from app_private.deliveries_due where delivery_id = $1`, [id]);
+  t.deepEqual(due.rows, [{ now: true, claimed_by: null }], 'still due, for any loop');
+  await db().query('delete from app_public.webhook_deliveries where id = $1', [id]);
+});
