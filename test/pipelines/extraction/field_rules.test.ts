@@ -462,3 +462,38 @@ test('certificate: liability limits listed on an attached ACORD 101 make a gener
   // Without the schedule, no liability coverage is invented.
   t.false(Object.values(first(collect((e) => extractCertificate([cert], e)))).includes('general_liability'));
 });
+
+test("certificate producer: a name the right column's small captions chained to the street line below is read by geometry", (t) => {
+  // The PRODUCER box's 9 pt lines touch; the CONTACT column's 6 pt captions ("PHONE", "(A/C, No, Ext):") sit between
+  // their baselines, so line assembly puts the name, its second word-run and the street on one line.
+  const it = (x: number, y: number, text: string, h = 9): TextItem => ({ text, x, y, w: text.length * 4.4, h, source: 'text' });
+  const items: TextItem[] = [
+    it(22, 98, 'PRODUCER', 5.9),
+    it(310, 95.5, 'CONTACT', 5.9),
+    it(356, 97, 'Odile Brant', 8),
+    it(23, 104, 'Larkspur Risk'),
+    it(88, 104, 'Partners'),
+    it(130, 104, 'Pacific, Inc.'),
+    it(310, 108, 'PHONE', 5.9),
+    it(367, 109, '555-201-7788', 8),
+    it(486, 107.5, 'FAX', 5.9),
+    it(486, 113, '(A/C, No):', 5.9),
+    it(331, 113.5, '(A/C, No, Ext):', 5.9),
+    it(23, 113.1, '40 Quillon Ave'),
+    it(23, 122, 'Fresno CA 93650'),
+    it(22, 158, 'INSURED', 5.9),
+    it(310, 157, 'INSURER A : Tidewell Indemnity Company', 9.5),
+    it(23, 163, 'Marrow Glassworks'),
+    it(23, 172, '12 Ferrule Rd'),
+    it(23, 181, 'Fresno CA 93651'),
+  ];
+  const p = layoutPage(1, 612, 792, items, 'text');
+  // The layout did chain them (else this test shows nothing) ...
+  t.true(p.lines.some((l) => /Larkspur Risk.*40 Quillon/.test(l.text)));
+  const cs = collect((e) => extractCertificate([{ ...p, text: `CERTIFICATE OF LIABILITY INSURANCE\n${p.text}` }], e));
+  const producer = cs.find((c) => c.pointer === '/certificate/producer')!;
+  // ... and the box reads the name alone, its two runs joined, and it grounds on the page.
+  t.is(producer.value, 'Larkspur Risk Partners Pacific, Inc.');
+  t.true(ground(producer, indexPages([p])).ok);
+  t.is(first(cs)['/certificate/insured'], 'Marrow Glassworks');
+});
