@@ -497,3 +497,51 @@ test("certificate producer: a name the right column's small captions chained to 
   t.true(ground(producer, indexPages([p])).ok);
   t.is(first(cs)['/certificate/insured'], 'Marrow Glassworks');
 });
+
+test('auto liability: the Massachusetts optional bodily injury row sets the limits over the compulsory one; "Damage to Someone Else\'s Property" is property damage; a letter-spaced "Each A ccident" still reads', (t) => {
+  const p = page([
+    [46, 100, 'Compulsory Insurance'],
+    [46, 115, '1. Bodily Injury'],
+    [187, 115, '$'],
+    [224, 115, '15,000 Each Person'],
+    [350, 115, '$210.00'],
+    [67, 128, 'to Others'],
+    [187, 128, '$'],
+    [224, 128, '30,000 Each A ccident'],
+    [46, 150, '3. Bodily Injury Caused'],
+    [187, 150, '$'],
+    [220, 150, '40,000 Each Person'],
+    [65, 163, 'by A n Uninsured A uto'],
+    [187, 163, '$'],
+    [220, 163, '80,000 Each A ccident'],
+    [46, 185, '4. Damage to Someone'],
+    [187, 185, '$'],
+    [220, 185, '75,000 Each A ccident'],
+    [350, 185, '$97.00'],
+    [65, 198, "Else's Property"],
+    [46, 220, 'Optional Coverage'],
+    [46, 235, '5. Optional Bodily Injury'],
+    [187, 235, '$'],
+    [220, 235, '250,000 Each Person'],
+    [350, 235, '$61.00'],
+    [67, 248, 'to Others'],
+    [187, 248, '$'],
+    [220, 248, '500,000 Each A ccident'],
+  ]);
+  const cs = collect((e) => autoFields([p], [], e));
+  const built = buildExtractedData('personal_auto', cs);
+  const label = { file: 'x.pdf', doc_kind: 'auto_dec', auto: { bi_per_person: 250000, bi_per_accident: 500000, pd_per_accident: 75000 } };
+  const s = scoreAgainstLabel(label, built.data);
+  for (const f of ['auto.bi_per_person', 'auto.bi_per_accident', 'auto.pd_per_accident'])
+    t.true(s.comparisons.find((c) => c.field === f)?.ok, `${f}: ${JSON.stringify(built.data.coverages)}`);
+  const idx = indexPages([p]);
+  for (const c of cs.filter((c) => c.pointer.startsWith('/coverages/') && c.value !== null)) t.true(ground(c, idx).ok, c.pointer);
+  // Without the optional row the compulsory limits are the policy's.
+  const q = page([
+    [46, 115, '1. Bodily Injury'],
+    [224, 115, '15,000 Each Person'],
+    [67, 128, 'to Others'],
+    [224, 128, '30,000 Each A ccident'],
+  ]);
+  t.true(collect((e) => autoFields([q], [], e)).some((c) => c.value === '15000/30000'));
+});
