@@ -545,3 +545,27 @@ test('auto liability: the Massachusetts optional bodily injury row sets the limi
   ]);
   t.true(collect((e) => autoFields([q], [], e)).some((c) => c.value === '15000/30000'));
 });
+
+test('policyholder: a mailing-address block with a line of the right-hand column printed between the name and the street', (t) => {
+  const p = page([
+    [48, 29, 'SOMEBRAND'],
+    [48, 38, 'P.O. BOX 40112'],
+    [48, 47, 'TAMPA, FL 33601'],
+    [408, 76, 'Policy Number: 55501234'],
+    [424, 100, 'Underwritten by:'],
+    [424, 111, 'Octant Casualty Insurance Co'],
+    [48, 117, 'NOLAN ABARA'],
+    [424, 123, 'Policy Period: Jan 3, 2024 - Jul 3, 2024'],
+    [48, 129, '88 W LARCH CT'],
+    [48, 139, 'EAGAN, MN 55121'],
+    [424, 137, 'Page 1 of 2'],
+  ]);
+  t.true(
+    p.lines.some((l) => /Policy Period/.test(l.text) && !/NOLAN|LARCH/.test(l.text)),
+    'the right-hand line sits between the block lines',
+  );
+  const r = first(collect((e) => findNamedInsured([p], e)));
+  t.is(r['/policyholder/first_name'], 'NOLAN');
+  t.is(r['/policyholder/last_name'], 'ABARA');
+  t.is(r['/policyholder/address'], '88 W LARCH CT, EAGAN, MN 55121');
+});
