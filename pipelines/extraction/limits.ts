@@ -190,7 +190,7 @@ export const PROPERTY_LINES: { field: string; label: RegExp; not?: RegExp; min: 
     field: 'personal_liability',
     label:
       /coverage\s*[-–]?\s*e\b[\s\-–:.]*(?:personal liability)?|personal\s*liability|family\s*liability(?:\s*protection)?|\bliability\b(?=\s*(?:\(each occurrence\)|[-–]\s*each occurrence|\$|\s*\$|$))/i,
-    not: /umbrella|excess|injury|waterbed|animal|limited/i,
+    not: /umbrella|excess|\binjury\b(?!\s+and\s+property\s+damage)|waterbed|animal|limited/i,
     min: 10000,
   },
   {

@@ -569,3 +569,24 @@ test('policyholder: a mailing-address block with a line of the right-hand column
   t.is(r['/policyholder/last_name'], 'ABARA');
   t.is(r['/policyholder/address'], '88 W LARCH CT, EAGAN, MN 55121');
 });
+
+test('personal liability: "Personal Liability (Bodily Injury and Property Damage) Each Occurrence" is the liability row; a personal injury row is not', (t) => {
+  const p = page([
+    [54, 300, 'Section II - Liability Coverages'],
+    [54, 315, 'E'],
+    [78, 315, 'Personal Liability (Bodily Injury and Property Damage) Each Occurrence..'],
+    [540, 315, '400,000'],
+    [54, 328, 'F'],
+    [78, 328, 'Medical Payments to Others Each Person'],
+    [516, 328, '$'],
+    [553, 328, '2,000'],
+  ]);
+  const r = first(collect((e) => propertyLines([p], e, new Set())));
+  t.is(r['/property/personal_liability'], 400000);
+  t.is(r['/property/medical_payments'], 2000);
+  const q = page([
+    [54, 315, 'Personal Liability - Personal Injury'],
+    [540, 315, '$50,000'],
+  ]);
+  t.is(first(collect((e) => propertyLines([q], e, new Set())))['/property/personal_liability'], undefined);
+});
