@@ -590,3 +590,21 @@ test('personal liability: "Personal Liability (Bodily Injury and Property Damage
   ]);
   t.is(first(collect((e) => propertyLines([q], e, new Set())))['/property/personal_liability'], undefined);
 });
+
+test('policy number: with no captioned number, one quoted in a sentence is taken as weaker evidence; a caption still wins', (t) => {
+  const p = page([
+    [54, 120, 'Homeowners Policy No.'],
+    [54, 500, 'Once at the website, type in your policy number 7712093348810 and product code HQ9'],
+  ]);
+  const c = collect((e) => policyNumber([p], e)).find((c) => c.pointer === '/policy/policy_number');
+  t.is(c?.value, '7712093348810');
+  t.true((c?.confidence ?? 1) < 0.8);
+  const q = page([
+    [54, 120, 'Policy Number: ZK-440981'],
+    [54, 500, 'Please quote your policy number 7712093348810 when you call'],
+  ]);
+  t.is(first(collect((e) => policyNumber([q], e)))['/policy/policy_number'], 'ZK-440981');
+  // Not a number: "policy number and product code".
+  const r = page([[54, 500, 'type in your policy number and product code HQ9 12345']]);
+  t.false('/policy/policy_number' in first(collect((e) => policyNumber([r], e))));
+});
