@@ -26,8 +26,8 @@ export interface Cell {
   conf: number;
   source: TextSource;
   /**
-   * Set only when the cell's items sit on more than one baseline (a neighbouring column's small captions chained two
-   * rows of this column into one line): its items, so a reader can split it again by geometry.
+   * Set only when the cell's text-layer items sit on more than one baseline (a neighbouring column's small captions
+   * chained two rows of this column into one line): its items, so a reader can split it again by geometry.
    */
   items?: TextItem[];
 }
@@ -171,7 +171,8 @@ function buildPage(page: number, width: number, height: number, rows: TextItem[]
       }
       const confs = cur.map((i) => i.conf ?? 1);
       const bottoms = cur.map((i) => i.y + i.h);
-      const stacked = Math.max(...bottoms) - Math.min(...bottoms) > 0.6 * Math.min(...cur.map((i) => i.h));
+      // Text-layer items only: OCR words follow the engine's lines, and a skewed scan's words drift within a line.
+      const stacked = cur.every((i) => i.source !== 'ocr') && Math.max(...bottoms) - Math.min(...bottoms) > 0.6 * Math.min(...cur.map((i) => i.h));
       cells.push({
         text: text.replace(/\s+/g, ' ').trim(),
         x,

@@ -496,6 +496,15 @@ test("certificate producer: a name the right column's small captions chained to 
   t.is(producer.value, 'Larkspur Risk Partners Pacific, Inc.');
   t.true(ground(producer, indexPages([p])).ok);
   t.is(first(cs)['/certificate/insured'], 'Marrow Glassworks');
+  // OCR words keep to the engine's lines (a skewed scan's words drift within one): no OCR cell is kept split.
+  const ocr = layoutPage(
+    1,
+    612,
+    792,
+    items.map((i) => ({ ...i, source: 'ocr' as const, conf: 0.9 })),
+    'ocr',
+  );
+  t.false(ocr.lines.some((l) => l.cells.some((c) => c.items)));
 });
 
 test('auto liability: the Massachusetts optional bodily injury row sets the limits over the compulsory one; "Damage to Someone Else\'s Property" is property damage; a letter-spaced "Each A ccident" still reads', (t) => {
