@@ -25,6 +25,11 @@ export interface Cell {
   h: number;
   conf: number;
   source: TextSource;
+  /**
+   * Set only when the cell's text-layer items sit on more than one baseline (a neighbouring column's small captions
+   * chained two rows of this column into one line): its items, so a reader can split it again by geometry.
+   */
+  items?: TextItem[];
 }
 
 export interface Line {
@@ -165,6 +170,9 @@ function buildPage(page: number, width: number, height: number, rows: TextItem[]
         text += t;
       }
       const confs = cur.map((i) => i.conf ?? 1);
+      const bottoms = cur.map((i) => i.y + i.h);
+      // Text-layer items only: OCR words follow the engine's lines, and a skewed scan's words drift within a line.
+      const stacked = cur.every((i) => i.source !== 'ocr') && Math.max(...bottoms) - Math.min(...bottoms) > 0.6 * Math.min(...cur.map((i) => i.h));
       cells.push({
         text: text.replace(/\s+/g, ' ').trim(),
         x,
@@ -173,6 +181,7 @@ function buildPage(page: number, width: number, height: number, rows: TextItem[]
         h: bottom - y,
         conf: confs.reduce((a, b) => a + b, 0) / confs.length,
         source: cur.some((i) => i.source === 'acroform') ? 'acroform' : cur[0].source,
+        ...(stacked ? { items: cur.map((i) => ({ text: i.text, x: i.x, y: i.y, w: i.w, h: i.h, source: i.source, conf: i.conf })) } : {}),
       });
       cur = [];
     };

@@ -3,7 +3,7 @@
 // holding a policy period; the ADDL INSD / SUBR WVD columns located from their header words).
 import type { PageText, Cell, Line } from '../documents/layout.ts';
 import type { Candidate } from './candidates.ts';
-import { cellSource, findLabelled } from './layout_query.ts';
+import { cellSource, findLabelled, unstackedLines } from './layout_query.ts';
 import { findLineAmounts } from './limits.ts';
 import { cleanValue, dateTokens, parseMoney, isCityStateZip } from './normalise.ts';
 
@@ -43,8 +43,10 @@ export interface BoxValue {
 /** Cells of the box under a left-column label, down to the next box label, left of the form's middle. */
 export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: number; anyColumn?: boolean } = {}): BoxValue | undefined {
   const maxDepth = opts.maxDepth ?? 130;
-  for (let li = 0; li < page.lines.length; li++) {
-    const line = page.lines[li];
+  // Read by geometry: a name and the address beside it in the next column never share a line here.
+  const pageLines = unstackedLines(page);
+  for (let li = 0; li < pageLines.length; li++) {
+    const line = pageLines[li];
     const ci = line.cells.findIndex((c) => label.test(c.text) && (opts.anyColumn || c.x < page.width * 0.4));
     if (ci < 0) continue;
     const lab = line.cells[ci];
@@ -54,7 +56,7 @@ export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: numbe
     const minRight = Math.max(page.width * 0.4, line.cells[ci].x + line.cells[ci].w + 20);
     const rightOfLabel =
       line.cells.slice(ci + 1).find((c) => c.x > minRight) ??
-      page.lines.flatMap((l) => (Math.abs(l.y - line.y) <= 8 ? l.cells : [])).find((c) => c.x > minRight && /^[A-Z][A-Z ()/'#]{3,}$/.test(c.text.trim()));
+      pageLines.flatMap((l) => (Math.abs(l.y - line.y) <= 8 ? l.cells : [])).find((c) => c.x > minRight && /^[A-Z][A-Z ()/'#]{3,}$/.test(c.text.trim()));
     const splitX = rightOfLabel ? rightOfLabel.x - 8 : opts.anyColumn && line.cells[ci].x > page.width * 0.4 ? page.width : page.width * 0.5;
     const rows: { cells: Cell[]; line: Line }[] = [];
     // The label's own cell may carry the value ("INSURED  Xpress Solutions"), as may cells beside it.
@@ -62,8 +64,8 @@ export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: numbe
     const same = line.cells.slice(ci + 1).filter((c) => c.x < splitX);
     if (rest) rows.push({ cells: [{ ...lab, text: rest }], line });
     if (same.length) rows.push({ cells: same, line });
-    for (let k = li + 1; k < page.lines.length; k++) {
-      const l = page.lines[k];
+    for (let k = li + 1; k < pageLines.length; k++) {
+      const l = pageLines[k];
       if (l.y - lab.y > maxDepth) break;
       if (l.cells.some((c) => c.x < lab.x + 40 && BOX_LABEL.test(c.text) && c.x < splitX)) break;
       const cells = l.cells.filter((c) => c.x >= lab.x - 8 && c.x < splitX && !DISCLAIMER.test(c.text));
@@ -79,7 +81,15 @@ export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: numbe
     // top): try the next occurrence.
     if (texts.length === 0) continue;
     const first = texts[0].cells[0];
-    const nameParts = [first.text];
+    // A name printed as two runs a word-gap apart ("Willis Towers Watson" "Midwest, Inc.") is one name.
+    let firstText = first.text;
+    for (let j = 1, prev = first; j < texts[0].cells.length; j++) {
+      const c = texts[0].cells[j];
+      if (c.x - (prev.x + prev.w) > 1.5 * first.h || Math.abs(c.y - first.y) > 0.5 * first.h) break;
+      firstText += ` ${c.text}`;
+      prev = c;
+    }
+    const nameParts = [firstText];
     // A name printed on two lines continues on the next line when that line is not an address.
     const next = texts[1];
     if (next && next.line !== texts[0].line) {
@@ -95,7 +105,7 @@ export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: numbe
         !FORM_LABEL.test(nc.text) &&
         !/,\s*[A-Z]{2}\b/.test(nc.text) &&
         !/:|\bp\.?\s*o\.?\s*box\b|\b\d+\s+[A-Za-z]+\s+(st|street|ave|avenue|rd|road|dr|drive|blvd|ln|lane|way|ct|pkwy|hwy)\b/i.test(nc.text) &&
-        !/\b(inc|llc|l\.l\.c|ltd|corp|corporation|company|co|lp|llp)\.?$/i.test(first.text.trim()) &&
+        !/\b(inc|llc|l\.l\.c|ltd|corp|corporation|company|co|lp|llp)\.?$/i.test(firstText.trim()) &&
         nc.text.length > 2
       )
         nameParts.push(nc.text);

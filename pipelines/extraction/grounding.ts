@@ -4,6 +4,7 @@
 import type { PageText } from '../documents/layout.ts';
 import type { Candidate } from './candidates.ts';
 import { normaliseText, moneyTokens, dateTokens } from './normalise.ts';
+import { unstackedLines } from './layout_query.ts';
 
 export interface GroundingVerdict {
   ok: boolean;
@@ -22,7 +23,10 @@ interface PageIndex {
 export function indexPages(pages: PageText[]): Map<number, PageIndex> {
   const m = new Map<number, PageIndex>();
   for (const p of pages) {
-    const raw = [p.text, ...p.blocks.map((b) => b.text), ...p.fields.map((f) => f.value)].join('\n');
+    // A stacked cell (two rows of a column chained into one line) is also read split by baseline, as the boxes read it.
+    const unstacked = unstackedLines(p);
+    const split = unstacked === p.lines ? [] : unstacked.map((l) => l.text);
+    const raw = [p.text, ...p.blocks.map((b) => b.text), ...p.fields.map((f) => f.value), ...split].join('\n');
     const norm = normaliseText(raw);
     m.set(p.page, {
       norm,

@@ -289,7 +289,7 @@ function autoLimits(data: ExtractedData): Record<'bi_per_person' | 'bi_per_accid
       out.bi_per_person = { value: parts[0], pointer };
       out.bi_per_accident = { value: parts[1], pointer };
       if (parts.length >= 3 && out.pd_per_accident.value === null) out.pd_per_accident = { value: parts[2], pointer };
-    } else if (/property\s+damage/i.test(c.name) && out.pd_per_accident.value === null && parts.length === 1) {
+    } else if (/property\s+damage|damage\s+to\s+someone/i.test(c.name) && out.pd_per_accident.value === null && parts.length === 1) {
       out.pd_per_accident = { value: parts[0], pointer };
     }
   });

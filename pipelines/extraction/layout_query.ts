@@ -31,6 +31,90 @@ interface FindOptions {
   skipLine?: (line: Line) => boolean;
 }
 
+const unstackedCache = new WeakMap<PageText, Line[]>();
+
+/**
+ * The page's lines with every stacked cell (one whose items sit on two or more baselines, because a neighbouring
+ * column's captions chained the rows together: "Some Company12345 Main St LLC") split back into one cell per
+ * baseline, each on its own line at its own height. Pages without stacked cells give their lines unchanged.
+ */
+export function unstackedLines(page: PageText): Line[] {
+  const hit = unstackedCache.get(page);
+  if (hit) return hit;
+  let out = page.lines;
+  if (page.lines.some((l) => l.cells.some((c) => c.items?.length))) {
+    const lines: Line[] = [];
+    for (const line of page.lines) {
+      if (!line.cells.some((c) => c.items?.length)) {
+        lines.push(line);
+        continue;
+      }
+      const rows: Cell[][] = [];
+      for (const cell of line.cells) {
+        const parts = cell.items?.length ? splitStacked(cell) : [cell];
+        parts.forEach((p) => {
+          const row = rows.find((r) => r.some((c) => overlapShare(c, p) >= 0.5));
+          if (row) row.push(p);
+          else rows.push([p]);
+        });
+      }
+      for (const cells of rows) {
+        cells.sort((a, b) => a.x - b.x);
+        const x = Math.min(...cells.map((c) => c.x));
+        const y = Math.min(...cells.map((c) => c.y));
+        lines.push({
+          text: cells.map((c) => c.text).join('  '),
+          x,
+          y,
+          w: Math.max(...cells.map((c) => c.x + c.w)) - x,
+          h: Math.max(...cells.map((c) => c.y + c.h)) - y,
+          cells,
+        });
+      }
+    }
+    out = lines.sort((a, b) => a.y - b.y || a.x - b.x);
+  }
+  unstackedCache.set(page, out);
+  return out;
+}
+
+/** How much of the shorter of two boxes' heights they share. */
+function overlapShare(a: { y: number; h: number }, b: { y: number; h: number }): number {
+  const o = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
+  return o / Math.max(1e-6, Math.min(a.h, b.h));
+}
+
+/** A stacked cell's items grouped by baseline (each row's extent fixed by its first item), as cells. */
+function splitStacked(cell: Cell): Cell[] {
+  const items = [...(cell.items ?? [])].sort((a, b) => a.y - b.y || a.x - b.x);
+  const rows: (typeof items)[] = [];
+  for (const it of items) {
+    const row = rows.find((r) => overlapShare(r[0], it) >= 0.5);
+    if (row) row.push(it);
+    else rows.push([it]);
+  }
+  return rows.map((row) => {
+    row.sort((a, b) => a.x - b.x);
+    const h = Math.max(...row.map((i) => i.h));
+    let text = '';
+    row.forEach((it, k) => {
+      if (k > 0 && it.x - (row[k - 1].x + row[k - 1].w) > 0.15 * h && !text.endsWith(' ')) text += ' ';
+      text += it.text;
+    });
+    const x = row[0].x;
+    const y = Math.min(...row.map((i) => i.y));
+    return {
+      text: text.replace(/\s+/g, ' ').trim(),
+      x,
+      y,
+      w: Math.max(...row.map((i) => i.x + i.w)) - x,
+      h: Math.max(...row.map((i) => i.y + i.h)) - y,
+      conf: row.reduce((a, i) => a + (i.conf ?? 1), 0) / row.length,
+      source: cell.source,
+    };
+  });
+}
+
 /** The cells below `cell` (same column) within `maxGap` line heights, in order. */
 export function cellsBelow(page: PageText, line: Line, cell: Cell, maxGap = 2.5, xTolerance = 12, stopAtLeftCell = false): { line: Line; cell: Cell }[] {
   const out: { line: Line; cell: Cell }[] = [];

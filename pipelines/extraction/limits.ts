@@ -96,6 +96,9 @@ function thousands(s: string): number[] | undefined {
   return parts.every((p) => p >= 5 && p <= 5000) ? parts.map((p) => p * 1000) : undefined;
 }
 
+/** "each accident" / "each occurrence", also as a letter-spaced text layer prints it ("Each A ccident"). */
+const ACCIDENT = /a\s?ccident|occurrence/;
+
 /**
  * Personal auto liability limits: bodily injury per person / per accident and property damage, each as a
  * coverage (`Bodily Injury Liability` with a split limit "a/b", `Property Damage Liability`).
@@ -104,19 +107,23 @@ function thousands(s: string): number[] | undefined {
 export function autoLiability(pages: PageText[], emit: Emit, start: number, want = { bi: true, pd: true }): number {
   let n = start;
   const notOther = /uninsured|underinsured|\bum\b|\buim\b|medical|caused by|optional|umbrella|excess/i;
-  const bi = findLineAmounts(pages, /bodily\s*injury(?:\s+liability)?|\bBI\b/i, { not: notOther, min: 5000 });
+  // Massachusetts prints the compulsory "Bodily Injury to Others" (Part 1) and, above it, the "Optional Bodily Injury
+  // to Others" (Part 5) that sets the policy's real limits: the optional row wins when it has amounts.
+  const bi =
+    findLineAmounts(pages, /optional\s+bodily\s*injury(?:\s+to\s+others)?/i, { not: /uninsured|underinsured|caused by|medical|umbrella|excess/i, min: 5000 }) ??
+    findLineAmounts(pages, /bodily\s*injury(?:\s+liability)?|\bBI\b/i, { not: notOther, min: 5000 });
   let biPair: number[] | undefined;
   let where: { page: PageText; text: string } | undefined;
   if (bi) {
     const per = bi.amounts.find((a) => /person/.test(a.words)) ?? bi.amounts[0];
-    const acc = bi.amounts.find((a) => /accident|occurrence/.test(a.words) && a !== per) ?? bi.amounts.find((a) => a !== per && a.value > per.value);
+    const acc = bi.amounts.find((a) => ACCIDENT.test(a.words) && a !== per) ?? bi.amounts.find((a) => a !== per && a.value > per.value);
     where = { page: bi.page, text: bi.text };
     if (acc) biPair = [per.value, acc.value];
     else {
       // "$25,000 each person" with the per-accident (or "each occurrence") limit on the next line.
       const li = bi.page.lines.indexOf(bi.line);
       const next = bi.page.lines[li + 1];
-      const more = next ? amountsIn(next.text, 5000).find((a) => /accident|occurrence/.test(a.words)) : undefined;
+      const more = next ? amountsIn(next.text, 5000).find((a) => ACCIDENT.test(a.words)) : undefined;
       if (more) {
         biPair = [per.value, more.value];
         where = { page: bi.page, text: `${bi.line.text}\n${next!.text}` };
@@ -141,10 +148,11 @@ export function autoLiability(pages: PageText[], emit: Emit, start: number, want
     emit({ pointer: `/coverages/${n}/premium`, value: null, ...base });
     n++;
   }
-  const pd = findLineAmounts(pages, /property\s*damage(?:\s+liability)?/i, { not: notOther, min: 5000 });
+  // "Damage to Someone Else's Property" is Massachusetts' property damage liability (Part 4).
+  const pd = findLineAmounts(pages, /property\s*damage(?:\s+liability)?|damage\s+to\s+someone(?:\s+else'?s\s+property)?/i, { not: notOther, min: 5000 });
   if (pd && want.pd) {
     const base = { page: pd.page.page, text: pd.text, confidence: conf(pd.page), source: src(pd.page) };
-    const printed = /property\s*damage(?:\s+liability)?/i.exec(pd.text)?.[0].replace(/\s+/g, ' ');
+    const printed = /property\s*damage(?:\s+liability)?|damage\s+to\s+someone(?:\s+else'?s\s+property)?/i.exec(pd.text)?.[0].replace(/\s+/g, ' ');
     emit({ pointer: `/coverages/${n}/name`, value: printed ?? 'Property Damage Liability', ...base });
     emit({ pointer: `/coverages/${n}/limit`, value: pd.amounts[0].value, ...base });
     emit({ pointer: `/coverages/${n}/deductible`, value: null, ...base });
@@ -182,7 +190,7 @@ export const PROPERTY_LINES: { field: string; label: RegExp; not?: RegExp; min: 
     field: 'personal_liability',
     label:
       /coverage\s*[-–]?\s*e\b[\s\-–:.]*(?:personal liability)?|personal\s*liability|family\s*liability(?:\s*protection)?|\bliability\b(?=\s*(?:\(each occurrence\)|[-–]\s*each occurrence|\$|\s*\$|$))/i,
-    not: /umbrella|excess|injury|waterbed|animal|limited/i,
+    not: /umbrella|excess|\binjury\b(?!\s+and\s+property\s+damage)|waterbed|animal|limited/i,
     min: 10000,
   },
   {

@@ -248,10 +248,17 @@ function addressBlockInsured(pages: PageText[]): NameHit | undefined {
         if (!isCityStateZip(cz.text)) continue;
         // Walk up the same column: street line(s), then the name.
         const col: { cell: Cell; line: Line }[] = [];
-        for (let k = i - 1; k >= Math.max(0, i - 4); k--) {
+        let blockTop = cz.y;
+        for (let k = i - 1; k >= Math.max(0, i - 8) && col.length < 4; k--) {
           const c = page.lines[k].cells.find((x) => Math.abs(x.x - cz.x) < 10);
-          if (!c) break;
+          if (!c) {
+            // A line of the column beside ("Policy Period: …") printed between two lines of the block: step over it
+            // while it stays within the block's line spacing.
+            if (blockTop - page.lines[k].y <= 2.5 * cz.h) continue;
+            break;
+          }
           col.push({ cell: c, line: page.lines[k] });
+          blockTop = c.y;
         }
         const streetAt = col.findIndex((c) => /^\d+\s+\w|^p\.?\s*o\.?\s*box/i.test(c.cell.text));
         if (streetAt < 0) continue;

@@ -54,7 +54,27 @@ export function parsePolicyNumber(s: string): string | undefined {
 export function policyNumber(pages: PageText[], emit: Emit) {
   // "Policy Number: …", and a bare "Policy: MI 45332234" (the colon makes it a caption, not a word of a sentence).
   const f = findLabelled(pages, /policy\s*(?:number|no\.?|#|num\.?)|policy\s*id|policy(?=\s*:)/i, parsePolicyNumber);
-  if (f) emit({ pointer: '/policy/policy_number', value: f.value, ...fromFound(f) });
+  if (f) {
+    emit({ pointer: '/policy/policy_number', value: f.value, ...fromFound(f) });
+    return;
+  }
+  // No captioned number (the declarations' box redacted or drawn): one quoted in a sentence ("type in your policy
+  // number 6036152786341 and product code …"), weaker evidence.
+  for (const page of pages)
+    for (const line of page.lines) {
+      const m = /\bpolicy\s+(?:number|no\.?|#)\s*:?\s*([A-Z]{0,4}[-\s]?\d[\dA-Z-]{5,24})\b/i.exec(line.text);
+      if (!m || (m[1].match(/\d/g) ?? []).length < 6 || /^\d{1,2}\/\d/.test(m[1])) continue;
+      emit({
+        pointer: '/policy/policy_number',
+        value: m[1].trim(),
+        page: page.page,
+        text: line.text,
+        confidence: page.source === 'ocr' ? 0.5 : 0.6,
+        source: page.source === 'ocr' ? 'ocr' : 'rules',
+        rule: 'policy number: quoted in a sentence (no captioned number)',
+      });
+      return;
+    }
 }
 
 const daysBetween = (a: string, b: string) => (Date.parse(b) - Date.parse(a)) / 86_400_000;

@@ -462,3 +462,158 @@ test('certificate: liability limits listed on an attached ACORD 101 make a gener
   // Without the schedule, no liability coverage is invented.
   t.false(Object.values(first(collect((e) => extractCertificate([cert], e)))).includes('general_liability'));
 });
+
+test("certificate producer: a name the right column's small captions chained to the street line below is read by geometry", (t) => {
+  // The PRODUCER box's 9 pt lines touch; the CONTACT column's 6 pt captions ("PHONE", "(A/C, No, Ext):") sit between
+  // their baselines, so line assembly puts the name, its second word-run and the street on one line.
+  const it = (x: number, y: number, text: string, h = 9): TextItem => ({ text, x, y, w: text.length * 4.4, h, source: 'text' });
+  const items: TextItem[] = [
+    it(22, 98, 'PRODUCER', 5.9),
+    it(310, 95.5, 'CONTACT', 5.9),
+    it(356, 97, 'Odile Brant', 8),
+    it(23, 104, 'Larkspur Risk'),
+    it(88, 104, 'Partners'),
+    it(130, 104, 'Pacific, Inc.'),
+    it(310, 108, 'PHONE', 5.9),
+    it(367, 109, '555-201-7788', 8),
+    it(486, 107.5, 'FAX', 5.9),
+    it(486, 113, '(A/C, No):', 5.9),
+    it(331, 113.5, '(A/C, No, Ext):', 5.9),
+    it(23, 113.1, '40 Quillon Ave'),
+    it(23, 122, 'Fresno CA 93650'),
+    it(22, 158, 'INSURED', 5.9),
+    it(310, 157, 'INSURER A : Tidewell Indemnity Company', 9.5),
+    it(23, 163, 'Marrow Glassworks'),
+    it(23, 172, '12 Ferrule Rd'),
+    it(23, 181, 'Fresno CA 93651'),
+  ];
+  const p = layoutPage(1, 612, 792, items, 'text');
+  // The layout did chain them (else this test shows nothing) ...
+  t.true(p.lines.some((l) => /Larkspur Risk.*40 Quillon/.test(l.text)));
+  const cs = collect((e) => extractCertificate([{ ...p, text: `CERTIFICATE OF LIABILITY INSURANCE\n${p.text}` }], e));
+  const producer = cs.find((c) => c.pointer === '/certificate/producer')!;
+  // ... and the box reads the name alone, its two runs joined, and it grounds on the page.
+  t.is(producer.value, 'Larkspur Risk Partners Pacific, Inc.');
+  t.true(ground(producer, indexPages([p])).ok);
+  t.is(first(cs)['/certificate/insured'], 'Marrow Glassworks');
+  // OCR words keep to the engine's lines (a skewed scan's words drift within one): no OCR cell is kept split.
+  const ocr = layoutPage(
+    1,
+    612,
+    792,
+    items.map((i) => ({ ...i, source: 'ocr' as const, conf: 0.9 })),
+    'ocr',
+  );
+  t.false(ocr.lines.some((l) => l.cells.some((c) => c.items)));
+});
+
+test('auto liability: the Massachusetts optional bodily injury row sets the limits over the compulsory one; "Damage to Someone Else\'s Property" is property damage; a letter-spaced "Each A ccident" still reads', (t) => {
+  const p = page([
+    [46, 100, 'Compulsory Insurance'],
+    [46, 115, '1. Bodily Injury'],
+    [187, 115, '$'],
+    [224, 115, '15,000 Each Person'],
+    [350, 115, '$210.00'],
+    [67, 128, 'to Others'],
+    [187, 128, '$'],
+    [224, 128, '30,000 Each A ccident'],
+    [46, 150, '3. Bodily Injury Caused'],
+    [187, 150, '$'],
+    [220, 150, '40,000 Each Person'],
+    [65, 163, 'by A n Uninsured A uto'],
+    [187, 163, '$'],
+    [220, 163, '80,000 Each A ccident'],
+    [46, 185, '4. Damage to Someone'],
+    [187, 185, '$'],
+    [220, 185, '75,000 Each A ccident'],
+    [350, 185, '$97.00'],
+    [65, 198, "Else's Property"],
+    [46, 220, 'Optional Coverage'],
+    [46, 235, '5. Optional Bodily Injury'],
+    [187, 235, '$'],
+    [220, 235, '250,000 Each Person'],
+    [350, 235, '$61.00'],
+    [67, 248, 'to Others'],
+    [187, 248, '$'],
+    [220, 248, '500,000 Each A ccident'],
+  ]);
+  const cs = collect((e) => autoFields([p], [], e));
+  const built = buildExtractedData('personal_auto', cs);
+  const label = { file: 'x.pdf', doc_kind: 'auto_dec', auto: { bi_per_person: 250000, bi_per_accident: 500000, pd_per_accident: 75000 } };
+  const s = scoreAgainstLabel(label, built.data);
+  for (const f of ['auto.bi_per_person', 'auto.bi_per_accident', 'auto.pd_per_accident'])
+    t.true(s.comparisons.find((c) => c.field === f)?.ok, `${f}: ${JSON.stringify(built.data.coverages)}`);
+  const idx = indexPages([p]);
+  for (const c of cs.filter((c) => c.pointer.startsWith('/coverages/') && c.value !== null)) t.true(ground(c, idx).ok, c.pointer);
+  // Without the optional row the compulsory limits are the policy's.
+  const q = page([
+    [46, 115, '1. Bodily Injury'],
+    [224, 115, '15,000 Each Person'],
+    [67, 128, 'to Others'],
+    [224, 128, '30,000 Each A ccident'],
+  ]);
+  t.true(collect((e) => autoFields([q], [], e)).some((c) => c.value === '15000/30000'));
+});
+
+test('policyholder: a mailing-address block with a line of the right-hand column printed between the name and the street', (t) => {
+  const p = page([
+    [48, 29, 'SOMEBRAND'],
+    [48, 38, 'P.O. BOX 40112'],
+    [48, 47, 'TAMPA, FL 33601'],
+    [408, 76, 'Policy Number: 55501234'],
+    [424, 100, 'Underwritten by:'],
+    [424, 111, 'Octant Casualty Insurance Co'],
+    [48, 117, 'NOLAN ABARA'],
+    [424, 123, 'Policy Period: Jan 3, 2024 - Jul 3, 2024'],
+    [48, 129, '88 W LARCH CT'],
+    [48, 139, 'EAGAN, MN 55121'],
+    [424, 137, 'Page 1 of 2'],
+  ]);
+  t.true(
+    p.lines.some((l) => /Policy Period/.test(l.text) && !/NOLAN|LARCH/.test(l.text)),
+    'the right-hand line sits between the block lines',
+  );
+  const r = first(collect((e) => findNamedInsured([p], e)));
+  t.is(r['/policyholder/first_name'], 'NOLAN');
+  t.is(r['/policyholder/last_name'], 'ABARA');
+  t.is(r['/policyholder/address'], '88 W LARCH CT, EAGAN, MN 55121');
+});
+
+test('personal liability: "Personal Liability (Bodily Injury and Property Damage) Each Occurrence" is the liability row; a personal injury row is not', (t) => {
+  const p = page([
+    [54, 300, 'Section II - Liability Coverages'],
+    [54, 315, 'E'],
+    [78, 315, 'Personal Liability (Bodily Injury and Property Damage) Each Occurrence..'],
+    [540, 315, '400,000'],
+    [54, 328, 'F'],
+    [78, 328, 'Medical Payments to Others Each Person'],
+    [516, 328, '$'],
+    [553, 328, '2,000'],
+  ]);
+  const r = first(collect((e) => propertyLines([p], e, new Set())));
+  t.is(r['/property/personal_liability'], 400000);
+  t.is(r['/property/medical_payments'], 2000);
+  const q = page([
+    [54, 315, 'Personal Liability - Personal Injury'],
+    [540, 315, '$50,000'],
+  ]);
+  t.is(first(collect((e) => propertyLines([q], e, new Set())))['/property/personal_liability'], undefined);
+});
+
+test('policy number: with no captioned number, one quoted in a sentence is taken as weaker evidence; a caption still wins', (t) => {
+  const p = page([
+    [54, 120, 'Homeowners Policy No.'],
+    [54, 500, 'Once at the website, type in your policy number 7712093348810 and product code HQ9'],
+  ]);
+  const c = collect((e) => policyNumber([p], e)).find((c) => c.pointer === '/policy/policy_number');
+  t.is(c?.value, '7712093348810');
+  t.true((c?.confidence ?? 1) < 0.8);
+  const q = page([
+    [54, 120, 'Policy Number: ZK-440981'],
+    [54, 500, 'Please quote your policy number 7712093348810 when you call'],
+  ]);
+  t.is(first(collect((e) => policyNumber([q], e)))['/policy/policy_number'], 'ZK-440981');
+  // Not a number: "policy number and product code".
+  const r = page([[54, 500, 'type in your policy number and product code HQ9 12345']]);
+  t.false('/policy/policy_number' in first(collect((e) => policyNumber([r], e))));
+});
