@@ -49,6 +49,11 @@ export const ocrOptionsSchema = z
      * net gain, because tesseract then drops or keeps other text lines of the page.
      */
     removeFormLines: z.boolean().default(false),
+    /**
+     * Read the page's weak words (low confidence, see rereadWords) a second time, each cut out with the form
+     * rules around it whitened, all in one strip image: one more engine call per page.
+     */
+    reread: z.boolean().default(true),
   })
   .strict();
 export type OcrOptions = z.input<typeof ocrOptionsSchema>;
@@ -260,10 +265,224 @@ export async function closeOcrPool(): Promise<void> {
 /** OCR one normalised image; words come back in page points. */
 export async function ocrImage(img: NormalisedImage, options: OcrOptions = {}): Promise<OcrPage> {
   const o = ocrOptionsSchema.parse(options);
-  if (o.engine.kind === 'tesseract-cli') return ocrCli(img, o.engine.path, o.engine.searchPath, o.psm, o.timeoutMs);
-  const tsv = await pool(o.engine.workers).recognize(img.pgm, o.psm, o.timeoutMs);
-  const words = deskew(linesFromTsv(tsv, img.ptPerPx));
-  return { words, confidence: meanConf(words), engine: 'tesseract.js' };
+  const engine = o.engine;
+  const tsvOf = (pgm: Buffer, psm: number) =>
+    engine.kind === 'tesseract-cli'
+      ? cliTsv(pgm, engine.path ?? 'tesseract', engine.searchPath, psm, o.timeoutMs)
+      : pool(engine.workers).recognize(pgm, psm, o.timeoutMs);
+  const lines = linesFromTsv(await tsvOf(img.pgm, o.psm), img.ptPerPx);
+  if (o.reread) {
+    const strip = rereadStrip(img, lines.flat());
+    if (strip) {
+      const again = linesFromTsv(await tsvOf(strip.pgm, 6), 1);
+      applyReread(lines, strip, again.flat(), img.ptPerPx);
+    }
+  }
+  const words = deskew(lines.map(joinDigitGroups));
+  return { words, confidence: meanConf(words), engine: engine.kind };
+}
+
+const GROUP_TAIL = /[;:\]}|)]+$/;
+/**
+ * An amount the engine read in pieces or with its commas lost ("1.000 000", "2 000 000;", "$1 000 000": the
+ * commas of a low-resolution scan are a pixel or two) becomes one word with commas, "1,000,000", where the
+ * pattern is unambiguous: a first group of 1-3 digits, then groups of exactly 3 digits at word-spacing or
+ * closer, three groups or more (or two after a "$"), and no digit word right after (a phone number is not
+ * an amount). One word "1.000.000" is written with commas too.
+ */
+export function joinDigitGroups(line: TextItem[]): TextItem[] {
+  const out: TextItem[] = [];
+  for (let i = 0; i < line.length; i++) {
+    const first = line[i];
+    const m = /^(\$?)(\d{1,3}(?:[.,]\d{3})*)$/.exec(first.text.replace(GROUP_TAIL, ''));
+    if (!m) {
+      out.push(first);
+      continue;
+    }
+    const groups = m[2].split(/[.,]/);
+    let j = i + 1;
+    let prev = first;
+    while (j < line.length) {
+      const w = line[j];
+      const t = w.text.replace(GROUP_TAIL, '');
+      const gap = w.x - (prev.x + prev.w);
+      if (!/^\d{3}(?:[.,]\d{3})*$/.test(t) || gap > 0.6 * Math.max(prev.h, w.h) || gap < -0.5 * w.h) break;
+      groups.push(...t.split(/[.,]/));
+      prev = w;
+      j++;
+      if (GROUP_TAIL.test(w.text)) break;
+    }
+    const next = line[j];
+    const digitAfter = next !== undefined && /^\d/.test(next.text) && next.x - (prev.x + prev.w) <= 0.6 * Math.max(prev.h, next.h);
+    const enough = groups.length >= 3 || (m[1] === '$' && groups.length >= 2);
+    if (!enough || digitAfter || !groups.slice(1).every((g) => g.length === 3)) {
+      out.push(first);
+      continue;
+    }
+    const parts = line.slice(i, j);
+    const x1 = Math.max(...parts.map((w) => w.x + w.w));
+    const y0 = Math.min(...parts.map((w) => w.y));
+    const y1 = Math.max(...parts.map((w) => w.y + w.h));
+    out.push({ ...first, text: m[1] + groups.join(','), w: x1 - first.x, y: y0, h: y1 - y0, conf: Math.min(...parts.map((w) => w.conf ?? 0)) });
+    i = j - 1;
+  }
+  return out;
+}
+
+/** A word is read again when its confidence is below this (it is what the layout stage and merging trust). */
+export const REREAD_BELOW = 0.6;
+/** A reread replaces a word only with at least this confidence. */
+export const REREAD_MIN_CONF = 0.6;
+
+/** Where each reread word sits in the strip (pixels) and where it came from in the page image (pixels). */
+export interface RereadSlot {
+  /** The word's place in the page's words (its lines, flattened). */
+  index: number;
+  /** The word's own box in the strip: words read again count only with their centre in it. */
+  top: number;
+  bottom: number;
+  left: number;
+  right: number;
+  /** Offset from strip pixels to page-image pixels. */
+  dx: number;
+  dy: number;
+  conf: number;
+}
+
+/**
+ * The weak words of a page (confidence below REREAD_BELOW, at least three letters or digits, text-high),
+ * each cut from the page image with some margin, with the rules crossing its cut-out whitened (a column or
+ * row that is inked nearly all through it: a box border the engine read into the word, "|02/05/2023" at 0.06),
+ * stacked one per line in a strip image. Undefined when the page has no such word.
+ */
+export function rereadStrip(img: NormalisedImage, words: TextItem[]): (NormalisedImage & { slots: RereadSlot[] }) | undefined {
+  const px = grayPixels(img);
+  const s = img.ptPerPx;
+  const heights = words.map((w) => w.h / s).sort((a, b) => a - b);
+  const typical = heights[Math.floor(heights.length / 2)] ?? 0;
+  const crops: { data: Uint8Array; w: number; h: number; x0: number; y0: number; word: TextItem; own: { x0: number; y0: number; x1: number; y1: number } }[] =
+    [];
+  for (const w of words) {
+    if ((w.conf ?? 1) >= REREAD_BELOW || (w.text.match(/[A-Za-z0-9]/g) ?? []).length < 3) continue;
+    const hp = w.h / s;
+    if (hp < typical * 0.5 || hp > typical * 2.5) continue;
+    const padX = Math.round(hp * 0.5);
+    const padY = Math.round(hp * 0.45);
+    const x0 = Math.max(0, Math.floor(w.x / s) - padX);
+    const y0 = Math.max(0, Math.floor(w.y / s) - padY);
+    const x1 = Math.min(img.width, Math.ceil((w.x + w.w) / s) + padX);
+    const y1 = Math.min(img.height, Math.ceil((w.y + w.h) / s) + padY);
+    const cw = x1 - x0;
+    const ch = y1 - y0;
+    if (cw < 4 || ch < 4) continue;
+    const data = new Uint8Array(cw * ch);
+    for (let y = 0; y < ch; y++) data.set(px.subarray((y0 + y) * img.width + x0, (y0 + y) * img.width + x1), y * cw);
+    // Other words reaching into the cut-out (the line above or below, a neighbour on the line) are whitened
+    // outside this word's own box: only this word is read again.
+    const own = { x0: Math.floor(w.x / s) - x0, y0: Math.floor(w.y / s) - y0, x1: Math.ceil((w.x + w.w) / s) - x0, y1: Math.ceil((w.y + w.h) / s) - y0 };
+    for (const o of words) {
+      if (o === w) continue;
+      const ox0 = Math.max(0, Math.floor(o.x / s) - x0);
+      const oy0 = Math.max(0, Math.floor(o.y / s) - y0);
+      const ox1 = Math.min(cw, Math.ceil((o.x + o.w) / s) - x0);
+      const oy1 = Math.min(ch, Math.ceil((o.y + o.h) / s) - y0);
+      if (ox0 >= ox1 || oy0 >= oy1) continue;
+      for (let y = oy0; y < oy1; y++) for (let x = ox0; x < ox1; x++) if (x < own.x0 || x >= own.x1 || y < own.y0 || y >= own.y1) data[y * cw + x] = 255;
+    }
+    whitenRules(data, cw, ch);
+    crops.push({ data, w: cw, h: ch, x0, y0, word: w, own });
+  }
+  if (crops.length === 0) return undefined;
+  const margin = Math.max(20, Math.round(typical));
+  const gap = Math.max(20, Math.round(typical * 1.2));
+  const width = Math.max(...crops.map((c) => c.w)) + 2 * margin;
+  const height = crops.reduce((a, c) => a + c.h + gap, margin);
+  const out = new Uint8Array(width * height).fill(255);
+  const slots: RereadSlot[] = [];
+  let y = margin;
+  for (const c of crops) {
+    for (let r = 0; r < c.h; r++) out.set(c.data.subarray(r * c.w, (r + 1) * c.w), (y + r) * width + margin);
+    slots.push({
+      index: words.indexOf(c.word),
+      top: y + c.own.y0,
+      bottom: y + c.own.y1,
+      left: margin + c.own.x0,
+      right: margin + c.own.x1,
+      dx: c.x0 - margin,
+      dy: c.y0 - y,
+      conf: c.word.conf ?? 0,
+    });
+    y += c.h + gap;
+  }
+  const header = Buffer.from(`P5\n${width} ${height}\n255\n`, 'latin1');
+  return { pgm: Buffer.concat([header, out]), width, height, ptPerPx: 1, slots };
+}
+
+/** Whiten columns and rows of a small gray cut-out that are inked through nearly all of it (rules, not glyphs). */
+function whitenRules(data: Uint8Array, w: number, h: number, ink = 150) {
+  const cols: number[] = [];
+  for (let x = 0; x < w; x++) {
+    let n = 0;
+    for (let y = 0; y < h; y++) if (data[y * w + x] < ink) n++;
+    if (n >= h * 0.8) cols.push(x);
+  }
+  const rows: number[] = [];
+  for (let y = 0; y < h; y++) {
+    let n = 0;
+    for (let x = 0; x < w; x++) if (data[y * w + x] < ink) n++;
+    if (n >= w * 0.8) rows.push(y);
+  }
+  // A rule's anti-aliased fringe goes with it.
+  for (const x of cols) for (let y = 0; y < h; y++) for (const k of [x - 1, x, x + 1]) if (k >= 0 && k < w) data[y * w + k] = 255;
+  for (const y of rows) for (const k of [y - 1, y, y + 1]) if (k >= 0 && k < h) data.fill(255, k * w, (k + 1) * w);
+}
+
+const inside = (v: number, lo: number, hi: number) => v >= lo && v < hi;
+type Box = { x: number; y: number; w: number; h: number };
+const overlapArea = (a: Box, b: Box) =>
+  Math.max(0, Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x)) * Math.max(0, Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y));
+
+/**
+ * Put the strip's words back: each slot's words (in strip pixels) replace the weak word they were cut from,
+ * positioned in page points, when they were read with more confidence (at least REREAD_MIN_CONF on average).
+ */
+
+export function applyReread(lines: TextItem[][], strip: { slots: RereadSlot[] }, again: TextItem[], ptPerPx: number): number {
+  const flat = lines.flat();
+  const replace = new Map<TextItem, TextItem[]>();
+  for (const slot of strip.slots) {
+    const got = again
+      .filter((a) => inside(a.x + a.w / 2, slot.left, slot.right) && inside(a.y + a.h / 2, slot.top, slot.bottom) && /[A-Za-z0-9$]/.test(a.text))
+      .sort((a, b) => a.x - b.x);
+    if (got.length === 0) continue;
+    const conf = got.reduce((a, g) => a + (g.conf ?? 0), 0) / got.length;
+    if (conf < REREAD_MIN_CONF || conf <= slot.conf) continue;
+    const old = flat[slot.index];
+    // A word the first pass already has elsewhere (its box reached into this one's) is not added twice.
+    const fresh = got.filter((g) => {
+      const b = { x: (g.x + slot.dx) * ptPerPx, y: (g.y + slot.dy) * ptPerPx, w: g.w * ptPerPx, h: g.h * ptPerPx };
+      return !flat.some((o) => o !== old && overlapArea(o, b) >= 0.5 * b.w * b.h);
+    });
+    if (fresh.length === 0) continue;
+    replace.set(
+      old,
+      fresh.map((g) => ({
+        ...old,
+        text: g.text,
+        x: (g.x + slot.dx) * ptPerPx,
+        y: (g.y + slot.dy) * ptPerPx,
+        w: g.w * ptPerPx,
+        h: g.h * ptPerPx,
+        conf: g.conf,
+      })),
+    );
+  }
+  for (const l of lines)
+    for (let i = l.length - 1; i >= 0; i--) {
+      const r = replace.get(l[i]);
+      if (r) l.splice(i, 1, ...r);
+    }
+  return replace.size;
 }
 
 /** Tesseract's TSV (both engines): word rows (level 5) grouped into the engine's lines, in its reading order. */
@@ -339,11 +558,12 @@ export function cliTessdataDir(): string {
   return (cliTessdata = dir);
 }
 
-async function ocrCli(img: NormalisedImage, bin: string, searchPath: string | undefined, psm: number, timeoutMs: number): Promise<OcrPage> {
+/** The native command's TSV for one PGM image. */
+async function cliTsv(pgm: Buffer, bin: string, searchPath: string | undefined, psm: number, timeoutMs: number): Promise<string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-ocr-'));
   try {
     const input = path.join(dir, 'page.pgm');
-    fs.writeFileSync(input, img.pgm);
+    fs.writeFileSync(input, pgm);
     let stdout: string;
     try {
       ({ stdout } = await execFileP(
@@ -379,8 +599,7 @@ async function ocrCli(img: NormalisedImage, bin: string, searchPath: string | un
       if (err.killed) throw new DocumentError('extraction_failed', 'ocr_timeout', `OCR of a page took longer than ${timeoutMs} ms`);
       throw new DocumentError('extraction_failed', 'ocr_failed', 'the OCR command failed', err.message);
     }
-    const words = deskew(linesFromTsv(stdout, img.ptPerPx));
-    return { words, confidence: meanConf(words), engine: 'tesseract-cli' };
+    return stdout;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
