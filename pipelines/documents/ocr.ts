@@ -500,8 +500,14 @@ export function linesFromTsv(tsv: string, ptPerPx: number): TextItem[][] {
   return [...byLine.values()].map((words, line) => words.map((w) => ({ ...w, line })));
 }
 
+/**
+ * The engine picks curly or straight quotes by the glyph's look, not by the text: "EMPLOYERS’ LIABILITY" as
+ * printed is "EMPLOYERS' LIABILITY" to every rule that reads it. OCR words get straight quotes.
+ */
+export const straightQuotes = (t: string) => t.replace(/[\u2018\u2019\u201a\u2032`]/g, "'").replace(/[\u201c\u201d\u201e\u2033]/g, '"');
+
 function toItem(text: string, x: number, y: number, w: number, h: number, conf: number, s: number): TextItem {
-  return { text: boxedMark(text), x: x * s, y: y * s, w: w * s, h: h * s, source: 'ocr', conf: Math.max(0, Math.min(1, conf / 100)) };
+  return { text: boxedMark(straightQuotes(text)), x: x * s, y: y * s, w: w * s, h: h * s, source: 'ocr', conf: Math.max(0, Math.min(1, conf / 100)) };
 }
 
 /**

@@ -1,7 +1,7 @@
 import test from 'ava';
 import sharp from 'sharp';
 import { normaliseImage, ocrImage, closeDocumentPools, grayPixels } from '../../../pipelines/documents/index.ts';
-import { rereadStrip, applyReread, joinDigitGroups, REREAD_BELOW } from '../../../pipelines/documents/ocr.ts';
+import { rereadStrip, applyReread, joinDigitGroups, linesFromTsv, REREAD_BELOW } from '../../../pipelines/documents/ocr.ts';
 import type { TextItem } from '../../../pipelines/documents/layout.ts';
 
 test.after.always(() => closeDocumentPools());
@@ -110,4 +110,13 @@ test('an amount read in pieces or without its commas becomes one word with comma
   t.deepEqual(read(['555', 100], ['123', 118], ['4567', 136]), ['555', '123', '4567']);
   t.deepEqual(read(['500', 100], ['000', 118]), ['500', '000']);
   t.deepEqual(read(['1.000', 100], ['000', 200]), ['1.000', '000']);
+});
+
+test('OCR words get straight quotes: the engine chooses curly ones by the glyph, not the text', (t) => {
+  const row = (n: number, text: string) => `5\t1\t1\t1\t1\t${n}\t${100 + n * 200}\t100\t180\t40\t91\t${text}`;
+  const words = linesFromTsv([row(1, 'EMPLOYERS\u2019'), row(2, 'LIABILITY'), row(3, '\u201cAS'), row(4, 'IS\u201d')].join('\n'), 0.24).flat();
+  t.deepEqual(
+    words.map((w) => w.text),
+    ["EMPLOYERS'", 'LIABILITY', '"AS', 'IS"'],
+  );
 });
