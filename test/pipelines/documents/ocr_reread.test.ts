@@ -103,6 +103,8 @@ test('an amount read in pieces or without its commas becomes one word with comma
   t.deepEqual(read(['$2', 100], ['000', 113], ['000', 131], ['Aggregate', 149]), ['$2,000,000', 'Aggregate']);
   t.deepEqual(read(['$300', 100], ['000', 123]), ['$300,000']);
   t.deepEqual(read(['1.000.000', 100]), ['1,000,000']);
+  t.deepEqual(read(['1000', 100], ['000', 123]), ['1,000,000']);
+  t.deepEqual(read(['5000', 100]), ['5000']);
   // The joined word spans its pieces and keeps the weakest confidence.
   const [w] = joinDigitGroups([...line(['7', 100], ['500', 107]), ...line(['000', 125]).map((x) => ({ ...x, conf: 0.4 }))]);
   t.deepEqual([w.text, w.x, w.w, w.conf], ['7,500,000', 100, 40, 0.4]);
