@@ -332,6 +332,12 @@ export function joinDigitGroups(line: TextItem[]): TextItem[] {
 
 /** A word is read again when its confidence is below this (it is what the layout stage and merging trust). */
 export const REREAD_BELOW = 0.6;
+/**
+ * A word of four digits or more (a policy number, a limit, a date) is read again below this: on a scan the
+ * first reading of a small number among rules takes a glyph twice ("60839057" at 0.73 for 6089057, which
+ * the same engine reads at 0.95 cut out on its own).
+ */
+export const REREAD_DIGITS_BELOW = 0.85;
 /** A reread replaces a word only with at least this confidence. */
 export const REREAD_MIN_CONF = 0.6;
 
@@ -387,7 +393,14 @@ export function rereadStrip(img: NormalisedImage, words: TextItem[]): (Normalise
     .filter((i) => {
       const w = words[i];
       const hp = boxes[i].y1 - boxes[i].y0;
-      return (w.conf ?? 1) < REREAD_BELOW && (w.text.match(/[A-Za-z0-9]/g) ?? []).length >= 3 && hp >= typical * 0.5 && hp <= typical * 2.5;
+      const conf = w.conf ?? 1;
+      const digits = (w.text.match(/\d/g) ?? []).length;
+      return (
+        (conf < REREAD_BELOW || (digits >= 4 && conf < REREAD_DIGITS_BELOW)) &&
+        (w.text.match(/[A-Za-z0-9]/g) ?? []).length >= 3 &&
+        hp >= typical * 0.5 &&
+        hp <= typical * 2.5
+      );
     });
   if (weak.length === 0) return undefined;
   // Units: weak words whose boxes overlap, or sit side by side on a line closer than a third of their height.
