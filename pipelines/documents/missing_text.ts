@@ -57,6 +57,8 @@ export interface InkBox {
   w: number;
   h: number;
   kind: 'mask' | 'image' | 'unmapped';
+  /** For an image: pdf.js's object id (an XObject) or the inline image's data, to look at its pixels. */
+  image?: unknown;
 }
 
 /** Glyph-sized: a drawn character or a word-high strip, not a logo block, rule or page background. */
@@ -74,7 +76,7 @@ export function uncoveredInk(
   let unmappedGlyphs = 0;
   let ctm: Matrix = IDENTITY;
   const stack: Matrix[] = [];
-  const place = (m: Matrix, kind: InkBox['kind']) => {
+  const place = (m: Matrix, kind: InkBox['kind'], image?: unknown) => {
     const pts = [
       toViewport(m[4], m[5]),
       toViewport(m[0] + m[4], m[1] + m[5]),
@@ -90,7 +92,7 @@ export function uncoveredInk(
     if (h < MIN_TEXT_H || h > MAX_TEXT_H || w < 1) return;
     // An image counts only as a strip of text (a word or a line), not as a square logo or a photo.
     if (kind === 'image' && w < h * 2.5) return;
-    boxes.push({ x: x0, y: y0, w, h, kind });
+    boxes.push({ x: x0, y: y0, w, h, kind, ...(image !== undefined ? { image } : {}) });
   };
   for (let i = 0; i < list.fnArray.length; i++) {
     const fn = list.fnArray[i];
@@ -103,7 +105,7 @@ export function uncoveredInk(
       if (Array.isArray(args[0]) && args[0].length === 6) ctm = mul(args[0] as Matrix, ctm);
     } else if (fn === ops.paintFormXObjectEnd) ctm = stack.pop() ?? IDENTITY;
     else if (fn === ops.paintImageMaskXObject) place(ctm, 'mask');
-    else if (fn === ops.paintImageXObject || fn === ops.paintInlineImageXObject) place(ctm, 'image');
+    else if (fn === ops.paintImageXObject || fn === ops.paintInlineImageXObject) place(ctm, 'image', args?.[0]);
     else if (fn === ops.paintImageMaskXObjectGroup && args && Array.isArray(args[0])) {
       for (const img of args[0] as { transform?: number[] }[])
         if (Array.isArray(img?.transform) && img.transform.length === 6) place(mul(img.transform as Matrix, ctm), 'mask');
@@ -142,6 +144,115 @@ export function hasMissingText(found: { boxes: InkBox[]; unmappedGlyphs: number 
   const masks = found.boxes.filter((b) => b.kind === 'mask' && b.h <= 20 && b.w >= b.h && b.w <= 300).length;
   const images = found.boxes.filter((b) => b.kind === 'image').length;
   return masks >= MIN_UNCOVERED_MASKS || images >= MIN_UNCOVERED_IMAGES || found.unmappedGlyphs >= MIN_UNMAPPED_GLYPHS;
+}
+
+/** An image's decoded pixels as pdf.js hands them over (`kind` 1: 1 bit gray, 2: RGB, 3: RGBA). */
+export interface ImagePixels {
+  width: number;
+  height: number;
+  kind?: number;
+  data?: ArrayLike<number> | null;
+}
+
+/**
+ * Whether an image shows a line of printed text: in its tallest band of ink rows, at least four separate
+ * glyph-wide runs of inked columns that together hold most of the band's ink width. A handwritten signature
+ * (strokes joined across letters), a logo, a coloured bar or a drawn frame (one run as wide as the image)
+ * does not; a value pasted as a picture ("$ 482,600", "HQ-7730418") does.
+ */
+export function looksLikeText(img: ImagePixels): boolean {
+  const { width: W, height: H, kind, data } = img;
+  if (!data || W < 8 || H < 5 || W * H > 16_000_000) return false;
+  const bpp = kind === 3 ? 4 : kind === 2 ? 3 : kind === 1 ? 0 : -1;
+  if (bpp < 0) return false;
+  const stride1 = Math.ceil(W / 8);
+  const gray = new Uint8Array(W * H);
+  for (let y = 0; y < H; y++)
+    for (let x = 0; x < W; x++) {
+      const i = y * W + x;
+      if (bpp === 0) gray[i] = (data[y * stride1 + (x >> 3)] >> (7 - (x & 7))) & 1 ? 255 : 0;
+      else {
+        const o = i * bpp;
+        const a = bpp === 4 ? data[o + 3] / 255 : 1;
+        const l = 0.299 * data[o] + 0.587 * data[o + 1] + 0.114 * data[o + 2];
+        gray[i] = Math.round(l * a + 255 * (1 - a));
+      }
+    }
+  // The background is the commonest gray level (in steps of 16); ink is what differs from it clearly.
+  const hist = new Array(16).fill(0);
+  for (const g of gray) hist[g >> 4]++;
+  const bg = hist.indexOf(Math.max(...hist)) * 16 + 8;
+  const ink = (i: number) => Math.abs(gray[i] - bg) > 80;
+  const rowInk = new Array(H).fill(0);
+  let total = 0;
+  for (let y = 0; y < H; y++)
+    for (let x = 0; x < W; x++)
+      if (ink(y * W + x)) {
+        rowInk[y]++;
+        total++;
+      }
+  if (total === 0 || total > 0.5 * W * H) return false;
+  // The tallest band of rows with ink (a one-row gap does not end it).
+  let best: [number, number] = [0, -1];
+  for (let y = 0; y < H;) {
+    if (!rowInk[y]) {
+      y++;
+      continue;
+    }
+    let end = y;
+    while (end + 1 < H && (rowInk[end + 1] || (end + 2 < H && rowInk[end + 2]))) end++;
+    if (end - y > best[1] - best[0]) best = [y, end];
+    y = end + 1;
+  }
+  const bandH = best[1] - best[0] + 1;
+  if (bandH < 5) return false;
+  let runs = 0;
+  let narrow = 0;
+  let narrowWidth = 0;
+  let inkWidth = 0;
+  for (let x = 0; x < W;) {
+    let on = false;
+    for (let y = best[0]; y <= best[1] && !on; y++) on = ink(y * W + x);
+    if (!on) {
+      x++;
+      continue;
+    }
+    let end = x;
+    for (;;) {
+      let next = false;
+      for (let y = best[0]; y <= best[1] && !next && end + 1 < W; y++) next = ink(y * W + end + 1);
+      if (!next) break;
+      end++;
+    }
+    const w = end - x + 1;
+    runs++;
+    inkWidth += w;
+    if (w <= bandH * 1.2) {
+      narrow++;
+      narrowWidth += w;
+    }
+    x = end + 1;
+  }
+  return runs > 0 && narrow >= 4 && narrowWidth >= 0.6 * inkWidth;
+}
+
+/**
+ * Keeps only the image boxes whose pixels look like printed text (see looksLikeText); an image whose
+ * pixels cannot be had is kept, as before this check.
+ */
+export async function keepTextImages(
+  found: { boxes: InkBox[]; unmappedGlyphs: number },
+  pixels: (image: unknown) => Promise<ImagePixels | undefined>,
+): Promise<{ boxes: InkBox[]; unmappedGlyphs: number }> {
+  const boxes: InkBox[] = [];
+  for (const b of found.boxes) {
+    if (b.kind !== 'image') boxes.push(b);
+    else {
+      const img = await pixels(b.image).catch(() => undefined);
+      if (!img || looksLikeText(img)) boxes.push(b);
+    }
+  }
+  return { boxes, unmappedGlyphs: found.unmappedGlyphs };
 }
 
 /** OCR words below this confidence are left out of a merged page. */

@@ -49,6 +49,11 @@ export const ocrOptionsSchema = z
      * net gain, because tesseract then drops or keeps other text lines of the page.
      */
     removeFormLines: z.boolean().default(false),
+    /**
+     * Read the page's weak words (low confidence, see rereadWords) a second time, each cut out with the form
+     * rules around it whitened, all in one strip image: one more engine call per page.
+     */
+    reread: z.boolean().default(true),
   })
   .strict();
 export type OcrOptions = z.input<typeof ocrOptionsSchema>;
@@ -260,10 +265,318 @@ export async function closeOcrPool(): Promise<void> {
 /** OCR one normalised image; words come back in page points. */
 export async function ocrImage(img: NormalisedImage, options: OcrOptions = {}): Promise<OcrPage> {
   const o = ocrOptionsSchema.parse(options);
-  if (o.engine.kind === 'tesseract-cli') return ocrCli(img, o.engine.path, o.engine.searchPath, o.psm, o.timeoutMs);
-  const tsv = await pool(o.engine.workers).recognize(img.pgm, o.psm, o.timeoutMs);
-  const words = deskew(linesFromTsv(tsv, img.ptPerPx));
-  return { words, confidence: meanConf(words), engine: 'tesseract.js' };
+  const engine = o.engine;
+  const tsvOf = (pgm: Buffer, psm: number) =>
+    engine.kind === 'tesseract-cli'
+      ? cliTsv(pgm, engine.path ?? 'tesseract', engine.searchPath, psm, o.timeoutMs)
+      : pool(engine.workers).recognize(pgm, psm, o.timeoutMs);
+  const lines = linesFromTsv(await tsvOf(img.pgm, o.psm), img.ptPerPx);
+  if (o.reread) {
+    const strip = rereadStrip(img, lines.flat());
+    if (strip) {
+      const again = linesFromTsv(await tsvOf(strip.pgm, 6), 1);
+      applyReread(lines, strip, again.flat(), img.ptPerPx);
+    }
+  }
+  const words = deskew(lines.map(joinDigitGroups));
+  return { words, confidence: meanConf(words), engine: engine.kind };
+}
+
+const GROUP_TAIL = /[;:\]}|)]+$/;
+/**
+ * An amount the engine read in pieces or with its commas lost ("1.000 000", "2 000 000;", "$1 000 000": the
+ * commas of a low-resolution scan are a pixel or two) becomes one word with commas, "1,000,000", where the
+ * pattern is unambiguous: a first group of 1-3 digits, then groups of exactly 3 digits at word-spacing or
+ * closer, three groups or more (or two after a "$"), and no digit word right after (a phone number is not
+ * an amount). One word "1.000.000" is written with commas too.
+ */
+export function joinDigitGroups(line: TextItem[]): TextItem[] {
+  const out: TextItem[] = [];
+  for (let i = 0; i < line.length; i++) {
+    const first = line[i];
+    // "1000 000": the first comma lost too, when a 3-digit group follows.
+    const m = /^(\$?)(\d{1,3}(?:[.,]\d{3})*|[1-9]000)$/.exec(first.text.replace(GROUP_TAIL, ''));
+    if (!m) {
+      out.push(first);
+      continue;
+    }
+    const groups = /^\d000$/.test(m[2]) ? [m[2][0], '000'] : m[2].split(/[.,]/);
+    let j = i + 1;
+    let prev = first;
+    while (j < line.length) {
+      const w = line[j];
+      const t = w.text.replace(GROUP_TAIL, '');
+      const gap = w.x - (prev.x + prev.w);
+      if (!/^\d{3}(?:[.,]\d{3})*$/.test(t) || gap > 0.6 * Math.max(prev.h, w.h) || gap < -0.5 * w.h) break;
+      groups.push(...t.split(/[.,]/));
+      prev = w;
+      j++;
+      if (GROUP_TAIL.test(w.text)) break;
+    }
+    const next = line[j];
+    const digitAfter = next !== undefined && /^\d/.test(next.text) && next.x - (prev.x + prev.w) <= 0.6 * Math.max(prev.h, next.h);
+    const enough = groups.length >= 3 || (m[1] === '$' && groups.length >= 2);
+    if (!enough || digitAfter || !groups.slice(1).every((g) => g.length === 3)) {
+      out.push(first);
+      continue;
+    }
+    const parts = line.slice(i, j);
+    const x1 = Math.max(...parts.map((w) => w.x + w.w));
+    const y0 = Math.min(...parts.map((w) => w.y));
+    const y1 = Math.max(...parts.map((w) => w.y + w.h));
+    out.push({ ...first, text: m[1] + groups.join(','), w: x1 - first.x, y: y0, h: y1 - y0, conf: Math.min(...parts.map((w) => w.conf ?? 0)) });
+    i = j - 1;
+  }
+  return out;
+}
+
+/** A word is read again when its confidence is below this (it is what the layout stage and merging trust). */
+export const REREAD_BELOW = 0.6;
+/**
+ * A word of four digits or more (a policy number, a limit, a date) is read again below this: on a scan the
+ * first reading of a small number among rules takes a glyph twice ("60839057" at 0.73 for 6089057, which
+ * the same engine reads at 0.95 cut out on its own).
+ */
+export const REREAD_DIGITS_BELOW = 0.85;
+/** A reread replaces a word only with at least this confidence. */
+export const REREAD_MIN_CONF = 0.6;
+
+/** Where each reread unit sits in the strip (pixels) and where it came from in the page image (pixels). */
+export interface RereadSlot {
+  /** The unit's words: their places in the page's words (its lines, flattened). */
+  indices: number[];
+  /** The unit's own box in the strip: words read again count only with their centre in it. */
+  top: number;
+  bottom: number;
+  left: number;
+  right: number;
+  /** Offset from strip pixels to page-image pixels. */
+  dx: number;
+  dy: number;
+  /** Mean confidence of the unit's first reading. */
+  conf: number;
+}
+
+interface PxBox {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+/**
+ * The weak words of a page (confidence below REREAD_BELOW, at least three letters or digits, text-high) cut
+ * from the page image and stacked one per line in a strip image, to be read again:
+ * - weak words that overlap or touch on a line are one unit (the engine split one value, "T050.000" over
+ *   ",000,"), read as one;
+ * - a unit grows sideways over ink no word covers (the "1," and "000" the engine left out of ",000,");
+ * - in its cut-out, the rules crossing it (a column or row inked nearly all through: a box border the engine
+ *   read into the word, "|02/05/2023" at 0.06) and other words reaching in are whitened.
+ * Undefined when the page has no weak word.
+ */
+export function rereadStrip(img: NormalisedImage, words: TextItem[]): (NormalisedImage & { slots: RereadSlot[] }) | undefined {
+  const px = grayPixels(img);
+  const s = img.ptPerPx;
+  const W = img.width;
+  const H = img.height;
+  const heights = words.map((w) => w.h / s).sort((a, b) => a - b);
+  const typical = heights[Math.floor(heights.length / 2)] ?? 0;
+  const boxOf = (w: TextItem): PxBox => ({
+    x0: Math.max(0, Math.floor(w.x / s)),
+    y0: Math.max(0, Math.floor(w.y / s)),
+    x1: Math.min(W, Math.ceil((w.x + w.w) / s)),
+    y1: Math.min(H, Math.ceil((w.y + w.h) / s)),
+  });
+  const boxes = words.map(boxOf);
+  const weak = words
+    .map((_, i) => i)
+    .filter((i) => {
+      const w = words[i];
+      const hp = boxes[i].y1 - boxes[i].y0;
+      const conf = w.conf ?? 1;
+      const digits = (w.text.match(/\d/g) ?? []).length;
+      return (
+        (conf < REREAD_BELOW || (digits >= 4 && conf < REREAD_DIGITS_BELOW)) &&
+        (w.text.match(/[A-Za-z0-9]/g) ?? []).length >= 3 &&
+        hp >= typical * 0.5 &&
+        hp <= typical * 2.5
+      );
+    });
+  if (weak.length === 0) return undefined;
+  // Units: weak words whose boxes overlap, or sit side by side on a line closer than a third of their height.
+  const units: number[][] = [];
+  const near = (a: PxBox, b: PxBox) => {
+    const h = Math.min(a.y1 - a.y0, b.y1 - b.y0);
+    const vOverlap = Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0);
+    const hGap = Math.max(a.x0, b.x0) - Math.min(a.x1, b.x1);
+    return vOverlap > 0 && (hGap < 0 ? true : vOverlap >= h * 0.5 && hGap < h * 0.33);
+  };
+  for (const i of weak) {
+    const joined = units.filter((u) => u.some((j) => near(boxes[i], boxes[j])));
+    const merged = [i, ...joined.flat()];
+    for (const u of joined) units.splice(units.indexOf(u), 1);
+    units.push(merged);
+  }
+  const isInk = (x: number, y: number) => px[y * W + x] < 150;
+  const crops: { data: Uint8Array; w: number; h: number; x0: number; y0: number; unit: number[]; own: PxBox }[] = [];
+  for (const unit of units) {
+    const own: PxBox = {
+      x0: Math.min(...unit.map((i) => boxes[i].x0)),
+      y0: Math.min(...unit.map((i) => boxes[i].y0)),
+      x1: Math.max(...unit.map((i) => boxes[i].x1)),
+      y1: Math.max(...unit.map((i) => boxes[i].y1)),
+    };
+    const hp = own.y1 - own.y0;
+    const others = boxes.filter((_, i) => !unit.includes(i));
+    const covered = (x: number, y: number) => others.some((b) => x >= b.x0 && x < b.x1 && y >= b.y0 && y < b.y1);
+    // Columns beside the unit with ink no other word covers (not a rule through the whole band) join it.
+    const freeInk = (x: number) => {
+      let n = 0;
+      let free = false;
+      for (let y = own.y0; y < own.y1; y++)
+        if (isInk(x, y)) {
+          n++;
+          if (!covered(x, y)) free = true;
+        }
+      return n > 0 && n < hp * 0.8 && free;
+    };
+    const blocked = (x: number) => others.some((b) => x >= b.x0 && x < b.x1 && b.y0 < own.y1 - hp * 0.3 && b.y1 > own.y0 + hp * 0.3);
+    for (const dir of [-1, 1]) {
+      let x = dir < 0 ? own.x0 - 1 : own.x1;
+      let last = x - dir;
+      const limit = Math.round(hp * 6);
+      for (let k = 0; k < limit && x >= 0 && x < W && !blocked(x); k++, x += dir) {
+        if (freeInk(x)) last = x;
+        else if (Math.abs(x - last) > hp * 0.5) break;
+      }
+      if (dir < 0) own.x0 = Math.min(own.x0, last);
+      else own.x1 = Math.max(own.x1, last + 1);
+    }
+    const padX = Math.round(hp * 0.5);
+    const padY = Math.round(hp * 0.45);
+    const x0 = Math.max(0, own.x0 - padX);
+    const y0 = Math.max(0, own.y0 - padY);
+    const x1 = Math.min(W, own.x1 + padX);
+    const y1 = Math.min(H, own.y1 + padY);
+    const cw = x1 - x0;
+    const ch = y1 - y0;
+    if (cw < 4 || ch < 4) continue;
+    const data = new Uint8Array(cw * ch);
+    for (let y = 0; y < ch; y++) data.set(px.subarray((y0 + y) * W + x0, (y0 + y) * W + x1), y * cw);
+    // Other words reaching into the cut-out (the line above or below, a neighbour on the line) are whitened
+    // outside the unit's own box: only the unit is read again.
+    for (const b of others) {
+      const ox0 = Math.max(0, b.x0 - x0);
+      const oy0 = Math.max(0, b.y0 - y0);
+      const ox1 = Math.min(cw, b.x1 - x0);
+      const oy1 = Math.min(ch, b.y1 - y0);
+      if (ox0 >= ox1 || oy0 >= oy1) continue;
+      for (let y = oy0; y < oy1; y++)
+        for (let x = ox0; x < ox1; x++) if (x + x0 < own.x0 || x + x0 >= own.x1 || y + y0 < own.y0 || y + y0 >= own.y1) data[y * cw + x] = 255;
+    }
+    whitenRules(data, cw, ch);
+    crops.push({ data, w: cw, h: ch, x0, y0, unit, own });
+  }
+  if (crops.length === 0) return undefined;
+  const margin = Math.max(20, Math.round(typical));
+  const gap = Math.max(20, Math.round(typical * 1.2));
+  const width = Math.max(...crops.map((c) => c.w)) + 2 * margin;
+  const height = crops.reduce((a, c) => a + c.h + gap, margin);
+  const out = new Uint8Array(width * height).fill(255);
+  const slots: RereadSlot[] = [];
+  let y = margin;
+  for (const c of crops) {
+    for (let r = 0; r < c.h; r++) out.set(c.data.subarray(r * c.w, (r + 1) * c.w), (y + r) * width + margin);
+    const dx = c.x0 - margin;
+    const dy = c.y0 - y;
+    slots.push({
+      indices: c.unit,
+      top: c.own.y0 - dy,
+      bottom: c.own.y1 - dy,
+      left: c.own.x0 - dx,
+      right: c.own.x1 - dx,
+      dx,
+      dy,
+      conf: c.unit.reduce((a, i) => a + (words[i].conf ?? 0), 0) / c.unit.length,
+    });
+    y += c.h + gap;
+  }
+  const header = Buffer.from(`P5\n${width} ${height}\n255\n`, 'latin1');
+  return { pgm: Buffer.concat([header, out]), width, height, ptPerPx: 1, slots };
+}
+
+/** Whiten columns and rows of a small gray cut-out that are inked through nearly all of it (rules, not glyphs). */
+function whitenRules(data: Uint8Array, w: number, h: number, ink = 150) {
+  const cols: number[] = [];
+  for (let x = 0; x < w; x++) {
+    let n = 0;
+    for (let y = 0; y < h; y++) if (data[y * w + x] < ink) n++;
+    if (n >= h * 0.8) cols.push(x);
+  }
+  const rows: number[] = [];
+  for (let y = 0; y < h; y++) {
+    let n = 0;
+    for (let x = 0; x < w; x++) if (data[y * w + x] < ink) n++;
+    if (n >= w * 0.8) rows.push(y);
+  }
+  // A rule's anti-aliased fringe goes with it.
+  for (const x of cols) for (let y = 0; y < h; y++) for (const k of [x - 1, x, x + 1]) if (k >= 0 && k < w) data[y * w + k] = 255;
+  for (const y of rows) for (const k of [y - 1, y, y + 1]) if (k >= 0 && k < h) data.fill(255, k * w, (k + 1) * w);
+}
+
+const inside = (v: number, lo: number, hi: number) => v >= lo && v < hi;
+type Box = { x: number; y: number; w: number; h: number };
+const overlapArea = (a: Box, b: Box) =>
+  Math.max(0, Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x)) * Math.max(0, Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y));
+
+/** Engine line numbers given to reread words that came back on a line of their own (a label under a label). */
+let nextLine = 1_000_000;
+
+/**
+ * Put the strip's words back: each slot's words (in strip pixels) replace the unit they were cut from,
+ * positioned in page points, when they were read with more confidence (at least REREAD_MIN_CONF on average).
+ * Words of the strip line nearest the unit keep its engine line; words of another strip line (a two-line
+ * caption the first reading ran together) get a line of their own. Returns the number of units replaced.
+ */
+export function applyReread(lines: TextItem[][], strip: { slots: RereadSlot[] }, again: TextItem[], ptPerPx: number): number {
+  const flat = lines.flat();
+  const replace = new Map<TextItem, TextItem[]>();
+  for (const slot of strip.slots) {
+    const got = again
+      .filter((a) => inside(a.x + a.w / 2, slot.left, slot.right) && inside(a.y + a.h / 2, slot.top, slot.bottom) && /[A-Za-z0-9$]/.test(a.text))
+      .sort((a, b) => a.x - b.x);
+    if (got.length === 0) continue;
+    const conf = got.reduce((a, g) => a + (g.conf ?? 0), 0) / got.length;
+    if (conf < REREAD_MIN_CONF || conf <= slot.conf) continue;
+    const unit = slot.indices.map((i) => flat[i]);
+    const old = unit[0];
+    const toPage = (g: TextItem): Box => ({ x: (g.x + slot.dx) * ptPerPx, y: (g.y + slot.dy) * ptPerPx, w: g.w * ptPerPx, h: g.h * ptPerPx });
+    // A word the first pass already has elsewhere (its box reached into this one's) is not added twice.
+    const fresh = got.filter((g) => {
+      const b = toPage(g);
+      return !flat.some((o) => !unit.includes(o) && overlapArea(o, b) >= 0.5 * b.w * b.h);
+    });
+    if (fresh.length === 0) continue;
+    const oldMid = unit.reduce((a, w) => a + w.y + w.h / 2, 0) / unit.length;
+    const stripLines = [...new Set(fresh.map((g) => g.line))];
+    const midOf = (l: number | undefined) => {
+      const ws = fresh.filter((g) => g.line === l).map(toPage);
+      return ws.reduce((a, b) => a + b.y + b.h / 2, 0) / ws.length;
+    };
+    const main = stripLines.reduce((a, b) => (Math.abs(midOf(b) - oldMid) < Math.abs(midOf(a) - oldMid) ? b : a));
+    const lineOf = new Map(stripLines.map((l) => [l, l === main ? old.line : old.line === undefined ? undefined : nextLine++]));
+    replace.set(
+      old,
+      fresh.map((g) => ({ ...old, ...toPage(g), text: g.text, conf: g.conf, line: lineOf.get(g.line) })),
+    );
+    for (const w of unit.slice(1)) replace.set(w, []);
+  }
+  for (const l of lines)
+    for (let i = l.length - 1; i >= 0; i--) {
+      const r = replace.get(l[i]);
+      if (r) l.splice(i, 1, ...r);
+    }
+  return strip.slots.filter((sl) => replace.has(flat[sl.indices[0]]) && replace.get(flat[sl.indices[0]])!.length > 0).length;
 }
 
 /** Tesseract's TSV (both engines): word rows (level 5) grouped into the engine's lines, in its reading order. */
@@ -281,8 +594,14 @@ export function linesFromTsv(tsv: string, ptPerPx: number): TextItem[][] {
   return [...byLine.values()].map((words, line) => words.map((w) => ({ ...w, line })));
 }
 
+/**
+ * The engine picks curly or straight quotes by the glyph's look, not by the text: "EMPLOYERS’ LIABILITY" as
+ * printed is "EMPLOYERS' LIABILITY" to every rule that reads it. OCR words get straight quotes.
+ */
+export const straightQuotes = (t: string) => t.replace(/[\u2018\u2019\u201a\u2032`]/g, "'").replace(/[\u201c\u201d\u201e\u2033]/g, '"');
+
 function toItem(text: string, x: number, y: number, w: number, h: number, conf: number, s: number): TextItem {
-  return { text: boxedMark(text), x: x * s, y: y * s, w: w * s, h: h * s, source: 'ocr', conf: Math.max(0, Math.min(1, conf / 100)) };
+  return { text: boxedMark(straightQuotes(text)), x: x * s, y: y * s, w: w * s, h: h * s, source: 'ocr', conf: Math.max(0, Math.min(1, conf / 100)) };
 }
 
 /**
@@ -339,11 +658,12 @@ export function cliTessdataDir(): string {
   return (cliTessdata = dir);
 }
 
-async function ocrCli(img: NormalisedImage, bin: string, searchPath: string | undefined, psm: number, timeoutMs: number): Promise<OcrPage> {
+/** The native command's TSV for one PGM image. */
+async function cliTsv(pgm: Buffer, bin: string, searchPath: string | undefined, psm: number, timeoutMs: number): Promise<string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-ocr-'));
   try {
     const input = path.join(dir, 'page.pgm');
-    fs.writeFileSync(input, img.pgm);
+    fs.writeFileSync(input, pgm);
     let stdout: string;
     try {
       ({ stdout } = await execFileP(
@@ -379,8 +699,7 @@ async function ocrCli(img: NormalisedImage, bin: string, searchPath: string | un
       if (err.killed) throw new DocumentError('extraction_failed', 'ocr_timeout', `OCR of a page took longer than ${timeoutMs} ms`);
       throw new DocumentError('extraction_failed', 'ocr_failed', 'the OCR command failed', err.message);
     }
-    const words = deskew(linesFromTsv(stdout, img.ptPerPx));
-    return { words, confidence: meanConf(words), engine: 'tesseract-cli' };
+    return stdout;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

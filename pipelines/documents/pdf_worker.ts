@@ -7,7 +7,7 @@ import zlib from 'node:zlib';
 import { layoutPage, hasUsableText, type TextItem, type FormField, type PageText } from './layout.ts';
 import { repairTextItems, runsWordsTogether, textRepairs, type TextRepair } from './repair.ts';
 import { mayHideText, hiddenItems, unreadable, type PdfOps } from './invisible.ts';
-import { mayDrawText, uncoveredInk, hasMissingText, type InkOps } from './missing_text.ts';
+import { mayDrawText, uncoveredInk, hasMissingText, keepTextImages, MIN_UNCOVERED_IMAGES, type InkOps, type ImagePixels } from './missing_text.ts';
 
 const require = createRequire(import.meta.url);
 const pdfjsDir = path.dirname(require.resolve('pdfjs-dist/package.json'));
@@ -213,7 +213,14 @@ async function text(req: PdfTextRequest): Promise<PdfTextResult> {
         const bypass = usable && enabled.includes('run_together_words') && runsWordsTogether(repaired.items);
         if (bypass) repaired.repairs.push('run_together_words');
         // Values drawn on the page but missing from its layer: OCR reads the page, its words merged with the layer's.
-        const missing = usable && !bypass && checkInk && hasMissingText(uncoveredInk(OPS as unknown as InkOps, await operators(), repaired.items, toViewport));
+        let missing = false;
+        if (usable && !bypass && checkInk) {
+          let ink = uncoveredInk(OPS as unknown as InkOps, await operators(), repaired.items, toViewport);
+          // Strip images decide the page only when they show printed text (not a signature, logo or coloured bar):
+          // their pixels are looked at only when there are enough of them to matter.
+          if (ink.boxes.filter((b) => b.kind === 'image').length >= MIN_UNCOVERED_IMAGES) ink = await keepTextImages(ink, (ref) => imagePixels(page, ref));
+          missing = hasMissingText(ink);
+        }
         const repairs: NonNullable<PageText['repairs']> = [...repaired.repairs];
         if (missing) repairs.push('missing_text');
         if (!usable || bypass || missing) needOcr.push(n);
@@ -228,6 +235,28 @@ async function text(req: PdfTextRequest): Promise<PdfTextResult> {
   } finally {
     await doc.destroy();
   }
+}
+
+/** The decoded pixels of an image the operator list painted: its object (page-level or shared), or inline data. */
+async function imagePixels(
+  page: {
+    objs: { has(id: string): boolean; get(id: string, cb?: (d: unknown) => void): unknown };
+    commonObjs: { has(id: string): boolean; get(id: string, cb?: (d: unknown) => void): unknown };
+  },
+  ref: unknown,
+): Promise<ImagePixels | undefined> {
+  if (ref && typeof ref === 'object') return ref as ImagePixels;
+  if (typeof ref !== 'string') return undefined;
+  const objs = ref.startsWith('g_') ? page.commonObjs : page.objs;
+  if (objs.has(ref)) return objs.get(ref) as ImagePixels;
+  // Not resolved yet: wait briefly for it, else the image is taken as text (as before the pixels were looked at).
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), 500);
+    objs.get(ref, (d) => {
+      clearTimeout(timer);
+      resolve(d as ImagePixels);
+    });
+  });
 }
 
 /** A page's single full-page JPEG, taken as stored (a scanner's output), or undefined. */

@@ -2,7 +2,7 @@ import test from 'ava';
 import sharp from 'sharp';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { readDocument, readTextLayer, closeDocumentPools } from '../../../pipelines/documents/index.ts';
-import { mergeOcrWords, trimLeader, MIN_OCR_CONF } from '../../../pipelines/documents/missing_text.ts';
+import { mergeOcrWords, trimLeader, looksLikeText, MIN_OCR_CONF } from '../../../pipelines/documents/missing_text.ts';
 import { rawPdf, textPdf } from './helpers.ts';
 
 test.after.always(() => closeDocumentPools());
@@ -90,6 +90,65 @@ test('a clean typed page, and one with a single logo image, are not sent to OCR'
   const b = await readTextLayer(await doc.save());
   t.deepEqual(b.needOcr, []);
   t.is(b.pages[0].repairs, undefined);
+});
+
+/** A handwritten-looking signature: one joined, looping stroke across the strip (no separate glyphs). */
+async function signaturePng(widthPt: number, heightPt: number): Promise<Uint8Array> {
+  const w = widthPt * 4;
+  const h = heightPt * 4;
+  let d = `M 6 ${h * 0.6}`;
+  for (let x = 6; x < w - 10; x += 18) d += ` C ${x + 6} ${h * 0.05}, ${x + 14} ${h * 0.05}, ${x + 9} ${h * 0.6} S ${x + 20} ${h * 0.95}, ${x + 18} ${h * 0.6}`;
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><rect width="100%" height="100%" fill="#fff"/><path d="${d}" stroke="#123" stroke-width="4" fill="none"/></svg>`;
+  return new Uint8Array(await sharp(Buffer.from(svg)).png().toBuffer());
+}
+
+/** A coloured banner: two solid blocks of colour, no glyphs. */
+async function bannerPng(widthPt: number, heightPt: number): Promise<Uint8Array> {
+  const w = widthPt * 4;
+  const h = heightPt * 4;
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><rect width="100%" height="100%" fill="#fb2"/><rect x="${w * 0.7}" width="${w * 0.3}" height="100%" fill="#889"/></svg>`;
+  return new Uint8Array(await sharp(Buffer.from(svg)).png().toBuffer());
+}
+
+test('signatures and coloured bars drawn as images do not send a typed page to OCR; pictures of text still do', async (t) => {
+  const clean = await textPdf([['DECLARATIONS', 'Policy Number HO-123456', 'Named Insured Jane Roe', 'Dwelling $ 321,000']]);
+  const doc = await PDFDocument.load(clean);
+  const page = doc.getPage(0);
+  // Two officers' signatures side by side, a header banner and a footer bar: four strip images, none of them text.
+  for (const x of [40, 310]) page.drawImage(await doc.embedPng(await signaturePng(140, 27)), { x, y: 300, width: 140, height: 27 });
+  page.drawImage(await doc.embedPng(await bannerPng(540, 23)), { x: 36, y: 650, width: 540, height: 23 });
+  page.drawImage(await doc.embedPng(await bannerPng(594, 17)), { x: 9, y: 10, width: 594, height: 17 });
+  const signed = await doc.save();
+  const a = await readTextLayer(signed);
+  t.deepEqual(a.needOcr, []);
+  t.is(a.pages[0].repairs, undefined);
+
+  // The same page with two values pasted as pictures of text is still sent to OCR.
+  const doc2 = await PDFDocument.load(signed);
+  for (const [v, y] of [
+    ['HQ-7730418', 500],
+    ['$ 482,600', 470],
+  ] as const)
+    doc2.getPage(0).drawImage(await doc2.embedPng(await textPng(v, 120, 14)), { x: 260, y, width: 120, height: 14 });
+  const b = await readTextLayer(await doc2.save());
+  t.deepEqual(b.needOcr, [1]);
+  t.deepEqual(b.pages[0].repairs, ['missing_text']);
+});
+
+test('looksLikeText tells a line of printed glyphs from a joined stroke, a bar and a frame', async (t) => {
+  const pixels = async (png: Uint8Array) => {
+    const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    return { width: info.width, height: info.height, kind: 2, data };
+  };
+  t.true(looksLikeText(await pixels(await textPng('Policy 4471-220', 110, 12))));
+  t.true(looksLikeText(await pixels(await textPng('1,000,000', 60, 8))));
+  t.false(looksLikeText(await pixels(await signaturePng(140, 27))));
+  t.false(looksLikeText(await pixels(await bannerPng(540, 23))));
+  // A drawn frame: a rectangle's outline, as wide as the image.
+  const frame = `<svg xmlns="http://www.w3.org/2000/svg" width="800" height="60"><rect width="100%" height="100%" fill="#fff"/><rect x="4" y="8" width="790" height="60" rx="8" stroke="#e90" stroke-width="3" fill="none"/></svg>`;
+  t.false(looksLikeText(await pixels(new Uint8Array(await sharp(Buffer.from(frame)).png().toBuffer()))));
+  // 1-bit gray (pdf.js kind 1), rows padded to whole bytes: a blank strip is not text.
+  t.false(looksLikeText({ width: 20, height: 6, kind: 1, data: new Uint8Array(18).fill(255) }));
 });
 
 test('merging keeps text-layer words and adds only OCR words where the layer has none', (t) => {
