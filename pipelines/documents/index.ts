@@ -8,6 +8,7 @@ import { normaliseImage, ocrImage, closeOcrPool, ocrOptionsSchema, grayPixels } 
 import { layoutPage, type PageText, type TextItem } from './layout.ts';
 import { textRepairs, type TextRepair } from './repair.ts';
 import { mergeOcrWords } from './missing_text.ts';
+import { readUncoveredInk } from './uncovered_ink.ts';
 import { addDrawnTicks, tickBoxCandidates, type GrayPage } from './ticks.ts';
 import sharp from 'sharp';
 
@@ -137,7 +138,10 @@ export async function ocrPage(
     const layer: TextItem[] = previous.lines.flatMap((l) =>
       l.cells.map((c) => ({ text: c.text, x: c.x, y: c.y, w: c.w, h: c.h, source: c.source, conf: c.conf })),
     );
-    const page = layoutPage(n, previous.width, previous.height, mergeOcrWords(layer, words.words), 'ocr', previous.fields);
+    const merged = mergeOcrWords(layer, words.words);
+    // What the full-page reading passed over (a value alone at the end of a row) is read once more.
+    merged.push(...(await readUncoveredInk(img, merged, ocrOpts)));
+    const page = layoutPage(n, previous.width, previous.height, merged, 'ocr', previous.fields);
     page.repairs = previous.repairs.filter((r) => r !== 'drawn_ticks');
     page.ocrAssisted = true;
     if (repairOn(o.repairTextLayer, 'drawn_ticks') && tickBoxCandidates(page).length > 0)
