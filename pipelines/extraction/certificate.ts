@@ -1,6 +1,7 @@
 // ACORD 25-style certificates read by the form's fixed geometry: the PRODUCER, INSURED and CERTIFICATE HOLDER
 // boxes (left column, down to the next box label), INSURER A–F, and the coverage grid (one row per line
 // holding a policy period; the ADDL INSD / SUBR WVD columns located from their header words).
+import { restoreThinGlyphs } from './insurers.ts';
 import type { PageText, Cell, Line } from '../documents/layout.ts';
 import type { Candidate } from './candidates.ts';
 import { cellSource, findLabelled, unstackedLines } from './layout_query.ts';
@@ -227,6 +228,8 @@ export function extractCertificate(pages: PageText[], emit: Emit): void {
         naic = tail[2];
       }
       naic ??= line.cells.find((c) => c.x > cell.x && /^\d{5}$/.test(c.text.trim()))?.text.trim() ?? null;
+      // A low-resolution scan may have lost the thin glyphs of the name ("Casua ty"): known words are restored.
+      if (src === 'ocr') name = restoreThinGlyphs(name);
       if (!name || /^insurer/i.test(name) || insurerNames[m[1].toUpperCase()]) continue;
       insurerNames[m[1].toUpperCase()] = name;
       const base = { page: page.page, text: line.text, confidence: conf, source: src } as const;

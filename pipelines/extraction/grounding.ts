@@ -5,6 +5,7 @@ import type { PageText } from '../documents/layout.ts';
 import type { Candidate } from './candidates.ts';
 import { normaliseText, moneyTokens, dateTokens } from './normalise.ts';
 import { unstackedLines } from './layout_query.ts';
+import { withoutThinGlyphs } from './insurers.ts';
 
 export interface GroundingVerdict {
   ok: boolean;
@@ -76,6 +77,10 @@ export function ground(c: Candidate, pages: Map<number, PageIndex>): GroundingVe
   if (/^\/coverages\/\d+\/name$/.test(c.pointer)) {
     const cited = new Set(normaliseText(c.text).split(' '));
     if (n.split(' ').every((w) => cited.has(w))) return { ok: true };
+  }
+  // An insurer's name whose lost thin glyphs were restored (restoreThinGlyphs) reads as the page does without them.
+  if (/^\/certificate\/insurers\/\d+\/name$/.test(c.pointer) && withoutThinGlyphs(idx.compact).includes(withoutThinGlyphs(n.replace(/ /g, '')))) {
+    return { ok: true };
   }
   return { ok: false, reason: `"${v}" not on page ${c.page}` };
 }

@@ -617,3 +617,33 @@ test('policy number: with no captioned number, one quoted in a sentence is taken
   const r = page([[54, 500, 'type in your policy number and product code HQ9 12345']]);
   t.false('/policy/policy_number' in first(collect((e) => policyNumber([r], e))));
 });
+
+test('certificate insurers read by OCR from a low-resolution scan that lost its thin glyphs get their known words back, and ground', (t) => {
+  const it = (x: number, y: number, text: string): TextItem => ({ text, x, y, w: text.length * 4.4, h: 9, source: 'ocr', conf: 0.9 });
+  const items: TextItem[] = [
+    it(22, 90, 'CERTIFICATE OF LIABILITY INSURANCE'),
+    it(310, 150, 'INSURER A : Quarry Mutua Casua ty Company'),
+    it(310, 162, 'INSURER B : Natona Fre Insurance Company'),
+    it(310, 174, 'INSURER C : Brindle Wick Underwriters'),
+  ];
+  const p = layoutPage(1, 612, 792, items, 'ocr');
+  const cs = collect((e) => extractCertificate([p], e));
+  const names = cs.filter((c) => /\/certificate\/insurers\/\d+\/name$/.test(c.pointer));
+  t.deepEqual(
+    names.map((c) => c.value),
+    // "Mutua" keeps its glyphs but its last: known words are restored only where a lost i, l or 1 explains them.
+    ['Quarry Mutual Casualty Company', 'National Fire Insurance Company', 'Brindle Wick Underwriters'],
+  );
+  const idx = indexPages([p]);
+  for (const c of names) t.true(ground(c, idx).ok, String(c.value));
+  // A text layer is never corrected: its words are what is printed.
+  const typed = layoutPage(
+    1,
+    612,
+    792,
+    items.map((i) => ({ ...i, source: 'text' as const, conf: undefined })),
+    'text',
+  );
+  const asTyped = collect((e) => extractCertificate([typed], e)).filter((c) => /\/certificate\/insurers\/\d+\/name$/.test(c.pointer));
+  t.is(asTyped[0].value, 'Quarry Mutua Casua ty Company');
+});
