@@ -416,13 +416,34 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
       }
       return undefined;
     };
+    // The auto section's first limit box is COMBINED SINGLE LIMIT (Ea accident): found by its caption (which a scan
+    // may read scrambled, "COMBINED(Ea accident)SINGLE"), or, when OCR lost the caption, as the one amount on the
+    // section's caption line ("AUTOMOBILE LIABILITY  $1,000,000") with no other limit named there.
+    const combinedSingleLimit = (): number | null => {
+      const byCaption = amountAfter(/combined\s*(?:\(ea\.? accident\)\s*)?single/i);
+      if (byCaption !== undefined) return byCaption;
+      // The caption in two rows of its box, "COMBINED SINGLE" above "(Ea accident)  $ 1,000,000" (the first row may
+      // sit above the policy row's band).
+      for (const l of bandLines) {
+        const ea = l.cells.findIndex((c) => /^\(ea\.?\s*accident\)/i.test(c.text.trim()));
+        const above = lines[lines.indexOf(l) - 1];
+        if (ea < 0 || !above?.cells.some((c) => /^combined(?:\s+single)?(?:\s+limit)?$/i.test(c.text.trim()))) continue;
+        const n = parseMoney(l.cells[ea].text.replace(/^\(ea\.?\s*accident\)/i, '')) ?? parseMoney(l.cells.slice(ea + 1).find((c) => /\d/.test(c.text))?.text);
+        if (n !== undefined && n >= 1000) return n;
+      }
+      const caption = bandLines.find((l) => /auto(?:mobile)?\s+liab/i.test(l.text));
+      if (!caption || /bodily|property damage|per (?:person|accident)|each|aggregate/i.test(caption.text)) return null;
+      const amounts = caption.cells.filter((c) => /^\$\s?\d{1,3}(?:,\d{3})+$/.test(c.text.trim()));
+      const n = amounts.length === 1 ? parseMoney(amounts[0].text) : undefined;
+      return n !== undefined && n >= 1000 ? n : null;
+    };
     const gl = type === 'general_liability';
     let occ = std && !isUmb && type !== 'workers_compensation' && type !== 'automobile_liability' ? (amountAfter(/each occurrence/i) ?? null) : null;
     let agg = gl ? (amountAfter(/general aggregate/i) ?? null) : null;
     if (gl && occ === null && agg === null) [occ, agg] = occAgg() ?? [null, null];
     emit({ pointer: `${p}/each_occurrence`, value: occ, ...base });
     emit({ pointer: `${p}/general_aggregate`, value: agg, ...base });
-    emit({ pointer: `${p}/combined_single_limit`, value: type === 'automobile_liability' ? (amountAfter(/combined single limit/i) ?? null) : null, ...base });
+    emit({ pointer: `${p}/combined_single_limit`, value: type === 'automobile_liability' ? combinedSingleLimit() : null, ...base });
     emit({ pointer: `${p}/umbrella_each_occurrence`, value: isUmb ? (amountAfter(/each occurrence/i) ?? null) : null, ...base });
     const isWc = type === 'workers_compensation';
     const statutory = isWc
@@ -434,7 +455,7 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
         )
       : null;
     emit({ pointer: `${p}/wc_statutory`, value: statutory, ...base });
-    emit({ pointer: `${p}/el_each_accident`, value: isWc ? (amountAfter(/e\.?\s?l\.?\s*each accident/i) ?? null) : null, ...base });
+    emit({ pointer: `${p}/el_each_accident`, value: isWc ? (amountAfter(/e\.?\s?l\.?\s*each\s+acc\s?i?\s?dent/i) ?? null) : null, ...base });
     // ADDL INSD / SUBR WVD: the mark nearest each column's header word on the policy row (Y or X: yes; N or blank: no; N/A: not asked).
     const marks = (band ? bandLines : [row]).flatMap((l) => l.cells).filter((c) => /^(Y|N|X|N\s*\/\s*A|YES|NO)$/i.test(c.text.trim()));
     const flag = (x: number | undefined, other: number | undefined) => {

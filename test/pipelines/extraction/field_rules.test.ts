@@ -647,3 +647,64 @@ test('certificate insurers read by OCR from a low-resolution scan that lost its 
   const asTyped = collect((e) => extractCertificate([typed], e)).filter((c) => /\/certificate\/insurers\/\d+\/name$/.test(c.pointer));
   t.is(asTyped[0].value, 'Quarry Mutua Casua ty Company');
 });
+
+test('certificate auto and WC rows of a scan: the combined single limit with its caption in two rows or lost, "EL EACH ACC DENT"', (t) => {
+  const header: [number, number, string][] = [
+    [128, 31, 'CERTIFICATE OF LIABILITY INSURANCE'],
+    [20, 313, 'INSR'],
+    [300, 313, 'POLICY EFF'],
+    [363, 313, 'POLICY EXP'],
+    [21, 320, 'LTR'],
+    [66, 320, 'TYPE OF INSURANCE'],
+    [202, 320, 'POLICY NUMBER'],
+    [298, 320, '(MM/DD/YYYY) (MM/DD/YYYY)'],
+    [470, 320, 'LIMITS'],
+  ];
+  const wc: [number, number, string][] = [
+    [40, 420, "WORKERS COMPENSATION AND EMPLOYERS' LIABILITY"],
+    [25, 432, 'B'],
+    [161, 432, 'WCX4417002'],
+    [305, 432, '03/15/2024'],
+    [368, 432, '03/15/2025'],
+    [430, 432, 'EL EACH ACC DENT'],
+    [520, 432, '$ 500 000'],
+  ];
+  // The caption in two rows of its box, the first above the policy row.
+  const split = page([
+    ...header,
+    [430, 356, 'COMBINED SINGLE'],
+    [25, 368, 'A'],
+    [40, 368, 'AUTOMOBILE LIABILITY'],
+    [161, 368, 'AUT7730041'],
+    [305, 368, '03/15/2024'],
+    [368, 368, '03/15/2025'],
+    [430, 368, '(Ea accident)'],
+    [520, 368, '|S 750,000'],
+    [40, 380, 'ANY AUTO'],
+    [430, 380, 'BODILY INJURY (Per person)'],
+    ...wc,
+  ]);
+  const values = (p: PageText) => {
+    const r = first(collect((e) => extractCertificate([p], e)));
+    const key = (type: string) =>
+      Object.keys(r)
+        .find((k) => /coverages\/\d+\/type$/.test(k) && r[k] === type)!
+        .replace(/type$/, '');
+    return { csl: r[`${key('automobile_liability')}combined_single_limit`], el: r[`${key('workers_compensation')}el_each_accident`] };
+  };
+  t.deepEqual(values(split), { csl: 750_000, el: 500_000 });
+  // The caption lost altogether: the one amount on the section's caption line is its first box.
+  const lost = page([
+    ...header,
+    [40, 356, 'AUTOMOBILE LIABILITY'],
+    [520, 356, '$750,000'],
+    [25, 368, 'A'],
+    [40, 368, 'ANY AUTO'],
+    [161, 368, 'AUT7730041'],
+    [305, 368, '03/15/2024'],
+    [368, 368, '03/15/2025'],
+    [430, 368, 'BODILY INJURY (Per person)'],
+    ...wc,
+  ]);
+  t.is(values(lost).csl, 750_000);
+});
