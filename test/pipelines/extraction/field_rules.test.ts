@@ -648,7 +648,7 @@ test('certificate insurers read by OCR from a low-resolution scan that lost its 
   t.is(asTyped[0].value, 'Quarry Mutua Casua ty Company');
 });
 
-test('certificate auto and WC rows of a scan: the combined single limit with its caption in two rows or lost, "EL EACH ACC DENT"', (t) => {
+test('certificate auto and WC rows of a scan: the combined single limit with its caption in two rows or lost, "EL EACH ACC DENT", a box border read into "N/A|"', (t) => {
   const header: [number, number, string][] = [
     [128, 31, 'CERTIFICATE OF LIABILITY INSURANCE'],
     [20, 313, 'INSR'],
@@ -656,6 +656,8 @@ test('certificate auto and WC rows of a scan: the combined single limit with its
     [363, 313, 'POLICY EXP'],
     [21, 320, 'LTR'],
     [66, 320, 'TYPE OF INSURANCE'],
+    [124, 320, 'INSD'],
+    [152, 320, 'WVD'],
     [202, 320, 'POLICY NUMBER'],
     [298, 320, '(MM/DD/YYYY) (MM/DD/YYYY)'],
     [470, 320, 'LIMITS'],
@@ -663,7 +665,10 @@ test('certificate auto and WC rows of a scan: the combined single limit with its
   const wc: [number, number, string][] = [
     [40, 420, "WORKERS COMPENSATION AND EMPLOYERS' LIABILITY"],
     [25, 432, 'B'],
-    [161, 432, 'WCX4417002'],
+    // The ADDL INSD box of a WC row says N/A; the scan read its right border into it.
+    [123, 432, 'N/A|'],
+    [156, 432, 'Y'],
+    [180, 432, 'WCX4417002'],
     [305, 432, '03/15/2024'],
     [368, 432, '03/15/2025'],
     [430, 432, 'EL EACH ACC DENT'],
@@ -690,9 +695,15 @@ test('certificate auto and WC rows of a scan: the combined single limit with its
       Object.keys(r)
         .find((k) => /coverages\/\d+\/type$/.test(k) && r[k] === type)!
         .replace(/type$/, '');
-    return { csl: r[`${key('automobile_liability')}combined_single_limit`], el: r[`${key('workers_compensation')}el_each_accident`] };
+    const w = key('workers_compensation');
+    return {
+      csl: r[`${key('automobile_liability')}combined_single_limit`],
+      el: r[`${w}el_each_accident`],
+      addl: r[`${w}additional_insured`],
+      subr: r[`${w}subrogation_waived`],
+    };
   };
-  t.deepEqual(values(split), { csl: 750_000, el: 500_000 });
+  t.deepEqual(values(split), { csl: 750_000, el: 500_000, addl: null, subr: true });
   // The caption lost altogether: the one amount on the section's caption line is its first box.
   const lost = page([
     ...header,
