@@ -22,7 +22,15 @@ async function row(): Promise<Buffer> {
 }
 
 /** Words as the page already has them (its text layer and the first reading), in points. */
-const word = (text: string, x0: number, x1: number, yTop: number): TextItem => ({ text, x: x0 * PT, y: yTop * PT, w: (x1 - x0) * PT, h: 36 * PT, conf: 0.95, source: 'ocr' });
+const word = (text: string, x0: number, x1: number, yTop: number): TextItem => ({
+  text,
+  x: x0 * PT,
+  y: yTop * PT,
+  w: (x1 - x0) * PT,
+  h: 36 * PT,
+  conf: 0.95,
+  source: 'ocr',
+});
 
 test('a value no word covers is read again and placed where it is printed', async (t) => {
   const img = await normaliseImage(await row(), { dpi: 300 });
