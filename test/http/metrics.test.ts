@@ -109,18 +109,22 @@ test('queue depth by task and state, job durations and delivery outcomes move wi
   await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: key, json: { staging_url: `${receiver.url}/h` } });
   const sent = await svc.request('POST', '/v2/webhook-endpoints/form-submission/test', { token: key, headers: { 'Idempotency-Key': crypto.randomUUID() } });
   t.is(sent.status, 202);
+  // The attempt is counted when it is made, the job's duration when the job has finished (its attempt recorded):
+  // a scrape between the two sees one without the other, so both are waited for.
   const after = await eventually(
     async () => {
       const m = await scrape();
-      return value(m, 'svc_webhook_deliveries_total', { outcome: 'delivered' }) > value(before, 'svc_webhook_deliveries_total', { outcome: 'delivered' }) && m;
+      const delivered =
+        value(m, 'svc_webhook_deliveries_total', { outcome: 'delivered' }) > value(before, 'svc_webhook_deliveries_total', { outcome: 'delivered' });
+      const timed =
+        value(m, 'svc_job_duration_seconds', { task: 'deliveries__send', outcome: 'success' }) >
+        value(before, 'svc_job_duration_seconds', { task: 'deliveries__send', outcome: 'success' });
+      return delivered && timed && m;
     },
     15_000,
-    'a delivered attempt',
+    'a delivered attempt and its finished job',
   );
-  t.true(
-    value(after, 'svc_job_duration_seconds', { task: 'deliveries__send', outcome: 'success' }) >
-      value(before, 'svc_job_duration_seconds', { task: 'deliveries__send', outcome: 'success' }),
-  );
+  t.true(value(after, 'svc_webhook_deliveries_total', { outcome: 'delivered' }) > value(before, 'svc_webhook_deliveries_total', { outcome: 'delivered' }));
 });
 
 test('only operator tokens read /metrics', async (t) => {
