@@ -441,6 +441,21 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
     let occ = std && !isUmb && type !== 'workers_compensation' && type !== 'automobile_liability' ? (amountAfter(/each occurrence/i) ?? null) : null;
     let agg = gl ? (amountAfter(/general aggregate/i) ?? null) : null;
     if (gl && occ === null && agg === null) [occ, agg] = occAgg() ?? [null, null];
+    // A row of another line of business (professional, crime) with its limits named after their amounts in its
+    // own row, "$1,000,000 Occurrence  $1,000,000 Aggregate": the amounts are that row's occurrence and aggregate.
+    if (!band && occ === null && agg === null) {
+      const rowText = row.cells.map((c) => c.text).join('  ');
+      const named = (word: string) => {
+        const m = new RegExp(`\\$\\s?(\\d{1,3}(?:,\\d{3})+)\\s+(?:per\\s+|each\\s+)?${word}\\b`, 'i').exec(rowText);
+        return m ? (parseMoney(m[1]) ?? null) : null;
+      };
+      const o = named('occurrence');
+      const a = named('aggregate');
+      if (o !== null && o >= 1000) {
+        occ = o;
+        if (a !== null && a >= o) agg = a;
+      }
+    }
     emit({ pointer: `${p}/each_occurrence`, value: occ, ...base });
     emit({ pointer: `${p}/general_aggregate`, value: agg, ...base });
     emit({ pointer: `${p}/combined_single_limit`, value: type === 'automobile_liability' ? combinedSingleLimit() : null, ...base });

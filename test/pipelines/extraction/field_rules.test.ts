@@ -719,3 +719,32 @@ test('certificate auto and WC rows of a scan: the combined single limit with its
   ]);
   t.is(values(lost).csl, 750_000);
 });
+
+test('certificate: a row of another line (professional liability) with "$2,000,000 Occurrence  $4,000,000 Aggregate" in it gives its limits', (t) => {
+  const p = page([
+    [128, 31, 'CERTIFICATE OF LIABILITY INSURANCE'],
+    [20, 313, 'INSR'],
+    [300, 313, 'POLICY EFF'],
+    [363, 313, 'POLICY EXP'],
+    [21, 320, 'LTR'],
+    [66, 320, 'TYPE OF INSURANCE'],
+    [202, 320, 'POLICY NUMBER'],
+    [298, 320, '(MM/DD/YYYY) (MM/DD/YYYY)'],
+    [470, 320, 'LIMITS'],
+    [25, 520, 'C'],
+    [40, 520, 'Professional Liability'],
+    [161, 520, 'PLX2280117'],
+    [305, 520, '06/01/2024'],
+    [368, 520, '06/01/2025'],
+    [420, 520, '$2,000,000 Occurrence'],
+    [520, 520, '$4,000,000 Aggregate'],
+    [22, 650, 'CERTIFICATE HOLDER'],
+  ]);
+  const r = first(collect((e) => extractCertificate([p], e)));
+  const k = Object.keys(r)
+    .find((x) => /coverages\/\d+\/policy_number$/.test(x) && r[x] === 'PLX2280117')!
+    .replace(/policy_number$/, '');
+  t.is(r[`${k}type`], 'other');
+  t.is(r[`${k}each_occurrence`], 2_000_000);
+  t.is(r[`${k}general_aggregate`], 4_000_000);
+});
