@@ -128,8 +128,9 @@ export function mayHideText(bytes: Uint8Array): boolean {
   }
 }
 
-type Matrix = [number, number, number, number, number, number];
-const mul = (m: Matrix, n: Matrix): Matrix => [
+/** A PDF transformation matrix [a b c d e f] and its product (also used by missing_text.ts). */
+export type Matrix = [number, number, number, number, number, number];
+export const mul = (m: Matrix, n: Matrix): Matrix => [
   m[0] * n[0] + m[1] * n[2],
   m[0] * n[1] + m[1] * n[3],
   m[2] * n[0] + m[3] * n[2],

@@ -9,6 +9,7 @@
 // masks, images or Type3 fonts (or hide their objects in compressed object streams): a clean page of typed
 // text costs one scan of the file's bytes.
 import type { TextItem } from './layout.ts';
+import { mul, type Matrix } from './invisible.ts';
 
 /** Operator numbers of pdf.js (`OPS`), the ones read here. */
 export interface InkOps {
@@ -39,16 +40,7 @@ export function mayDrawText(bytes: Uint8Array): boolean {
   return b.includes('/ImageMask') || b.includes('/Type3') || b.includes('/Image') || b.includes('/ObjStm') || b.includes('/Encrypt');
 }
 
-type Matrix = [number, number, number, number, number, number];
 const IDENTITY: Matrix = [1, 0, 0, 1, 0, 0];
-const mul = (m: Matrix, n: Matrix): Matrix => [
-  m[0] * n[0] + m[1] * n[2],
-  m[0] * n[1] + m[1] * n[3],
-  m[2] * n[0] + m[3] * n[2],
-  m[2] * n[1] + m[3] * n[3],
-  m[4] * n[0] + m[5] * n[2] + n[4],
-  m[4] * n[1] + m[5] * n[3] + n[5],
-];
 
 /** A box in the text items' coordinates (points from the top-left corner). */
 export interface InkBox {

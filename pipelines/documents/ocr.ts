@@ -418,7 +418,7 @@ export function rereadStrip(img: NormalisedImage, words: TextItem[]): (Normalise
     units.push(merged);
   }
   const isInk = (x: number, y: number) => px[y * W + x] < 150;
-  const crops: { data: Uint8Array; w: number; h: number; x0: number; y0: number; unit: number[]; own: PxBox }[] = [];
+  const crops: (Crop & { unit: number[]; own: PxBox })[] = [];
   for (const unit of units) {
     const own: PxBox = {
       x0: Math.min(...unit.map((i) => boxes[i].x0)),
@@ -478,18 +478,10 @@ export function rereadStrip(img: NormalisedImage, words: TextItem[]): (Normalise
     crops.push({ data, w: cw, h: ch, x0, y0, unit, own });
   }
   if (crops.length === 0) return undefined;
-  const margin = Math.max(20, Math.round(typical));
-  const gap = Math.max(20, Math.round(typical * 1.2));
-  const width = Math.max(...crops.map((c) => c.w)) + 2 * margin;
-  const height = crops.reduce((a, c) => a + c.h + gap, margin);
-  const out = new Uint8Array(width * height).fill(255);
-  const slots: RereadSlot[] = [];
-  let y = margin;
-  for (const c of crops) {
-    for (let r = 0; r < c.h; r++) out.set(c.data.subarray(r * c.w, (r + 1) * c.w), (y + r) * width + margin);
-    const dx = c.x0 - margin;
-    const dy = c.y0 - y;
-    slots.push({
+  const strip = stackCrops(crops, Math.max(20, Math.round(typical)), Math.max(20, Math.round(typical * 1.2)));
+  const slots: RereadSlot[] = crops.map((c, k) => {
+    const { dx, dy } = strip.placed[k];
+    return {
       indices: c.unit,
       top: c.own.y0 - dy,
       bottom: c.own.y1 - dy,
@@ -498,11 +490,42 @@ export function rereadStrip(img: NormalisedImage, words: TextItem[]): (Normalise
       dx,
       dy,
       conf: c.unit.reduce((a, i) => a + (words[i].conf ?? 0), 0) / c.unit.length,
-    });
+    };
+  });
+  return { ...strip.img, slots };
+}
+
+/** A gray cut-out of a page image (pixels), and where it was cut from. */
+export interface Crop {
+  data: Uint8Array;
+  w: number;
+  h: number;
+  x0: number;
+  y0: number;
+}
+
+/**
+ * Cut-outs stacked one under another on white (left-aligned at `margin`, `gap` apart): one image read in one
+ * engine call. Each cut-out's placement: its top row in the strip, and the offset from strip pixels back to
+ * page-image pixels.
+ */
+export function stackCrops(
+  crops: Crop[],
+  margin: number,
+  gap: number,
+): { img: NormalisedImage; placed: { top: number; bottom: number; dx: number; dy: number }[] } {
+  const width = Math.max(...crops.map((c) => c.w)) + 2 * margin;
+  const height = crops.reduce((a, c) => a + c.h + gap, margin);
+  const out = new Uint8Array(width * height).fill(255);
+  const placed: { top: number; bottom: number; dx: number; dy: number }[] = [];
+  let y = margin;
+  for (const c of crops) {
+    for (let r = 0; r < c.h; r++) out.set(c.data.subarray(r * c.w, (r + 1) * c.w), (y + r) * width + margin);
+    placed.push({ top: y, bottom: y + c.h, dx: c.x0 - margin, dy: c.y0 - y });
     y += c.h + gap;
   }
   const header = Buffer.from(`P5\n${width} ${height}\n255\n`, 'latin1');
-  return { pgm: Buffer.concat([header, out]), width, height, ptPerPx: 1, slots };
+  return { img: { pgm: Buffer.concat([header, out]), width, height, ptPerPx: 1 }, placed };
 }
 
 /** Whiten columns and rows of a small gray cut-out that are inked through nearly all of it (rules, not glyphs). */

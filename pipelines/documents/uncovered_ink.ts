@@ -4,7 +4,7 @@
 // full-page reading gives a "§" at 0.59 and nothing else). What is still inked on the page after the merge,
 // text-high and not a rule, is cut out, stacked in one strip image and read once more as plain lines of text.
 import type { TextItem } from './layout.ts';
-import { grayPixels, ocrImage, type NormalisedImage, type OcrOptions } from './ocr.ts';
+import { grayPixels, ocrImage, stackCrops, type NormalisedImage, type OcrOptions } from './ocr.ts';
 
 /** Side of the grid cells ink is looked for in, in pixels. */
 const CELL = 4;
@@ -118,8 +118,6 @@ export async function readUncoveredInk(img: NormalisedImage, items: TextItem[], 
   const px = grayPixels(img);
   const s = img.ptPerPx;
   const covered = items.map((w) => ({ x0: w.x / s, y0: w.y / s, x1: (w.x + w.w) / s, y1: (w.y + w.h) / s }));
-  const margin = 24;
-  const gap = 24;
   const crops = regions.map((r) => {
     const pad = Math.round((r.y1 - r.y0) * 0.4);
     const x0 = Math.max(0, r.x0 - pad);
@@ -140,18 +138,7 @@ export async function readUncoveredInk(img: NormalisedImage, items: TextItem[], 
     }
     return { data, w, h, x0, y0 };
   });
-  const width = Math.max(...crops.map((c) => c.w)) + 2 * margin;
-  const height = crops.reduce((a, c) => a + c.h + gap, margin);
-  const out = new Uint8Array(width * height).fill(255);
-  const slots: { top: number; bottom: number; dx: number; dy: number }[] = [];
-  let y = margin;
-  for (const c of crops) {
-    for (let r = 0; r < c.h; r++) out.set(c.data.subarray(r * c.w, (r + 1) * c.w), (y + r) * width + margin);
-    slots.push({ top: y, bottom: y + c.h, dx: c.x0 - margin, dy: c.y0 - y });
-    y += c.h + gap;
-  }
-  const header = Buffer.from(`P5\n${width} ${height}\n255\n`, 'latin1');
-  const strip: NormalisedImage = { pgm: Buffer.concat([header, out]), width, height, ptPerPx: 1 };
+  const { img: strip, placed: slots } = stackCrops(crops, 24, 24);
   const read = await ocrImage(strip, { ...options, psm: 6, reread: false });
   const found: TextItem[] = [];
   for (const w of read.words) {
