@@ -222,6 +222,9 @@ export function extractCertificate(pages: PageText[], emit: Emit): void {
         const next = line.cells[line.cells.indexOf(cell) + 1];
         if (next && !/^\d{5}$/.test(next.text.trim()) && !/^insurer/i.test(next.text)) name = cleanValue(next.text);
       }
+      // A scan's line assembly may file the name, or most of it, under a neighbouring line: the row is gathered again
+      // by geometry from the cells beside the label.
+      if (src === 'ocr') name = insurerRowByGeometry(page, cell) ?? name;
       const tail = /^(.*?)\s+(\d{5})$/.exec(name);
       if (tail) {
         name = tail[1];
@@ -241,6 +244,32 @@ export function extractCertificate(pages: PageText[], emit: Emit): void {
   }
   const rows = grid(page, emit, insurerNames, conf, src);
   remarksLiability(pages, page, emit, rows);
+}
+
+/**
+ * The name in an INSURER row read by geometry: the cells right of the label (up to the NAIC column) whose height
+ * overlaps the label's by at least half (and another INSURER label's less), from whatever line OCR filed them in, left
+ * to right. Undefined unless a cell came from another line (the label's own line is read as before).
+ */
+export function insurerRowByGeometry(page: PageText, label: Cell): string | undefined {
+  const own = page.lines.find((l) => l.cells.includes(label));
+  const naicX = page.lines.flatMap((l) => l.cells).find((c) => /^NAIC\b/i.test(c.text.trim()) && c.x > label.x)?.x ?? page.width;
+  const vOverlap = (c: Cell) => Math.min(c.y + c.h, label.y + label.h) - Math.max(c.y, label.y);
+  const picked: { cell: Cell; foreign: boolean }[] = [];
+  for (const l of page.lines)
+    for (const c of l.cells) {
+      if (c === label || c.x < label.x + label.w - 2 || c.x >= naicX - 4 || /^insurer\b/i.test(c.text.trim()) || /^\d{5}$/.test(c.text.trim())) continue;
+      if (vOverlap(c) < 0.5 * Math.min(c.h, label.h)) continue;
+      // A cell of the next or previous row overlaps this label less than a row of its own would.
+      const rival = page.lines
+        .flatMap((k) => k.cells)
+        .find((o) => o !== label && /^insurer\s*[A-F]\b/i.test(o.text.trim()) && Math.min(c.y + c.h, o.y + o.h) - Math.max(c.y, o.y) > vOverlap(c));
+      if (rival) continue;
+      picked.push({ cell: c, foreign: l !== own });
+    }
+  if (!picked.some((p) => p.foreign)) return undefined;
+  picked.sort((a, b) => a.cell.x - b.cell.x);
+  return cleanValue(picked.map((p) => p.cell.text.trim()).join(' ')) || undefined;
 }
 
 /** A coverage row the grid emitted. */

@@ -15,6 +15,8 @@ export interface GroundingVerdict {
 interface PageIndex {
   norm: string;
   compact: string;
+  /** OCR pages: the compact text with the glyphs OCR confuses folded together (see ocrFold); else undefined. */
+  folded?: string;
   tokens: Set<string>;
   money: number[];
   dates: Set<string>;
@@ -32,6 +34,7 @@ export function indexPages(pages: PageText[]): Map<number, PageIndex> {
     m.set(p.page, {
       norm,
       compact: norm.replace(/ /g, ''),
+      folded: p.source === 'ocr' ? ocrFold(norm.replace(/ /g, '')) : undefined,
       tokens: new Set(norm.split(' ')),
       money: moneyTokens(raw),
       dates: new Set(dateTokens(raw).map((d) => d.iso)),
@@ -39,6 +42,9 @@ export function indexPages(pages: PageText[]): Map<number, PageIndex> {
   }
   return m;
 }
+
+/** Glyphs a scan's OCR reads for one another (O, Q and 0; I, l, 1 and |) folded to one, for comparing. */
+export const ocrFold = (s: string) => s.replace(/[q0]/g, 'o').replace(/[l1|]/g, 'i');
 
 const CLASSIFICATION = /\/(role|type|insurer_letter|additional_insured|subrogation_waived|wc_statutory)$/;
 
@@ -72,6 +78,8 @@ export function ground(c: Candidate, pages: Map<number, PageIndex>): GroundingVe
   const n = normaliseText(v);
   if (!n) return { ok: false, reason: 'empty value' };
   if (idx.norm.includes(n) || idx.compact.includes(n.replace(/ /g, ''))) return { ok: true };
+  // On a scanned page, a fixed term written as it is spelled ("ISAOA" read "ISAQA"): the same text but for look-alike glyphs.
+  if (idx.folded !== undefined && idx.folded.includes(ocrFold(n.replace(/ /g, '')))) return { ok: true };
   // A coverage named from its row's caption and the limit's basis printed after the amount ("Liability And Medical
   // Expenses - Per Occurrence"): every word is in the cited row, which is on the page.
   if (/^\/coverages\/\d+\/name$/.test(c.pointer)) {

@@ -9,7 +9,9 @@ import { extractByLlm, llmOptionsSchema, type LlmResult } from './llm.ts';
 import { ground, indexPages } from './grounding.ts';
 import { buildExtractedData } from './build.ts';
 import { segmentRunTogetherPages } from './segment.ts';
+import { joinDoubleReadWords } from './ocr_cells.ts';
 import { withHeaderBandOcr } from './region_ocr.ts';
+import { suspectRegions, withSuspectRegionsReread } from './region_reread.ts';
 import type { Candidate } from './candidates.ts';
 
 export * from './schema.ts';
@@ -135,8 +137,9 @@ export async function extractDocument(bytes: Uint8Array, options: ExtractOptions
 }
 
 /**
- * Extract from a document already read, and when no carrier was found in its text (it may be printed only in a
- * logo), read the header band of page 1 by OCR and extract again. `bytes` loads the file only then. The service's
+ * Extract from a document already read: first the places of its scanned pages where OCR visibly lost text are read
+ * again; then, when no carrier was found in its text (it may be printed only in a logo), the header band of page 1
+ * is read by OCR and the document extracted again. `bytes` loads the file only then. The service's
  * staged extraction and `svc extract`/`svc eval` both come through here, so they find the same things.
  */
 export async function extractReadDocument(
@@ -145,10 +148,17 @@ export async function extractReadDocument(
   options: ExtractOptions = {},
   ctx: { signal?: AbortSignal } = {},
 ): Promise<ExtractionResult> {
+  const o = extractOptionsSchema.parse(options);
+  // Scanned pages: the places where OCR visibly lost text are read again first (see region_reread.ts).
+  let file: Uint8Array | undefined;
+  if (doc.pages.some((p) => p.source === 'ocr' && suspectRegions(p).length > 0)) {
+    file = await bytes().catch(() => undefined);
+    const reread = file ? await withSuspectRegionsReread(file, doc, o.read).catch(() => undefined) : undefined;
+    if (reread) doc = reread;
+  }
   const r = await extractFromText(doc, options, ctx);
   if (r.extracted_data.policy.provider !== null || r._raw.detected_kind === 'certificate') return r;
-  const o = extractOptionsSchema.parse(options);
-  const file = await bytes().catch(() => undefined);
+  file ??= await bytes().catch(() => undefined);
   const banded = file ? await withHeaderBandOcr(file, doc, o.read).catch(() => undefined) : undefined;
   return banded ? extractFromText(banded, options, ctx) : r;
 }
@@ -168,7 +178,8 @@ export async function extractFromText(doc: DocumentText, options: ExtractOptions
   const errors: StageError[] = [...doc.errors];
   // Pages whose text layer runs words together are re-spaced before any rule reads them.
   const seg = segmentRunTogetherPages(doc.pages);
-  const pages = seg.pages;
+  // Scanned pages: a word OCR read twice (the end of a name filed under the next line too) is one word.
+  const pages = seg.pages.map(joinDoubleReadWords);
   const kind = chooseKind(o.entityType, pages);
   const ruleCandidates = extractByRules(pages, kind);
   let llm: LlmResult | undefined;

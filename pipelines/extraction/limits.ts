@@ -53,6 +53,21 @@ export function isChangeRow(page: PageText, i: number): boolean {
   return false;
 }
 
+/**
+ * The part of a row the label and its amount were read from: up to the end of the cell holding the first amount.
+ * The cells after it are another column ("COVERAGE C  $46,000  the deductible stated." beside a notice), so the words
+ * that rule a row out are looked for in this part only. Without an amount on the row, the whole line.
+ */
+function readPart(line: Line, afterAt: number, after: string, amounts: LineAmounts['amounts']): string {
+  if (!amounts.length) return line.text;
+  const idx = after.indexOf(amounts[0].text);
+  if (idx < 0) return line.text;
+  const end = afterAt + idx + amounts[0].text.length;
+  // Cells are joined by two spaces: cut at the end of the cell the amount ends in.
+  const cut = line.text.indexOf('  ', end);
+  return cut < 0 ? line.text : line.text.slice(0, cut);
+}
+
 /** The first line naming `label` (and not `not`) with amounts after the label; the next line is read when this one has none. */
 export function findLineAmounts(pages: PageText[], label: RegExp, opts: { not?: RegExp; min?: number; pages?: number[] } = {}): LineAmounts | undefined {
   for (const page of pages) {
@@ -60,10 +75,11 @@ export function findLineAmounts(pages: PageText[], label: RegExp, opts: { not?: 
     for (let i = 0; i < page.lines.length; i++) {
       const line = page.lines[i];
       const m = label.exec(line.text);
-      if (!m || (opts.not && opts.not.test(line.text)) || isChangeRow(page, i)) continue;
+      if (!m || isChangeRow(page, i)) continue;
       // Only what follows the label: a limit printed before it belongs to the previous row.
       const after = line.text.slice((m.index ?? 0) + m[0].length);
       let amounts = amountsIn(after, opts.min);
+      if (opts.not && opts.not.test(readPart(line, (m.index ?? 0) + m[0].length, after, amounts))) continue;
       let text = line.text;
       // The limits may sit on the next lines of the row ("Each Person/Each Occurrence", then the amounts).
       for (let k = 1; k <= 2 && amounts.length === 0; k++) {
@@ -217,7 +233,8 @@ const OTHER_PERIL = /wind|hail|hurricane|earthquake|water\s*back|named storm|the
 /**
  * The all-other-perils (Section I) deductible, in the order of how specific the wording is: "$1,000 Deductible" /
  * "$500 All peril" printed as the row's own caption, then a deductible caption followed by its amount. A wind, hail or
- * hurricane deductible is never it, nor a row of a change summary.
+ * hurricane deductible is never it, nor a row of a change summary. A table of deductibles by peril names the all-perils
+ * row "All Losses" or "Other Losses" (beside "Wind or Hail"); such a row starts its line.
  */
 function propertyDeductible(pages: PageText[], emit: Emit, done: Set<string>): void {
   for (const page of pages)
@@ -245,7 +262,7 @@ function propertyDeductible(pages: PageText[], emit: Emit, done: Set<string>): v
     }
   const d = findLineAmounts(
     pages,
-    /all\s+(?:other\s+)?(?:covered\s+)?perils?(?:\s+deductible)?|(?:section\s+i|aop|policy|property)\s+deductible|deductible\s*[-–:]?\s*(?:all\s+(?:other\s+)?perils?)?|losses covered under section i are subject to a deductible of/i,
+    /all\s+(?:other\s+)?(?:covered\s+)?perils?(?:\s+deductible)?|^(?:all\s+(?:other\s+)?|other\s+)losses\b|(?:section\s+i|aop|policy|property)\s+deductible|deductible\s*[-–:]?\s*(?:all\s+(?:other\s+)?perils?)?|losses covered under section i are subject to a deductible of/i,
     { not: OTHER_PERIL, min: 100 },
   );
   if (d && d.amounts[0].value <= 50000) {

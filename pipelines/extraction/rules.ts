@@ -381,8 +381,12 @@ function isPartyName(name: string): boolean {
   const words = name.split(/\s+/);
   return words.length >= 2 && words.length <= 7 && /^[A-Z]/.test(name) && words.every((w) => /^[A-Z][A-Za-z'’.&-]*,?$|^(of|the|and|&|at|on|de|la)$/.test(w));
 }
-/** "ISAOA/ATIMA" (its successors and/or assigns, as their interests may appear) belongs to the lender's name above it. */
-const SUCCESSORS = /^(isaoa|atima|its\s+successors)\b/i;
+/**
+ * "ISAOA/ATIMA" (its successors and/or assigns, as their interests may appear) belongs to the lender's name above it.
+ * A scan may read its O as Q or 0 ("ISAQA/ATIMA"): the fixed term is written as it is spelled.
+ */
+const SUCCESSORS = /^(isa[oq0]a|atima|its\s+successors)\b/i;
+const successorsTerm = (s: string) => s.replace(/^(isa)[q0](a)\b/i, (_m, a: string, b: string) => `${a}${a === a.toUpperCase() ? 'O' : 'o'}${b}`);
 
 function parties(pages: PageText[], emit: Emit, startAt = 0): number {
   let n = startAt;
@@ -392,7 +396,7 @@ function parties(pages: PageText[], emit: Emit, startAt = 0): number {
     if (!f) continue;
     const [first, ...rest] = f.value;
     let name = partyName(first);
-    if (rest[0] && SUCCESSORS.test(rest[0].trim())) name = `${name} ${cleanValue(rest.shift()!)}`;
+    if (rest[0] && SUCCESSORS.test(rest[0].trim())) name = `${name} ${successorsTerm(cleanValue(rest.shift()!))}`;
     seen.add(name.toLowerCase());
     const base = { ...fromFound(f), rule: `${role}: the name under or beside its caption` };
     emit({ pointer: `/interested_parties/${n}/name`, value: name, ...base });

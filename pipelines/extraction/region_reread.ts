@@ -1,0 +1,252 @@
+// Places of a scanned page where the full-page OCR visibly lost text, read again. The page's own cells show them:
+// - hidden_line: a word box as tall as two lines of text, with nothing else of its column in its lower half (the
+//   engine drew one box over a name and the line under it, "YourCompany.com An" over "Network Member");
+// - lost_lead: a line of a left-aligned column that starts well right of the column's edge, the line under it
+//   starting at the edge (the first word, "NEWREZ" of "NEWREZ MORTGAGE LLC", was merged into the line above);
+// - amount_fragment: a limit read as a piece of an amount (",000," for "$ 1,000,000").
+// Each place is cut out of the page image and all of a page's cut-outs are read in one engine call; what they give
+// is merged back only when it is better than what the page had (more lines of text, a first word, a whole amount).
+// Text-layer pages (also those OCR completed) are never touched; a page without such a place is not rendered again.
+import {
+  rasterPdfPage,
+  normaliseImage,
+  buildBlocks,
+  readOptionsSchema,
+  type DocumentText,
+  type PageText,
+  type ReadOptions,
+  type TextItem,
+  type Line,
+  type Cell,
+  type NormalisedImage,
+} from '../documents/index.ts';
+import { grayPixels, ocrImage, stackCrops } from '../documents/ocr.ts';
+import type { PageRegion } from './region_ocr.ts';
+
+export type SuspectKind = 'hidden_line' | 'lost_lead' | 'amount_fragment';
+
+export interface Suspect {
+  kind: SuspectKind;
+  region: PageRegion;
+  /** The cell the place is about (the tall cell, the line's first cell, the fragment). */
+  cell: Cell;
+  line: Line;
+}
+
+/** At most this many places of one page are read again. */
+export const MAX_SUSPECTS = 12;
+/** Words read again count only with at least this confidence. */
+export const REREAD_MIN_CONF = 0.6;
+
+const letters = (s: string) => (s.match(/[A-Za-z]/g) ?? []).length;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+/** An amount or number as printed whole: "1,000,000", "1 000 000", "$5,000", "4818", "1.00". */
+const WHOLE_NUMBER = /^\$?\s?(?:\d{1,3}(?:,\d{3})+|\d{1,3}(?: \d{3})+|\d+)(?:\.\d{1,2})?$/;
+const vOverlap = (a: { y: number; h: number }, b: { y: number; h: number }) => Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
+
+/** The places of an OCR'd page where text was visibly lost (see the file comment). */
+export function suspectRegions(page: PageText): Suspect[] {
+  // A text-layer page completed by OCR (missing_text) had its own second reading of uncovered ink.
+  if (page.source !== 'ocr' || page.ocrAssisted) return [];
+  const all = page.lines.flatMap((line) => line.cells.map((cell) => ({ cell, line })));
+  const med = median(all.filter(({ cell }) => /[A-Za-z]/.test(cell.text)).map(({ cell }) => cell.h));
+  if (!med) return [];
+  const out: Suspect[] = [];
+  for (const { cell: c, line } of all) {
+    if (c.source !== 'ocr') continue;
+    const text = c.text.trim();
+    // hidden_line
+    // (A check box beside a caption makes its cell tall too: a cell with a mark is not one.)
+    if (c.h >= 1.8 * med && c.conf < 0.85 && /[A-Za-z]{5}/.test(text) && !/(^|\s)[Xx✓✔](\s|$)/.test(text)) {
+      const below = all.some(
+        (o) => o.line !== line && o.cell.x < c.x + c.w && c.x < o.cell.x + o.cell.w && o.cell.y > c.y + 0.3 * c.h && o.cell.y < c.y + c.h - 1,
+      );
+      if (!below) out.push({ kind: 'hidden_line', cell: c, line, region: { page: page.page, x: c.x - 2, y: c.y - 2, w: c.w + 4, h: c.h + 4 } });
+    }
+    // amount_fragment: digits and separators that do not make a number (",000,"), on a row with a caption before it.
+    if (/\d/.test(text) && /^[\d.,]+$/.test(text) && !WHOLE_NUMBER.test(text) && line.cells.some((o) => o.x < c.x && letters(o.text) >= 3)) {
+      const x = c.x - 16;
+      const y = c.y - med;
+      out.push({ kind: 'amount_fragment', cell: c, line, region: { page: page.page, x, y, w: c.w + 40, h: c.h + 2.6 * med } });
+    }
+  }
+  // lost_lead: the first cell of a line set close between two lines (a block of text: a name and its address) that
+  // both start well left of it at the same edge, the line under reaching under it, and nothing of this row between.
+  for (const line of page.lines) {
+    const f = line.cells[0];
+    if (!f || f.source !== 'ocr' || letters(f.text) < 2) continue;
+    // A line's cell at the column's edge: nothing of its own line just left of it (another column may be far left).
+    const edge = (o: Cell, l: Line) => {
+      const prev = l.cells[l.cells.indexOf(o) - 1];
+      return l !== line && (!prev || o.x - (prev.x + prev.w) > 2 * f.h) && o.x < f.x - 3 * f.h && f.x - o.x < 160;
+    };
+    const under = all.find(({ cell: o, line: l }) => edge(o, l) && o.y > f.y + 0.6 * f.h && o.y - (f.y + f.h) < 0.8 * f.h && o.x + o.w > f.x - f.h);
+    const above =
+      under && all.find(({ cell: o, line: l }) => edge(o, l) && o.y < f.y - 0.6 * f.h && f.y - (o.y + o.h) < 0.8 * f.h && Math.abs(o.x - under.cell.x) <= 3);
+    if (!under || !above) continue;
+    const gap = { x: under.cell.x - 2, y: f.y - 1, w: f.x - 1 - (under.cell.x - 2), h: f.h + 2 };
+    const taken = all.some(({ cell: o }) => o !== f && vOverlap(o, f) > 0.3 * f.h && o.x < gap.x + gap.w && o.x + o.w > gap.x);
+    if (!taken) out.push({ kind: 'lost_lead', cell: f, line, region: { page: page.page, ...gap } });
+  }
+  return out.slice(0, MAX_SUSPECTS);
+}
+
+/** Read regions of one page image (in page points) in one engine call; the words of each region, in page points. */
+export async function readRegionsOfImage(img: NormalisedImage, regions: PageRegion[], options: ReadOptions = {}): Promise<TextItem[][]> {
+  const o = readOptionsSchema.parse(options);
+  if (o.ocr === false || regions.length === 0) return regions.map(() => []);
+  const px = grayPixels(img);
+  const s = img.ptPerPx;
+  const crops = regions.map((r) => {
+    const x0 = Math.max(0, Math.floor(r.x / s));
+    const y0 = Math.max(0, Math.floor(r.y / s));
+    const x1 = Math.min(img.width, Math.ceil((r.x + r.w) / s));
+    const y1 = Math.min(img.height, Math.ceil((r.y + r.h) / s));
+    const w = Math.max(1, x1 - x0);
+    const h = Math.max(1, y1 - y0);
+    const data = new Uint8Array(w * h).fill(255);
+    for (let y = 0; y < h && y0 + y < img.height; y++) data.set(px.subarray((y0 + y) * img.width + x0, (y0 + y) * img.width + x0 + w), y * w);
+    return { data, w, h, x0, y0 };
+  });
+  const { img: strip, placed } = stackCrops(crops, 24, 24);
+  const read = await ocrImage(strip, { ...o.ocr, psm: 6, reread: false });
+  const out: TextItem[][] = regions.map(() => []);
+  for (const w of read.words) {
+    const mid = w.y + w.h / 2;
+    const k = placed.findIndex((p) => mid >= p.top && mid < p.bottom);
+    if (k < 0) continue;
+    out[k].push({ ...w, x: (w.x + placed[k].dx) * s, y: (w.y + placed[k].dy) * s, w: w.w * s, h: w.h * s });
+  }
+  return out;
+}
+
+const lineOf = (cells: Cell[]): Line => {
+  const x = Math.min(...cells.map((c) => c.x));
+  const y = Math.min(...cells.map((c) => c.y));
+  return {
+    text: cells.map((c) => c.text).join('  '),
+    x,
+    y,
+    w: Math.max(...cells.map((c) => c.x + c.w)) - x,
+    h: Math.max(...cells.map((c) => c.y + c.h)) - y,
+    cells,
+  };
+};
+
+const cellOf = (words: TextItem[]): Cell => {
+  const ws = [...words].sort((a, b) => a.x - b.x);
+  const x = ws[0].x;
+  const y = Math.min(...ws.map((w) => w.y));
+  return {
+    text: ws.map((w) => w.text.trim()).join(' '),
+    x,
+    y,
+    w: Math.max(...ws.map((w) => w.x + w.w)) - x,
+    h: Math.max(...ws.map((w) => w.y + w.h)) - y,
+    conf: ws.reduce((a, w) => a + (w.conf ?? 0), 0) / ws.length,
+    source: 'ocr',
+  };
+};
+
+/** Words grouped into rows by vertical overlap, top to bottom. */
+function rowsOf(words: TextItem[]): TextItem[][] {
+  const rows: TextItem[][] = [];
+  for (const w of [...words].sort((a, b) => a.y - b.y || a.x - b.x)) {
+    const row = rows.find((r) => r.some((o) => vOverlap(o, w) >= 0.5 * Math.min(o.h, w.h)));
+    if (row) row.push(w);
+    else rows.push([w]);
+  }
+  return rows;
+}
+
+/**
+ * The page with what was read at its suspect places merged in, or undefined when nothing was better:
+ * a hidden line's cell is replaced by the rows read in its box when there are two or more of them with more letters;
+ * a lost first word joins its line's first cell; an amount fragment is replaced by the whole amount read nearest it.
+ */
+export function mergeRereads(page: PageText, suspects: Suspect[], words: TextItem[][]): PageText | undefined {
+  const replace = new Map<Cell, Cell[]>();
+  const extraLines: Line[] = [];
+  suspects.forEach((s, k) => {
+    const got = words[k].filter((w) => (w.conf ?? 0) >= REREAD_MIN_CONF && /[A-Za-z0-9]{2}|\d/.test(w.text));
+    if (got.length === 0 || replace.has(s.cell)) return;
+    if (s.kind === 'hidden_line') {
+      const rows = rowsOf(got.filter((w) => /[A-Za-z0-9]{2}/.test(w.text)));
+      const read = rows.reduce((a, r) => a + r.reduce((b, w) => b + letters(w.text), 0), 0);
+      if (rows.length < 2 || read < letters(s.cell.text) + 3) return;
+      replace.set(s.cell, [cellOf(rows[0])]);
+      for (const r of rows.slice(1)) extraLines.push(lineOf([cellOf(r)]));
+    } else if (s.kind === 'lost_lead') {
+      const lead = got.filter((w) => /[A-Za-z0-9]{3}/.test(w.text) && w.x + w.w <= s.cell.x + 2 && vOverlap(w, s.cell) >= 0.5 * Math.min(w.h, s.cell.h));
+      if (lead.length === 0) return;
+      const c = cellOf(lead);
+      const h = Math.max(s.cell.h, c.h);
+      replace.set(
+        s.cell,
+        s.cell.x - (c.x + c.w) <= Math.max(1.1 * h, 6)
+          ? [{ ...s.cell, text: `${c.text} ${s.cell.text.trim()}`, x: c.x, w: s.cell.x + s.cell.w - c.x, conf: Math.min(c.conf, s.cell.conf) }]
+          : [c, s.cell],
+      );
+    } else {
+      const mid = s.cell.y + s.cell.h / 2;
+      const whole = got
+        .filter(
+          (w) =>
+            WHOLE_NUMBER.test(w.text.trim()) &&
+            /\d{1,3}(?:,\d{3})+/.test(w.text) &&
+            w.x < s.cell.x + s.cell.w &&
+            s.cell.x < w.x + w.w &&
+            Math.abs(w.y + w.h / 2 - mid) <= Math.max(w.h, s.cell.h),
+        )
+        .sort((a, b) => Math.abs(a.y + a.h / 2 - mid) - Math.abs(b.y + b.h / 2 - mid))[0];
+      if (!whole) return;
+      replace.set(s.cell, [
+        { ...cellOf([whole]), y: Math.min(s.cell.y, whole.y), h: Math.max(s.cell.y + s.cell.h, whole.y + whole.h) - Math.min(s.cell.y, whole.y) },
+      ]);
+    }
+  });
+  if (replace.size === 0) return undefined;
+  // The page's lines keep their order (two lines at one height stay as the layout put them); a line read out of a
+  // tall box goes before the first line below it.
+  const lines = page.lines.map((l) => (l.cells.some((c) => replace.has(c)) ? lineOf(l.cells.flatMap((c) => replace.get(c) ?? [c])) : l));
+  for (const extra of extraLines) {
+    const at = lines.findIndex((l) => l.y > extra.y);
+    lines.splice(at < 0 ? lines.length : at, 0, extra);
+  }
+  // Blocks are built from the lines top to bottom.
+  const blocks = buildBlocks([...lines].sort((a, b) => a.y - b.y || a.x - b.x));
+  return { ...page, lines, blocks, text: lines.map((l) => l.text).join('\n') };
+}
+
+/**
+ * The document with its OCR'd pages' suspect places read again (see suspectRegions), or undefined when no page
+ * had one or nothing read was better. Each page with places is rendered once and read in one engine call.
+ */
+export async function withSuspectRegionsReread(bytes: Uint8Array, doc: DocumentText, options: ReadOptions = {}): Promise<DocumentText | undefined> {
+  const o = readOptionsSchema.parse(options);
+  if (o.ocr === false) return undefined;
+  let changed = false;
+  const pages: PageText[] = [];
+  for (const page of doc.pages) {
+    const suspects = suspectRegions(page);
+    if (suspects.length === 0) {
+      pages.push(page);
+      continue;
+    }
+    let img: NormalisedImage;
+    const opts = { dpi: o.ocr.dpi, maxInputPixels: o.ocr.maxInputPixels, removeFormLines: o.ocr.removeFormLines };
+    if (doc.sniffed.kind === 'pdf') {
+      const r = await rasterPdfPage(bytes, page.page, o.ocr.dpi, 12_000_000);
+      img = await normaliseImage(r.data, { ...opts, pageWidthPt: r.pageWidth });
+    } else img = await normaliseImage(bytes, opts);
+    const words = await readRegionsOfImage(
+      img,
+      suspects.map((s) => s.region),
+      options,
+    );
+    const merged = mergeRereads(page, suspects, words);
+    if (merged) changed = true;
+    pages.push(merged ?? page);
+  }
+  return changed ? { ...doc, pages } : undefined;
+}

@@ -1,0 +1,203 @@
+// Rules for what a scan's OCR does to a page (issue 10), each on generated words: the cause, not the document.
+import test from 'ava';
+import { layoutPage, type TextItem, type PageText } from '../../../pipelines/documents/layout.ts';
+import type { Candidate } from '../../../pipelines/extraction/candidates.ts';
+import { partyFields } from '../../../pipelines/extraction/rules.ts';
+import { ground, indexPages } from '../../../pipelines/extraction/grounding.ts';
+import { extractCertificate } from '../../../pipelines/extraction/certificate.ts';
+import { propertyLines } from '../../../pipelines/extraction/limits.ts';
+import { joinDoubleReadWords, sharedLetters } from '../../../pipelines/extraction/ocr_cells.ts';
+import { suspectRegions, mergeRereads } from '../../../pipelines/extraction/region_reread.ts';
+
+function collect(fn: (emit: (c: Omit<Candidate, 'source' | 'confidence'> & Partial<Candidate>) => void) => void): Candidate[] {
+  const out: Candidate[] = [];
+  fn((c) => out.push({ source: 'rules', confidence: 0.9, ...c }));
+  return out;
+}
+const firstOf = (cs: Candidate[], pointer: string) => cs.find((c) => c.pointer === pointer);
+
+/** A page of OCR words [x, y, text, h?, engine line?] (4.4 pt per character). */
+function ocrPage(words: [number, number, string, number?, number?][], n = 1, conf = 0.92): PageText {
+  const items: TextItem[] = words.map(([x, y, text, h, line]) => ({ text, x, y, w: text.length * 4.4, h: h ?? 7, source: 'ocr', conf, line }));
+  return layoutPage(n, 612, 792, items, 'ocr');
+}
+/** A text-layer page from [x, y, text] (10 pt text). */
+function textPage(cells: [number, number, string][], n = 1): PageText {
+  return layoutPage(
+    n,
+    612,
+    792,
+    cells.map(([x, y, text]) => ({ text, x, y, w: text.length * 4.2, h: 10, source: 'text' as const })),
+    'text',
+  );
+}
+
+test('property limits: a word that rules a row out counts only in the row, not in the notice printed in the next column', (t) => {
+  const p = textPage([
+    [68, 121, 'COVERAGE-A-DWELLING'],
+    [314, 121, '$92,000'],
+    [370, 121, 'In case of a loss under Section I, we'],
+    [370, 131, 'cover only that part of each loss over'],
+    [68, 141, 'COVERAGE-C-PERSONAL PROPERTY'],
+    [313, 141, '$46,000'],
+    [369, 141, 'the deductible stated.'],
+    // A row of its own that names a ruled-out word before its amount is still not the limit.
+    [68, 180, 'Personal Property Replacement Cost'],
+    [313, 180, '$12,000'],
+  ]);
+  const got = collect((e) => propertyLines([p], e, new Set()));
+  t.is(firstOf(got, '/property/personal_property')?.value, 46000);
+  t.is(firstOf(got, '/property/dwelling')?.value, 92000);
+});
+
+test('property deductible: a table of deductibles by peril gives its "Other Losses" row, not the wind or hail one', (t) => {
+  const p = ocrPage([
+    [35, 424, 'DEDUCTIBLES', 8],
+    [35, 452, 'Section I Deductible', 8],
+    [486, 452, 'Deductible Amount', 8],
+    [35, 467, 'Wind or Hail 3%', 8],
+    [498, 466, '$', 8],
+    [545, 467, '7,227', 8],
+    [35, 479, 'Other Losses 2%', 8],
+    [498, 478, '$', 8],
+    [545, 479, '4818', 8],
+  ]);
+  const ded = firstOf(
+    collect((e) => propertyLines([p], e, new Set())),
+    '/property/deductible',
+  );
+  t.is(ded?.value, 4818);
+  t.true(ground(ded!, indexPages([p])).ok);
+  // "Other losses" in a sentence is not a row of such a table.
+  const prose = textPage([[35, 100, 'Payment for other losses $2,000 is made under Section II']]);
+  t.is(
+    firstOf(
+      collect((e) => propertyLines([prose], e, new Set())),
+      '/property/deductible',
+    )?.value,
+    undefined,
+  );
+});
+
+test('OCR: the end of a name read twice, under the next engine line too ("...Compan" and "pany"), is one word', (t) => {
+  t.is(sharedLetters('Compan', 'pany'), 3);
+  t.is(sharedLetters('Insurance', 'Company'), 0);
+  // Engine line 1 holds the insured's name and most of insurer C's; line 2 the next address line, the INSURER C label
+  // and the fragment read again.
+  const p = ocrPage([
+    [30, 60, 'CERTIFICATE OF LIABILITY INSURANCE', 8, 0],
+    [22, 182, 'INSURED', 9, 1],
+    [310, 186, 'INSURER B', 5, 1],
+    [352, 183, 'Natona Insurance Company', 8, 1],
+    [30, 192, 'Marrow Glassworks', 9, 2],
+    [351, 194, 'Amer can Insurance Compan', 10, 2],
+    [30, 201, '12 Ferrule Rd', 7, 3],
+    [310, 197, 'INSURER C', 11, 3],
+    [452, 196, 'pany', 6, 3],
+    [310, 210, 'INSURER D', 5, 4],
+    [352, 206, 'Fre Insurance Company', 8, 4],
+  ]);
+  // The layout did file them apart (else this test shows nothing) ...
+  t.truthy(p.lines.find((l) => /INSURER C\s+pany/.test(l.text)));
+  const fixed = joinDoubleReadWords(p);
+  t.truthy(fixed.lines.find((l) => /Amer can Insurance Company/.test(l.text)));
+  t.false(/\bpany\b/.test(fixed.text));
+  const cs = collect((e) => extractCertificate([fixed], e));
+  const names = cs.filter((c) => /\/certificate\/insurers\/\d+\/name$/.test(c.pointer));
+  // ... and INSURER C is the name beside it, whichever line OCR filed it in, with its thin glyphs restored.
+  t.deepEqual(
+    names.map((c) => c.value),
+    ['National Insurance Company', 'American Insurance Company', 'Fire Insurance Company'],
+  );
+  const idx = indexPages([fixed]);
+  for (const c of names) t.true(ground(c, idx).ok, String(c.value));
+  // A text layer is never joined.
+  const typed = textPage([
+    [351, 194, 'Compan'],
+    [380, 196, 'pany'],
+  ]);
+  t.is(joinDoubleReadWords(typed), typed);
+});
+
+test('mortgagee: "ISAQA/ATIMA" read from a scan is the fixed term ISAOA/ATIMA, and grounds on the scanned page', (t) => {
+  const p = ocrPage([
+    [305, 66, 'MORTGAGEE AND ADDITIONAL INTERESTS', 8],
+    [305, 104, 'Mortgagee', 7],
+    [305, 112, 'NEWREZ MORTGAGE LLC', 7],
+    [306, 120, 'ISAQA/ATIMA', 7],
+  ]);
+  const cs = collect((e) => partyFields([p], e));
+  const name = firstOf(cs, '/interested_parties/0/name')!;
+  t.is(name.value, 'NEWREZ MORTGAGE LLC ISAOA/ATIMA');
+  t.true(ground(name, indexPages([p])).ok);
+  // On a text layer, look-alike glyphs are not folded: the value must be on the page as printed.
+  const typed = textPage([[305, 112, 'NEWREZ MORTGAGE LLC ISAQA/ATIMA']]);
+  t.false(ground({ ...name, page: 1 }, indexPages([typed])).ok);
+});
+
+test('reread places: a box as tall as two lines, a lost first word, an amount fragment; the reading is merged only when better', (t) => {
+  const p = ocrPage([
+    [21, 119, 'PRODUCER', 6, 0],
+    [30, 129, 'YourCompany.com An', 20, 1],
+    [30, 151, '22 Gore Corner Road Suite 1H', 7, 2],
+    [30, 161, 'Mana NJ 07726', 7, 3],
+    [305, 104, 'Mortgagee', 7, 4],
+    [351, 112, 'MORTGAGE LLC', 7, 5],
+    [306, 120, 'ISAOA/ATIMA', 7, 6],
+    [419, 491, 'E.L. EACH ACCIDENT', 5, 7],
+    [514, 493, ',000,', 2, 7],
+    [419, 505, 'E.L. DISEASE - EA EMPLOYEE', 5, 8],
+    [540, 504, '1,000,000', 7, 8],
+  ]);
+  // Lower confidence for the tall box, as OCR gives it.
+  const tall = p.lines.flatMap((l) => l.cells).find((c) => c.text.startsWith('YourCompany'))!;
+  tall.conf = 0.71;
+  const s = suspectRegions(p);
+  t.deepEqual(s.map((x) => `${x.kind}:${x.cell.text}`).sort(), ['amount_fragment:,000,', 'hidden_line:YourCompany.com An', 'lost_lead:MORTGAGE LLC']);
+  // A lost word's place lies between the column's edge and the line's first word.
+  const lead = s.find((x) => x.kind === 'lost_lead')!;
+  t.true(lead.region.x < 306 && lead.region.x + lead.region.w <= 351, JSON.stringify(lead.region));
+  const w = (x: number, y: number, text: string, h = 7, conf = 0.95): TextItem => ({ text, x, y, w: text.length * 4.4, h, source: 'ocr', conf });
+  const words = s.map((x) =>
+    x.kind === 'hidden_line'
+      ? [w(30, 131, 'YourCompany.com'), w(107, 132, 'An'), w(31, 141, 'Network'), w(65, 141, 'Member')]
+      : x.kind === 'lost_lead'
+        ? [{ ...w(306, 111, 'NEWREZ'), w: 41 }, w(348, 110, '|', 9)]
+        : [w(503, 496, '1,000,000'), w(511, 504, '1,000,0', 7, 0.7)],
+  );
+  const merged = mergeRereads(p, s, words)!;
+  t.truthy(merged);
+  const texts = merged.lines.map((l) => l.text);
+  t.true(texts.includes('YourCompany.com An'), texts.join(' / '));
+  t.true(texts.includes('Network Member'), texts.join(' / '));
+  t.truthy(texts.find((l) => /^NEWREZ MORTGAGE LLC$/.test(l)));
+  t.truthy(texts.find((l) => /E\.L\. EACH ACCIDENT\s+1,000,000/.test(l)));
+  // The producer box now reads its two-line name.
+  const cs = collect((e) => extractCertificate([{ ...merged, text: `CERTIFICATE OF LIABILITY INSURANCE\n${merged.text}` }], e));
+  t.is(firstOf(cs, '/certificate/producer')?.value, 'YourCompany.com An Network Member');
+  // Nothing better read (one row in the tall box, a low-confidence word, no whole amount): the page stays as it was.
+  const worse = s.map((x) =>
+    x.kind === 'hidden_line'
+      ? [w(30, 131, 'YourCompany.com'), w(107, 132, 'An')]
+      : x.kind === 'lost_lead'
+        ? [w(306, 111, 'NEWREZ', 7, 0.3)]
+        : [w(514, 493, '000')],
+  );
+  t.is(mergeRereads(p, s, worse), undefined);
+  // A text-layer page is never a place to read again; nor a tall cell with a check mark in it.
+  t.deepEqual(suspectRegions(textPage([[30, 129, 'YourCompany.com An']])), []);
+  t.deepEqual(
+    suspectRegions(
+      ocrPage(
+        [
+          [36, 362, 'X POLICY', 13],
+          [60, 380, 'OTHER', 6],
+          [60, 390, 'LOC', 6],
+        ],
+        1,
+        0.7,
+      ),
+    ),
+    [],
+  );
+});
