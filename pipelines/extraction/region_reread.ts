@@ -55,8 +55,7 @@ export function suspectRegions(page: PageText): Suspect[] {
   for (const { cell: c, line } of all) {
     if (c.source !== 'ocr') continue;
     const text = c.text.trim();
-    // hidden_line
-    // (A check box beside a caption makes its cell tall too: a cell with a mark is not one.)
+    // hidden_line (a check box beside a caption makes its cell tall too: a cell with a mark is not one).
     if (c.h >= 1.8 * med && c.conf < 0.85 && /[A-Za-z]{5}/.test(text) && !/(^|\s)[Xx✓✔](\s|$)/.test(text)) {
       const below = all.some(
         (o) => o.line !== line && o.cell.x < c.x + c.w && c.x < o.cell.x + o.cell.w && o.cell.y > c.y + 0.3 * c.h && o.cell.y < c.y + c.h - 1,
