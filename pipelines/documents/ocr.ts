@@ -157,6 +157,13 @@ class TesseractPool {
     this.size = size;
   }
 
+  // Which engine build runs, and why it is slower than the native command (bench: documents, "ocr: CPU"):
+  // tesseract.js picks tesseract-core-relaxedsimd(.wasm) on Node 22 (its lstm-only check compares a boolean
+  // with OEM numbers, so it never takes the -lstm builds; they measured the same per page). Inside, the
+  // relaxed-SIMD dot product is switched off at start-up on x86 (V8's relaxed dot fails the engine's signed
+  // sdot probe), so the LSTM's int8 matrix product runs the SSE port (128-bit i16 dot products): a quarter of
+  // the worker's CPU per page (~0.47 s), where the native command's AVX2 product (vpmaddubsw) takes an eighth
+  // of its CPU (~0.20 s). That is three quarters of the gap; the rest of the work costs within ~6% of native.
   private create(): Promise<TessWorker> {
     return (async () => {
       const { createWorker, OEM } = await import('tesseract.js');
