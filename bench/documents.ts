@@ -159,13 +159,81 @@ export async function run(ctx?: { quick?: boolean }): Promise<void> {
   }
   console.log(`memory: RSS every 200 text documents: ${marks.join(' → ')}`);
 
+  await runOcr();
+  await closeDocumentPools();
+}
+
+// CPU time, so that OCR figures mean something on a shared machine: wall time counts whatever else runs, CPU
+// time counts the work. Linux /proc only; elsewhere the CPU figures read 0 and are left out.
+const TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+/** The fields of a /proc stat line after the command name (field 3, the state, is [0]). */
+const statFields = (file: string) => {
+  const t = fs.readFileSync(file, 'utf8');
+  return t.slice(t.lastIndexOf(')') + 2).split(' ');
+};
+const haveProc = fs.existsSync('/proc/self/task');
+/** User+system CPU seconds of each thread of this process, by thread id. */
+function threadCpu(): Map<string, number> {
+  const out = new Map<string, number>();
+  if (!haveProc) return out;
+  for (const t of fs.readdirSync('/proc/self/task'))
+    try {
+      const f = statFields(`/proc/self/task/${t}/stat`);
+      out.set(t, (+f[11] + +f[12]) / TICKS);
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  return out;
+}
+/** User+system CPU seconds of the children this process has waited for (the native command's runs). */
+const childCpu = () => (haveProc ? ((f) => (+f[13] + +f[14]) / TICKS)(statFields('/proc/self/stat')) : 0);
+/** CPU seconds used by the whole machine (all processes, all cores). */
+const machineCpu = () => {
+  if (!haveProc) return 0;
+  const [, ...v] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  return (v.reduce((a, b) => a + b, 0) - v[3] - v[4]) / TICKS; // all but idle and iowait
+};
+const processCpu = () => {
+  const r = process.resourceUsage();
+  return (r.userCPUTime + r.systemCPUTime) / 1e6;
+};
+/** CPU seconds the threads not in `before` (the OCR workers started since) used between two snapshots. */
+const newThreadsCpu = (base: Set<string>, a: Map<string, number>, b: Map<string, number>) => {
+  let sum = 0;
+  for (const [t, c] of b) if (!base.has(t)) sum += c - (a.get(t) ?? 0);
+  return sum;
+};
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+
+/** The OCR figures: per page against native tesseract, the second reading's cost, and 1 vs 2 workers. */
+export async function runOcr(): Promise<void> {
   // OCR: the same normalised page images for every engine.
   const sources = ['home_granite_scan.pdf', 'cgl_keystone_scan.pdf', 'coi_alpha_scan.pdf', 'auto_acme_mutual_scan.pdf'];
   const images: NormalisedImage[] = [];
-  for (const s of sources) {
-    const r = await rasterPdfPage(new Uint8Array(fs.readFileSync(path.join(fixtures, s))), 1);
-    images.push(await normaliseImage(r.data, { pageWidthPt: r.pageWidth }));
-  }
+  // Preparing a page (pdf.js raster in the PDF worker, then sharp in libuv's threads) is the same for both engines
+  // and outside the figures below; what it costs is printed beside them. The first pass warms the PDF worker.
+  const prepWall: number[] = [];
+  const prepCpu: number[] = [];
+  for (let r = 0; r < 2; r++)
+    for (const s of sources) {
+      const [t0, c0] = [performance.now(), processCpu()];
+      const raster = await rasterPdfPage(new Uint8Array(fs.readFileSync(path.join(fixtures, s))), 1);
+      const img = await normaliseImage(raster.data, { pageWidthPt: raster.pageWidth });
+      if (r === 0) images.push(img);
+      else [prepWall, prepCpu].forEach((xs, k) => xs.push(k === 0 ? secs(t0) : processCpu() - c0));
+    }
+  // Threads started from here on are the OCR workers (the PDF workers and V8's and libuv's threads exist already).
+  let base = new Set(threadCpu().keys());
   // The engines are compared on one reading of each page (the same work for both); the second reading of
   // weak words (ocr.ts, rereadStrip) is measured on its own below, as what it adds per page.
   const one: OcrOptions = { engine: { kind: 'tesseract.js', workers: 1 }, reread: false };
@@ -174,38 +242,67 @@ export async function run(ctx?: { quick?: boolean }): Promise<void> {
   if (haveTesseract) cliTessdataDir();
   const cli: OcrOptions = { engine: { kind: 'tesseract-cli', path: 'tesseract' }, reread: false };
   const js: number[] = [];
+  const jsCpu: number[] = [];
+  const jsProcCpu: number[] = [];
   const native: number[] = [];
+  const nativeCpu: number[] = [];
   const jsRatio: number[] = [];
+  const cpuRatio: number[] = [];
   const withReread: number[] = [];
+  const rereadCpu: number[] = [];
   for (let r = 0; r < 3; r++) {
-    let [tj, tn, tr] = [0, 0, 0];
+    let [tj, tn, tr, cj, cp, cn, cr] = [0, 0, 0, 0, 0, 0, 0];
     for (const img of images) {
       let t0 = performance.now();
+      let th = threadCpu();
+      let p0 = processCpu();
       await ocrImage(img, one);
       tj += secs(t0);
+      cp += processCpu() - p0;
+      let th1 = threadCpu();
+      cj += newThreadsCpu(base, th, th1);
       t0 = performance.now();
       await ocrImage(img, { ...one, reread: true });
       tr += secs(t0);
+      cr += newThreadsCpu(base, th1, threadCpu());
       if (!haveTesseract) continue;
       t0 = performance.now();
+      const c0 = childCpu();
       await ocrImage(img, cli);
       tn += secs(t0);
+      cn += childCpu() - c0;
     }
-    js.push(tj / images.length);
-    withReread.push(tr / images.length);
+    const n = images.length;
+    js.push(tj / n);
+    jsCpu.push(cj / n);
+    jsProcCpu.push(cp / n);
+    withReread.push(tr / n);
+    rereadCpu.push(cr / n);
     if (!haveTesseract) continue;
-    native.push(tn / images.length);
+    native.push(tn / n);
+    nativeCpu.push(cn / n);
     jsRatio.push(js[r] / native[r]);
+    cpuRatio.push(jsCpu[r] / nativeCpu[r]);
   }
-  console.log(`ocr: tesseract.js, 1 worker: ${f2(med(js))} s/page (runs ${runs(js)}; ${images.length} pages, ${images[0].width}×${images[0].height} px)`);
-  if (haveTesseract)
+  console.log(
+    `ocr: tesseract.js, 1 worker: ${f2(med(js))} s/page (runs ${runs(js)}; ${images.length} pages, ${images[0].width}×${images[0].height} px); ` +
+      `CPU ${f2(med(jsCpu))} s/page in the OCR worker thread (runs ${runs(jsCpu)}), ${f2(med(jsProcCpu))} s/page in the whole process`,
+  );
+  if (haveTesseract) {
     console.log(
       `ocr: native tesseract (same eng best_int data from @tesseract.js-data/eng, --oem 1, 1 thread): ${f2(med(native))} s/page (runs ${runs(native)}) — tesseract.js/native = ${f2(med(jsRatio))} (runs ${runs(jsRatio)})`,
     );
-  else console.log('ocr: native tesseract not installed (apt-get install tesseract-ocr) — no peer figure');
-  const rereadCost = withReread.map((t, k) => t / js[k]);
+    console.log(
+      `ocr: CPU (user+sys): native ${f2(med(nativeCpu))} s/page (runs ${runs(nativeCpu)}, process start and model load included) — tesseract.js/native = ${f2(med(cpuRatio))} (runs ${runs(cpuRatio)}); load ${load()}`,
+    );
+  } else console.log('ocr: native tesseract not installed (apt-get install tesseract-ocr) — no peer figure');
   console.log(
-    `ocr: with the second reading of weak words (the default): ${f2(med(withReread))} s/page (runs ${runs(withReread)}) — ×${f2(med(rereadCost))} of one reading (runs ${runs(rereadCost)})`,
+    `ocr: page preparation (pdf.js raster + sharp normalise, the same for both engines, not in the figures above): ${f2(med(prepWall))} s/page, CPU ${f2(med(prepCpu))} s/page (pages ${runs(prepCpu)})`,
+  );
+  const rereadCost = withReread.map((t, k) => t / js[k]);
+  const rereadCpuCost = rereadCpu.map((t, k) => t / jsCpu[k]);
+  console.log(
+    `ocr: with the second reading of weak words (the default): ${f2(med(withReread))} s/page (runs ${runs(withReread)}) — ×${f2(med(rereadCost))} of one reading (runs ${runs(rereadCost)}); CPU ×${f2(med(rereadCpuCost))} (runs ${runs(rereadCpuCost)})`,
   );
 
   const pages8 = [...images, ...images];
@@ -213,13 +310,18 @@ export async function run(ctx?: { quick?: boolean }): Promise<void> {
   // Each page's time with one worker (pages run one after another: the time between finishes).
   let pageTimes: number[] = [];
   const throughput = async (o: OcrOptions) => {
+    const [th, m0, p0] = [threadCpu(), machineCpu(), processCpu()];
     const t0 = performance.now();
     const done: number[] = [];
     await Promise.all(pages8.map((img, k) => ocrImage(img, o).then(() => (done[k] = performance.now()))));
+    const wall = secs(t0);
     const order = [...done.keys()].sort((a, b) => done[a] - done[b]);
     pageTimes = new Array(pages8.length);
     order.forEach((k, n) => (pageTimes[k] = (done[k] - (n === 0 ? t0 : done[order[n - 1]])) / 1000));
-    return pages8.length / secs(t0);
+    const ocrCpu = newThreadsCpu(base, th, threadCpu());
+    // What the rest of the machine used meanwhile, in cores: the share two workers could not have.
+    const others = (machineCpu() - m0 - (processCpu() - p0)) / wall;
+    return { rate: pages8.length / wall, cpuPerPage: ocrCpu / pages8.length, busy: ocrCpu / wall, others };
   };
   // The best two workers can do on these pages handed out in this order (each to the worker free first):
   // the batch ends when the busier one does, so uneven pages leave one idle at the end.
@@ -228,27 +330,34 @@ export async function run(ctx?: { quick?: boolean }): Promise<void> {
     for (const t of times) free[free[0] <= free[1] ? 0 : 1] += t;
     return times.reduce((a, b) => a + b, 0) / Math.max(...free);
   };
-  const tp1: number[] = [];
-  const tp2: number[] = [];
+  const tp1: ReturnType<typeof throughput> extends Promise<infer T> ? T[] : never = [];
+  const tp2: typeof tp1 = [];
   const scale: number[] = [];
+  const cpuScale: number[] = [];
   const bound: number[] = [];
   for (let r = 0; r < 3; r++) {
     tp1.push(await throughput(one));
     bound.push(handOutBound(pageTimes));
     // Switching the pool size restarts the workers: start both before timing.
+    base = new Set(threadCpu().keys());
     await Promise.all([ocrImage(images[0], two), ocrImage(images[1], two)]);
     tp2.push(await throughput(two));
-    scale.push(tp2[r] / tp1[r]);
+    scale.push(tp2[r].rate / tp1[r].rate);
+    // Pages per CPU-second of the workers, 2 vs 1, times 2: what two workers would give with a free core each.
+    cpuScale.push((2 * tp1[r].cpuPerPage) / tp2[r].cpuPerPage);
+    base = new Set(threadCpu().keys());
     await ocrImage(images[0], one);
   }
+  const m = (xs: typeof tp1, k: 'rate' | 'cpuPerPage' | 'busy' | 'others') => med(xs.map((x) => x[k]));
   console.log(
-    `ocr throughput: 1 worker ${f2(med(tp1) * 60)} pages/min, 2 workers ${f2(med(tp2) * 60)} pages/min — 2/1 = ${f2(med(scale))} (runs ${runs(scale)}); ` +
-      `bound from handing these ${pages8.length} pages out one at a time: ${f2(med(bound))} (runs ${runs(bound)}); load ${os
-        .loadavg()
-        .map((l) => l.toFixed(1))
-        .join(' ')}`,
+    `ocr throughput: 1 worker ${f2(m(tp1, 'rate') * 60)} pages/min, 2 workers ${f2(m(tp2, 'rate') * 60)} pages/min — 2/1 = ${f2(med(scale))} (runs ${runs(scale)}); ` +
+      `bound from handing these ${pages8.length} pages out one at a time: ${f2(med(bound))} (runs ${runs(bound)}); load ${load()}`,
   );
-  await closeDocumentPools();
+  if (haveProc)
+    console.log(
+      `ocr throughput, CPU: ${f2(m(tp1, 'cpuPerPage'))} s/page with 1 worker, ${f2(m(tp2, 'cpuPerPage'))} with 2 — 2/1 with a free core per worker = ${f2(med(cpuScale))} (runs ${runs(cpuScale)}); ` +
+        `cores busy with OCR: 1 worker ${f2(m(tp1, 'busy'))}, 2 workers ${f2(m(tp2, 'busy'))}; cores the rest of the machine used meanwhile: ${f2(m(tp1, 'others'))} and ${f2(m(tp2, 'others'))}`,
+    );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();

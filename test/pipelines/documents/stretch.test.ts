@@ -1,0 +1,90 @@
+import test from 'ava';
+import sharp from 'sharp';
+import { rasterPdfPage, closeDocumentPools, normaliseImage, grayPixels } from '../../../pipelines/documents/index.ts';
+import { stretchContrast } from '../../../pipelines/documents/ocr.ts';
+import { fixture } from './helpers.ts';
+
+test.after.always(() => closeDocumentPools());
+
+/** What sharp's own normalise makes of a gray image: the reference stretchContrast must equal. */
+const sharpNormalise = (px: Uint8Array, width: number, height: number) =>
+  sharp(px, { raw: { width, height, channels: 1 } })
+    .normalise({ lower: 1, upper: 99 })
+    .extractChannel(0)
+    .raw()
+    .toBuffer();
+
+/** A seeded generator, so a failure can be replayed. */
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+/** A page-like gray image: paper at a random level, ink (a few per cent) and grey noise, a random darkest/brightest level. */
+function page(r: () => number): { px: Uint8Array; width: number; height: number } {
+  const width = 200 + Math.floor(r() * 400);
+  const height = 200 + Math.floor(r() * 400);
+  const px = new Uint8Array(width * height);
+  const paper = 180 + Math.floor(r() * 76);
+  const ink = Math.floor(r() * 120);
+  const inkShare = 0.003 + r() * 0.06;
+  const noise = r() * 0.3;
+  for (let i = 0; i < px.length; i++) {
+    const u = r();
+    if (u < inkShare) px[i] = Math.min(255, ink + Math.floor(r() * 40));
+    else if (u < inkShare + noise) px[i] = Math.floor(ink + r() * (paper - ink));
+    else px[i] = Math.max(0, paper - Math.floor(r() * 6));
+  }
+  return { px, width, height };
+}
+
+test('contrast stretch equals sharp normalise({ lower: 1, upper: 99 }) pixel for pixel, through the probe or the page', async (t) => {
+  const r = rng(20261126);
+  const paths = { probe: 0, page: 0 };
+  for (let k = 0; k < 60; k++) {
+    const { px, width, height } = page(r);
+    const want = await sharpNormalise(px, width, height);
+    const got = Uint8Array.from(px);
+    // A probe much smaller than the image, so that the scaled histogram is what is tested.
+    paths[await stretchContrast(got, width, height, 20_000)]++;
+    const differing = got.reduce((a, v, i) => a + (v !== want[i] ? 1 : 0), 0);
+    t.is(differing, 0, `image ${k} (${width}×${height}): ${differing} pixels differ`);
+  }
+  t.true(paths.probe >= 45, `the probe was used for ${paths.probe} of 60 images`);
+});
+
+test('contrast stretch at the edges of its thresholds: ink on either side of 2% (white paper) and of 1/81 (paper at 200)', async (t) => {
+  for (const [paper, shares] of [
+    [255, [0.0195, 0.0199, 0.02, 0.0201, 0.0205]],
+    [200, [0.012, 0.0123, 0.01235, 0.0124, 0.0125]],
+  ] as const)
+    for (const q of shares) {
+      const [width, height] = [1000, 300];
+      const px = new Uint8Array(width * height).fill(paper);
+      const k = Math.round(q * px.length);
+      px.fill(0, 0, k);
+      px.fill(100, k, k + 3000);
+      const want = await sharpNormalise(px, width, height);
+      await stretchContrast(px, width, height, 20_000);
+      t.deepEqual([px[0], px[k], px[px.length - 1]], [want[0], want[k], want[px.length - 1]], `paper ${paper}, ink ${q}`);
+    }
+});
+
+test('a scanned page normalises exactly as sharp alone did (resize, grey, median, normalise in one pipeline)', async (t) => {
+  const raster = await rasterPdfPage(fixture('coi_alpha_scan.pdf'), 1);
+  const img = await normaliseImage(raster.data, { pageWidthPt: raster.pageWidth });
+  const want = await sharp(raster.data)
+    .rotate()
+    .flatten({ background: '#ffffff' })
+    .resize({ width: img.width, height: img.height, kernel: 'lanczos3' })
+    .grayscale()
+    .median(3)
+    .normalise({ lower: 1, upper: 99 })
+    .extractChannel(0)
+    .raw()
+    .toBuffer();
+  t.true(Buffer.from(grayPixels(img)).equals(want));
+});
