@@ -140,3 +140,22 @@ test.serial('a fan-out batch reads its waiting events by key, not the events tab
   // Each event of the batch is read twice (the batch, and its targets by the event's agency), nothing more.
   t.true(reads <= 2 * batch + 10, `events read for a batch of ${batch}: ${reads} (of ${BACKLOG + 700} in the table)`);
 });
+
+test.serial('deleting an agency still deletes its deliveries and their attempts (through endpoint and delivery)', async (t) => {
+  const { agencyId, busy } = await agencyWithEndpoints('deleted');
+  const ids = await dueDeliveries(agencyId, busy, 2, 'deleted');
+  const attempt = { delivery_id: ids[0], started_at: new Date().toISOString(), duration_ms: 3, status_code: 204, headers: {}, body: '', ok: true, gone: false };
+  await tdb.db.owner.query(`select app_private.record_delivery_attempts($1, interval '5 days')`, [JSON.stringify([attempt])]);
+  const count = async () =>
+    (
+      await tdb.db.owner.query<{ d: number; a: number; q: number }>(
+        `select (select count(*)::int from app_public.webhook_deliveries where agency_id = $1) d,
+                (select count(*)::int from app_public.webhook_delivery_attempts where agency_id = $1) a,
+                (select count(*)::int from app_private.deliveries_due where delivery_id = any ($2)) q`,
+        [agencyId, ids],
+      )
+    ).rows[0];
+  t.deepEqual(await count(), { d: 2, a: 1, q: 2 });
+  await tdb.db.owner.query('delete from app_public.agencies where id = $1', [agencyId]);
+  t.deepEqual(await count(), { d: 0, a: 0, q: 0 });
+});
