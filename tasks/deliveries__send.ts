@@ -146,13 +146,13 @@ export interface SendLoopOptions {
   workerId: string;
   /** Milliseconds between polls while nothing is due (the fan-out of this process wakes the loop sooner). */
   intervalMs: number;
-  /** Deliveries in flight at once, over all endpoints (default 32). */
+  /** Deliveries in flight at once, over all endpoints (default 64). */
   inFlight?: number;
-  /** Deliveries in flight at once to one endpoint (default 16), so one slow receiver cannot take every slot. */
+  /** Deliveries in flight at once to one endpoint (default 32, the kept-alive sockets of one address), so one slow receiver cannot take every slot. */
   perEndpoint?: number;
   /** Deliveries claimed per round at most (default 64). */
   claim?: number;
-  /** Milliseconds between rounds at least while deliveries are in flight (default 10), so rounds record several. */
+  /** Milliseconds between rounds at least while deliveries are in flight (default 20), so rounds record several. */
   roundGapMs?: number;
   /** Seconds a claim lasts: a worker killed while sending leaves its deliveries due again after this. */
   leaseSeconds?: number;
@@ -167,10 +167,10 @@ export interface SendLoopOptions {
  * delivery can have here (its endpoint's queue ahead of it, each up to the time-out).
  */
 export function startSendLoop(pool: pg.Pool, deps: TaskDeps, opts: SendLoopOptions): SendLoop {
-  const maxInFlight = opts.inFlight ?? 32;
-  const perEndpoint = opts.perEndpoint ?? 16;
+  const maxInFlight = opts.inFlight ?? 64;
+  const perEndpoint = opts.perEndpoint ?? 32;
   const claimSize = opts.claim ?? 64;
-  const roundGapMs = opts.roundGapMs ?? 10;
+  const roundGapMs = opts.roundGapMs ?? 20;
   const skipPauseMs = Math.max(50, 2 * opts.intervalMs);
   const timeoutSeconds = deps.cfg.WEBHOOK_TIMEOUT_MS / 1000;
   const leaseSeconds = opts.leaseSeconds ?? Math.ceil(timeoutSeconds * (Math.ceil((2 * perEndpoint + claimSize) / perEndpoint) + 1) + 30);

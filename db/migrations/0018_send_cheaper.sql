@@ -196,3 +196,9 @@ drop index app_public.webhook_delivery_attempts_agency_id_idx;
 -- agency_id is copied from the endpoint, event or delivery by the functions that insert them.
 alter table app_public.webhook_deliveries drop constraint webhook_deliveries_agency_id_fkey;
 alter table app_public.webhook_delivery_attempts drop constraint webhook_delivery_attempts_agency_id_fkey;
+
+-- The index of redelivery_of held an entry for every delivery, nearly all of them null (only redeliveries name
+-- the delivery they repeat), written on insert and again on the non-HOT update that records the attempt. Partial,
+-- it still serves the lookups by a delivery's id (the on delete set null of redelivery_of, the delivery log).
+drop index app_public.webhook_deliveries_redelivery_of_idx;
+create index webhook_deliveries_redelivery_of_idx on app_public.webhook_deliveries (redelivery_of) where redelivery_of is not null;
