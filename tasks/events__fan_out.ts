@@ -9,7 +9,16 @@
 import type { Task } from 'graphile-worker';
 import type pg from 'pg';
 import { z } from 'zod';
-import { anyEventWaiting, createEventDeliveries, fanOutBatch, fanOutPlans, fanOutWaiting, holdWaitingEvent, type FanOutPlanRow } from '../db/queries/events.ts';
+import {
+  anyEventWaiting,
+  beginFanOutWaiting,
+  createEventDeliveries,
+  createEventDeliveriesAndCommit,
+  fanOutBatch,
+  fanOutPlans,
+  holdWaitingEvent,
+  type FanOutPlanRow,
+} from '../db/queries/events.ts';
 import type { Client } from '../db/queries/types.ts';
 import { envelopeJson, topicEnvelope, v1EventEnvelope, V1_EVENT_NAMES, type V1EventName } from '../pipelines/webhooks/payloads.ts';
 import type { Logger } from '../lib/log.ts';
@@ -71,15 +80,24 @@ async function fanOutOnce(
   log: Pick<Logger, 'warn' | 'info' | 'debug'>,
   context: Record<string, unknown>,
   taken: number[] = [],
+  /** `read` begins the transaction itself, and the write commits it in the same round trip (the poller's batch). */
+  combined = false,
 ): Promise<number> {
-  await client.query('begin');
   let rows: FanOutPlanRow[];
   try {
+    if (!combined) await client.query('begin');
     rows = await read(client);
     const ids = [...new Set(rows.map((r) => r.id))];
     taken.push(...ids);
-    const created = ids.length ? await createEventDeliveries(client, ids, deliveriesOf(rows, log)) : 0;
-    await client.query('commit');
+    let created = 0;
+    if (!combined) {
+      if (ids.length) created = await createEventDeliveries(client, ids, deliveriesOf(rows, log));
+      await client.query('commit');
+    } else if (ids.length) {
+      created = await createEventDeliveriesAndCommit(client, ids, deliveriesOf(rows, log));
+    } else {
+      await client.query('commit'); // nothing waiting after all (another poller took it)
+    }
     if (ids.length) log.debug('events fanned out', { ...context, events: ids.length, deliveries: created });
   } catch (err) {
     await client.query('rollback').catch(() => {});
@@ -150,7 +168,7 @@ export function startOutboxPoller(pool: pg.Pool, deps: TaskDeps, opts: { interva
         let failed: Error | undefined;
         try {
           // The cheap check first, unless the last batch found events (under load the next one most likely does too).
-          if (last > 0 || (await anyEventWaiting(client))) n = await fanOutOnce(client, (c) => fanOutWaiting(c, limit), deps.log, context, taken);
+          if (last > 0 || (await anyEventWaiting(client))) n = await fanOutOnce(client, (c) => beginFanOutWaiting(c, limit), deps.log, context, taken, true);
           if (n > 0) opts.onDeliveries?.();
           if (careful > 0) careful = n > 0 ? careful - 1 : 0;
         } catch (err) {

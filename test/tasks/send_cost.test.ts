@@ -4,6 +4,7 @@
 // fails here, whatever the machine's speed.
 import test from 'ava';
 import type pg from 'pg';
+import { beginFanOutWaiting, createEventDeliveriesAndCommit } from '../../db/queries/events.ts';
 import { sampleTopicPayload } from '../../pipelines/webhooks/payloads.ts';
 import { testDatabase, type TestDatabase } from '../helpers/db.ts';
 import { seedAgency } from '../helpers/seed.ts';
@@ -158,4 +159,31 @@ test.serial('deleting an agency still deletes its deliveries and their attempts 
   t.deepEqual(await count(), { d: 2, a: 1, q: 2 });
   await tdb.db.owner.query('delete from app_public.agencies where id = $1', [agencyId]);
   t.deepEqual(await count(), { d: 0, a: 0, q: 0 });
+});
+
+test.serial("the poller's batch in two round trips (begin with the read, commit with the write) stores every body byte for byte", async (t) => {
+  const { agencyId, busy } = await agencyWithEndpoints('literal');
+  await tdb.db.owner.query('delete from app_private.events_waiting'); // the earlier tests' (rolled back) batches
+  const tricky = { note: "it's a \\ back\\slash, a 'quote', $$ dollars $$, a line\nbreak, \u2028, é and 😀" };
+  const { rows: emitted } = await tdb.db.owner.query(`select app_private.emit_event($1, 'test', 'form-submission', null, $2) as id`, [
+    agencyId,
+    JSON.stringify({ ...sampleTopicPayload('form-submission').data, metadata: tricky }),
+  ]);
+  const eventId = Number(emitted[0].id);
+  const c = await tdb.db.owner.connect();
+  let body = '';
+  try {
+    const rows = await beginFanOutWaiting(c, 500);
+    t.deepEqual([...new Set(rows.map((r) => Number(r.id)))], [eventId]);
+    body = JSON.stringify({ topic: 'form-submission', data: rows[0].data });
+    t.is(await createEventDeliveriesAndCommit(c, [eventId], [{ event_id: eventId, endpoint_id: busy, url: 'https://busy.example/h', body }]), 1);
+    t.false(((await c.query('select pg_current_xact_id_if_assigned() is not null as open')).rows[0] as { open: boolean }).open, 'committed');
+  } finally {
+    c.release();
+  }
+  const stored = await tdb.db.owner.query('select body from app_public.webhook_deliveries where event_id = $1', [eventId]);
+  t.is(stored.rows[0].body, body, 'the exact text given');
+  t.deepEqual((JSON.parse(stored.rows[0].body) as { data: { metadata: unknown } }).data.metadata, tricky);
+  const waiting = await tdb.db.owner.query('select count(*)::int n from app_private.events_waiting where event_id = $1', [eventId]);
+  t.is(waiting.rows[0].n, 0, 'the event is no longer waiting');
 });
