@@ -1,6 +1,6 @@
 // The events outbox as the worker's poller (and the events__fan_out task) reads it: a batch of waiting events
 // with their targets, and the deliveries made from them (app_private.create_event_deliveries adds nothing when run twice).
-import pg from 'pg';
+import type pg from 'pg';
 import type { Client } from './types.ts';
 
 export interface EventRow {
@@ -69,7 +69,7 @@ export async function createEventDeliveries(
 
 // The outbox poller's batch in two round trips instead of four: `begin` travels with the read and `commit` with
 // the write, as one simple-protocol query each (which takes no parameters: the limit is an integer and the ids and
-// deliveries go as literals, pg.escapeLiteral). Each round trip is a write and a wake-up of the backend and of the
+// deliveries go as a literal, quoted as pg.escapeLiteral quotes it). Each round trip is a write and a wake-up of the backend and of the
 // worker, about as costly as the statement on a small batch.
 
 /** Begin a transaction and read (locking) the oldest waiting events with their targets, as fanOutWaiting does. */
@@ -87,7 +87,13 @@ export async function createEventDeliveriesAndCommit(
 ): Promise<number> {
   const ids = `'{${eventIds.map((id) => String(Math.floor(id))).join(',')}}'::bigint[]`;
   const results = (await db.query(
-    `select app_private.create_event_deliveries(${ids}, ${pg.escapeLiteral(JSON.stringify(deliveries))}::jsonb) as n; commit`,
+    `select app_private.create_event_deliveries(${ids}, ${literal(JSON.stringify(deliveries))}::jsonb) as n; commit`,
   )) as unknown as pg.QueryResult<{ n: number }>[];
   return results[0].rows[0].n;
+}
+
+/** What pg.escapeLiteral returns, by two native replaces: its character loop took 50 ms for a batch of 500 deliveries. */
+function literal(text: string): string {
+  const quoted = text.replace(/'/g, "''");
+  return text.includes('\\') ? ` E'${quoted.replace(/\\/g, '\\\\')}'` : `'${quoted}'`;
 }
