@@ -67,6 +67,65 @@ function postgresCpuMs(ctx: BenchContext): number | null {
   }
 }
 
+/**
+ * CPU time (ms) of each live process of the bench's Postgres cluster by pid, and what the postmaster reaped
+ * (children that ended: autovacuum workers, closed connections) under the pid 0.
+ */
+function postgresCpuByPid(ctx: BenchContext): Map<number, { ms: number; title: string }> | null {
+  try {
+    const ticks = 1000 / 100;
+    const pid = Number(readFileSync(path.join(ctx.dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const fields = (p: string) =>
+      readFileSync(`/proc/${p}/stat`, 'utf8')
+        .replace(/^.*\) /, '')
+        .split(' ');
+    const out = new Map<number, { ms: number; title: string }>();
+    const own = fields(String(pid));
+    out.set(0, { ms: (Number(own[13]) + Number(own[14])) * ticks, title: 'reaped' });
+    out.set(pid, { ms: (Number(own[11]) + Number(own[12])) * ticks, title: 'postmaster' });
+    for (const p of readdirSync('/proc')) {
+      if (!/^\d+$/.test(p) || p === String(pid)) continue;
+      try {
+        const f = fields(p);
+        if (Number(f[1]) !== pid) continue;
+        const title = readFileSync(`/proc/${p}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+        out.set(Number(p), { ms: (Number(f[11]) + Number(f[12])) * ticks, title });
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Postgres CPU per delivery by whom it served: the worker's connections, the writers', Postgres's own processes
+ * (WAL writer, checkpointer, autovacuum launcher), and what ended meanwhile (autovacuum workers, closed connections).
+ */
+function postgresCpuSplit(
+  before: ReturnType<typeof postgresCpuByPid>,
+  after: ReturnType<typeof postgresCpuByPid>,
+  apps: Map<number, string>,
+  n: number,
+): string {
+  if (!before || !after) return 'n/a';
+  const sums = new Map<string, number>();
+  for (const [pid, a] of after) {
+    const b = before.get(pid)?.ms ?? 0;
+    const who =
+      pid === 0
+        ? 'ended'
+        : (apps.get(pid) ?? (/autovacuum|walwriter|checkpointer|background writer|launcher|io worker|logger|archiver/.test(a.title) ? 'postgres' : 'other'));
+    sums.set(who, (sums.get(who) ?? 0) + a.ms - b);
+  }
+  return [...sums]
+    .sort((x, y) => y[1] - x[1])
+    .map(([who, ms]) => `${who} ${fmt((ms * 1000) / n, 0)} µs`)
+    .join(', ');
+}
+
 /** The worker process's and Postgres's CPU time per delivery (a cost that the machine's other load changes less than a rate). */
 function cpuLine(workerMs: number | null, pgBefore: number | null, pgAfter: number | null, n: number): string {
   const us = (ms: number) => `${fmt((ms * 1000) / n, 0)} µs`;
@@ -166,6 +225,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   const log = createLogger();
   const runner = await (await prepareBenchWorker(ctx, cfg, secretKey, log)).start();
   const pgCpuBefore = postgresCpuMs(ctx);
+  const pgByPidBefore = postgresCpuByPid(ctx);
   const sample = sampleTopicPayload('form-submission').data;
 
   // Sustained rate: events written to the outbox by 4 concurrent writers (as API requests would), counted
@@ -203,7 +263,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     });
 
   // Writers have a pool of their own, as an API process would.
-  const writerPool = new pg.Pool({ connectionString: ctx.url, max: 16 });
+  const writerPool = new pg.Pool({ connectionString: ctx.url, max: 16, application_name: 'bench_writers' });
   const emit = (i: number) => {
     emitted.set(i, performance.now());
     return writerPool.query({
@@ -252,6 +312,13 @@ export async function run(ctx: BenchContext): Promise<void> {
   // More requests in flight: 16 writers, each committing one event.
   const sixteen = await sustained(events, 16);
   await new Promise((r) => setTimeout(r, 500)); // late doubles would arrive now
+  // Whose connections the Postgres processes serve, read while every pool is still open.
+  const apps = new Map(
+    (await db.owner.query<{ pid: number; app: string }>(`select pid, application_name as app from pg_stat_activity where application_name <> ''`)).rows.map(
+      (r) => [r.pid, r.app],
+    ),
+  );
+  const pgByPid = postgresCpuByPid(ctx);
   const workerCpu = await runner.stop();
   const pgCpu = postgresCpuMs(ctx);
   await writerPool.end();
@@ -284,7 +351,8 @@ export async function run(ctx: BenchContext): Promise<void> {
       `${'  written → delivery created (fan-out)'.padEnd(58)} p50 ${fmt(lag('fan_out_ms', 50), 1)} ms   p99 ${fmt(lag('fan_out_ms', 99), 1)} ms\n` +
       `${'  delivery created → attempt started (send job)'.padEnd(58)} p50 ${fmt(lag('send_ms', 50), 1)} ms   p99 ${fmt(lag('send_ms', 99), 1)} ms\n` +
       `received ${arrivals.size} of ${total} distinct deliveries, ${doubled} doubled, ${total - arrivals.size} lost; attempts logged ${logged.rows[0].n}\n` +
-      `${'CPU per delivery over the three runs above'.padEnd(58)} ${cpuLine(workerCpu, pgCpuBefore, pgCpu, total)}\n`,
+      `${'CPU per delivery over the three runs above'.padEnd(58)} ${cpuLine(workerCpu, pgCpuBefore, pgCpu, total)}\n` +
+      `${'  Postgres CPU by whom it served'.padEnd(58)} ${postgresCpuSplit(pgByPidBefore, pgByPid, apps, total)}\n`,
   );
 
   // Peers: the same signed POSTs with no queue and no database, with a new connection per POST (deliver()'s
@@ -373,8 +441,10 @@ async function stages(ctx: BenchContext, cfg: Config, secretKey: Buffer, log: Lo
   const emitPgAfter = postgresCpuMs(ctx);
   const emitCost = `${await perItem(db, before, n)}; ${cpuLine(null, emitPg, emitPgAfter, n).replace('worker CPU n/a (inline), ', '')}`;
   before = await dbStats(db);
+  const insertPg = postgresCpuMs(ctx);
   const insertRate = await writers(n, 4, plainInsert);
-  const insertCost = await perItem(db, before, n);
+  const insertPgAfter = postgresCpuMs(ctx);
+  const insertCost = `${await perItem(db, before, n)}; ${cpuLine(null, insertPg, insertPgAfter, n).replace('worker CPU n/a (inline), ', '')}`;
   line('(a) emit only: emit_event, 4 writers, no worker', `${fmt(emitRate, 0).padStart(8)} events/s; ${emitCost}`);
   line(
     '    peer: plain insert into events, 4 writers',

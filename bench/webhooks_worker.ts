@@ -14,7 +14,7 @@ setLogLevel('silent');
 const cfg = parseConfig({ DATABASE_URL: args.url, DATA_DIR: args.dataDir, WEBHOOK_ALLOW_HOSTS: '127.0.0.1', LOG_LEVEL: 'silent' });
 const log = createLogger();
 // The owner pool of `svc worker` with the bench's pool size (bench/run.ts opens 16, of which the owner pool is 8).
-const pool = new pg.Pool({ connectionString: args.url, max: 8 });
+const pool = new pg.Pool({ connectionString: args.url, max: 8, application_name: 'bench_worker' });
 pool.on('error', () => {}); // an idle connection closed by the server is replaced by the next connect
 pool.on('connect', (client) => client.on('error', () => {})); // as db/pool.ts does: graphile-worker warns without it
 let runner: Awaited<ReturnType<typeof startWorker>> | undefined;

@@ -20,7 +20,7 @@ import {
 import { decryptSecret } from '../lib/crypto.ts';
 import type { Logger } from '../lib/log.ts';
 import { nextAttemptDelay } from '../pipelines/webhooks/backoff.ts';
-import { deliver, type DeliveryAttemptResult, type EndpointAuth } from '../pipelines/webhooks/deliver.ts';
+import { createDeliverer, EndpointAuth, type DeliveryAttemptResult } from '../pipelines/webhooks/deliver.ts';
 import type { TaskDeps } from './context.ts';
 
 const item = z.object({ delivery_id: z.number().int().positive() });
@@ -38,31 +38,35 @@ function attempter(deps: TaskDeps): (d: DeliveryInBatchRow, signal: AbortSignal)
   const allowCidrs = allow.filter((h) => h.includes('/'));
   const allowHosts = allow.filter((h) => !h.includes('/'));
   const schedule = deps.cfg.WEBHOOK_RETRY_SCHEDULE.length ? deps.cfg.WEBHOOK_RETRY_SCHEDULE : undefined;
-  // Decrypting is cheap but not free; a batch shares its endpoint's secret.
-  const opened = new Map<string, string>();
-  const open = (ciphertext: string) => {
+  // Options checked once; each attempt's request comes from the database (its credentials checked when opened).
+  const send = createDeliverer({ timeoutMs: deps.cfg.WEBHOOK_TIMEOUT_MS, allowHosts, allowCidrs, keepAlive: true });
+  // Decrypting (and checking credentials) is cheap but not free; deliveries to one endpoint share its secret.
+  const opened = new Map<string, { secret: string } | { auth: EndpointAuth }>();
+  const secretOf = (ciphertext: string) => {
     let s = opened.get(ciphertext);
     if (s === undefined) {
-      s = decryptSecret(deps.secretKey, ciphertext);
+      s = { secret: decryptSecret(deps.secretKey, ciphertext) };
       if (opened.size > 1000) opened.clear();
       opened.set(ciphertext, s);
     }
-    return s;
+    return (s as { secret: string }).secret;
+  };
+  const authOf = (ciphertext: string) => {
+    let s = opened.get(ciphertext);
+    if (s === undefined) {
+      s = { auth: EndpointAuth.parse(JSON.parse(decryptSecret(deps.secretKey, ciphertext))) };
+      if (opened.size > 1000) opened.clear();
+      opened.set(ciphertext, s);
+    }
+    return (s as { auth: EndpointAuth }).auth;
   };
   return async (d, signal) => {
-    const secret = open(d.secret_ciphertext);
-    const auth = d.auth_ciphertext ? (JSON.parse(open(d.auth_ciphertext)) as EndpointAuth) : null;
+    const secret = secretOf(d.secret_ciphertext);
+    const auth = d.auth_ciphertext ? authOf(d.auth_ciphertext) : null;
     const startedAt = new Date();
-    const result: DeliveryAttemptResult = await deliver(
+    const result: DeliveryAttemptResult = await send(
       { url: d.url, body: d.body, secret, webhookId: d.message_id, auth },
-      {
-        timeoutMs: deps.cfg.WEBHOOK_TIMEOUT_MS,
-        requireHttps: deps.cfg.WEBHOOK_REQUIRE_HTTPS && d.mode === 'live' && !d.is_test,
-        allowHosts,
-        allowCidrs,
-        signal,
-        keepAlive: true,
-      },
+      { requireHttps: deps.cfg.WEBHOOK_REQUIRE_HTTPS && d.mode === 'live' && !d.is_test, signal },
     );
     // The worker is shutting down: this attempt did not happen.
     if (result.error?.code === 'aborted') return 'aborted';
@@ -142,13 +146,13 @@ export interface SendLoopOptions {
   workerId: string;
   /** Milliseconds between polls while nothing is due (the fan-out of this process wakes the loop sooner). */
   intervalMs: number;
-  /** Deliveries in flight at once, over all endpoints (default 32). */
+  /** Deliveries in flight at once, over all endpoints (default 64). */
   inFlight?: number;
-  /** Deliveries in flight at once to one endpoint (default 16), so one slow receiver cannot take every slot. */
+  /** Deliveries in flight at once to one endpoint (default 32, the kept-alive sockets of one address), so one slow receiver cannot take every slot. */
   perEndpoint?: number;
   /** Deliveries claimed per round at most (default 64). */
   claim?: number;
-  /** Milliseconds between rounds at least while deliveries are in flight (default 10), so rounds record several. */
+  /** Milliseconds between rounds at least while deliveries are in flight (default 20), so rounds record several. */
   roundGapMs?: number;
   /** Seconds a claim lasts: a worker killed while sending leaves its deliveries due again after this. */
   leaseSeconds?: number;
@@ -163,10 +167,11 @@ export interface SendLoopOptions {
  * delivery can have here (its endpoint's queue ahead of it, each up to the time-out).
  */
 export function startSendLoop(pool: pg.Pool, deps: TaskDeps, opts: SendLoopOptions): SendLoop {
-  const maxInFlight = opts.inFlight ?? 32;
-  const perEndpoint = opts.perEndpoint ?? 16;
+  const maxInFlight = opts.inFlight ?? 64;
+  const perEndpoint = opts.perEndpoint ?? 32;
   const claimSize = opts.claim ?? 64;
-  const roundGapMs = opts.roundGapMs ?? 10;
+  const roundGapMs = opts.roundGapMs ?? 20;
+  const skipPauseMs = Math.max(50, 2 * opts.intervalMs);
   const timeoutSeconds = deps.cfg.WEBHOOK_TIMEOUT_MS / 1000;
   const leaseSeconds = opts.leaseSeconds ?? Math.ceil(timeoutSeconds * (Math.ceil((2 * perEndpoint + claimSize) / perEndpoint) + 1) + 30);
   const disableAfterHours = deps.cfg.WEBHOOK_DISABLE_AFTER_HOURS;
@@ -251,6 +256,7 @@ export function startSendLoop(pool: pg.Pool, deps: TaskDeps, opts: SendLoopOptio
     let more = true; // the last claim came back full (or nothing was asked yet): claim again at once
     let failures = 0;
     let lastRound = 0;
+    let skipShortAt = -Infinity; // when a claim passing over busy endpoints last came back short
     for (;;) {
       if (stopped) {
         for (const d of queue.splice(0)) {
@@ -259,7 +265,10 @@ export function startSendLoop(pool: pg.Pool, deps: TaskDeps, opts: SendLoopOptio
         }
       }
       const flush = attempts.length + done.length + release.length > 0;
-      const claim = !stopped && queue.length < maxInFlight;
+      // Endpoints holding twice their share here are passed over. Such a claim reads the due deliveries of those
+      // endpoints too (a backlog to one busy receiver): once one came back short, the next waits skipPauseMs.
+      const skipEndpoints = [...perEp].filter(([, e]) => e.held >= 2 * perEndpoint).map(([id]) => id);
+      const claim = !stopped && queue.length < maxInFlight && (skipEndpoints.length === 0 || performance.now() - skipShortAt >= skipPauseMs);
       if (stopped && !flush && inFlight === 0) break;
       if (!flush && !(claim && more)) {
         // Nothing to record and nothing to claim now: finished attempts, the fan-out or the next poll wake us.
@@ -279,7 +288,6 @@ export function startSendLoop(pool: pg.Pool, deps: TaskDeps, opts: SendLoopOptio
       done = [];
       release = [];
       woken = false;
-      const skipEndpoints = [...perEp].filter(([, e]) => e.held >= 2 * perEndpoint).map(([id]) => id);
       let rows: DueDeliveryRow[];
       try {
         const client = await pool.connect();
@@ -325,6 +333,7 @@ export function startSendLoop(pool: pg.Pool, deps: TaskDeps, opts: SendLoopOptio
         queue.push(d);
       }
       more = claim && rows.length >= claimSize;
+      if (claim && skipEndpoints.length && rows.length < claimSize) skipShortAt = performance.now();
       pump();
     }
   })();

@@ -9,9 +9,18 @@
 import type { Task } from 'graphile-worker';
 import type pg from 'pg';
 import { z } from 'zod';
-import { anyEventWaiting, createEventDeliveries, fanOutBatch, fanOutPlans, fanOutWaiting, holdWaitingEvent, type FanOutPlanRow } from '../db/queries/events.ts';
+import {
+  anyEventWaiting,
+  beginFanOutWaiting,
+  createEventDeliveries,
+  createEventDeliveriesAndCommit,
+  fanOutBatch,
+  fanOutPlans,
+  holdWaitingEvent,
+  type FanOutPlanRow,
+} from '../db/queries/events.ts';
 import type { Client } from '../db/queries/types.ts';
-import { envelopeBody, topicEnvelope, v1EventEnvelope, V1_EVENT_NAMES, type V1EventName } from '../pipelines/webhooks/payloads.ts';
+import { envelopeJson, topicEnvelope, v1EventEnvelope, V1_EVENT_NAMES, type V1EventName } from '../pipelines/webhooks/payloads.ts';
 import type { Logger } from '../lib/log.ts';
 import type { TaskDeps } from './context.ts';
 
@@ -28,13 +37,13 @@ export function bodyFor(
   try {
     if (kind === 'topic') {
       if (!event.topic) return { skip: 'the event has no topic, so a topic endpoint cannot take it' };
-      return { body: envelopeBody(topicEnvelope(event.topic, event.data)).toString('utf8') };
+      return { body: envelopeJson(topicEnvelope(event.topic, event.data)) };
     }
     if (!event.event_name || !(V1_EVENT_NAMES as readonly string[]).includes(event.event_name)) {
       return { skip: `the event has no v1 event name a subscription can receive (${event.event_name ?? 'none'})` };
     }
     const envelope = v1EventEnvelope({ id: event.uuid, event: event.event_name as V1EventName, created_at: event.created_at.toISOString(), data: event.data });
-    return { body: envelopeBody(envelope).toString('utf8') };
+    return { body: envelopeJson(envelope) };
   } catch (err) {
     // A malformed event never reaches partners; the reason names the first invalid field only, never the data.
     const issue = err instanceof z.ZodError ? err.issues[0] : undefined;
@@ -71,15 +80,24 @@ async function fanOutOnce(
   log: Pick<Logger, 'warn' | 'info' | 'debug'>,
   context: Record<string, unknown>,
   taken: number[] = [],
+  /** `read` begins the transaction itself, and the write commits it in the same round trip (the poller's batch). */
+  combined = false,
 ): Promise<number> {
-  await client.query('begin');
   let rows: FanOutPlanRow[];
   try {
+    if (!combined) await client.query('begin');
     rows = await read(client);
     const ids = [...new Set(rows.map((r) => r.id))];
     taken.push(...ids);
-    const created = ids.length ? await createEventDeliveries(client, ids, deliveriesOf(rows, log)) : 0;
-    await client.query('commit');
+    let created = 0;
+    if (!combined) {
+      if (ids.length) created = await createEventDeliveries(client, ids, deliveriesOf(rows, log));
+      await client.query('commit');
+    } else if (ids.length) {
+      created = await createEventDeliveriesAndCommit(client, ids, deliveriesOf(rows, log));
+    } else {
+      await client.query('commit'); // nothing waiting after all (another poller took it)
+    }
     if (ids.length) log.debug('events fanned out', { ...context, events: ids.length, deliveries: created });
   } catch (err) {
     await client.query('rollback').catch(() => {});
@@ -139,6 +157,7 @@ export function startOutboxPoller(pool: pg.Pool, deps: TaskDeps, opts: { interva
   // holding up every agency's events behind it.
   let careful = 0;
   const loop = (async () => {
+    let last = 0; // events the last batch held
     while (!stopped) {
       let n = 0;
       let wait = opts.intervalMs;
@@ -148,7 +167,8 @@ export function startOutboxPoller(pool: pg.Pool, deps: TaskDeps, opts: { interva
         const client = await pool.connect();
         let failed: Error | undefined;
         try {
-          if (await anyEventWaiting(client)) n = await fanOutOnce(client, (c) => fanOutWaiting(c, limit), deps.log, context, taken);
+          // The cheap check first, unless the last batch found events (under load the next one most likely does too).
+          if (last > 0 || (await anyEventWaiting(client))) n = await fanOutOnce(client, (c) => beginFanOutWaiting(c, limit), deps.log, context, taken, true);
           if (n > 0) opts.onDeliveries?.();
           if (careful > 0) careful = n > 0 ? careful - 1 : 0;
         } catch (err) {
@@ -181,6 +201,7 @@ export function startOutboxPoller(pool: pg.Pool, deps: TaskDeps, opts: { interva
           careful = Math.max(careful, taken.length, 1);
         }
       }
+      last = n;
       if (n < limit && !stopped && wait > 0) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, wait);

@@ -1,5 +1,6 @@
 // The events outbox as the worker's poller (and the events__fan_out task) reads it: a batch of waiting events
 // with their targets, and the deliveries made from them (app_private.create_event_deliveries adds nothing when run twice).
+import type pg from 'pg';
 import type { Client } from './types.ts';
 
 export interface EventRow {
@@ -28,12 +29,6 @@ export async function fanOutBatch(db: Client, agencyId: number, limit: number): 
     text: 'select * from app_private.fan_out_batch($1, $2)',
     values: [agencyId, limit],
   });
-  return rows;
-}
-
-/** The oldest waiting events of any agency with their targets, locked until the transaction ends (other pollers skip them). */
-export async function fanOutWaiting(db: Client, limit: number): Promise<FanOutPlanRow[]> {
-  const { rows } = await db.query<FanOutPlanRow>({ name: 'svc_fan_out_waiting', text: 'select * from app_private.fan_out_waiting($1)', values: [limit] });
   return rows;
 }
 
@@ -70,4 +65,35 @@ export async function createEventDeliveries(
     values: [eventIds, JSON.stringify(deliveries)],
   });
   return rows[0].n;
+}
+
+// The outbox poller's batch in two round trips instead of four: `begin` travels with the read and `commit` with
+// the write, as one simple-protocol query each (which takes no parameters: the limit is an integer and the ids and
+// deliveries go as a literal, quoted as pg.escapeLiteral quotes it). Each round trip is a write and a wake-up of the backend and of the
+// worker, about as costly as the statement on a small batch.
+
+/** Begin a transaction and read (locking) the oldest waiting events with their targets, as fanOutWaiting does. */
+export async function beginFanOutWaiting(db: Client, limit: number): Promise<FanOutPlanRow[]> {
+  const n = Math.max(0, Math.floor(limit));
+  const results = (await db.query(`begin; select * from app_private.fan_out_waiting(${n})`)) as unknown as pg.QueryResult<FanOutPlanRow>[];
+  return results[1].rows;
+}
+
+/** createEventDeliveries, then commit (in the one round trip); returns how many were created. */
+export async function createEventDeliveriesAndCommit(
+  db: Client,
+  eventIds: number[],
+  deliveries: Array<{ event_id: number; endpoint_id: string; url: string; body: string }>,
+): Promise<number> {
+  const ids = `'{${eventIds.map((id) => String(Math.floor(id))).join(',')}}'::bigint[]`;
+  const results = (await db.query(
+    `select app_private.create_event_deliveries(${ids}, ${literal(JSON.stringify(deliveries))}::jsonb) as n; commit`,
+  )) as unknown as pg.QueryResult<{ n: number }>[];
+  return results[0].rows[0].n;
+}
+
+/** What pg.escapeLiteral returns, by two native replaces: its character loop took 50 ms for a batch of 500 deliveries. */
+function literal(text: string): string {
+  const quoted = text.replace(/'/g, "''");
+  return text.includes('\\') ? ` E'${quoted.replace(/\\/g, '\\\\')}'` : `'${quoted}'`;
 }

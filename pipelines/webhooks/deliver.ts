@@ -7,7 +7,7 @@ import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { z } from 'zod';
 import { signBody, standardWebhookHeaders } from './sign.ts';
-import { inAnyCidr, nonGlobalReason, parseCidr } from './ssrf.ts';
+import { inAnyCidr, inCidr, nonGlobalReason, parseCidr, parseIp, type Cidr } from './ssrf.ts';
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 4096;
@@ -118,24 +118,37 @@ export type DeliveryAttemptResult = {
 export function deliveryHeaders(request: DeliveryRequest, userAgent: string = DEFAULT_USER_AGENT): Record<string, string> {
   const r = DeliveryRequest.parse(request);
   const body = typeof r.body === 'string' ? Buffer.from(r.body, 'utf8') : r.body;
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'content-length': String(body.length),
-    'user-agent': userAgent,
-    'x-signature': signBody(r.secret, body),
-    ...standardWebhookHeaders({
-      id: r.webhookId,
-      timestamp: r.timestamp ?? Math.floor(Date.now() / 1000),
-      body,
-      secret: r.secret,
-    }),
-  };
+  return Object.fromEntries(headerPairs(r, body, userAgent));
+}
+
+/** The request as deliver() has checked it (or as a Deliverer's caller vouches for it). */
+type CheckedRequest = z.output<typeof DeliveryRequest>;
+
+/** deliveryHeaders of a checked request, as [name, value] pairs in the order they are sent. */
+function headerPairs(r: CheckedRequest, body: Buffer, userAgent: string): Array<[string, string]> {
+  const signed = standardWebhookHeaders({ id: r.webhookId, timestamp: r.timestamp ?? Math.floor(Date.now() / 1000), body, secret: r.secret });
+  const headers: Array<[string, string]> = [
+    ['content-type', 'application/json'],
+    ['content-length', String(body.length)],
+    ['user-agent', userAgent],
+    ['x-signature', signBody(r.secret, body)],
+    ['webhook-id', signed['webhook-id']],
+    ['webhook-timestamp', signed['webhook-timestamp']],
+    ['webhook-signature', signed['webhook-signature']],
+  ];
   const auth = r.auth;
-  if (auth?.kind === 'bearer') headers.authorization = `Bearer ${auth.token}`;
+  if (auth?.kind === 'bearer') headers.push(['authorization', `Bearer ${auth.token}`]);
   else if (auth?.kind === 'basic') {
-    headers.authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password}`, 'utf8').toString('base64')}`;
+    headers.push(['authorization', `Basic ${Buffer.from(`${auth.username}:${auth.password}`, 'utf8').toString('base64')}`]);
   } else if (auth?.kind === 'header') {
-    headers[auth.name.toLowerCase()] = auth.value;
+    headers.push([auth.name.toLowerCase(), auth.value]);
+  }
+  if (auth) {
+    // Sent as raw headers (see attempt): the endpoint's credentials are the one part not made here, so Node's own
+    // checks run on them (a line break in a token must never start a header of its own).
+    const [name, value] = headers[headers.length - 1];
+    http.validateHeaderName(name);
+    http.validateHeaderValue(name, value);
   }
   return headers;
 }
@@ -159,6 +172,28 @@ export async function resolveTarget(
   rawUrl: string,
   options: Pick<DeliveryOptions, 'allowHosts' | 'allowCidrs' | 'requireHttps' | 'resolve'> = {},
 ): Promise<Target> {
+  return resolveChecked(rawUrl, {
+    ...allowList(options.allowHosts ?? [], options.allowCidrs ?? []),
+    requireHttps: options.requireHttps ?? false,
+    resolve: options.resolve,
+  });
+}
+
+/** Allow-listed hosts (without brackets, lower case) and address ranges, as resolveChecked reads them. */
+type AllowList = { hosts: string[]; cidrs: Cidr[] };
+
+function allowList(hosts: string[], cidrs: string[]): AllowList {
+  return { hosts: hosts.map((h) => h.replace(/^\[|\]$/g, '').toLowerCase()), cidrs: cidrs.map(parseCidr) };
+}
+
+/** What a URL says by itself (no resolution, no allow list): parsed once per URL and kept (bounded). */
+type ParsedUrl = { url: URL; hostname: string; port: number; literal: 0 | 4 | 6; literalReason: string | null; literalBytes: Uint8Array | null };
+const parsedUrls = new Map<string, ParsedUrl>();
+const PARSED_URLS_SIZE = 1000;
+
+function parseTargetUrl(rawUrl: string): ParsedUrl {
+  const known = parsedUrls.get(rawUrl);
+  if (known) return known;
   let url: URL;
   try {
     url = new URL(rawUrl);
@@ -172,26 +207,42 @@ export async function resolveTarget(
   const hostname = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (!hostname) throw new AttemptError('invalid_url', 'the URL has no host');
   const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+  const literal = isIP(hostname) as 0 | 4 | 6;
+  const parsed = {
+    url,
+    hostname,
+    port,
+    literal,
+    literalReason: literal ? nonGlobalReason(hostname) : null,
+    literalBytes: literal ? parseIp(hostname) : null,
+  };
+  if (parsedUrls.size >= PARSED_URLS_SIZE) parsedUrls.clear();
+  parsedUrls.set(rawUrl, parsed);
+  return parsed;
+}
 
-  const allowHosts = (options.allowHosts ?? []).map((h) => h.replace(/^\[|\]$/g, '').toLowerCase());
-  const allowCidrs = (options.allowCidrs ?? []).map(parseCidr);
-  const hostAllowed = allowHosts.includes(hostname) || (isIP(hostname) !== 0 && inAnyCidr(hostname, allowCidrs));
+/** resolveTarget with the allow list prepared (a Deliverer prepares it once). */
+async function resolveChecked(rawUrl: string, options: AllowList & { requireHttps: boolean; resolve?: Resolver }): Promise<Target> {
+  const { url, hostname, port, literal, literalReason, literalBytes } = parseTargetUrl(rawUrl);
+  const allowCidrs = options.cidrs;
+  const hostAllowed = options.hosts.includes(hostname) || (literalBytes !== null && allowCidrs.some((c) => inCidr(literalBytes, c)));
   if (options.requireHttps && url.protocol !== 'https:' && !hostAllowed) {
     throw new AttemptError('https_required', 'this URL must use https');
   }
 
-  let addresses: ResolvedAddress[];
-  const literal = isIP(hostname);
-  if (literal) addresses = [{ address: hostname, family: literal as 4 | 6 }];
-  else {
-    try {
-      const resolve = options.resolve ?? defaultResolve;
-      addresses = await resolve(hostname);
-    } catch (err) {
-      throw new AttemptError('dns', `could not resolve ${hostname}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    }
-    if (addresses.length === 0) throw new AttemptError('dns', `${hostname} has no addresses`);
+  if (literal) {
+    // An IP literal is its own address: judged once, when the URL was parsed.
+    if (!hostAllowed && literalReason) throw new AttemptError('ssrf_blocked', `${hostname} resolves to a non-public address (${literalReason})`);
+    return { url, hostname, port, address: { address: hostname, family: literal } };
   }
+  let addresses: ResolvedAddress[];
+  try {
+    const resolve = options.resolve ?? defaultResolve;
+    addresses = await resolve(hostname);
+  } catch (err) {
+    throw new AttemptError('dns', `could not resolve ${hostname}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  if (addresses.length === 0) throw new AttemptError('dns', `${hostname} has no addresses`);
   if (!hostAllowed) {
     // Every address must be public: a name with one private address among public ones could be steered there.
     for (const a of addresses) {
@@ -213,6 +264,48 @@ const defaultResolve: Resolver = async (hostname) =>
 /** POSTs one signed delivery and reports the outcome; never throws for network or receiver failures. */
 export async function deliver(request: DeliveryRequest, options: DeliveryOptions = {}): Promise<DeliveryAttemptResult> {
   const o = DeliveryOptions.parse(options);
+  if (o.signal?.aborted) return failedAt(performance.now(), 'aborted', 'aborted before sending');
+  return send(DeliveryRequest.parse(request), { ...o, ...allowList(o.allowHosts, o.allowCidrs) });
+}
+
+/** A request a Deliverer sends as given: its caller vouches for its shape (rows of the service's own database). */
+export type TrustedDeliveryRequest = z.output<typeof DeliveryRequest>;
+
+/** deliver() with options checked once, for many requests; requireHttps and the abort signal are per request. */
+export type Deliverer = (request: TrustedDeliveryRequest, call?: { requireHttps?: boolean; signal?: AbortSignal }) => Promise<DeliveryAttemptResult>;
+
+/**
+ * A deliver() for the worker: the options are parsed (and the allow list prepared) once, and requests are not
+ * validated again (the worker's come from its database; endpoint credentials are checked when decrypted), so an
+ * attempt costs the POST and its signature, not a schema check of each.
+ */
+export function createDeliverer(options: Omit<DeliveryOptions, 'signal' | 'requireHttps'> = {}): Deliverer {
+  const o = DeliveryOptions.parse(options);
+  const base = { ...o, ...allowList(o.allowHosts, o.allowCidrs) };
+  return (request, call = {}) => {
+    if (call.signal?.aborted) return Promise.resolve(failedAt(performance.now(), 'aborted', 'aborted before sending'));
+    return send(request, { ...base, requireHttps: call.requireHttps ?? false, signal: call.signal });
+  };
+}
+
+type SendOptions = z.output<typeof DeliveryOptions> & AllowList;
+
+function failedAt(started: number, code: DeliveryErrorCode, message: string): DeliveryAttemptResult {
+  return {
+    ok: false,
+    status: null,
+    response_headers: {},
+    response_body: '',
+    response_body_truncated: false,
+    remote_address: null,
+    location: null,
+    error: { code, message },
+    disable: false,
+    duration_ms: Math.round(performance.now() - started),
+  };
+}
+
+async function send(r: CheckedRequest, o: SendOptions): Promise<DeliveryAttemptResult> {
   const started = performance.now();
   const result = (partial: Partial<DeliveryAttemptResult>): DeliveryAttemptResult => ({
     ok: false,
@@ -229,10 +322,8 @@ export async function deliver(request: DeliveryRequest, options: DeliveryOptions
   });
   const failed = (code: DeliveryErrorCode, message: string) => result({ error: { code, message } });
 
-  if (o.signal?.aborted) return failed('aborted', 'aborted before sending');
-  const r = DeliveryRequest.parse(request);
   const body = typeof r.body === 'string' ? Buffer.from(r.body, 'utf8') : r.body;
-  const headers = deliveryHeaders(r, o.userAgent);
+  const headers = headerPairs(r, body, o.userAgent);
 
   // One deadline for the whole attempt, resolution included: a plain timer cleared at the end, so nothing of
   // an attempt (AbortSignal.timeout/any would) outlives it until garbage collection.
@@ -262,10 +353,10 @@ export async function deliver(request: DeliveryRequest, options: DeliveryOptions
 }
 
 async function attempt(
-  o: z.output<typeof DeliveryOptions>,
+  o: SendOptions,
   url: string,
   body: Buffer,
-  headers: Record<string, string>,
+  headers: Array<[string, string]>,
   signal: AbortSignal,
   stopReason: () => [DeliveryErrorCode, string],
   result: (partial: Partial<DeliveryAttemptResult>) => DeliveryAttemptResult,
@@ -273,7 +364,7 @@ async function attempt(
 ): Promise<DeliveryAttemptResult> {
   let target: Target;
   try {
-    target = await raceAbort(resolveTarget(url, o), signal);
+    target = await raceAbort(resolveChecked(url, o), signal);
   } catch (err) {
     if (err instanceof AttemptError) return failed(err.code, err.message);
     if (signal.aborted) return failed(...stopReason());
@@ -290,6 +381,11 @@ async function attempt(
   const isHttps = target.url.protocol === 'https:';
   const literal = isIP(target.hostname) !== 0;
   const pooled = o.keepAlive && !o.ca ? pooledAgent(isHttps, pinned, target.port, literal ? undefined : target.hostname) : undefined;
+  // Raw headers (name, value, …) go out as given, without Node checking each name and value again. They are ours
+  // (an endpoint's own header name and value were checked when it was saved), with Host, the name in the URL
+  // (and its port unless the scheme's default), first.
+  const rawHeaders = ['host', target.url.host];
+  for (const [name, value] of headers) rawHeaders.push(name, value);
   const first = await send(pooled);
   // A kept-alive socket the receiver closed in the meantime fails before any byte of an answer: try once more on a new one.
   if (first.reused && first.result.error?.code === 'connection' && first.result.status === null && !signal.aborted) return (await send(undefined)).result;
@@ -313,7 +409,7 @@ async function attempt(
         family: pinned.family,
         port: target.port,
         path: target.url.pathname + target.url.search,
-        headers, // Host comes from host:port, i.e. the name in the URL
+        headers: rawHeaders,
         lookup,
         // No socket that was connected for another resolution: either a fresh one or one pooled per pinned address.
         agent: agent ?? false,

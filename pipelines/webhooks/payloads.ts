@@ -44,6 +44,7 @@ export type ClientSubmissionData = z.infer<typeof ClientSubmissionData>;
 
 const AgentRef = z.object({ id: z.number().int(), name: z.string(), email: z.string() }).strict();
 const FileValue = z.object({ filename: z.string(), content_type: z.string(), url: link }).strict();
+const FileValues = z.array(FileValue);
 
 export const FormSubmissionData = z
   .object({
@@ -63,7 +64,7 @@ export const FormSubmissionData = z
   .strict()
   .superRefine((d, ctx) => {
     d.answers.forEach((a, i) => {
-      if (a.type === 'file_upload' && !z.array(FileValue).safeParse(a.value).success) {
+      if (a.type === 'file_upload' && !FileValues.safeParse(a.value).success) {
         ctx.addIssue({ code: 'custom', path: ['answers', i, 'value'], message: 'file_upload value is a list of { filename, content_type, url }' });
       }
     });
@@ -148,7 +149,12 @@ export function v1EventEnvelope(input: { event: V1EventName; data: unknown; id?:
 
 /** The exact bytes sent (and signed) for an envelope: compact JSON, UTF-8. */
 export function envelopeBody(envelope: TopicEnvelope | V1EventEnvelope): Buffer {
-  return Buffer.from(JSON.stringify(envelope), 'utf8');
+  return Buffer.from(envelopeJson(envelope), 'utf8');
+}
+
+/** envelopeBody as text (what a delivery row stores), without the round trip through a Buffer. */
+export function envelopeJson(envelope: TopicEnvelope | V1EventEnvelope): string {
+  return JSON.stringify(envelope);
 }
 
 // ---- de-duplication --------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 // Signatures of webhook deliveries: `x-signature` (SPEC §5) and the Standard Webhooks headers
 // (https://www.standardwebhooks.com/) so receivers can also reject replays by timestamp.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 export const SECRET_PREFIX = 'whsec_';
 /** Receivers should reject Standard Webhooks timestamps further than this from their clock. */
@@ -11,9 +11,24 @@ export function newSigningSecret(): string {
   return SECRET_PREFIX + randomBytes(32).toString('base64');
 }
 
+// The HMAC keys of recently used secrets, so signing a delivery does not convert (or base64-decode) its endpoint's
+// secret again. Bounded: cleared when it holds this many.
+const keyCache = new Map<string, { body: KeyObject; standard: KeyObject }>();
+const KEY_CACHE_SIZE = 1000;
+
+function signingKeys(secret: string): { body: KeyObject; standard: KeyObject } {
+  let keys = keyCache.get(secret);
+  if (!keys) {
+    keys = { body: createSecretKey(Buffer.from(secret, 'utf8')), standard: createSecretKey(standardWebhookKey(secret)) };
+    if (keyCache.size >= KEY_CACHE_SIZE) keyCache.clear();
+    keyCache.set(secret, keys);
+  }
+  return keys;
+}
+
 /** Lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the whole secret string as UTF-8 (`x-signature`). */
 export function signBody(secret: string, body: Buffer | string): string {
-  return createHmac('sha256', secret).update(body).digest('hex');
+  return createHmac('sha256', signingKeys(secret).body).update(body).digest('hex');
 }
 
 /** The Standard Webhooks HMAC key: the base64-decoded part after `whsec_`, or the UTF-8 bytes of any other secret. */
@@ -38,7 +53,7 @@ export function standardWebhookHeaders(input: { id: string; timestamp: number; b
 }
 
 function standardSignature(secret: string, id: string, timestamp: string, body: Buffer | string): string {
-  return createHmac('sha256', standardWebhookKey(secret)).update(`${id}.${timestamp}.`).update(body).digest('base64');
+  return createHmac('sha256', signingKeys(secret).standard).update(`${id}.${timestamp}.`).update(body).digest('base64');
 }
 
 /** Constant-time check of an `x-signature` header against the raw body (for receivers and tests). */
