@@ -45,19 +45,24 @@ export function joinDoubleReadWords(page: PageText): PageText {
       const cells = l.cells.filter((c) => !dropped.has(c)).map((c) => joined.get(c) ?? c);
       if (cells.length === l.cells.length && !l.cells.some((c) => joined.has(c))) return l;
       if (cells.length === 0) return undefined;
-      const x = Math.min(...cells.map((c) => c.x));
-      const y = Math.min(...cells.map((c) => c.y));
-      return {
-        text: cells.map((c) => c.text).join('  '),
-        x,
-        y,
-        w: Math.max(...cells.map((c) => c.x + c.w)) - x,
-        h: Math.max(...cells.map((c) => c.y + c.h)) - y,
-        cells,
-      };
+      return lineOf(cells);
     })
     .filter((l): l is Line => l !== undefined);
   // Blocks are built from the lines top to bottom.
   const blocks = buildBlocks([...lines].sort((a, b) => a.y - b.y || a.x - b.x));
   return { ...page, lines, blocks, text: lines.map((l) => l.text).join('\n') };
 }
+
+/** A line made of `cells`, its box the union of theirs and its text their texts joined as layout joins cells. */
+export const lineOf = (cells: Cell[]): Line => {
+  const x = Math.min(...cells.map((c) => c.x));
+  const y = Math.min(...cells.map((c) => c.y));
+  return {
+    text: cells.map((c) => c.text).join('  '),
+    x,
+    y,
+    w: Math.max(...cells.map((c) => c.x + c.w)) - x,
+    h: Math.max(...cells.map((c) => c.y + c.h)) - y,
+    cells,
+  };
+};

@@ -22,6 +22,7 @@ import {
 } from '../documents/index.ts';
 import { grayPixels, ocrImage, stackCrops } from '../documents/ocr.ts';
 import type { PageRegion } from './region_ocr.ts';
+import { lineOf } from './ocr_cells.ts';
 
 export type SuspectKind = 'hidden_line' | 'lost_lead' | 'amount_fragment';
 
@@ -118,19 +119,6 @@ export async function readRegionsOfImage(img: NormalisedImage, regions: PageRegi
   }
   return out;
 }
-
-const lineOf = (cells: Cell[]): Line => {
-  const x = Math.min(...cells.map((c) => c.x));
-  const y = Math.min(...cells.map((c) => c.y));
-  return {
-    text: cells.map((c) => c.text).join('  '),
-    x,
-    y,
-    w: Math.max(...cells.map((c) => c.x + c.w)) - x,
-    h: Math.max(...cells.map((c) => c.y + c.h)) - y,
-    cells,
-  };
-};
 
 const cellOf = (words: TextItem[]): Cell => {
   const ws = [...words].sort((a, b) => a.x - b.x);

@@ -291,23 +291,12 @@ export function createDeliverer(options: Omit<DeliveryOptions, 'signal' | 'requi
 type SendOptions = z.output<typeof DeliveryOptions> & AllowList;
 
 function failedAt(started: number, code: DeliveryErrorCode, message: string): DeliveryAttemptResult {
-  return {
-    ok: false,
-    status: null,
-    response_headers: {},
-    response_body: '',
-    response_body_truncated: false,
-    remote_address: null,
-    location: null,
-    error: { code, message },
-    disable: false,
-    duration_ms: Math.round(performance.now() - started),
-  };
+  return attemptResult(started, { error: { code, message } });
 }
 
-async function send(r: CheckedRequest, o: SendOptions): Promise<DeliveryAttemptResult> {
-  const started = performance.now();
-  const result = (partial: Partial<DeliveryAttemptResult>): DeliveryAttemptResult => ({
+/** An attempt's result: nothing received unless `partial` says so, and its duration since `started`. */
+function attemptResult(started: number, partial: Partial<DeliveryAttemptResult>): DeliveryAttemptResult {
+  return {
     ok: false,
     status: null,
     response_headers: {},
@@ -319,7 +308,12 @@ async function send(r: CheckedRequest, o: SendOptions): Promise<DeliveryAttemptR
     disable: false,
     ...partial,
     duration_ms: Math.round(performance.now() - started),
-  });
+  };
+}
+
+async function send(r: CheckedRequest, o: SendOptions): Promise<DeliveryAttemptResult> {
+  const started = performance.now();
+  const result = (partial: Partial<DeliveryAttemptResult>) => attemptResult(started, partial);
   const failed = (code: DeliveryErrorCode, message: string) => result({ error: { code, message } });
 
   const body = typeof r.body === 'string' ? Buffer.from(r.body, 'utf8') : r.body;
