@@ -41,28 +41,17 @@ function attempter(deps: TaskDeps): (d: DeliveryInBatchRow, signal: AbortSignal)
   // Options checked once; each attempt's request comes from the database (its credentials checked when opened).
   const send = createDeliverer({ timeoutMs: deps.cfg.WEBHOOK_TIMEOUT_MS, allowHosts, allowCidrs, keepAlive: true });
   // Decrypting (and checking credentials) is cheap but not free; deliveries to one endpoint share its secret.
-  const opened = new Map<string, { secret: string } | { auth: EndpointAuth }>();
-  const secretOf = (ciphertext: string) => {
-    let s = opened.get(ciphertext);
-    if (s === undefined) {
-      s = { secret: decryptSecret(deps.secretKey, ciphertext) };
+  const opened = new Map<string, unknown>();
+  const open = <T>(ciphertext: string, make: (plain: string) => T): T => {
+    if (!opened.has(ciphertext)) {
       if (opened.size > 1000) opened.clear();
-      opened.set(ciphertext, s);
+      opened.set(ciphertext, make(decryptSecret(deps.secretKey, ciphertext)));
     }
-    return (s as { secret: string }).secret;
-  };
-  const authOf = (ciphertext: string) => {
-    let s = opened.get(ciphertext);
-    if (s === undefined) {
-      s = { auth: EndpointAuth.parse(JSON.parse(decryptSecret(deps.secretKey, ciphertext))) };
-      if (opened.size > 1000) opened.clear();
-      opened.set(ciphertext, s);
-    }
-    return (s as { auth: EndpointAuth }).auth;
+    return opened.get(ciphertext) as T;
   };
   return async (d, signal) => {
-    const secret = secretOf(d.secret_ciphertext);
-    const auth = d.auth_ciphertext ? authOf(d.auth_ciphertext) : null;
+    const secret = open(d.secret_ciphertext, (plain) => plain);
+    const auth = d.auth_ciphertext ? open(d.auth_ciphertext, (plain) => EndpointAuth.parse(JSON.parse(plain))) : null;
     const startedAt = new Date();
     const result: DeliveryAttemptResult = await send(
       { url: d.url, body: d.body, secret, webhookId: d.message_id, auth },

@@ -72,7 +72,7 @@ export async function createEventDeliveries(
 // deliveries go as a literal, quoted as pg.escapeLiteral quotes it). Each round trip is a write and a wake-up of the backend and of the
 // worker, about as costly as the statement on a small batch.
 
-/** Begin a transaction and read (locking) the oldest waiting events with their targets, as fanOutWaiting does. */
+/** Begin a transaction and read (locking) the oldest waiting events of any agency with their targets (other pollers skip them). */
 export async function beginFanOutWaiting(db: Client, limit: number): Promise<FanOutPlanRow[]> {
   const n = Math.max(0, Math.floor(limit));
   const results = (await db.query(`begin; select * from app_private.fan_out_waiting(${n})`)) as unknown as pg.QueryResult<FanOutPlanRow>[];

@@ -608,6 +608,42 @@ export function stackCrops(
   return { img: { pgm: Buffer.concat([header, out]), width, height, ptPerPx: 1 }, placed };
 }
 
+/**
+ * Boxes of the page image (pixels, clamped to the image) cut out, stacked and read in one engine call (psm 6, no
+ * second reading); each box's words, in page points. `prepare` may change a cut-out's pixels before it is read
+ * (whiten words the page already has).
+ */
+export async function readPixelBoxes(
+  img: NormalisedImage,
+  boxes: { x0: number; y0: number; x1: number; y1: number }[],
+  options: OcrOptions,
+  prepare?: (crop: Crop) => void,
+): Promise<TextItem[][]> {
+  if (boxes.length === 0) return [];
+  const px = grayPixels(img);
+  const crops = boxes.map((b) => {
+    const x0 = Math.max(0, Math.floor(b.x0));
+    const y0 = Math.max(0, Math.floor(b.y0));
+    const w = Math.max(1, Math.min(img.width, Math.ceil(b.x1)) - x0);
+    const h = Math.max(1, Math.min(img.height, Math.ceil(b.y1)) - y0);
+    const data = new Uint8Array(w * h).fill(255);
+    for (let y = 0; y < h && y0 + y < img.height; y++) data.set(px.subarray((y0 + y) * img.width + x0, (y0 + y) * img.width + x0 + w), y * w);
+    const crop = { data, w, h, x0, y0 };
+    prepare?.(crop);
+    return crop;
+  });
+  const { img: strip, placed } = stackCrops(crops, 24, 24);
+  const read = await ocrImage(strip, { ...options, psm: 6, reread: false });
+  const s = img.ptPerPx;
+  const out: TextItem[][] = boxes.map(() => []);
+  for (const w of read.words) {
+    const mid = w.y + w.h / 2;
+    const k = placed.findIndex((p) => mid >= p.top && mid < p.bottom);
+    if (k >= 0) out[k].push({ ...w, x: (w.x + placed[k].dx) * s, y: (w.y + placed[k].dy) * s, w: w.w * s, h: w.h * s });
+  }
+  return out;
+}
+
 /** Whiten columns and rows of a small gray cut-out that are inked through nearly all of it (rules, not glyphs). */
 function whitenRules(data: Uint8Array, w: number, h: number, ink = 150) {
   const cols: number[] = [];

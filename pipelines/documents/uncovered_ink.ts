@@ -4,7 +4,7 @@
 // full-page reading gives a "§" at 0.59 and nothing else). What is still inked on the page after the merge,
 // text-high and not a rule, is cut out, stacked in one strip image and read once more as plain lines of text.
 import type { TextItem } from './layout.ts';
-import { grayPixels, ocrImage, stackCrops, type NormalisedImage, type OcrOptions } from './ocr.ts';
+import { grayPixels, readPixelBoxes, type Crop, type NormalisedImage, type OcrOptions } from './ocr.ts';
 
 /** Side of the grid cells ink is looked for in, in pixels. */
 const CELL = 4;
@@ -115,20 +115,14 @@ export function uncoveredRegions(img: NormalisedImage, items: TextItem[]): PxBox
 export async function readUncoveredInk(img: NormalisedImage, items: TextItem[], options: OcrOptions): Promise<TextItem[]> {
   const regions = uncoveredRegions(img, items);
   if (regions.length === 0) return [];
-  const px = grayPixels(img);
   const s = img.ptPerPx;
   const covered = items.map((w) => ({ x0: w.x / s, y0: w.y / s, x1: (w.x + w.w) / s, y1: (w.y + w.h) / s }));
-  const crops = regions.map((r) => {
+  const boxes = regions.map((r) => {
     const pad = Math.round((r.y1 - r.y0) * 0.4);
-    const x0 = Math.max(0, r.x0 - pad);
-    const y0 = Math.max(0, r.y0 - pad);
-    const x1 = Math.min(img.width, r.x1 + pad);
-    const y1 = Math.min(img.height, r.y1 + pad);
-    const w = x1 - x0;
-    const h = y1 - y0;
-    const data = new Uint8Array(w * h);
-    for (let y = 0; y < h; y++) data.set(px.subarray((y0 + y) * img.width + x0, (y0 + y) * img.width + x1), y * w);
-    // Words the page already has, reaching into the cut-out, are not read twice.
+    return { x0: r.x0 - pad, y0: r.y0 - pad, x1: r.x1 + pad, y1: r.y1 + pad };
+  });
+  // Words the page already has, reaching into a cut-out, are not read twice.
+  const whitenCovered = ({ data, w, h, x0, y0 }: Crop) => {
     for (const c of covered) {
       const cx0 = Math.max(0, Math.floor(c.x0) - x0);
       const cy0 = Math.max(0, Math.floor(c.y0) - y0);
@@ -136,17 +130,11 @@ export async function readUncoveredInk(img: NormalisedImage, items: TextItem[], 
       const cy1 = Math.min(h, Math.ceil(c.y1) - y0);
       for (let y = cy0; y < cy1; y++) if (cx1 > cx0) data.fill(255, y * w + cx0, y * w + cx1);
     }
-    return { data, w, h, x0, y0 };
-  });
-  const { img: strip, placed: slots } = stackCrops(crops, 24, 24);
-  const read = await ocrImage(strip, { ...options, psm: 6, reread: false });
+  };
   const found: TextItem[] = [];
-  for (const w of read.words) {
+  for (const w of (await readPixelBoxes(img, boxes, options, whitenCovered)).flat()) {
     if ((w.conf ?? 0) < UNCOVERED_MIN_CONF || !/[A-Za-z0-9$]/.test(w.text)) continue;
-    const mid = w.y + w.h / 2;
-    const slot = slots.find((sl) => mid >= sl.top && mid < sl.bottom);
-    if (!slot) continue;
-    const b = { text: w.text, x: (w.x + slot.dx) * s, y: (w.y + slot.dy) * s, w: w.w * s, h: w.h * s, conf: w.conf, source: w.source };
+    const b = { text: w.text, x: w.x, y: w.y, w: w.w, h: w.h, conf: w.conf, source: w.source };
     if (items.some((t) => t.x < b.x + b.w && b.x < t.x + t.w && t.y < b.y + b.h && b.y < t.y + t.h)) continue;
     found.push(b);
   }

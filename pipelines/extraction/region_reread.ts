@@ -20,7 +20,7 @@ import {
   type Cell,
   type NormalisedImage,
 } from '../documents/index.ts';
-import { grayPixels, ocrImage, stackCrops } from '../documents/ocr.ts';
+import { readPixelBoxes } from '../documents/ocr.ts';
 import type { PageRegion } from './region_ocr.ts';
 import { lineOf } from './ocr_cells.ts';
 
@@ -95,29 +95,9 @@ export function suspectRegions(page: PageText): Suspect[] {
 export async function readRegionsOfImage(img: NormalisedImage, regions: PageRegion[], options: ReadOptions = {}): Promise<TextItem[][]> {
   const o = readOptionsSchema.parse(options);
   if (o.ocr === false || regions.length === 0) return regions.map(() => []);
-  const px = grayPixels(img);
   const s = img.ptPerPx;
-  const crops = regions.map((r) => {
-    const x0 = Math.max(0, Math.floor(r.x / s));
-    const y0 = Math.max(0, Math.floor(r.y / s));
-    const x1 = Math.min(img.width, Math.ceil((r.x + r.w) / s));
-    const y1 = Math.min(img.height, Math.ceil((r.y + r.h) / s));
-    const w = Math.max(1, x1 - x0);
-    const h = Math.max(1, y1 - y0);
-    const data = new Uint8Array(w * h).fill(255);
-    for (let y = 0; y < h && y0 + y < img.height; y++) data.set(px.subarray((y0 + y) * img.width + x0, (y0 + y) * img.width + x0 + w), y * w);
-    return { data, w, h, x0, y0 };
-  });
-  const { img: strip, placed } = stackCrops(crops, 24, 24);
-  const read = await ocrImage(strip, { ...o.ocr, psm: 6, reread: false });
-  const out: TextItem[][] = regions.map(() => []);
-  for (const w of read.words) {
-    const mid = w.y + w.h / 2;
-    const k = placed.findIndex((p) => mid >= p.top && mid < p.bottom);
-    if (k < 0) continue;
-    out[k].push({ ...w, x: (w.x + placed[k].dx) * s, y: (w.y + placed[k].dy) * s, w: w.w * s, h: w.h * s });
-  }
-  return out;
+  const boxes = regions.map((r) => ({ x0: r.x / s, y0: r.y / s, x1: (r.x + r.w) / s, y1: (r.y + r.h) / s }));
+  return readPixelBoxes(img, boxes, o.ocr);
 }
 
 const cellOf = (words: TextItem[]): Cell => {

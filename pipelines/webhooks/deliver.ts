@@ -265,7 +265,7 @@ const defaultResolve: Resolver = async (hostname) =>
 export async function deliver(request: DeliveryRequest, options: DeliveryOptions = {}): Promise<DeliveryAttemptResult> {
   const o = DeliveryOptions.parse(options);
   if (o.signal?.aborted) return failedAt(performance.now(), 'aborted', 'aborted before sending');
-  return send(DeliveryRequest.parse(request), { ...o, ...allowList(o.allowHosts, o.allowCidrs) });
+  return sendChecked(DeliveryRequest.parse(request), { ...o, ...allowList(o.allowHosts, o.allowCidrs) });
 }
 
 /** A request a Deliverer sends as given: its caller vouches for its shape (rows of the service's own database). */
@@ -284,7 +284,7 @@ export function createDeliverer(options: Omit<DeliveryOptions, 'signal' | 'requi
   const base = { ...o, ...allowList(o.allowHosts, o.allowCidrs) };
   return (request, call = {}) => {
     if (call.signal?.aborted) return Promise.resolve(failedAt(performance.now(), 'aborted', 'aborted before sending'));
-    return send(request, { ...base, requireHttps: call.requireHttps ?? false, signal: call.signal });
+    return sendChecked(request, { ...base, requireHttps: call.requireHttps ?? false, signal: call.signal });
   };
 }
 
@@ -311,7 +311,7 @@ function attemptResult(started: number, partial: Partial<DeliveryAttemptResult>)
   };
 }
 
-async function send(r: CheckedRequest, o: SendOptions): Promise<DeliveryAttemptResult> {
+async function sendChecked(r: CheckedRequest, o: SendOptions): Promise<DeliveryAttemptResult> {
   const started = performance.now();
   const result = (partial: Partial<DeliveryAttemptResult>) => attemptResult(started, partial);
   const failed = (code: DeliveryErrorCode, message: string) => result({ error: { code, message } });
