@@ -330,6 +330,17 @@ export async function runOcr(): Promise<void> {
     for (const t of times) free[free[0] <= free[1] ? 0 : 1] += t;
     return times.reduce((a, b) => a + b, 0) / Math.max(...free);
   };
+  // The peer: the native command on the same pages, one process at a time and two at once. Two cores of this
+  // machine do not give two cores' worth of OCR to anyone (shared caches and memory bandwidth): what native
+  // tesseract gets from the second core is the bar the workers' 2/1 is read against.
+  const nativeThroughput = async (n: number) => {
+    const c0 = childCpu();
+    const t0 = performance.now();
+    await parallel(pages8, n, (img) => ocrImage(img, cli));
+    const wall = secs(t0);
+    return { rate: pages8.length / wall, cpuPerPage: (childCpu() - c0) / pages8.length };
+  };
+  const nat: { one: { rate: number; cpuPerPage: number }; two: { rate: number; cpuPerPage: number } }[] = [];
   const tp1: ReturnType<typeof throughput> extends Promise<infer T> ? T[] : never = [];
   const tp2: typeof tp1 = [];
   const scale: number[] = [];
@@ -347,6 +358,7 @@ export async function runOcr(): Promise<void> {
     cpuScale.push((2 * tp1[r].cpuPerPage) / tp2[r].cpuPerPage);
     base = new Set(threadCpu().keys());
     await ocrImage(images[0], one);
+    if (haveTesseract) nat.push({ one: await nativeThroughput(1), two: await nativeThroughput(2) });
   }
   const m = (xs: typeof tp1, k: 'rate' | 'cpuPerPage' | 'busy' | 'others') => med(xs.map((x) => x[k]));
   console.log(
@@ -358,6 +370,17 @@ export async function runOcr(): Promise<void> {
       `ocr throughput, CPU: ${f2(m(tp1, 'cpuPerPage'))} s/page with 1 worker, ${f2(m(tp2, 'cpuPerPage'))} with 2 — 2/1 with a free core per worker = ${f2(med(cpuScale))} (runs ${runs(cpuScale)}); ` +
         `cores busy with OCR: 1 worker ${f2(m(tp1, 'busy'))}, 2 workers ${f2(m(tp2, 'busy'))}; cores the rest of the machine used meanwhile: ${f2(m(tp1, 'others'))} and ${f2(m(tp2, 'others'))}`,
     );
+  if (nat.length) {
+    const natScale = nat.map((x) => x.two.rate / x.one.rate);
+    const natCpu = nat.map((x) => x.two.cpuPerPage / x.one.cpuPerPage);
+    const jsCpuRise = tp1.map((x, k) => tp2[k].cpuPerPage / x.cpuPerPage);
+    const against = scale.map((x, k) => x / natScale[k]);
+    console.log(
+      `peer: native tesseract on the same ${pages8.length} pages, 1 process at a time vs 2 at once: 2/1 = ${f2(med(natScale))} (runs ${runs(natScale)}); ` +
+        `CPU per page ×${f2(med(natCpu))} with two at once (runs ${runs(natCpu)}), tesseract.js workers ×${f2(med(jsCpuRise))} (runs ${runs(jsCpuRise)}); ` +
+        `tesseract.js 2/1 against native 2/1 = ${f2(med(against))} (runs ${runs(against)}); load ${load()}`,
+    );
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();
