@@ -9,6 +9,19 @@ import { repairTextItems, runsWordsTogether, textRepairs, type TextRepair } from
 import { mayHideText, hiddenItems, unreadable, type PdfOps } from './invisible.ts';
 import { mayDrawText, uncoveredInk, hasMissingText, keepTextImages, MIN_UNCOVERED_IMAGES, type InkOps, type ImagePixels } from './missing_text.ts';
 
+// pdf-lib (which reads a scan's stored JPEG, embeddedJpeg below) reports each damaged object of a broken PDF with
+// console.warn and skips it. In the service those lines would land as plain text on stderr beside the JSON log,
+// once per damaged object of every upload; pdf.js reads such files on its own terms (its own warnings are off,
+// verbosity 0), so in the PDF worker thread pdf-lib's parser notes are dropped and every other warning kept.
+const PDF_LIB_PARSER_NOTE = /^(Trying to parse invalid object|Invalid object ref|Removing parsed object|Parsed number that is too large)/;
+if (parentPort) {
+  const warn = console.warn.bind(console);
+  console.warn = (...args: unknown[]) => {
+    if (typeof args[0] === 'string' && PDF_LIB_PARSER_NOTE.test(args[0])) return;
+    warn(...args);
+  };
+}
+
 const require = createRequire(import.meta.url);
 const pdfjsDir = path.dirname(require.resolve('pdfjs-dist/package.json'));
 const standardFontDataUrl = path.join(pdfjsDir, 'standard_fonts') + path.sep;
