@@ -90,6 +90,14 @@ export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: numbe
       firstText += ` ${c.text}`;
       prev = c;
     }
+    // A name line that runs on into the address ("Source,Inc. 8 Three" over "Cho Rd. Suite 14"): the name ends at
+    // its business suffix, and what follows, a street number and words, starts the address.
+    let addressLead: string | undefined;
+    const runOn = NAME_THEN_STREET.exec(firstText);
+    if (runOn && !COMPANY_END.test(runOn[2])) {
+      firstText = runOn[1];
+      addressLead = runOn[2];
+    }
     const nameParts = [firstText];
     // A name printed on two lines continues on the next line when that line is not an address.
     const next = texts[1];
@@ -106,7 +114,8 @@ export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: numbe
         !FORM_LABEL.test(nc.text) &&
         !/,\s*[A-Z]{2}\b/.test(nc.text) &&
         !/:|\bp\.?\s*o\.?\s*box\b|\b\d+\s+[A-Za-z]+\s+(st|street|ave|avenue|rd|road|dr|drive|blvd|ln|lane|way|ct|pkwy|hwy)\b/i.test(nc.text) &&
-        !/\b(inc|llc|l\.l\.c|ltd|corp|corporation|company|co|lp|llp)\.?$/i.test(firstText.trim()) &&
+        !COMPANY_END.test(firstText.trim()) &&
+        !addressLead &&
         nc.text.length > 2
       )
         nameParts.push(nc.text);
@@ -114,10 +123,20 @@ export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: numbe
     const name = cleanValue(nameParts.join(' ').replace(/\s+(?=[,.])/g, ''));
     if (!name || BOX_LABEL.test(name)) continue;
     const lines = texts.map((r) => r.cells.map((c) => c.text).join(' '));
+    if (addressLead) {
+      // The street continues on the next line unless that line is the city, state and ZIP.
+      const cont = lines[1] !== undefined && !/^\d/.test(lines[1]) && !isCityStateZip(lines[1]);
+      lines.splice(0, cont ? 2 : 1, firstText, cont ? `${addressLead} ${lines[1]}` : addressLead);
+    }
     return { name, lines, cell: first, text: [lab.text, ...lines].slice(0, 5).join('\n') };
   }
   return undefined;
 }
+
+/** A name's last word is a business suffix. */
+const COMPANY_END = /\b(inc|llc|l\.l\.c|ltd|corp|corporation|company|co|lp|llp)\.?$/i;
+/** A company name ending in its suffix, then a street number and words on the same line. */
+const NAME_THEN_STREET = /^(.*?\b(?:inc|llc|l\.l\.c|ltd|corp|corporation|company|co|lp|llp)\.?),?\s+(\d+[A-Za-z]?\s+[A-Za-z].*)$/i;
 
 /** The x-centre of a header word (e.g. "SUBR" inside a "ADDL SUBR" cell), estimated from its character offset. */
 function wordCentre(cell: Cell, word: RegExp): number | undefined {
