@@ -167,7 +167,7 @@ export const COLUMN_EDGE_LINES = 3;
 
 /**
  * Text-layer words that start a column set closer to the previous one than a cell gap: on COLUMN_EDGE_LINES
- * consecutive lines or more, a gap wider than a word space (0.6 of the text's height) before words that start at
+ * consecutive lines or more, a gap wider than a word space (0.75 of the text's height; a fixed-pitch font's space is 0.6) before words that start at
  * the same x (within 1 pt). A right-aligned amount column beside a left-aligned "Mailing address" column, 9 pt
  * apart, is two columns, not one cell "107.58 Lexington KY 43647"; a justified paragraph's wide spaces do not
  * line up from line to line.
@@ -176,7 +176,7 @@ export function columnEdges(rows: TextItem[][]): Set<TextItem> {
   const starts = rows.map((row) => {
     const ws = [...row].sort((a, b) => a.x - b.x);
     const h = median(ws.map((i) => i.h));
-    return ws.filter((it, k) => k > 0 && it.x - (ws[k - 1].x + ws[k - 1].w) >= 0.6 * h);
+    return ws.filter((it, k) => k > 0 && it.x - (ws[k - 1].x + ws[k - 1].w) >= 0.75 * h);
   });
   const edges = new Set<TextItem>();
   for (let r = 0; r < rows.length; r++)

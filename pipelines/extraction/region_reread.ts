@@ -6,7 +6,10 @@
 // - amount_fragment: a limit read as a piece of an amount (",000," for "$ 1,000,000");
 // - weak_words: words the engine found but read with so little confidence that the layout left them out (see
 //   PageText.weak: "Source,Inc." at 0.00 on a 144-ppi image, so the line's next words, an address, came first);
-//   their place is read at twice the size, another look for the engine, and kept only when read confidently.
+//   their place is read at twice the size, another look for the engine, and kept only when read confidently;
+// - digit_count: a number whose width does not fit its count of digits, at the digit width of the confident numbers
+//   of its column ("60839060", 8 digits in the width of the 7-digit "6089057" above it: a digit read twice); read
+//   at twice the size, kept when read confidently with a count of digits that fits its width.
 // Each place is cut out of the page image and all of a page's cut-outs are read in one engine call; what they give
 // is merged back only when it is better than what the page had (more lines of text, a first word, a whole amount).
 // Text-layer pages (also those OCR completed) are never touched; a page without such a place is not rendered again.
@@ -27,13 +30,15 @@ import { readPixelBoxes } from '../documents/ocr.ts';
 import type { PageRegion } from './region_ocr.ts';
 import { lineOf } from './ocr_cells.ts';
 
-export type SuspectKind = 'hidden_line' | 'lost_lead' | 'amount_fragment' | 'weak_words';
+export type SuspectKind = 'hidden_line' | 'lost_lead' | 'amount_fragment' | 'weak_words' | 'digit_count';
 
 export interface Suspect {
   kind: SuspectKind;
   region: PageRegion;
   /** Read at this size (2 = twice as large); 1 when absent. */
   scale?: number;
+  /** digit_count: the width of one digit in the cell's column. */
+  digitWidth?: number;
   /** The cell the place is about (the tall cell, the line's first cell, the fragment). */
   cell: Cell;
   line: Line;
@@ -95,6 +100,16 @@ export function suspectRegions(page: PageText): Suspect[] {
     const taken = all.some(({ cell: o }) => o !== f && vOverlap(o, f) > 0.3 * f.h && o.x < gap.x + gap.w && o.x + o.w > gap.x);
     if (!taken) out.push({ kind: 'lost_lead', cell: f, line, region: { page: page.page, ...gap } });
   }
+  // digit_count: a one-number cell of 4+ digits, not confident, whose width is a digit off its count of digits.
+  const numbers = all.filter(({ cell: c }) => c.source === 'ocr' && /^\d{4,}$/.test(c.text.trim()));
+  for (const { cell: c, line } of numbers) {
+    if (c.conf >= DIGIT_COUNT_BELOW) continue;
+    const adv = digitWidth(
+      numbers.map((n) => n.cell).filter((o) => o !== c && o.conf >= 0.9 && Math.min(o.x + o.w, c.x + c.w) - Math.max(o.x, c.x) >= 0.5 * Math.min(o.w, c.w)),
+    );
+    if (!adv || Math.abs(c.w / adv - c.text.trim().length) < 0.6) continue;
+    out.push({ kind: 'digit_count', cell: c, line, scale: 2, digitWidth: adv, region: { page: page.page, x: c.x - 3, y: c.y - 2, w: c.w + 6, h: c.h + 4 } });
+  }
   // weak_words: runs of words left out for low confidence, side by side on a row, with 3 letters or more.
   for (const run of weakRuns(page.weak ?? [])) {
     const cell = cellOf(run);
@@ -114,6 +129,15 @@ export function suspectRegions(page: PageText): Suspect[] {
     out.push({ kind: 'weak_words', cell, line, scale: 2, region: { page: page.page, x: x0 - 2, y: y0 - pad, w: x1 - x0 + 4, h: y1 - y0 + 2 * pad } });
   }
   return out.slice(0, MAX_SUSPECTS);
+}
+
+/** A number cell below this confidence may be read again when its width does not fit its digits. */
+export const DIGIT_COUNT_BELOW = 0.85;
+
+/** The width of one digit, from one-number cells of a column (the median per-digit width), or 0 with fewer than 2. */
+export function digitWidth(cells: Cell[]): number {
+  if (cells.length < 2) return 0;
+  return median(cells.map((c) => c.w / c.text.trim().length));
 }
 
 /** Weak words (see PageText.weak) in runs: on one row, less than a word-gap and a half apart. */
@@ -209,6 +233,19 @@ export function mergeRereads(page: PageText, suspects: Suspect[], words: TextIte
           ? [{ ...s.cell, text: `${c.text} ${s.cell.text.trim()}`, x: c.x, w: s.cell.x + s.cell.w - c.x, conf: Math.min(c.conf, s.cell.conf) }]
           : [c, s.cell],
       );
+    } else if (s.kind === 'digit_count') {
+      // Kept only when read confidently as one number, a digit more or fewer, whose count fits the cell's width
+      // (at the column's digit width) better than the first reading's.
+      const had = s.cell.text.trim().length;
+      const digits = got.filter((w) => /^\d{4,}$/.test(w.text.trim()) && (w.conf ?? 0) >= DIGIT_COUNT_BELOW);
+      if (digits.length !== 1 || !s.digitWidth) return;
+      const n = digits[0].text.trim().length;
+      const fit = s.cell.w / s.digitWidth;
+      if (Math.abs(n - had) !== 1 || Math.abs(fit - n) >= Math.abs(fit - had)) return;
+      // The other digits stay as first read: only the digit read twice goes (or a lost one comes back).
+      const [long, short] = n > had ? [digits[0].text.trim(), s.cell.text.trim()] : [s.cell.text.trim(), digits[0].text.trim()];
+      if (![...long].some((_, i) => long.slice(0, i) + long.slice(i + 1) === short)) return;
+      replace.set(s.cell, [{ ...s.cell, text: digits[0].text.trim(), conf: digits[0].conf ?? s.cell.conf }]);
     } else if (s.kind === 'weak_words') {
       // Words of the page's own cells that the cut-out reached into are not added twice.
       const fresh = got.filter((w) => /[A-Za-z0-9]{2}/.test(w.text) && !page.lines.some((l) => l.cells.some((c) => overlap(c, w) >= 0.5 * w.w * w.h)));

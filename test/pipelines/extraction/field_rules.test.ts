@@ -808,11 +808,24 @@ test("layout: a wide gap before words starting at one x on three lines in a row 
     1,
     612,
     792,
-    [w(36, 100, 'coverage'), w(77.6, 100, 'applies'), w(36, 112, 'to'), w(51.4, 112, 'each'), w(36, 124, 'insured'), w(72.4, 124, 'person')],
+    [w(36, 100, 'coverage'), w(77.6, 100, 'applies'), w(36, 112, 'to'), w(53.4, 112, 'each'), w(36, 124, 'insured'), w(74.4, 124, 'person')],
     'text',
   );
   t.deepEqual(
     para.lines.map((l) => l.cells.length),
+    [1, 1, 1],
+  );
+  // A fixed-pitch font's one space (0.6 of the height) between a form number and its edition: not a column edge.
+  const mono = (x: number, y: number, text: string): TextItem => ({ text, x, y, w: text.length * 6, h: 10, source: 'text' });
+  const forms = layoutPage(
+    1,
+    612,
+    792,
+    [100, 112, 124].flatMap((y) => [mono(41.8, y, 'BP1405'), mono(83.8, y, '07-13')]),
+    'text',
+  );
+  t.deepEqual(
+    forms.lines.map((l) => l.cells.length),
     [1, 1, 1],
   );
   // Three lines: a column.

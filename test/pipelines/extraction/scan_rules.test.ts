@@ -282,3 +282,35 @@ test('a name line that runs on into the street ("Acme, Inc. 8 Three" over "Oak R
   t.is(holder('Route 9 Diner LLC')[0], 'Route 9 Diner LLC');
   t.is(holder('Acme Co. 3 Holdings LLC')[0], 'Acme Co. 3 Holdings LLC');
 });
+
+test('digit count: a number a digit wider than its width allows is read again at twice the size; only a dropped digit is taken', (t) => {
+  // A policy-number column: two confident 7-digit numbers 23.8 pt wide, and an 8-digit reading in the same width.
+  const item = (y: number, text: string, conf: number, w = 23.8): TextItem => ({ text, x: 261.5, y, w, h: 5, source: 'ocr', conf, line: y });
+  const build = (third: TextItem) =>
+    layoutPage(1, 612, 792, [item(288, '6021457', 0.96), item(351, '5310982', 0.93), third, { ...item(429, 'CLAIMS-MADE', 0.95), x: 60, w: 40 }], 'ocr');
+  const p = build(item(429, '40718263', 0.76, 24));
+  const s = suspectRegions(p).filter((x) => x.kind === 'digit_count');
+  t.deepEqual(
+    s.map((x) => [x.cell.text, x.scale]),
+    [['40718263', 2]],
+  );
+  const w = (text: string, conf: number): TextItem => ({ text, x: 261.6, y: 429.2, w: 23.9, h: 5, source: 'ocr', conf });
+  const merged = mergeRereads(p, s, [[w('4071263', 0.92)]]);
+  t.true(
+    merged?.lines.some((l) => l.text === 'CLAIMS-MADE  4071263'),
+    merged?.text,
+  );
+  // Not taken: another digit changed too, a weak reading, the same count again.
+  t.is(mergeRereads(p, s, [[w('5071263', 0.96)]]), undefined);
+  t.is(mergeRereads(p, s, [[w('4071263', 0.7)]]), undefined);
+  t.is(mergeRereads(p, s, [[w('40718263', 0.95)]]), undefined);
+  // Not a place: a confident reading, or a width that fits its digits.
+  t.deepEqual(
+    suspectRegions(build(item(429, '40718263', 0.9, 24))).filter((x) => x.kind === 'digit_count'),
+    [],
+  );
+  t.deepEqual(
+    suspectRegions(build(item(429, '40718263', 0.76, 27.2))).filter((x) => x.kind === 'digit_count'),
+    [],
+  );
+});
