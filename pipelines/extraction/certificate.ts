@@ -133,6 +133,22 @@ export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: numbe
   return undefined;
 }
 
+/** An answer in a Y/N column: Y, N, X, N/A, YES, NO (a scan's box border around it taken off first). */
+const ANSWER_MARK = /^(Y|N|X|N\s*\/\s*A|YES|NO)$/i;
+const bareMark = (t: string) => t.trim().replace(/^[[|(]+|[\]|)]+$/g, '');
+/**
+ * A cell of answers only, read into one ("[N] N/A": a Y/N box of the type column, then the ADDL INSD column's
+ * printed N/A, a word-gap apart), is one mark per answer, each placed by its characters' share of the cell's width.
+ * Any other cell is itself.
+ */
+export function markCells(c: Cell): Cell[] {
+  const text = c.text.trim().replace(/\bN\s*\/\s*A\b/gi, 'N/A');
+  const toks = [...text.matchAll(/\S+/g)];
+  if (toks.length < 2 || !toks.every((m) => ANSWER_MARK.test(bareMark(m[0])))) return [c];
+  const per = c.w / text.length;
+  return toks.map((m) => ({ ...c, text: m[0], x: c.x + per * m.index, w: per * m[0].length }));
+}
+
 /** A name's last word is a business suffix. */
 const COMPANY_END = /\b(inc|llc|l\.l\.c|ltd|corp|corporation|company|co|lp|llp)\.?$/i;
 /** A company name ending in its suffix, then a street number and words on the same line. */
@@ -521,8 +537,8 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
     emit({ pointer: `${p}/el_each_accident`, value: isWc ? (amountAfter(/e\.?\s?l\.?\s*each\s+acc\s?i?\s?dent/i) ?? null) : null, ...base });
     // ADDL INSD / SUBR WVD: the mark nearest each column's header word on the policy row (Y or X: yes; N or blank: no; N/A: not asked).
     // A scan reads the box's border into the mark ("N/A|", "[N]"): the border is not part of it.
-    const markText = (c: { text: string }) => c.text.trim().replace(/^[[|(]+|[\]|)]+$/g, '');
-    const marks = (band ? bandLines : [row]).flatMap((l) => l.cells).filter((c) => /^(Y|N|X|N\s*\/\s*A|YES|NO)$/i.test(markText(c)));
+    const markText = (c: { text: string }) => bareMark(c.text);
+    const marks = (band ? bandLines : [row]).flatMap((l) => l.cells.flatMap(markCells)).filter((c) => ANSWER_MARK.test(markText(c)));
     const flag = (x: number | undefined, other: number | undefined) => {
       if (x === undefined) return null;
       const near = marks.filter((c) => {

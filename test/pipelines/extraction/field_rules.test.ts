@@ -845,3 +845,42 @@ test("layout: a wide gap before words starting at one x on three lines in a row 
     ],
   );
 });
+
+test('certificate WC row of a scan: the Y/N box of the type column and the ADDL INSD answer read into one cell are two marks', (t) => {
+  const header: [number, number, string][] = [
+    [128, 31, 'CERTIFICATE OF LIABILITY INSURANCE'],
+    [20, 313, 'INSR'],
+    [300, 313, 'POLICY EFF'],
+    [363, 313, 'POLICY EXP'],
+    [21, 320, 'LTR'],
+    [40, 320, 'TYPE OF INSURANCE'],
+    [124, 320, 'INSD'],
+    [152, 320, 'WVD'],
+    [202, 320, 'POLICY NUMBER'],
+    [298, 320, '(MM/DD/YYYY) (MM/DD/YYYY)'],
+    [470, 320, 'LIMITS'],
+  ];
+  const wc = (answers: string) =>
+    page([
+      ...header,
+      [40, 420, "WORKERS COMPENSATION AND EMPLOYERS' LIABILITY"],
+      [25, 432, 'B'],
+      [40, 432, 'EXCLUDED?'],
+      // "[N]" answers the type column's question; the ADDL INSD box right of it a word-gap away.
+      [104, 432, answers],
+      [180, 432, 'WCX4417002'],
+      [305, 432, '03/15/2024'],
+      [368, 432, '03/15/2025'],
+      [430, 432, 'E.L. EACH ACCIDENT'],
+      [520, 432, '$ 500,000'],
+    ]);
+  const addl = (p: PageText) => {
+    const r = first(collect((e) => extractCertificate([p], e)));
+    const k = Object.keys(r).find((x) => /coverages\/\d+\/type$/.test(x) && r[x] === 'workers_compensation')!;
+    return r[k.replace(/type$/, 'additional_insured')];
+  };
+  t.is(addl(wc('[N] N/A')), null, 'N/A: not asked');
+  t.is(addl(wc('[N] Y')), true);
+  // A cell with other words is not split into marks.
+  t.is(addl(wc('[N] Note')), false);
+});
