@@ -131,6 +131,9 @@ export function suspectRegions(page: PageText): Suspect[] {
   return out.slice(0, MAX_SUSPECTS);
 }
 
+/** A word the first reading could not read counts, read again, only with this confidence. */
+export const WEAK_REREAD_MIN_CONF = 0.8;
+
 /** A number cell below this confidence may be read again when its width does not fit its digits. */
 export const DIGIT_COUNT_BELOW = 0.85;
 
@@ -248,7 +251,12 @@ export function mergeRereads(page: PageText, suspects: Suspect[], words: TextIte
       replace.set(s.cell, [{ ...s.cell, text: digits[0].text.trim(), conf: digits[0].conf ?? s.cell.conf }]);
     } else if (s.kind === 'weak_words') {
       // Words of the page's own cells that the cut-out reached into are not added twice.
-      const fresh = got.filter((w) => /[A-Za-z0-9]{2}/.test(w.text) && !page.lines.some((l) => l.cells.some((c) => overlap(c, w) >= 0.5 * w.w * w.h)));
+      const fresh = got.filter(
+        (w) =>
+          (w.conf ?? 0) >= WEAK_REREAD_MIN_CONF &&
+          /[A-Za-z0-9]{2}/.test(w.text) &&
+          !page.lines.some((l) => l.cells.some((c) => overlap(c, w) >= 0.5 * w.w * w.h)),
+      );
       if (fresh.length === 0 || letters(fresh.map((w) => w.text).join('')) < 3) return;
       const read = cellOf(fresh);
       const at = page.lines.includes(s.line) ? s.line : undefined;
