@@ -76,7 +76,15 @@ export interface PageText {
   repairs?: ('doubled_glyphs' | 'letter_spacing' | 'reversed_numbers' | 'invisible_text' | 'run_together_words' | 'drawn_ticks' | 'missing_text')[];
   /** Set when OCR filled in values missing from this page's text layer. */
   ocrAssisted?: boolean;
+  /**
+   * OCR pages: words the engine found (letters or digits, text-high) but read with too little confidence for the
+   * layout to use (below MIN_WORD_CONF); a later stage may read their places again. Absent when there are none.
+   */
+  weak?: TextItem[];
 }
+
+/** OCR words below this confidence are left out of a page's lines (specks, rules read as glyphs). */
+export const MIN_WORD_CONF = 0.25;
 
 const median = (xs: number[]) => {
   if (xs.length === 0) return 0;
@@ -89,13 +97,19 @@ export function layoutPage(page: number, width: number, height: number, items: T
   let usable = items.filter((i) => i.text.trim() !== '' && i.h > 0);
   // OCR noise: low-confidence specks and boxes far taller than text would chain lines together.
   const typical = median(usable.map((i) => i.h)) || 10;
+  const weak = usable.filter(
+    (i) =>
+      i.source === 'ocr' && (i.conf ?? 1) < MIN_WORD_CONF && (i.text.match(/[A-Za-z0-9]/g) ?? []).length >= 2 && i.h >= typical * 0.5 && i.h <= typical * 2.5,
+  );
   usable = usable.filter(
     (i) =>
-      i.source !== 'ocr' || ((i.conf ?? 1) >= 0.25 && (/[A-Za-z0-9$]/.test(i.text) || (i.text.trim() === '&' && (i.conf ?? 1) >= 0.6)) && i.h <= typical * 3.5),
+      i.source !== 'ocr' ||
+      ((i.conf ?? 1) >= MIN_WORD_CONF && (/[A-Za-z0-9$]/.test(i.text) || (i.text.trim() === '&' && (i.conf ?? 1) >= 0.6)) && i.h <= typical * 3.5),
   );
   usable.sort((a, b) => a.y - b.y || a.x - b.x);
   const rows: TextItem[][] = usable.length > 0 && usable.every((i) => i.line !== undefined) ? rowsFromEngineLines(usable) : rowsByOverlap(usable);
-  return buildPage(page, width, height, rows, source, fields);
+  const built = buildPage(page, width, height, rows, source, fields);
+  return weak.length > 0 ? { ...built, weak } : built;
 }
 
 /**
@@ -148,7 +162,37 @@ function rowsByOverlap(usable: TextItem[]): TextItem[][] {
   return rows;
 }
 
+/** A column edge needs this many lines in a row with a gap before the same x. */
+export const COLUMN_EDGE_LINES = 3;
+
+/**
+ * Text-layer words that start a column set closer to the previous one than a cell gap: on COLUMN_EDGE_LINES
+ * consecutive lines or more, a gap wider than a word space (0.75 of the text's height; a fixed-pitch font's space is 0.6) before words that start at
+ * the same x (within 1 pt). A right-aligned amount column beside a left-aligned "Mailing address" column, 9 pt
+ * apart, is two columns, not one cell "107.58 Lexington KY 43647"; a justified paragraph's wide spaces do not
+ * line up from line to line.
+ */
+export function columnEdges(rows: TextItem[][]): Set<TextItem> {
+  const starts = rows.map((row) => {
+    const ws = [...row].sort((a, b) => a.x - b.x);
+    const h = median(ws.map((i) => i.h));
+    return ws.filter((it, k) => k > 0 && it.x - (ws[k - 1].x + ws[k - 1].w) >= 0.75 * h);
+  });
+  const edges = new Set<TextItem>();
+  for (let r = 0; r < rows.length; r++)
+    for (const it of starts[r]) {
+      const at = (k: number) => starts[k]?.some((o) => Math.abs(o.x - it.x) <= 1);
+      let lo = r;
+      let hi = r;
+      while (lo > 0 && at(lo - 1)) lo--;
+      while (hi < rows.length - 1 && at(hi + 1)) hi++;
+      if (hi - lo + 1 >= COLUMN_EDGE_LINES) edges.add(it);
+    }
+  return edges;
+}
+
 function buildPage(page: number, width: number, height: number, rows: TextItem[][], source: PageText['source'], fields: FormField[]): PageText {
+  const edges = source === 'text' ? columnEdges(rows) : new Set<TextItem>();
   const lines: Line[] = rows.map((row) => {
     row.sort((a, b) => a.x - b.x);
     const h = median(row.map((i) => i.h));
@@ -189,7 +233,7 @@ function buildPage(page: number, width: number, height: number, rows: TextItem[]
       const prev = cur[cur.length - 1];
       if (prev) {
         const gap = it.x - (prev.x + prev.w);
-        if (gap > Math.max(h * 1.1, 6) || it.source !== prev.source) flush();
+        if (gap > Math.max(h * 1.1, 6) || it.source !== prev.source || edges.has(it)) flush();
       }
       cur.push(it);
     }

@@ -90,6 +90,14 @@ export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: numbe
       firstText += ` ${c.text}`;
       prev = c;
     }
+    // A name line that runs on into the address ("Source,Inc. 8 Three" over "Cho Rd. Suite 14"): the name ends at
+    // its business suffix, and what follows, a street number and words, starts the address.
+    let addressLead: string | undefined;
+    const runOn = NAME_THEN_STREET.exec(firstText);
+    if (runOn && !COMPANY_END.test(runOn[2])) {
+      firstText = runOn[1];
+      addressLead = runOn[2];
+    }
     const nameParts = [firstText];
     // A name printed on two lines continues on the next line when that line is not an address.
     const next = texts[1];
@@ -106,7 +114,8 @@ export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: numbe
         !FORM_LABEL.test(nc.text) &&
         !/,\s*[A-Z]{2}\b/.test(nc.text) &&
         !/:|\bp\.?\s*o\.?\s*box\b|\b\d+\s+[A-Za-z]+\s+(st|street|ave|avenue|rd|road|dr|drive|blvd|ln|lane|way|ct|pkwy|hwy)\b/i.test(nc.text) &&
-        !/\b(inc|llc|l\.l\.c|ltd|corp|corporation|company|co|lp|llp)\.?$/i.test(firstText.trim()) &&
+        !COMPANY_END.test(firstText.trim()) &&
+        !addressLead &&
         nc.text.length > 2
       )
         nameParts.push(nc.text);
@@ -114,10 +123,36 @@ export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: numbe
     const name = cleanValue(nameParts.join(' ').replace(/\s+(?=[,.])/g, ''));
     if (!name || BOX_LABEL.test(name)) continue;
     const lines = texts.map((r) => r.cells.map((c) => c.text).join(' '));
+    if (addressLead) {
+      // The street continues on the next line unless that line is the city, state and ZIP.
+      const cont = lines[1] !== undefined && !/^\d/.test(lines[1]) && !isCityStateZip(lines[1]);
+      lines.splice(0, cont ? 2 : 1, firstText, cont ? `${addressLead} ${lines[1]}` : addressLead);
+    }
     return { name, lines, cell: first, text: [lab.text, ...lines].slice(0, 5).join('\n') };
   }
   return undefined;
 }
+
+/** An answer in a Y/N column: Y, N, X, N/A, YES, NO (a scan's box border around it taken off first). */
+const ANSWER_MARK = /^(Y|N|X|N\s*\/\s*A|YES|NO)$/i;
+const bareMark = (t: string) => t.trim().replace(/^[[|(]+|[\]|)]+$/g, '');
+/**
+ * A cell of answers only, read into one ("[N] N/A": a Y/N box of the type column, then the ADDL INSD column's
+ * printed N/A, a word-gap apart), is one mark per answer, each placed by its characters' share of the cell's width.
+ * Any other cell is itself.
+ */
+export function markCells(c: Cell): Cell[] {
+  const text = c.text.trim().replace(/\bN\s*\/\s*A\b/gi, 'N/A');
+  const toks = [...text.matchAll(/\S+/g)];
+  if (toks.length < 2 || !toks.every((m) => ANSWER_MARK.test(bareMark(m[0])))) return [c];
+  const per = c.w / text.length;
+  return toks.map((m) => ({ ...c, text: m[0], x: c.x + per * m.index, w: per * m[0].length }));
+}
+
+/** A name's last word is a business suffix. */
+const COMPANY_END = /\b(inc|llc|l\.l\.c|ltd|corp|corporation|company|co|lp|llp)\.?$/i;
+/** A company name ending in its suffix, then a street number and words on the same line. */
+const NAME_THEN_STREET = /^(.*?\b(?:inc|llc|l\.l\.c|ltd|corp|corporation|company|co|lp|llp)\.?),?\s+(\d+[A-Za-z]?\s+[A-Za-z].*)$/i;
 
 /** The x-centre of a header word (e.g. "SUBR" inside a "ADDL SUBR" cell), estimated from its character offset. */
 function wordCentre(cell: Cell, word: RegExp): number | undefined {
@@ -502,8 +537,8 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
     emit({ pointer: `${p}/el_each_accident`, value: isWc ? (amountAfter(/e\.?\s?l\.?\s*each\s+acc\s?i?\s?dent/i) ?? null) : null, ...base });
     // ADDL INSD / SUBR WVD: the mark nearest each column's header word on the policy row (Y or X: yes; N or blank: no; N/A: not asked).
     // A scan reads the box's border into the mark ("N/A|", "[N]"): the border is not part of it.
-    const markText = (c: { text: string }) => c.text.trim().replace(/^[[|(]+|[\]|)]+$/g, '');
-    const marks = (band ? bandLines : [row]).flatMap((l) => l.cells).filter((c) => /^(Y|N|X|N\s*\/\s*A|YES|NO)$/i.test(markText(c)));
+    const markText = (c: { text: string }) => bareMark(c.text);
+    const marks = (band ? bandLines : [row]).flatMap((l) => l.cells.flatMap(markCells)).filter((c) => ANSWER_MARK.test(markText(c)));
     const flag = (x: number | undefined, other: number | undefined) => {
       if (x === undefined) return null;
       const near = marks.filter((c) => {

@@ -240,6 +240,27 @@ function labelledInsured(pages: PageText[]): NameHit | undefined {
   return undefined;
 }
 
+/** The insured's own "Mailing address" caption, a cell of its own ("Lienholder mailing address" is not it). */
+const MAILING_ADDRESS_LABEL = /^(?:(?:named\s+)?insured'?s?\s+|policyholder'?s?\s+)?mailing\s+address\s*:?$/i;
+
+/** The first "Mailing address" caption of the document's first pages, as a place to read an address under. */
+function mailingAddressLabel(pages: PageText[]): NameHit | undefined {
+  for (const page of pages.slice(0, 6))
+    for (const line of page.lines)
+      for (const cell of line.cells)
+        if (MAILING_ADDRESS_LABEL.test(cell.text.trim()))
+          return {
+            name: '',
+            page,
+            cell,
+            line,
+            text: cell.text,
+            confidence: page.source === 'ocr' ? 0.8 : 1,
+            rule: `named insured: label "${cell.text.trim()}"`,
+          };
+  return undefined;
+}
+
 /** The mailing-address block's first line: a name above a street line and a "City, ST 12345" line. */
 function addressBlockInsured(pages: PageText[]): NameHit | undefined {
   for (const page of pages.slice(0, 3)) {
@@ -342,7 +363,13 @@ export function findNamedInsured(pages: PageText[], emit: Emit): boolean {
   }
   // The address: lines below the name in its column, street first, down to "City, ST 12345". When the labelled name has
   // none below it (a "Named Insured" list beside the drivers), the unlabelled mailing-address block gives it.
+  // A "Mailing address" caption of the declarations comes before an unlabelled block (a cover letter's window
+  // address may be a sample's or an old one): the labelled box is what a reviewer reads.
   let where = addressBelow(hit);
+  if (!where && hit.rule.startsWith('named insured: value')) {
+    const labelled = mailingAddressLabel(pages);
+    where = labelled && addressBelow(labelled);
+  }
   if (!where && hit.rule.startsWith('named insured: value')) {
     const block = addressBlockInsured(pages);
     if (block) where = addressBelow(block);

@@ -3,7 +3,13 @@
 //   engine drew one box over a name and the line under it, "YourCompany.com An" over "Network Member");
 // - lost_lead: a line of a left-aligned column that starts well right of the column's edge, the line under it
 //   starting at the edge (the first word, "NEWREZ" of "NEWREZ MORTGAGE LLC", was merged into the line above);
-// - amount_fragment: a limit read as a piece of an amount (",000," for "$ 1,000,000").
+// - amount_fragment: a limit read as a piece of an amount (",000," for "$ 1,000,000");
+// - weak_words: words the engine found but read with so little confidence that the layout left them out (see
+//   PageText.weak: "Source,Inc." at 0.00 on a 144-ppi image, so the line's next words, an address, came first);
+//   their place is read at twice the size, another look for the engine, and kept only when read confidently;
+// - digit_count: a number whose width does not fit its count of digits, at the digit width of the confident numbers
+//   of its column ("60839060", 8 digits in the width of the 7-digit "6089057" above it: a digit read twice); read
+//   at twice the size, kept when read confidently with a count of digits that fits its width.
 // Each place is cut out of the page image and all of a page's cut-outs are read in one engine call; what they give
 // is merged back only when it is better than what the page had (more lines of text, a first word, a whole amount).
 // Text-layer pages (also those OCR completed) are never touched; a page without such a place is not rendered again.
@@ -24,11 +30,15 @@ import { readPixelBoxes } from '../documents/ocr.ts';
 import type { PageRegion } from './region_ocr.ts';
 import { lineOf } from './ocr_cells.ts';
 
-export type SuspectKind = 'hidden_line' | 'lost_lead' | 'amount_fragment';
+export type SuspectKind = 'hidden_line' | 'lost_lead' | 'amount_fragment' | 'weak_words' | 'digit_count';
 
 export interface Suspect {
   kind: SuspectKind;
   region: PageRegion;
+  /** Read at this size (2 = twice as large); 1 when absent. */
+  scale?: number;
+  /** digit_count: the width of one digit in the cell's column. */
+  digitWidth?: number;
   /** The cell the place is about (the tall cell, the line's first cell, the fragment). */
   cell: Cell;
   line: Line;
@@ -44,6 +54,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 /** An amount or number as printed whole: "1,000,000", "1 000 000", "$5,000", "4818", "1.00". */
 const WHOLE_NUMBER = /^\$?\s?(?:\d{1,3}(?:,\d{3})+|\d{1,3}(?: \d{3})+|\d+)(?:\.\d{1,2})?$/;
 const vOverlap = (a: { y: number; h: number }, b: { y: number; h: number }) => Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
+type Box = { x: number; y: number; w: number; h: number };
+const overlap = (a: Box, b: Box) => Math.max(0, Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x)) * Math.max(0, vOverlap(a, b));
 
 /** The places of an OCR'd page where text was visibly lost (see the file comment). */
 export function suspectRegions(page: PageText): Suspect[] {
@@ -88,16 +100,86 @@ export function suspectRegions(page: PageText): Suspect[] {
     const taken = all.some(({ cell: o }) => o !== f && vOverlap(o, f) > 0.3 * f.h && o.x < gap.x + gap.w && o.x + o.w > gap.x);
     if (!taken) out.push({ kind: 'lost_lead', cell: f, line, region: { page: page.page, ...gap } });
   }
+  // digit_count: a one-number cell of 4+ digits, not confident, whose width is a digit off its count of digits.
+  const numbers = all.filter(({ cell: c }) => c.source === 'ocr' && /^\d{4,}$/.test(c.text.trim()));
+  for (const { cell: c, line } of numbers) {
+    if (c.conf >= DIGIT_COUNT_BELOW) continue;
+    const adv = digitWidth(
+      numbers.map((n) => n.cell).filter((o) => o !== c && o.conf >= 0.9 && Math.min(o.x + o.w, c.x + c.w) - Math.max(o.x, c.x) >= 0.5 * Math.min(o.w, c.w)),
+    );
+    if (!adv || Math.abs(c.w / adv - c.text.trim().length) < 0.6) continue;
+    out.push({ kind: 'digit_count', cell: c, line, scale: 2, digitWidth: adv, region: { page: page.page, x: c.x - 3, y: c.y - 2, w: c.w + 6, h: c.h + 4 } });
+  }
+  // weak_words: runs of words left out for low confidence, side by side on a row, with 3 letters or more.
+  for (const run of weakRuns(page.weak ?? [])) {
+    const cell = cellOf(run);
+    if (letters(cell.text) < 3) continue;
+    // The run belongs to the page line it shares a row with (its place among that line's cells), if any.
+    const line = page.lines.find((l) => l.cells.some((c) => vOverlap(c, cell) >= 0.5 * Math.min(c.h, cell.h))) ?? lineOf([cell]);
+    // The cut-out takes in the line's cells a word-gap either side (the engine reads a word better in its phrase),
+    // and the row's height, not a weak box's (a box reaching into the next line brings its ink in).
+    let x0 = cell.x;
+    let x1 = cell.x + cell.w;
+    for (const c of [...line.cells].sort((a, b) => a.x - b.x)) if (c.x > x1 - 1 && c.x - x1 <= 1.5 * c.h) x1 = c.x + c.w;
+    for (const c of [...line.cells].sort((a, b) => b.x - a.x)) if (c.x + c.w < x0 + 1 && x0 - (c.x + c.w) <= 1.5 * c.h) x0 = c.x;
+    const row = line.cells.filter((c) => c.x < x1 && c.x + c.w > x0 && c !== cell);
+    const y0 = row.length ? Math.min(...row.map((c) => c.y)) : cell.y;
+    const y1 = row.length ? Math.max(...row.map((c) => c.y + c.h)) : cell.y + cell.h;
+    const pad = 0.35 * Math.min(y1 - y0, med);
+    out.push({ kind: 'weak_words', cell, line, scale: 2, region: { page: page.page, x: x0 - 2, y: y0 - pad, w: x1 - x0 + 4, h: y1 - y0 + 2 * pad } });
+  }
   return out.slice(0, MAX_SUSPECTS);
 }
 
+/** A word the first reading could not read counts, read again, only with this confidence. */
+export const WEAK_REREAD_MIN_CONF = 0.8;
+
+/** A number cell below this confidence may be read again when its width does not fit its digits. */
+export const DIGIT_COUNT_BELOW = 0.85;
+
+/** The width of one digit, from one-number cells of a column (the median per-digit width), or 0 with fewer than 2. */
+export function digitWidth(cells: Cell[]): number {
+  if (cells.length < 2) return 0;
+  return median(cells.map((c) => c.w / c.text.trim().length));
+}
+
+/** Weak words (see PageText.weak) in runs: on one row, less than a word-gap and a half apart. */
+function weakRuns(weak: TextItem[]): TextItem[][] {
+  const runs: TextItem[][] = [];
+  for (const w of [...weak].sort((a, b) => a.x - b.x)) {
+    const run = runs.find((r) => {
+      const last = r[r.length - 1];
+      return vOverlap(last, w) >= 0.5 * Math.min(last.h, w.h) && w.x - (last.x + last.w) < 1.5 * Math.min(last.h, w.h);
+    });
+    if (run) run.push(w);
+    else runs.push([w]);
+  }
+  return runs;
+}
+
 /** Read regions of one page image (in page points) in one engine call; the words of each region, in page points. */
-export async function readRegionsOfImage(img: NormalisedImage, regions: PageRegion[], options: ReadOptions = {}): Promise<TextItem[][]> {
+export async function readRegionsOfImage(
+  img: NormalisedImage,
+  regions: PageRegion[],
+  options: ReadOptions = {},
+  scales: (number | undefined)[] = [],
+): Promise<TextItem[][]> {
   const o = readOptionsSchema.parse(options);
   if (o.ocr === false || regions.length === 0) return regions.map(() => []);
   const s = img.ptPerPx;
-  const boxes = regions.map((r) => ({ x0: r.x / s, y0: r.y / s, x1: (r.x + r.w) / s, y1: (r.y + r.h) / s }));
-  return readPixelBoxes(img, boxes, o.ocr);
+  const boxes = regions.map((r, k) => ({ x0: r.x / s, y0: r.y / s, x1: (r.x + r.w) / s, y1: (r.y + r.h) / s, scale: scales[k] ?? 1 }));
+  // One engine call per size: text of two sizes in one strip reads worse than either alone.
+  const out: TextItem[][] = regions.map(() => []);
+  for (const scale of [...new Set(boxes.map((b) => b.scale))]) {
+    const ks = boxes.flatMap((b, k) => (b.scale === scale ? [k] : []));
+    const read = await readPixelBoxes(
+      img,
+      ks.map((k) => boxes[k]),
+      o.ocr,
+    );
+    ks.forEach((k, i) => (out[k] = read[i]));
+  }
+  return out;
 }
 
 const cellOf = (words: TextItem[]): Cell => {
@@ -154,6 +236,56 @@ export function mergeRereads(page: PageText, suspects: Suspect[], words: TextIte
           ? [{ ...s.cell, text: `${c.text} ${s.cell.text.trim()}`, x: c.x, w: s.cell.x + s.cell.w - c.x, conf: Math.min(c.conf, s.cell.conf) }]
           : [c, s.cell],
       );
+    } else if (s.kind === 'digit_count') {
+      // Kept only when read confidently as one number, a digit more or fewer, whose count fits the cell's width
+      // (at the column's digit width) better than the first reading's.
+      const had = s.cell.text.trim().length;
+      const digits = got.filter((w) => /^\d{4,}$/.test(w.text.trim()) && (w.conf ?? 0) >= DIGIT_COUNT_BELOW);
+      if (digits.length !== 1 || !s.digitWidth) return;
+      const n = digits[0].text.trim().length;
+      const fit = s.cell.w / s.digitWidth;
+      if (Math.abs(n - had) !== 1 || Math.abs(fit - n) >= Math.abs(fit - had)) return;
+      // The other digits stay as first read: only the digit read twice goes (or a lost one comes back).
+      const [long, short] = n > had ? [digits[0].text.trim(), s.cell.text.trim()] : [s.cell.text.trim(), digits[0].text.trim()];
+      if (![...long].some((_, i) => long.slice(0, i) + long.slice(i + 1) === short)) return;
+      replace.set(s.cell, [{ ...s.cell, text: digits[0].text.trim(), conf: digits[0].conf ?? s.cell.conf }]);
+    } else if (s.kind === 'weak_words') {
+      // Words of the page's own cells that the cut-out reached into are not added twice.
+      const fresh = got.filter(
+        (w) =>
+          (w.conf ?? 0) >= WEAK_REREAD_MIN_CONF &&
+          /[A-Za-z0-9]{2}/.test(w.text) &&
+          !page.lines.some((l) => l.cells.some((c) => overlap(c, w) >= 0.5 * w.w * w.h)),
+      );
+      if (fresh.length === 0 || letters(fresh.map((w) => w.text).join('')) < 3) return;
+      const read = cellOf(fresh);
+      const at = page.lines.includes(s.line) ? s.line : undefined;
+      if (!at) {
+        extraLines.push(lineOf([read]));
+        return;
+      }
+      if (at.cells.some((c) => replace.has(c))) return;
+      // Into its line as the layout would have put it: one cell with a neighbour a word-gap away, else its own.
+      const cells = [...at.cells, read].sort((a, b) => a.x - b.x);
+      const merged: Cell[] = [];
+      for (const c of cells) {
+        const prev = merged[merged.length - 1];
+        const h = prev ? Math.max(prev.h, c.h) : 0;
+        if (prev && (prev === read || c === read) && c.x - (prev.x + prev.w) <= Math.max(1.1 * h, 6)) {
+          const y = Math.min(prev.y, c.y);
+          merged[merged.length - 1] = {
+            ...prev,
+            text: `${prev.text.trim()} ${c.text.trim()}`,
+            y,
+            w: c.x + c.w - prev.x,
+            h: Math.max(prev.y + prev.h, c.y + c.h) - y,
+            conf: Math.min(prev.conf, c.conf),
+          };
+        } else merged.push(c);
+      }
+      // The line's first cell stands for the whole line (see below): its replacement is the merged row.
+      replace.set(at.cells[0], merged);
+      for (const c of at.cells.slice(1)) replace.set(c, []);
     } else {
       const mid = s.cell.y + s.cell.h / 2;
       const whole = got
@@ -210,6 +342,7 @@ export async function withSuspectRegionsReread(bytes: Uint8Array, doc: DocumentT
       img,
       suspects.map((s) => s.region),
       options,
+      suspects.map((s) => s.scale),
     );
     const merged = mergeRereads(page, suspects, words);
     if (merged) changed = true;

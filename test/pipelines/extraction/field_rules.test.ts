@@ -748,3 +748,139 @@ test('certificate: a row of another line (professional liability) with "$2,000,0
   t.is(r[`${k}each_occurrence`], 2_000_000);
   t.is(r[`${k}general_aggregate`], 4_000_000);
 });
+
+test('policyholder address: a "Mailing address" caption of the declarations beats an unlabelled letter block on page 1', (t) => {
+  // Page 1: a letter, its window block (another address); page 3: the declarations, an amount column set 9 pt
+  // left of the "Mailing address" column (one run of text per line in the text layer, as some PDFs write it).
+  const p1 = page([
+    [402, 50, 'Policyholder(s)'],
+    [402, 62, 'Marta Lindqvist'],
+    [59, 127, 'MARTA LINDQVIST'],
+    [59, 139, '730 HERON PT'],
+    [59, 151, 'FRANKFORT KY 40601'],
+  ]);
+  const w = (x: number, y: number, text: string): TextItem => ({ text, x, y, w: text.length * 4.2, h: 10, source: 'text' });
+  const row = (y: number, left: string, amount: string, right: string) => [
+    w(36, y, left),
+    w(392.8 - amount.length * 4.2, y, amount),
+    ...right.split(' ').reduce<TextItem[]>((out, word) => {
+      const last = out[out.length - 1];
+      return [...out, w(last ? last.x + last.w + 2.1 : 401.8, y, word)];
+    }, []),
+  ];
+  const p3 = layoutPage(
+    3,
+    612,
+    792,
+    [
+      ...row(195, 'City Premium Tax', '37.20', 'Mailing address'),
+      ...row(209, 'State Surcharge', '11.65', '12 Juniper Ln'),
+      ...row(222, 'Additional coverages', '107.58', 'Versailles KY 40383'),
+    ],
+    'text',
+  );
+  t.deepEqual(
+    p3.lines.map((l) => l.cells.map((c) => c.text)),
+    [
+      ['City Premium Tax', '37.20', 'Mailing address'],
+      ['State Surcharge', '11.65', '12 Juniper Ln'],
+      ['Additional coverages', '107.58', 'Versailles KY 40383'],
+    ],
+  );
+  const r = collect((e) => findNamedInsured([p1, page([[36, 60, 'Important notices']], 2), p3], e)).find((c) => c.pointer === '/policyholder/address');
+  t.is(r?.value, '12 Juniper Ln, Versailles KY 40383');
+  t.is(r?.page, 3);
+  t.regex(r?.rule ?? '', /Mailing address/);
+  // Without the caption the letter's block is still the address.
+  t.is(first(collect((e) => findNamedInsured([p1], e)))['/policyholder/address'], '730 HERON PT, FRANKFORT KY 40601');
+});
+
+test("layout: a wide gap before words starting at one x on three lines in a row is a column edge; a paragraph's wide spaces are not", (t) => {
+  const w = (x: number, y: number, text: string): TextItem => ({ text, x, y, w: text.length * 4.2, h: 10, source: 'text' });
+  // Two lines aligned only: not a column.
+  const two = layoutPage(1, 612, 792, [w(36, 100, 'Total'), w(66, 100, 'Due'), w(36, 112, 'Total'), w(66, 112, 'Paid')], 'text');
+  t.deepEqual(
+    two.lines.map((l) => l.cells.length),
+    [1, 1],
+  );
+  // Justified text: gaps of 7 pt, but the words after them do not start at one x.
+  const para = layoutPage(
+    1,
+    612,
+    792,
+    [w(36, 100, 'coverage'), w(77.6, 100, 'applies'), w(36, 112, 'to'), w(53.4, 112, 'each'), w(36, 124, 'insured'), w(74.4, 124, 'person')],
+    'text',
+  );
+  t.deepEqual(
+    para.lines.map((l) => l.cells.length),
+    [1, 1, 1],
+  );
+  // A fixed-pitch font's one space (0.6 of the height) between a form number and its edition: not a column edge.
+  const mono = (x: number, y: number, text: string): TextItem => ({ text, x, y, w: text.length * 6, h: 10, source: 'text' });
+  const forms = layoutPage(
+    1,
+    612,
+    792,
+    [100, 112, 124].flatMap((y) => [mono(41.8, y, 'BP1405'), mono(83.8, y, '07-13')]),
+    'text',
+  );
+  t.deepEqual(
+    forms.lines.map((l) => l.cells.length),
+    [1, 1, 1],
+  );
+  // Three lines: a column.
+  const col = layoutPage(
+    1,
+    612,
+    792,
+    [w(36, 100, 'Total'), w(66, 100, 'Due'), w(36, 112, 'Total'), w(66, 112, 'Paid'), w(36, 124, 'Net'), w(66, 124, 'Owed')],
+    'text',
+  );
+  t.deepEqual(
+    col.lines.map((l) => l.cells.map((c) => c.text)),
+    [
+      ['Total', 'Due'],
+      ['Total', 'Paid'],
+      ['Net', 'Owed'],
+    ],
+  );
+});
+
+test('certificate WC row of a scan: the Y/N box of the type column and the ADDL INSD answer read into one cell are two marks', (t) => {
+  const header: [number, number, string][] = [
+    [128, 31, 'CERTIFICATE OF LIABILITY INSURANCE'],
+    [20, 313, 'INSR'],
+    [300, 313, 'POLICY EFF'],
+    [363, 313, 'POLICY EXP'],
+    [21, 320, 'LTR'],
+    [40, 320, 'TYPE OF INSURANCE'],
+    [124, 320, 'INSD'],
+    [152, 320, 'WVD'],
+    [202, 320, 'POLICY NUMBER'],
+    [298, 320, '(MM/DD/YYYY) (MM/DD/YYYY)'],
+    [470, 320, 'LIMITS'],
+  ];
+  const wc = (answers: string) =>
+    page([
+      ...header,
+      [40, 420, "WORKERS COMPENSATION AND EMPLOYERS' LIABILITY"],
+      [25, 432, 'B'],
+      [40, 432, 'EXCLUDED?'],
+      // "[N]" answers the type column's question; the ADDL INSD box right of it a word-gap away.
+      [104, 432, answers],
+      [180, 432, 'WCX4417002'],
+      [305, 432, '03/15/2024'],
+      [368, 432, '03/15/2025'],
+      [430, 432, 'E.L. EACH ACCIDENT'],
+      [520, 432, '$ 500,000'],
+    ]);
+  const addl = (p: PageText) => {
+    const r = first(collect((e) => extractCertificate([p], e)));
+    const k = Object.keys(r).find((x) => /coverages\/\d+\/type$/.test(x) && r[x] === 'workers_compensation')!;
+    return r[k.replace(/type$/, 'additional_insured')];
+  };
+  t.is(addl(wc('[N] N/A')), null, 'N/A: not asked');
+  t.is(addl(wc('[N] Y')), true);
+  // A cell with other words is not split into marks.
+  t.is(addl(wc('[N] Note')), false);
+});

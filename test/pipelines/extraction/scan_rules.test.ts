@@ -201,3 +201,118 @@ test('reread places: a box as tall as two lines, a lost first word, an amount fr
     [],
   );
 });
+
+test('weak words: a name the engine read too weakly for the layout is read again at twice the size and put back in its line', (t) => {
+  // A certificate holder box whose first line starts with words read at confidence 0.1 (kept out of the lines).
+  const item = (x: number, y: number, text: string, conf: number, line: number): TextItem => ({
+    text,
+    x,
+    y,
+    w: text.length * 4.4,
+    h: 7,
+    source: 'ocr',
+    conf,
+    line,
+  });
+  const p = layoutPage(
+    1,
+    612,
+    792,
+    [
+      item(22, 640, 'CERTIFICATE', 0.96, 0),
+      item(74, 640, 'HOLDER', 0.96, 0),
+      item(32, 651, 'Brightline', 0.1, 1),
+      item(78, 651, 'Tools,Inc.', 0.08, 1),
+      item(124, 651, '42', 0.96, 1),
+      item(135, 651, 'Harbor', 0.95, 1),
+      item(33, 662, 'View', 0.96, 2),
+      item(53, 662, 'Rd.', 0.96, 2),
+      item(68, 662, 'Unit', 0.95, 2),
+      item(89, 662, '3', 0.95, 2),
+      item(33, 673, 'Dayton', 0.96, 3),
+      item(64, 673, 'OH', 0.96, 3),
+      item(78, 673, '45402', 0.97, 3),
+      item(310, 710, 'AUTHORIZED', 0.96, 4),
+    ],
+    'ocr',
+  );
+  t.deepEqual(
+    p.weak?.map((w) => w.text),
+    ['Brightline', 'Tools,Inc.'],
+  );
+  t.false(p.text.includes('Brightline'));
+  const s = suspectRegions(p).filter((x) => x.kind === 'weak_words');
+  t.is(s.length, 1);
+  t.is(s[0].scale, 2);
+  // The cut-out takes in the line's next words ("42 Harbor"), a word-gap to the right, and only this row's height.
+  const r = s[0].region;
+  t.true(r.x < 32 && r.x + r.w > 135 + 6 * 4.4 - 1 && r.y > 645 && r.y + r.h < 662, JSON.stringify(r));
+  const w = (x: number, text: string, conf = 0.9): TextItem => ({ text, x, y: 651.5, w: text.length * 4.4, h: 6.6, source: 'ocr', conf });
+  const merged = mergeRereads(p, s, [[w(32, 'Brightline'), w(78, 'Tools,Inc.', 0.87), w(124, '42', 0.97), w(135, 'Harbor', 0.96)]])!;
+  t.truthy(merged);
+  // "42 Harbor" is not added twice: the read name joins the cell already there, as the layout would have made it.
+  t.true(
+    merged.lines.some((l) => l.text === 'Brightline Tools,Inc. 42 Harbor'),
+    merged.text,
+  );
+  const cs = collect((e) => extractCertificate([{ ...merged, text: `CERTIFICATE OF LIABILITY INSURANCE\n${merged.text}` }], e));
+  t.is(firstOf(cs, '/interested_parties/0/name')?.value, 'Brightline Tools,Inc.');
+  t.is(firstOf(cs, '/interested_parties/0/address')?.value, '42 Harbor View Rd. Unit 3, Dayton OH 45402');
+  // Read again no better (still weak): the page stays as it was.
+  t.is(mergeRereads(p, s, [[w(32, 'Brightline', 0.3), w(78, 'Tools,Inc.', 0.2)]]), undefined);
+  // A word read again must be read clearly (0.8): 0.7 is a guess at what the first reading could not read.
+  t.is(mergeRereads(p, s, [[w(32, 'Brightline', 0.7), w(78, 'Tools,Inc.', 0.7)]]), undefined);
+});
+
+test('a name line that runs on into the street ("Acme, Inc. 8 Three" over "Oak Rd.") ends at its business suffix', (t) => {
+  const page = (first: string) =>
+    textPage([
+      [20, 100, 'CERTIFICATE OF LIABILITY INSURANCE'],
+      [22, 640, 'CERTIFICATE HOLDER'],
+      [32, 652, first],
+      [32, 664, 'Pond Lane'],
+      [32, 676, 'Albany NY 12207'],
+      [310, 720, 'AUTHORIZED REPRESENTATIVE'],
+    ]);
+  const holder = (first: string) => {
+    const cs = collect((e) => extractCertificate([page(first)], e));
+    return [firstOf(cs, '/interested_parties/0/name')?.value, firstOf(cs, '/interested_parties/0/address')?.value];
+  };
+  t.deepEqual(holder('Northgate Bakery Co. 17 Mill'), ['Northgate Bakery Co.', '17 Mill Pond Lane, Albany NY 12207']);
+  t.deepEqual(holder('Kestrel Freight, LLC 2200 Dock'), ['Kestrel Freight, LLC', '2200 Dock Pond Lane, Albany NY 12207']);
+  // A number inside a name is not a street: no suffix before it, or another name after it.
+  t.is(holder('Route 9 Diner LLC')[0], 'Route 9 Diner LLC');
+  t.is(holder('Acme Co. 3 Holdings LLC')[0], 'Acme Co. 3 Holdings LLC');
+});
+
+test('digit count: a number a digit wider than its width allows is read again at twice the size; only a dropped digit is taken', (t) => {
+  // A policy-number column: two confident 7-digit numbers 23.8 pt wide, and an 8-digit reading in the same width.
+  const item = (y: number, text: string, conf: number, w = 23.8): TextItem => ({ text, x: 261.5, y, w, h: 5, source: 'ocr', conf, line: y });
+  const build = (third: TextItem) =>
+    layoutPage(1, 612, 792, [item(288, '6021457', 0.96), item(351, '5310982', 0.93), third, { ...item(429, 'CLAIMS-MADE', 0.95), x: 60, w: 40 }], 'ocr');
+  const p = build(item(429, '40718263', 0.76, 24));
+  const s = suspectRegions(p).filter((x) => x.kind === 'digit_count');
+  t.deepEqual(
+    s.map((x) => [x.cell.text, x.scale]),
+    [['40718263', 2]],
+  );
+  const w = (text: string, conf: number): TextItem => ({ text, x: 261.6, y: 429.2, w: 23.9, h: 5, source: 'ocr', conf });
+  const merged = mergeRereads(p, s, [[w('4071263', 0.92)]]);
+  t.true(
+    merged?.lines.some((l) => l.text === 'CLAIMS-MADE  4071263'),
+    merged?.text,
+  );
+  // Not taken: another digit changed too, a weak reading, the same count again.
+  t.is(mergeRereads(p, s, [[w('5071263', 0.96)]]), undefined);
+  t.is(mergeRereads(p, s, [[w('4071263', 0.7)]]), undefined);
+  t.is(mergeRereads(p, s, [[w('40718263', 0.95)]]), undefined);
+  // Not a place: a confident reading, or a width that fits its digits.
+  t.deepEqual(
+    suspectRegions(build(item(429, '40718263', 0.9, 24))).filter((x) => x.kind === 'digit_count'),
+    [],
+  );
+  t.deepEqual(
+    suspectRegions(build(item(429, '40718263', 0.76, 27.2))).filter((x) => x.kind === 'digit_count'),
+    [],
+  );
+});
