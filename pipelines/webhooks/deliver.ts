@@ -85,7 +85,7 @@ export const DeliveryOptions = z
     /**
      * Reuse connections: kept-alive sockets are pooled per resolved address (the address that passed the SSRF
      * check), so a reused socket is never one that was connected for another resolution of the name. Pooled
-     * connections are undici's (not with `ca`, whose requests take a connection of their own).
+     * connections are undici's (a pool per trusted-CA value too, when `ca` is given).
      */
     keepAlive: z.boolean().default(false),
   })
@@ -381,8 +381,8 @@ async function attempt(
   // (and its port unless the scheme's default), first.
   const rawHeaders = ['host', target.url.host];
   for (const [name, value] of headers) rawHeaders.push(name, value);
-  if (o.keepAlive && !o.ca) {
-    const first = await sendPooled(pooledDispatcher(isHttps, pinned, target, lookup));
+  if (o.keepAlive) {
+    const first = await sendPooled(pooledDispatcher(isHttps, pinned, target, lookup, o.ca));
     // A kept-alive socket the receiver closed in the meantime fails before any byte of an answer: try once more on a new one.
     if (first.retry && !signal.aborted) return send();
     return first.result;
@@ -561,10 +561,22 @@ const CONNECT_ERRORS = new Set([
 /** Errors of a connection that closed before any byte of an answer (a kept-alive one the receiver had closed). */
 const RESET_ERRORS = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_CLOSED']);
 
-function pooledDispatcher(isHttps: boolean, pinned: ResolvedAddress, target: Target, lookup: LookupFunction): Pool {
+/** A number per trusted-CA value a pool was made with (tests' self-signed receivers), so pools never share sockets across CAs. */
+const caIds = new Map<string | Buffer, number>();
+let nextCaId = 1;
+
+function pooledDispatcher(isHttps: boolean, pinned: ResolvedAddress, target: Target, lookup: LookupFunction, ca: string | Buffer | undefined): Pool {
   const literal = isIP(target.hostname) !== 0;
   const servername = literal ? '' : target.hostname;
-  const key = `${isHttps ? 'https' : 'http'}|${pinned.address}|${target.port}|${servername}`;
+  let caId = 0;
+  if (isHttps && ca !== undefined) {
+    caId = caIds.get(ca) ?? 0;
+    if (caId === 0) {
+      if (caIds.size >= 1000) caIds.clear(); // numbers are never reused: a forgotten CA gets a new one (and a new pool)
+      caIds.set(ca, (caId = nextCaId++));
+    }
+  }
+  const key = `${isHttps ? 'https' : 'http'}|${pinned.address}|${target.port}|${servername}|${caId}`;
   let pool = pools.get(key);
   if (pool) {
     pools.delete(key); // re-insert: the map's order is least recently used first
@@ -579,7 +591,7 @@ function pooledDispatcher(isHttps: boolean, pinned: ResolvedAddress, target: Tar
     // The attempt's own deadline (its abort signal) bounds each request; undici's time-outs would only race it.
     headersTimeout: 0,
     bodyTimeout: 0,
-    connect: { lookup, timeout: DEFAULT_TIMEOUT_MS, noDelay: true },
+    connect: { lookup, timeout: DEFAULT_TIMEOUT_MS, noDelay: true, ...(isHttps && ca !== undefined ? { ca } : {}) },
   });
   pools.set(key, pool);
   if (pools.size > MAX_POOLS) {

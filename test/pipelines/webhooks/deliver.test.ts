@@ -312,39 +312,41 @@ both((LOCAL, title) => {
   });
 });
 
-test('https: the pinned address is used with the URL host as TLS server name and Host header', async (t) => {
-  const { readFileSync } = await import('node:fs');
-  const https = await import('node:https');
-  const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
-  const cert = fixture('receiver.crt');
-  let servername: string | undefined;
-  let host: string | undefined;
-  const server = https.createServer({ key: fixture('receiver.key'), cert }, (req, res) => {
-    servername = (req.socket as import('node:tls').TLSSocket).servername || undefined;
-    host = req.headers.host;
-    req.resume();
-    req.on('end', () => res.end('secure ok'));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-  const port = (server.address() as AddressInfo).port;
-  const url = `https://hooks.partner.test:${port}/hook`;
-  const resolve: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
-  const options: DeliveryOptions = { allowHosts: ['hooks.partner.test'], resolve, requireHttps: true, timeoutMs: 5000 };
+both((LOCAL, title) => {
+  test(title('https: the pinned address is used with the URL host as TLS server name and Host header'), async (t) => {
+    const { readFileSync } = await import('node:fs');
+    const https = await import('node:https');
+    const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
+    const cert = fixture('receiver.crt');
+    let servername: string | undefined;
+    let host: string | undefined;
+    const server = https.createServer({ key: fixture('receiver.key'), cert }, (req, res) => {
+      servername = (req.socket as import('node:tls').TLSSocket).servername || undefined;
+      host = req.headers.host;
+      req.resume();
+      req.on('end', () => res.end('secure ok'));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => {
+      server.closeAllConnections();
+      server.close();
+    });
+    const port = (server.address() as AddressInfo).port;
+    const url = `https://hooks.partner.test:${port}/hook`;
+    const resolve: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
+    const options: DeliveryOptions = { allowHosts: ['hooks.partner.test'], resolve, requireHttps: true, timeoutMs: 5000, keepAlive: LOCAL.keepAlive };
 
-  const result = await deliver(request(url), { ...options, ca: cert });
-  t.true(result.ok, JSON.stringify(result.error));
-  t.is(result.response_body, 'secure ok');
-  t.is(servername, 'hooks.partner.test');
-  t.is(host, `hooks.partner.test:${port}`);
+    const result = await deliver(request(url), { ...options, ca: cert });
+    t.true(result.ok, JSON.stringify(result.error));
+    t.is(result.response_body, 'secure ok');
+    t.is(servername, 'hooks.partner.test');
+    t.is(host, `hooks.partner.test:${port}`);
 
-  // An untrusted certificate is a TLS failure, not a delivery.
-  const untrusted = await deliver(request(url), options);
-  t.false(untrusted.ok);
-  t.is(untrusted.error?.code, 'tls');
+    // An untrusted certificate is a TLS failure, not a delivery.
+    const untrusted = await deliver(request(url), options);
+    t.false(untrusted.ok);
+    t.is(untrusted.error?.code, 'tls');
+  });
 });
 
 test('the time-out also bounds name resolution', async (t) => {
