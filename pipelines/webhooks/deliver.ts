@@ -559,7 +559,7 @@ const CONNECT_ERRORS = new Set([
   'EAI_AGAIN',
 ]);
 /** Errors of a connection that closed before any byte of an answer (a kept-alive one the receiver had closed). */
-const RESET_ERRORS = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_CLOSED']);
+const RESET_ERRORS = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
 
 /** A number per trusted-CA value a pool was made with (tests' self-signed receivers), so pools never share sockets across CAs. */
 const caIds = new Map<string | Buffer, number>();
