@@ -5,7 +5,6 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { Pool, type Dispatcher } from 'undici';
 import { z } from 'zod';
 import { signBody, standardWebhookHeaders } from './sign.ts';
 import { inAnyCidr, inCidr, nonGlobalReason, parseCidr, parseIp, type Cidr } from './ssrf.ts';
@@ -84,8 +83,7 @@ export const DeliveryOptions = z
     ca: z.union([z.string(), z.instanceof(Buffer)]).optional(),
     /**
      * Reuse connections: kept-alive sockets are pooled per resolved address (the address that passed the SSRF
-     * check), so a reused socket is never one that was connected for another resolution of the name. Pooled
-     * connections are undici's (a pool per trusted-CA value too, when `ca` is given).
+     * check), so a reused socket is never one that was connected for another resolution of the name.
      */
     keepAlive: z.boolean().default(false),
   })
@@ -376,70 +374,21 @@ async function attempt(
   };
   const isHttps = target.url.protocol === 'https:';
   const literal = isIP(target.hostname) !== 0;
+  const pooled = o.keepAlive && !o.ca ? pooledAgent(isHttps, pinned, target.port, literal ? undefined : target.hostname) : undefined;
   // Raw headers (name, value, …) go out as given, without Node checking each name and value again. They are ours
   // (an endpoint's own header name and value were checked when it was saved), with Host, the name in the URL
   // (and its port unless the scheme's default), first.
   const rawHeaders = ['host', target.url.host];
   for (const [name, value] of headers) rawHeaders.push(name, value);
-  if (o.keepAlive) {
-    const first = await sendPooled(pooledDispatcher(isHttps, pinned, target, lookup, o.ca));
-    // A kept-alive socket the receiver closed in the meantime fails before any byte of an answer: try once more on a new one.
-    if (first.retry && !signal.aborted) return send();
-    return first.result;
-  }
-  return send();
+  const first = await send(pooled);
+  // A kept-alive socket the receiver closed in the meantime fails before any byte of an answer: try once more on a new one.
+  if (first.reused && first.result.error?.code === 'connection' && first.result.status === null && !signal.aborted) return (await send(undefined)).result;
+  return first.result;
 
-  /**
-   * The POST over a kept-alive connection of the pool of this pinned address (undici: about half the CPU of
-   * node:http per request). Redirects are not followed (undici's request never follows them), the attempt's
-   * deadline and the caller's abort arrive through `signal`, and the body is read up to the cap.
-   */
-  async function sendPooled(pool: Pool): Promise<{ result: DeliveryAttemptResult; retry: boolean }> {
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await pool.request({ method: 'POST', path: target.url.pathname + target.url.search, headers: rawHeaders, body, signal });
-    } catch (err) {
-      if (signal.aborted) return { result: failed(...stopReason()), retry: false };
-      const e = err as NodeJS.ErrnoException;
-      const code = e.code ?? '';
-      // Refused or unreachable: nothing was connected. Otherwise the socket was (and may have been a kept-alive one).
-      const connected = !CONNECT_ERRORS.has(code);
-      return { result: result({ remote_address: connected ? pinned.address : null, error: classify(e) }), retry: RESET_ERRORS.has(code) };
-    }
-    const status = res.statusCode;
-    const responseHeaders: Record<string, string> = {};
-    for (const [name, value] of Object.entries(res.headers)) {
-      if (value !== undefined) responseHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
-    }
-    const read = await readCapped(res.body, o.maxResponseBytes);
-    const isRedirect = status >= 300 && status < 400;
-    const location = isRedirect ? (responseHeaders.location ?? null) : null;
-    let error: DeliveryAttemptResult['error'] = null;
-    if (read.failed !== null) {
-      if (signal.aborted) {
-        const [code, message] = stopReason();
-        error = { code, message: `${message} (while reading the response)` };
-      } else error = { code: 'response', message: read.failed };
-    } else if (isRedirect) error = { code: 'redirect', message: `redirect ${status} to ${location ?? '(no Location)'} not followed` };
-    return {
-      result: result({
-        ok: status >= 200 && status < 300,
-        status,
-        response_headers: responseHeaders,
-        response_body: read.text,
-        response_body_truncated: read.truncated,
-        remote_address: pinned.address,
-        location,
-        disable: status === 410,
-        error,
-      }),
-      retry: false,
-    };
-  }
-
-  /** The POST over a new connection of its own (node:http), to the pinned address. */
-  function send(): Promise<DeliveryAttemptResult> {
-    return new Promise<DeliveryAttemptResult>((done) => {
+  function send(agent: http.Agent | undefined): Promise<{ result: DeliveryAttemptResult; reused: boolean }> {
+    return new Promise<{ result: DeliveryAttemptResult; reused: boolean }>((resolveSend) => {
+      let reused = false;
+      const done = (res: DeliveryAttemptResult) => resolveSend({ result: res, reused });
       let settled = false;
       const finish = (res: DeliveryAttemptResult) => {
         if (settled) return;
@@ -456,8 +405,8 @@ async function attempt(
         path: target.url.pathname + target.url.search,
         headers: rawHeaders,
         lookup,
-        // A socket of its own, connected to the pinned address.
-        agent: false,
+        // No socket that was connected for another resolution: either a fresh one or one pooled per pinned address.
+        agent: agent ?? false,
         ...(isHttps ? { servername: literal ? undefined : target.hostname, ca: o.ca } : {}),
       };
       const req = (isHttps ? https : http).request(requestOptions);
@@ -465,6 +414,14 @@ async function attempt(
       let response: http.IncomingMessage | null = null;
       let stopped: { code: DeliveryErrorCode; message: string } | null = null;
       req.on('socket', (socket) => {
+        // A kept-alive socket handed to a request that waited at the agent (all sockets busy) is connected but not
+        // flagged reusedSocket by Node: ask the socket itself. No 'connect' will come for a connected socket (a
+        // listener per request would pile up on it), and a stale one gets the same one retry as any reused socket.
+        reused = req.reusedSocket || !socket.connecting;
+        if (reused) {
+          remote = socket.remoteAddress ?? pinned.address;
+          return;
+        }
         socket.once('connect', () => {
           remote = socket.remoteAddress ?? pinned.address;
         });
@@ -540,102 +497,33 @@ async function attempt(
   }
 }
 
-// Kept-alive connection pools (undici), one per (scheme, pinned address, port, TLS name); the least recently used
-// is closed past a bound. A pool connects only to the address that passed the SSRF check (its lookup answers with
-// that address, and an IP literal is its own), so a kept-alive socket is never one connected for another
-// resolution of the name.
-const pools = new Map<string, Pool>();
-const MAX_POOLS = 256;
+// Kept-alive agents, one per (scheme, pinned address, port, TLS name); the oldest is closed past a bound.
+const agents = new Map<string, http.Agent>();
+const MAX_AGENTS = 256;
 
-/** Errors of connecting: no socket was connected, so the attempt has no remote address. */
-const CONNECT_ERRORS = new Set([
-  'ECONNREFUSED',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  'ETIMEDOUT',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-]);
-/** Errors of a connection that closed before any byte of an answer (a kept-alive one the receiver had closed). */
-const RESET_ERRORS = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
-
-/** A number per trusted-CA value a pool was made with (tests' self-signed receivers), so pools never share sockets across CAs. */
-const caIds = new Map<string | Buffer, number>();
-let nextCaId = 1;
-
-function pooledDispatcher(isHttps: boolean, pinned: ResolvedAddress, target: Target, lookup: LookupFunction, ca: string | Buffer | undefined): Pool {
-  const literal = isIP(target.hostname) !== 0;
-  const servername = literal ? '' : target.hostname;
-  let caId = 0;
-  if (isHttps && ca !== undefined) {
-    caId = caIds.get(ca) ?? 0;
-    if (caId === 0) {
-      if (caIds.size >= 1000) caIds.clear(); // numbers are never reused: a forgotten CA gets a new one (and a new pool)
-      caIds.set(ca, (caId = nextCaId++));
-    }
+function pooledAgent(isHttps: boolean, pinned: ResolvedAddress, port: number, servername: string | undefined): http.Agent {
+  const key = `${isHttps ? 'https' : 'http'}|${pinned.address}|${port}|${servername ?? ''}`;
+  let agent = agents.get(key);
+  if (agent) {
+    agents.delete(key); // re-insert: the map's order is least recently used first
+    agents.set(key, agent);
+    return agent;
   }
-  const key = `${isHttps ? 'https' : 'http'}|${pinned.address}|${target.port}|${servername}|${caId}`;
-  let pool = pools.get(key);
-  if (pool) {
-    pools.delete(key); // re-insert: the map's order is least recently used first
-    pools.set(key, pool);
-    return pool;
+  const opts = { keepAlive: true, keepAliveMsecs: 1000, maxSockets: 32, maxFreeSockets: 32, timeout: 30_000, scheduling: 'lifo' as const };
+  agent = isHttps ? new https.Agent(opts) : new http.Agent(opts);
+  agents.set(key, agent);
+  if (agents.size > MAX_AGENTS) {
+    const [oldestKey, oldest] = agents.entries().next().value as [string, http.Agent];
+    agents.delete(oldestKey);
+    oldest.destroy();
   }
-  // The origin names the host as in the URL (TLS server name, default Host); its lookup is pinned to this address.
-  const host = literal ? (pinned.family === 6 ? `[${pinned.address}]` : pinned.address) : target.hostname;
-  pool = new Pool(`${isHttps ? 'https' : 'http'}://${host}:${target.port}`, {
-    connections: 32,
-    pipelining: 1,
-    // The attempt's own deadline (its abort signal) bounds each request; undici's time-outs would only race it.
-    headersTimeout: 0,
-    bodyTimeout: 0,
-    connect: { lookup, timeout: DEFAULT_TIMEOUT_MS, noDelay: true, ...(isHttps && ca !== undefined ? { ca } : {}) },
-  });
-  pools.set(key, pool);
-  if (pools.size > MAX_POOLS) {
-    const [oldestKey, oldest] = pools.entries().next().value as [string, Pool];
-    pools.delete(oldestKey);
-    void oldest.destroy().catch(() => {});
-  }
-  return pool;
-}
-
-/** The first `cap` bytes of a response body as UTF-8; the rest is never downloaded (the stream is destroyed). */
-function readCapped(body: Dispatcher.ResponseData['body'], cap: number): Promise<{ text: string; truncated: boolean; failed: string | null }> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let kept = 0;
-    let settled = false;
-    const finish = (truncated: boolean, failed: string | null) => {
-      if (settled) return;
-      settled = true;
-      resolve({ text: chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8'), truncated, failed });
-    };
-    body.on('data', (chunk: Buffer) => {
-      if (settled) return;
-      const room = cap - kept;
-      if (chunk.length > room) {
-        chunks.push(chunk.subarray(0, room));
-        kept += room;
-        finish(true, null);
-        body.destroy(); // stop reading: the rest of a huge answer is never downloaded
-        return;
-      }
-      chunks.push(chunk);
-      kept += chunk.length;
-    });
-    body.on('end', () => finish(false, null));
-    body.on('error', (err: Error) => finish(false, err.message));
-    body.on('close', () => finish(false, 'the connection closed before the response ended')); // no-op after 'end'
-  });
+  return agent;
 }
 
 /** Close every kept-alive connection (worker shutdown, tests). */
 export function closeDeliveryConnections(): void {
-  for (const p of pools.values()) void p.destroy().catch(() => {});
-  pools.clear();
+  for (const a of agents.values()) a.destroy();
+  agents.clear();
 }
 
 function classify(err: NodeJS.ErrnoException): { code: DeliveryErrorCode; message: string } {
