@@ -7,7 +7,7 @@ import { newSigningSecret } from '../../../pipelines/webhooks/sign.ts';
 import { closedPort, startReceiver } from './receiver.ts';
 
 const LOCAL: DeliveryOptions = { allowHosts: ['127.0.0.1'], timeoutMs: 5000 };
-/** Tests of a POST run twice: on a connection of its own (node:http) and kept-alive (the worker's undici pools). */
+/** Tests of a POST run twice: on a connection of its own and kept-alive (the worker's agents pooled per pinned address). */
 const both = (define: (local: DeliveryOptions, title: (name: string) => string) => void) => {
   for (const keepAlive of [false, true]) define({ ...LOCAL, keepAlive }, (name) => (keepAlive ? `${name} (kept-alive)` : name));
 };
