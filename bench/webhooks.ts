@@ -133,6 +133,8 @@ function cpuLine(workerMs: number | null, pgBefore: number | null, pgAfter: numb
 }
 
 interface BenchWorker {
+  /** CPU time the worker process has used so far (ms; null when it runs inline). */
+  cpu(): Promise<number | null>;
   /** CPU time the worker process used (ms; null when it runs inline). */
   stop(): Promise<number | null>;
 }
@@ -154,7 +156,7 @@ async function prepareBenchWorker(ctx: BenchContext, cfg: Config, secretKey: Buf
           pollInterval: 1000,
           ...(only ? { only } : {}),
         });
-        return { stop: async () => (await runner.stop(), null) };
+        return { cpu: async () => null, stop: async () => (await runner.stop(), null) };
       },
     };
   }
@@ -185,6 +187,11 @@ async function prepareBenchWorker(ctx: BenchContext, cfg: Config, secretKey: Buf
       child.send('start');
       await ready;
       return {
+        cpu: async () => {
+          const used = next((m) => ((m as { cpu?: boolean }).cpu ? (m as { cpuMicros: number }).cpuMicros / 1000 : undefined));
+          child.send('cpu');
+          return used;
+        },
         stop: async () => {
           const stopped = next((m) => ((m as { stopped?: boolean }).stopped ? (m as { cpuMicros: number }).cpuMicros / 1000 : undefined));
           child.send('stop');
@@ -309,8 +316,14 @@ export async function run(ctx: BenchContext): Promise<void> {
   await Promise.all(pending);
   await pacedIn;
   const pacedLast = nextId;
-  // More requests in flight: 16 writers, each committing one event.
+  // More requests in flight: 16 writers, each committing one event. Its CPU is also taken alone: by then the
+  // worker has sent 4,000 deliveries, so its code is compiled and optimised as in a long-running worker (the
+  // three runs together include the worker's warm-up).
+  const warmWorkerBefore = await runner.cpu();
+  const warmPgBefore = postgresCpuMs(ctx);
   const sixteen = await sustained(events, 16);
+  const warmWorker = await runner.cpu();
+  const warmPg = postgresCpuMs(ctx);
   await new Promise((r) => setTimeout(r, 500)); // late doubles would arrive now
   // Whose connections the Postgres processes serve, read while every pool is still open.
   const apps = new Map(
@@ -352,6 +365,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       `${'  delivery created → attempt started (send job)'.padEnd(58)} p50 ${fmt(lag('send_ms', 50), 1)} ms   p99 ${fmt(lag('send_ms', 99), 1)} ms\n` +
       `received ${arrivals.size} of ${total} distinct deliveries, ${doubled} doubled, ${total - arrivals.size} lost; attempts logged ${logged.rows[0].n}\n` +
       `${'CPU per delivery over the three runs above'.padEnd(58)} ${cpuLine(workerCpu, pgCpuBefore, pgCpu, total)}\n` +
+      `${'  the 16-writer run alone (worker warmed up)'.padEnd(58)} ${cpuLine(warmWorker === null || warmWorkerBefore === null ? null : warmWorker - warmWorkerBefore, warmPgBefore, warmPg, events)}\n` +
       `${'  Postgres CPU by whom it served'.padEnd(58)} ${postgresCpuSplit(pgByPidBefore, pgByPid, apps, total)}\n`,
   );
 
