@@ -133,6 +133,8 @@ function cpuLine(workerMs: number | null, pgBefore: number | null, pgAfter: numb
 }
 
 interface BenchWorker {
+  /** CPU time the worker process has used so far (ms; null when it runs inline). */
+  cpu(): Promise<number | null>;
   /** CPU time the worker process used (ms; null when it runs inline). */
   stop(): Promise<number | null>;
 }
@@ -154,7 +156,7 @@ async function prepareBenchWorker(ctx: BenchContext, cfg: Config, secretKey: Buf
           pollInterval: 1000,
           ...(only ? { only } : {}),
         });
-        return { stop: async () => (await runner.stop(), null) };
+        return { cpu: async () => null, stop: async () => (await runner.stop(), null) };
       },
     };
   }
@@ -185,6 +187,11 @@ async function prepareBenchWorker(ctx: BenchContext, cfg: Config, secretKey: Buf
       child.send('start');
       await ready;
       return {
+        cpu: async () => {
+          const used = next((m) => ((m as { cpu?: boolean }).cpu ? (m as { cpuMicros: number }).cpuMicros / 1000 : undefined));
+          child.send('cpu');
+          return used;
+        },
         stop: async () => {
           const stopped = next((m) => ((m as { stopped?: boolean }).stopped ? (m as { cpuMicros: number }).cpuMicros / 1000 : undefined));
           child.send('stop');
@@ -309,8 +316,14 @@ export async function run(ctx: BenchContext): Promise<void> {
   await Promise.all(pending);
   await pacedIn;
   const pacedLast = nextId;
-  // More requests in flight: 16 writers, each committing one event.
+  // More requests in flight: 16 writers, each committing one event. Its CPU is also taken alone: by then the
+  // worker has sent 4,000 deliveries, so its code is compiled and optimised as in a long-running worker (the
+  // three runs together include the worker's warm-up).
+  const warmWorkerBefore = await runner.cpu();
+  const warmPgBefore = postgresCpuMs(ctx);
   const sixteen = await sustained(events, 16);
+  const warmWorker = await runner.cpu();
+  const warmPg = postgresCpuMs(ctx);
   await new Promise((r) => setTimeout(r, 500)); // late doubles would arrive now
   // Whose connections the Postgres processes serve, read while every pool is still open.
   const apps = new Map(
@@ -352,14 +365,18 @@ export async function run(ctx: BenchContext): Promise<void> {
       `${'  delivery created → attempt started (send job)'.padEnd(58)} p50 ${fmt(lag('send_ms', 50), 1)} ms   p99 ${fmt(lag('send_ms', 99), 1)} ms\n` +
       `received ${arrivals.size} of ${total} distinct deliveries, ${doubled} doubled, ${total - arrivals.size} lost; attempts logged ${logged.rows[0].n}\n` +
       `${'CPU per delivery over the three runs above'.padEnd(58)} ${cpuLine(workerCpu, pgCpuBefore, pgCpu, total)}\n` +
+      `${'  the 16-writer run alone (worker warmed up)'.padEnd(58)} ${cpuLine(warmWorker === null || warmWorkerBefore === null ? null : warmWorker - warmWorkerBefore, warmPgBefore, warmPg, events)}\n` +
       `${'  Postgres CPU by whom it served'.padEnd(58)} ${postgresCpuSplit(pgByPidBefore, pgByPid, apps, total)}\n`,
   );
 
   // Peers: the same signed POSTs with no queue and no database, with a new connection per POST (deliver()'s
   // default) and with kept-alive connections (what the worker uses).
   const body = JSON.stringify({ topic: 'form-submission', data: sample });
+  // With the CPU time of this process per delivery (the POSTs and the receiver answering them): the client's cost,
+  // which load on the machine moves less than the rate.
   const peer = async (keepAlive: boolean) => {
     const peerStarted = performance.now();
+    const cpuStarted = process.cpuUsage();
     let next = 0;
     await Promise.all(
       Array.from({ length: 8 }, async () => {
@@ -369,14 +386,20 @@ export async function run(ctx: BenchContext): Promise<void> {
         }
       }),
     );
-    return events / ((performance.now() - peerStarted) / 1000);
+    const cpu = process.cpuUsage(cpuStarted);
+    return { rate: events / ((performance.now() - peerStarted) / 1000), cpuMicros: (cpu.user + cpu.system) / events };
   };
   onArrival = () => {};
-  const peerRate = await peer(false);
-  const peerKeepAlive = await peer(true);
+  const fresh = await peer(false);
+  const kept = await peer(true);
+  const peerRate = fresh.rate;
+  const peerKeepAlive = kept.rate;
   closeDeliveryConnections();
-  process.stdout.write(`${'peer: deliver() alone, new connection each (concurrency 8)'.padEnd(58)} ${fmt(peerRate, 0).padStart(8)} deliveries/s\n`);
-  process.stdout.write(`${'peer: deliver() alone, kept-alive (concurrency 8)'.padEnd(58)} ${fmt(peerKeepAlive, 0).padStart(8)} deliveries/s\n`);
+  const peerCpu = (p: typeof fresh) => `; CPU ${fmt(p.cpuMicros, 0)} µs each (client and receiver)`;
+  process.stdout.write(
+    `${'peer: deliver() alone, new connection each (concurrency 8)'.padEnd(58)} ${fmt(peerRate, 0).padStart(8)} deliveries/s${peerCpu(fresh)}\n`,
+  );
+  process.stdout.write(`${'peer: deliver() alone, kept-alive (concurrency 8)'.padEnd(58)} ${fmt(peerKeepAlive, 0).padStart(8)} deliveries/s${peerCpu(kept)}\n`);
   process.stdout.write(
     `the durable path runs at ${fmt((rate / peerRate) * 100)}% of bare deliver() (${fmt((rate / peerKeepAlive) * 100)}% of kept-alive deliver())\n`,
   );

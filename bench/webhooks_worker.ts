@@ -1,7 +1,7 @@
 // The worker of the webhooks bench in a process of its own, as `svc worker` runs beside the API in production:
 // the bench's writers and receiver then do not share an event loop (or a core) with the worker's fan-out and
 // sends. Started by bench/webhooks.ts with fork(); argv[2] is JSON {url, dataDir, secretKey (hex), only?};
-// answers 'loaded', starts the worker on 'start' (answering 'ready'), stops on 'stop' (answering with its CPU time).
+// answers 'loaded', starts the worker on 'start' (answering 'ready'), tells its CPU time so far on 'cpu', stops on 'stop' (answering with its CPU time).
 import path from 'node:path';
 import pg from 'pg';
 import { fileBlobStore } from '../lib/blobs.ts';
@@ -32,6 +32,11 @@ process.on('message', (m) => {
       started = process.cpuUsage();
       process.send?.('ready');
     })();
+  }
+  if (m === 'cpu') {
+    // CPU time so far (microseconds), to take one run's share of it.
+    const cpu = process.cpuUsage(started);
+    process.send?.({ cpu: true, cpuMicros: cpu.user + cpu.system });
   }
   if (m === 'stop') {
     void (async () => {
