@@ -162,6 +162,9 @@ function rowsByOverlap(usable: TextItem[]): TextItem[][] {
   return rows;
 }
 
+/** The widest gap between two words of one cell, for text `h` high: a wider one starts the next cell. */
+export const cellGap = (h: number) => Math.max(h * 1.1, 6);
+
 /** A column edge needs this many lines in a row with a gap before the same x. */
 export const COLUMN_EDGE_LINES = 3;
 
@@ -233,7 +236,7 @@ function buildPage(page: number, width: number, height: number, rows: TextItem[]
       const prev = cur[cur.length - 1];
       if (prev) {
         const gap = it.x - (prev.x + prev.w);
-        if (gap > Math.max(h * 1.1, 6) || it.source !== prev.source || edges.has(it)) flush();
+        if (gap > cellGap(h) || it.source !== prev.source || edges.has(it)) flush();
       }
       cur.push(it);
     }

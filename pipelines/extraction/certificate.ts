@@ -537,8 +537,7 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
     emit({ pointer: `${p}/el_each_accident`, value: isWc ? (amountAfter(/e\.?\s?l\.?\s*each\s+acc\s?i?\s?dent/i) ?? null) : null, ...base });
     // ADDL INSD / SUBR WVD: the mark nearest each column's header word on the policy row (Y or X: yes; N or blank: no; N/A: not asked).
     // A scan reads the box's border into the mark ("N/A|", "[N]"): the border is not part of it.
-    const markText = (c: { text: string }) => bareMark(c.text);
-    const marks = (band ? bandLines : [row]).flatMap((l) => l.cells.flatMap(markCells)).filter((c) => ANSWER_MARK.test(markText(c)));
+    const marks = (band ? bandLines : [row]).flatMap((l) => l.cells.flatMap(markCells)).filter((c) => ANSWER_MARK.test(bareMark(c.text)));
     const flag = (x: number | undefined, other: number | undefined) => {
       if (x === undefined) return null;
       const near = marks.filter((c) => {
@@ -547,7 +546,7 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
         return d < 12 && (other === undefined || d <= Math.abs(cx - other));
       });
       if (near.length === 0) return false;
-      const t = markText(near[0]).replace(/\s/g, '').toUpperCase();
+      const t = bareMark(near[0].text).replace(/\s/g, '').toUpperCase();
       return t === 'N/A' ? null : t === 'Y' || t === 'X' || t === 'YES';
     };
     emit({ pointer: `${p}/additional_insured`, value: flag(addlX, subrX), ...base });

@@ -66,3 +66,9 @@ export const lineOf = (cells: Cell[]): Line => {
     cells,
   };
 };
+
+/** Cells `a` and `b` (b right of a) as one cell: the union of their boxes, their texts a space apart, the weaker confidence. */
+export const joinCells = (a: Cell, b: Cell): Cell => {
+  const y = Math.min(a.y, b.y);
+  return { ...a, text: `${a.text.trim()} ${b.text.trim()}`, y, w: b.x + b.w - a.x, h: Math.max(a.y + a.h, b.y + b.h) - y, conf: Math.min(a.conf, b.conf) };
+};

@@ -17,6 +17,7 @@ import {
   rasterPdfPage,
   normaliseImage,
   buildBlocks,
+  cellGap,
   readOptionsSchema,
   type DocumentText,
   type PageText,
@@ -28,7 +29,7 @@ import {
 } from '../documents/index.ts';
 import { readPixelBoxes } from '../documents/ocr.ts';
 import type { PageRegion } from './region_ocr.ts';
-import { lineOf } from './ocr_cells.ts';
+import { joinCells, lineOf } from './ocr_cells.ts';
 
 export type SuspectKind = 'hidden_line' | 'lost_lead' | 'amount_fragment' | 'weak_words' | 'digit_count';
 
@@ -229,13 +230,7 @@ export function mergeRereads(page: PageText, suspects: Suspect[], words: TextIte
       const lead = got.filter((w) => /[A-Za-z0-9]{3}/.test(w.text) && w.x + w.w <= s.cell.x + 2 && vOverlap(w, s.cell) >= 0.5 * Math.min(w.h, s.cell.h));
       if (lead.length === 0) return;
       const c = cellOf(lead);
-      const h = Math.max(s.cell.h, c.h);
-      replace.set(
-        s.cell,
-        s.cell.x - (c.x + c.w) <= Math.max(1.1 * h, 6)
-          ? [{ ...s.cell, text: `${c.text} ${s.cell.text.trim()}`, x: c.x, w: s.cell.x + s.cell.w - c.x, conf: Math.min(c.conf, s.cell.conf) }]
-          : [c, s.cell],
-      );
+      replace.set(s.cell, s.cell.x - (c.x + c.w) <= cellGap(Math.max(s.cell.h, c.h)) ? [joinCells(c, s.cell)] : [c, s.cell]);
     } else if (s.kind === 'digit_count') {
       // Kept only when read confidently as one number, a digit more or fewer, whose count fits the cell's width
       // (at the column's digit width) better than the first reading's.
@@ -270,18 +265,8 @@ export function mergeRereads(page: PageText, suspects: Suspect[], words: TextIte
       const merged: Cell[] = [];
       for (const c of cells) {
         const prev = merged[merged.length - 1];
-        const h = prev ? Math.max(prev.h, c.h) : 0;
-        if (prev && (prev === read || c === read) && c.x - (prev.x + prev.w) <= Math.max(1.1 * h, 6)) {
-          const y = Math.min(prev.y, c.y);
-          merged[merged.length - 1] = {
-            ...prev,
-            text: `${prev.text.trim()} ${c.text.trim()}`,
-            y,
-            w: c.x + c.w - prev.x,
-            h: Math.max(prev.y + prev.h, c.y + c.h) - y,
-            conf: Math.min(prev.conf, c.conf),
-          };
-        } else merged.push(c);
+        if (prev && (prev === read || c === read) && c.x - (prev.x + prev.w) <= cellGap(Math.max(prev.h, c.h))) merged[merged.length - 1] = joinCells(prev, c);
+        else merged.push(c);
       }
       // The line's first cell stands for the whole line (see below): its replacement is the merged row.
       replace.set(at.cells[0], merged);
