@@ -3,7 +3,8 @@
 // latency, and as the peer the same signed POSTs sent by deliver() alone, with no queue or database, in the same
 // run. The worker runs in a process of its own, as `svc worker` does (`--inline-worker`: in the bench's process,
 // beside the writers and the receiver); the worker's and Postgres's CPU time per delivery are printed beside
-// the rates, since other load on the machine moves rates much more than it moves costs.
+// the rates, since other load on the machine moves rates much more than it moves costs. Alternating rounds (the
+// durable path, then both peers, five times) give the medians to read against the targets.
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -135,6 +136,10 @@ function cpuLine(workerMs: number | null, pgBefore: number | null, pgAfter: numb
 interface BenchWorker {
   /** CPU time the worker process has used so far (ms; null when it runs inline). */
   cpu(): Promise<number | null>;
+  /** Freeze the worker process (SIGSTOP) while a peer runs, so its idle polling takes no CPU from the peer; no-op inline. */
+  pause(): void;
+  /** Let a paused worker process run again (SIGCONT). */
+  resume(): void;
   /** CPU time the worker process used (ms; null when it runs inline). */
   stop(): Promise<number | null>;
 }
@@ -156,7 +161,7 @@ async function prepareBenchWorker(ctx: BenchContext, cfg: Config, secretKey: Buf
           pollInterval: 1000,
           ...(only ? { only } : {}),
         });
-        return { cpu: async () => null, stop: async () => (await runner.stop(), null) };
+        return { cpu: async () => null, pause: () => {}, resume: () => {}, stop: async () => (await runner.stop(), null) };
       },
     };
   }
@@ -192,6 +197,8 @@ async function prepareBenchWorker(ctx: BenchContext, cfg: Config, secretKey: Buf
           child.send('cpu');
           return used;
         },
+        pause: () => void child.kill('SIGSTOP'),
+        resume: () => void child.kill('SIGCONT'),
         stop: async () => {
           const stopped = next((m) => ((m as { stopped?: boolean }).stopped ? (m as { cpuMicros: number }).cpuMicros / 1000 : undefined));
           child.send('stop');
@@ -247,6 +254,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     received++;
     if (received >= waitFor) reached();
   };
+  let counting = true;
   const countDoubles = (id: number) => {
     if (arrivals.has(id)) doubled++;
   };
@@ -255,10 +263,12 @@ export async function run(ctx: BenchContext): Promise<void> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      // The peers' POSTs are read the same way (the receiver's cost is the same for both) but not counted.
       const id = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { submission_id: number } }).data.submission_id;
+      res.writeHead(204).end();
+      if (!counting) return;
       countDoubles(id);
       if (!arrivals.has(id)) arrivals.set(id, performance.now());
-      res.writeHead(204).end();
       onArrival();
     });
   });
@@ -332,9 +342,8 @@ export async function run(ctx: BenchContext): Promise<void> {
     ),
   );
   const pgByPid = postgresCpuByPid(ctx);
-  const workerCpu = await runner.stop();
+  const workerCpu = await runner.cpu();
   const pgCpu = postgresCpuMs(ctx);
-  await writerPool.end();
   const latencies = [...arrivals]
     .filter(([id]) => id >= first && id < pacedLast)
     .map(([id, at]) => at - emitted.get(id)!)
@@ -370,31 +379,42 @@ export async function run(ctx: BenchContext): Promise<void> {
   );
 
   // Peers: the same signed POSTs with no queue and no database, with a new connection per POST (deliver()'s
-  // default) and with kept-alive connections (what the worker uses).
+  // default) and with kept-alive connections (what the worker uses). The worker process is frozen meanwhile (its
+  // idle polls would take a little CPU from the peer) and the receiver does not count the peers' POSTs.
   const body = JSON.stringify({ topic: 'form-submission', data: sample });
   // With the CPU time of this process per delivery (the POSTs and the receiver answering them): the client's cost,
   // which load on the machine moves less than the rate.
-  const peer = async (keepAlive: boolean) => {
+  const peer = async (keepAlive: boolean, count: number) => {
     const peerStarted = performance.now();
     const cpuStarted = process.cpuUsage();
     let next = 0;
     await Promise.all(
       Array.from({ length: 8 }, async () => {
-        while (next < events) {
+        while (next < count) {
           next++;
           await deliver({ url, body, secret, webhookId: `msg_${next}` }, { allowHosts: ['127.0.0.1'], keepAlive });
         }
       }),
     );
     const cpu = process.cpuUsage(cpuStarted);
-    return { rate: events / ((performance.now() - peerStarted) / 1000), cpuMicros: (cpu.user + cpu.system) / events };
+    return { rate: count / ((performance.now() - peerStarted) / 1000), cpuMicros: (cpu.user + cpu.system) / count };
   };
-  onArrival = () => {};
-  const fresh = await peer(false);
-  const kept = await peer(true);
+  const peers = async (count: number) => {
+    runner.pause();
+    counting = false;
+    try {
+      const fresh = await peer(false, count);
+      const kept = await peer(true, count);
+      closeDeliveryConnections();
+      return { fresh, kept };
+    } finally {
+      counting = true;
+      runner.resume();
+    }
+  };
+  const { fresh, kept } = await peers(events);
   const peerRate = fresh.rate;
   const peerKeepAlive = kept.rate;
-  closeDeliveryConnections();
   const peerCpu = (p: typeof fresh) => `; CPU ${fmt(p.cpuMicros, 0)} µs each (client and receiver)`;
   process.stdout.write(
     `${'peer: deliver() alone, new connection each (concurrency 8)'.padEnd(58)} ${fmt(peerRate, 0).padStart(8)} deliveries/s${peerCpu(fresh)}\n`,
@@ -403,6 +423,37 @@ export async function run(ctx: BenchContext): Promise<void> {
   process.stdout.write(
     `the durable path runs at ${fmt((rate / peerRate) * 100)}% of bare deliver() (${fmt((rate / peerKeepAlive) * 100)}% of kept-alive deliver())\n`,
   );
+
+  // The figures above are one run each, minutes apart; on a shared machine the same code moves by a quarter from
+  // one invocation to the next, the peers as much as the durable path. Alternating short rounds (the durable path
+  // with 16 writers, then both peers) puts each durable figure beside peers measured seconds later; the medians
+  // of the rounds and of their ratios are the figures to read against the targets.
+  const rounds = ctx.quick ? 3 : 5;
+  const perRound = ctx.quick ? 300 : 1500;
+  const roundsFirst = nextId;
+  const doubledBefore = doubled;
+  const durableRates: number[] = [];
+  const freshShare: number[] = [];
+  const keptShare: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const d = await sustained(perRound, 16);
+    const p = await peers(perRound);
+    durableRates.push(d.rate);
+    freshShare.push((d.rate / p.fresh.rate) * 100);
+    keptShare.push((d.rate / p.kept.rate) * 100);
+  }
+  await new Promise((r) => setTimeout(r, 500)); // late doubles would arrive now
+  const roundsReceived = [...arrivals.keys()].filter((id) => id >= roundsFirst && id < nextId).length;
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const list = (xs: number[], digits: number) => xs.map((x) => fmt(x, digits)).join(', ');
+  process.stdout.write(
+    `${`alternating rounds (${rounds} × ${perRound} events, 16 writers)`.padEnd(58)} ${fmt(median(durableRates), 0).padStart(8)} deliveries/s median (${list(durableRates, 0)})\n` +
+      `${'  share of bare deliver(), new connection each'.padEnd(58)} ${fmt(median(freshShare)).padStart(8)}% median (${list(freshShare, 1)})\n` +
+      `${'  share of kept-alive deliver()'.padEnd(58)} ${fmt(median(keptShare)).padStart(8)}% median (${list(keptShare, 1)})\n` +
+      `  received ${roundsReceived} of ${nextId - roundsFirst} distinct deliveries, ${doubled - doubledBefore} doubled, ${nextId - roundsFirst - roundsReceived} lost\n`,
+  );
+  await runner.stop();
+  await writerPool.end();
   receiver.close();
 
   await stages(ctx, cfg, secretKey, log, sample, events);
