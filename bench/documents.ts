@@ -129,6 +129,8 @@ export async function run(ctx?: { quick?: boolean }): Promise<void> {
       .join(', ')}`,
   );
 
+  await repairCosts(bytes);
+
   // Extraction against the hand-labelled dev set, when the shared corpus is on this machine.
   const labels = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../shared/corpus/labels');
   if (quick) console.log('extraction vs hand labels: skipped (--quick)');
@@ -203,6 +205,83 @@ const processCpu = () => {
   const r = process.resourceUsage();
   return (r.userCPUTime + r.systemCPUTime) / 1e6;
 };
+/**
+ * What each text-layer check costs on clean pages, as CPU time beside pdf.js reading the same pages' text (open,
+ * text content, items: the PDF worker's own path, here in one thread). The throughput figures above move by several
+ * percent from batch to batch, more than the checks cost; these time the checks themselves, alternating with the
+ * reading, each over every page many times. `drawn_ticks` renders only pages showing a tick-box label: it is given
+ * as the pages it rendered and what one render costs.
+ */
+async function repairCosts(bytes: Uint8Array[]): Promise<void> {
+  const { textItemsOf } = await import('../pipelines/documents/pdf_worker.ts');
+  const pdfjsLib = await import('pdfjs-dist/legacy/build/pdf.mjs');
+  const { repairTextItems, runsWordsTogether } = await import('../pipelines/documents/repair.ts');
+  const { unreadable, mayHideText } = await import('../pipelines/documents/invisible.ts');
+  const { mayDrawText } = await import('../pipelines/documents/missing_text.ts');
+  const { tickBoxCandidates } = await import('../pipelines/documents/ticks.ts');
+  type Page = { items: ReturnType<typeof textItemsOf>; width: number; height: number };
+  const readAll = async () => {
+    const pages: Page[] = [];
+    for (const b of bytes) {
+      const doc = await pdfjsLib.getDocument({ data: new Uint8Array(b), isEvalSupported: false, useSystemFonts: false, disableFontFace: true, verbosity: 0 })
+        .promise;
+      for (let n = 1; n <= doc.numPages; n++) {
+        const page = await doc.getPage(n);
+        const vp = page.getViewport({ scale: 1 });
+        pages.push({ items: textItemsOf(await page.getTextContent(), vp), width: vp.width, height: vp.height });
+      }
+      await doc.destroy();
+    }
+    return pages;
+  };
+  const pages = await readAll();
+  const checks: [string, () => void][] = [
+    ['invisible_text', () => (bytes.forEach((b) => mayHideText(b)), pages.forEach((p) => unreadable(p.items, p.width, p.height)))],
+    ['doubled_glyphs', () => pages.forEach((p) => repairTextItems(p.items, ['doubled_glyphs']))],
+    ['letter_spacing', () => pages.forEach((p) => repairTextItems(p.items, ['letter_spacing']))],
+    ['reversed_numbers', () => pages.forEach((p) => repairTextItems(p.items, ['reversed_numbers']))],
+    ['run_together_words', () => pages.forEach((p) => runsWordsTogether(p.items))],
+    ['missing_text', () => bytes.forEach((b) => mayDrawText(b))],
+  ];
+  const reading: number[] = [];
+  const spent = new Map<string, number[]>(checks.map(([k]) => [k, []]));
+  const repeat = 20;
+  for (let r = 0; r < 5; r++) {
+    let t0 = performance.now();
+    await readAll();
+    reading.push(performance.now() - t0);
+    for (const [name, check] of checks) {
+      t0 = performance.now();
+      for (let k = 0; k < repeat; k++) check();
+      spent.get(name)!.push((performance.now() - t0) / repeat);
+    }
+  }
+  const base = med(reading);
+  const share = (ms: number) => `${((ms / base) * 100).toFixed(2)}%`;
+  const total = checks.reduce((sum, [k]) => sum + med(spent.get(k)!), 0);
+  // drawn_ticks: the pages the service would render to look for ticks, and one 100-dpi render.
+  let rendered = 0;
+  let pageCount = 0;
+  for (const b of bytes) {
+    const doc = await readDocument(b, { ocr: false, repairTextLayer: [] });
+    for (const page of doc.pages) {
+      pageCount++;
+      if (tickBoxCandidates(page).length > 0) rendered++;
+    }
+  }
+  const renders: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    const t0 = performance.now();
+    await rasterPdfPage(bytes[0], 1, 100, 4_000_000);
+    renders.push(performance.now() - t0);
+  }
+  console.log(
+    `text repairs, CPU on clean pages beside pdf.js reading their text in one thread (${f2(base / pages.length)} ms/page over ${pages.length} pages, runs ${runs(reading.map((x) => x / pages.length))}): ` +
+      checks.map(([k]) => `${k} ${share(med(spent.get(k)!))}`).join(', ') +
+      `; together ${share(total)}; drawn_ticks rendered ${rendered} of ${pageCount} pages (a tick-box label), ${f2(med(renders))} ms a render`,
+  );
+}
+
 /** CPU seconds the threads not in `before` (the OCR workers started since) used between two snapshots. */
 const newThreadsCpu = (base: Set<string>, a: Map<string, number>, b: Map<string, number>) => {
   let sum = 0;
@@ -305,7 +384,11 @@ export async function runOcr(): Promise<void> {
     `ocr: with the second reading of weak words (the default): ${f2(med(withReread))} s/page (runs ${runs(withReread)}) — ×${f2(med(rereadCost))} of one reading (runs ${runs(rereadCost)}); CPU ×${f2(med(rereadCpuCost))} (runs ${runs(rereadCpuCost)})`,
   );
 
-  const pages8 = [...images, ...images];
+  // A queue of 16 pages (the 4 pages four times over), as the service's pool sees pages of the documents its
+  // worker extracts at once (WORKER_CONCURRENCY, 2 by default). At the end of any batch one worker waits for the
+  // other's last page; over 8 pages of ~2 s that wait alone held two workers to 1.90–1.99 of one (the bound
+  // printed below), over 16 it weighs half as much. The native peer runs the same queue.
+  const queue = [...images, ...images, ...images, ...images];
   const two: OcrOptions = { engine: { kind: 'tesseract.js', workers: 2 }, reread: false };
   // Each page's time with one worker (pages run one after another: the time between finishes).
   let pageTimes: number[] = [];
@@ -313,15 +396,15 @@ export async function runOcr(): Promise<void> {
     const [th, m0, p0] = [threadCpu(), machineCpu(), processCpu()];
     const t0 = performance.now();
     const done: number[] = [];
-    await Promise.all(pages8.map((img, k) => ocrImage(img, o).then(() => (done[k] = performance.now()))));
+    await Promise.all(queue.map((img, k) => ocrImage(img, o).then(() => (done[k] = performance.now()))));
     const wall = secs(t0);
     const order = [...done.keys()].sort((a, b) => done[a] - done[b]);
-    pageTimes = new Array(pages8.length);
+    pageTimes = new Array(queue.length);
     order.forEach((k, n) => (pageTimes[k] = (done[k] - (n === 0 ? t0 : done[order[n - 1]])) / 1000));
     const ocrCpu = newThreadsCpu(base, th, threadCpu());
     // What the rest of the machine used meanwhile, in cores: the share two workers could not have.
     const others = (machineCpu() - m0 - (processCpu() - p0)) / wall;
-    return { rate: pages8.length / wall, cpuPerPage: ocrCpu / pages8.length, busy: ocrCpu / wall, others };
+    return { rate: queue.length / wall, cpuPerPage: ocrCpu / queue.length, busy: ocrCpu / wall, others };
   };
   // The best two workers can do on these pages handed out in this order (each to the worker free first):
   // the batch ends when the busier one does, so uneven pages leave one idle at the end.
@@ -336,9 +419,9 @@ export async function runOcr(): Promise<void> {
   const nativeThroughput = async (n: number) => {
     const c0 = childCpu();
     const t0 = performance.now();
-    await parallel(pages8, n, (img) => ocrImage(img, cli));
+    await parallel(queue, n, (img) => ocrImage(img, cli));
     const wall = secs(t0);
-    return { rate: pages8.length / wall, cpuPerPage: (childCpu() - c0) / pages8.length };
+    return { rate: queue.length / wall, cpuPerPage: (childCpu() - c0) / queue.length };
   };
   const nat: { one: { rate: number; cpuPerPage: number }; two: { rate: number; cpuPerPage: number } }[] = [];
   const tp1: ReturnType<typeof throughput> extends Promise<infer T> ? T[] : never = [];
@@ -363,7 +446,7 @@ export async function runOcr(): Promise<void> {
   const m = (xs: typeof tp1, k: 'rate' | 'cpuPerPage' | 'busy' | 'others') => med(xs.map((x) => x[k]));
   console.log(
     `ocr throughput: 1 worker ${f2(m(tp1, 'rate') * 60)} pages/min, 2 workers ${f2(m(tp2, 'rate') * 60)} pages/min — 2/1 = ${f2(med(scale))} (runs ${runs(scale)}); ` +
-      `bound from handing these ${pages8.length} pages out one at a time: ${f2(med(bound))} (runs ${runs(bound)}); load ${load()}`,
+      `bound from handing these ${queue.length} pages out one at a time: ${f2(med(bound))} (runs ${runs(bound)}); load ${load()}`,
   );
   if (haveProc)
     console.log(
@@ -376,7 +459,7 @@ export async function runOcr(): Promise<void> {
     const jsCpuRise = tp1.map((x, k) => tp2[k].cpuPerPage / x.cpuPerPage);
     const against = scale.map((x, k) => x / natScale[k]);
     console.log(
-      `peer: native tesseract on the same ${pages8.length} pages, 1 process at a time vs 2 at once: 2/1 = ${f2(med(natScale))} (runs ${runs(natScale)}); ` +
+      `peer: native tesseract on the same ${queue.length} pages, 1 process at a time vs 2 at once: 2/1 = ${f2(med(natScale))} (runs ${runs(natScale)}); ` +
         `CPU per page ×${f2(med(natCpu))} with two at once (runs ${runs(natCpu)}), tesseract.js workers ×${f2(med(jsCpuRise))} (runs ${runs(jsCpuRise)}); ` +
         `tesseract.js 2/1 against native 2/1 = ${f2(med(against))} (runs ${runs(against)}); load ${load()}`,
     );

@@ -146,6 +146,22 @@ function mayHaveAnnotations(bytes: Uint8Array): boolean {
   return b.includes('/Annots') || b.includes('/ObjStm');
 }
 
+/** A page's text runs as items in viewport coordinates (points from the top-left corner), blank runs left out. */
+export function textItemsOf(
+  content: { items: Array<{ str?: string; transform?: unknown; height?: number; width?: number } | object> },
+  vp: { convertToViewportPoint(x: number, y: number): number[] },
+): TextItem[] {
+  const items: TextItem[] = [];
+  for (const raw of content.items) {
+    if (!('str' in raw) || typeof raw.str !== 'string' || raw.str.trim() === '') continue;
+    const [, , , d, e, f] = raw.transform as number[];
+    const h = raw.height || Math.abs(d) || 10;
+    const [x, baseY] = vp.convertToViewportPoint(e, f) as [number, number];
+    items.push({ text: raw.str, x, y: baseY - h, w: raw.width ?? 0, h, source: 'text' });
+  }
+  return items;
+}
+
 async function text(req: PdfTextRequest): Promise<PdfTextResult> {
   const annotations = mayHaveAnnotations(req.bytes);
   const enabled = req.repair ?? [...textRepairs];
@@ -172,15 +188,7 @@ async function text(req: PdfTextRequest): Promise<PdfTextResult> {
       const page = await doc.getPage(n);
       try {
         const vp = page.getViewport({ scale: 1 });
-        const content = await page.getTextContent();
-        let items: TextItem[] = [];
-        for (const raw of content.items) {
-          if (!('str' in raw) || raw.str.trim() === '') continue;
-          const [, , , d, e, f] = raw.transform as number[];
-          const h = raw.height || Math.abs(d) || 10;
-          const [x, baseY] = vp.convertToViewportPoint(e, f) as [number, number];
-          items.push({ text: raw.str, x, y: baseY - h, w: raw.width, h, source: 'text' });
-        }
+        let items = textItemsOf(await page.getTextContent(), vp);
         let hidden = false;
         let list: { fnArray: number[]; argsArray: unknown[] } | undefined;
         const operators = async () => (list ??= await page.getOperatorList({ intent: 'display', annotationMode: AnnotationMode.DISABLE }));

@@ -79,15 +79,17 @@ const SPACED_DIGITS = /(?<![\d$,.])(?:[\d$,.]{1,3} ){2,}[\d,.]{1,3}(?![\d,.])/g;
 /** Whether a page's text is letter-spaced: many lone capitals before a word and digits split by spaces. */
 export function isLetterSpaced(items: TextItem[]): boolean {
   let capitals = 0;
+  for (const it of items) if (it.source === 'text') capitals += (it.text.match(SPACED_CAPITAL) ?? []).filter((m) => !/^[AI] $/.test(m)).length;
+  // Most clean pages stop here: the digits and words are counted only for a page that may be letter-spaced.
+  if (capitals < 3) return false;
   let digits = 0;
   let words = 0;
   for (const it of items) {
     if (it.source !== 'text') continue;
-    capitals += (it.text.match(SPACED_CAPITAL) ?? []).filter((m) => !/^[AI] $/.test(m)).length;
     digits += (it.text.match(SPACED_DIGITS) ?? []).filter((m) => /\d/.test(m)).length;
     words += it.text.split(/\s+/).filter(Boolean).length;
   }
-  return words > 0 && capitals >= 3 && capitals + digits >= 4 && (capitals + digits) / words > 0.01;
+  return words > 0 && capitals + digits >= 4 && (capitals + digits) / words > 0.01;
 }
 
 function fixLetterSpacing(s: string): string {
