@@ -331,7 +331,9 @@ export async function run(ctx: BenchContext): Promise<void> {
   // three runs together include the worker's warm-up).
   const warmWorkerBefore = await runner.cpu();
   const warmPgBefore = postgresCpuMs(ctx);
+  const benchCpuBefore = process.cpuUsage();
   const sixteen = await sustained(events, 16);
+  const benchCpu = process.cpuUsage(benchCpuBefore);
   const warmWorker = await runner.cpu();
   const warmPg = postgresCpuMs(ctx);
   await new Promise((r) => setTimeout(r, 500)); // late doubles would arrive now
@@ -374,7 +376,8 @@ export async function run(ctx: BenchContext): Promise<void> {
       `${'  delivery created → attempt started (send job)'.padEnd(58)} p50 ${fmt(lag('send_ms', 50), 1)} ms   p99 ${fmt(lag('send_ms', 99), 1)} ms\n` +
       `received ${arrivals.size} of ${total} distinct deliveries, ${doubled} doubled, ${total - arrivals.size} lost; attempts logged ${logged.rows[0].n}\n` +
       `${'CPU per delivery over the three runs above'.padEnd(58)} ${cpuLine(workerCpu, pgCpuBefore, pgCpu, total)}\n` +
-      `${'  the 16-writer run alone (worker warmed up)'.padEnd(58)} ${cpuLine(warmWorker === null || warmWorkerBefore === null ? null : warmWorker - warmWorkerBefore, warmPgBefore, warmPg, events)}\n` +
+      `${'  the 16-writer run alone (worker warmed up)'.padEnd(58)} ${cpuLine(warmWorker === null || warmWorkerBefore === null ? null : warmWorker - warmWorkerBefore, warmPgBefore, warmPg, events)}; ` +
+      `this process (writers and receiver${warmWorker === null ? ', and the worker inline' : ''}) ${fmt((benchCpu.user + benchCpu.system) / events, 0)} µs\n` +
       `${'  Postgres CPU by whom it served'.padEnd(58)} ${postgresCpuSplit(pgByPidBefore, pgByPid, apps, total)}\n`,
   );
 
