@@ -32,6 +32,24 @@ async function run(args: string[], env: Record<string, string>): Promise<{ code:
   return { code, stdout, stderr };
 }
 
+/** Resolves once `svc serve` listens; the function returned gives everything it has printed so far. */
+async function listening(server: ChildProcess): Promise<() => string> {
+  let out = '';
+  server.stdout!.on('data', (d) => (out += d));
+  server.stderr!.on('data', (d) => (out += d));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 60_000);
+    server.stdout!.on('data', () => {
+      if (out.includes('"msg":"listening"')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    server.on('close', () => reject(new Error(`server exited:\n${out}`)));
+  });
+  return () => out;
+}
+
 const pidFile = (dataDir: string) => path.join(dataDir, 'pg', 'postmaster.pid');
 
 test('serve starts an embedded Postgres, CLI commands share it, and SIGTERM stops both cleanly', async (t) => {
@@ -39,19 +57,7 @@ test('serve starts an embedded Postgres, CLI commands share it, and SIGTERM stop
   const env = { DATA_DIR: dataDir, PORT: String(await freePort()), EMBEDDED_PG_PORT: String(await freePort()) };
   const server = svc(['serve'], env);
   try {
-    let out = '';
-    server.stdout!.on('data', (d) => (out += d));
-    server.stderr!.on('data', (d) => (out += d));
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 60_000);
-      server.stdout!.on('data', () => {
-        if (out.includes('"msg":"listening"')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      server.on('close', () => reject(new Error(`server exited:\n${out}`)));
-    });
+    const output = await listening(server);
     t.true(existsSync(pidFile(dataDir)));
 
     const created = await run(['oauth-clients', 'create', '--name', 'E2E Partner', '--json'], env);
@@ -67,14 +73,14 @@ test('serve starts an embedded Postgres, CLI commands share it, and SIGTERM stop
       body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret }),
     });
     t.is(res.status, 200);
-    t.false(out.includes(client.client_secret), 'the secret is never logged');
+    t.false(output().includes(client.client_secret), 'the secret is never logged');
 
     server.kill('SIGTERM');
     const code = await new Promise<number | null>((r) => server.on('close', (c) => r(c)));
     t.is(code, 0);
     t.false(existsSync(pidFile(dataDir)), 'postgres stopped with the server');
     // Stopped last: the worker's listener and the pools closed while it still ran (no error on the way out).
-    t.notRegex(out.slice(out.indexOf('"msg":"shutting down"')), /"level":"error"/);
+    t.notRegex(output().slice(output().indexOf('"msg":"shutting down"')), /"level":"error"/);
   } finally {
     if (server.exitCode === null) server.kill('SIGKILL');
     await rm(dataDir, { recursive: true, force: true });
@@ -126,19 +132,7 @@ test('with DATABASE_URL, SIGTERM lets a request in flight finish, then serve exi
   const port = await freePort();
   const server = svc(['serve'], { DATABASE_URL: databaseUrl(tdb.name), PORT: String(port) });
   try {
-    let out = '';
-    server.stdout!.on('data', (d) => (out += d));
-    server.stderr!.on('data', (d) => (out += d));
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 60_000);
-      server.stdout!.on('data', () => {
-        if (out.includes('"msg":"listening"')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      server.on('close', () => reject(new Error(`server exited:\n${out}`)));
-    });
+    const output = await listening(server);
     const closed = new Promise<number | null>((r) => server.on('close', (c) => r(c)));
     // A token request whose body is still on its way when the signal arrives.
     const body = 'grant_type=client_credentials&client_id=oc_nobody&client_secret=nope';
@@ -151,7 +145,7 @@ test('with DATABASE_URL, SIGTERM lets a request in flight finish, then serve exi
     socket.write(
       `POST /oauth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
     );
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 1000)); // the server has read the head: the request is in flight
     server.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 500));
     t.is(server.exitCode, null, 'still draining');
@@ -159,7 +153,7 @@ test('with DATABASE_URL, SIGTERM lets a request in flight finish, then serve exi
     await ended;
     t.regex(answer, /^HTTP\/1\.1 40\d/, 'the request in flight got its answer');
     t.is(await closed, 0);
-    t.regex(out, /"msg":"shutting down"/);
+    t.regex(output(), /"msg":"shutting down"/);
   } finally {
     if (server.exitCode === null) server.kill('SIGKILL');
     await tdb.drop();
