@@ -23,6 +23,10 @@ import {
   type ReadOptions,
   type TextRepair,
 } from '../pipelines/documents/index.ts';
+import { repairTextItems, runsWordsTogether } from '../pipelines/documents/repair.ts';
+import { unreadable, mayHideText } from '../pipelines/documents/invisible.ts';
+import { mayDrawText } from '../pipelines/documents/missing_text.ts';
+import { tickBoxCandidates } from '../pipelines/documents/ticks.ts';
 
 const execFileP = promisify(execFile);
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/policies');
@@ -213,12 +217,10 @@ const processCpu = () => {
  * as the pages it rendered and what one render costs.
  */
 async function repairCosts(bytes: Uint8Array[]): Promise<void> {
+  // Loaded here: only this line reads PDFs in the bench's own thread (the rest goes through the worker pool), and
+  // importing pdf_worker.ts puts its zlib DecompressionStream in place for that reading, as in the PDF worker.
   const { textItemsOf } = await import('../pipelines/documents/pdf_worker.ts');
   const pdfjsLib = await import('pdfjs-dist/legacy/build/pdf.mjs');
-  const { repairTextItems, runsWordsTogether } = await import('../pipelines/documents/repair.ts');
-  const { unreadable, mayHideText } = await import('../pipelines/documents/invisible.ts');
-  const { mayDrawText } = await import('../pipelines/documents/missing_text.ts');
-  const { tickBoxCandidates } = await import('../pipelines/documents/ticks.ts');
   type Page = { items: ReturnType<typeof textItemsOf>; width: number; height: number };
   const readAll = async () => {
     const pages: Page[] = [];

@@ -447,7 +447,11 @@ export async function run(ctx: BenchContext): Promise<void> {
   }
   await new Promise((r) => setTimeout(r, 500)); // late doubles would arrive now
   const roundsReceived = [...arrivals.keys()].filter((id) => id >= roundsFirst && id < nextId).length;
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const median = (xs: number[]) =>
+    percentile(
+      [...xs].sort((a, b) => a - b),
+      50,
+    );
   const list = (xs: number[], digits: number) => xs.map((x) => fmt(x, digits)).join(', ');
   process.stdout.write(
     `${`alternating rounds (${rounds} × ${perRound} events, 16 writers)`.padEnd(58)} ${fmt(median(durableRates), 0).padStart(8)} deliveries/s median (${list(durableRates, 0)})\n` +

@@ -797,47 +797,23 @@ test('policyholder address: a "Mailing address" caption of the declarations beat
 
 test("layout: a wide gap before words starting at one x on three lines in a row is a column edge; a paragraph's wide spaces are not", (t) => {
   const w = (x: number, y: number, text: string): TextItem => ({ text, x, y, w: text.length * 4.2, h: 10, source: 'text' });
+  const laid = (items: TextItem[]) => layoutPage(1, 612, 792, items, 'text').lines;
+  const cellsPerLine = (items: TextItem[]) => laid(items).map((l) => l.cells.length);
   // Two lines aligned only: not a column.
-  const two = layoutPage(1, 612, 792, [w(36, 100, 'Total'), w(66, 100, 'Due'), w(36, 112, 'Total'), w(66, 112, 'Paid')], 'text');
-  t.deepEqual(
-    two.lines.map((l) => l.cells.length),
-    [1, 1],
-  );
+  t.deepEqual(cellsPerLine([w(36, 100, 'Total'), w(66, 100, 'Due'), w(36, 112, 'Total'), w(66, 112, 'Paid')]), [1, 1]);
   // Justified text: gaps of 7 pt, but the words after them do not start at one x.
-  const para = layoutPage(
-    1,
-    612,
-    792,
-    [w(36, 100, 'coverage'), w(77.6, 100, 'applies'), w(36, 112, 'to'), w(53.4, 112, 'each'), w(36, 124, 'insured'), w(74.4, 124, 'person')],
-    'text',
-  );
   t.deepEqual(
-    para.lines.map((l) => l.cells.length),
+    cellsPerLine([w(36, 100, 'coverage'), w(77.6, 100, 'applies'), w(36, 112, 'to'), w(53.4, 112, 'each'), w(36, 124, 'insured'), w(74.4, 124, 'person')]),
     [1, 1, 1],
   );
   // A fixed-pitch font's one space (0.6 of the height) between a form number and its edition: not a column edge.
   const mono = (x: number, y: number, text: string): TextItem => ({ text, x, y, w: text.length * 6, h: 10, source: 'text' });
-  const forms = layoutPage(
-    1,
-    612,
-    792,
-    [100, 112, 124].flatMap((y) => [mono(41.8, y, 'BP1405'), mono(83.8, y, '07-13')]),
-    'text',
-  );
-  t.deepEqual(
-    forms.lines.map((l) => l.cells.length),
-    [1, 1, 1],
-  );
+  t.deepEqual(cellsPerLine([100, 112, 124].flatMap((y) => [mono(41.8, y, 'BP1405'), mono(83.8, y, '07-13')])), [1, 1, 1]);
   // Three lines: a column.
-  const col = layoutPage(
-    1,
-    612,
-    792,
-    [w(36, 100, 'Total'), w(66, 100, 'Due'), w(36, 112, 'Total'), w(66, 112, 'Paid'), w(36, 124, 'Net'), w(66, 124, 'Owed')],
-    'text',
-  );
   t.deepEqual(
-    col.lines.map((l) => l.cells.map((c) => c.text)),
+    laid([w(36, 100, 'Total'), w(66, 100, 'Due'), w(36, 112, 'Total'), w(66, 112, 'Paid'), w(36, 124, 'Net'), w(66, 124, 'Owed')]).map((l) =>
+      l.cells.map((c) => c.text),
+    ),
     [
       ['Total', 'Due'],
       ['Total', 'Paid'],
