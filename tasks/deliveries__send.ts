@@ -126,6 +126,17 @@ export function deliveriesSend(deps: TaskDeps): Task {
 export interface SendLoop {
   /** New deliveries may be due (the fan-out in this process made some): claim without waiting for the next poll. */
   wake(): void;
+  /** The loop's id, which its claims carry. */
+  readonly workerId: string;
+  /** Seconds a claim lasts. */
+  readonly leaseSeconds: number;
+  /**
+   * Which of these deliveries (given by endpoint, in order) the loop has room for now, as its own claim would
+   * take them: the fan-out of this process creates those claimed by the loop (app_private.create_event_deliveries_claimed).
+   */
+  room(endpointIds: string[]): boolean[];
+  /** Deliveries created claimed by this loop: send them (given back at once when the loop is stopping). */
+  take(rows: DueDeliveryRow[]): void;
   /** Stop sending: attempts in flight are aborted and given back, what was sent is recorded. */
   stop(): Promise<void>;
 }
@@ -231,6 +242,18 @@ export function startSendLoop(pool: pg.Pool, deps: TaskDeps, opts: SendLoopOptio
         wake();
       });
   };
+  /** Claimed deliveries wait here for a slot; finished ones and those of a disabled endpoint are only given back. */
+  const hold = (rows: DueDeliveryRow[]) => {
+    for (const d of rows) {
+      if (d.status !== 'pending' || !d.enabled) {
+        // Finished meanwhile, or its endpoint is disabled (enabling it makes its pending deliveries due again).
+        done.push(d.id);
+        continue;
+      }
+      ep(d.endpoint_id).held++;
+      queue.push(d);
+    }
+  };
   const pump = () => {
     for (let i = 0; i < queue.length && inFlight < maxInFlight && !stopped;) {
       if (ep(queue[i].endpoint_id).flying >= perEndpoint) {
@@ -312,15 +335,7 @@ export function startSendLoop(pool: pg.Pool, deps: TaskDeps, opts: SendLoopOptio
         continue;
       }
       failures = 0;
-      for (const d of rows) {
-        if (d.status !== 'pending' || !d.enabled) {
-          // Finished meanwhile, or its endpoint is disabled (enabling it makes its pending deliveries due again).
-          done.push(d.id);
-          continue;
-        }
-        ep(d.endpoint_id).held++;
-        queue.push(d);
-      }
+      hold(rows);
       more = claim && rows.length >= claimSize;
       if (claim && skipEndpoints.length && rows.length < claimSize) skipShortAt = performance.now();
       pump();
@@ -329,6 +344,31 @@ export function startSendLoop(pool: pg.Pool, deps: TaskDeps, opts: SendLoopOptio
 
   return {
     wake,
+    workerId: opts.workerId,
+    leaseSeconds,
+    room: (endpointIds) => {
+      // As a round's claim: up to claimSize beyond a full set of slots, and an endpoint holding twice its share gets no more.
+      let total = maxInFlight + claimSize - queue.length - inFlight;
+      const taken = new Map<string, number>();
+      return endpointIds.map((id) => {
+        if (stopped || total <= 0) return false;
+        const n = taken.get(id) ?? 0;
+        if ((perEp.get(id)?.held ?? 0) + n >= 2 * perEndpoint) return false;
+        taken.set(id, n + 1);
+        total--;
+        return true;
+      });
+    },
+    take: (rows) => {
+      if (stopped) {
+        release.push(...rows.map((d) => d.id));
+        wake();
+        return;
+      }
+      hold(rows);
+      pump();
+      if (done.length) wake();
+    },
     stop: async () => {
       stopped = true;
       abort.abort();

@@ -13,16 +13,20 @@ import {
   anyEventWaiting,
   beginFanOutWaiting,
   createEventDeliveries,
+  createClaimedDeliveriesAndCommit,
   createEventDeliveriesAndCommit,
   fanOutBatch,
   fanOutPlans,
   holdWaitingEvent,
   type FanOutPlanRow,
+  type HandedDeliveryRow,
 } from '../db/queries/events.ts';
 import type { Client } from '../db/queries/types.ts';
+import type { DueDeliveryRow } from '../db/queries/deliveries.ts';
 import { envelopeJson, topicEnvelope, v1EventEnvelope, V1_EVENT_NAMES, type V1EventName } from '../pipelines/webhooks/payloads.ts';
 import type { Logger } from '../lib/log.ts';
 import type { TaskDeps } from './context.ts';
+import type { SendLoop } from './deliveries__send.ts';
 
 const payload = z.union([z.object({ agency_id: z.number().int().positive() }), z.object({ event_id: z.number().int().positive() })]);
 
@@ -70,6 +74,29 @@ function deliveriesOf(rows: FanOutPlanRow[], logger: Pick<Logger, 'warn'>) {
   return deliveries;
 }
 
+/** The send loop's view of deliveries created claimed by it: the database's ids and credentials, the poller's url and body. */
+function handedRows(handed: HandedDeliveryRow[], planned: Array<{ event_id: number; endpoint_id: string; url: string; body: string }>): DueDeliveryRow[] {
+  const byTarget = new Map(planned.map((d) => [`${d.event_id} ${d.endpoint_id}`, d]));
+  return handed.map((h) => {
+    const d = byTarget.get(`${h.event_id} ${h.endpoint_id}`)!;
+    return {
+      id: h.id,
+      attempt_count: 0,
+      message_id: h.message_id,
+      mode: h.mode,
+      is_test: false,
+      url: d.url,
+      body: d.body,
+      endpoint_id: h.endpoint_id,
+      enabled: h.enabled,
+      status: 'pending',
+      secret_ciphertext: h.secret_ciphertext,
+      auth_ciphertext: h.auth_ciphertext,
+      request_id: h.request_id,
+    };
+  });
+}
+
 /**
  * Fan out one batch in one transaction: `read` locks up to BATCH waiting events with their targets, their
  * deliveries are created and queued and the events marked. Returns how many events the batch held.
@@ -82,6 +109,8 @@ async function fanOutOnce(
   taken: number[] = [],
   /** `read` begins the transaction itself, and the write commits it in the same round trip (the poller's batch). */
   combined = false,
+  /** The send loop of this process: the deliveries it has room for are created claimed by it and handed over. */
+  sendLoop?: Pick<SendLoop, 'workerId' | 'leaseSeconds' | 'room' | 'take'>,
 ): Promise<number> {
   let rows: FanOutPlanRow[];
   try {
@@ -93,6 +122,13 @@ async function fanOutOnce(
     if (!combined) {
       if (ids.length) created = await createEventDeliveries(client, ids, deliveriesOf(rows, log));
       await client.query('commit');
+    } else if (ids.length && sendLoop) {
+      const planned = deliveriesOf(rows, log);
+      const room = sendLoop.room(planned.map((d) => d.endpoint_id));
+      const claimed = planned.map((d, i) => ({ ...d, claim: room[i] }));
+      const handed = await createClaimedDeliveriesAndCommit(client, ids, claimed, sendLoop.workerId, sendLoop.leaseSeconds);
+      created = planned.length; // at most: an event fanned out before keeps its deliveries
+      if (handed.length) sendLoop.take(handedRows(handed, planned));
     } else if (ids.length) {
       created = await createEventDeliveriesAndCommit(client, ids, deliveriesOf(rows, log));
     } else {
@@ -148,7 +184,16 @@ export interface OutboxPoller {
  * data error is held (app_private.events_waiting.held_at, logged) and the others go on; any other failure (the
  * database restarting) is logged and tried again a second later.
  */
-export function startOutboxPoller(pool: pg.Pool, deps: TaskDeps, opts: { intervalMs: number; onDeliveries?: () => void }): OutboxPoller {
+export function startOutboxPoller(
+  pool: pg.Pool,
+  deps: TaskDeps,
+  opts: {
+    intervalMs: number;
+    onDeliveries?: () => void;
+    /** The send loop of this process: deliveries it has room for are handed to it claimed, not queued for its next round. */
+    sendLoop?: Pick<SendLoop, 'workerId' | 'leaseSeconds' | 'room' | 'take'>;
+  },
+): OutboxPoller {
   let stopped = false;
   let wake = () => {};
   const context = { component: 'worker', task: 'events__fan_out', poller: true };
@@ -168,8 +213,10 @@ export function startOutboxPoller(pool: pg.Pool, deps: TaskDeps, opts: { interva
         let failed: Error | undefined;
         try {
           // The cheap check first, unless the last batch found events (under load the next one most likely does too).
-          if (last > 0 || (await anyEventWaiting(client))) n = await fanOutOnce(client, (c) => beginFanOutWaiting(c, limit), deps.log, context, taken, true);
-          if (n > 0) opts.onDeliveries?.();
+          if (last > 0 || (await anyEventWaiting(client)))
+            n = await fanOutOnce(client, (c) => beginFanOutWaiting(c, limit), deps.log, context, taken, true, opts.sendLoop);
+          // A send loop that was handed deliveries has them; one that had no room claims the rest when a slot frees.
+          if (n > 0 && !opts.sendLoop) opts.onDeliveries?.();
           if (careful > 0) careful = n > 0 ? careful - 1 : 0;
         } catch (err) {
           failed = err as Error;

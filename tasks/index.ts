@@ -199,9 +199,15 @@ export async function startWorker(
   // Events wait in the outbox (0014) until this poller fans them out; both stop before the runner does.
   const poller =
     !opts.only || opts.only.includes('events__fan_out')
-      ? startOutboxPoller(pool, opts.deps, { intervalMs: opts.outboxPollInterval ?? 25, onDeliveries: () => sender?.wake() })
+      ? startOutboxPoller(pool, opts.deps, { intervalMs: opts.outboxPollInterval ?? 25, onDeliveries: () => sender?.wake(), sendLoop: sender ?? undefined })
       : null;
-  runner.promise.finally(() => Promise.all([poller?.stop(), sender?.stop()])).catch(() => {});
+  // The poller first: what it hands over while stopping is given back by the loop's last round.
+  runner.promise
+    .finally(async () => {
+      await poller?.stop();
+      await sender?.stop();
+    })
+    .catch(() => {});
   runner.promise.finally(() => closeDeliveryConnections()).catch(() => {});
   const safeBeat = () => beat().catch((err) => opts.log.warn('worker heartbeat failed', { err }));
   await safeBeat();

@@ -92,6 +92,38 @@ export async function createEventDeliveriesAndCommit(
   return results[0].rows[0].n;
 }
 
+/** A delivery the poller hands to its send loop: created and claimed for the loop's lease in the poller's commit. */
+export interface HandedDeliveryRow {
+  id: number;
+  event_id: number;
+  endpoint_id: string;
+  message_id: string;
+  mode: 'test' | 'live';
+  request_id: string | null;
+  enabled: boolean;
+  secret_ciphertext: string;
+  auth_ciphertext: string | null;
+}
+
+/**
+ * createEventDeliveriesAndCommit, but the deliveries marked `claim` are queued claimed by the send loop `worker`
+ * for `leaseSeconds` (app_private.create_event_deliveries_claimed) and returned, in the one round trip.
+ */
+export async function createClaimedDeliveriesAndCommit(
+  db: Client,
+  eventIds: number[],
+  deliveries: Array<{ event_id: number; endpoint_id: string; url: string; body: string; claim: boolean }>,
+  worker: string,
+  leaseSeconds: number,
+): Promise<HandedDeliveryRow[]> {
+  const ids = `'{${eventIds.map((id) => String(Math.floor(id))).join(',')}}'::bigint[]`;
+  const lease = `make_interval(secs => ${Math.max(1, Math.floor(leaseSeconds))})`;
+  const results = (await db.query(
+    `select * from app_private.create_event_deliveries_claimed(${ids}, ${literal(JSON.stringify(deliveries))}::jsonb, ${literal(worker)}, ${lease}); commit`,
+  )) as unknown as pg.QueryResult<HandedDeliveryRow>[];
+  return results[0].rows;
+}
+
 /** What pg.escapeLiteral returns, by two native replaces: its character loop took 50 ms for a batch of 500 deliveries. */
 function literal(text: string): string {
   const quoted = text.replace(/'/g, "''");

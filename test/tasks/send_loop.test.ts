@@ -1,10 +1,12 @@
-// The worker's send loop (0015): first attempts are claimed from app_private.deliveries_due for a lease, sent
-// and recorded with the next claim in one statement. A killed worker's claims come back, a failing or hanging
+// The worker's send loop (0015): first attempts are claimed from app_private.deliveries_due for a lease (or handed
+// over claimed by the fan-out of the same process, 0019), sent and recorded with the next claim in one statement. A killed worker's claims come back, a failing or hanging
 // receiver does not hold up the others, two loops never send one delivery twice, and work lost with an
 // asynchronous commit is redone under the same webhook-id.
 import test from 'ava';
 import type { Runner } from 'graphile-worker';
+import type { DueDeliveryRow } from '../../db/queries/deliveries.ts';
 import { sampleTopicPayload } from '../../pipelines/webhooks/payloads.ts';
+import { startOutboxPoller } from '../../tasks/events__fan_out.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { startService, type TestService } from '../helpers/server.ts';
 import { eventually, startTestWorker } from '../helpers/worker.ts';
@@ -263,4 +265,51 @@ test.serial('a delivery made due again while a loop holds its claim (its endpoin
   const due = await db().query(`select due_at <= now() as now, claimed_by from app_private.deliveries_due where delivery_id = $1`, [id]);
   t.deepEqual(due.rows, [{ now: true, claimed_by: null }], 'still due, for any loop');
   await db().query('delete from app_public.webhook_deliveries where id = $1', [id]);
+});
+
+test.serial('the fan-out hands its send loop the deliveries the loop has room for, claimed in its commit; the rest wait due for any loop', async (t) => {
+  const r = await receiver();
+  const { agencyId, endpointId } = await endpointTo(r.url);
+  const events = [await emit(agencyId, 901), await emit(agencyId, 902), await emit(agencyId, 903)];
+  // The poller of a process whose send loop has room for two deliveries (a loop of our own that only collects them).
+  const taken: DueDeliveryRow[] = [];
+  const asked: string[][] = [];
+  const poller = startOutboxPoller(svc.tdb.db.owner, svc.deps, {
+    intervalMs: 10,
+    sendLoop: {
+      workerId: 'send_loop_room_for_two',
+      leaseSeconds: 600,
+      room: (endpointIds) => (asked.push(endpointIds), endpointIds.map((_, i) => i < 2)),
+      take: (rows) => taken.push(...rows),
+    },
+  });
+  try {
+    await eventually(async () => taken.length >= 2, 15_000, 'the hand-over');
+    await eventually(async () => (await db().query('select 1 from app_private.events_waiting where event_id = any ($1)', [events])).rows.length === 0);
+  } finally {
+    await poller.stop();
+  }
+  t.deepEqual(asked, [[endpointId, endpointId, endpointId]], 'asked once, for the batch of three');
+  const rows = await db().query<{ id: number; event_id: number; message_id: string; body: string; claimed_by: string | null; leased: boolean; due: boolean }>(
+    `select d.id, d.event_id, d.message_id, d.body, q.claimed_by, q.due_at > now() + interval '500 seconds' leased, q.due_at <= now() due
+       from app_public.webhook_deliveries d join app_private.deliveries_due q on q.delivery_id = d.id
+      where d.agency_id = $1 order by d.id`,
+    [agencyId],
+  );
+  t.deepEqual(
+    rows.rows.map((x) => [x.event_id, x.claimed_by, x.leased, x.due]),
+    [
+      [events[0], 'send_loop_room_for_two', true, false],
+      [events[1], 'send_loop_room_for_two', true, false],
+      [events[2], null, false, true],
+    ],
+    'two claimed by the loop for its lease, the third due now',
+  );
+  // What the loop was given is what a claim of its own would have read back.
+  const claimed = await db().query(`select * from app_private.deliveries_to_send($1) order by id`, [rows.rows.slice(0, 2).map((x) => x.id)]);
+  t.deepEqual(
+    taken.map((d) => ({ ...d })),
+    claimed.rows.map((c) => ({ ...c, status: 'pending', request_id: null })),
+  );
+  await db().query('delete from app_public.webhook_deliveries where agency_id = $1', [agencyId]);
 });
