@@ -3,7 +3,8 @@
 // next attempt.
 // First attempts are sent by the worker's send loop (startSendLoop, 0015): it claims due deliveries
 // (app_private.deliveries_due) for a lease, sends them, and records what it sent, gives back what it did not
-// and claims the next ones in one statement (app_private.send_round, one asynchronous commit per round).
+// and claims the next ones in one statement (app_private.send_round, one asynchronous commit per round). The
+// fan-out of the same process hands it the deliveries it has room for already claimed (room/take, 0019).
 // Retries, redeliveries and test sends are deliveries__send jobs: one delivery each, or a batch of one endpoint's
 // first attempts queued before 0015, read and recorded in one statement each.
 import type { Task } from 'graphile-worker';
@@ -123,6 +124,9 @@ export function deliveriesSend(deps: TaskDeps): Task {
   };
 }
 
+/** What the fan-out of the same process needs of its send loop to hand it deliveries already claimed (0019). */
+export type HandOver = Pick<SendLoop, 'workerId' | 'leaseSeconds' | 'room' | 'take'>;
+
 export interface SendLoop {
   /** New deliveries may be due (the fan-out in this process made some): claim without waiting for the next poll. */
   wake(): void;
@@ -144,7 +148,7 @@ export interface SendLoop {
 export interface SendLoopOptions {
   /** The loop's id: its claims carry it, and the process records it in app_private.worker_heartbeats. */
   workerId: string;
-  /** Milliseconds between polls while nothing is due (the fan-out of this process wakes the loop sooner). */
+  /** Milliseconds between polls while nothing is due (the fan-out of this process hands deliveries over sooner). */
   intervalMs: number;
   /** Deliveries in flight at once, over all endpoints (default 64). */
   inFlight?: number;

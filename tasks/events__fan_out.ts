@@ -1,7 +1,8 @@
 // Outbox events become one delivery per matching endpoint and subscription, queued per endpoint. The worker
 // process polls the outbox (startOutboxPoller, 0014): it reads and locks the oldest waiting events of every
 // agency in one statement and turns them into deliveries in another, in one transaction; at once again while
-// batches come back full, else after a few milliseconds. Emitting an event is thus only its insert.
+// batches come back full, else after a few milliseconds. Emitting an event is thus only its insert. The deliveries
+// the send loop of the same process has room for are created claimed by it and handed to it (0019).
 // events__fan_out jobs queued before 0014 still run: {agency_id} (0013) fans out that agency's waiting events
 // the same way, {event_id} (before 0013) one event.
 // Running a batch twice adds nothing (one delivery per event and endpoint), so a crash between steps loses nothing.
@@ -26,7 +27,7 @@ import type { DueDeliveryRow } from '../db/queries/deliveries.ts';
 import { envelopeJson, topicEnvelope, v1EventEnvelope, V1_EVENT_NAMES, type V1EventName } from '../pipelines/webhooks/payloads.ts';
 import type { Logger } from '../lib/log.ts';
 import type { TaskDeps } from './context.ts';
-import type { SendLoop } from './deliveries__send.ts';
+import type { HandOver } from './deliveries__send.ts';
 
 const payload = z.union([z.object({ agency_id: z.number().int().positive() }), z.object({ event_id: z.number().int().positive() })]);
 
@@ -110,7 +111,7 @@ async function fanOutOnce(
   /** `read` begins the transaction itself, and the write commits it in the same round trip (the poller's batch). */
   combined = false,
   /** The send loop of this process: the deliveries it has room for are created claimed by it and handed over. */
-  sendLoop?: Pick<SendLoop, 'workerId' | 'leaseSeconds' | 'room' | 'take'>,
+  sendLoop?: HandOver,
 ): Promise<number> {
   let rows: FanOutPlanRow[];
   try {
@@ -191,7 +192,7 @@ export function startOutboxPoller(
     intervalMs: number;
     onDeliveries?: () => void;
     /** The send loop of this process: deliveries it has room for are handed to it claimed, not queued for its next round. */
-    sendLoop?: Pick<SendLoop, 'workerId' | 'leaseSeconds' | 'room' | 'take'>;
+    sendLoop?: HandOver;
   },
 ): OutboxPoller {
   let stopped = false;
