@@ -125,7 +125,7 @@ export function deliveriesSend(deps: TaskDeps): Task {
 }
 
 /** What the fan-out of the same process needs of its send loop to hand it deliveries already claimed (0019). */
-export type HandOver = Pick<SendLoop, 'workerId' | 'leaseSeconds' | 'room' | 'take'>;
+export type HandOver = Pick<SendLoop, 'workerId' | 'leaseSeconds' | 'room' | 'take' | 'wake'>;
 
 export interface SendLoop {
   /** New deliveries may be due (the fan-out in this process made some): claim without waiting for the next poll. */

@@ -130,6 +130,8 @@ async function fanOutOnce(
       const handed = await createClaimedDeliveriesAndCommit(client, ids, claimed, sendLoop.workerId, sendLoop.leaseSeconds);
       created = planned.length; // at most: an event fanned out before keeps its deliveries
       if (handed.length) sendLoop.take(handedRows(handed, planned));
+      // Some wait due (no room, or a disabled endpoint): the loop claims them on its next round.
+      if (handed.length < planned.length) sendLoop.wake();
     } else if (ids.length) {
       created = await createEventDeliveriesAndCommit(client, ids, deliveriesOf(rows, log));
     } else {
@@ -216,7 +218,7 @@ export function startOutboxPoller(
           // The cheap check first, unless the last batch found events (under load the next one most likely does too).
           if (last > 0 || (await anyEventWaiting(client)))
             n = await fanOutOnce(client, (c) => beginFanOutWaiting(c, limit), deps.log, context, taken, true, opts.sendLoop);
-          // A send loop that was handed deliveries has them; one that had no room claims the rest when a slot frees.
+          // A send loop of this process was handed its deliveries (and woken for any left due).
           if (n > 0 && !opts.sendLoop) opts.onDeliveries?.();
           if (careful > 0) careful = n > 0 ? careful - 1 : 0;
         } catch (err) {

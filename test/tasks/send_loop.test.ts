@@ -6,6 +6,7 @@ import test from 'ava';
 import type { Runner } from 'graphile-worker';
 import type { DueDeliveryRow } from '../../db/queries/deliveries.ts';
 import { sampleTopicPayload } from '../../pipelines/webhooks/payloads.ts';
+import { beginAs } from '../../db/pool.ts';
 import { startOutboxPoller } from '../../tasks/events__fan_out.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { startService, type TestService } from '../helpers/server.ts';
@@ -48,6 +49,19 @@ const emit = (agencyId: number, submissionId: number) =>
       JSON.stringify({ ...sampleTopicPayload('form-submission').data, submission_id: submissionId }),
     ])
     .then((r) => Number(r.rows[0].id));
+
+/** Disable an endpoint as its state function would (the 410 path): the status guard lets a transition through. */
+async function disable(endpointId: string): Promise<void> {
+  const c = await db().connect();
+  try {
+    await c.query('begin');
+    await c.query(`select set_config('svc.transition', 'on', true)`);
+    await c.query(`update app_public.webhook_endpoints set enabled = false, disabled_reason = 'test', disabled_at = now() where id = $1`, [endpointId]);
+    await c.query('commit');
+  } finally {
+    c.release();
+  }
+}
 
 const submission = (r: Receiver, i: number) => r.received.filter((x) => x.json?.data?.submission_id === i);
 
@@ -281,6 +295,7 @@ test.serial('the fan-out hands its send loop the deliveries the loop has room fo
       leaseSeconds: 600,
       room: (endpointIds) => (asked.push(endpointIds), endpointIds.map((_, i) => i < 2)),
       take: (rows) => taken.push(...rows),
+      wake: () => {},
     },
   });
   try {
@@ -311,5 +326,69 @@ test.serial('the fan-out hands its send loop the deliveries the loop has room fo
     taken.map((d) => ({ ...d })),
     claimed.rows.map((c) => ({ ...c, status: 'pending', request_id: null })),
   );
+  await db().query('delete from app_public.webhook_deliveries where agency_id = $1', [agencyId]);
+});
+
+test.serial("a disabled endpoint's deliveries are not handed over: they wait due, so the loop reads the endpoint after the fan-out's commit", async (t) => {
+  const r = await receiver();
+  const { agencyId, endpointId } = await endpointTo(r.url);
+  await disable(endpointId);
+  const eventId = await emit(agencyId, 911);
+  const taken: DueDeliveryRow[] = [];
+  let woken = 0;
+  const poller = startOutboxPoller(svc.tdb.db.owner, svc.deps, {
+    intervalMs: 10,
+    sendLoop: {
+      workerId: 'send_loop_disabled',
+      leaseSeconds: 600,
+      room: (endpointIds) => endpointIds.map(() => true),
+      take: (rows) => taken.push(...rows),
+      wake: () => void woken++,
+    },
+  });
+  try {
+    await eventually(async () => (await db().query('select 1 from app_private.events_waiting where event_id = $1', [eventId])).rows.length === 0);
+  } finally {
+    await poller.stop();
+  }
+  t.deepEqual(taken, [], 'nothing handed over');
+  t.true(woken > 0, 'the loop is woken to claim it itself');
+  const due = await db().query(
+    `select q.claimed_by, q.due_at <= now() due from app_private.deliveries_due q join app_public.webhook_deliveries d on d.id = q.delivery_id where d.event_id = $1`,
+    [eventId],
+  );
+  t.deepEqual(due.rows, [{ claimed_by: null, due: true }]);
+  await db().query('delete from app_public.webhook_deliveries where agency_id = $1', [agencyId]);
+});
+
+test.serial('an endpoint enabled while the fan-out writes its delivery gets that delivery: the fan-out does not hand it over as disabled', async (t) => {
+  const r = await receiver();
+  const { agencyId, endpointId } = await endpointTo(r.url);
+  await disable(endpointId);
+  const eventId = await emit(agencyId, 921);
+  // A live admin enables the endpoint: set_webhook_endpoint_enabled locks it, so the fan-out's delivery insert (its
+  // foreign key check) waits for that commit and keeps the snapshot it began with, in which the endpoint is disabled.
+  const enabling = await db().connect();
+  const fanOut = await db().connect();
+  try {
+    await beginAs(svc.tdb.db, enabling, { role: 'admin', agencyId, mode: 'live' });
+    await enabling.query('select app_public.set_webhook_endpoint_enabled($1, true)', [endpointId]);
+    const pid = (await fanOut.query<{ pid: number }>('select pg_backend_pid() pid')).rows[0].pid;
+    const written = fanOut.query<{ id: number; enabled: boolean }>(
+      `select * from app_private.create_event_deliveries_claimed($1, $2, 'send_loop_race', interval '10 minutes')`,
+      [[eventId], JSON.stringify([{ event_id: eventId, endpoint_id: endpointId, url: `${r.url}/h`, body: '{}', claim: true }])],
+    );
+    await eventually(async () => (await db().query(`select 1 from pg_stat_activity where pid = $1 and wait_event_type = 'Lock'`, [pid])).rows.length > 0);
+    await enabling.query('commit'); // its requeue of pending deliveries could not see the one being written
+    t.deepEqual((await written).rows, [], 'not handed over: a loop would drop a claim it reads as disabled');
+  } finally {
+    enabling.release();
+    fanOut.release();
+  }
+  const due = await db().query(
+    `select q.claimed_by, q.due_at <= now() due from app_private.deliveries_due q join app_public.webhook_deliveries d on d.id = q.delivery_id where d.event_id = $1`,
+    [eventId],
+  );
+  t.deepEqual(due.rows, [{ claimed_by: null, due: true }], 'due for any loop, which reads the endpoint enabled');
   await db().query('delete from app_public.webhook_deliveries where agency_id = $1', [agencyId]);
 });
