@@ -63,6 +63,23 @@ async function disable(endpointId: string): Promise<void> {
   }
 }
 
+/** A disabled endpoint and an event for it, emitted while it is disabled. */
+async function eventOfDisabledEndpoint(submissionId: number) {
+  const r = await receiver();
+  const { agencyId, endpointId } = await endpointTo(r.url);
+  await disable(endpointId);
+  return { r, agencyId, endpointId, eventId: await emit(agencyId, submissionId) };
+}
+
+/** The due rows of an event's deliveries: who holds each, and whether it is due now. */
+const dueOf = async (eventId: number) =>
+  (
+    await db().query(
+      `select q.claimed_by, q.due_at <= now() due from app_private.deliveries_due q join app_public.webhook_deliveries d on d.id = q.delivery_id where d.event_id = $1`,
+      [eventId],
+    )
+  ).rows;
+
 const submission = (r: Receiver, i: number) => r.received.filter((x) => x.json?.data?.submission_id === i);
 
 async function withWorker<T>(fn: (w: Runner) => Promise<T>): Promise<T> {
@@ -330,10 +347,7 @@ test.serial('the fan-out hands its send loop the deliveries the loop has room fo
 });
 
 test.serial("a disabled endpoint's deliveries are not handed over: they wait due, so the loop reads the endpoint after the fan-out's commit", async (t) => {
-  const r = await receiver();
-  const { agencyId, endpointId } = await endpointTo(r.url);
-  await disable(endpointId);
-  const eventId = await emit(agencyId, 911);
+  const { agencyId, eventId } = await eventOfDisabledEndpoint(911);
   const taken: DueDeliveryRow[] = [];
   let woken = 0;
   const poller = startOutboxPoller(svc.tdb.db.owner, svc.deps, {
@@ -353,19 +367,13 @@ test.serial("a disabled endpoint's deliveries are not handed over: they wait due
   }
   t.deepEqual(taken, [], 'nothing handed over');
   t.true(woken > 0, 'the loop is woken to claim it itself');
-  const due = await db().query(
-    `select q.claimed_by, q.due_at <= now() due from app_private.deliveries_due q join app_public.webhook_deliveries d on d.id = q.delivery_id where d.event_id = $1`,
-    [eventId],
-  );
-  t.deepEqual(due.rows, [{ claimed_by: null, due: true }]);
+  const due = await dueOf(eventId);
+  t.deepEqual(due, [{ claimed_by: null, due: true }]);
   await db().query('delete from app_public.webhook_deliveries where agency_id = $1', [agencyId]);
 });
 
 test.serial('an endpoint enabled while the fan-out writes its delivery gets that delivery: the fan-out does not hand it over as disabled', async (t) => {
-  const r = await receiver();
-  const { agencyId, endpointId } = await endpointTo(r.url);
-  await disable(endpointId);
-  const eventId = await emit(agencyId, 921);
+  const { r, agencyId, endpointId, eventId } = await eventOfDisabledEndpoint(921);
   // A live admin enables the endpoint: set_webhook_endpoint_enabled locks it, so the fan-out's delivery insert (its
   // foreign key check) waits for that commit and keeps the snapshot it began with, in which the endpoint is disabled.
   const enabling = await db().connect();
@@ -385,10 +393,7 @@ test.serial('an endpoint enabled while the fan-out writes its delivery gets that
     enabling.release();
     fanOut.release();
   }
-  const due = await db().query(
-    `select q.claimed_by, q.due_at <= now() due from app_private.deliveries_due q join app_public.webhook_deliveries d on d.id = q.delivery_id where d.event_id = $1`,
-    [eventId],
-  );
-  t.deepEqual(due.rows, [{ claimed_by: null, due: true }], 'due for any loop, which reads the endpoint enabled');
+  const due = await dueOf(eventId);
+  t.deepEqual(due, [{ claimed_by: null, due: true }], 'due for any loop, which reads the endpoint enabled');
   await db().query('delete from app_public.webhook_deliveries where agency_id = $1', [agencyId]);
 });
