@@ -218,15 +218,14 @@ const processCpu = () => {
  */
 async function repairCosts(bytes: Uint8Array[]): Promise<void> {
   // Loaded here: only this line reads PDFs in the bench's own thread (the rest goes through the worker pool), and
-  // importing pdf_worker.ts puts its zlib DecompressionStream in place for that reading, as in the PDF worker.
-  const { textItemsOf } = await import('../pipelines/documents/pdf_worker.ts');
-  const pdfjsLib = await import('pdfjs-dist/legacy/build/pdf.mjs');
+  // importing pdf_worker.ts puts its zlib DecompressionStream in place for that reading, as in the PDF worker;
+  // documents are opened as that worker opens them for their text.
+  const { openPdf, textItemsOf } = await import('../pipelines/documents/pdf_worker.ts');
   type Page = { items: ReturnType<typeof textItemsOf>; width: number; height: number };
   const readAll = async () => {
     const pages: Page[] = [];
     for (const b of bytes) {
-      const doc = await pdfjsLib.getDocument({ data: new Uint8Array(b), isEvalSupported: false, useSystemFonts: false, disableFontFace: true, verbosity: 0 })
-        .promise;
+      const doc = await openPdf(new Uint8Array(b), true); // as the PDF worker opens a document for its text
       for (let n = 1; n <= doc.numPages; n++) {
         const page = await doc.getPage(n);
         const vp = page.getViewport({ scale: 1 });

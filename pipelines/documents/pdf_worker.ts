@@ -95,7 +95,7 @@ export type PdfWorkerRequest = PdfTextRequest | PdfRasterRequest;
  * standard 14 fonts are built into pdf.js — so the standard font files are not loaded and parsed for every
  * document (that was 45% of the text path's CPU time on documents using Helvetica without embedding it).
  */
-async function open(bytes: Uint8Array, forText = false) {
+export async function openPdf(bytes: Uint8Array, forText = false) {
   const { getDocument } = await pdfjs();
   const task = getDocument({
     data: bytes,
@@ -170,7 +170,7 @@ async function text(req: PdfTextRequest): Promise<PdfTextResult> {
   const checkHidden = invisible && mayHideText(req.bytes);
   // Text drawn as glyph masks, images or unmapped glyphs: the operator list only for files that may hold them.
   const checkInk = req.missingText !== false && mayDrawText(req.bytes);
-  const doc = await open(req.bytes, true);
+  const doc = await openPdf(req.bytes, true);
   const { OPS, AnnotationMode } = await pdfjs();
   const warnings: string[] = [];
   try {
@@ -306,7 +306,7 @@ async function embeddedJpeg(bytes: Uint8Array, pageNumber: number): Promise<{ da
 }
 
 async function raster(req: PdfRasterRequest): Promise<PdfRasterResult> {
-  const doc = await open(req.bytes.slice());
+  const doc = await openPdf(req.bytes.slice());
   try {
     const page = await doc.getPage(req.page);
     try {
