@@ -154,8 +154,15 @@ export interface SendLoopOptions {
   inFlight?: number;
   /** Deliveries in flight at once to one endpoint (default 32, the kept-alive sockets of one address), so one slow receiver cannot take every slot. */
   perEndpoint?: number;
-  /** Deliveries claimed per round at most (default 64). */
+  /** Deliveries claimed per round at most (default 128). */
   claim?: number;
+  /**
+   * An endpoint holding this many times its share of the slots here (in flight and waiting for a slot) is not
+   * claimed further (default 4). Enough to keep its sockets busy from one round to the next while it drains a
+   * backlog: with twice its share, one endpoint's backlog ran dry between rounds (each claim 64, a round every
+   * 25–40 ms) and the loop sat idle.
+   */
+  hold?: number;
   /** Milliseconds between rounds at least while deliveries are in flight (default 20), so rounds record several. */
   roundGapMs?: number;
   /** Seconds a claim lasts: a worker killed while sending leaves its deliveries due again after this. */
@@ -167,17 +174,18 @@ export interface SendLoopOptions {
  * finished since the last, gives back claims that were not sent, and claims due deliveries while fewer than
  * `inFlight` wait here (app_private.send_round). Sending is continuous: a delivery starts as soon as a slot (and
  * its endpoint's share of the slots) is free, so a slow receiver holds its own slots only; its endpoint is not
- * claimed further while twice its share waits here. A claim is a lease, longer than the longest wait a claimed
+ * claimed further while `hold` times its share waits here. A claim is a lease, longer than the longest wait a claimed
  * delivery can have here (its endpoint's queue ahead of it, each up to the time-out).
  */
 export function startSendLoop(pool: pg.Pool, deps: TaskDeps, opts: SendLoopOptions): SendLoop {
   const maxInFlight = opts.inFlight ?? 64;
   const perEndpoint = opts.perEndpoint ?? 32;
-  const claimSize = opts.claim ?? 64;
+  const claimSize = opts.claim ?? 128;
+  const holdCap = (opts.hold ?? 4) * perEndpoint;
   const roundGapMs = opts.roundGapMs ?? 20;
   const skipPauseMs = Math.max(50, 2 * opts.intervalMs);
   const timeoutSeconds = deps.cfg.WEBHOOK_TIMEOUT_MS / 1000;
-  const leaseSeconds = opts.leaseSeconds ?? Math.ceil(timeoutSeconds * (Math.ceil((2 * perEndpoint + claimSize) / perEndpoint) + 1) + 30);
+  const leaseSeconds = opts.leaseSeconds ?? Math.ceil(timeoutSeconds * (Math.ceil((holdCap + claimSize) / perEndpoint) + 1) + 30);
   const disableAfterHours = deps.cfg.WEBHOOK_DISABLE_AFTER_HOURS;
   const log: Logger = deps.log.child({ component: 'worker', task: 'deliveries__send', loop: true });
   const attempt = attempter(deps);
@@ -281,9 +289,9 @@ export function startSendLoop(pool: pg.Pool, deps: TaskDeps, opts: SendLoopOptio
         }
       }
       const flush = attempts.length + done.length + release.length > 0;
-      // Endpoints holding twice their share here are passed over. Such a claim reads the due deliveries of those
+      // Endpoints holding `hold` times their share here are passed over. Such a claim reads the due deliveries of those
       // endpoints too (a backlog to one busy receiver): once one came back short, the next waits skipPauseMs.
-      const skipEndpoints = [...perEp].filter(([, e]) => e.held >= 2 * perEndpoint).map(([id]) => id);
+      const skipEndpoints = [...perEp].filter(([, e]) => e.held >= holdCap).map(([id]) => id);
       const claim = !stopped && queue.length < maxInFlight && (skipEndpoints.length === 0 || performance.now() - skipShortAt >= skipPauseMs);
       if (stopped && !flush && inFlight === 0) break;
       if (!flush && !(claim && more)) {
@@ -351,13 +359,13 @@ export function startSendLoop(pool: pg.Pool, deps: TaskDeps, opts: SendLoopOptio
     workerId: opts.workerId,
     leaseSeconds,
     room: (endpointIds) => {
-      // As a round's claim: up to claimSize beyond a full set of slots, and an endpoint holding twice its share gets no more.
+      // As a round's claim: up to claimSize beyond a full set of slots, and an endpoint holding `hold` times its share gets no more.
       let total = maxInFlight + claimSize - queue.length - inFlight;
       const taken = new Map<string, number>();
       return endpointIds.map((id) => {
         if (stopped || total <= 0) return false;
         const n = taken.get(id) ?? 0;
-        if ((perEp.get(id)?.held ?? 0) + n >= 2 * perEndpoint) return false;
+        if ((perEp.get(id)?.held ?? 0) + n >= holdCap) return false;
         taken.set(id, n + 1);
         total--;
         return true;

@@ -7,6 +7,7 @@ import type { Runner } from 'graphile-worker';
 import type { DueDeliveryRow } from '../../db/queries/deliveries.ts';
 import { sampleTopicPayload } from '../../pipelines/webhooks/payloads.ts';
 import { beginAs } from '../../db/pool.ts';
+import { startSendLoop } from '../../tasks/deliveries__send.ts';
 import { startOutboxPoller } from '../../tasks/events__fan_out.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { startService, type TestService } from '../helpers/server.ts';
@@ -395,5 +396,42 @@ test.serial('an endpoint enabled while the fan-out writes its delivery gets that
   }
   const due = await dueOf(eventId);
   t.deepEqual(due, [{ claimed_by: null, due: true }], 'due for any loop, which reads the endpoint enabled');
+  await db().query('delete from app_public.webhook_deliveries where agency_id = $1', [agencyId]);
+});
+
+test.serial('an endpoint is claimed until the loop holds `hold` times its share of the slots, no further; the fan-out is offered no more of it', async (t) => {
+  // A receiver that never answers keeps every claimed delivery of its endpoint held by the loop.
+  const r = await receiver();
+  r.script(...Array.from({ length: 20 }, () => 'hang' as const));
+  const { agencyId, endpointId } = await endpointTo(r.url);
+  const events: number[] = [];
+  for (let i = 0; i < 20; i++) events.push(await emit(agencyId, 2000 + i));
+  // Fanned out by a poller without a loop: all 20 wait due.
+  const poller = startOutboxPoller(svc.tdb.db.owner, svc.deps, { intervalMs: 10 });
+  try {
+    await eventually(async () => (await db().query('select 1 from app_private.events_waiting where event_id = any ($1)', [events])).rows.length === 0);
+  } finally {
+    await poller.stop();
+  }
+  const claimed = async (id: string) =>
+    (await db().query<{ n: number }>('select count(*)::int n from app_private.deliveries_due where claimed_by = $1', [id])).rows[0].n;
+  // One slot per endpoint (of 8), claims of 4: the first round takes 4; with hold 3 the endpoint then holds more
+  // than three times its share and is not claimed again; with hold 6 a second claim takes it to 8.
+  for (const [hold, expected] of [
+    [3, 4],
+    [6, 8],
+  ] as const) {
+    const workerId = `send_loop_hold_${hold}`;
+    const loop = startSendLoop(svc.tdb.db.owner, svc.deps, { workerId, intervalMs: 10, inFlight: 8, perEndpoint: 1, claim: 4, hold, roundGapMs: 5 });
+    try {
+      await eventually(async () => (await claimed(workerId)) >= expected);
+      await new Promise((resolve) => setTimeout(resolve, 300)); // rounds go on meanwhile (the loop polls every 10 ms)
+      t.is(await claimed(workerId), expected, `hold ${hold}: claimed ${expected} and no more`);
+      t.deepEqual(loop.room([endpointId, 'another-endpoint']), [false, true], `hold ${hold}: the fan-out is offered no more of this endpoint, others still`);
+    } finally {
+      await loop.stop(); // the hanging attempts are aborted and every claim given back
+    }
+    t.is(await claimed(workerId), 0);
+  }
   await db().query('delete from app_public.webhook_deliveries where agency_id = $1', [agencyId]);
 });
