@@ -192,8 +192,10 @@ export function startOutboxPoller(
   deps: TaskDeps,
   opts: {
     intervalMs: number;
-    onDeliveries?: () => void;
-    /** The send loop of this process: deliveries it has room for are handed to it claimed, not queued for its next round. */
+    /**
+     * The send loop of this process: deliveries it has room for are handed to it claimed, and it is woken for any
+     * left due. Without one (a worker that does not send), they all wait due for another process's loop.
+     */
     sendLoop?: HandOver;
   },
 ): OutboxPoller {
@@ -218,8 +220,6 @@ export function startOutboxPoller(
           // The cheap check first, unless the last batch found events (under load the next one most likely does too).
           if (last > 0 || (await anyEventWaiting(client)))
             n = await fanOutOnce(client, (c) => beginFanOutWaiting(c, limit), deps.log, context, taken, true, opts.sendLoop);
-          // A send loop of this process was handed its deliveries (and woken for any left due).
-          if (n > 0 && !opts.sendLoop) opts.onDeliveries?.();
           if (careful > 0) careful = n > 0 ? careful - 1 : 0;
         } catch (err) {
           failed = err as Error;

@@ -199,7 +199,7 @@ export async function startWorker(
   // Events wait in the outbox (0014) until this poller fans them out; both stop before the runner does.
   const poller =
     !opts.only || opts.only.includes('events__fan_out')
-      ? startOutboxPoller(pool, opts.deps, { intervalMs: opts.outboxPollInterval ?? 25, onDeliveries: () => sender?.wake(), sendLoop: sender ?? undefined })
+      ? startOutboxPoller(pool, opts.deps, { intervalMs: opts.outboxPollInterval ?? 25, sendLoop: sender ?? undefined })
       : null;
   // The poller first: what it hands over while stopping is given back by the loop's last round.
   runner.promise

@@ -6,7 +6,7 @@ import test from 'ava';
 import type { Runner } from 'graphile-worker';
 import type { DueDeliveryRow } from '../../db/queries/deliveries.ts';
 import { sampleTopicPayload } from '../../pipelines/webhooks/payloads.ts';
-import { beginAs } from '../../db/pool.ts';
+import { beginAs, commit } from '../../db/pool.ts';
 import { startSendLoop } from '../../tasks/deliveries__send.ts';
 import { startOutboxPoller } from '../../tasks/events__fan_out.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
@@ -51,14 +51,13 @@ const emit = (agencyId: number, submissionId: number) =>
     ])
     .then((r) => Number(r.rows[0].id));
 
-/** Disable an endpoint as its state function would (the 410 path): the status guard lets a transition through. */
-async function disable(endpointId: string): Promise<void> {
+/** Disable an endpoint through its state function, as a live admin of its agency would. */
+async function disable(agencyId: number, endpointId: string): Promise<void> {
   const c = await db().connect();
   try {
-    await c.query('begin');
-    await c.query(`select set_config('svc.transition', 'on', true)`);
-    await c.query(`update app_public.webhook_endpoints set enabled = false, disabled_reason = 'test', disabled_at = now() where id = $1`, [endpointId]);
-    await c.query('commit');
+    await beginAs(svc.tdb.db, c, { role: 'admin', agencyId, mode: 'live' });
+    await c.query('select app_public.set_webhook_endpoint_enabled($1, false)', [endpointId]);
+    await commit(c);
   } finally {
     c.release();
   }
@@ -68,7 +67,7 @@ async function disable(endpointId: string): Promise<void> {
 async function eventOfDisabledEndpoint(submissionId: number) {
   const r = await receiver();
   const { agencyId, endpointId } = await endpointTo(r.url);
-  await disable(endpointId);
+  await disable(agencyId, endpointId);
   return { r, agencyId, endpointId, eventId: await emit(agencyId, submissionId) };
 }
 
