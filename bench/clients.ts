@@ -12,7 +12,7 @@ import { hashToken } from '../lib/secrets.ts';
 import { withIdentity } from '../db/pool.ts';
 import { createApp } from '../http/app.ts';
 import { load, report, seedAgency } from './lib.ts';
-import type { BenchContext } from './run.ts';
+import type { BenchContext } from './lib.ts';
 
 export async function run(ctx: BenchContext): Promise<void> {
   setLogLevel('silent');

@@ -17,7 +17,7 @@ import { hashToken } from '../lib/secrets.ts';
 import { withIdentity } from '../db/pool.ts';
 import { createApp } from '../http/app.ts';
 import { load, report, seedAgency } from './lib.ts';
-import type { BenchContext } from './run.ts';
+import type { BenchContext } from './lib.ts';
 
 const STEPS = [{ id: 'you', name: 'About you', questions: [{ id: 'name', type: 'short_text', label: 'Your name', required: true }] }];
 

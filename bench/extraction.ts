@@ -23,7 +23,7 @@ import { newSigningSecret } from '../pipelines/webhooks/sign.ts';
 import { engineOptions } from '../tasks/context.ts';
 import { startWorker } from '../tasks/index.ts';
 import { fmt, percentile, seedAgency } from './lib.ts';
-import type { BenchContext } from './run.ts';
+import type { BenchContext } from './lib.ts';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/policies');
 const read = (f: string) => fs.readFileSync(path.join(fixtures, f));

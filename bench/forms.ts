@@ -12,7 +12,7 @@ import { withIdentity } from '../db/pool.ts';
 import { createApp } from '../http/app.ts';
 import { template } from '../pipelines/forms/templates.ts';
 import { load, report, seedAgency } from './lib.ts';
-import type { BenchContext } from './run.ts';
+import type { BenchContext } from './lib.ts';
 
 export async function run(ctx: BenchContext): Promise<void> {
   setLogLevel('silent');

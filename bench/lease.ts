@@ -15,7 +15,7 @@ import { extractDocument } from '../pipelines/extraction/index.ts';
 import { analyzePair } from '../pipelines/lease/index.ts';
 import { closeDocumentPools } from '../pipelines/documents/index.ts';
 import { fmt, percentile, seedAgency } from './lib.ts';
-import type { BenchContext } from './run.ts';
+import type { BenchContext } from './lib.ts';
 
 const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/lease');
 const file = (f: string) => new Uint8Array(fs.readFileSync(path.join(dir, f)));

@@ -2,6 +2,14 @@
 import { hashToken } from '../lib/secrets.ts';
 import { withIdentity, type Database } from '../db/pool.ts';
 
+/** What every suite is given: the database of the run, its URL, a scratch directory and whether to run short. */
+export interface BenchContext {
+  db: Database;
+  url: string;
+  dataDir: string;
+  quick: boolean;
+}
+
 export interface LoadResult {
   requests: number;
   seconds: number;

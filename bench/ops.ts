@@ -13,7 +13,7 @@ import { hashToken } from '../lib/secrets.ts';
 import { withIdentity } from '../db/pool.ts';
 import { createApp } from '../http/app.ts';
 import { fmt, load, report, seedAgency, type LoadResult } from './lib.ts';
-import type { BenchContext } from './run.ts';
+import type { BenchContext } from './lib.ts';
 
 export async function run(ctx: BenchContext): Promise<void> {
   setLogLevel('silent');

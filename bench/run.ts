@@ -5,14 +5,7 @@ import path from 'node:path';
 import { config, parseConfig } from '../lib/config.ts';
 import { createLogger, setLogLevel } from '../lib/log.ts';
 import { openDatabase } from '../db/connect.ts';
-import type { Database } from '../db/pool.ts';
-
-export interface BenchContext {
-  db: Database;
-  url: string;
-  dataDir: string;
-  quick: boolean;
-}
+import type { BenchContext } from './lib.ts';
 
 type Suite = (ctx: BenchContext) => Promise<void>;
 

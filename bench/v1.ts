@@ -11,7 +11,7 @@ import { hashToken } from '../lib/secrets.ts';
 import { setIdentity, withIdentity } from '../db/pool.ts';
 import { createApp } from '../http/app.ts';
 import { load, report, fmt, seedAgency } from './lib.ts';
-import type { BenchContext } from './run.ts';
+import type { BenchContext } from './lib.ts';
 
 export async function run(ctx: BenchContext): Promise<void> {
   setLogLevel('silent');

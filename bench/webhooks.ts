@@ -21,7 +21,7 @@ import { sampleTopicPayload } from '../pipelines/webhooks/payloads.ts';
 import { newSigningSecret } from '../pipelines/webhooks/sign.ts';
 import { startWorker } from '../tasks/index.ts';
 import { fmt, percentile, seedAgency } from './lib.ts';
-import type { BenchContext } from './run.ts';
+import type { BenchContext } from './lib.ts';
 
 // What the database did: commits, WAL bytes, WAL flushes (Postgres 18 counts these in pg_stat_io).
 async function dbStats(db: BenchContext['db']) {

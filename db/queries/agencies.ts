@@ -1,6 +1,5 @@
-// Agencies: created with their owner by an OAuth client, read and branded by their own agents, deactivated
-// by the client. RLS scopes every statement to the caller (linked client, or the agency's own agents).
-import type { AgentRow } from './agents.ts';
+// Agencies: read and branded by their own agents, deactivated by the client (an agency is created with its
+// owner agent, in agents.ts). RLS scopes every statement to the caller (linked client, or the agency's own agents).
 import type { Client, Queryable } from './types.ts';
 
 export interface AgencyRow {
@@ -18,18 +17,6 @@ export interface PlanRow {
   plan: 'free' | 'pro' | 'enterprise';
   plan_per_minute: number | null;
   plan_per_day: number | null;
-}
-
-/** Create an agency linked to the calling OAuth client, with its owner agent and that agent's token. */
-export async function createAgency(
-  db: Queryable,
-  a: { name: string; referral: string | null; firstName: string; lastName: string; email: string; slugBase: string; tokenHash: Buffer },
-): Promise<{ agency: AgencyRow; agent: AgentRow }> {
-  const { rows } = await db.query<{ agency: AgencyRow; agent: AgentRow }>(
-    `select to_json(r.agency) as agency, to_json(r.agent) as agent from app_public.create_agency($1, $2, $3, $4, $5, $6, $7) r`,
-    [a.name, a.referral, a.firstName, a.lastName, a.email, a.slugBase, a.tokenHash],
-  );
-  return rows[0];
 }
 
 /** The agency, if visible to the caller (named: every agency read runs it). */

@@ -1,6 +1,6 @@
-// Agents of an agency: listed, created, re-tokened and deactivated by the OAuth client; read and updated by
+// Agents of an agency (and a new agency with its owner agent): listed, created, re-tokened and deactivated by the OAuth client; read and updated by
 // their agency's admins. Every read joins the agency's brief; RLS scopes both tables.
-import type { AgencyBriefRow } from './agencies.ts';
+import type { AgencyBriefRow, AgencyRow } from './agencies.ts';
 import type { Queryable } from './types.ts';
 
 export interface AgentRow {
@@ -21,6 +21,18 @@ export interface AgentRow {
 }
 
 export type AgentWithAgencyRow = AgentRow & { agency: AgencyBriefRow };
+
+/** Create an agency linked to the calling OAuth client, with its owner agent and that agent's token. */
+export async function createAgency(
+  db: Queryable,
+  a: { name: string; referral: string | null; firstName: string; lastName: string; email: string; slugBase: string; tokenHash: Buffer },
+): Promise<{ agency: AgencyRow; agent: AgentRow }> {
+  const { rows } = await db.query<{ agency: AgencyRow; agent: AgentRow }>(
+    `select to_json(r.agency) as agency, to_json(r.agent) as agent from app_public.create_agency($1, $2, $3, $4, $5, $6, $7) r`,
+    [a.name, a.referral, a.firstName, a.lastName, a.email, a.slugBase, a.tokenHash],
+  );
+  return rows[0];
+}
 
 const selectAgent = `select a.*, json_build_object('id', g.id, 'name', g.name, 'color_code', g.color_code) as agency
   from app_public.agents a join app_public.agencies g on g.id = a.agency_id`;

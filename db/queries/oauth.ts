@@ -12,12 +12,6 @@ export async function createOAuthClient(pool: pg.Pool, name: string): Promise<{ 
   return { client_id: clientId, client_secret: secret, name };
 }
 
-/** Id of the active client whose secret matches, compared in constant time; undefined otherwise. */
-export async function verifyOAuthClient(pool: pg.Pool, clientId: string, secret: string): Promise<number | undefined> {
-  const r = await checkOAuthClient(pool, clientId, secret);
-  return r.ok ? r.id : undefined;
-}
-
 /** The active client named `clientId` (its id, or undefined when there is none) and whether `secret` is its secret. */
 export async function checkOAuthClient(pool: pg.Pool, clientId: string, secret: string): Promise<{ id: number | undefined; ok: boolean }> {
   const { rows } = await pool.query<{ id: number; secret_hash: Buffer }>({

@@ -87,13 +87,11 @@ export const QUESTION_TYPES = [
   'data_table',
 ] as const;
 export type QuestionType = (typeof QUESTION_TYPES)[number];
-export const CHOICE_TYPES = ['dropdown', 'single_choice', 'multi_choice'] as const satisfies readonly QuestionType[];
 
 export const OPERATORS = ['equals', 'notEquals', 'contains', 'notContains', 'isEmpty', 'isNotEmpty', 'greaterThan', 'lessThan', 'before', 'after'] as const;
 export type Operator = (typeof OPERATORS)[number];
 
 export const ACTIONS = ['show', 'hide', 'require', 'skip_to_step', 'end_form', 'continue'] as const;
-export type Action = (typeof ACTIONS)[number];
 
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 export const idSchema = z
@@ -294,8 +292,6 @@ export const formStructureInputSchema = z
 export type Question = z.output<typeof questionSchema>;
 export type Step = z.output<typeof stepSchema>;
 export type FormStructure = z.output<typeof formStructureSchema>;
-export type QuestionInput = z.output<typeof questionInputSchema>;
-export type StepInput = z.output<typeof stepInputSchema>;
 export type FormStructureInput = z.output<typeof formStructureInputSchema>;
 
 export const TEMPLATE_IDS = ['auto', 'home', 'intake', 'habitational'] as const;

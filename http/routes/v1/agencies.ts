@@ -1,7 +1,8 @@
 // v1 agencies: created and deactivated by an OAuth client; read and branded by the agency's own agents.
 import type { Context } from 'koa';
 import type { z } from 'zod';
-import { activeAgencyLogoKey, createAgency, deactivateAgency, getAgency, updateAgencyBranding } from '../../../db/queries/agencies.ts';
+import { activeAgencyLogoKey, deactivateAgency, getAgency, updateAgencyBranding } from '../../../db/queries/agencies.ts';
+import { createAgency } from '../../../db/queries/agents.ts';
 import { hashToken, newToken, tokenPrefix } from '../../../lib/secrets.ts';
 import { slugify } from '../../../lib/slug.ts';
 import { serveBlob, storeBrandingImage } from '../../blobs.ts';
