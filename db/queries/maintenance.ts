@@ -47,9 +47,7 @@ export async function staleLockingWorkers(db: Queryable, own: string[], staleAft
  * than at their next poll.
  */
 export async function releaseDeadWorkers(db: Queryable, workerIds: string[]): Promise<void> {
-  const { rows } = await db.query<{ n: number }>('select count(*)::int n from graphile_worker._private_jobs where locked_by = any($1::text[])', [
-    workerIds,
-  ]);
+  const { rows } = await db.query<{ n: number }>('select count(*)::int n from graphile_worker._private_jobs where locked_by = any($1::text[])', [workerIds]);
   await db.query('select graphile_worker.force_unlock_workers($1::text[])', [workerIds]);
   if (rows[0].n) await db.query(`select pg_notify('jobs:insert', $1)`, [JSON.stringify({ count: rows[0].n })]);
   await db.query('update app_private.deliveries_due set due_at = now(), claimed_by = null where claimed_by = any($1::text[])', [workerIds]);
