@@ -9,6 +9,7 @@ import { createMetrics } from '../lib/metrics.ts';
 import { setSessionRequestId } from '../db/queries/jobs.ts';
 import { closeDeliveryConnections } from '../pipelines/webhooks/deliver.ts';
 import type { TaskDeps } from './context.ts';
+import { heartbeatIntervalMs, workerPreset } from './liveness.ts';
 import { analysesCompare } from './analyses__compare.ts';
 import { analysesFacts } from './analyses__facts.ts';
 import { analysesOcr } from './analyses__ocr.ts';
@@ -126,17 +127,6 @@ export const cronItems = parseCronItems([
   { task: 'documents__expire', match: '41 * * * *', identifier: 'documents__expire' },
 ]);
 
-/** How long a job fetched into a process's local queue may wait there before it is returned to the queue. */
-export const LOCAL_QUEUE_TTL_MS = 1000;
-
-/**
- * Milliseconds between a process's heartbeats: five beats per WORKER_STALE_AFTER_SECONDS, so a live process is
- * never mistaken for a dead one for one late beat, and a dead one is noticed within 1.2 times the setting.
- */
-export function heartbeatIntervalMs(staleAfterSeconds: number): number {
-  return Math.max(400, (staleAfterSeconds * 1000) / 5);
-}
-
 /**
  * Start a runner on the owner pool; stop it with `runner.stop()`. Each process records that its workers are
  * alive; jobs locked by workers that stopped saying so (a process killed with SIGKILL) are released at start
@@ -188,18 +178,7 @@ export async function startWorker(
     noHandleSignals: true,
     pollInterval: opts.pollInterval ?? 1000,
     logger,
-    preset: {
-      worker: {
-        // Fetch (and lock) a few jobs per round trip instead of one per job, and complete finished jobs in
-        // one statement: under load the queue costs a fraction of a round trip per job. A killed process's
-        // locked jobs are released by the heartbeat below, as for running jobs.
-        // A job fetched but not started within LOCAL_QUEUE_TTL_MS goes back to the queue for an idle process: a
-        // busy process does not sit on long jobs (OCR pages) that another could start now.
-        localQueue: { size: Math.max(2, opts.concurrency * 2), ttl: LOCAL_QUEUE_TTL_MS },
-        completeJobBatchDelay: 0,
-        failJobBatchDelay: 0,
-      },
-    },
+    preset: { worker: workerPreset(opts.concurrency) },
   });
   // First attempts wait in app_private.deliveries_due (0015) until this loop sends them.
   // Its claims name it, and it beats with this process's workers, so a live process gives back a dead one's claims.
