@@ -20,6 +20,7 @@ import { sweepUploadDirs } from '../http/body.ts';
 import { startWorker } from '../tasks/index.ts';
 import { loadOrCreateKey, parseKey } from '../lib/crypto.ts';
 import { closeDocumentPools } from '../pipelines/documents/index.ts';
+import { checkLinkBase, checkRequestRole, checkSecretKey, prepareDirectories, StartupError } from './startup.ts';
 
 const usage = `usage: svc <command> [options]
 
@@ -83,7 +84,35 @@ async function open(poolSize?: number): Promise<Opened> {
 
 /** The key that encrypts webhook secrets at rest: WEBHOOK_SECRET_KEY, or one generated once into DATA_DIR. */
 function secretKey(): Buffer {
-  return cfg.WEBHOOK_SECRET_KEY ? parseKey(cfg.WEBHOOK_SECRET_KEY) : loadOrCreateKey(path.join(cfg.dataDir, 'secret-key'));
+  if (!cfg.WEBHOOK_SECRET_KEY) return loadOrCreateKey(path.join(cfg.dataDir, 'secret-key'));
+  try {
+    return parseKey(cfg.WEBHOOK_SECRET_KEY);
+  } catch (err) {
+    throw new StartupError(`WEBHOOK_SECRET_KEY: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Open the database for `serve` or `worker` after the checks that would otherwise let the process run while
+ * silently wrong (bin/startup.ts); a refused check prints its message and exits 78, like a bad variable.
+ */
+async function openChecked(role: 'serve' | 'worker', poolSize?: number): Promise<{ opened: Opened; key: Buffer }> {
+  let opened: Opened | undefined;
+  try {
+    checkLinkBase(cfg, role);
+    await prepareDirectories(cfg, role);
+    const key = secretKey();
+    opened = await open(poolSize);
+    await checkSecretKey(opened.db, key, Boolean(cfg.WEBHOOK_SECRET_KEY));
+    if (role === 'serve') await checkRequestRole(opened.db);
+    return { opened, key };
+  } catch (err) {
+    await opened?.close();
+    if (!(err instanceof StartupError)) throw err;
+    log.error('refusing to start', { reason: err.message });
+    process.stderr.write(`error: ${err.message}\n`);
+    process.exit(78);
+  }
 }
 
 /** With METRICS_PORT, serve GET /metrics without credentials there; returns a closer. */
@@ -97,10 +126,9 @@ async function serveMetrics(metrics: Metrics, db: Database): Promise<() => Promi
 }
 
 async function serve(withWorker: boolean): Promise<void> {
+  const { opened, key } = await openChecked('serve', 20);
   const swept = await sweepUploadDirs(cfg.tmpDir);
   if (swept.length) log.info('removed upload folders left by stopped processes', { count: swept.length });
-  const opened = await open(20);
-  const key = secretKey();
   const metrics = createMetrics();
   const blobs = blobStoreFromConfig(cfg);
   const runner = withWorker
@@ -122,12 +150,12 @@ async function serve(withWorker: boolean): Promise<void> {
 }
 
 async function worker(): Promise<void> {
-  const opened = await open();
+  const { opened, key } = await openChecked('worker');
   const metrics = createMetrics();
   const runner = await startWorker(opened.db.owner, {
     concurrency: cfg.WORKER_CONCURRENCY,
     log,
-    deps: { cfg, log, secretKey: secretKey(), blobs: blobStoreFromConfig(cfg), metrics },
+    deps: { cfg, log, secretKey: key, blobs: blobStoreFromConfig(cfg), metrics },
   });
   const closeMetrics = await serveMetrics(metrics, opened.db);
   log.info('worker running', { concurrency: cfg.WORKER_CONCURRENCY });

@@ -22,8 +22,8 @@ export const configSchema = z.object({
   EMBEDDED_PG_PORT: intIn(1024, 65535).default(54329),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   WORKER_CONCURRENCY: intIn(1, 64).default(2),
-  /** A worker process silent this long is presumed dead and its locked jobs are released to the others. */
-  WORKER_STALE_AFTER_SECONDS: intIn(2, 3600).default(45),
+  /** A worker process whose heartbeats stop this long is presumed dead and its locked jobs are released to the others. */
+  WORKER_STALE_AFTER_SECONDS: intIn(2, 3600).default(10),
   OAUTH_TOKEN_TTL_SECONDS: intIn(60, 86_400).default(3600),
   /** Length of the rate-limit window in seconds (60 in production; tests shorten it). */
   RATE_LIMIT_WINDOW_SECONDS: intIn(1, 86_400).default(60),

@@ -9,6 +9,7 @@ import { createMetrics } from '../lib/metrics.ts';
 import { setSessionRequestId } from '../db/queries/jobs.ts';
 import { closeDeliveryConnections } from '../pipelines/webhooks/deliver.ts';
 import type { TaskDeps } from './context.ts';
+import { heartbeatIntervalMs, workerPreset } from './liveness.ts';
 import { analysesCompare } from './analyses__compare.ts';
 import { analysesFacts } from './analyses__facts.ts';
 import { analysesOcr } from './analyses__ocr.ts';
@@ -177,16 +178,7 @@ export async function startWorker(
     noHandleSignals: true,
     pollInterval: opts.pollInterval ?? 1000,
     logger,
-    preset: {
-      worker: {
-        // Fetch (and lock) a few jobs per round trip instead of one per job, and complete finished jobs in
-        // one statement: under load the queue costs a fraction of a round trip per job. A killed process's
-        // locked jobs are released by the heartbeat below, as for running jobs.
-        localQueue: { size: Math.max(2, opts.concurrency * 2) },
-        completeJobBatchDelay: 0,
-        failJobBatchDelay: 0,
-      },
-    },
+    preset: { worker: workerPreset(opts.concurrency) },
   });
   // First attempts wait in app_private.deliveries_due (0015) until this loop sends them.
   // Its claims name it, and it beats with this process's workers, so a live process gives back a dead one's claims.
@@ -211,7 +203,7 @@ export async function startWorker(
   runner.promise.finally(() => closeDeliveryConnections()).catch(() => {});
   const safeBeat = () => beat().catch((err) => opts.log.warn('worker heartbeat failed', { err }));
   await safeBeat();
-  const timer = setInterval(safeBeat, Math.max(500, (staleAfter * 1000) / 4));
+  const timer = setInterval(safeBeat, heartbeatIntervalMs(staleAfter));
   timer.unref();
   runner.promise.finally(() => clearInterval(timer)).catch(() => {});
   return {

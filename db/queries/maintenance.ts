@@ -41,9 +41,15 @@ export async function staleLockingWorkers(db: Queryable, own: string[], staleAft
   return rows.map((r) => r.locked_by);
 }
 
-/** Release the jobs locked and the deliveries claimed by dead workers, and forget them. */
+/**
+ * Release the jobs locked and the deliveries claimed by dead workers, and forget them. The released jobs are
+ * announced like new ones (graphile-worker's jobs:insert), so idle workers everywhere take them at once rather
+ * than at their next poll.
+ */
 export async function releaseDeadWorkers(db: Queryable, workerIds: string[]): Promise<void> {
+  const { rows } = await db.query<{ n: number }>('select count(*)::int n from graphile_worker._private_jobs where locked_by = any($1::text[])', [workerIds]);
   await db.query('select graphile_worker.force_unlock_workers($1::text[])', [workerIds]);
+  if (rows[0].n) await db.query(`select pg_notify('jobs:insert', $1)`, [JSON.stringify({ count: rows[0].n })]);
   await db.query('update app_private.deliveries_due set due_at = now(), claimed_by = null where claimed_by = any($1::text[])', [workerIds]);
   await db.query('delete from app_private.worker_heartbeats where worker_id = any($1::text[])', [workerIds]);
 }

@@ -130,7 +130,7 @@ test('with DATABASE_URL, SIGTERM lets a request in flight finish, then serve exi
   // embedded cluster, cutting off the requests and jobs in flight (db/embedded.ts, handOverSignals).
   const tdb = await testDatabase();
   const port = await freePort();
-  const server = svc(['serve'], { DATABASE_URL: databaseUrl(tdb.name), PORT: String(port) });
+  const server = svc(['serve'], { DATABASE_URL: databaseUrl(tdb.name), PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` });
   try {
     const output = await listening(server);
     const closed = new Promise<number | null>((r) => server.on('close', (c) => r(c)));

@@ -20,7 +20,7 @@ test('a worker killed during OCR of a scanned lease: the analysis completes once
   let survivor: Awaited<ReturnType<typeof startTestWorker>> | undefined;
   const child = spawn(process.execPath, [path.join(root, 'bin/svc.ts'), 'worker'], {
     cwd: root,
-    env: { ...process.env, ...env, DATABASE_URL: svc.tdb.url, DATA_DIR: svc.dataDir, TMP_DIR: svc.dataDir, LOG_LEVEL: 'warn' },
+    env: { ...process.env, ...env, DATABASE_URL: svc.tdb.url, DATA_DIR: svc.dataDir, TMP_DIR: svc.dataDir, PUBLIC_URL: svc.url, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   try {

@@ -18,7 +18,7 @@ test('a worker killed mid-delivery loses nothing once a worker runs again', asyn
   let survivor: Awaited<ReturnType<typeof startTestWorker>> | undefined;
   const child = spawn(process.execPath, [path.join(root, 'bin/svc.ts'), 'worker'], {
     cwd: root,
-    env: { ...process.env, ...env, DATABASE_URL: svc.tdb.url, DATA_DIR: svc.dataDir, LOG_LEVEL: 'warn' },
+    env: { ...process.env, ...env, DATABASE_URL: svc.tdb.url, DATA_DIR: svc.dataDir, PUBLIC_URL: svc.url, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   try {

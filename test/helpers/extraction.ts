@@ -12,7 +12,7 @@ const types: Record<string, string> = { pdf: 'application/pdf', jpg: 'image/jpeg
 
 /** POST /api/v1/{agent}/policy/extract with `file` (and any other fields) as multipart. */
 export function upload(
-  svc: TestService,
+  svc: Pick<TestService, 'request'>,
   key: string,
   agentId: number,
   bytes: Buffer | Uint8Array,
@@ -27,7 +27,7 @@ export function upload(
 }
 
 /** GET the record until it is finished (completed, partial or failed). */
-export async function finished(svc: TestService, key: string, agentId: number, extractionId: string, ms = 120_000) {
+export async function finished(svc: Pick<TestService, 'request'>, key: string, agentId: number, extractionId: string, ms = 120_000) {
   return eventually(
     async () => {
       const r = await svc.request('GET', `/api/v1/${agentId}/policy/extractions/${extractionId}`, { headers: { 'x-api-key': key } });

@@ -59,7 +59,36 @@ export async function startService(env: Record<string, string> = {}): Promise<Te
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   deps.cfg = { ...base, publicUrl: url, filesUrl: env.FILES_URL ?? url, appUrl: env.APP_URL ?? url };
 
-  const request: TestService['request'] = async (method, p, opts = {}) => {
+  const request = requester(url);
+
+  const svc: TestService = {
+    url,
+    cfg: deps.cfg,
+    tdb,
+    deps,
+    dataDir,
+    request,
+    async oauthClient(name = 'Partner') {
+      const c = await createOAuthClient(tdb.db.owner, name);
+      const r = await request('POST', '/oauth/token', { json: { grant_type: 'client_credentials', client_id: c.client_id, client_secret: c.client_secret } });
+      if (r.status !== 200) throw new Error(`token request failed: ${r.text}`);
+      return { ...c, token: r.body.access_token };
+    },
+    agency: (oauthToken, name) => createAgency(request, oauthToken, name),
+    apiKey: (adminToken, agencyId, mode, permissions) => createApiKey(request, adminToken, agencyId, mode, permissions),
+    async close() {
+      await new Promise<void>((r) => server.close(() => r()));
+      server.closeAllConnections();
+      await tdb.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+  return svc;
+}
+
+/** `request` of a TestService, for any base URL (a service started as a separate process). */
+export function requester(url: string): TestService['request'] {
+  return async (method, p, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     let body: BodyInit | undefined;
@@ -75,39 +104,27 @@ export async function startService(env: Record<string, string> = {}): Promise<Te
     } catch {}
     return { status: res.status, headers: res.headers, body: parsed as any, text };
   };
+}
 
-  const svc: TestService = {
-    url,
-    cfg: deps.cfg,
-    tdb,
-    deps,
-    dataDir,
-    request,
-    async oauthClient(name = 'Partner') {
-      const c = await createOAuthClient(tdb.db.owner, name);
-      const r = await request('POST', '/oauth/token', { json: { grant_type: 'client_credentials', client_id: c.client_id, client_secret: c.client_secret } });
-      if (r.status !== 200) throw new Error(`token request failed: ${r.text}`);
-      return { ...c, token: r.body.access_token };
-    },
-    async agency(oauthToken, name = `Agency ${++seq}`) {
-      const r = await request('POST', '/v1/agencies', {
-        token: oauthToken,
-        json: { agency_name: name, email: `owner${seq}@example.com`, first_name: 'Olive', last_name: `Owner${seq}` },
-      });
-      if (r.status !== 200) throw new Error(`agency creation failed: ${r.text}`);
-      return { agencyId: r.body.data.agency.id, ownerId: r.body.data.agent.id, ownerToken: r.body.data.agent.access_token, slug: r.body.data.agent.slug };
-    },
-    async apiKey(adminToken, agencyId, mode = 'test', permissions = 'admin') {
-      const r = await request('POST', `/v1/agencies/${agencyId}/api-keys`, { token: adminToken, json: { name: `${mode} ${permissions}`, mode, permissions } });
-      if (r.status !== 200) throw new Error(`API key creation failed: ${r.text}`);
-      return r.body.data.key;
-    },
-    async close() {
-      await new Promise<void>((r) => server.close(() => r()));
-      server.closeAllConnections();
-      await tdb.drop();
-      await rm(dataDir, { recursive: true, force: true });
-    },
-  };
-  return svc;
+/** A new agency (through the API) with its owner's token. */
+export async function createAgency(request: TestService['request'], oauthToken: string, name = `Agency ${++seq}`) {
+  const r = await request('POST', '/v1/agencies', {
+    token: oauthToken,
+    json: { agency_name: name, email: `owner${seq}@example.com`, first_name: 'Olive', last_name: `Owner${seq}` },
+  });
+  if (r.status !== 200) throw new Error(`agency creation failed: ${r.text}`);
+  return { agencyId: r.body.data.agency.id, ownerId: r.body.data.agent.id, ownerToken: r.body.data.agent.access_token, slug: r.body.data.agent.slug };
+}
+
+/** A new API key of the agency, made by an admin agent. */
+export async function createApiKey(
+  request: TestService['request'],
+  adminToken: string,
+  agencyId: number,
+  mode: 'test' | 'live' = 'test',
+  permissions: 'admin' | 'read_only' = 'admin',
+): Promise<string> {
+  const r = await request('POST', `/v1/agencies/${agencyId}/api-keys`, { token: adminToken, json: { name: `${mode} ${permissions}`, mode, permissions } });
+  if (r.status !== 200) throw new Error(`API key creation failed: ${r.text}`);
+  return r.body.data.key;
 }
