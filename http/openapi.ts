@@ -69,7 +69,7 @@ export function openApiDocument(specs: RouteSpec[], serverUrl: string): Record<s
       tags: spec.tags,
       // Public operations say so explicitly (`security: []`): token exchange, signed file links, logos.
       security: authSchemes[spec.auth] ? authSchemes[spec.auth].map((s) => ({ [s]: [] })) : [],
-      parameters: [...parameters(spec.params, 'path'), ...parameters(spec.query, 'query')],
+      parameters: [...parameters(spec.params, 'path'), ...parameters(spec.query, 'query'), ...(spec.idempotent ? [idempotencyKeyParameter] : [])],
       ...(requestBody ? { requestBody } : {}),
       responses,
     };
@@ -103,6 +103,15 @@ export function openApiDocument(specs: RouteSpec[], serverUrl: string): Record<s
     },
   };
 }
+
+/** SPEC §4.1, §8: every write of /v2 carries a fresh UUIDv4 per distinct operation; a retry with the same key replays the answer. */
+const idempotencyKeyParameter = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: true,
+  description: 'A UUIDv4 per distinct operation; a retry with the same key within 24 hours returns the stored answer (Idempotent-Replayed: true)',
+  schema: { type: 'string', format: 'uuid' },
+};
 
 /** The headers every answer of a route may carry, and those of one status, as component names. */
 const responseHeaderComponents = {
