@@ -1,7 +1,10 @@
 // The /api surface's credentials and plan limits (SPEC §5, §8): an API key in `X-API-Key` (or
-// `Authorization: Bearer svc_…`), and one unit of the agency's per-minute and per-day budget spent per
-// request, counted in Postgres so every process shares them. The X-RateLimit headers go on every /api
-// response, success or error; requests without a valid key are counted per client address instead.
+// `Authorization: Bearer svc_…`). A document submission (an extraction upload, a lease analysis: every
+// non-GET request) spends one unit of the agency's plan budget per minute and per day; a read (polling a
+// record, a list) spends one unit of the agency's read budget (RATE_LIMIT_API_READS_PER_WINDOW), so a
+// partner polling its upload never runs out of submissions. Counted in Postgres so every process shares them.
+// The X-RateLimit headers (of the budget spent) go on every /api response, success or error; requests without
+// a valid key are counted per client address instead.
 import type { Context } from 'koa';
 import type { Identity } from '../db/pool.ts';
 import { authenticateApiRequest } from '../db/queries/api_limits.ts';
@@ -19,15 +22,30 @@ export function presentedApiKey(ctx: Context): string | undefined {
   return bearer.exec(ctx.get('authorization'))?.[1];
 }
 
+/** Which budget a request of the /api surface spends: reads (GET, HEAD) have their own; anything else submits a document. */
+export const apiBudgetOf = (method: string): 'read' | 'submission' => (method === 'GET' || method === 'HEAD' ? 'read' : 'submission');
+
 /**
- * Authenticate the request's API key and spend one unit of its plan budget in one autocommit statement (so
- * refused and failed requests count too). Sets the X-RateLimit headers; throws 429 over a limit, 401 without a
- * valid key (`requireKey`).
+ * Authenticate the request's API key and spend one unit of its budget (`apiBudgetOf`, or the one given) in one
+ * autocommit statement (so refused and failed requests count too). Sets the X-RateLimit headers; throws 429
+ * over a limit, 401 without a valid key (`requireKey`).
  */
-export async function planLimitedApiKey(ctx: Context, client: Client, deps: Deps, requireKey = true): Promise<Identity | undefined> {
+export async function planLimitedApiKey(
+  ctx: Context,
+  client: Client,
+  deps: Deps,
+  requireKey = true,
+  budget = apiBudgetOf(ctx.method),
+): Promise<Identity | undefined> {
   const key = presentedApiKey(ctx);
   const hash = key && /^svc_(test|live)_[A-Za-z0-9_-]{8,200}$/.test(key) ? hashToken(key) : null;
-  const r = await authenticateApiRequest(client, hash, ctx.ip, { limit: deps.cfg.RATE_LIMIT_V1_PER_WINDOW, windowSeconds: deps.cfg.RATE_LIMIT_WINDOW_SECONDS });
+  const r = await authenticateApiRequest(
+    client,
+    hash,
+    ctx.ip,
+    { limit: deps.cfg.RATE_LIMIT_V1_PER_WINDOW, windowSeconds: deps.cfg.RATE_LIMIT_WINDOW_SECONDS },
+    budget === 'read' ? deps.cfg.RATE_LIMIT_API_READS_PER_WINDOW : null,
+  );
   ctx.set('X-RateLimit-Limit', String(r.lim));
   ctx.set('X-RateLimit-Remaining', String(r.remaining));
   ctx.set('X-RateLimit-Reset', String(r.reset_at));
@@ -35,7 +53,7 @@ export async function planLimitedApiKey(ctx: Context, client: Client, deps: Deps
     const retry = Math.max(1, Number(r.reset_at) - Math.floor(Date.now() / 1000));
     throw new ApiError(
       429,
-      `rate limit exceeded: ${r.lim} requests per ${r.agency_id ? 'plan window' : 'window without a valid API key'}; retry after ${retry} s`,
+      `rate limit exceeded: ${r.lim} ${!r.agency_id ? 'requests per window without a valid API key' : budget === 'read' ? 'reads per window' : 'document submissions per plan window'}; retry after ${retry} s`,
       [],
       { 'Retry-After': String(retry) },
       'rate_limited',
@@ -48,13 +66,13 @@ export async function planLimitedApiKey(ctx: Context, client: Client, deps: Deps
   return { role: r.permissions === 'admin' ? 'admin' : 'read_only', agencyId: r.agency_id, mode: r.mode, apiKeyId: r.api_key_id };
 }
 
-/** For paths under /api that no route answered: count the request like any other, then 404 in the §7.2 body. */
+/** For paths under /api that no route answered: count the request as a read (it submits nothing), then 404 in the §7.2 body. */
 export function apiFallback(deps: Deps) {
   return async (ctx: Context) => {
     if (!(ctx.path === '/api' || ctx.path.startsWith('/api/')) || ctx.body !== undefined) return;
     const client = await deps.db.request.connect();
     try {
-      await planLimitedApiKey(ctx, client, deps, false);
+      await planLimitedApiKey(ctx, client, deps, false, 'read');
     } finally {
       client.release();
     }

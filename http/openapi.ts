@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document, generated from the same route declarations and zod schemas that validate requests.
 import { z } from 'zod';
-import { V1_EVENT_NAMES, V1EventData } from '../pipelines/webhooks/payloads.ts';
+import { ClientSubmissionData, FormSubmissionData, TOPICS, V1_EVENT_NAMES, V1EventData, type Topic } from '../pipelines/webhooks/payloads.ts';
 import type { RouteSpec } from './route.ts';
 
 const componentRef = (id: string) => `#/components/schemas/${id}`;
@@ -51,13 +51,17 @@ export function openApiDocument(specs: RouteSpec[], serverUrl: string): Record<s
     const p = spec.path.replace(/[:*]([A-Za-z_]+)/g, '{$1}');
     const requestBody = spec.body || spec.files || spec.docBody ? requestBodyFor(spec) : undefined;
     const responses = Object.fromEntries(
-      Object.entries(spec.responses).map(([status, r]) => [
-        status,
-        {
-          description: r.description,
-          ...(r.schema ? { content: { 'application/json': { schema: jsonSchema(r.schema, 'output') } } } : {}),
-        },
-      ]),
+      Object.entries(spec.responses).map(([status, r]) => {
+        const headers = responseHeaders(spec, Number(status), r.headers ?? []);
+        return [
+          status,
+          {
+            description: r.description,
+            ...(headers.length ? { headers: Object.fromEntries(headers.map((h) => [h, { $ref: `#/components/headers/${h}` }])) } : {}),
+            ...(r.schema ? { content: { [contentTypeOf(spec, Number(status))]: { schema: jsonSchema(r.schema, 'output') } } } : {}),
+          },
+        ];
+      }),
     );
     (paths[p] ??= {})[spec.method] = {
       operationId: spec.operationId,
@@ -65,7 +69,7 @@ export function openApiDocument(specs: RouteSpec[], serverUrl: string): Record<s
       tags: spec.tags,
       // Public operations say so explicitly (`security: []`): token exchange, signed file links, logos.
       security: authSchemes[spec.auth] ? authSchemes[spec.auth].map((s) => ({ [s]: [] })) : [],
-      parameters: [...parameters(spec.params, 'path'), ...parameters(spec.query, 'query')],
+      parameters: [...parameters(spec.params, 'path'), ...parameters(spec.query, 'query'), ...(spec.idempotent ? [idempotencyKeyParameter] : [])],
       ...(requestBody ? { requestBody } : {}),
       responses,
     };
@@ -81,9 +85,10 @@ export function openApiDocument(specs: RouteSpec[], serverUrl: string): Record<s
     },
     servers: [{ url: serverUrl }],
     paths,
-    webhooks: v1EventWebhooks(),
+    webhooks: { ...topicWebhooks(), ...v1EventWebhooks() },
     components: {
       schemas: collected,
+      headers: responseHeaderComponents,
       securitySchemes: {
         oauthClientToken: { type: 'http', scheme: 'bearer', description: 'Access token from POST /oauth/token' },
         agentToken: { type: 'http', scheme: 'bearer', description: 'Agent access token (agt_…)' },
@@ -99,18 +104,71 @@ export function openApiDocument(specs: RouteSpec[], serverUrl: string): Record<s
   };
 }
 
+/** SPEC §4.1, §8: every write of /v2 carries a fresh UUIDv4 per distinct operation; a retry with the same key replays the answer. */
+const idempotencyKeyParameter = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: true,
+  description: 'A UUIDv4 per distinct operation; a retry with the same key within 24 hours returns the stored answer (Idempotent-Replayed: true)',
+  schema: { type: 'string', format: 'uuid' },
+};
+
+/** The headers every answer of a route may carry, and those of one status, as component names. */
+const responseHeaderComponents = {
+  'X-RateLimit-Limit': { description: 'Requests allowed in the current window', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'When the current window ends, in Unix seconds', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer' } },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key (no second operation was done)',
+    schema: { type: 'string', enum: ['true'] },
+  },
+  Location: { description: 'Where to read the resource (GET it until it completes)', schema: { type: 'string', format: 'uri-reference' } },
+} as const;
+type ResponseHeader = keyof typeof responseHeaderComponents;
+
+const RATE_LIMIT_HEADERS: ResponseHeader[] = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+
+/**
+ * The headers a route's answer with `status` is sent with: the rate-limit headers where a budget was spent (every
+ * /api answer, SPEC §8; a /v1 answer once the token is known), Retry-After on a 429, Idempotent-Replayed on the
+ * success of an idempotent write, and those the declaration names (Location, the token endpoint's own budget).
+ */
+function responseHeaders(spec: RouteSpec, status: number, declared: string[]): ResponseHeader[] {
+  const out = new Set<ResponseHeader>(declared.filter((h): h is ResponseHeader => h in responseHeaderComponents));
+  const limited = spec.rateLimit === 'plan' || (spec.rateLimit === 'v1' && status !== 401);
+  if (limited) for (const h of RATE_LIMIT_HEADERS) out.add(h);
+  if (status === 429 && (spec.rateLimit || spec.path === '/oauth/token')) {
+    for (const h of RATE_LIMIT_HEADERS) out.add(h);
+    out.add('Retry-After');
+  }
+  if (spec.idempotent && status >= 200 && status < 300) out.add('Idempotent-Replayed');
+  return [...out];
+}
+
+/** /v2 errors are RFC 9457 problem details; every other body is JSON. */
+const contentTypeOf = (spec: RouteSpec, status: number) => (status >= 400 && spec.path.startsWith('/v2/') ? 'application/problem+json' : 'application/json');
+
+/** The /api surface (lease checker, policy extraction) takes its documents as multipart/form-data only (SPEC §4.3, §4.4). */
+const multipartOnly = (spec: RouteSpec) => spec.auth === 'api_key_header' && !!spec.files;
+
 function requestBodyFor(spec: RouteSpec) {
   const content: Record<string, unknown> = {};
   const bodySchema = spec.docBody ?? spec.body;
-  if (bodySchema) {
-    const schema = jsonSchema(bodySchema, 'input');
+  const schema = bodySchema ? jsonSchema(bodySchema, 'input') : { type: 'object' };
+  if (!multipartOnly(spec)) {
     content['application/json'] = { schema };
     if (spec.urlencoded) content['application/x-www-form-urlencoded'] = { schema };
-    if (spec.files) {
-      const props = { ...((schema.properties as Record<string, unknown>) ?? {}) };
-      for (const [name, f] of Object.entries(spec.files)) props[name] = { type: 'string', format: 'binary', description: f.description };
-      content['multipart/form-data'] = { schema: { ...schema, properties: props } };
+  }
+  if (spec.files) {
+    const props = { ...((schema.properties as Record<string, unknown>) ?? {}) };
+    const required = [...((schema.required as string[]) ?? [])];
+    for (const [name, f] of Object.entries(spec.files)) {
+      props[name] = { type: 'string', format: 'binary', description: f.description };
+      // Every document part of the /api surface is required (both files of an analysis, the file of an extraction).
+      if ((f.required || multipartOnly(spec)) && !required.includes(name)) required.push(name);
     }
+    content['multipart/form-data'] = { schema: { ...schema, type: 'object', properties: props, ...(required.length ? { required } : {}) } };
   }
   return { required: true, content };
 }
@@ -121,6 +179,55 @@ const signatureCheck =
   'The Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`: `v1,` + base64 HMAC-SHA256 of ' +
   '`id.timestamp.body` keyed with the base64-decoded part after `whsec_`) verify with any Standard Webhooks library. ' +
   'Answer 2xx at once; anything else is retried (at-least-once: de-duplicate on `id`).';
+
+/** The signature headers every delivery carries (SPEC §5, Standard Webhooks), as webhook operation parameters. */
+const signatureHeaders = [
+  { name: 'x-signature', description: 'Lowercase hex HMAC-SHA256 of the exact raw body, keyed with the endpoint’s signing secret (the whole whsec_… string)' },
+  { name: 'webhook-id', description: 'The message id: the same on every retry and redelivery of one event to one endpoint (de-duplicate on it)' },
+  { name: 'webhook-timestamp', description: 'Unix seconds when this attempt was signed' },
+  { name: 'webhook-signature', description: '`v1,` + base64 HMAC-SHA256 of `id.timestamp.body`, keyed with the base64-decoded part after whsec_' },
+].map((h) => ({ ...h, in: 'header', required: true, schema: { type: 'string' } }));
+
+const topicData: Record<Topic, z.ZodType> = { 'client-submission': ClientSubmissionData, 'form-submission': FormSubmissionData };
+const topicSummary: Record<Topic, string> = {
+  'client-submission': 'Topic client-submission: extracted policy data (SPEC §6.2)',
+  'form-submission': 'Topic form-submission: a completed form (SPEC §6.3)',
+};
+
+/**
+ * The two topic payloads (SPEC §6.2, §6.3) as OpenAPI 3.1 webhooks: `{ topic, data }` posted to the topic's
+ * staging (test data) or production (live data) URL, signed like every delivery. An endpoint may also require
+ * its own credentials (Bearer, Basic or an API-key header, sent beside the signature: SPEC §5 rule 3).
+ */
+function topicWebhooks(): Record<string, unknown> {
+  return Object.fromEntries(
+    TOPICS.map((topic) => {
+      const envelope = z.object({ topic: z.literal(topic), data: topicData[topic] });
+      return [
+        topic,
+        {
+          post: {
+            operationId: `topic_${topic.replace(/[^a-z]+/g, '_')}`,
+            summary: topicSummary[topic],
+            description:
+              signatureCheck
+                .replace('subscription’s signing secret', 'topic endpoint’s signing secret')
+                .replace('de-duplicate on `id`', 'de-duplicate on `webhook-id`') +
+              ' An endpoint configured with credentials also receives them (`Authorization: Bearer …`, `Authorization: Basic …` or its own header) beside the signature.',
+            tags: ['Webhooks'],
+            security: [],
+            parameters: signatureHeaders,
+            requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(envelope, 'output') } } },
+            responses: {
+              200: { description: 'Any 2xx acknowledges the delivery' },
+              401: { description: 'The signature (or the configured credential) does not match: the delivery is retried' },
+            },
+          },
+        },
+      ];
+    }),
+  );
+}
 
 /** The v1 subscription events (SPEC §6.4) as OpenAPI 3.1 webhooks: the envelope and `data` of each, and the signature check. */
 function v1EventWebhooks(): Record<string, unknown> {
@@ -142,12 +249,7 @@ function v1EventWebhooks(): Record<string, unknown> {
             tags: ['Webhook subscriptions'],
             // Sent by the service: authenticated by the signature headers, not by a credential of the receiver's API.
             security: [],
-            parameters: ['x-signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => ({
-              name: h,
-              in: 'header',
-              required: true,
-              schema: { type: 'string' },
-            })),
+            parameters: signatureHeaders,
             requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(envelope, 'output') } } },
             responses: {
               200: { description: 'Any 2xx acknowledges the delivery' },

@@ -35,6 +35,11 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
    * stores that response encrypted because it carries a secret.
    */
   idempotent?: boolean | 'sealed';
+  /**
+   * Decide whether the caller may touch the resource the path (or the raw body) names, before the body is
+   * validated: another agency's resource answers 404/403 whatever the body, never a validation error first.
+   */
+  authorize?: (ctx: Context, input: { params: z.infer<P>; body: unknown }) => Promise<void>;
   /** Schema shown in OpenAPI when the handler validates the body itself (richer than `body`). */
   docBody?: z.ZodType;
   responses: Record<number, { description: string; schema?: z.ZodType; headers?: string[] }>;
@@ -56,9 +61,11 @@ export function mountRoutes(router: Router, specs: RouteSpec[], deps: Deps): voi
     if (spec.body || spec.files || spec.docBody) chain.push(bodyParser(spec, deps));
     if (spec.idempotent) chain.push(idempotency(deps, spec.idempotent === 'sealed'));
     chain.push(async (ctx) => {
+      const params = parseInput(spec.params, ctx.params, 400, 'path parameter');
+      if (spec.authorize) await spec.authorize(ctx, { params, body: (ctx.request as { body?: unknown }).body });
       const files = spec.files ? collectFiles(ctx, spec) : {};
       const input = {
-        params: parseInput(spec.params, ctx.params, 400, 'path parameter'),
+        params,
         query: parseInput(spec.query, ctx.query, 400, 'query parameters'),
         body: spec.body
           ? parseInput(spec.body, (ctx.request as { body?: unknown }).body ?? {}, 422, 'request body')

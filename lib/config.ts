@@ -29,6 +29,11 @@ export const configSchema = z.object({
   RATE_LIMIT_WINDOW_SECONDS: intIn(1, 86_400).default(60),
   RATE_LIMIT_TOKEN_PER_WINDOW: intIn(1, 100_000).default(10),
   RATE_LIMIT_V1_PER_WINDOW: intIn(1, 100_000).default(60),
+  /**
+   * Reads of the /api surface (an extraction's or analysis's status, the extraction list) per agency and window:
+   * their own budget, so polling a submission never spends the plan's document submissions (SPEC §8).
+   */
+  RATE_LIMIT_API_READS_PER_WINDOW: intIn(1, 100_000).default(300),
   /** Largest accepted upload in bytes (SPEC §8: 10 MB). */
   MAX_UPLOAD_BYTES: intIn(1024, 100 * 1024 * 1024).default(10 * 1024 * 1024),
   /** Largest decoded image accepted for logos and pictures, in pixels (decompression-bomb guard). */

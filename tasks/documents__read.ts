@@ -26,8 +26,10 @@ export function documentsRead(deps: TaskDeps): Task {
       helpers.logger.debug('document text read', { extractionId: extraction_id, pages: pageCount, ocrPages: layer.needOcr.length });
     } catch (err) {
       if (!(err instanceof DocumentError)) throw err; // transient: graphile-worker retries
+      // What was used on the refused file: an image is only ever read by OCR, a PDF's text layer came first.
+      const method = work.content_type.startsWith('image/') ? 'ocr' : 'text';
       await helpers.withPgClient((c) =>
-        failExtraction(c, extraction_id, err.code === 'payload_too_large' ? 'bad_request' : err.code, err.details ?? err.message, null),
+        failExtraction(c, extraction_id, err.code === 'payload_too_large' ? 'bad_request' : err.code, err.details ?? err.message, method),
       );
     }
   };

@@ -31,7 +31,8 @@ export function extractionsExtract(deps: TaskDeps): Task {
     }
     const sniffed = { kind: kindOf[work.content_type], mime: work.content_type, bytes: 0 } as Sniffed;
     const doc = assembleDocument(sniffed, pages, errors, engine);
-    const method = doc.method === 'text' ? 'text' : doc.method === 'ocr' ? 'ocr' : 'hybrid';
+    // An image has no text layer: whatever its pages hold, they were read by OCR.
+    const method = sniffed.kind !== 'pdf' || doc.method === 'ocr' ? 'ocr' : doc.method === 'text' ? 'text' : 'hybrid';
     try {
       // The file is loaded only when the text names no carrier (its header band is then read by OCR).
       const bytes = async () => (work.blob_key ? await taskBlobs(deps).get(work.blob_key) : undefined);

@@ -5,7 +5,7 @@ import type { Client, Queryable } from './types.ts';
 export interface AgencyRow {
   id: number;
   name: string;
-  color_code: string | null;
+  color_code: string;
   logo_key: string | null;
 }
 

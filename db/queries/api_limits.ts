@@ -1,4 +1,4 @@
-// The /api surface's authentication with plan limits (app_private.authenticate_api_request, migration 0006).
+// The /api surface's authentication with plan limits (app_private.authenticate_api_request, migrations 0006 and 0022).
 import type { Client } from './types.ts';
 
 export interface ApiRequestIdentity {
@@ -13,19 +13,21 @@ export interface ApiRequestIdentity {
 }
 
 /**
- * Authenticate an API key hash (or none) and spend one unit of its agency's per-minute and per-day budgets,
- * or of the caller address's budget without a valid key; one autocommit statement, so refusals count too.
+ * Authenticate an API key hash (or none) and spend one unit of a budget: a document submission spends its
+ * agency's per-minute and per-day plan budgets, a read (`readLimit` given) the agency's read budget; without
+ * a valid key, the caller address's budget. One autocommit statement, so refusals count too.
  */
 export async function authenticateApiRequest(
   c: Client,
   keyHash: Buffer | null,
   address: string,
   anon: { limit: number; windowSeconds: number },
+  readLimit: number | null,
 ): Promise<ApiRequestIdentity> {
   const { rows } = await c.query<ApiRequestIdentity>({
-    name: 'svc_auth_api_request',
-    text: 'select * from app_private.authenticate_api_request($1, $2, $3, $4)',
-    values: [keyHash, address, anon.limit, anon.windowSeconds],
+    name: 'svc_auth_api_request_budget',
+    text: 'select * from app_private.authenticate_api_request($1, $2, $3, $4, $5)',
+    values: [keyHash, address, anon.limit, anon.windowSeconds, readLimit],
   });
   return rows[0];
 }

@@ -20,7 +20,7 @@ export interface DashboardSessionRow {
   first_name: string;
   last_name: string;
   agency_name: string;
-  color_code: string | null;
+  color_code: string;
 }
 
 /** The agent behind a live session (and its activity recorded), or undefined. */

@@ -10,7 +10,7 @@ export interface HostedFormRow {
   agent_email: string;
   agency_id: number;
   agency_name: string;
-  color_code: string | null;
+  color_code: string;
   logo_key: string | null;
   form_id: number;
   public_id: string;

@@ -15,7 +15,15 @@ export function presentParsingMethod(method: string | null): string | null {
   return llm ? `${base}+llm` : base;
 }
 
-/** The §2.9 record of a stored extraction; a failed one carries its §7.2 `error` code and `details`. */
+/** The §7.2 `message` of each code a failed extraction records (its `details` say what happened to this document). */
+const failureMessages: Record<string, string> = {
+  bad_request: 'the document could not be read: it is not a supported PDF, JPEG or PNG document',
+  payload_too_large: 'the document is larger than the size limit',
+  extraction_failed: 'no policy data could be extracted from the document',
+  internal_error: 'the extraction failed unexpectedly',
+};
+
+/** The §2.9 record of a stored extraction; a failed one carries its §7.2 error part (`error`, `message`, `details`). */
 export function presentExtraction(r: ExtractionRecordRow) {
   const finished = r.status === 'completed' || r.status === 'partial';
   return {
@@ -28,12 +36,17 @@ export function presentExtraction(r: ExtractionRecordRow) {
     parsing_status: r.status,
     parsing_method: presentParsingMethod(r.parsing_method),
     extracted_data: finished ? r.result : null,
-    ...(r.status === 'failed' ? { error: r.error_code ?? 'internal_error', details: r.error_details ?? '' } : {}),
+    ...(r.status === 'failed' ? failure(r.error_code, r.error_details) : {}),
     ...(finished ? { client_uuid: r.client_id, client_submission_uuid: r.submission_id, declaration_page_uuid: r.declaration_page_id } : {}),
     ...(r.file_expired_at ? { file_expired: true } : {}),
     created_at: r.created_at.toISOString(),
     updated_at: r.updated_at.toISOString(),
   };
+}
+
+function failure(code: string | null, details: string | null) {
+  const error = code && code in failureMessages ? code : 'internal_error';
+  return { error, message: failureMessages[error], details: details ?? '' };
 }
 
 /** The §2.9 record of a local run (`svc extract`): fresh ids, agent_id 0 (there is no agent). */

@@ -6,6 +6,7 @@ import { blobListedForDeletion } from '../../db/queries/files.ts';
 import { checkFileLink, fileLinkKey } from '../../lib/links.ts';
 import { ApiError } from '../errors.ts';
 import { route } from '../route.ts';
+import { apiError } from '../schemas/extractions.ts';
 
 const contentTypes: Record<string, string> = {
   pdf: 'application/pdf',
@@ -43,8 +44,8 @@ export const fileRoutes = [
     query: fileQuery,
     responses: {
       200: { description: 'The file bytes' },
-      403: { description: 'The link is expired or its signature does not match' },
-      404: { description: 'The file no longer exists (expired by retention or erased)' },
+      403: { description: 'The link is expired or its signature does not match', schema: apiError },
+      404: { description: 'The file no longer exists (expired by retention or erased)', schema: apiError },
     },
     handler: async (ctx, { params, query }, deps) => {
       const key = params.key;

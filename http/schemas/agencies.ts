@@ -24,13 +24,19 @@ export const updateAgencyBody = z
   })
   .strict();
 
-export const agencyBrief = z.object({ id: z.number().int(), name: z.string(), color_code: z.string().nullable() }).meta({ id: 'AgencyBrief' });
+export const agencyBrief = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    color_code: z.string().describe('Hex colour without the leading #; a new agency has the default brand colour 2563eb'),
+  })
+  .meta({ id: 'AgencyBrief' });
 
 export const agency = z
   .object({
     id: z.number().int(),
     name: z.string(),
-    color_code: z.string().nullable().describe('Hex colour without the leading #'),
+    color_code: z.string().describe('Hex colour without the leading #; a new agency has the default brand colour 2563eb'),
     logo_url: z.string().nullable().describe('Stable URL of the agency logo, or null'),
   })
   .meta({ id: 'Agency' });

@@ -2,10 +2,14 @@
 // field optional here so a bad form re-renders as a page, the handler checks what it needs).
 import { z } from 'zod';
 
-export const dashboardLink = z.object({
-  url: z.url().describe('Open in a browser to start a dashboard session; valid once, for minutes'),
-  expires_at: z.iso.datetime(),
-});
+export const dashboardLink = z
+  .object({
+    data: z.object({
+      url: z.url().describe('Open in a browser to start a dashboard session; valid once, for minutes'),
+      expires_at: z.iso.datetime(),
+    }),
+  })
+  .meta({ id: 'DashboardLink', description: 'In the v1 envelope, like every /v1 answer' });
 
 export const modeParams = z.object({ mode: z.enum(['test', 'live']) });
 export const modeIdParams = z.object({

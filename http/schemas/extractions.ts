@@ -29,10 +29,16 @@ export const extractionRecord = z
     filename: z.string(),
     entity_type: entityTypeSchema,
     parsing_status: z.enum(extractionStatuses),
-    parsing_method: z.string().nullable().describe('text, ocr or hybrid (text plus OCR pages), with +llm when an LLM took part; null until read'),
+    parsing_method: z
+      .string()
+      .nullable()
+      .describe(
+        'text, ocr or hybrid (text plus OCR pages), with +llm when an LLM took part: what was used, also on a failed record (ocr for an image); null until read',
+      ),
     extracted_data: z.record(z.string(), z.unknown()).nullable().describe('structured policy data; null until completed and after the retention period'),
-    error: z.string().optional().describe('§7.2 error code of a failed record'),
-    details: z.string().optional(),
+    error: z.enum(['bad_request', 'payload_too_large', 'extraction_failed', 'internal_error']).optional().describe('§7.2 error code of a failed record'),
+    message: z.string().optional().describe('§7.2 message of a failed record: what the code means'),
+    details: z.string().optional().describe('§7.2 details of a failed record: what happened to this document'),
     client_uuid: z.uuid().nullable().optional(),
     client_submission_uuid: z.uuid().nullable().optional(),
     declaration_page_uuid: z.uuid().nullable().optional(),

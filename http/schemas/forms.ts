@@ -20,12 +20,19 @@ export const createFormBody = z
   })
   .strict();
 
+/**
+ * The keys of a form that GET shows and PATCH cannot change. A GET → PATCH round trip (SPEC §2.3, the same
+ * model in and out) sends them back; they are accepted when they equal the stored values and then ignored.
+ */
+export const READ_ONLY_FORM_KEYS = ['id', 'public_id', 'status', 'owner', 'created_at', 'updated_at', 'template_id', 'published_at'] as const;
+
 /** PATCH: the whole structure (steps) replaces the working copy; name and insurance_line may change too. */
 export const updateFormBody = z
   .object({
     steps: z.array(z.unknown()),
     name: z.string().trim().min(1).max(200).optional(),
     insurance_line: insuranceLineSchema.optional(),
+    ...Object.fromEntries(READ_ONLY_FORM_KEYS.map((k) => [k, z.unknown().optional()])),
   })
   .strict();
 
@@ -33,6 +40,14 @@ export const updateFormDoc = formStructureInputSchema
   .extend({
     name: z.string().min(1).max(200).optional(),
     insurance_line: insuranceLineSchema.optional(),
+    id: z.number().int().optional().describe('Read only: accepted when it equals the stored value, then ignored'),
+    public_id: z.string().optional().describe('Read only: accepted when it equals the stored value, then ignored'),
+    status: z.enum(['draft', 'active']).optional().describe('Read only: accepted when it equals the stored value, then ignored'),
+    owner: formOwner.optional().describe('Read only: accepted when it equals the stored value, then ignored'),
+    created_at: timestamp.optional().describe('Read only: accepted when it equals the stored value, then ignored'),
+    updated_at: timestamp.optional().describe('Read only: accepted when it equals the stored value, then ignored'),
+    template_id: templateIdSchema.nullable().optional().describe('Read only: accepted when it equals the stored value, then ignored'),
+    published_at: timestamp.nullable().optional().describe('Read only: accepted when it equals the stored value, then ignored'),
   })
   .meta({ id: 'FormPatch' });
 

@@ -213,7 +213,7 @@ const SAMPLE_POLICY_DATA: ClientSubmissionData = {
 };
 
 const SAMPLE_FORM_SUBMISSION: FormSubmissionData = {
-  form: { id: 981, public_id: 'frm_9KxQ2mTz', name: 'Homeowners quote request', insurance_line: 'home' },
+  form: { id: 981, public_id: 'f_9c2e4b7a1d3f5e6a8b0c', name: 'Homeowners quote request', insurance_line: 'home' },
   submission_id: 555123,
   trace_id: 'trc_01JD5V8ZK3M4N5P6Q7R8S9T0UV',
   submitted_at: '2026-11-20T15:04:05.000Z',

@@ -34,11 +34,12 @@ test('the dashboard-link endpoint needs the OAuth client token and an agent of a
   t.is((await svc.request('POST', `/v1/agents/${a.ownerId}/dashboard-link`, { token: other.token })).status, 404);
   const ok = await svc.request('POST', `/v1/agents/${a.ownerId}/dashboard-link`, { token: oauth.token });
   t.is(ok.status, 200);
-  t.regex(ok.body.url, /\/dashboard\/sign-in\/dsl_[A-Za-z0-9_-]{40,}$/);
-  const ttl = new Date(ok.body.expires_at).getTime() - Date.now();
+  t.deepEqual(Object.keys(ok.body), ['data'], 'the v1 envelope');
+  t.regex(ok.body.data.url, /\/dashboard\/sign-in\/dsl_[A-Za-z0-9_-]{40,}$/);
+  const ttl = new Date(ok.body.data.expires_at).getTime() - Date.now();
   t.true(ttl > 0 && ttl <= svc.cfg.DASHBOARD_LINK_TTL_SECONDS * 1000);
   const { rows } = await svc.tdb.db.owner.query('select count(*)::int n from app_private.dashboard_links where token_hash = sha256(convert_to($1, $2))', [
-    ok.body.url.split('/').pop(),
+    ok.body.data.url.split('/').pop(),
     'UTF8',
   ]);
   t.is(rows[0].n, 1, 'only the hash is stored');

@@ -208,13 +208,13 @@ browserTest('usage: requests this minute and today against the plan, and the ref
   const c = await svc.agency(oauth.token, 'Usage Agency');
   const key = await svc.apiKey(c.ownerToken, c.agencyId, 'test');
   const statuses: number[] = [];
-  // Free plan: 5 a minute. Seven requests: five served, two refused (429).
-  for (let i = 0; i < 7; i++) statuses.push((await svc.request('GET', `/api/v1/${c.ownerId}/policy/extractions`, { headers: { 'x-api-key': key } })).status);
+  // Free plan: 5 document submissions a minute. Seven (empty lease analyses, each a 400): five served, two refused (429).
+  for (let i = 0; i < 7; i++) statuses.push((await svc.request('POST', '/api/analyze', { form: new FormData(), headers: { 'x-api-key': key } })).status);
   // A minute boundary between the requests would split them; the page is read right after.
   const { context, page } = await signedIn(c.ownerId, VIEWPORTS.phone);
   await page.goto(`${svc.url}/dashboard/live/usage`);
   await page.getByRole('heading', { name: 'Plan: free' }).waitFor();
-  const served = statuses.filter((s) => s === 200).length;
+  const served = statuses.filter((s) => s === 400).length;
   const refused = statuses.filter((s) => s === 429).length;
   t.is(served + refused, 7, statuses.join(','));
   t.true(refused >= 2, 'over the minute limit');

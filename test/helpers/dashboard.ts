@@ -63,7 +63,7 @@ export async function startDashboardWorld(): Promise<DashboardWorld> {
 export async function signInLink(w: Pick<DashboardWorld, 'svc' | 'oauth'>, agentId: number): Promise<string> {
   const r = await w.svc.request('POST', `/v1/agents/${agentId}/dashboard-link`, { token: w.oauth.token });
   if (r.status !== 200) throw new Error(r.text);
-  return r.body.url;
+  return r.body.data.url;
 }
 
 /** A signed-in browser context (cookie set by following a fresh link). */

@@ -10,6 +10,7 @@ import { createLogger, setLogLevel } from '../../lib/log.ts';
 import { createOAuthClient } from '../../db/queries/oauth.ts';
 import { createApp } from '../../http/app.ts';
 import type { Deps } from '../../http/route.ts';
+import { contractChecker, type ContractAnswer } from './contract.ts';
 import { testDatabase, type TestDatabase } from './db.ts';
 
 export interface Reply<T = any> {
@@ -30,6 +31,10 @@ export interface TestService {
     path: string,
     opts?: { token?: string; json?: unknown; form?: FormData | URLSearchParams; headers?: Record<string, string> },
   ): Promise<Reply<T>>;
+  /** Every answer received through `request`, checked against /openapi.json when the service closes. */
+  answers: ContractAnswer[];
+  /** The answers that do not match the OpenAPI document (additional properties forbidden). */
+  contractMismatches(): Promise<string[]>;
   /** A new OAuth client and a token for it. */
   oauthClient(name?: string): Promise<{ client_id: string; client_secret: string; token: string }>;
   /** A new agency (through the API) with its owner's token. */
@@ -59,7 +64,8 @@ export async function startService(env: Record<string, string> = {}): Promise<Te
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   deps.cfg = { ...base, publicUrl: url, filesUrl: env.FILES_URL ?? url, appUrl: env.APP_URL ?? url };
 
-  const request = requester(url);
+  const answers: ContractAnswer[] = [];
+  const request = requester(url, answers);
 
   const svc: TestService = {
     url,
@@ -68,6 +74,12 @@ export async function startService(env: Record<string, string> = {}): Promise<Te
     deps,
     dataDir,
     request,
+    answers,
+    async contractMismatches() {
+      const res = await fetch(`${url}/openapi.json`);
+      const check = contractChecker(await res.json());
+      return [...new Set(answers.map(check).filter((m): m is string => !!m))];
+    },
     async oauthClient(name = 'Partner') {
       const c = await createOAuthClient(tdb.db.owner, name);
       const r = await request('POST', '/oauth/token', { json: { grant_type: 'client_credentials', client_id: c.client_id, client_secret: c.client_secret } });
@@ -77,17 +89,20 @@ export async function startService(env: Record<string, string> = {}): Promise<Te
     agency: (oauthToken, name) => createAgency(request, oauthToken, name),
     apiKey: (adminToken, agencyId, mode, permissions) => createApiKey(request, adminToken, agencyId, mode, permissions),
     async close() {
+      // The schema-vs-response check of every answer this file's tests received (test/helpers/contract.ts).
+      const mismatches = await svc.contractMismatches();
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
       await tdb.drop();
       await rm(dataDir, { recursive: true, force: true });
+      if (mismatches.length) throw new Error(`answers that do not match /openapi.json:\n${mismatches.join('\n')}`);
     },
   };
   return svc;
 }
 
-/** `request` of a TestService, for any base URL (a service started as a separate process). */
-export function requester(url: string): TestService['request'] {
+/** `request` of a TestService, for any base URL (a service started as a separate process); `answers` collects what came back. */
+export function requester(url: string, answers?: ContractAnswer[]): TestService['request'] {
   return async (method, p, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
@@ -102,6 +117,7 @@ export function requester(url: string): TestService['request'] {
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {}
+    answers?.push({ method, path: p, status: res.status, contentType: res.headers.get('content-type'), body: parsed });
     return { status: res.status, headers: res.headers, body: parsed as any, text };
   };
 }

@@ -26,13 +26,13 @@ test('creating an agency returns it with an owner agent who is an admin and hold
     json: { agency_name: 'Harbor Insurance', email: 'Mia.Chen@Harbor.example', first_name: 'Mia', last_name: 'Chen', referral: 'partner-x' },
   });
   t.is(r.status, 200);
-  t.deepEqual(r.body.data.agency, { id: r.body.data.agency.id, name: 'Harbor Insurance', color_code: null });
+  t.deepEqual(r.body.data.agency, { id: r.body.data.agency.id, name: 'Harbor Insurance', color_code: '2563eb' });
   const agent = r.body.data.agent;
   t.like(agent, { first_name: 'Mia', last_name: 'Chen', email: 'mia.chen@harbor.example', slug: 'mia-chen', is_admin: true });
   t.regex(agent.access_token, /^agt_/);
   const own = await svc.request('GET', `/v1/agencies/${r.body.data.agency.id}`, { token: agent.access_token });
   t.is(own.status, 200);
-  t.deepEqual(own.body, { data: { id: r.body.data.agency.id, name: 'Harbor Insurance', color_code: null, logo_url: null } });
+  t.deepEqual(own.body, { data: { id: r.body.data.agency.id, name: 'Harbor Insurance', color_code: '2563eb', logo_url: null } });
   t.truthy(own.headers.get('x-ratelimit-limit'));
 });
 

@@ -21,7 +21,7 @@ test('an OAuth client adds agents; slugs are ASCII, unique, honour slug_suffix a
   });
   t.is(first.status, 200);
   t.like(first.body.data, { slug: 'zoe-obrien-nunez', is_admin: false, is_owner: false, status: 'active', phone_number: '+1 (555) 010-2000' });
-  t.deepEqual(first.body.data.agency, { id: a.agencyId, name: first.body.data.agency.name, color_code: null });
+  t.deepEqual(first.body.data.agency, { id: a.agencyId, name: first.body.data.agency.name, color_code: '2563eb' });
   t.regex(first.body.data.access_token, /^agt_/);
   const twin = await addAgent(c.token, a.agencyId, { first_name: 'Zoe', last_name: 'OBrien Nunez', email: 'zoe2@example.com' });
   t.is(twin.body.data.slug, 'zoe-obrien-nunez-2');
@@ -208,4 +208,15 @@ test('another OAuth client and another agency get 404 on every agent route of th
   const still = await svc.request('GET', `/v1/agencies/${a1.agencyId}/agents/${agent.id}`, { token: agent.access_token });
   t.like(still.body.data, { first_name: 'Kept', status: 'active' });
   t.is((await svc.request('GET', `/v1/agencies/${a1.agencyId}`, { token: agent.access_token })).status, 200, 'token not reset by the other client');
+});
+
+test('POST /v1/agents/{id}/dashboard-link answers in the v1 envelope: { data: { url, expires_at } }', async (t) => {
+  const c = await svc.oauthClient();
+  const a = await svc.agency(c.token);
+  const r = await svc.request('POST', `/v1/agents/${a.ownerId}/dashboard-link`, { token: c.token });
+  t.is(r.status, 200, r.text);
+  t.deepEqual(Object.keys(r.body), ['data']);
+  t.deepEqual(Object.keys(r.body.data).sort(), ['expires_at', 'url']);
+  t.regex(r.body.data.url, /\/dashboard\/sign-in\/dsl_/);
+  t.true(Date.parse(r.body.data.expires_at) > Date.now());
 });

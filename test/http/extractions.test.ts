@@ -8,7 +8,7 @@ import { startService, type TestService, type Reply } from '../helpers/server.ts
 
 let svc: TestService;
 test.before(async () => {
-  svc = await startService();
+  svc = await startService({ RATE_LIMIT_API_READS_PER_WINDOW: '40' });
 });
 test.after.always(async () => svc?.close());
 
@@ -162,13 +162,13 @@ async function freshMinute(need = 20) {
   if (left < need) await new Promise((r) => setTimeout(r, left * 1000 + 200));
 }
 
-test('the free plan allows 5 requests a minute, with the headers on every response, then 429 rate_limited with retry_after', async (t) => {
+test('the free plan allows 5 document submissions a minute, with the headers on every response, then 429 rate_limited with retry_after', async (t) => {
   t.timeout(90_000);
   const a = await agency();
   await freshMinute();
   const seen: Array<[number, string | null, string | null]> = [];
   for (let i = 0; i < 5; i++) {
-    const r = await get(a.test, `/api/v1/${a.ownerId}/policy/extractions`);
+    const r = await upload(svc, a.test, a.ownerId, pdf, `p${i}.pdf`);
     seen.push([r.status, r.headers.get('x-ratelimit-limit'), r.headers.get('x-ratelimit-remaining')]);
   }
   t.deepEqual(seen, [
@@ -183,19 +183,53 @@ test('the free plan allows 5 requests a minute, with the headers on every respon
   t.true(limited.body.retry_after >= 1 && limited.body.retry_after <= 60);
   const reset = Number(limited.headers.get('x-ratelimit-reset'));
   t.true(reset > Date.now() / 1000 && reset <= Date.now() / 1000 + 61);
-  // The lease checker and any other /api route share the agency's budget: a second key of it is limited too.
+  // The lease checker and any other submission share the agency's budget: a second key of it is limited too.
   const other = await svc.apiKey(a.ownerToken, a.agencyId, 'live');
-  isApiError(t, await get(other, `/api/v1/${a.ownerId}/policy/extractions`), 429, 'rate_limited', ['retry_after']);
+  isApiError(t, await upload(svc, other, a.ownerId, pdf, 'q.pdf'), 429, 'rate_limited', ['retry_after']);
+  const analyze = new FormData();
+  analyze.append('lease', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), 'lease.pdf');
+  analyze.append('insurance', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), 'insurance.pdf');
+  isApiError(t, await svc.request('POST', '/api/analyze', { form: analyze, headers: { 'x-api-key': a.test } }), 429, 'rate_limited', ['retry_after']);
+  // Reads have their own budget: the records can still be polled.
+  t.is((await get(a.test, `/api/v1/${a.ownerId}/policy/extractions`)).status, 200);
 });
 
-test('a daily limit refuses once spent, naming the day window in the headers', async (t) => {
+test('on the free plan a partner uploads one document and polls its status for as long as the read budget lasts (SPEC §8 counts submissions)', async (t) => {
+  t.timeout(90_000);
+  const a = await agency();
+  await freshMinute(30);
+  const up = await upload(svc, a.test, a.ownerId, pdf, 'poll.pdf');
+  t.is(up.status, 200, up.text);
+  t.is(up.headers.get('x-ratelimit-limit'), '5');
+  t.is(up.headers.get('x-ratelimit-remaining'), '4');
+  const statuses: number[] = [];
+  let last: Reply | undefined;
+  for (let i = 0; i < 40; i++) {
+    last = await get(a.test, `/api/v1/${a.ownerId}/policy/extractions/${up.body.extraction_id}`);
+    statuses.push(last.status);
+  }
+  t.deepEqual(statuses, Array(40).fill(200), 'forty polls within the minute, far past the plan’s five');
+  t.is(last!.headers.get('x-ratelimit-limit'), '40', 'the read budget, in the same headers');
+  t.is(last!.headers.get('x-ratelimit-remaining'), '0');
+  t.truthy(last!.headers.get('x-ratelimit-reset'));
+  const refused = await get(a.test, `/api/v1/${a.ownerId}/policy/extractions/${up.body.extraction_id}`);
+  isApiError(t, refused, 429, 'rate_limited', ['retry_after']);
+  t.regex(refused.body.message, /reads per window/);
+  // The read budget spent leaves the submissions untouched.
+  const second = await upload(svc, a.test, a.ownerId, pdf, 'poll2.pdf');
+  t.is(second.status, 200, second.text);
+  t.is(second.headers.get('x-ratelimit-remaining'), '3');
+});
+
+test('a daily limit refuses submissions once spent, naming the day window in the headers', async (t) => {
   const a = await agency({ plan: 'enterprise', per_minute: 1000, per_day: 3 });
   const statuses: number[] = [];
-  for (let i = 0; i < 3; i++) statuses.push((await get(a.test, `/api/v1/${a.ownerId}/policy/extractions`)).status);
+  for (let i = 0; i < 3; i++) statuses.push((await upload(svc, a.test, a.ownerId, pdf, `d${i}.pdf`)).status);
   t.deepEqual(statuses, [200, 200, 200]);
-  const r = await get(a.test, `/api/v1/${a.ownerId}/policy/extractions`);
+  const r = await upload(svc, a.test, a.ownerId, pdf, 'd.pdf');
   isApiError(t, r, 429, 'rate_limited', ['retry_after']);
   t.is(r.headers.get('x-ratelimit-limit'), '3');
   t.is(r.headers.get('x-ratelimit-remaining'), '0');
   t.true(r.body.retry_after > 0 && r.body.retry_after <= 86_400);
+  t.is((await get(a.test, `/api/v1/${a.ownerId}/policy/extractions`)).status, 200, 'reads are not counted against the day');
 });

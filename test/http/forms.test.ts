@@ -67,8 +67,8 @@ test('POST creates a draft (201) with a public_id and an empty structure; proble
   t.like(bad.body, { type: 'about:blank', title: 'Unprocessable Content', status: 422 });
   t.deepEqual(bad.body.errors.map((e: { pointer: string }) => e.pointer).sort(), ['/insurance_line', '/name']);
   const foreign = await write('POST', '/v2/forms', { name: 'X', owner: { type: 'agency', agency_id: agencyId + 1 }, insurance_line: 'renters' });
-  t.is(foreign.status, 422);
-  t.is(foreign.body.errors[0].pointer, '/owner/agency_id');
+  t.is(foreign.status, 403, 'creating a form for another agency is a write outside the key’s permissions (SPEC §7.3)');
+  t.is(foreign.headers.get('content-type'), 'application/problem+json');
 });
 
 test('an agent-owned form names its agent; an unknown agent is refused', async (t) => {
@@ -283,6 +283,55 @@ test('a read-only key reads but gets 403 on every write', async (t) => {
     t.is(r.status, 403, `${method} ${path}`);
     t.is(r.body.status, 403);
   }
+});
+
+test('GET → PATCH round trip: the whole form goes back; read-only keys are accepted when unchanged, 422 naming the key when not', async (t) => {
+  const f = (await newForm()).body;
+  await write('PATCH', `/v2/forms/${f.id}`, { steps });
+  const got = (await svc.request('GET', `/v2/forms/${f.id}`, { token: testKey })).body;
+  got.steps[0].questions[0].label = 'Any pets at home?';
+  const back = await write('PATCH', `/v2/forms/${f.id}`, got);
+  t.is(back.status, 200, back.text);
+  t.is(back.body.steps[0].questions[0].label, 'Any pets at home?');
+  t.is(back.body.status, 'draft');
+  t.is(back.body.public_id, f.public_id);
+  const later = (await svc.request('GET', `/v2/forms/${f.id}`, { token: testKey })).body;
+  for (const [key, value] of [
+    ['status', 'active'],
+    ['public_id', 'f_someoneelse'],
+    ['owner', { type: 'agency', agency_id: agencyId + 1 }],
+    ['id', f.id + 1],
+    ['created_at', '2020-01-01T00:00:00.000Z'],
+    ['template_id', 'home'],
+  ] as const) {
+    const r = await write('PATCH', `/v2/forms/${f.id}`, { ...later, [key]: value });
+    t.is(r.status, 422, `${key}: ${r.text}`);
+    t.deepEqual(
+      r.body.errors.map((e: { pointer: string }) => e.pointer),
+      [`/${key}`],
+      key,
+    );
+  }
+  const unknown = await write('PATCH', `/v2/forms/${f.id}`, { ...later, colour: 'red' });
+  t.is(unknown.status, 422, 'keys the form does not have are still refused');
+});
+
+test('authorisation before validation: another agency’s form is 404 and another agency’s owner 403, whatever the body', async (t) => {
+  const f = (await newForm()).body;
+  for (const body of [{ steps: 'not an array' }, { nonsense: true }, {}]) {
+    const r = await write('PATCH', `/v2/forms/${f.id}`, body, otherKey);
+    t.is(r.status, 404, JSON.stringify(body));
+  }
+  t.is((await write('PATCH', '/v2/forms/999999999', { steps: 'not an array' })).status, 404, 'an unknown form is the same 404');
+  const foreignInvalid = await write('POST', '/v2/forms', { name: '', owner: { type: 'agency', agency_id: agencyId }, insurance_line: 'spaceships' }, otherKey);
+  t.is(foreignInvalid.status, 403, foreignInvalid.text);
+  const unknownInvalid = await write(
+    'POST',
+    '/v2/forms',
+    { name: '', owner: { type: 'agency', agency_id: 999999999 }, insurance_line: 'spaceships' },
+    otherKey,
+  );
+  t.is(unknownInvalid.status, 403, 'an agency that does not exist answers the same: no existence oracle');
 });
 
 test('another agency gets 404 on every form route; tokens that are not API keys get 401/403', async (t) => {

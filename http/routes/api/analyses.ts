@@ -114,7 +114,11 @@ export const analysisRoutes = [
         schema: analysisResult,
         headers: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
       },
-      202: { description: 'Still running (past the deadline, or ?async=true): GET status_url for the result', schema: analysisStatus },
+      202: {
+        description: 'Still running (past the deadline, or ?async=true): GET status_url (also in Location) for the result',
+        schema: analysisStatus,
+        headers: ['Location'],
+      },
       ...apiErrors(400, 401, 413, 422, 429, 500),
     },
     handler: async (ctx, { query, body, files }, deps: Deps) => {

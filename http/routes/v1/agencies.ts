@@ -12,6 +12,7 @@ import { presentNewOwner } from '../../presenters/agents.ts';
 import { route, tx, type Deps, type RouteInput } from '../../route.ts';
 import { agencyParams, agencyResponse, createAgencyBody, createAgencyResponse, updateAgencyBody } from '../../schemas/agencies.ts';
 import { v1Errors } from '../../schemas/common.ts';
+import { agencyInPath } from '../../visibility.ts';
 
 async function updateAgency(
   ctx: Context,
@@ -37,6 +38,7 @@ const updateSpec = {
   auth: 'agent_admin' as const,
   rateLimit: 'v1' as const,
   params: agencyParams,
+  authorize: agencyInPath,
   body: updateAgencyBody,
   files: { logo: { description: 'Logo image (PNG, JPEG, WebP or GIF, at most 10 MB); re-encoded as WebP' } },
   responses: { 200: { description: 'The updated agency', schema: agencyResponse }, ...v1Errors(400, 401, 403, 404, 413, 422, 429) },

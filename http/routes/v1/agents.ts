@@ -36,6 +36,7 @@ import {
   agent as agentSchema,
 } from '../../schemas/agents.ts';
 import { v1Errors } from '../../schemas/common.ts';
+import { agencyInPath, agentInPath } from '../../visibility.ts';
 
 async function loadAgent(ctx: Context, agentId: number, agencyId?: number): Promise<AgentWithAgencyRow> {
   const agent = await getAgent(tx(ctx), agentId, agencyId);
@@ -76,6 +77,7 @@ export const agentRoutes = [
     auth: 'oauth_client',
     rateLimit: 'v1',
     params: agencyParams,
+    authorize: agencyInPath,
     body: createAgentBody,
     files: { profile_picture: { description: 'Profile picture (PNG, JPEG, WebP or GIF, at most 10 MB); re-encoded as WebP' } },
     responses: {
@@ -158,6 +160,7 @@ export const agentRoutes = [
     auth: 'agent_admin',
     rateLimit: 'v1',
     params: agencyAgentParams,
+    authorize: agentInPath,
     body: updateAgentBody,
     responses: { 200: { description: 'The updated agent', schema: z.object({ data: agentSchema }) }, ...v1Errors(400, 401, 403, 404, 422, 429) },
     handler: async (ctx, { params, body }, { cfg }) => {

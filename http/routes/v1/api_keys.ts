@@ -11,6 +11,7 @@ import { route, tx } from '../../route.ts';
 import { agencyParams } from '../../schemas/agencies.ts';
 import { apiKey, apiKeyParams, apiKeyWithSecret, createApiKeyBody, plan, setAgencyPlanBody, rollApiKeyBody } from '../../schemas/api_keys.ts';
 import { v1Errors } from '../../schemas/common.ts';
+import { agencyInPath, apiKeyInPath } from '../../visibility.ts';
 
 export const apiKeyRoutes = [
   route({
@@ -22,6 +23,7 @@ export const apiKeyRoutes = [
     auth: 'agent_admin',
     rateLimit: 'v1',
     params: agencyParams,
+    authorize: agencyInPath,
     body: createApiKeyBody,
     responses: { 200: { description: 'The key, shown once', schema: z.object({ data: apiKeyWithSecret }) }, ...v1Errors(400, 401, 403, 404, 422, 429) },
     handler: async (ctx, { params, body }) => {
@@ -54,6 +56,7 @@ export const apiKeyRoutes = [
     auth: 'agent_admin',
     rateLimit: 'v1',
     params: apiKeyParams,
+    authorize: apiKeyInPath,
     body: rollApiKeyBody,
     responses: {
       200: { description: 'The replacement key, shown once', schema: z.object({ data: apiKeyWithSecret }) },
@@ -91,6 +94,7 @@ export const apiKeyRoutes = [
     auth: 'oauth_client',
     rateLimit: 'v1',
     params: agencyParams,
+    authorize: agencyInPath,
     body: setAgencyPlanBody,
     responses: { 200: { description: 'The plan in force', schema: z.object({ data: plan }) }, ...v1Errors(400, 401, 403, 404, 422, 429) },
     handler: async (ctx, { params, body }) => {

@@ -26,6 +26,7 @@ import {
   updateClientBody,
 } from '../../schemas/clients.ts';
 import { v1Errors } from '../../schemas/common.ts';
+import { clientAgentInPath } from '../../visibility.ts';
 
 const common = { tags: ['Clients'], auth: 'agent' as const, rateLimit: 'v1' as const };
 
@@ -119,6 +120,7 @@ export const clientRoutes = [
     operationId: 'updateAgentClient',
     summary: 'Change a client’s name, contact or sales-funnel status (emits client.updated and/or client.sales-funnel-status-change)',
     params: clientParams,
+    authorize: clientAgentInPath,
     body: updateClientBody,
     responses: { 200: { description: 'The client', schema: z.object({ data: clientDetail }) }, ...v1Errors(400, 401, 403, 404, 422, 429) },
     handler: async (ctx, { params, body }) => {
@@ -163,6 +165,7 @@ export const clientRoutes = [
     operationId: 'reassignAgentClient',
     summary: 'Move a client to another active agent of the same agency (emits client.reassigned)',
     params: clientParams,
+    authorize: clientAgentInPath,
     body: reassignClientBody,
     responses: {
       200: { description: 'The client, now the target agent’s', schema: z.object({ data: client }) },
@@ -210,6 +213,7 @@ export const clientRoutes = [
     operationId: 'setAdditionalQuestions',
     summary: 'Enable or disable additional questions for an agent’s clients, and set the questions (the agent itself or an admin)',
     params: additionalQuestionsParams,
+    authorize: clientAgentInPath,
     body: setAdditionalQuestionsBody,
     responses: { 200: { description: 'The setting', schema: z.object({ data: additionalQuestionsSettings }) }, ...v1Errors(400, 401, 403, 404, 422, 429) },
     handler: async (ctx, { params, body }) => {

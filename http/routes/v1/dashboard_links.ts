@@ -22,7 +22,7 @@ export const dashboardLinkRoutes = [
       const token = newToken('dsl_');
       const expires = await createDashboardLink(tx(ctx), params.agent_id, hashToken(token), deps.cfg.DASHBOARD_LINK_TTL_SECONDS);
       ctx.set('Cache-Control', 'no-store');
-      ctx.body = { url: `${deps.cfg.publicUrl}/dashboard/sign-in/${token}`, expires_at: expires.toISOString() };
+      ctx.body = { data: { url: `${deps.cfg.publicUrl}/dashboard/sign-in/${token}`, expires_at: expires.toISOString() } };
     },
   }),
 ];

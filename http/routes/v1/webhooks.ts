@@ -28,6 +28,7 @@ import {
   subscriptionWithSecret,
 } from '../../schemas/webhooks.ts';
 import { checkWebhookUrl, deliveryDetail, deliveryPage, redeliverTo, rotateSecret, sealAuth, sendTest, subscribe } from '../../webhooks.ts';
+import { subscriptionInPath } from '../../visibility.ts';
 
 async function loadSubscription(ctx: Context, uuid: string): Promise<EndpointRow> {
   const w = await getSubscription(tx(ctx), uuid);
@@ -88,6 +89,7 @@ export const webhookSubscriptionRoutes = [
     summary: 'Update url, events, description, credentials, or enable/disable (admin)',
     auth: 'agent_admin',
     params: subscriptionParams,
+    authorize: subscriptionInPath,
     body: updateSubscriptionBody,
     responses: { 200: { description: 'The subscription', schema: z.object({ data: subscription }) }, ...v1Errors(400, 401, 403, 404, 422, 429) },
     handler: async (ctx, { params, body }, deps) => {

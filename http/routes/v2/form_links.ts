@@ -7,6 +7,7 @@ import { presentFormLink } from '../../presenters/form_links.ts';
 import { route, tx } from '../../route.ts';
 import { formParams, problem } from '../../schemas/forms.ts';
 import { formLink, formLinkBody } from '../../schemas/submissions.ts';
+import { formInPath } from '../../visibility.ts';
 
 export const formLinkRoutes = [
   route({
@@ -18,6 +19,7 @@ export const formLinkRoutes = [
     auth: 'api_key_admin',
     idempotent: true,
     params: formParams,
+    authorize: formInPath,
     body: formLinkBody,
     responses: {
       201: { description: 'The link', schema: formLink },

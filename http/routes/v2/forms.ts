@@ -1,15 +1,16 @@
 // Forms API (SPEC §4.1): API-key callers create, list, read, replace, publish and duplicate forms of their
 // agency in their key's mode. RLS keeps test and live data apart; every write is idempotent by key.
+import { isDeepStrictEqual } from 'node:util';
 import type { Context } from 'koa';
 import { createForm, duplicateForm, getForm, listForms, publishForm, updateFormStructure, type FormRow } from '../../../db/queries/forms.ts';
 import { template } from '../../../pipelines/forms/templates.ts';
 import { validateForPublish, validateStructure, type Problem } from '../../../pipelines/forms/validate.ts';
-import { ApiError, notFound } from '../../errors.ts';
+import { ApiError, forbidden, notFound } from '../../errors.ts';
 import { decodeCursor, keysetPage } from '../../pagination.ts';
 import { presentForm, presentFormSummary } from '../../presenters/forms.ts';
-import { route, tx } from '../../route.ts';
+import { identity, route, tx } from '../../route.ts';
 import { problem } from '../../schemas/common.ts';
-import { createFormBody, form, formList, formParams, listFormsQuery, updateFormBody, updateFormDoc } from '../../schemas/forms.ts';
+import { createFormBody, form, formList, formParams, listFormsQuery, READ_ONLY_FORM_KEYS, updateFormBody, updateFormDoc } from '../../schemas/forms.ts';
 
 const problems = (status: number, message: string, list: Problem[]) =>
   new ApiError(
@@ -26,7 +27,7 @@ const errors = (...statuses: number[]) =>
 const problemDescriptions: Record<number, string> = {
   400: 'Missing or malformed Idempotency-Key, or bad parameters',
   401: 'Invalid or missing API key',
-  403: 'A write with a read-only key',
+  403: 'A write with a read-only key, or a form created for another agency',
   404: 'A form outside the caller’s visibility',
   409: 'A request with the same Idempotency-Key is still running',
   422: 'Validation errors, each with its JSON pointer; or an Idempotency-Key reused with a different request',
@@ -38,6 +39,37 @@ async function loadForm(ctx: Context, id: number, lock = false): Promise<FormRow
   return f;
 }
 
+/** The form the path names, loaded (and locked) before the body is validated, so another agency's form is 404 whatever the body. */
+async function authorizeForm(ctx: Context, { params }: { params: { id: number } }): Promise<void> {
+  ctx.state.form = await loadForm(ctx, params.id, true);
+}
+
+/** A new form's owner must be the key's own agency: naming another one is a write outside the caller's permissions (403), whatever the rest of the body. */
+async function authorizeOwner(ctx: Context, { body }: { body: unknown }): Promise<void> {
+  const agencyId = (body as { owner?: { agency_id?: unknown } } | undefined)?.owner?.agency_id;
+  if (typeof agencyId === 'number' && Number.isInteger(agencyId) && agencyId !== identity(ctx).agencyId)
+    throw forbidden('a form can only be created for the API key’s own agency');
+}
+
+const sameInstant = (a: unknown, b: unknown) => typeof a === 'string' && typeof b === 'string' && Date.parse(a) === Date.parse(b);
+
+/** The read-only keys a GET → PATCH round trip sends back: each must equal the stored value (else 422 naming it). */
+function checkReadOnlyKeys(body: Record<string, unknown>, stored: ReturnType<typeof presentForm>): void {
+  const differing = READ_ONLY_FORM_KEYS.filter((k) => {
+    if (!(k in body) || body[k] === undefined) return false;
+    const sent = body[k];
+    const have = stored[k];
+    if (k === 'created_at' || k === 'updated_at' || k === 'published_at') return !(sent === have || sameInstant(sent, have));
+    return !isDeepStrictEqual(sent, have);
+  });
+  if (differing.length)
+    throw new ApiError(
+      422,
+      'read-only fields differ from the stored form',
+      differing.map((k) => ({ field: k, message: `${k} is read only: send the stored value or leave it out` })),
+    );
+}
+
 export const formRoutes = [
   route({
     method: 'post',
@@ -47,6 +79,7 @@ export const formRoutes = [
     tags: ['Forms'],
     auth: 'api_key_admin',
     idempotent: true,
+    authorize: authorizeOwner,
     body: createFormBody,
     responses: { 201: { description: 'The new draft form', schema: form }, ...errors(400, 401, 403, 409, 422) },
     handler: async (ctx, { body }) => {
@@ -105,11 +138,12 @@ export const formRoutes = [
     auth: 'api_key_admin',
     idempotent: true,
     params: formParams,
+    authorize: authorizeForm,
     body: updateFormBody,
     docBody: updateFormDoc,
     responses: { 200: { description: 'The updated form', schema: form }, ...errors(400, 401, 403, 404, 409, 422) },
     handler: async (ctx, { params, body }) => {
-      await loadForm(ctx, params.id, true);
+      checkReadOnlyKeys(body, presentForm(ctx.state.form as FormRow));
       const checked = validateStructure({ steps: body.steps });
       if (!checked.ok) throw problems(422, 'the form structure is invalid', checked.problems);
       ctx.body = presentForm(await updateFormStructure(tx(ctx), params.id, checked.structure, body.name ?? null, body.insurance_line ?? null));

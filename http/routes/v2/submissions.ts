@@ -17,6 +17,7 @@ export const submissionRoutes = [
     params: submissionParams,
     responses: {
       200: { description: 'The submission', schema: submission },
+      400: { description: 'A submission_id that is not a positive integer', schema: problem },
       401: { description: 'Invalid or missing API key', schema: problem },
       404: { description: 'No such submission in the key’s agency and mode', schema: problem },
     },

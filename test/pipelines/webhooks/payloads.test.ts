@@ -90,3 +90,8 @@ test('contentHash is SHA-256 of canonical JSON: key order and whitespace do not 
   t.is(contentHash(sampleTopicPayload('client-submission').data), contentHash(sampleTopicPayload('client-submission').data));
   t.throws(() => canonicalJson({ x: Number.NaN }));
 });
+
+test('the form-submission sample names a form by a public_id of the real shape (f_ and 20 hex digits, as app_public.forms makes them)', (t) => {
+  const { data } = sampleTopicPayload('form-submission') as { data: { form: { public_id: string } } };
+  t.regex(data.form.public_id, /^f_[0-9a-f]{20}$/);
+});

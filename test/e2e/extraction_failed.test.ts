@@ -1,0 +1,40 @@
+// A failed extraction through the real chain (upload → read → OCR → extract): the §2.9 record with its §7.2
+// error part, and a parsing_method that says what was used.
+import sharp from 'sharp';
+import test from 'ava';
+import type { Runner } from 'graphile-worker';
+import { finished, upload } from '../helpers/extraction.ts';
+import { startService, type TestService } from '../helpers/server.ts';
+import { startTestWorker } from '../helpers/worker.ts';
+
+let svc: TestService;
+let worker: Runner;
+test.before(async () => {
+  svc = await startService({ OCR_ENGINE: 'tesseract-cli' });
+  worker = await startTestWorker(svc);
+});
+test.after.always(async () => {
+  await worker?.stop();
+  await svc?.close();
+});
+
+test('a photo with no policy on it fails as a §2.9 record with error, message and details, read by ocr', async (t) => {
+  const c = await svc.oauthClient();
+  const a = await svc.agency(c.token);
+  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const blank = await sharp({ create: { width: 1200, height: 900, channels: 3, background: '#ffffff' } })
+    .png()
+    .toBuffer();
+  const r = await upload(svc, key, a.ownerId, blank, 'blank-photo.png');
+  t.is(r.status, 200, r.text);
+  const rec = await finished(svc, key, a.ownerId, r.body.extraction_id, 120_000);
+  t.is(rec.parsing_status, 'failed', JSON.stringify(rec));
+  t.false(rec.success);
+  t.is(rec.parsing_method, 'ocr', 'an image is read by OCR only, even when OCR finds nothing');
+  t.is(rec.error, 'extraction_failed');
+  t.is(typeof rec.message, 'string');
+  t.true(rec.message.length > 0);
+  t.is(typeof rec.details, 'string');
+  t.true(rec.details.length > 0);
+  t.is(rec.extracted_data, null);
+});
