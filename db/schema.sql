@@ -246,6 +246,15 @@ create table app_private.sales_funnel_statuses (
 );
 comment on table app_private.sales_funnel_statuses is 'The closed list of client sales-funnel statuses, in funnel order.';
 
+create table app_private.secret_key_check (
+  id boolean default true not null,
+  check_ciphertext text not null,
+  created_at timestamp with time zone default now() not null,
+  constraint one_row CHECK (id),
+  constraint secret_key_check_pkey PRIMARY KEY (id)
+);
+comment on table app_private.secret_key_check is 'One row: a known value encrypted (lib/crypto.ts) with the key of this database''s secrets at rest (WEBHOOK_SECRET_KEY), stored by the first process that starts; every later process must decrypt it or refuse to start.';
+
 create table app_private.worker_heartbeats (
   worker_id text not null,
   last_seen timestamp with time zone default now() not null,
@@ -257,7 +266,7 @@ create table app_public.agencies (
   id bigint generated always as identity not null,
   oauth_client_id bigint not null,
   name text not null,
-  color_code text,
+  color_code text default '2563eb'::text not null,
   logo_key text,
   referral text,
   status text default 'active'::text not null,
@@ -283,7 +292,7 @@ create table app_public.agencies (
 alter table app_public.agencies enable row level security;
 alter table app_public.agencies force row level security;
 comment on table app_public.agencies is 'An organisation that owns forms and has agents; linked to the OAuth client that created it.';
-comment on column app_public.agencies.color_code is 'Branding colour, six hex digits without the leading #.';
+comment on column app_public.agencies.color_code is 'Branding colour, six hex digits without the leading #; a new agency starts with the service''s default brand colour 2563eb.';
 comment on column app_public.agencies.plan is 'free (5/min, 50/day), pro (30/min, 1000/day) or enterprise (plan_per_minute, plan_per_day).';
 comment on column app_public.agencies.document_retention_days is 'Days stored documents and their extracted data are kept; null = the service default (DOCUMENT_RETENTION_DAYS).';
 
@@ -1454,6 +1463,40 @@ begin
 end
 $function$;
 comment on function app_private.authenticate_api_request(p_key_hash bytea, p_address text, p_anon_limit integer, p_anon_window integer, OUT api_key_id bigint, OUT agency_id bigint, OUT mode text, OUT permissions text, OUT allowed boolean, OUT lim integer, OUT remaining integer, OUT reset_at bigint) is 'Authenticate an X-API-Key and spend one unit of its agency''s plan budgets (minute, day); the binding window for the X-RateLimit headers; a refusal also counts in the agency''s api:rejected day bucket.';
+
+CREATE OR REPLACE FUNCTION app_private.authenticate_api_request(p_key_hash bytea, p_address text, p_anon_limit integer, p_anon_window integer, p_read_limit integer, OUT api_key_id bigint, OUT agency_id bigint, OUT mode text, OUT permissions text, OUT allowed boolean, OUT lim integer, OUT remaining integer, OUT reset_at bigint)
+ RETURNS record
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  m record;
+begin
+  -- A document submission: the plan's minute and day budgets, as before.
+  if p_read_limit is null then
+    select * into api_key_id, agency_id, mode, permissions, allowed, lim, remaining, reset_at
+      from app_private.authenticate_api_request(p_key_hash, p_address, p_anon_limit, p_anon_window);
+    return;
+  end if;
+  if p_key_hash is not null then
+    select k.api_key_id, k.agency_id, k.mode, k.permissions
+      into api_key_id, agency_id, mode, permissions
+      from app_private.authenticate_api_key(p_key_hash) k limit 1;
+  end if;
+  if api_key_id is null then
+    select * into m from app_private.consume_rate_limit('api:addr:' || coalesce(p_address, '?'), p_anon_limit, p_anon_window);
+    allowed := m.allowed; lim := p_anon_limit; remaining := m.remaining; reset_at := m.reset_at;
+    return;
+  end if;
+  select * into m from app_private.consume_rate_limit('api:read:' || agency_id, p_read_limit, p_anon_window);
+  allowed := m.allowed; lim := p_read_limit; remaining := m.remaining; reset_at := m.reset_at;
+  if not m.allowed then
+    perform app_private.consume_rate_limit('api:rejected:' || agency_id, 2147483647, 86400);
+  end if;
+end
+$function$;
+comment on function app_private.authenticate_api_request(p_key_hash bytea, p_address text, p_anon_limit integer, p_anon_window integer, p_read_limit integer, OUT api_key_id bigint, OUT agency_id bigint, OUT mode text, OUT permissions text, OUT allowed boolean, OUT lim integer, OUT remaining integer, OUT reset_at bigint) is 'Authenticate an X-API-Key and spend one unit of a budget: a document submission (p_read_limit null) spends the agency''s plan budgets (minute, day); a read spends the agency''s read budget of p_read_limit per p_anon_window seconds. Returns the binding window for the X-RateLimit headers; a refusal also counts in the agency''s api:rejected day bucket.';
 
 CREATE OR REPLACE FUNCTION app_private.authenticate_bearer(p_token_hash bytea, OUT kind text, OUT oauth_client_id bigint, OUT agency_id bigint, OUT agent_id bigint, OUT role text)
  RETURNS SETOF record
@@ -2829,6 +2872,15 @@ end
 $function$;
 comment on function app_private.record_ocr_page(p_extraction_id uuid, p_page integer, p_content jsonb, p_error text) is 'documents__ocr saves a page (or its error); when no page is pending it queues extractions__extract.';
 
+CREATE OR REPLACE FUNCTION app_private.record_secret_key_check(p_check_ciphertext text)
+ RETURNS text
+ LANGUAGE sql
+AS $function$
+  insert into app_private.secret_key_check (check_ciphertext) values (p_check_ciphertext) on conflict (id) do nothing;
+  select check_ciphertext from app_private.secret_key_check;
+$function$;
+comment on function app_private.record_secret_key_check(p_check_ciphertext text) is 'Store the key-check ciphertext at the first start (a no-op when one is stored) and return the stored one; the caller decrypts it to prove it holds WEBHOOK_SECRET_KEY.';
+
 CREATE OR REPLACE FUNCTION app_private.record_upload(p_form_id bigint, p_agent_id bigint, p_question_id text, p_blob_key text, p_filename text, p_content_type text, p_size integer)
  RETURNS uuid
  LANGUAGE plpgsql
@@ -4094,6 +4146,7 @@ grant usage on schema app_private to svc_request;
 grant execute on function app_private.agency_api_usage(OUT plan text, OUT per_minute integer, OUT per_day integer, OUT minute_requests integer, OUT day_requests integer, OUT rejected_today integer, OUT minute_resets_at timestamp with time zone, OUT day_resets_at timestamp with time zone) to svc_request;
 grant execute on function app_private.authenticate_api_key(p_key_hash bytea, OUT api_key_id bigint, OUT agency_id bigint, OUT mode text, OUT permissions text, OUT plan text, OUT plan_per_minute integer, OUT plan_per_day integer) to svc_request;
 grant execute on function app_private.authenticate_api_request(p_key_hash bytea, p_address text, p_anon_limit integer, p_anon_window integer, OUT api_key_id bigint, OUT agency_id bigint, OUT mode text, OUT permissions text, OUT allowed boolean, OUT lim integer, OUT remaining integer, OUT reset_at bigint) to svc_request;
+grant execute on function app_private.authenticate_api_request(p_key_hash bytea, p_address text, p_anon_limit integer, p_anon_window integer, p_read_limit integer, OUT api_key_id bigint, OUT agency_id bigint, OUT mode text, OUT permissions text, OUT allowed boolean, OUT lim integer, OUT remaining integer, OUT reset_at bigint) to svc_request;
 grant execute on function app_private.authenticate_bearer(p_token_hash bytea, OUT kind text, OUT oauth_client_id bigint, OUT agency_id bigint, OUT agent_id bigint, OUT role text) to svc_request;
 grant execute on function app_private.authenticate_dashboard_session(p_session_hash bytea, p_idle_seconds integer) to svc_request;
 grant execute on function app_private.authenticate_operator(p_token_hash bytea, OUT operator_token_id bigint, OUT name text, OUT role text) to svc_request;
