@@ -21,6 +21,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   hosted: async () => (await import('./hosted.ts')).run,
   ops: async () => (await import('./ops.ts')).run,
   dashboard: async () => (await import('./dashboard.ts')).run,
+  heartbeat: async () => (await import('./heartbeat.ts')).run,
 };
 
 async function main(): Promise<void> {
