@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { forgetOldHeartbeats, recordWorkerHeartbeats, staleLockingWorkers } from '../db/queries/maintenance.ts';
 import { heartbeatIntervalMs } from '../tasks/liveness.ts';
 import { fmt, percentile } from './lib.ts';
-import type { BenchContext } from './run.ts';
+import type { BenchContext } from './lib.ts';
 
 export async function run(ctx: BenchContext): Promise<void> {
   const pool = ctx.db.owner;
