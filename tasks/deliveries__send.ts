@@ -314,7 +314,11 @@ export function startSendLoop(pool: pg.Pool, deps: TaskDeps, opts: SendLoopOptio
       // Endpoints holding `hold` times their share here are passed over. Such a claim reads the due deliveries of those
       // endpoints too (a backlog to one busy receiver): once one came back short, the next waits skipPauseMs.
       const skipEndpoints = [...perEp].filter(([, e]) => e.held >= holdCap).map(([id]) => id);
-      const claim = !stopped && queue.length < maxInFlight && (skipEndpoints.length === 0 || performance.now() - skipShortAt >= skipPauseMs);
+      // Deliveries waiting behind their endpoint's own full share of slots do not count: a slow or failing endpoint's
+      // backlog (up to `hold` times its share) must not stop the loop claiming other endpoints' deliveries.
+      let startable = 0;
+      for (const d of queue) if (ep(d.endpoint_id).flying < perEndpoint) startable++;
+      const claim = !stopped && startable < maxInFlight && (skipEndpoints.length === 0 || performance.now() - skipShortAt >= skipPauseMs);
       if (stopped && !flush && inFlight === 0) break;
       if (!flush && !(claim && more)) {
         // Nothing to record and nothing to claim now: finished attempts, the fan-out or the next poll wake us.
