@@ -192,7 +192,7 @@ export interface SendLoopOptions {
 /**
  * The send loop of a worker process. Rounds run one after another on one connection: each records the attempts
  * finished since the last, gives back claims that were not sent, and claims due deliveries while fewer than
- * `inFlight` wait here (app_private.send_round). Sending is continuous: a delivery starts as soon as a slot (and
+ * `inFlight` wait here that could start (app_private.send_round). Sending is continuous: a delivery starts as soon as a slot (and
  * its endpoint's share of the slots) is free, so a slow receiver holds its own slots only; its endpoint is not
  * claimed further while `hold` times its share waits here. A claim is a lease, longer than the longest wait a claimed
  * delivery can have here (its endpoint's queue ahead of it, each up to the time-out).
