@@ -15,6 +15,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   forms: async () => (await import('./forms.ts')).run,
   webhooks: async () => (await import('./webhooks.ts')).run,
   'webhooks-send': async () => (await import('./webhooks_send.ts')).run,
+  'webhooks-neighbour': async () => (await import('./webhooks_neighbour.ts')).run,
   documents: async () => (await import('./documents.ts')).run,
   extraction: async () => (await import('./extraction.ts')).run,
   lease: async () => (await import('./lease.ts')).run,

@@ -7,7 +7,8 @@ import type { Context, Next } from 'koa';
 import type { z } from 'zod';
 import { authenticated, type AuthRule } from './auth.ts';
 import { bodyParser, collectFiles, parseInput, type RouteInput } from './body.ts';
-import type { Deps } from './context.ts';
+import { identity, type Deps } from './context.ts';
+import { forbidden } from './errors.ts';
 import { idempotency } from './idempotency.ts';
 
 export type { AuthRule } from './auth.ts';
@@ -21,6 +22,11 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   summary: string;
   tags: string[];
   auth: AuthRule;
+  /**
+   * Whether the route changes anything (default: every method but GET). A read-only API key gets 403 on every write
+   * route, whatever its auth rule, before its body is read.
+   */
+  writes?: boolean;
   params?: P;
   query?: Q;
   body?: B;
@@ -53,11 +59,23 @@ export function route<P extends z.ZodType = z.ZodObject<{}>, Q extends z.ZodType
   return spec as unknown as RouteSpec;
 }
 
+/** Whether a route writes: declared, or every method but GET. */
+export function isWrite(spec: Pick<RouteSpec, 'method' | 'writes'>): boolean {
+  return spec.writes ?? spec.method !== 'get';
+}
+
+/** A read-only API key may call read routes only (README: read-only keys get 403 on every write). */
+async function refuseReadOnly(ctx: Context, next: Next): Promise<void> {
+  if (identity(ctx).role === 'read_only') throw forbidden('this API key is read-only; writes need a key with admin permissions');
+  await next();
+}
+
 /** Mount every declared route on `router`. */
 export function mountRoutes(router: Router, specs: RouteSpec[], deps: Deps): void {
   for (const spec of specs) {
     const chain: Array<(ctx: Context, next: Next) => Promise<unknown>> = [];
     if (spec.auth !== 'none') chain.push(authenticated(spec.auth, deps, spec.rateLimit));
+    if (spec.auth !== 'none' && isWrite(spec)) chain.push(refuseReadOnly);
     if (spec.body || spec.files || spec.docBody) chain.push(bodyParser(spec, deps));
     if (spec.idempotent) chain.push(idempotency(deps, spec.idempotent === 'sealed'));
     chain.push(async (ctx) => {

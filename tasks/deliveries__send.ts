@@ -21,7 +21,7 @@ import {
 import { decryptSecret } from '../lib/crypto.ts';
 import type { Logger } from '../lib/log.ts';
 import { nextAttemptDelay } from '../pipelines/webhooks/backoff.ts';
-import { createDeliverer, EndpointAuth, type DeliveryAttemptResult } from '../pipelines/webhooks/deliver.ts';
+import { createDeliverer, EndpointAuth, unsentAttempt, type DeliveryAttemptResult } from '../pipelines/webhooks/deliver.ts';
 import type { TaskDeps } from './context.ts';
 
 const item = z.object({ delivery_id: z.number().int().positive() });
@@ -33,8 +33,15 @@ const BATCH_PARALLELISM = 16;
 type Attempt = DeliveryAttempt & { deliveryId: number };
 type Outcome = { attempt: Attempt; fields: Record<string, unknown> } | 'aborted';
 
-/** One attempt of a delivery, as the value to record (or 'aborted' when the worker is shutting down). */
-function attempter(deps: TaskDeps): (d: DeliveryInBatchRow, signal: AbortSignal) => Promise<Outcome> {
+/**
+ * One attempt of a delivery, as the value to record (or 'aborted' when the worker is shutting down); it never throws.
+ * `unsent` turns an error met around an attempt into a failed attempt to record, with its backoff.
+ */
+type Attempter = ((d: DeliveryInBatchRow, signal: AbortSignal) => Promise<Outcome>) & {
+  unsent(d: DeliveryInBatchRow, err: unknown): Exclude<Outcome, 'aborted'>;
+};
+
+function attempter(deps: TaskDeps): Attempter {
   const allow = deps.cfg.WEBHOOK_ALLOW_HOSTS;
   const allowCidrs = allow.filter((h) => h.includes('/'));
   const allowHosts = allow.filter((h) => !h.includes('/'));
@@ -50,16 +57,28 @@ function attempter(deps: TaskDeps): (d: DeliveryInBatchRow, signal: AbortSignal)
     }
     return opened.get(ciphertext) as T;
   };
-  return async (d, signal) => {
-    const secret = open(d.secret_ciphertext, (plain) => plain);
-    const auth = d.auth_ciphertext ? open(d.auth_ciphertext, (plain) => EndpointAuth.parse(JSON.parse(plain))) : null;
+  const attempt = async (d: DeliveryInBatchRow, signal: AbortSignal): Promise<Outcome> => {
     const startedAt = new Date();
-    const result: DeliveryAttemptResult = await send(
-      { url: d.url, body: d.body, secret, webhookId: d.message_id, auth },
-      { requireHttps: deps.cfg.WEBHOOK_REQUIRE_HTTPS && d.mode === 'live' && !d.is_test, signal },
-    );
+    const began = performance.now();
+    let result: DeliveryAttemptResult;
+    try {
+      const secret = open(d.secret_ciphertext, (plain) => plain);
+      const auth = d.auth_ciphertext ? open(d.auth_ciphertext, (plain) => EndpointAuth.parse(JSON.parse(plain))) : null;
+      result = await send(
+        { url: d.url, body: d.body, secret, webhookId: d.message_id, auth },
+        { requireHttps: deps.cfg.WEBHOOK_REQUIRE_HTTPS && d.mode === 'live' && !d.is_test, signal },
+      );
+    } catch (err) {
+      // Anything that throws before or while sending (credentials that no longer decrypt or parse, a header Node
+      // refuses) is a failed attempt like a refused connection: recorded, with its backoff. A caller that retried a
+      // thrown attempt at once would spin on it without end.
+      result = unsentAttempt(performance.now() - began, err);
+    }
     // The worker is shutting down: this attempt did not happen.
     if (result.error?.code === 'aborted') return 'aborted';
+    return outcomeOf(d, startedAt, result);
+  };
+  const outcomeOf = (d: DeliveryInBatchRow, startedAt: Date, result: DeliveryAttemptResult): Exclude<Outcome, 'aborted'> => {
     const retryIn = result.ok ? null : nextAttemptDelay(d.attempt_count + 1, { maxAttempts: deps.cfg.WEBHOOK_MAX_ATTEMPTS, ...(schedule ? { schedule } : {}) });
     const errorMessage =
       result.error?.message ??
@@ -82,6 +101,7 @@ function attempter(deps: TaskDeps): (d: DeliveryInBatchRow, signal: AbortSignal)
       fields: { deliveryId: d.id, attempt: d.attempt_count + 1, status: result.status, ok: result.ok, error: result.error?.code, retryIn },
     };
   };
+  return Object.assign(attempt, { unsent: (d: DeliveryInBatchRow, err: unknown) => outcomeOf(d, new Date(), unsentAttempt(0, err)) });
 }
 
 export function deliveriesSend(deps: TaskDeps): Task {
@@ -172,7 +192,7 @@ export interface SendLoopOptions {
 /**
  * The send loop of a worker process. Rounds run one after another on one connection: each records the attempts
  * finished since the last, gives back claims that were not sent, and claims due deliveries while fewer than
- * `inFlight` wait here (app_private.send_round). Sending is continuous: a delivery starts as soon as a slot (and
+ * `inFlight` wait here that could start (app_private.send_round). Sending is continuous: a delivery starts as soon as a slot (and
  * its endpoint's share of the slots) is free, so a slow receiver holds its own slots only; its endpoint is not
  * claimed further while `hold` times its share waits here. A claim is a lease, longer than the longest wait a claimed
  * delivery can have here (its endpoint's queue ahead of it, each up to the time-out).
@@ -242,9 +262,11 @@ export function startSendLoop(pool: pg.Pool, deps: TaskDeps, opts: SendLoopOptio
         log.info('delivery attempt', fields);
       })
       .catch((err: unknown) => {
-        // Not a receiver's failure (deliver reports those as values): give the claim back, try again later.
+        // Never given back to be claimed again at once: whatever went wrong is a failed attempt with its backoff.
         log.error('delivery attempt failed in the worker', { deliveryId: d.id, err });
-        release.push(d.id);
+        if (done.includes(d.id)) return;
+        attempts.push(attempt.unsent(d, err).attempt);
+        done.push(d.id);
       })
       .finally(() => {
         inFlight--;
@@ -292,7 +314,11 @@ export function startSendLoop(pool: pg.Pool, deps: TaskDeps, opts: SendLoopOptio
       // Endpoints holding `hold` times their share here are passed over. Such a claim reads the due deliveries of those
       // endpoints too (a backlog to one busy receiver): once one came back short, the next waits skipPauseMs.
       const skipEndpoints = [...perEp].filter(([, e]) => e.held >= holdCap).map(([id]) => id);
-      const claim = !stopped && queue.length < maxInFlight && (skipEndpoints.length === 0 || performance.now() - skipShortAt >= skipPauseMs);
+      // Deliveries waiting behind their endpoint's own full share of slots do not count: a slow or failing endpoint's
+      // backlog (up to `hold` times its share) must not stop the loop claiming other endpoints' deliveries.
+      let startable = 0;
+      for (const d of queue) if (ep(d.endpoint_id).flying < perEndpoint) startable++;
+      const claim = !stopped && startable < maxInFlight && (skipEndpoints.length === 0 || performance.now() - skipShortAt >= skipPauseMs);
       if (stopped && !flush && inFlight === 0) break;
       if (!flush && !(claim && more)) {
         // Nothing to record and nothing to claim now: finished attempts, the fan-out or the next poll wake us.

@@ -143,8 +143,12 @@ export interface DueDeliveryRow extends DeliveryInBatchRow {
   request_id: string | null;
 }
 
+/** A JSON `\u0000` escape that is not an escaped backslash followed by the text "u0000". */
+const NUL_ESCAPE = /(?<!\\)((?:\\\\)*)\\u0000/g;
+
+/** The attempts as jsonb text; a NUL (a receiver's body may hold one, jsonb refuses it) becomes U+FFFD. */
 function attemptsJson(attempts: Array<DeliveryAttempt & { deliveryId: number }>): string {
-  return JSON.stringify(
+  const json = JSON.stringify(
     attempts.map((a) => ({
       delivery_id: a.deliveryId,
       started_at: a.startedAt.toISOString(),
@@ -159,6 +163,7 @@ function attemptsJson(attempts: Array<DeliveryAttempt & { deliveryId: number }>)
       retry_in_seconds: a.retryInSeconds,
     })),
   );
+  return json.includes('\\u0000') ? json.replace(NUL_ESCAPE, '$1\\ufffd') : json;
 }
 
 /**

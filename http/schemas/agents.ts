@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { agencyBrief } from './agencies.ts';
-import { emailAddress, formBoolean, id, personName, timestamp } from './common.ts';
+import { emailAddress, formBoolean, id, personName, queryInt, timestamp } from './common.ts';
 
 const phone = z
   .string()
@@ -14,8 +14,8 @@ export const agencyAgentParams = z.object({ agency_id: id, agent_id: id });
 export const listAgentsQuery = z.object({
   filterByEmail: z.string().trim().max(254).optional().describe('Exact email, case-insensitive'),
   includeDeactivated: formBoolean.default(false),
-  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
-  perPage: z.coerce.number().int().min(1).max(100).default(15),
+  page: queryInt(1, 1_000_000).default(1),
+  perPage: queryInt(1, 100).default(15),
 });
 
 export const createAgentBody = z

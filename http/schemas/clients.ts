@@ -2,7 +2,7 @@
 // sales-funnel statuses with the moves allowed between them (db/migrations/0009_clients.sql holds the same
 // list as data, and test/db/clients.test.ts checks the two agree).
 import { z } from 'zod';
-import { bodyId, emailAddress, formBoolean, id, personName, timestamp } from './common.ts';
+import { bodyId, emailAddress, formBoolean, id, personName, queryInt, timestamp } from './common.ts';
 
 /** Sales-funnel statuses, in funnel order. */
 export const SALES_FUNNEL_STATUSES = ['new', 'contacted', 'quoted', 'bound', 'lost'] as const;
@@ -115,8 +115,8 @@ export const listClientsQuery = z.object({
   created_to: isoDateOrTime.optional().describe('Created before (exclusive; a date means its midnight UTC)'),
   has_submissions: formBoolean.optional().describe('true: only clients with at least one submission; false: only clients without'),
   sort: z.enum(CLIENT_SORTS).default('-updated_at').describe('Field to sort by; a leading - is descending. Default -updated_at'),
-  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
-  perPage: z.coerce.number().int().min(1).max(100).default(15),
+  page: queryInt(1, 1_000_000).default(1),
+  perPage: queryInt(1, 100).default(15),
 });
 
 export const additionalQuestionsParams = z.object({ agent_id: id });

@@ -12,6 +12,28 @@ export const id = z
   .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER))
   .meta({ type: 'integer', minimum: 1 });
 
+/**
+ * An integer in a query string, as strictly as a path id: decimal digits only (`0x10`, `1e1`, `+7`, `7.0` and ` 7`
+ * are refused with 400, not read as numbers).
+ */
+export const queryInt = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^(0|[1-9][0-9]{0,15})$/, 'must be an integer written in decimal digits')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .meta({ type: 'integer', minimum: min, maximum: max });
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Whether Postgres can store every string of a JSON value (keys too): text and jsonb refuse NUL and lone surrogates. */
+export function storableJson(value: unknown): boolean {
+  if (typeof value === 'string') return !value.includes('\0') && !LONE_SURROGATE.test(value);
+  if (Array.isArray(value)) return value.every(storableJson);
+  if (value && typeof value === 'object') return Object.entries(value).every(([k, v]) => storableJson(k) && storableJson(v));
+  return true;
+}
+
 /** A positive integer id in a JSON body (a number, never a string: bodies are typed, paths are not). */
 export const bodyId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 

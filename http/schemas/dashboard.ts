@@ -1,6 +1,7 @@
 // Dashboard: the sign-in link of the /v1 API, and the form fields of the dashboard pages (urlencoded; every
 // field optional here so a bad form re-renders as a page, the handler checks what it needs).
 import { z } from 'zod';
+import { id } from './common.ts';
 
 export const dashboardLink = z
   .object({
@@ -14,26 +15,13 @@ export const dashboardLink = z
 export const modeParams = z.object({ mode: z.enum(['test', 'live']) });
 export const modeIdParams = z.object({
   mode: z.enum(['test', 'live']),
-  id: z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(2 ** 53),
+  id: id,
 });
 /** `?before=<id>`: the keyset position of a list page (the last id of the page before). */
-export const beforeId = z.coerce
-  .number()
-  .int()
-  .positive()
-  .max(2 ** 53)
-  .optional();
+export const beforeId = id.optional();
 export const modeTopicParams = z.object({ mode: z.enum(['test', 'live']), topic: z.enum(['client-submission', 'form-submission']) });
 export const modeTopicDeliveryParams = modeTopicParams.extend({
-  delivery_id: z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(2 ** 53),
+  delivery_id: id,
 });
 
 /** Any dashboard form: the CSRF token and a few short text fields. */

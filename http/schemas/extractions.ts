@@ -1,7 +1,7 @@
 // Request and response schemas of the policy extraction API (SPEC §2.9, §4.4, §7.2).
 import { z } from 'zod';
 import { entityTypeSchema } from '../../pipelines/extraction/schema.ts';
-import { id, timestamp } from './common.ts';
+import { id, queryInt, timestamp } from './common.ts';
 
 export const extractionStatuses = ['queued', 'processing', 'completed', 'partial', 'failed'] as const;
 
@@ -16,7 +16,7 @@ export const extractBody = z.looseObject({
 
 export const listExtractionsQuery = z.object({
   status: z.enum(extractionStatuses).optional().describe('only records with this parsing_status'),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: queryInt(1, 100).default(20),
   cursor: z.string().max(300).optional().describe('next_cursor of the previous page'),
 });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { formStructureInputSchema, insuranceLineSchema, stepSchema, templateIdSchema } from '../../pipelines/forms/schema.ts';
-import { id, timestamp } from './common.ts';
+import { id, queryInt, timestamp } from './common.ts';
 
 export const formParams = z.object({ id });
 
@@ -52,7 +52,7 @@ export const updateFormDoc = formStructureInputSchema
   .meta({ id: 'FormPatch' });
 
 export const listFormsQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: queryInt(1, 100).default(20),
   cursor: z.string().max(200).optional().describe('next_cursor of the previous page'),
   status: z.enum(['draft', 'active']).optional(),
   insurance_line: insuranceLineSchema.optional(),

@@ -1,6 +1,6 @@
 // Schemas of submissions (§6.3 shape), embed origins and signed form links.
 import { z } from 'zod';
-import { id, timestamp } from './common.ts';
+import { id, storableJson, timestamp } from './common.ts';
 
 export const submissionParams = z.object({ submission_id: id });
 
@@ -65,7 +65,9 @@ export const formLinkBody = z
     metadata: z
       .record(z.string(), z.unknown())
       .default({})
-      .refine((m) => JSON.stringify(m).length <= 4000, 'metadata must be at most 4000 bytes of JSON'),
+      .refine((m) => JSON.stringify(m).length <= 4000, 'metadata must be at most 4000 bytes of JSON')
+      // Refused when the link is made: each submission through the link would otherwise fail to store it.
+      .refine(storableJson, 'metadata must not contain NUL characters or unpaired surrogates'),
     expires_in: z
       .number()
       .int()

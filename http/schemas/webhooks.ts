@@ -1,28 +1,24 @@
 import { z } from 'zod';
 import { EndpointAuth } from '../../pipelines/webhooks/deliver.ts';
 import { TOPICS, V1_EVENT_NAMES, V1_WILDCARD } from '../../pipelines/webhooks/payloads.ts';
-import { id, timestamp } from './common.ts';
+import { canonicalWebhookUrl } from '../../pipelines/webhooks/url.ts';
+import { id, queryInt, timestamp } from './common.ts';
 
 export const TOPIC_NAMES = TOPICS;
 /** SPEC §6.4; `*` subscribes to all. */
 export const SUBSCRIPTION_EVENTS = [V1_WILDCARD, ...V1_EVENT_NAMES] as const;
 
-// One parse with `new URL`: a string the WHATWG parser refuses is refused here (422), and nothing after it
-// parses the string again (a refinement calling `new URL` on a refused string would throw: a 500).
+// One parse with `new URL` (in canonicalWebhookUrl): a string refused there is refused here (422), and what is
+// stored is the canonical spelling, so the URL checked at registration is the URL sent to.
 const httpUrl = z
   .string()
   .trim()
   .max(2000)
-  .superRefine((u, ctx) => {
-    let url: URL;
-    try {
-      url = new URL(u);
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be an absolute URL' });
-      return;
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must be an http or https URL' });
-    if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'must not carry credentials; use auth instead' });
+  .transform((u, ctx) => {
+    const c = canonicalWebhookUrl(u);
+    if (c.ok) return c.url;
+    ctx.addIssue({ code: 'custom', message: c.message });
+    return z.NEVER;
   })
   .meta({ format: 'uri' });
 
@@ -61,7 +57,7 @@ export const createSubscriptionBody = z
 export const updateSubscriptionBody = createSubscriptionBody.partial().strict();
 
 export const listDeliveriesQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: queryInt(1, 100).default(20),
   cursor: z.string().max(200).optional(),
   status: z.enum(['pending', 'delivered', 'failed']).optional(),
 });

@@ -3,7 +3,9 @@
 import { parentPort } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import v8 from 'node:v8';
 import zlib from 'node:zlib';
+import { checkDecodedSize, type DecodeLimits } from './decoded.ts';
 import { layoutPage, hasUsableText, type TextItem, type FormField, type PageText } from './layout.ts';
 import { repairTextItems, runsWordsTogether, textRepairs, type TextRepair } from './repair.ts';
 import { mayHideText, hiddenItems, unreadable, type PdfOps } from './invisible.ts';
@@ -63,6 +65,8 @@ export interface PdfTextRequest {
   repair?: TextRepair[];
   /** Look for text drawn outside the text layer (default on). */
   missingText?: boolean;
+  /** What the document may decode to (default DEFAULT_DECODE_LIMITS): past it, it is refused before pdf.js reads it. */
+  decodeLimits?: DecodeLimits;
 }
 export interface PdfTextResult {
   pageCount: number;
@@ -163,6 +167,7 @@ export function textItemsOf(
 }
 
 async function text(req: PdfTextRequest): Promise<PdfTextResult> {
+  checkDecodedSize(req.bytes, req.decodeLimits);
   const annotations = mayHaveAnnotations(req.bytes);
   const enabled = req.repair ?? [...textRepairs];
   const invisible = enabled.includes('invisible_text');
@@ -344,12 +349,22 @@ async function raster(req: PdfRasterRequest): Promise<PdfRasterResult> {
   }
 }
 
+/** This thread's memory after a task (its heap and the buffers it holds outside it): the pool recycles a worker past its limit. */
+const memoryMb = () => {
+  const h = v8.getHeapStatistics() as v8.HeapInfo & { external_memory?: number };
+  return Math.round((h.used_heap_size + (h.external_memory ?? 0)) / 1024 / 1024);
+};
+
 parentPort?.on('message', async (req: PdfWorkerRequest) => {
   try {
     const value = req.op === 'text' ? await text(req) : await raster(req);
-    parentPort!.postMessage({ ok: true, value });
+    parentPort!.postMessage({ ok: true, value, memoryMb: memoryMb() });
   } catch (e) {
     const err = (e as { code?: string }).code ? (e as Error & { code?: string; reason?: string; details?: string }) : classify(e);
-    parentPort!.postMessage({ ok: false, error: { name: err.name, message: err.message, code: err.code, reason: err.reason, details: err.details } });
+    parentPort!.postMessage({
+      ok: false,
+      error: { name: err.name, message: err.message, code: err.code, reason: err.reason, details: err.details },
+      memoryMb: memoryMb(),
+    });
   }
 });

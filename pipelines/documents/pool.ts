@@ -23,6 +23,11 @@ export interface PoolOptions {
   /** Tasks a worker runs before it is replaced (frees whatever the libraries kept). */
   recycleAfter?: number;
   maxOldGenerationSizeMb?: number;
+  /**
+   * A worker reporting more memory than this after a task (`memoryMb` in its reply: its heap and the buffers it holds)
+   * is replaced, so what one large document left behind does not stay for the next (default 512).
+   */
+  recycleAboveMb?: number;
   /** Node flags for the workers (default: the parent's). */
   execArgv?: string[];
 }
@@ -32,6 +37,8 @@ export class WorkerPool {
   private slots: Slot[] = [];
   private queue: Task[] = [];
   private closed = false;
+  /** Workers replaced after a task (their count or their memory), for tests and metrics. */
+  recycled = 0;
   private readonly url: URL;
   private readonly opts: Required<Omit<PoolOptions, 'execArgv'>> & { execArgv?: string[] };
 
@@ -41,6 +48,7 @@ export class WorkerPool {
     this.opts = {
       size: this.size,
       recycleAfter: opts.recycleAfter ?? 100,
+      recycleAboveMb: opts.recycleAboveMb ?? 512,
       maxOldGenerationSizeMb: opts.maxOldGenerationSizeMb ?? 768,
       execArgv: opts.execArgv,
     };
@@ -62,13 +70,16 @@ export class WorkerPool {
     });
     worker.unref();
     const slot: Slot = { worker, busy: undefined, done: 0, timer: undefined };
-    worker.on('message', (m: { ok: boolean; value?: unknown; error?: { message: string; name: string; reason?: string; code?: string; details?: string } }) => {
-      const task = slot.busy;
-      if (!task) return;
-      this.finish(slot);
-      if (m.ok) task.resolve(m.value);
-      else task.reject(Object.assign(new Error(m.error?.message ?? 'worker failed'), m.error));
-    });
+    worker.on(
+      'message',
+      (m: { ok: boolean; value?: unknown; error?: { message: string; name: string; reason?: string; code?: string; details?: string }; memoryMb?: number }) => {
+        const task = slot.busy;
+        if (!task) return;
+        this.finish(slot, (m.memoryMb ?? 0) > this.opts.recycleAboveMb);
+        if (m.ok) task.resolve(m.value);
+        else task.reject(Object.assign(new Error(m.error?.message ?? 'worker failed'), m.error));
+      },
+    );
     const onDeath = (err: Error) => {
       const task = slot.busy;
       this.remove(slot);
@@ -81,12 +92,13 @@ export class WorkerPool {
     return slot;
   }
 
-  private finish(slot: Slot) {
+  private finish(slot: Slot, overMemory = false) {
     if (slot.timer) clearTimeout(slot.timer);
     slot.timer = undefined;
     slot.busy = undefined;
     slot.done++;
-    if (slot.done >= this.opts.recycleAfter) {
+    if (slot.done >= this.opts.recycleAfter || overMemory) {
+      this.recycled++;
       this.remove(slot);
       void slot.worker.terminate();
     }

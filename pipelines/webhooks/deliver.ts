@@ -26,10 +26,18 @@ const RESERVED_HEADERS = new Set([
   'webhook-signature',
 ]);
 
+/**
+ * A value that can go into an HTTP header as it is: what Node's validateHeaderValue accepts (tab, printable ASCII and
+ * Latin-1). Refused when the endpoint is saved, so no stored credential can make an attempt throw before it is sent.
+ */
+const headerSafe = z.string().regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'must not contain control characters (NUL, CR, LF, …) or characters beyond Latin-1');
+/** Basic credentials are sent base64-encoded, but RFC 7617 still forbids control characters in them (and a colon in the user name). */
+const basicPart = z.string().regex(/^[^\x00-\x1f\x7f]*$/, 'must not contain control characters (NUL, CR, LF, …)');
+
 /** Credentials an endpoint may require besides the signature (SPEC §5 rule 3). */
 export const EndpointAuth = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('bearer'), token: z.string().min(1) }).strict(),
-  z.object({ kind: z.literal('basic'), username: z.string(), password: z.string() }).strict(),
+  z.object({ kind: z.literal('bearer'), token: headerSafe.min(1) }).strict(),
+  z.object({ kind: z.literal('basic'), username: basicPart.regex(/^[^:]*$/, 'must not contain a colon'), password: basicPart }).strict(),
   z
     .object({
       kind: z.literal('header'),
@@ -38,7 +46,7 @@ export const EndpointAuth = z.discriminatedUnion('kind', [
         .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name')
         // The signature headers prove origin and the framing headers belong to us: a configured header must not replace them.
         .refine((n) => !RESERVED_HEADERS.has(n.toLowerCase()), 'is a header the service sets itself'),
-      value: z.string().regex(/^[^\r\n\0]*$/, 'must not contain line breaks'),
+      value: headerSafe,
     })
     .strict(),
 ]);
@@ -90,8 +98,9 @@ export const DeliveryOptions = z
   .strict();
 export type DeliveryOptions = z.input<typeof DeliveryOptions>;
 
+/** Why an attempt failed; `request`: the request could not be made (credentials or a header Node refuses), nothing was sent. */
 export type DeliveryErrorCode =
-  'invalid_url' | 'https_required' | 'dns' | 'ssrf_blocked' | 'timeout' | 'connection' | 'tls' | 'redirect' | 'aborted' | 'response';
+  'invalid_url' | 'https_required' | 'dns' | 'ssrf_blocked' | 'timeout' | 'connection' | 'tls' | 'redirect' | 'aborted' | 'response' | 'request';
 
 export type DeliveryAttemptResult = {
   /** True for a 2xx status: the receiver has the event. */
@@ -290,6 +299,11 @@ export function createDeliverer(options: Omit<DeliveryOptions, 'signal' | 'requi
 
 type SendOptions = z.output<typeof DeliveryOptions> & AllowList;
 
+/** The result of an attempt that could not be made at all (it threw before sending), to be recorded like any failure. */
+export function unsentAttempt(durationMs: number, err: unknown): DeliveryAttemptResult {
+  return failedAt(performance.now() - durationMs, 'request', `the request could not be made: ${err instanceof Error ? err.message : String(err)}`);
+}
+
 function failedAt(started: number, code: DeliveryErrorCode, message: string): DeliveryAttemptResult {
   return attemptResult(started, { error: { code, message } });
 }
@@ -317,7 +331,13 @@ async function sendChecked(r: CheckedRequest, o: SendOptions): Promise<DeliveryA
   const failed = (code: DeliveryErrorCode, message: string) => result({ error: { code, message } });
 
   const body = typeof r.body === 'string' ? Buffer.from(r.body, 'utf8') : r.body;
-  const headers = headerPairs(r, body, o.userAgent);
+  let headers: Array<[string, string]>;
+  try {
+    headers = headerPairs(r, body, o.userAgent);
+  } catch (err) {
+    // Credentials saved before they were checked at registration (a NUL or line break in a token): nothing is sent.
+    return failed('request', `the request could not be made: ${(err as Error).message}`);
+  }
 
   // One deadline for the whole attempt, resolution included: a plain timer cleared at the end, so nothing of
   // an attempt (AbortSignal.timeout/any would) outlives it until garbage collection.

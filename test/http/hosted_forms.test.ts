@@ -340,3 +340,26 @@ test('GET /v2/submissions/{id} is scoped to the key’s agency and mode', async 
   const otherKey = await svc.apiKey(other.ownerToken, other.agencyId, 'test');
   t.is((await svc.request('GET', `/v2/submissions/${r.body.submission_id}`, { token: otherKey })).status, 404);
 });
+
+test('embed origins belong to a mode: a sandbox key sets those of test forms only, live form pages keep the live list', async (t) => {
+  const c = await svc.oauthClient();
+  const a = await svc.agency(c.token);
+  const testKey = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const liveKey = await svc.apiKey(a.ownerToken, a.agencyId, 'live');
+  const testForm = await publishedForm(svc, testKey, a.agencyId);
+  const liveForm = await publishedForm(svc, liveKey, a.agencyId);
+  const put = (token: string, origins: string[]) => svc.request('PUT', '/v2/embed-origins', { token, json: { origins } });
+  t.is((await put(liveKey, ['https://www.agency.example'])).status, 200);
+  const sandbox = await put(testKey, ['https://attacker.example']);
+  t.is(sandbox.status, 200, sandbox.text);
+  t.deepEqual(sandbox.body.origins, ['https://attacker.example']);
+  t.deepEqual((await svc.request('GET', '/v2/embed-origins', { token: liveKey })).body.origins, ['https://www.agency.example'], 'the live list is unchanged');
+  t.deepEqual((await svc.request('GET', '/v2/embed-origins', { token: testKey })).body.origins, ['https://attacker.example']);
+  const cspOf = async (f: { public_id: string }) =>
+    (await svc.request('GET', `/${a.slug}/form/${f.public_id}/home-insurance-quote?embed=1`)).headers.get('content-security-policy')!;
+  t.regex(await cspOf(liveForm), /frame-ancestors 'self' https:\/\/www\.agency\.example$/, 'a live page is framed by the live list only');
+  t.regex(await cspOf(testForm), /frame-ancestors 'self' https:\/\/attacker\.example$/, 'a test page by the test list');
+  // Clearing the sandbox list leaves the live one.
+  t.deepEqual((await put(testKey, [])).body.origins, []);
+  t.regex(await cspOf(liveForm), /https:\/\/www\.agency\.example$/);
+});

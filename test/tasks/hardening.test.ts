@@ -94,10 +94,11 @@ test('a sandbox key neither sees nor touches live webhook data or live settings,
   t.is((await post(a.test, '/v2/webhook-endpoints/form-submission/rotate-secret')).status, 403);
   const seen = (await svc.request('GET', '/v2/webhook-endpoints', { token: a.test })).body.data[0];
   t.is(seen.production_url, null, 'the production URL is not shown to a sandbox key');
-  t.is((await svc.request('GET', '/v2/webhook-endpoints', { token: a.live })).body.data[0].production_url, production.url);
+  // Stored in its canonical spelling (issue 28): the root path is written out.
+  t.is((await svc.request('GET', '/v2/webhook-endpoints', { token: a.live })).body.data[0].production_url, `${production.url}/`);
   t.is((await put(a.test, { staging_url: `${staging.url}/moved` })).status, 200, 'the staging URL is the sandbox key’s to set');
   const row = (await svc.tdb.db.owner.query(`select production_url, enabled from app_public.webhook_endpoints where agency_id = $1`, [a.agencyId])).rows[0];
-  t.deepEqual(row, { production_url: production.url, enabled: true });
+  t.deepEqual(row, { production_url: `${production.url}/`, enabled: true });
 
   // The policies themselves, with no route in between: a test-mode identity sees test rows only.
   const c = await svc.tdb.db.request.connect();

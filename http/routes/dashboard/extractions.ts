@@ -12,6 +12,7 @@ import { html, type SafeHtml } from '../../pages/html.ts';
 import { presentExtraction } from '../../presenters/extractions.ts';
 import { route, tx, type Deps } from '../../route.ts';
 import { modeParams } from '../../schemas/dashboard.ts';
+import { queryInt } from '../../schemas/common.ts';
 
 const responses = { 200: { description: 'HTML page' }, 401: { description: 'Not signed in' }, 404: { description: 'Not found' } };
 const PAGE = 50;
@@ -200,7 +201,7 @@ ${pager(b, { status: query.status, from: query.from, to: query.to }, { paged: !!
     tags: ['Dashboard'],
     auth: 'none',
     params: z.object({ mode: z.enum(['test', 'live']), id: uuid }),
-    query: z.object({ page: z.coerce.number().int().positive().max(10_000).optional() }),
+    query: z.object({ page: queryInt(1, 10_000).optional() }),
     responses,
     handler: (ctx, { params, query }, deps) => withSession(ctx, deps, params.mode, false, (s) => detail(ctx, s, params.id, query.page)),
   }),
@@ -211,7 +212,7 @@ ${pager(b, { status: query.status, from: query.from, to: query.to }, { paged: !!
     summary: 'A page of the extraction’s document as PNG (for the signed-in agent only)',
     tags: ['Dashboard'],
     auth: 'none',
-    params: z.object({ mode: z.enum(['test', 'live']), id: uuid, page: z.coerce.number().int().positive().max(10_000) }),
+    params: z.object({ mode: z.enum(['test', 'live']), id: uuid, page: queryInt(1, 10_000) }),
     responses: { 200: { description: 'image/png' }, 401: { description: 'Not signed in' }, 404: { description: 'Not found' } },
     handler: (ctx, { params }, deps) =>
       withSession(ctx, deps, params.mode, false, async (s) => {

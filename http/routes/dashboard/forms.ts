@@ -15,6 +15,7 @@ import { presentFormLink } from '../../presenters/form_links.ts';
 import { hostedFormPath } from '../../pages/urls.ts';
 import { route, tx } from '../../route.ts';
 import { beforeId, dashboardForm, modeIdParams, modeParams } from '../../schemas/dashboard.ts';
+import { id, storableJson } from '../../schemas/common.ts';
 
 const responses = {
   200: { description: 'HTML page' },
@@ -221,11 +222,15 @@ ${pager(`${base(s.mode)}/forms`, { status: query.status }, { paged: !!query.befo
         const f = await loadForm(ctx, s, params.id);
         const target = await linkTarget(tx(ctx), f.id);
         if (!target || target.status !== 'active' || !target.live_name) throw new ApiError(422, 'publish the form before making links to it');
-        const agent = await activeAgent(tx(ctx), Number(body.agent_id));
+        const agentId = id.safeParse(body.agent_id);
+        const agent = agentId.success ? await activeAgent(tx(ctx), agentId.data) : undefined;
         if (!agent || (target.owner_agent_id !== null && target.owner_agent_id !== agent.id))
           throw new ApiError(422, 'choose an active agent who may share this form', [{ field: 'agent_id', message: 'not allowed' }]);
         const key = String(body.meta_key ?? '').trim();
         const metadata = key ? { [key]: String(body.meta_value ?? '') } : {};
+        if (!storableJson(metadata)) {
+          throw new ApiError(422, 'metadata must not contain NUL characters', [{ field: 'meta_value', message: 'must not contain NUL characters' }]);
+        }
         const link = presentFormLink(deps, { ...target, live_name: target.live_name }, agent, metadata);
         await formPage(
           ctx,

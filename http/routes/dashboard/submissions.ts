@@ -9,6 +9,7 @@ import { html, type SafeHtml } from '../../pages/html.ts';
 import { presentSubmission } from '../../presenters/submissions.ts';
 import { route, tx } from '../../route.ts';
 import { beforeId, modeIdParams, modeParams } from '../../schemas/dashboard.ts';
+import { id } from '../../schemas/common.ts';
 
 const responses = { 200: { description: 'HTML page' }, 401: { description: 'Not signed in' }, 404: { description: 'Not found' } };
 const PAGE = 50;
@@ -36,13 +37,7 @@ export const dashboardSubmissionRoutes = [
     auth: 'none',
     params: modeParams,
     query: z.object({
-      form_id: z.coerce
-        .number()
-        .int()
-        .positive()
-        .max(2 ** 53)
-        .or(z.literal(''))
-        .optional(),
+      form_id: id.or(z.literal('')).optional(),
       status: z.enum(['processing', 'complete']).or(z.literal('')).optional(),
       before: beforeId,
     }),

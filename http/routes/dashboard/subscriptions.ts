@@ -13,6 +13,7 @@ import { html, type SafeHtml } from '../../pages/html.ts';
 import { presentSubscription } from '../../presenters/webhooks.ts';
 import { route, tx } from '../../route.ts';
 import { dashboardForm, modeParams } from '../../schemas/dashboard.ts';
+import { id } from '../../schemas/common.ts';
 import { createSubscriptionBody, SUBSCRIPTION_EVENTS } from '../../schemas/webhooks.ts';
 import { sampleV1Event } from '../../../pipelines/webhooks/payloads.ts';
 import { deliveryDetail, deliveryPage, redeliverTo, sendTest, subscribe } from '../../webhooks.ts';
@@ -26,11 +27,7 @@ const responses = {
 const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'a subscription id (UUID)');
 const subParams = z.object({ mode: z.enum(['test', 'live']), uuid });
 const subDeliveryParams = subParams.extend({
-  delivery_id: z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(2 ** 53),
+  delivery_id: id,
 });
 
 async function loadSubscription(ctx: Context, id: string): Promise<EndpointRow> {
