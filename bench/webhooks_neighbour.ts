@@ -16,7 +16,7 @@ import { sampleTopicPayload } from '../pipelines/webhooks/payloads.ts';
 import { newSigningSecret } from '../pipelines/webhooks/sign.ts';
 import { startWorker } from '../tasks/index.ts';
 import { fmt, percentile, seedAgency } from './lib.ts';
-import type { BenchContext } from './run.ts';
+import type { BenchContext } from './lib.ts';
 
 const FAILING = 1000;
 const PACE_PER_SECOND = 50;
