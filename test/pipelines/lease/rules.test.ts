@@ -33,6 +33,7 @@ function lease(over: Partial<LeaseFacts> = {}): LeaseFacts {
     tenant: c('Jordan Lee'),
     leaseStart: c('2026-02-01'),
     leaseEnd: c('2027-01-31'),
+    termRules: { start: null, end: null },
     requirements: {},
     ...over,
   };
