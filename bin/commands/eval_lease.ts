@@ -70,10 +70,13 @@ export function formatLease(rows: LeaseEvalRow[]): string {
   const sum = (k: 'facts' | 'statuses') => rows.reduce((a, r) => ({ right: a.right + r[k].right, total: a.total + r[k].total }), { right: 0, total: 0 });
   const f = sum('facts');
   const s = sum('statuses');
+  // The one error the product must not make: `pass` where the expected verdict is `fail` or `warning`.
+  const falsePasses = rows.flatMap((r) => r.misses.filter((m) => m.what.startsWith('status ') && m.got === 'pass').map((m) => `${r.name} ${m.what.slice(7)}`));
   const lines = [
     `${rows.length} lease/insurance pairs`,
     `facts     ${f.right}/${f.total} right (${pct(f.right, f.total)})`,
     `statuses  ${s.right}/${s.total} right (${pct(s.right, s.total)})`,
+    `false passes ${falsePasses.length}${falsePasses.length ? `: ${falsePasses.join(', ')}` : ''}`,
     '',
     'misses:',
   ];

@@ -2,7 +2,7 @@
 // with the page it is on. Rules over clauses and labelled lines; values that cannot be grounded are dropped.
 import type { PageText } from '../documents/layout.ts';
 import { cleanValue, dateTokens } from '../extraction/normalise.ts';
-import { clauses, pageLines, amountsIn, type Clause } from './text.ts';
+import { clauses, pageLines, amountsIn, sameParty, type Clause } from './text.ts';
 import type { LeaseFacts, LeaseRequirement, RequirementKind, Cited } from './schema.ts';
 
 // Case spelled out: the name before the role must start with a capital letter (or a street number: "2430 N. Halsted, LLC").
@@ -55,7 +55,7 @@ export interface LabelledEntry {
 
 // A page's running footer or folio ("Page 17", "21", "iii") inside a block of entries.
 const FOLIO = /^\s*(?:page\s+)?(?:[ivxlc]{1,6}|\d{1,3})\s*$/i;
-const SECTION_START = /^\s*(?:\d{1,2}(?:\.\d+)*\.?\s*[A-Z(]|\([a-zA-Z0-9]{1,4}\)|ARTICLE\b|Section\s+\d)/;
+const SECTION_START = /^\s*(?:\d{1,2}(?:\.\d+)*[.)]\s*[A-Z(]|\d{1,2}(?:\.\d+)+\s*[A-Z(]|\([a-zA-Z0-9]{1,4}\)|ARTICLE\b|Section\s+\d)/;
 const LABEL_TEXT = /^[A-Z][A-Za-z0-9’'&/().,\- ]{1,60}$/;
 const LABEL_VERBS = /\b(?:shall|will|must|may|is|are|agrees?|has|have|was|were|be|hereby|following)\b/i;
 const KNOWN_LABEL =
@@ -117,6 +117,21 @@ export function labelledEntries(pages: PageText[]): LabelledEntry[] {
     // The text cited is what stands on the value's page (a label may end the page before).
     const onPage = text.filter((_t, k) => (k === 0 ? l.page : lines[i + k].page) === page);
     if (parts.length) out.push({ label: m[1].trim(), value: parts.join('\n'), page, text: onPage.join('\n') });
+  }
+  return out;
+}
+
+/** Definitions as entries: '"Landlord" means Brickyard Commons LP.', '"Commencement Date" shall mean the later of …'. */
+export function definitionEntries(all: Clause[]): LabelledEntry[] {
+  const out: LabelledEntry[] = [];
+  const term = `["“]([A-Z][A-Za-z’' ]{2,40})["”]\\s+(?:means|shall mean|refers to|is defined as)\\s+`;
+  // A definition runs to the next one ("1.2 "Tenant" means …") or to the end of the sentence.
+  const re = new RegExp(`${term}(.+?)(?=\\s+(?:\\d{1,2}(?:\\.\\d+)+\\.?\\s+|\\([a-z0-9]{1,3}\\)\\s*)?${term.replace('([A-Z]', '(?:[A-Z]')}|$)`, 'g');
+  for (const c of all) {
+    for (const m of c.text.matchAll(re)) {
+      const value = m[2].replace(/(?<!\b(?:Inc|Co|Corp|Ltd|Jr|Sr|No|St))\.$/, '');
+      out.push({ label: m[1].trim(), value, page: c.page, text: c.text });
+    }
   }
   return out;
 }
@@ -183,7 +198,12 @@ function party(pages: PageText[], all: Clause[], entries: LabelledEntry[], which
   const found = [partyFromPreamble(all, ROLE[which]), partyFromEntries(entries, ROLE_LABEL[which]), partyFromCover(pages, ROLE[which])].filter(
     (c): c is Cited<string> => !!c,
   );
-  return found.sort((a, b) => a.page - b.page)[0] ?? null;
+  const first = found.sort((a, b) => a.page - b.page)[0];
+  if (!first) return null;
+  // A cover in capitals ("BDDC, INC.") names the party the preamble writes in normal case: report that spelling.
+  const spelled =
+    first.value === first.value.toUpperCase() ? found.find((c) => c.value !== c.value.toUpperCase() && sameParty(c.value, first.value)) : undefined;
+  return spelled ? { ...first, value: spelled.value } : first;
 }
 
 const STATE_NAMES =
@@ -316,7 +336,7 @@ const REQUIREMENT_TERMS: [RequirementKind, RegExp][] = [
   ['interestedParty', /\binterested part(?:y|ies)\b|\badditional interests?\b/i],
   [
     'certificateHolder',
-    /\bcertificate holder\b|\bcertificates?\s+(?:of\s+(?:such\s+|all\s+such\s+|the\s+|its\s+|said\s+)?(?:liability\s+|renters?['’]?s?\s+)?(?:insurance|coverage|policies)|evidencing)\b|\bevidence of (?:such |the |said )?insurance\b|\b(?:declarations|dec) page\b/i,
+    /\bcertificate holder\b|\bcertificates?\s+(?:of\s+(?:such\s+|all\s+such\s+|the\s+|its\s+|said\s+)?(?:liability\s+|renters?['’]?s?\s+)?(?:insurance|coverage|policies)|evidencing)\b|\bevidence of (?:such |the |said )?insurance\b/i,
   ],
   ['waiverOfSubrogation', /\bwaiver of subrogation\b|\bwaive\w*\s+(?:all\s+)?(?:rights?\s+(?:of\s+)?)?subrogation\b|\bsubrogation\b/i],
   [
@@ -500,7 +520,7 @@ function requirements(all: Clause[], entries: LabelledEntry[]): Partial<Record<R
 /** Read the lease's facts from its pages. */
 export function leaseFacts(pages: PageText[]): LeaseFacts {
   const all = clauses(pages);
-  const entries = labelledEntries(pages);
+  const entries = [...labelledEntries(pages), ...definitionEntries(all)].sort((a, b) => a.page - b.page);
   const landlord = party(pages, all, entries, 'landlord');
   const tenant = party(pages, all, entries, 'tenant');
   const manager = partyFromEntries(entries, ROLE_LABEL.manager);
