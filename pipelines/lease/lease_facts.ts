@@ -212,7 +212,7 @@ const STREET_NO = String.raw`(?:\d{1,6}[A-Z]?(?:-\d{1,5})?|One|Two|Three|Four|Fi
 const STREET_SUFFIX = String.raw`(?:Street|St\.?|Avenue|Ave\.?|Boulevard|Blvd\.?|Road|Rd\.?|Drive|Dr\.?|Lane|Ln\.?|Way|Court|Ct\.?|Place|Pl\.?|Parkway|Pkwy\.?|Circle|Cir\.?|Plaza|Square|Sq\.?|Terrace|Ter\.?|Trail|Trl\.?|Center|Centre|Pike|Turnpike|Row|Wharf|Loop|Alley)`;
 const DIRECTION = String.raw`(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\.?`;
 const HIGHWAY = String.raw`(?:Highway|Hwy\.?|Route|Rte\.?|State Road|U\.?S\.?)\s*\d{1,4}(?:\s+${DIRECTION}(?![A-Za-z]))?`;
-const STREET = String.raw`${STREET_NO}\s+(?:(?:${DIRECTION}\s+)?(?:[A-Z0-9][A-Za-z0-9'’.-]*\s+){0,4}?${STREET_SUFFIX}(?:\s+${DIRECTION}(?![A-Za-z]))?(?![A-Za-z])|${HIGHWAY})`;
+const STREET = String.raw`${STREET_NO}\s+(?:(?:${DIRECTION}\s+)?(?:[A-Z0-9][A-Za-z0-9'’.-]*\s+){0,4}${STREET_SUFFIX}(?:\s+${DIRECTION}(?![A-Za-z]))?(?![A-Za-z])|${HIGHWAY})`;
 const UNIT = String.raw`(?:Suite|Ste\.?|Unit|Apartment|Apt\.?|#|Building|Bldg\.?)\s*(?:No\.?\s*)?[A-Z0-9][A-Z0-9-]*(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+)\d[A-Z0-9-]*)*`;
 const CITY_STATE = String.raw`([A-Z][A-Za-z.'’-]+(?:\s+[A-Z][A-Za-z.'’-]+){0,2}),?\s+(${STATE_NAMES}|[A-Z]{2})(?:,?\s+(\d{5}(?:-\d{4})?))?`;
 const ADDRESS = new RegExp(String.raw`(${STREET})((?:,?\s*${UNIT})*)(?:,?\s+${CITY_STATE})?`);
@@ -375,7 +375,7 @@ const DUTIES: [Owner, RegExp][] = [
   ],
   [
     'tenant',
-    /\b(?:Tenants?|Lessees?|Residents?|Occupants?)(?:\s*,[^,;.]{1,60},)?\s+(?:shall|must|will|agrees? to|is required to|are required to|covenants to)\s+(?:[\w’'-]+[\s,]+){0,6}?(?:maintain|carry|obtain|procure|keep|provide|purchase|furnish|deliver|deposit|name|cause|have)\b|\bTenant['’]s\s+Insurance\b/g,
+    /\b(?:Tenants?|Lessees?|Residents?|Occupants?)(?:\s*,[^,;.]{1,60},)?\s+(?:shall|must|will|agrees? to|is required to|are required to|covenants to)[\s,]+(?:[\w’'-]+[\s,]+){0,6}?(?:maintain|carry|obtain|procure|keep|provide|purchase|furnish|deliver|deposit|name|cause|have)\b|\bTenant['’]s\s+Insurance\b/g,
   ],
 ];
 
