@@ -163,6 +163,28 @@ export function leaseStage(doc: DocumentText): LeaseStageOutput {
   return { document: meta(doc), facts, dropped };
 }
 
+/** A heading the reader ran into the carrier's name ("DECLARATIONS Lakeside Mutual", "CO. A Great Lakes Casualty"). */
+const CARRIER_HEADING =
+  /^(?:(?:renters|homeowners?|condo(?:minium)?|policy|insurance|commercial|general|liability|auto(?:mobile)?|personal|umbrella|business(?:owners)?)\s+)*declarations?(?:\s+page)?\b[\s:–-]*|^(?:ins(?:urer|urance)?\.?\s+)?co\.?\s+[A-F]\b[\s:–-]*|^insurer\s+[A-F]\b[\s:–-]*/i;
+
+/** The carrier without a heading before it; null when nothing of a name is left. */
+export function carrierName(c: Cited<string> | null, dropped: string[]): Cited<string> | null {
+  if (!c) return c;
+  const v = c.value.replace(CARRIER_HEADING, '').trim();
+  if (v === c.value) return c;
+  if (/[A-Za-z]{3}/.test(v)) return { ...c, value: v };
+  dropped.push(`carrier "${c.value}" (a heading, not a name)`);
+  return null;
+}
+
+/** An insured read from a sentence ("on general", "paying an") is not a name: null, so the checks warn. */
+export function insuredName(c: Cited<string> | null, dropped: string[]): Cited<string> | null {
+  if (!c) return c;
+  if (/^[A-Z0-9]/.test(c.value.trim()) && /[A-Za-z]{2}/.test(c.value)) return c;
+  dropped.push(`insured "${c.value}" (not a name)`);
+  return null;
+}
+
 /** Insurance facts from a policy document that has been read; every value checked against its page. */
 export function insuranceStage(doc: DocumentText): InsuranceStageOutput {
   const rec = extractPolicy(doc.pages);
@@ -172,9 +194,9 @@ export function insuranceStage(doc: DocumentText): InsuranceStageOutput {
   const lim = (name: string, l: InsuranceFacts['liability']) => (l && l.value !== null ? (verified(p, l, name, dropped) as typeof l) : l);
   const facts: InsuranceFacts = {
     ...f,
-    carrier: verified(p, f.carrier, 'carrier', dropped),
+    carrier: carrierName(verified(p, f.carrier, 'carrier', dropped), dropped),
     policyNumber: verified(p, f.policyNumber, 'policy number', dropped),
-    insured: verified(p, f.insured, 'insured', dropped),
+    insured: insuredName(verified(p, f.insured, 'insured', dropped), dropped),
     effectiveDate: verified(p, f.effectiveDate, 'effective date', dropped),
     expirationDate: verified(p, f.expirationDate, 'expiration date', dropped),
     liability: lim('liability limit', f.liability),

@@ -242,3 +242,17 @@ test('summary.uncertain counts the verdicts that rest on a missing or uncertain 
   t.is(r.summary.uncertain, uncertain.length);
   t.true(r.extractionNotes.some((n) => /leaseStart is null: the lease defines the commencement by a rule/.test(n)));
 });
+
+test('insurance side as the checker uses it: a heading run into the carrier is dropped from the name, an insured read from a sentence is no name', async (t) => {
+  const { carrierName, insuredName } = await import('../../../pipelines/lease/index.ts');
+  const cited = (value: string) => ({ value, page: 1, text: value });
+  const dropped: string[] = [];
+  t.is(carrierName(cited('DECLARATIONS Lakeside Mutual Insurance Company'), dropped)?.value, 'Lakeside Mutual Insurance Company');
+  t.is(carrierName(cited('RENTERS POLICY DECLARATIONS - Evergreen Indemnity'), dropped)?.value, 'Evergreen Indemnity');
+  t.is(carrierName(cited('CO. A Great Lakes Casualty Company'), dropped)?.value, 'Great Lakes Casualty Company');
+  t.is(carrierName(cited('Lakeside Mutual'), dropped)?.value, 'Lakeside Mutual');
+  t.is(carrierName(cited('DECLARATIONS'), dropped), null);
+  t.is(insuredName(cited('on general'), dropped), null);
+  t.is(insuredName(cited('Jordan Lee'), dropped)?.value, 'Jordan Lee');
+  t.is(dropped.length, 2);
+});
