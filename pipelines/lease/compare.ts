@@ -574,7 +574,36 @@ export function requireEvidence(c: ComparisonItem, ctx: CheckContext): Compariso
   return c;
 }
 
+/** The lease requirement each coverage check rests on. */
+const checkRequirement: Partial<Record<ComparisonField, RequirementKind>> = {
+  'Renters Insurance Required': 'renters',
+  'General Liability': 'liability',
+  'Property Damage': 'propertyDamage',
+  'Workers Compensation': 'workersComp',
+  'Umbrella/Excess Liability': 'umbrella',
+  'Auto Liability': 'auto',
+  'Professional Liability': 'professional',
+  'Additional Insured': 'additionalInsured',
+  'Interested Party': 'interestedParty',
+  'Certificate Holder': 'certificateHolder',
+  'Waiver of Subrogation': 'waiverOfSubrogation',
+  'Primary & Non-Contributory': 'primaryNonContributory',
+};
+
+/** A pass on a requirement the lease's words leave uncertain is a warning. */
+function settledRequirement(c: ComparisonItem, lease: LeaseFacts): ComparisonItem {
+  const kind = checkRequirement[c.field];
+  const why = kind ? lease.requirements[kind]?.uncertain : undefined;
+  if (c.status !== 'pass' || !why) return c;
+  return {
+    ...c,
+    status: 'warning',
+    gap: `Whether the lease requires this is uncertain: ${why}.`,
+    recommendation: `Confirm with the landlord whether the lease requires ${c.field.toLowerCase()}.`,
+  };
+}
+
 /** Run the 15 checks. */
 export function compare(lease: LeaseFacts, ins: InsuranceFacts, ctx: CheckContext): ComparisonItem[] {
-  return checks.map(([, check]) => requireEvidence(check(lease, ins, ctx), ctx));
+  return checks.map(([, check]) => settledRequirement(requireEvidence(check(lease, ins, ctx), ctx), lease));
 }

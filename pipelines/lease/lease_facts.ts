@@ -152,14 +152,20 @@ function partyFromPreamble(all: Clause[], role: RegExp): Cited<string> | null {
     `([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?)\\s*(?:,\\s*an? [A-Za-z ]{3,60}?,?\\s*)?,?\\s*\\(\\s*(?:(?:hereinafter|herein)\\s+(?:called|referred to as|the)\\s+)?(?:the\\s+)?["“']{0,2}(?:${role.source})["”']{0,2}\\s*\\)`,
   );
   const asRole = new RegExp(`([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?),\\s+as\\s+(?:the\\s+)?(?:${role.source})\\b`);
+  // "the Cairo Housing Authority, referred to as Landlord".
+  const referred = new RegExp(
+    `([A-Z0-9][A-Za-z0-9.&'’\\- ]{2,100}?),?\\s+(?:hereinafter\\s+)?(?:referred to|called|known)\\s+as\\s+(?:the\\s+)?["“]?(?:${role.source})\\b`,
+  );
   for (const c of all.slice(0, 80)) {
-    for (const re of [named, asRole]) {
+    for (const re of [named, asRole, referred]) {
       const m = re.exec(c.text);
       if (!m) continue;
       const v = cleanName(
         m[1]
-          .replace(/^.*\b(?:between|and|by|with)\s+(?=[A-Z0-9])/, '')
+          .replace(/^.*\b(?:between|and|by|with|are|is)\s+(?:the\s+)?(?=[A-Z0-9])/, '')
           .replace(/^(?:by and between|between|and)\s+/i, '')
+          .replace(/^(?:are|is)\s+(?:the\s+)?/i, '')
+          .replace(/^the\s+(?=[A-Z])/, '')
           .replace(/\s+(?:LEASE|AGREEMENT)\b.*$/, ''),
       );
       if (v && !/^(this|the|said)\b/i.test(v)) return { value: v, page: c.page, text: c.text.slice(0, 400) };
@@ -213,7 +219,7 @@ const STREET_SUFFIX = String.raw`(?:Street|St\.?|Avenue|Ave\.?|Boulevard|Blvd\.?
 const DIRECTION = String.raw`(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\.?`;
 const HIGHWAY = String.raw`(?:Highway|Hwy\.?|Route|Rte\.?|State Road|U\.?S\.?)\s*\d{1,4}(?:\s+${DIRECTION}(?![A-Za-z]))?`;
 const STREET = String.raw`${STREET_NO}\s+(?:(?:${DIRECTION}\s+)?(?:[A-Z0-9][A-Za-z0-9'’.-]*\s+){0,4}${STREET_SUFFIX}(?:\s+${DIRECTION}(?![A-Za-z]))?(?![A-Za-z])|${HIGHWAY})`;
-const UNIT = String.raw`(?:Suite|Ste\.?|Unit|Apartment|Apt\.?|#|Building|Bldg\.?)\s*(?:No\.?\s*)?[A-Z0-9][A-Z0-9-]*(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+)\d[A-Z0-9-]*)*`;
+const UNIT = String.raw`(?:(?:Suite|Ste\.?|Unit|Apartment|Apt\.?|Building|Bldg\.?)\s*(?:No\.?\s*|#\s*)?[A-Z0-9][A-Z0-9-]*|#\s*\d[A-Z0-9-]*)(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+)\d[A-Z0-9-]*)*`;
 const CITY_STATE = String.raw`([A-Z][A-Za-z.'’-]+(?:\s+[A-Z][A-Za-z.'’-]+){0,2}),?\s+(${STATE_NAMES}|[A-Z]{2})(?:,?\s+(\d{5}(?:-\d{4})?))?`;
 const ADDRESS = new RegExp(String.raw`(${STREET})((?:,?\s*${UNIT})*)(?:,?\s+${CITY_STATE})?`);
 const UNIT_ALONE = new RegExp(UNIT);
@@ -268,6 +274,8 @@ function labelledDate(entries: LabelledEntry[], label: RegExp): { date: Cited<st
   for (const e of entries) {
     if (!label.test(e.label)) continue;
     const v = e.value.replace(/\s+/g, ' ').trim();
+    // A blank form's line is no date and no rule.
+    if (/^_{3,}/.test(v)) continue;
     const d = dateTokens(v)[0];
     if (d && /^(?:on\s+|as of\s+)?$/i.test(v.slice(0, d.index).trim())) return { date: { value: d.iso, page: e.page, text: e.text }, rule: null };
     if (RULE_WORDS.test(v) || !d) return { date: null, rule: { value: v.slice(0, 300), page: e.page, text: e.text } };
@@ -493,9 +501,13 @@ function requirements(all: Clause[], entries: LabelledEntry[]): Partial<Record<R
         kind === 'workersComp' && /statutory|required by (?:applicable\s+)?(?:state\s+)?law|as required by|in the amount,? if any,? required/i.test(c.text);
       // The first clause wins unless a later one gives the amount the first lacked.
       if (out[kind] && !(out[kind]!.amount === null && limits.amount !== null && out[kind]!.required)) continue;
+      // An option of a checkbox form whose box is not ticked ("☐ Tenant is required to maintain renter's insurance").
+      const box = /([☐□❑]|\[\s\])\s*[^☐□❑☑☒✔✓\[]{0,120}$/.exec(c.text.slice(0, m.index + m[0].length));
+      const ticked = /[☑☒✔✓]|\[[xX✓]\]/.test(c.text);
       out[kind] = {
         kind,
         required: !negated,
+        ...(box && !ticked ? { uncertain: 'it is an option of a checkbox form and no box is ticked' } : {}),
         amount: limits.amount,
         aggregate: limits.aggregate,
         combinedSingleLimit: limits.csl,

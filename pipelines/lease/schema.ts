@@ -39,6 +39,8 @@ export interface LeaseRequirement {
   amountSource?: { page: number; text: string };
   /** Workers compensation "statutory limits". */
   statutory: boolean;
+  /** Why the lease's words do not settle the requirement (an unticked form option): no verdict passes on it. */
+  uncertain?: string;
   /** The clause stating the requirement, and its page. */
   clause: string;
   page: number;
