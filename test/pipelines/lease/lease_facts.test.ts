@@ -256,3 +256,51 @@ test('insurance side as the checker uses it: a heading run into the carrier is d
   t.is(insuredName(cited('Jordan Lee'), dropped)?.value, 'Jordan Lee');
   t.is(dropped.length, 2);
 });
+
+test('a residential form: "referred to as Landlord", a blank term line, and an unticked renters option that no verdict passes on', async (t) => {
+  const { compare } = await import('../../../pipelines/lease/index.ts');
+  const f = leaseFacts([
+    page(1, [
+      '1. PARTIES AND DWELLING UNIT: The parties to the Lease are the Prairie Housing Authority, referred to as',
+      'Landlord, and the occupying family, referred to as the Resident. Name Social Security # Sex',
+      'The Landlord leases to the Resident the premises located at 18 Birch Street, Apt #____ Hastings, NE 68901.',
+      'Lease Start Date:',
+      '____________________',
+      'INSURANCE ☐ Tenant is required to maintain renter’s insurance with minimum coverage of $100,000',
+      '☐ Renter’s insurance is recommended but not required.',
+    ]),
+  ]);
+  t.is(f.landlord?.value, 'Prairie Housing Authority');
+  t.is(f.tenant, null);
+  t.is(f.propertyAddress?.value, '18 Birch Street');
+  t.is(f.leaseStart, null);
+  t.is(f.termRules.start, null);
+  t.regex(f.requirements.renters?.uncertain ?? '', /checkbox/);
+  const ins = {
+    kind: 'renters',
+    policyType: 'Renters (HO-4)',
+    carrier: null,
+    policyNumber: null,
+    policyNumbers: [],
+    insured: { value: 'Jordan Lee', page: 1, text: 'Jordan Lee' },
+    effectiveDate: null,
+    expirationDate: null,
+    liability: { value: 300000, page: 1, text: '$300,000', label: 'Personal Liability' },
+    propertyDamage: null,
+    workersComp: null,
+    umbrella: null,
+    auto: null,
+    professional: null,
+    parties: [],
+    hasCertificateHolderSection: false,
+    waiverOfSubrogation: null,
+    primaryNonContributory: null,
+    propertyAddress: null,
+    markers: [],
+  };
+  const renters = compare({ ...f, tenant: { value: 'Jordan Lee', page: 1, text: 'x' } }, ins, { asOf: '2026-02-15' }).find(
+    (c) => c.field === 'Renters Insurance Required',
+  )!;
+  t.is(renters.status, 'warning');
+  t.regex(renters.gap ?? '', /uncertain: it is an option of a checkbox form/);
+});
