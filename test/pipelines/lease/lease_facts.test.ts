@@ -304,3 +304,51 @@ test('a residential form: "referred to as Landlord", a blank term line, and an u
   t.is(renters.status, 'warning');
   t.regex(renters.gap ?? '', /uncertain: it is an option of a checkbox form/);
 });
+
+test('the dev-set scorer: facts by value and page (any page the label lists), requirements by required, amount and page, "either" accepted', async (t) => {
+  const { scoreLeaseLabel, sameAddress } = await import('../../../pipelines/lease/evaluate.ts');
+  const { shortDate } = await import('../../../pipelines/lease/index.ts');
+  t.true(sameAddress('3200 Olympus Boulevard, Suite No. 100, Dallas, Texas 75019', '3200 Olympus Blvd, Suite 100, Dallas, TX 75019'));
+  t.false(sameAddress('3200 Olympus Boulevard, Suite No. 100, Dallas, Texas 75019', '3200 Olympus Blvd, Dallas, TX'));
+  const f = leaseFacts([
+    page(1, ['LEASE', 'Landlord: Cedar Yard Partners LP', 'Tenant: Brightline Labs, Inc.']),
+    page(2, ['Tenant shall maintain commercial general liability insurance of not less than $3,000,000 per occurrence.']),
+  ]);
+  const none = { required: false, amount: null, page: null };
+  const s = scoreLeaseLabel(
+    {
+      lease: {
+        propertyAddress: null,
+        landlord: 'Cedar Yard Partners, L.P.',
+        landlord_page: 9,
+        tenant: 'Brightline Labs Inc',
+        tenant_page: 1,
+        leaseStart: null,
+        leaseEnd: null,
+      },
+      allPages: { 'lease.landlord': [1, 9] },
+      requirements: {
+        'General Liability': { required: true, amount_per_occurrence: 3000000, page: 2 },
+        'Property Damage': { required: true, amount_per_occurrence: 3000000, page: 2 },
+        'Workers Compensation': { required: true, page: 2 },
+        'Umbrella/Excess Liability': none,
+        'Auto Liability': none,
+        'Professional Liability': none,
+        'Additional Insured': none,
+        'Waiver of Subrogation': none,
+        'Primary & Non-Contributory': none,
+        'Certificate Holder': none,
+      },
+      accept: { 'requirements.Property Damage': 'either' },
+    },
+    f,
+    shortDate,
+  );
+  t.true(s.facts.landlord.right);
+  t.true(s.facts.tenant.right);
+  t.true(s.facts.propertyAddress.right);
+  t.true(s.checks['General Liability'].right);
+  t.true(s.checks['Property Damage'].right);
+  t.false(s.checks['Workers Compensation'].right);
+  t.true(s.checks['Auto Liability'].right);
+});
