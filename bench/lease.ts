@@ -2,6 +2,9 @@
 // text pair and a scanned pair, beside the peer measured in the same run: the extraction engine of
 // `svc extract` reading the same two files in process (and the checker's own in-process path, `svc analyze`).
 import { randomBytes } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import os from 'node:os';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -12,7 +15,7 @@ import { createLogger, setLogLevel } from '../lib/log.ts';
 import { createApp } from '../http/app.ts';
 import { startWorker } from '../tasks/index.ts';
 import { extractDocument } from '../pipelines/extraction/index.ts';
-import { analyzePair } from '../pipelines/lease/index.ts';
+import { analyzePair, readForAnalysis, insuranceStage } from '../pipelines/lease/index.ts';
 import { closeDocumentPools } from '../pipelines/documents/index.ts';
 import { fmt, percentile, seedAgency } from './lib.ts';
 import type { BenchContext } from './lib.ts';
@@ -34,8 +37,83 @@ async function timed(n: number, op: () => Promise<unknown>): Promise<{ p50: numb
 const line = (name: string, r: { p50: number; p99: number; n: number }) =>
   process.stdout.write(`${name.padEnd(62)} p50 ${fmt(r.p50, 0).padStart(6)} ms   p99 ${fmt(r.p99, 0).padStart(6)} ms   (n=${r.n})\n`);
 
+/** A lease of `pages` text pages like the EDGAR exhibits (Courier 9 pt, 66 lines a page), built here, not downloaded. */
+export async function longLease(pages: number): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Courier);
+  const para = (n: number) =>
+    `${n}. Tenant shall keep the Premises in good order and repair, ordinary wear and tear excepted, and shall comply with all laws, rules and regulations applicable to its use of the Premises; Landlord may enter the Premises upon reasonable notice to inspect or to make repairs that Tenant has failed to make within thirty (30) days after notice.`;
+  const lines: string[] = [
+    'LEASE AGREEMENT BETWEEN',
+    'HARBOR POINT HOLDINGS, L.L.C.,',
+    'AS LANDLORD, AND',
+    'QUILL ROBOTICS, INC.,',
+    'AS TENANT',
+    'BASIC LEASE INFORMATION',
+    'Landlord:',
+    'As listed on the cover page',
+    'Premises:',
+    'Suite 400 of the building whose street address is 77 Wharf Street, Portland, Maine 04101.',
+    'Commencement Date:',
+    'The later of (a) July 1, 2026, and (b) 120 days after Landlord delivers the Premises.',
+  ];
+  for (let n = 1; lines.length < pages * 66; n++) {
+    if (n === 400)
+      lines.push(
+        '9.1 Tenant shall maintain commercial general liability insurance of not less than $1,000,000 per occurrence and',
+        '$2,000,000 in the aggregate, naming Landlord as additional insured, and shall deliver certificates of insurance.',
+      );
+    const words = para(n).split(' ');
+    let cur = '';
+    for (const w of words) {
+      if ((cur + ' ' + w).length > 80) {
+        lines.push(cur);
+        cur = w;
+      } else cur = cur ? `${cur} ${w}` : w;
+    }
+    lines.push(cur);
+  }
+  for (let p = 0; p < pages; p++) {
+    const page = doc.addPage([612, 792]);
+    lines.slice(p * 66, p * 66 + 66).forEach((l, i) => page.drawText(l, { x: 40, y: 760 - i * 10.6, size: 9, font }));
+    page.drawText(`Page ${p + 1}`, { x: 290, y: 20, size: 9, font });
+  }
+  return doc.save();
+}
+
+/** A 100-page text lease in process beside pdftotext -layout on the same file and the insurance document's own extraction. */
+async function longLeaseRun(ctx: BenchContext): Promise<void> {
+  const lease = await longLease(100);
+  const insurance = file('com_compliant.insurance.pdf');
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-lease-'));
+  try {
+    const leaseFile = path.join(tmp, 'lease.pdf');
+    fs.writeFileSync(leaseFile, lease);
+    const n = ctx.quick ? 3 : 10;
+    const pdftotext = async () => {
+      const r = spawnSync('pdftotext', ['-layout', leaseFile, '-'], { maxBuffer: 64 << 20 });
+      if (r.status !== 0) throw new Error(`pdftotext: ${r.error?.message ?? r.stderr}`);
+    };
+    const insuranceOnly = async () => insuranceStage(await readForAnalysis(insurance, {}, 'insurance'));
+    const ours = () => analyzePair(lease, insurance, { asOf: '2026-03-10' });
+    await ours();
+    await pdftotext();
+    process.stdout.write('\n100-page text lease (generated, Courier 9 pt) + certificate PDF, in process\n');
+    const a = await timed(n, ours);
+    const b = await timed(n, pdftotext);
+    const c = await timed(n, insuranceOnly);
+    line('  svc analyze path (lease facts + insurance + 15 checks)', a);
+    line('  peer: pdftotext -layout on the lease', b);
+    line("  peer: the insurance document's own extraction", c);
+    process.stdout.write(`  ratio p50: analyze / (pdftotext + insurance) = ${(a.p50 / (b.p50 + c.p50)).toFixed(2)} (target <= 3)\n`);
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
 export async function run(ctx: BenchContext): Promise<void> {
   setLogLevel('silent');
+  await longLeaseRun(ctx);
   const cfg = parseConfig({ DATABASE_URL: ctx.url, DATA_DIR: ctx.dataDir, LOG_LEVEL: 'silent', WORKER_CONCURRENCY: '2' });
   const log = createLogger();
   const blobs = fileBlobStore(path.join(ctx.dataDir, 'blobs'));

@@ -6,15 +6,18 @@ import { parseArgs } from 'node:util';
 import { extractDocument, closeDocumentPools, entityTypeSchema } from '../../pipelines/extraction/index.ts';
 import { scoreDocument, sumScores, precision, recall, type Miss, type FieldScore } from '../../pipelines/extraction/evaluate.ts';
 import { engineOptionsFromConfig } from './extract.ts';
-import { findLeaseCases, evalLease, formatLease } from './eval_lease.ts';
+import { findLeaseCases, evalLease, formatLease, runLeaseLabels } from './eval_lease.ts';
 import { runLabels } from './eval_labels.ts';
 
 const usage = `usage: svc eval [DIR] [--json] [--only SUBSTRING]
         svc eval --labels LABELS_DIR [--docs DOCS_DIR] [--only SUBSTRING] [--json] [--html FILE]
+        svc eval --lease-labels DIR [--only SUB1,SUB2] [--json]
    DIR          documents beside <name>.expected.json (default fixtures/): precision and recall per field;
                 a DIR of lease/insurance pairs (e.g. fixtures/lease) scores the lease checker
    --labels     hand labels in the corpus label format (each names its PDF in "file", relative to --docs,
                 default the labels directory's parent): accuracy per field, per document kind, text vs scan
+   --lease-labels  real leases with hand labels (<stem>/lease.pdf, <stem>/expected.json): the lease facts and
+                the ten requirement checks, per fact and per check; --only takes comma-separated stems
    --html FILE  with --labels, also write a self-contained analyst report with a crop of each miss`;
 const DOC_EXT = ['.pdf', '.png', '.jpg', '.jpeg'];
 
@@ -57,6 +60,7 @@ export async function run(argv: string[]): Promise<number> {
         json: { type: 'boolean' },
         only: { type: 'string' },
         labels: { type: 'string' },
+        'lease-labels': { type: 'string' },
         docs: { type: 'string' },
         html: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -70,6 +74,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${usage}\n`);
     return 0;
   }
+  if (args.values['lease-labels']) return runLeaseLabels({ dir: path.resolve(args.values['lease-labels']), only: args.values.only, json: !!args.values.json });
   if (args.values.labels)
     return runLabels({ labels: args.values.labels, docs: args.values.docs, only: args.values.only, json: !!args.values.json, html: args.values.html });
   if (args.values.html) {

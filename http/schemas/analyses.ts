@@ -47,6 +47,8 @@ export const analysisResult = z.object({
     pass: z.number().int(),
     fail: z.number().int(),
     warning: z.number().int(),
+    /** Verdicts resting on a missing or uncertain fact (each a warning naming it in `gap`). */
+    uncertain: z.number().int(),
     asOf: z.string(),
   }),
   recommendations: z.array(z.string()),

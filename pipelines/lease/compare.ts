@@ -16,6 +16,8 @@ import { money, shortDate, sameParty, insuredCoversTenant, addressParts } from '
 export interface CheckContext {
   /** ISO date the policy's status and period are judged on. */
   asOf: string;
+  /** Pages read with low confidence (OCR below the floor), per document: a value read there is uncertain. */
+  uncertainPages?: { lease: number[]; insurance: number[] };
 }
 
 type Check = (lease: LeaseFacts, ins: InsuranceFacts, ctx: CheckContext) => ComparisonItem;
@@ -386,8 +388,19 @@ const policyPeriod: Check = (lease, ins, ctx) => {
       `The policy expired on ${shortDate(exp.value)}, before ${shortDate(ctx.asOf)}.`,
       'Ask the tenant for the renewal of the policy.',
     );
-  if (!s)
-    return item(field, req, cov, 'warning', 'The lease term could not be read from the lease.', 'Check by hand that the policy period covers the lease term.');
+  if (!s) {
+    const rule = lease.termRules.start;
+    return item(
+      field,
+      { ...req, text: rule ? 'Commencement defined by a rule, not a date' : req.text, page: rule?.page ?? req.page, clause: rule?.value ?? req.clause },
+      cov,
+      'warning',
+      rule
+        ? `The lease sets its commencement by a rule, not a calendar date ("${rule.value.slice(0, 160)}"); the policy period could not be checked against it.`
+        : 'The lease term could not be read from the lease.',
+      'Check by hand that the policy period covers the lease term.',
+    );
+  }
   if (eff.value > s.value)
     return item(
       field,
@@ -397,15 +410,18 @@ const policyPeriod: Check = (lease, ins, ctx) => {
       `Coverage starts ${shortDate(eff.value)}, after the lease starts on ${shortDate(s.value)}.`,
       `Ask the tenant to have the policy start on or before ${shortDate(s.value)}.`,
     );
-  if (!e || !exp)
+  if (!exp) return item(field, req, cov, 'warning', 'The policy shows no expiration date.', 'Confirm the policy stays in force for the whole lease term.');
+  // An end the lease defines by a rule is not a fact to pass on: the period is checked by hand.
+  if (!e && lease.termRules.end)
     return item(
       field,
       req,
       cov,
-      exp ? 'pass' : 'warning',
-      exp ? null : 'The policy shows no expiration date.',
+      'warning',
+      `The lease sets its expiration by a rule, not a calendar date ("${lease.termRules.end.value.slice(0, 160)}").`,
       'Confirm the policy stays in force for the whole lease term.',
     );
+  if (!e) return item(field, req, cov, 'pass', null);
   if (exp.value >= e.value) return item(field, req, cov, 'pass', null);
   return item(
     field,
@@ -528,7 +544,66 @@ export const checks: [ComparisonField, Check][] = [
   ['Policy Status', policyStatus],
 ];
 
+/** Gaps that say a verdict rests on a fact that is missing or uncertain, not on a shortfall found. */
+const UNCERTAIN_GAP =
+  /could not be (?:read|matched|checked)|not readable|not shown|does not show|shows no|no address|not a calendar date|by a rule|low confidence|OCR|not found|uncertain/i;
+
+/** Whether a verdict rests on a missing or uncertain fact (the count `summary.uncertain` reports). */
+export const restsOnUncertainFact = (c: ComparisonItem) => c.status === 'warning' && !!c.gap && UNCERTAIN_GAP.test(c.gap);
+
+/**
+ * Never a pass without evidence: a pass on a requirement needs the lease clause and the insurance text it rests
+ * on, and neither may come from a page read with low confidence. Otherwise the verdict is a warning whose gap
+ * names the missing or uncertain fact.
+ */
+export function requireEvidence(c: ComparisonItem, ctx: CheckContext): ComparisonItem {
+  if (c.status !== 'pass' || c.leaseRequired === NOT_REQUIRED) return c;
+  const low = ctx.uncertainPages;
+  const warn = (gap: string): ComparisonItem => ({
+    ...c,
+    status: 'warning',
+    gap,
+    recommendation: `Check the ${c.field.toLowerCase()} by hand against both documents.`,
+  });
+  if (c.field !== 'Policy Status' && c.leaseRequired_page === null) return warn(`The lease fact this check rests on was not found (${c.leaseRequired}).`);
+  if (c.insuranceCoverage_page === null) return warn(`The insurance document does not show what this check needs (${c.insuranceCoverage}).`);
+  if (low?.insurance.includes(c.insuranceCoverage_page))
+    return warn(`The insurance value was read by OCR with low confidence on page ${c.insuranceCoverage_page}; it is uncertain.`);
+  if (c.leaseRequired_page !== null && low?.lease.includes(c.leaseRequired_page))
+    return warn(`The lease clause was read by OCR with low confidence on page ${c.leaseRequired_page}; it is uncertain.`);
+  return c;
+}
+
+/** The lease requirement each coverage check rests on. */
+const checkRequirement: Partial<Record<ComparisonField, RequirementKind>> = {
+  'Renters Insurance Required': 'renters',
+  'General Liability': 'liability',
+  'Property Damage': 'propertyDamage',
+  'Workers Compensation': 'workersComp',
+  'Umbrella/Excess Liability': 'umbrella',
+  'Auto Liability': 'auto',
+  'Professional Liability': 'professional',
+  'Additional Insured': 'additionalInsured',
+  'Interested Party': 'interestedParty',
+  'Certificate Holder': 'certificateHolder',
+  'Waiver of Subrogation': 'waiverOfSubrogation',
+  'Primary & Non-Contributory': 'primaryNonContributory',
+};
+
+/** A pass on a requirement the lease's words leave uncertain is a warning. */
+function settledRequirement(c: ComparisonItem, lease: LeaseFacts): ComparisonItem {
+  const kind = checkRequirement[c.field];
+  const why = kind ? lease.requirements[kind]?.uncertain : undefined;
+  if (c.status !== 'pass' || !why) return c;
+  return {
+    ...c,
+    status: 'warning',
+    gap: `Whether the lease requires this is uncertain: ${why}.`,
+    recommendation: `Confirm with the landlord whether the lease requires ${c.field.toLowerCase()}.`,
+  };
+}
+
 /** Run the 15 checks. */
 export function compare(lease: LeaseFacts, ins: InsuranceFacts, ctx: CheckContext): ComparisonItem[] {
-  return checks.map(([, check]) => check(lease, ins, ctx));
+  return checks.map(([, check]) => settledRequirement(requireEvidence(check(lease, ins, ctx), ctx), lease));
 }

@@ -7,12 +7,12 @@ import type { PageText } from '../documents/layout.ts';
 import type { ExtractedData } from '../extraction/schema.ts';
 import { leaseFacts } from './lease_facts.ts';
 import { insuranceFacts, extractPolicy } from './insurance_facts.ts';
-import { compare } from './compare.ts';
+import { compare, restsOnUncertainFact } from './compare.ts';
 import { groundedOn, shortDate } from './text.ts';
 import type { AnalysisResult, Cited, InsuranceFacts, LeaseFacts, Summary, ComparisonItem } from './schema.ts';
 
 export * from './schema.ts';
-export { compare, checks } from './compare.ts';
+export { compare, checks, requireEvidence, restsOnUncertainFact } from './compare.ts';
 export { leaseFacts } from './lease_facts.ts';
 export { insuranceFacts, extractPolicy } from './insurance_facts.ts';
 export { sameParty, addressParts, insuredCoversTenant, shortDate, money } from './text.ts';
@@ -48,8 +48,13 @@ export interface DocumentMeta {
   method: DocumentText['method'];
   ocrPages: number[];
   ocrConfidence: number | null;
+  /** OCR pages read below LOW_OCR_CONFIDENCE: a value read there cannot carry a pass. */
+  lowConfidencePages: number[];
   errors: string[];
 }
+
+/** Mean word confidence below which an OCR page's values are uncertain. */
+export const LOW_OCR_CONFIDENCE = 0.6;
 
 export interface LeaseStageOutput {
   document: DocumentMeta;
@@ -95,6 +100,7 @@ function meta(doc: DocumentText): DocumentMeta {
     method: doc.method,
     ocrPages: ocr.map((p) => p.page),
     ocrConfidence: ocr.length ? Math.round((ocr.reduce((a, p) => a + p.confidence, 0) / ocr.length) * 100) / 100 : null,
+    lowConfidencePages: ocr.filter((p) => p.confidence < LOW_OCR_CONFIDENCE).map((p) => p.page),
     errors: doc.errors.map((e) => `${e.stage}${e.page ? ` p.${e.page}` : ''}: ${e.message}`),
   };
 }
@@ -113,6 +119,18 @@ function verified<T extends string | number | boolean | null>(
   return null;
 }
 
+/**
+ * A property address is put together from the parts the lease states (the street, a suite named in the premises
+ * definition, the city): kept when every part is on its page.
+ */
+function verifiedAddress(pages: PageText[], c: Cited<string> | null, dropped: string[]): Cited<string> | null {
+  if (!c) return c;
+  const parts = c.value.split(/,\s*/).filter(Boolean);
+  if (parts.every((x) => groundedOn(pages, x, c.page, c.text))) return c;
+  dropped.push(`property address "${c.value}" (not found on page ${c.page})`);
+  return null;
+}
+
 /** Lease facts from a lease that has been read; every value checked against its page. */
 export function leaseStage(doc: DocumentText): LeaseStageOutput {
   const f = leaseFacts(doc.pages);
@@ -120,16 +138,22 @@ export function leaseStage(doc: DocumentText): LeaseStageOutput {
   const p = doc.pages;
   const facts: LeaseFacts = {
     ...f,
-    propertyAddress: verified(p, f.propertyAddress, 'property address', dropped),
+    propertyAddress: verifiedAddress(p, f.propertyAddress, dropped),
     landlord: verified(p, f.landlord, 'landlord', dropped),
     manager: verified(p, f.manager, 'manager', dropped),
     tenant: verified(p, f.tenant, 'tenant', dropped),
     leaseStart: verified(p, f.leaseStart, 'lease start', dropped),
     leaseEnd: verified(p, f.leaseEnd, 'lease end', dropped),
+    termRules: {
+      start: f.termRules.start && groundedOn(p, true, f.termRules.start.page, f.termRules.start.text) ? f.termRules.start : null,
+      end: f.termRules.end && groundedOn(p, true, f.termRules.end.page, f.termRules.end.text) ? f.termRules.end : null,
+    },
     requirements: Object.fromEntries(
       Object.entries(f.requirements).flatMap(([k, r]) => {
         const clauseOk = groundedOn(p, true, r.page, r.clause);
-        const amountOk = r.amount === null || groundedOn(p, r.amount, r.page, r.clause);
+        // An amount incorporated by reference is checked where it is stated.
+        const at = r.amountSource ?? { page: r.page, text: r.clause };
+        const amountOk = r.amount === null || groundedOn(p, r.amount, at.page, at.text);
         if (clauseOk && amountOk) return [[k, r]];
         dropped.push(`${k} requirement (clause not found on page ${r.page})`);
         return [];
@@ -137,6 +161,28 @@ export function leaseStage(doc: DocumentText): LeaseStageOutput {
     ),
   };
   return { document: meta(doc), facts, dropped };
+}
+
+/** A heading the reader ran into the carrier's name ("DECLARATIONS Lakeside Mutual", "CO. A Great Lakes Casualty"). */
+const CARRIER_HEADING =
+  /^(?:(?:renters|homeowners?|condo(?:minium)?|policy|insurance|commercial|general|liability|auto(?:mobile)?|personal|umbrella|business(?:owners)?)\s+)*declarations?(?:\s+page)?\b[\s:–-]*|^(?:ins(?:urer|urance)?\.?\s+)?co\.?\s+[A-F]\b[\s:–-]*|^insurer\s+[A-F]\b[\s:–-]*/i;
+
+/** The carrier without a heading before it; null when nothing of a name is left. */
+export function carrierName(c: Cited<string> | null, dropped: string[]): Cited<string> | null {
+  if (!c) return c;
+  const v = c.value.replace(CARRIER_HEADING, '').trim();
+  if (v === c.value) return c;
+  if (/[A-Za-z]{3}/.test(v)) return { ...c, value: v };
+  dropped.push(`carrier "${c.value}" (a heading, not a name)`);
+  return null;
+}
+
+/** An insured read from a sentence ("on general", "paying an") is not a name: null, so the checks warn. */
+export function insuredName(c: Cited<string> | null, dropped: string[]): Cited<string> | null {
+  if (!c) return c;
+  if (/^[A-Z0-9]/.test(c.value.trim()) && /[A-Za-z]{2}/.test(c.value)) return c;
+  dropped.push(`insured "${c.value}" (not a name)`);
+  return null;
 }
 
 /** Insurance facts from a policy document that has been read; every value checked against its page. */
@@ -148,9 +194,9 @@ export function insuranceStage(doc: DocumentText): InsuranceStageOutput {
   const lim = (name: string, l: InsuranceFacts['liability']) => (l && l.value !== null ? (verified(p, l, name, dropped) as typeof l) : l);
   const facts: InsuranceFacts = {
     ...f,
-    carrier: verified(p, f.carrier, 'carrier', dropped),
+    carrier: carrierName(verified(p, f.carrier, 'carrier', dropped), dropped),
     policyNumber: verified(p, f.policyNumber, 'policy number', dropped),
-    insured: verified(p, f.insured, 'insured', dropped),
+    insured: insuredName(verified(p, f.insured, 'insured', dropped), dropped),
     effectiveDate: verified(p, f.effectiveDate, 'effective date', dropped),
     expirationDate: verified(p, f.expirationDate, 'expiration date', dropped),
     liability: lim('liability limit', f.liability),
@@ -173,7 +219,15 @@ function summarise(items: ComparisonItem[], asOf: string): Summary {
   const n = (s: string) => items.filter((i) => i.status === s).length;
   const fail = n('fail');
   const warning = n('warning');
-  return { status: fail ? 'non_compliant' : warning ? 'needs_review' : 'compliant', total: items.length, pass: n('pass'), fail, warning, asOf };
+  return {
+    status: fail ? 'non_compliant' : warning ? 'needs_review' : 'compliant',
+    total: items.length,
+    pass: n('pass'),
+    fail,
+    warning,
+    uncertain: items.filter(restsOnUncertainFact).length,
+    asOf,
+  };
 }
 
 function notes(lease: LeaseStageOutput, ins: InsuranceStageOutput): string[] {
@@ -203,8 +257,23 @@ function notes(lease: LeaseStageOutput, ins: InsuranceStageOutput): string[] {
   if (f.kind === 'unknown') out.push('The kind of insurance document could not be recognised; checks rely on the words found.');
   for (const m of f.markers) out.push(`The insurance document reads as a ${m.value} (page ${m.page}).`);
   const l = lease.facts;
-  const missing = (['propertyAddress', 'landlord', 'tenant', 'leaseStart', 'leaseEnd'] as const).filter((k) => !l[k]);
+  for (const [k, rule] of [
+    ['leaseStart', l.termRules.start],
+    ['leaseEnd', l.termRules.end],
+  ] as const)
+    if (rule)
+      out.push(
+        `${k} is null: the lease defines the ${k === 'leaseStart' ? 'commencement' : 'expiration'} by a rule, not a calendar date ("${rule.value.slice(0, 200)}", page ${rule.page}).`,
+      );
+  const missing = (['propertyAddress', 'landlord', 'tenant', 'leaseStart', 'leaseEnd'] as const).filter(
+    (k) => !l[k] && !(k === 'leaseStart' && l.termRules.start) && !(k === 'leaseEnd' && l.termRules.end),
+  );
   if (missing.length) out.push(`Not found in the lease: ${missing.join(', ')}.`);
+  for (const r of Object.values(l.requirements))
+    if (r.amountSource && r.amount !== null)
+      out.push(
+        `The ${r.kind} limit is incorporated by reference (page ${r.page}); ${r.amount.toLocaleString('en-US')} was read where it is stated, page ${r.amountSource.page}.`,
+      );
   if (l.manager) out.push(`The lease names ${l.manager.value} as manager for the landlord; it is accepted in place of the landlord on the policy.`);
   if (Object.keys(l.requirements).length === 0)
     out.push('The lease states no insurance requirement that the checker recognises; every coverage check reads "Not required".');
@@ -222,7 +291,10 @@ const paged = <K extends string>(name: K, c: Cited<string> | null, fmt: (v: stri
 
 /** The SPEC §2.8 result from both stages' outputs. */
 export function buildResult(lease: LeaseStageOutput, ins: InsuranceStageOutput, asOf: string): AnalysisResult {
-  const comparison = compare(lease.facts, ins.facts, { asOf });
+  const comparison = compare(lease.facts, ins.facts, {
+    asOf,
+    uncertainPages: { lease: lease.document.lowConfidencePages ?? [], insurance: ins.document.lowConfidencePages ?? [] },
+  });
   const l = lease.facts;
   const i = ins.facts;
   const recommendations = comparison.filter((c) => c.status !== 'pass' && c.recommendation).map((c) => c.recommendation!);

@@ -31,8 +31,16 @@ export interface LeaseRequirement {
   required: boolean;
   /** Minimum limit in dollars, when the clause states one. */
   amount: number | null;
+  /** The aggregate limit, when the clause states one apart from the per-occurrence amount. */
+  aggregate?: number | null;
+  /** The amount is a combined single limit (bodily injury and property damage together). */
+  combinedSingleLimit?: boolean;
+  /** Where the amount is stated when the clause incorporates it by reference ("the limits set forth in Section 1.1"). */
+  amountSource?: { page: number; text: string };
   /** Workers compensation "statutory limits". */
   statutory: boolean;
+  /** Why the lease's words do not settle the requirement (an unticked form option): no verdict passes on it. */
+  uncertain?: string;
   /** The clause stating the requirement, and its page. */
   clause: string;
   page: number;
@@ -48,6 +56,8 @@ export interface LeaseFacts {
   /** ISO dates. */
   leaseStart: Cited<string> | null;
   leaseEnd: Cited<string> | null;
+  /** A commencement or expiration the lease defines by an event or a formula, not a calendar date (quoted). */
+  termRules: { start: Cited<string> | null; end: Cited<string> | null };
   requirements: Partial<Record<RequirementKind, LeaseRequirement>>;
 }
 
@@ -132,6 +142,8 @@ export interface Summary {
   pass: number;
   fail: number;
   warning: number;
+  /** Verdicts that rest on a missing or uncertain fact (each a warning naming the fact in its gap). */
+  uncertain: number;
   /** The date the policy status and period were judged on. */
   asOf: string;
 }

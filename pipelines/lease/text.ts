@@ -8,7 +8,12 @@ import type { Cited } from './schema.ts';
 export interface Clause {
   text: string;
   page: number;
+  /** The paragraph (numbered across the document) the clause is a sentence of. */
+  para: number;
 }
+
+const PARAGRAPH_START =
+  /^\s*(?:\d{1,2}(?:\.\d+)*[.)]\s|\d{1,2}(?:\.\d+)+\s?[A-Z]|[A-Z][A-Z &'/-]{3,}[:.]?\s*(?:\n|$)|\([a-zA-Z0-9]{1,4}\)\s?[A-Za-z]|ARTICLE\s|Section\s+\d)/;
 
 /**
  * The sentences of a document, each with the page it starts on. Lines of a page are joined (hyphenated line
@@ -16,12 +21,19 @@ export interface Clause {
  */
 export function clauses(pages: PageText[]): Clause[] {
   const out: Clause[] = [];
+  let para = 0;
   for (const p of pages) {
     const text = p.lines.map((l) => l.text.replace(/\s{2,}/g, '  ')).join('\n');
     // A new paragraph: an empty-ish break, a numbered heading or an ALL CAPS heading line.
-    const paras = text.split(/\n(?=\s*(?:\d{1,2}(?:\.\d+)*[.)]\s|[A-Z][A-Z &'/-]{3,}[:.]?\s*(?:\n|$)|\([a-z0-9]{1,3}\)\s|Section\s+\d|ARTICLE\s))/);
-    for (const para of paras) {
-      const joined = para
+    // A list marker may run into its text ("(a)Commercial general liability", "4.2.4Insurance"); "Section 5" starts
+    // a paragraph only after a sentence ends (mid-sentence it is a cross-reference wrapped onto a new line).
+    const paras = text.split(
+      /\n(?=\s*(?:\d{1,2}(?:\.\d+)*[.)]\s|\d{1,2}(?:\.\d+)+\s?[A-Z]|[A-Z][A-Z &'/-]{3,}[:.]?\s*(?:\n|$)|\([a-zA-Z0-9]{1,4}\)\s?[A-Za-z]|ARTICLE\s))|(?<=[.:;"”]\s*)\n(?=\s*Section\s+\d)/,
+    );
+    for (const [k, chunk] of paras.entries()) {
+      // A page's first lines continue the paragraph the page before ended in, unless they start a new one.
+      if (!(k === 0 && out.length && !PARAGRAPH_START.test(chunk))) para++;
+      const joined = chunk
         .replace(/-\n(?=[a-z])/g, '')
         .replace(/\s*\n\s*/g, ' ')
         .replace(/\s{2,}/g, ' ')
@@ -29,7 +41,7 @@ export function clauses(pages: PageText[]): Clause[] {
       // Not after abbreviations ("Inc.", "St.", "No.") and not before a parenthesis ("Inc. (\"Tenant\")").
       for (const s of joined.split(/(?<!\b[A-Z][a-z]{0,2}\.)(?<=[.;])\s+(?=[A-Z])/)) {
         const t = s.trim();
-        if (t.length >= 3) out.push({ text: t, page: p.page });
+        if (t.length >= 3) out.push({ text: t, page: p.page, para });
       }
     }
   }

@@ -33,6 +33,7 @@ function lease(over: Partial<LeaseFacts> = {}): LeaseFacts {
     tenant: c('Jordan Lee'),
     leaseStart: c('2026-02-01'),
     leaseEnd: c('2027-01-31'),
+    termRules: { start: null, end: null },
     requirements: {},
     ...over,
   };
@@ -237,4 +238,42 @@ test('addresses split into number, street, unit and ZIP', (t) => {
   t.deepEqual(addressParts('12 Oak Street, Apt 4B, Springfield, IL 62704'), { number: '12', street: 'oak st', unit: '4b', zip: '62704' });
   t.deepEqual(addressParts('12 OAK ST #4B SPRINGFIELD IL 62704'), { number: '12', street: 'oak st', unit: '4b', zip: '62704' });
   t.is(addressParts('200 Commerce Drive, Suite 310, Columbus, OH 43215').unit, '310');
+});
+
+test('never a pass without evidence: a met requirement whose insurance value has no page, or was read by OCR with low confidence, is a warning naming why', (t) => {
+  const l = lease({ requirements: { liability: req('liability', 100000) } });
+  t.is(check('General Liability', l, policy({ liability: limit(300000, 'Personal Liability') })).status, 'pass');
+  const noPage = compare(l, policy({ liability: { ...limit(300000, 'Personal Liability'), page: null as unknown as number } }), { asOf: '2026-02-15' }).find(
+    (x) => x.field === 'General Liability',
+  )!;
+  t.is(noPage.status, 'warning');
+  t.regex(noPage.gap ?? '', /does not show/);
+  const lowOcr = compare(l, policy({ liability: limit(300000, 'Personal Liability') }), {
+    asOf: '2026-02-15',
+    uncertainPages: { lease: [], insurance: [1] },
+  }).find((x) => x.field === 'General Liability')!;
+  t.is(lowOcr.status, 'warning');
+  t.regex(lowOcr.gap ?? '', /low confidence on page 1/);
+  // A requirement stated on a low-confidence lease page is uncertain too; a "Not required" pass is left alone.
+  const lowLease = compare(l, policy({ liability: limit(300000, 'Personal Liability') }), {
+    asOf: '2026-02-15',
+    uncertainPages: { lease: [2], insurance: [] },
+  });
+  t.is(lowLease.find((x) => x.field === 'General Liability')!.status, 'warning');
+  t.is(lowLease.find((x) => x.field === 'Auto Liability')!.status, 'pass');
+});
+
+test('Policy Period: a commencement or expiration the lease sets by a rule is a warning quoting the rule, never a pass', (t) => {
+  const rule = { value: 'The later of (a) July 1, 2026 and (b) 90 days after delivery', page: 2, text: 'Commencement Date: The later of …' };
+  const start = check('Policy Period', lease({ leaseStart: null, leaseEnd: null, termRules: { start: rule, end: null } }), policy());
+  t.is(start.status, 'warning');
+  t.regex(start.gap ?? '', /by a rule, not a calendar date \("The later of/);
+  t.is(start.leaseRequired_page, 2);
+  const end = check(
+    'Policy Period',
+    lease({ leaseEnd: null, termRules: { start: null, end: { value: 'The last day of the 37th full calendar month', page: 3, text: 'x' } } }),
+    policy(),
+  );
+  t.is(end.status, 'warning');
+  t.regex(end.gap ?? '', /37th full calendar month/);
 });

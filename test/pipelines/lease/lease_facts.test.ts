@@ -1,0 +1,354 @@
+// How leases state parties, premises, term and insurance (issue 29), each on a generated page: the cause, not a
+// document. Real leases write these in a preamble, a summary table (either orientation), a definitions article
+// or a cover page the summary points to; insurance clauses speak of the tenant's, the landlord's and
+// contractors' policies side by side.
+import test from 'ava';
+import { layoutPage, type TextItem, type PageText } from '../../../pipelines/documents/layout.ts';
+import { leaseFacts } from '../../../pipelines/lease/lease_facts.ts';
+import { leaseStage } from '../../../pipelines/lease/index.ts';
+import type { DocumentText } from '../../../pipelines/documents/index.ts';
+
+/** A page of lines; a line may hold cells ("LANDLORD", "TENANT") at their own x. */
+function page(n: number, lines: (string | [number, string][])[]): PageText {
+  const items: TextItem[] = [];
+  lines.forEach((l, i) => {
+    const cells: [number, string][] = typeof l === 'string' ? [[60, l]] : l;
+    for (const [x, text] of cells) items.push({ text, x, y: 60 + i * 14, w: text.length * 4.2, h: 10, source: 'text' });
+  });
+  return layoutPage(n, 612, 792, items, 'text');
+}
+
+const insurance = [
+  'ARTICLE 9. INSURANCE',
+  '9.1 Tenant shall, at its cost, obtain and maintain throughout the Term the following insurance:',
+  '(a) Commercial general liability insurance naming Landlord as additional insured, in amounts at least',
+  'equal to the limits set forth in Section 1.1;',
+  '(b) Workers’ compensation insurance as required by law.',
+  '9.2 Such insurance may be maintained under a blanket or umbrella policy covering other locations.',
+  'Tenant shall furnish Landlord with certificates evidencing all such insurance before the Term begins.',
+  '9.3 Landlord shall maintain commercial general liability insurance of not less than $500,000 per occurrence.',
+  '9.4 Tenant shall cause each contractor to carry automobile liability insurance of not less than $5,000,000',
+  'combined single limit and professional liability insurance of $2,000,000, naming Landlord as additional insured.',
+];
+
+test('a summary that points to the cover page: the parties are read from the cover, never "As listed on the cover page"', (t) => {
+  const f = leaseFacts([
+    page(1, ['LEASE AGREEMENT BETWEEN', 'HARBOR POINT HOLDINGS, L.L.C.,', 'AS LANDLORD, AND', 'QUILL ROBOTICS, INC.,', 'AS TENANT', 'DATED MAY 1, 2026']),
+    page(2, [
+      'BASIC LEASE INFORMATION',
+      'Landlord:',
+      'As listed on the cover page',
+      'Tenant:',
+      'As listed on the cover page',
+      'Premises:',
+      'Suite No. 200 and 300 of the building whose street address is 77 Wharf Street, Portland,',
+      'Maine 04101 (the "Building").',
+      'Commencement Date:',
+      'The later of (a) July 1, 2026, and (b) the date that is 120 days after Landlord delivers the Premises.',
+      'Expiration Date:',
+      'The last day of the 60th full calendar month after the Commencement Date.',
+      'Base Taxes: taxes for the fiscal year commencing on July 1, 2026 and expiring on June 30, 2027.',
+      'Liability Insurance Limits:',
+      '$2,000,000 per occurrence',
+      '$4,000,000 general aggregate',
+    ]),
+    page(3, insurance),
+  ]);
+  t.is(f.landlord?.value, 'HARBOR POINT HOLDINGS, L.L.C.');
+  t.is(f.landlord?.page, 1);
+  t.is(f.tenant?.value, 'QUILL ROBOTICS, INC.');
+  t.is(f.propertyAddress?.value, '77 Wharf Street, Suite No. 200 and 300, Portland, Maine 04101');
+  // Dates defined by an event or a formula are null with the rule kept; the tax year's dates are not the term.
+  t.is(f.leaseStart, null);
+  t.is(f.leaseEnd, null);
+  t.regex(f.termRules.start?.value ?? '', /^The later of \(a\) July 1, 2026/);
+  t.regex(f.termRules.end?.value ?? '', /60th full calendar month/);
+  // The limit incorporated by reference is followed to Section 1.1, per occurrence and aggregate apart.
+  const gl = f.requirements.liability!;
+  t.is(gl.amount, 2000000);
+  t.is(gl.aggregate, 4000000);
+  t.is(gl.page, 3);
+  t.is(gl.amountSource?.page, 2);
+  t.true(f.requirements.workersComp?.statutory);
+  // The landlord's own policy and the contractors' policies are not the tenant's requirements.
+  t.is(f.requirements.auto, undefined);
+  t.is(f.requirements.professional, undefined);
+  // Only permitted ("may be maintained under … umbrella"), so not required.
+  t.is(f.requirements.umbrella, undefined);
+  t.is(f.requirements.additionalInsured?.page, 3);
+  t.regex(f.requirements.certificateHolder?.clause ?? '', /^Tenant shall furnish Landlord with certificates/);
+});
+
+test('the analysis stage keeps a premises put together from the suite and the street address (each part on the page), and the rules reach extractionNotes', (t) => {
+  const pages = [
+    page(1, ['LEASE', 'Premises:', 'Suite 725 of the building located at 1200 Grant Avenue, San Mateo, California 94402.']),
+    page(2, ['Commencement Date:', 'The date on which Landlord delivers the Premises to Tenant.']),
+  ];
+  const doc = { pages, pageCount: 2, method: 'text', errors: [], status: 'success', sniffed: { mime: 'application/pdf', bytes: 1 } } as unknown as DocumentText;
+  const out = leaseStage(doc);
+  t.is(out.facts.propertyAddress?.value, '1200 Grant Avenue, Suite 725, San Mateo, California 94402');
+  t.is(out.facts.termRules.start?.page, 2);
+  t.deepEqual(out.dropped, []);
+});
+
+test('a summary table in either orientation: headings over values, or the value before its label; a role heading is never a party', (t) => {
+  const columns = leaseFacts([
+    page(1, [
+      'RESIDENTIAL LEASE',
+      [
+        [60, 'LANDLORD'],
+        [330, 'TENANT'],
+      ],
+      [
+        [60, 'Maple Court Apartments LLC'],
+        [330, 'Avery Chen'],
+      ],
+      'Resident shall not allow any utility to be disconnected for non-payment.',
+    ]),
+  ]);
+  t.is(columns.landlord?.value, 'Maple Court Apartments LLC');
+  t.is(columns.tenant?.value, 'Avery Chen');
+  const reversed = leaseFacts([
+    page(1, [
+      'BASIC TERMS',
+      [
+        [60, 'Maple Court Apartments LLC'],
+        [400, 'Landlord'],
+      ],
+      [
+        [60, 'Avery Chen and Sam Ortiz'],
+        [400, 'Resident'],
+      ],
+      [
+        [60, '48 Elm Street, Apt 3C, Dayton, OH 45402'],
+        [400, 'Premises'],
+      ],
+      [
+        [60, 'September 1, 2026'],
+        [400, 'Commencement Date'],
+      ],
+      [
+        [60, 'August 31, 2027'],
+        [400, 'Expiration Date'],
+      ],
+    ]),
+  ]);
+  t.is(reversed.landlord?.value, 'Maple Court Apartments LLC');
+  t.is(reversed.tenant?.value, 'Avery Chen and Sam Ortiz');
+  t.is(reversed.propertyAddress?.value, '48 Elm Street, Apt 3C, Dayton, OH 45402');
+  t.is(reversed.leaseStart?.value, '2026-09-01');
+  t.is(reversed.leaseEnd?.value, '2027-08-31');
+});
+
+test('a definitions article and a preamble in other wordings; a sentence is never a name', (t) => {
+  const defs = leaseFacts([
+    page(1, [
+      'ARTICLE 1. DEFINITIONS',
+      '1.1 "Landlord" means Cedar Yard Partners LP.',
+      '1.2 "Tenant" means Brightline Labs, Inc., a Delaware corporation.',
+      '1.3 "Premises" means the space located at 9 Harbor Road, Suite 12, Salem, MA 01970.',
+      '1.4 "Commencement Date" means April 1, 2026.',
+      '1.5 "Expiration Date" means March 31, 2031.',
+    ]),
+  ]);
+  t.is(defs.landlord?.value, 'Cedar Yard Partners LP');
+  t.is(defs.tenant?.value, 'Brightline Labs, Inc.');
+  t.is(defs.propertyAddress?.value, '9 Harbor Road, Suite 12, Salem, MA 01970');
+  t.is(defs.leaseStart?.value, '2026-04-01');
+  t.is(defs.leaseEnd?.value, '2031-03-31');
+  const preamble = leaseFacts([
+    page(1, [
+      'This Lease Agreement is made this day between 2430 N. Lake, LLC, a limited partnership (hereinafter referred to',
+      'as "Landlord"), and Dana Whitfield (hereinafter referred to as "Resident"), paying an annual rent as stated below.',
+      'So long as Resident performs, Resident shall quietly enjoy the Premises.',
+    ]),
+  ]);
+  t.is(preamble.landlord?.value, '2430 N. Lake, LLC');
+  t.is(preamble.tenant?.value, 'Dana Whitfield');
+});
+
+test('residential: renters insurance with a personal-liability minimum, the landlord as interested party, a declarations page accepted (no certificate holder required)', (t) => {
+  const f = leaseFacts([
+    page(1, [
+      'Resident must purchase and keep in force renters insurance (HO-4) with personal liability coverage of at least',
+      '$300,000 for the entire term. Resident shall list Maple Court Apartments LLC as an interested party on the',
+      'policy. A copy of the declarations page is acceptable proof of insurance.',
+    ]),
+  ]);
+  t.true(f.requirements.renters?.required);
+  t.is(f.requirements.liability?.amount, 300000);
+  t.true(f.requirements.interestedParty?.required);
+  t.is(f.requirements.certificateHolder, undefined);
+});
+
+test('per-occurrence and aggregate kept apart whatever their order; a combined single limit is marked', (t) => {
+  const f = leaseFacts([
+    page(1, [
+      'Tenant shall maintain commercial general liability insurance of $5,000,000 in the aggregate and $1,000,000 per',
+      'occurrence. Tenant shall maintain business automobile liability insurance with a combined single limit of',
+      '$1,000,000.',
+    ]),
+  ]);
+  t.is(f.requirements.liability?.amount, 1000000);
+  t.is(f.requirements.liability?.aggregate, 5000000);
+  t.is(f.requirements.auto?.amount, 1000000);
+  t.true(f.requirements.auto?.combinedSingleLimit);
+});
+
+test('summary.uncertain counts the verdicts that rest on a missing or uncertain fact', async (t) => {
+  const { buildResult } = await import('../../../pipelines/lease/index.ts');
+  const leasePages = [page(1, ['Commencement Date:', 'The date Landlord delivers the Premises.', 'Tenant shall maintain renters insurance.'])];
+  const doc = {
+    pages: leasePages,
+    pageCount: 1,
+    method: 'text',
+    errors: [],
+    status: 'success',
+    sniffed: { mime: 'application/pdf', bytes: 1 },
+  } as unknown as DocumentText;
+  const l = leaseStage(doc);
+  const ins = {
+    document: { ...l.document },
+    facts: {
+      kind: 'renters',
+      policyType: 'Renters (HO-4)',
+      carrier: null,
+      policyNumber: null,
+      policyNumbers: [],
+      insured: null,
+      effectiveDate: null,
+      expirationDate: null,
+      liability: null,
+      propertyDamage: null,
+      workersComp: null,
+      umbrella: null,
+      auto: null,
+      professional: null,
+      parties: [],
+      hasCertificateHolderSection: false,
+      waiverOfSubrogation: null,
+      primaryNonContributory: null,
+      propertyAddress: null,
+      markers: [],
+    },
+    extracted: {} as never,
+    dropped: [],
+  } as Parameters<typeof buildResult>[1];
+  const r = buildResult(l, ins, '2026-02-15');
+  const uncertain = r.comparison.filter(
+    (c) => c.status === 'warning' && /could not be read|not shown|not found|by a rule|no address|does not show/.test(c.gap ?? ''),
+  );
+  t.true(uncertain.length >= 3);
+  t.is(r.summary.uncertain, uncertain.length);
+  t.true(r.extractionNotes.some((n) => /leaseStart is null: the lease defines the commencement by a rule/.test(n)));
+});
+
+test('insurance side as the checker uses it: a heading run into the carrier is dropped from the name, an insured read from a sentence is no name', async (t) => {
+  const { carrierName, insuredName } = await import('../../../pipelines/lease/index.ts');
+  const cited = (value: string) => ({ value, page: 1, text: value });
+  const dropped: string[] = [];
+  t.is(carrierName(cited('DECLARATIONS Lakeside Mutual Insurance Company'), dropped)?.value, 'Lakeside Mutual Insurance Company');
+  t.is(carrierName(cited('RENTERS POLICY DECLARATIONS - Evergreen Indemnity'), dropped)?.value, 'Evergreen Indemnity');
+  t.is(carrierName(cited('CO. A Great Lakes Casualty Company'), dropped)?.value, 'Great Lakes Casualty Company');
+  t.is(carrierName(cited('Lakeside Mutual'), dropped)?.value, 'Lakeside Mutual');
+  t.is(carrierName(cited('DECLARATIONS'), dropped), null);
+  t.is(insuredName(cited('on general'), dropped), null);
+  t.is(insuredName(cited('Jordan Lee'), dropped)?.value, 'Jordan Lee');
+  t.is(dropped.length, 2);
+});
+
+test('a residential form: "referred to as Landlord", a blank term line, and an unticked renters option that no verdict passes on', async (t) => {
+  const { compare } = await import('../../../pipelines/lease/index.ts');
+  const f = leaseFacts([
+    page(1, [
+      '1. PARTIES AND DWELLING UNIT: The parties to the Lease are the Prairie Housing Authority, referred to as',
+      'Landlord, and the occupying family, referred to as the Resident. Name Social Security # Sex',
+      'The Landlord leases to the Resident the premises located at 18 Birch Street, Apt #____ Hastings, NE 68901.',
+      'Lease Start Date:',
+      '____________________',
+      'INSURANCE ☐ Tenant is required to maintain renter’s insurance with minimum coverage of $100,000',
+      '☐ Renter’s insurance is recommended but not required.',
+    ]),
+  ]);
+  t.is(f.landlord?.value, 'Prairie Housing Authority');
+  t.is(f.tenant, null);
+  t.is(f.propertyAddress?.value, '18 Birch Street');
+  t.is(f.leaseStart, null);
+  t.is(f.termRules.start, null);
+  t.regex(f.requirements.renters?.uncertain ?? '', /checkbox/);
+  const ins = {
+    kind: 'renters',
+    policyType: 'Renters (HO-4)',
+    carrier: null,
+    policyNumber: null,
+    policyNumbers: [],
+    insured: { value: 'Jordan Lee', page: 1, text: 'Jordan Lee' },
+    effectiveDate: null,
+    expirationDate: null,
+    liability: { value: 300000, page: 1, text: '$300,000', label: 'Personal Liability' },
+    propertyDamage: null,
+    workersComp: null,
+    umbrella: null,
+    auto: null,
+    professional: null,
+    parties: [],
+    hasCertificateHolderSection: false,
+    waiverOfSubrogation: null,
+    primaryNonContributory: null,
+    propertyAddress: null,
+    markers: [],
+  };
+  const renters = compare({ ...f, tenant: { value: 'Jordan Lee', page: 1, text: 'x' } }, ins, { asOf: '2026-02-15' }).find(
+    (c) => c.field === 'Renters Insurance Required',
+  )!;
+  t.is(renters.status, 'warning');
+  t.regex(renters.gap ?? '', /uncertain: it is an option of a checkbox form/);
+});
+
+test('the dev-set scorer: facts by value and page (any page the label lists), requirements by required, amount and page, "either" accepted', async (t) => {
+  const { scoreLeaseLabel, sameAddress } = await import('../../../pipelines/lease/evaluate.ts');
+  const { shortDate } = await import('../../../pipelines/lease/index.ts');
+  t.true(sameAddress('3200 Olympus Boulevard, Suite No. 100, Dallas, Texas 75019', '3200 Olympus Blvd, Suite 100, Dallas, TX 75019'));
+  t.false(sameAddress('3200 Olympus Boulevard, Suite No. 100, Dallas, Texas 75019', '3200 Olympus Blvd, Dallas, TX'));
+  const f = leaseFacts([
+    page(1, ['LEASE', 'Landlord: Cedar Yard Partners LP', 'Tenant: Brightline Labs, Inc.']),
+    page(2, ['Tenant shall maintain commercial general liability insurance of not less than $3,000,000 per occurrence.']),
+  ]);
+  const none = { required: false, amount: null, page: null };
+  const s = scoreLeaseLabel(
+    {
+      lease: {
+        propertyAddress: null,
+        landlord: 'Cedar Yard Partners, L.P.',
+        landlord_page: 9,
+        tenant: 'Brightline Labs Inc',
+        tenant_page: 1,
+        leaseStart: null,
+        leaseEnd: null,
+      },
+      allPages: { 'lease.landlord': [1, 9] },
+      requirements: {
+        'General Liability': { required: true, amount_per_occurrence: 3000000, page: 2 },
+        'Property Damage': { required: true, amount_per_occurrence: 3000000, page: 2 },
+        'Workers Compensation': { required: true, page: 2 },
+        'Umbrella/Excess Liability': none,
+        'Auto Liability': none,
+        'Professional Liability': none,
+        'Additional Insured': none,
+        'Waiver of Subrogation': none,
+        'Primary & Non-Contributory': none,
+        'Certificate Holder': none,
+      },
+      accept: { 'requirements.Property Damage': 'either' },
+    },
+    f,
+    shortDate,
+  );
+  t.true(s.facts.landlord.right);
+  t.true(s.facts.tenant.right);
+  t.true(s.facts.propertyAddress.right);
+  t.true(s.checks['General Liability'].right);
+  t.true(s.checks['Property Damage'].right);
+  t.false(s.checks['Workers Compensation'].right);
+  t.true(s.checks['Auto Liability'].right);
+});
