@@ -533,13 +533,16 @@ create table app_public.embed_origins (
   agency_id bigint not null,
   origin text not null,
   created_at timestamp with time zone default now() not null,
+  mode text not null,
   constraint embed_origins_agency_id_fkey FOREIGN KEY (agency_id) REFERENCES app_public.agencies(id) ON DELETE CASCADE,
+  constraint embed_origins_mode_check CHECK (mode = ANY (ARRAY['test'::text, 'live'::text])),
   constraint embed_origins_origin_check CHECK (origin ~ '^https?://[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?$'::text AND length(origin) <= 300),
-  constraint embed_origins_pkey PRIMARY KEY (agency_id, origin)
+  constraint embed_origins_pkey PRIMARY KEY (agency_id, mode, origin)
 );
 alter table app_public.embed_origins enable row level security;
 alter table app_public.embed_origins force row level security;
 comment on table app_public.embed_origins is 'Origins (scheme://host[:port]) allowed to frame the agency''s hosted forms.';
+comment on column app_public.embed_origins.mode is 'The mode whose forms these origins may frame: test (sandbox key, test dashboard) or live.';
 
 create table app_public.events (
   id bigint generated always as identity not null,
@@ -2301,7 +2304,8 @@ CREATE OR REPLACE FUNCTION app_private.hosted_form(p_agent_slug text, p_public_i
 AS $function$
   select a.id, a.first_name, a.last_name, a.email, g.id, g.name, g.color_code, g.logo_key,
          f.id, f.public_id, s.name, s.insurance_line, f.mode, s.id, s.structure,
-         coalesce((select array_agg(e.origin order by e.origin) from app_public.embed_origins e where e.agency_id = g.id), '{}')
+         coalesce((select array_agg(e.origin order by e.origin) from app_public.embed_origins e
+                    where e.agency_id = g.id and e.mode = f.mode), '{}')
     from app_public.agents a
     join app_public.agencies g on g.id = a.agency_id
     join app_public.forms f on f.agency_id = g.id
@@ -2310,7 +2314,7 @@ AS $function$
      and a.status = 'active' and g.status = 'active' and f.status = 'active'
      and (f.owner_agent_id is null or f.owner_agent_id = a.id)
 $function$;
-comment on function app_private.hosted_form(p_agent_slug text, p_public_id text, OUT agent_id bigint, OUT agent_first_name text, OUT agent_last_name text, OUT agent_email text, OUT agency_id bigint, OUT agency_name text, OUT color_code text, OUT logo_key text, OUT form_id bigint, OUT public_id text, OUT form_name text, OUT insurance_line text, OUT mode text, OUT snapshot_id bigint, OUT structure jsonb, OUT embed_origins text[]) is 'Resolve {agentSlug}/form/{publicId} to the live snapshot, branding and embed origins; no row = 404.';
+comment on function app_private.hosted_form(p_agent_slug text, p_public_id text, OUT agent_id bigint, OUT agent_first_name text, OUT agent_last_name text, OUT agent_email text, OUT agency_id bigint, OUT agency_name text, OUT color_code text, OUT logo_key text, OUT form_id bigint, OUT public_id text, OUT form_name text, OUT insurance_line text, OUT mode text, OUT snapshot_id bigint, OUT structure jsonb, OUT embed_origins text[]) is 'Resolve {agentSlug}/form/{publicId} to the live snapshot, branding and the embed origins of the form''s mode; no row = 404.';
 
 CREATE OR REPLACE FUNCTION app_private.import_eval(p_label text, p_report jsonb, p_fixtures jsonb)
  RETURNS bigint
@@ -3855,17 +3859,21 @@ CREATE OR REPLACE FUNCTION app_public.set_embed_origins(p_origins text[])
 AS $function$
 declare
   v_agency bigint := app_public.current_agency_id();
+  v_mode text := app_public.current_mode();
 begin
   if v_agency is null or not app_public.current_is_admin() then
     raise exception 'registering embed origins requires an admin API key' using errcode = 'FORBD';
   end if;
-  delete from app_public.embed_origins where agency_id = v_agency and origin <> all (p_origins);
-  insert into app_public.embed_origins (agency_id, origin)
-  select v_agency, o from unnest(p_origins) o on conflict do nothing;
-  return query select origin from app_public.embed_origins where agency_id = v_agency order by origin;
+  if v_mode is null then
+    raise exception 'embed origins belong to a mode: set them with an API key or in the dashboard of that mode' using errcode = 'FORBD';
+  end if;
+  delete from app_public.embed_origins where agency_id = v_agency and mode = v_mode and origin <> all (p_origins);
+  insert into app_public.embed_origins (agency_id, mode, origin)
+  select v_agency, v_mode, o from unnest(p_origins) o on conflict do nothing;
+  return query select origin from app_public.embed_origins where agency_id = v_agency and mode = v_mode order by origin;
 end
 $function$;
-comment on function app_public.set_embed_origins(p_origins text[]) is 'PUT /v2/embed-origins: replace the agency''s list of framing origins.';
+comment on function app_public.set_embed_origins(p_origins text[]) is 'PUT /v2/embed-origins: replace the framing origins of the caller''s agency in the caller''s mode.';
 
 CREATE OR REPLACE FUNCTION app_public.set_webhook_endpoint_enabled(p_endpoint_id uuid, p_enabled boolean)
  RETURNS app_public.webhook_endpoints
@@ -4071,8 +4079,8 @@ create policy select_own_mode on app_public.declaration_pages as permissive for 
 create policy select_own_mode on app_public.documents as permissive for select to public
   using (((agency_id = ( SELECT app_public.current_agency_id() AS current_agency_id)) AND app_public.mode_visible(mode)));
 
-create policy select_own on app_public.embed_origins as permissive for select to public
-  using ((agency_id = ( SELECT app_public.current_agency_id() AS current_agency_id)));
+create policy select_own_mode on app_public.embed_origins as permissive for select to public
+  using (((agency_id = ( SELECT app_public.current_agency_id() AS current_agency_id)) AND ((mode = ( SELECT app_public.current_mode() AS current_mode)) OR ( SELECT app_public.current_sees_all_modes() AS current_sees_all_modes))));
 
 create policy select_own_mode on app_public.events as permissive for select to public
   using (((agency_id = ( SELECT app_public.current_agency_id() AS current_agency_id)) AND ((mode = ( SELECT app_public.current_mode() AS current_mode)) OR ( SELECT app_public.current_sees_all_modes() AS current_sees_all_modes))));
