@@ -1,7 +1,15 @@
 // The extraction engine: document bytes in, the SPEC §2.9 record fields out (parsing_status, parsing_method,
 // extracted_data) plus `_raw` for debugging. Rules always run; the LLM runs too when configured.
 import { z } from 'zod';
-import { readDocument, readOptionsSchema, DocumentError, type DocumentText, type StageError, type StageStatus } from '../documents/index.ts';
+import {
+  readDocument,
+  readOptionsSchema,
+  DocumentError,
+  LOCATE_ABOVE_PAGES,
+  type DocumentText,
+  type StageError,
+  type StageStatus,
+} from '../documents/index.ts';
 import type { PageText } from '../documents/layout.ts';
 import { entityTypeSchema, kindOfEntityType, type DocumentKind, type EntityType, type ExtractedData } from './schema.ts';
 import { detectKind, extractByRules, describePolicyType } from './rules.ts';
@@ -51,6 +59,11 @@ export interface UngroundedValue {
 
 export interface ExtractionRaw {
   document: { mime: string; bytes: number; page_count: number; read_status: StageStatus; ocr_engine?: string };
+  /**
+   * A located document (more than LOCATE_ABOVE_PAGES pages): the pages read in full and why, and the pages only
+   * skimmed, by role. Absent when every page was read.
+   */
+  page_selection?: { read: { page: number; role: string; score: number; why: string }[]; skimmed: Record<string, number[]> };
   pages: {
     page: number;
     source: string;
@@ -132,7 +145,8 @@ function merge(rules: Candidate[], llm: Candidate[]): Candidate[] {
 /** Read a document and extract policy data from it. Throws DocumentError for files that cannot be read. */
 export async function extractDocument(bytes: Uint8Array, options: ExtractOptions = {}, ctx: { signal?: AbortSignal } = {}): Promise<ExtractionResult> {
   const o = extractOptionsSchema.parse(options);
-  const doc = await readDocument(bytes, o.read);
+  // A long policy packet is located: only its declarations, certificates and schedules are read and OCR'd.
+  const doc = await readDocument(bytes, { locateAbovePages: LOCATE_ABOVE_PAGES, ...o.read });
   return extractReadDocument(doc, async () => bytes, options, ctx);
 }
 
@@ -233,6 +247,7 @@ export async function extractFromText(doc: DocumentText, options: ExtractOptions
     errors,
     _raw: {
       document: { mime: doc.sniffed.mime, bytes: doc.sniffed.bytes, page_count: doc.pageCount, read_status: doc.status, ocr_engine: doc.ocrEngine },
+      ...pageSelection(doc),
       pages: pages.map((p) => ({
         page: p.page,
         source: p.source,
@@ -259,5 +274,20 @@ export async function extractFromText(doc: DocumentText, options: ExtractOptions
 }
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
+
+/** `_raw.page_selection` of a located document: from its full location when read in one go, else from its pages. */
+function pageSelection(doc: DocumentText): Pick<ExtractionRaw, 'page_selection'> {
+  const read = doc.pages.filter((p) => p.located).map((p) => ({ page: p.page, ...p.located! }));
+  if (!doc.located && read.length === 0) return {};
+  const skimmed: Record<string, number[]> = {};
+  const readPages = new Set(read.map((r) => r.page));
+  // The staged service keeps only the pages it read: the others' roles are then not known here.
+  const skimmedRole = (n: number) => {
+    const l = doc.located?.find((x) => x.page === n);
+    return l ? (l.text ? l.role : 'no_text_layer') : 'not_recorded';
+  };
+  for (let n = 1; n <= doc.pageCount; n++) if (!readPages.has(n)) (skimmed[skimmedRole(n)] ??= []).push(n);
+  return { page_selection: { read, skimmed } };
+}
 
 export { closeDocumentPools } from '../documents/index.ts';
