@@ -24,6 +24,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   'webhooks-send': async () => (await import('./webhooks_send.ts')).run,
   documents: async () => (await import('./documents.ts')).run,
   extraction: async () => (await import('./extraction.ts')).run,
+  packets: async () => (await import('./packets.ts')).run,
   lease: async () => (await import('./lease.ts')).run,
   hosted: async () => (await import('./hosted.ts')).run,
   ops: async () => (await import('./ops.ts')).run,

@@ -21,6 +21,7 @@ import { joinDoubleReadWords } from './ocr_cells.ts';
 import { withHeaderBandOcr } from './region_ocr.ts';
 import { suspectRegions, withSuspectRegionsReread } from './region_reread.ts';
 import type { Candidate } from './candidates.ts';
+import { locateValue } from './spans.ts';
 
 export * from './schema.ts';
 export * from './normalise.ts';
@@ -222,6 +223,12 @@ export async function extractFromText(doc: DocumentText, options: ExtractOptions
   }
   for (const issue of built.issues) errors.push({ stage: 'extract', message: `dropped invalid value ${issue}` });
   const d = built.data;
+  // Each citation names the value's own words and their box, not only the row the rule read.
+  for (const [pointer, cite] of Object.entries(d.citations)) {
+    const page = pages.find((p) => p.page === cite.page);
+    const at = page ? locateValue(page, pointer, valueAt(d, pointer), cite.text) : undefined;
+    if (at) Object.assign(cite, at);
+  }
   d.policy_type = describePolicyType(finalKind, pages);
   const core = [d.policy.provider, d.policy.policy_number, d.policy.effective_date, d.policyholder.last_name ?? d.policyholder.organization];
   const found = core.filter((v) => v !== null).length;
@@ -274,6 +281,13 @@ export async function extractFromText(doc: DocumentText, options: ExtractOptions
 }
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
+
+/** The value at a JSON pointer of the record. */
+function valueAt(data: unknown, pointer: string): unknown {
+  let v: unknown = data;
+  for (const k of pointer.split('/').slice(1)) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+  return v;
+}
 
 /** `_raw.page_selection` of a located document: from its full location when read in one go, else from its pages. */
 function pageSelection(doc: DocumentText): Pick<ExtractionRaw, 'page_selection'> {
