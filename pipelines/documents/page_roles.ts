@@ -16,6 +16,8 @@ export interface PageScore {
   score: number;
   /** Whether the page has a usable text layer (else it was scored `other` and needs OCR to be read). */
   text: boolean;
+  /** The page says it continues or is continued ("… continued", "Continued on next page"). */
+  continued?: boolean;
 }
 
 /** A page of a located document: its role, whether it is read in full, and why. */
@@ -67,6 +69,9 @@ const FACT_LABELS = [
   /\binsurer\b|\binsurance company\b|\bunderwritten by\b/i,
   /form of business|business description|\blocation\b|\bpremises\b/i,
 ];
+const CONTINUED = /\bcontinued\b|\(cont(\.|inued)?\)/i;
+/** At most this many pages after a declarations page are read as its continuation. */
+const MAX_CONTINUATION = 4;
 const MONEY = /\$\s?\d[\d,]*|\b\d{1,3}(,\d{3})+\b/g;
 const DATE = /\b\d{1,2}[/-]\d{1,2}[/-]\d{2,4}\b|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2},? \d{4}\b/gi;
 
@@ -120,7 +125,7 @@ export function scorePage(page: number, items: TextItem[], height: number): Page
   };
   let role: PageRole = 'other';
   for (const r of pageRoles) if (scores[r] > scores[role]) role = r;
-  return { page, role, score: Math.round(scores[role] * 100) / 100, text: true };
+  return { page, role, score: Math.round(scores[role] * 100) / 100, text: true, ...(CONTINUED.test(all) ? { continued: true } : {}) };
 }
 
 const FACT_ROLES: ReadonlySet<PageRole> = new Set(['declarations', 'certificate', 'schedule']);
@@ -137,6 +142,16 @@ export function choosePages(scores: PageScore[]): PageLocation[] {
     .slice(0, MAX_READ_PAGES);
   const chosen = new Map<number, string>(facts.map((s) => [s.page, `scored ${s.role.replace(/_/g, ' ')}`]));
   const found = chosen.size > 0;
+  // Declarations run over to the next page ("Coverages and limits, continued"), whatever that page's prose scores:
+  // a page after one read is read while either says it continues.
+  for (const d of facts.filter((f) => f.role === 'declarations')) {
+    for (let k = d.page; k < d.page + MAX_CONTINUATION && chosen.size < MAX_READ_PAGES; k++) {
+      const here = scores[k - 1];
+      const next = scores[k];
+      if (!here || !next || next.role === 'certificate' || !(here.continued || next.continued)) break;
+      if (!chosen.has(next.page)) chosen.set(next.page, `continues the declarations on page ${d.page}`);
+    }
+  }
   for (const s of scores) {
     if (chosen.size >= MAX_READ_PAGES) break;
     if (s.text && !found && s.page <= FRONT_PAGES) chosen.set(s.page, 'no page scored as declarations: front of the document');

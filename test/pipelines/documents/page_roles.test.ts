@@ -10,6 +10,7 @@ import {
   closeDocumentPools,
   LOCATE_ABOVE_PAGES,
   type TextItem,
+  type PageScore,
 } from '../../../pipelines/documents/index.ts';
 import { extractDocument } from '../../../pipelines/extraction/index.ts';
 import { fixture, fixturesDir, textPdf } from './helpers.ts';
@@ -57,6 +58,21 @@ test('the pages read: declarations and schedules; without any, the front; textle
     [3, 5],
   );
   t.regex(chosen[20].why, /not among the pages that matter/);
+  // A declarations page that runs over: the page after it is read while either says it continues.
+  const over: PageScore[] = pages.map((p) => ({ ...p }));
+  over[4] = { ...over[4], continued: true };
+  over[5] = { ...over[5], continued: true };
+  t.deepEqual(
+    choosePages(over)
+      .filter((c) => c.read)
+      .map((c) => [c.page, c.why]),
+    [
+      [3, 'no text layer, front of the document'],
+      [5, 'scored declarations'],
+      [6, 'continues the declarations on page 5'],
+      [7, 'continues the declarations on page 5'],
+    ],
+  );
   // Nothing scored as declarations: the front pages are read.
   const none = choosePages(pages.map((p) => ({ ...p, role: 'forms_and_endorsements' as const })));
   t.deepEqual(
