@@ -232,13 +232,16 @@ export async function extractFromText(doc: DocumentText, options: ExtractOptions
   d.policy_type = describePolicyType(finalKind, pages);
   const core = [d.policy.provider, d.policy.policy_number, d.policy.effective_date, d.policyholder.last_name ?? d.policyholder.organization];
   const found = core.filter((v) => v !== null).length;
+  // A required field a reviewer must check leaves the record partial, not completed.
+  const corePointers = ['/policy/provider', '/policy/policy_number', '/policy/effective_date', '/policyholder/last_name', '/policyholder/organization'];
+  const coreNeedsReview = (d.needs_review ?? []).some((p) => corePointers.includes(p));
   // A readable document always gets a record: with no core field but other values it is partial, and it
   // fails only when nothing at all could be extracted from its text.
   const anyValue = Object.keys(d.citations).length > 0;
   const status: StageStatus =
     found === 0 && !anyValue
       ? 'failure'
-      : found < core.length || doc.status !== 'success' || errors.some((e) => e.stage === 'llm')
+      : found < core.length || coreNeedsReview || doc.status !== 'success' || errors.some((e) => e.stage === 'llm')
         ? 'partial_success'
         : 'success';
   const read = doc.method === 'text' ? 'pdf_text' : doc.method === 'ocr' ? 'ocr' : 'pdf_text+ocr';
