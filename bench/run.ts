@@ -18,6 +18,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   'webhooks-neighbour': async () => (await import('./webhooks_neighbour.ts')).run,
   documents: async () => (await import('./documents.ts')).run,
   extraction: async () => (await import('./extraction.ts')).run,
+  packets: async () => (await import('./packets.ts')).run,
   lease: async () => (await import('./lease.ts')).run,
   hosted: async () => (await import('./hosted.ts')).run,
   ops: async () => (await import('./ops.ts')).run,

@@ -36,6 +36,8 @@ export const configSchema = z.object({
   RATE_LIMIT_API_READS_PER_WINDOW: intIn(1, 100_000).default(300),
   /** Largest accepted upload in bytes (SPEC §8: 10 MB). */
   MAX_UPLOAD_BYTES: intIn(1024, 100 * 1024 * 1024).default(10 * 1024 * 1024),
+  /** Safety bound on a document's pages (a whole policy packet is read; no real one comes near it). */
+  MAX_DOCUMENT_PAGES: intIn(1, 100_000).default(2000),
   /** Largest decoded image accepted for logos and pictures, in pixels (decompression-bomb guard). */
   MAX_IMAGE_PIXELS: intIn(1, 500_000_000).default(40_000_000),
   LLM_BASE_URL: z.url().optional(),

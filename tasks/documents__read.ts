@@ -3,7 +3,7 @@
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
 import { beginExtraction, failExtraction, recordDocumentText } from '../db/queries/extractions.ts';
-import { DocumentError, readTextLayer } from '../pipelines/documents/index.ts';
+import { DocumentError, LOCATE_ABOVE_PAGES, readTextLayer } from '../pipelines/documents/index.ts';
 import { engineOptions, taskBlobs, type TaskDeps } from './context.ts';
 
 const payload = z.object({ extraction_id: z.uuid() });
@@ -20,8 +20,15 @@ export function documentsRead(deps: TaskDeps): Task {
       return;
     }
     try {
-      const layer = await readTextLayer(bytes, read);
-      const pageCount = Math.max(layer.pages.length, ...layer.pages.map((p) => p.page), ...layer.needOcr, layer.sniffed.kind === 'pdf' ? 0 : 1);
+      // A long policy packet is located: only its declarations, certificates and schedules are read and OCR'd.
+      const layer = await readTextLayer(bytes, { locateAbovePages: LOCATE_ABOVE_PAGES, ...read });
+      const pageCount = Math.max(
+        layer.located?.length ?? 0,
+        layer.pages.length,
+        ...layer.pages.map((p) => p.page),
+        ...layer.needOcr,
+        layer.sniffed.kind === 'pdf' ? 0 : 1,
+      );
       await helpers.withPgClient((c) => recordDocumentText(c, extraction_id, pageCount, layer.pages, layer.needOcr));
       helpers.logger.debug('document text read', { extractionId: extraction_id, pages: pageCount, ocrPages: layer.needOcr.length });
     } catch (err) {

@@ -8,8 +8,10 @@ import { scoreDocument, sumScores, precision, recall, type Miss, type FieldScore
 import { engineOptionsFromConfig } from './extract.ts';
 import { findLeaseCases, evalLease, formatLease, runLeaseLabels } from './eval_lease.ts';
 import { runLabels } from './eval_labels.ts';
+import { randomPacketSpec, renderPacket } from '../../fixtures/packet.ts';
 
 const usage = `usage: svc eval [DIR] [--json] [--only SUBSTRING]
+        svc eval --generated N [--seed S] [--json]
         svc eval --labels LABELS_DIR [--docs DOCS_DIR] [--only SUBSTRING] [--json] [--html FILE]
         svc eval --lease-labels DIR [--only SUB1,SUB2] [--json]
    DIR          documents beside <name>.expected.json (default fixtures/): precision and recall per field;
@@ -18,7 +20,9 @@ const usage = `usage: svc eval [DIR] [--json] [--only SUBSTRING]
                 default the labels directory's parent): accuracy per field, per document kind, text vs scan
    --lease-labels  real leases with hand labels (<stem>/lease.pdf, <stem>/expected.json): the lease facts and
                 the ten requirement checks, per fact and per check; --only takes comma-separated stems
-   --html FILE  with --labels, also write a self-contained analyst report with a crop of each miss`;
+   --html FILE  with --labels, also write a self-contained analyst report with a crop of each miss
+   --generated  score a fresh sample of N randomised policy packets (fixtures/packet.ts: carrier, labels,
+                columns, font size, 20-200 pages, declarations on page 1-12), seeded by --seed (default: now)`;
 const DOC_EXT = ['.pdf', '.png', '.jpg', '.jpeg'];
 
 /** Pairs of (document, expected.json) under a directory, recursively, sorted by path. */
@@ -63,6 +67,8 @@ export async function run(argv: string[]): Promise<number> {
         'lease-labels': { type: 'string' },
         docs: { type: 'string' },
         html: { type: 'string' },
+        generated: { type: 'string' },
+        seed: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -75,6 +81,15 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (args.values['lease-labels']) return runLeaseLabels({ dir: path.resolve(args.values['lease-labels']), only: args.values.only, json: !!args.values.json });
+  if (args.values.generated !== undefined) {
+    const n = Number(args.values.generated);
+    const seed = args.values.seed === undefined ? Date.now() % 1_000_000_007 : Number(args.values.seed);
+    if (!Number.isInteger(n) || n < 1 || n > 1000 || !Number.isInteger(seed)) {
+      process.stderr.write(`--generated takes a count from 1 to 1000 and --seed an integer\n${usage}\n`);
+      return 2;
+    }
+    return runGenerated(n, seed, !!args.values.json);
+  }
   if (args.values.labels)
     return runLabels({ labels: args.values.labels, docs: args.values.docs, only: args.values.only, json: !!args.values.json, html: args.values.html });
   if (args.values.html) {
@@ -161,6 +176,57 @@ export async function run(argv: string[]): Promise<number> {
   for (const d of perDoc) {
     const s = Object.values(d.fields).reduce((a, x) => ({ tp: a.tp + x.tp, fp: a.fp + x.fp, fn: a.fn + x.fn }), { tp: 0, fp: 0, fn: 0 });
     lines.push(`  ${d.file.padEnd(44)} ${d.method ?? 'error'.padEnd(8)} P ${pct(precision(s))} R ${pct(recall(s))} ${(d.ms / 1000).toFixed(1)}s`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return 0;
+}
+
+/** `svc eval --generated N`: a fresh sample of randomised packets, generated in memory, scored per field. */
+async function runGenerated(n: number, seed: number, json: boolean): Promise<number> {
+  const engine = engineOptionsFromConfig();
+  const perDoc: { file: string; fields: Record<string, FieldScore>; misses: Miss[]; error?: string }[] = [];
+  try {
+    for (let k = 0; k < n; k++) {
+      const spec = randomPacketSpec(seed + k);
+      progress(k, n, spec.name);
+      const { pdf, expected } = await renderPacket(spec);
+      try {
+        const r = await extractDocument(pdf, { entityType: 'commercial_general_liability', filename: `${spec.name}.pdf`, ...engine });
+        perDoc.push({
+          file: `${spec.name} (${spec.pages} pages, declarations p.${spec.declarationsPage})`,
+          ...scoreDocument(expected, r.extracted_data as never),
+        });
+      } catch (e) {
+        perDoc.push({ file: spec.name, ...scoreDocument(expected, {}), error: `${(e as { code?: string }).code ?? 'error'}: ${(e as Error).message}` });
+      }
+    }
+    progress(n, n, 'done');
+  } finally {
+    await closeDocumentPools();
+  }
+  const total = sumScores(perDoc.map((d) => d.fields));
+  const all = Object.values(total).reduce((a, x) => ({ tp: a.tp + x.tp, fp: a.fp + x.fp, fn: a.fn + x.fn }), { tp: 0, fp: 0, fn: 0 });
+  if (json) {
+    process.stdout.write(
+      `${JSON.stringify({ generated: n, seed, overall: { ...all, precision: precision(all), recall: recall(all) }, fields: total, documents_detail: perDoc }, null, 2)}\n`,
+    );
+    return 0;
+  }
+  const lines = [
+    `${n} generated packets, seed ${seed}`,
+    `${'field'.padEnd(46)} ${'tp'.padStart(4)} ${'fp'.padStart(4)} ${'fn'.padStart(4)}  precision  recall`,
+  ];
+  for (const [f, x] of Object.entries(total).sort())
+    lines.push(
+      `${f.padEnd(46)} ${String(x.tp).padStart(4)} ${String(x.fp).padStart(4)} ${String(x.fn).padStart(4)}  ${pct(precision(x))}    ${pct(recall(x))}`,
+    );
+  lines.push(
+    `${'overall'.padEnd(46)} ${String(all.tp).padStart(4)} ${String(all.fp).padStart(4)} ${String(all.fn).padStart(4)}  ${pct(precision(all))}    ${pct(recall(all))}`,
+  );
+  lines.push('', 'misses:');
+  for (const d of perDoc) {
+    if (d.error) lines.push(`  ${d.file}: ${d.error}`);
+    for (const m of d.misses) lines.push(`  ${d.file} ${m.pointer}: expected ${JSON.stringify(m.expected)} got ${JSON.stringify(m.got)}`);
   }
   process.stdout.write(`${lines.join('\n')}\n`);
   return 0;

@@ -56,7 +56,21 @@ export function summarise(runs: LabelledRun[]) {
     kinds: Object.fromEntries([...new Set(runs.map((r) => r.docKind))].sort().map((k) => [k, total(part((r) => r.docKind === k))])),
     statuses: runs.reduce<Record<string, number>>((a, r) => ({ ...a, [r.status]: (a[r.status] ?? 0) + 1 }), {}),
     medianTextMs: median(runs.filter((r) => !r.scan && !r.error).map((r) => r.ms)),
+    calibration: calibration(runs),
   };
+}
+
+/** How often values are right by their citation's confidence: at or above 0.9 (meant to be trusted) and below. */
+function calibration(runs: LabelledRun[]): { high: Tally; low: Tally } {
+  const high: FieldComparison[] = [];
+  const low: FieldComparison[] = [];
+  for (const r of runs)
+    for (const c of r.comparisons) {
+      const cite = c.pointer ? r.result?.extracted_data.citations[c.pointer] : undefined;
+      if (!cite || c.got === null) continue;
+      (cite.confidence >= 0.9 ? high : low).push(c);
+    }
+  return { high: total(high), low: total(low) };
 }
 
 /** Extract and score every labelled document. */
@@ -159,6 +173,10 @@ export function formatReport(runs: LabelledRun[], labelsDir: string): string {
     `  statuses: ${Object.entries(s.statuses)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}; median time per text document ${(s.medianTextMs / 1000).toFixed(2)} s`,
+  );
+  lines.push(
+    '',
+    `  values cited with confidence >= 0.9: ${pct(s.calibration.high)} right (${s.calibration.high.ok}/${s.calibration.high.n}); below 0.9: ${pct(s.calibration.low)} (${s.calibration.low.ok}/${s.calibration.low.n})`,
   );
   lines.push('', 'misses (expected vs got, label page / cited page):');
   for (const r of runs) {

@@ -21,7 +21,7 @@ export function engineOptionsFromConfig(): Pick<ExtractOptions, 'llm' | 'read'> 
     c.OCR_ENGINE === 'tesseract-cli'
       ? { kind: 'tesseract-cli' as const, path: c.TESSERACT_PATH, searchPath: c.commandPath }
       : { kind: 'tesseract.js' as const };
-  return { llm, read: { maxBytes: c.MAX_UPLOAD_BYTES, ocr: { engine } } };
+  return { llm, read: { maxBytes: c.MAX_UPLOAD_BYTES, maxPages: c.MAX_DOCUMENT_PAGES, ocr: { engine } } };
 }
 
 function printHuman(r: ExtractionResult) {

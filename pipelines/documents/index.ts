@@ -10,6 +10,7 @@ import { textRepairs, type TextRepair } from './repair.ts';
 import { mergeOcrWords } from './missing_text.ts';
 import { readUncoveredInk } from './uncovered_ink.ts';
 import { addDrawnTicks, tickBoxCandidates, type GrayPage } from './ticks.ts';
+import { type PageLocation } from './page_roles.ts';
 import sharp from 'sharp';
 
 export * from './errors.ts';
@@ -29,6 +30,7 @@ export {
 export { readPdfText, rasterPdfPage, pdfPool } from './pdf.ts';
 export { renderPagePreview, type PagePreview } from './preview.ts';
 export { textRepairs, type TextRepair } from './repair.ts';
+export { scorePage, choosePages, pageRoles, LOCATE_ABOVE_PAGES, type PageRole, type PageScore, type PageLocation } from './page_roles.ts';
 
 export const readOptionsSchema = z
   .object({
@@ -44,6 +46,11 @@ export const readOptionsSchema = z
      * or a partial list only to measure what each costs.
      */
     repairTextLayer: z.union([z.boolean(), z.array(z.enum(textRepairs))]).default(true),
+    /**
+     * Locate the pages that matter in a PDF of more pages than this (page_roles.ts): every page is skimmed, only
+     * declarations, certificates and schedules are read in full and OCR'd. Absent: every page is read.
+     */
+    locateAbovePages: z.number().int().positive().optional(),
   })
   .strict();
 export type ReadOptions = z.input<typeof readOptionsSchema>;
@@ -65,6 +72,8 @@ export interface DocumentText {
   /** `text` (all pages had a text layer), `ocr` (all pages OCR'd) or `mixed`. */
   method: 'text' | 'ocr' | 'mixed';
   ocrEngine?: string;
+  /** A located document (see page_roles.ts): every page's role and whether it was read. */
+  located?: PageLocation[];
 }
 
 /** What the text layer gave: the pages read, and the pages that need OCR (all of them for an image). */
@@ -73,6 +82,8 @@ export interface TextLayer {
   pages: PageText[];
   needOcr: number[];
   errors: StageError[];
+  /** A located document: every page's role and whether it was read (only those are in `pages`). */
+  located?: PageLocation[];
 }
 
 /** Stage 1 of reading: sniff and read the text layer (off the main thread). Throws DocumentError for bad files. */
@@ -80,7 +91,7 @@ export async function readTextLayer(bytes: Uint8Array, options: ReadOptions = {}
   const o = readOptionsSchema.parse(options);
   const sniffed = sniff(bytes, { maxBytes: o.maxBytes, maxImagePixels: o.maxImagePixels });
   if (sniffed.kind !== 'pdf') return { sniffed, pages: [], needOcr: [1], errors: [] };
-  const r = await readPdfText(bytes, o.maxPages, o.pdfTimeoutMs, o.repairTextLayer);
+  const r = await readPdfText(bytes, o.maxPages, o.pdfTimeoutMs, o.repairTextLayer, o.locateAbovePages);
   const errors: StageError[] = r.warnings.map((w) => ({ stage: 'text', message: w }));
   if (repairOn(o.repairTextLayer, 'drawn_ticks'))
     for (const page of r.pages) {
@@ -93,7 +104,7 @@ export async function readTextLayer(bytes: Uint8Array, options: ReadOptions = {}
         errors.push({ stage: 'text', page: page.page, message: `tick boxes not checked: ${(e as Error).message}` });
       }
     }
-  return { sniffed, pages: r.pages, needOcr: r.needOcr, errors };
+  return { sniffed, pages: r.pages, needOcr: r.needOcr, errors, ...(r.located ? { located: r.located } : {}) };
 }
 
 function repairOn(option: ReadOptions['repairTextLayer'], repair: TextRepair): boolean {
@@ -146,6 +157,7 @@ export async function ocrPage(
     page.ocrAssisted = true;
     if (repairOn(o.repairTextLayer, 'drawn_ticks') && tickBoxCandidates(page).length > 0)
       addDrawnTicks(page, { px: grayPixels(img), width: img.width, height: img.height, ptPerPx: img.ptPerPx });
+    if (previous.located) page.located = previous.located;
     return { page, engine: words.engine };
   }
   const items = [...words.words];
@@ -161,22 +173,31 @@ export async function ocrPage(
   if (previous?.repairs?.length) page.repairs = previous.repairs.filter((r) => r !== 'drawn_ticks');
   if (repairOn(o.repairTextLayer, 'drawn_ticks') && tickBoxCandidates(page).length > 0)
     addDrawnTicks(page, { px: grayPixels(img), width: img.width, height: img.height, ptPerPx: img.ptPerPx });
+  if (previous?.located) page.located = previous.located;
   return { page, engine: words.engine };
 }
 
 /** Stage 3 of reading: the document from its pages (text-layer pages and OCR'd pages), with status and method. */
-export function assembleDocument(sniffed: Sniffed, pagesIn: PageText[], errors: StageError[], ocrEngine?: string): DocumentText {
+export function assembleDocument(
+  sniffed: Sniffed,
+  pagesIn: PageText[],
+  errors: StageError[],
+  ocrEngine?: string,
+  located?: { pageCount: number; pages?: PageLocation[] },
+): DocumentText {
   let pages = [...pagesIn].sort((a, b) => a.page - b.page);
   if (sniffed.kind !== 'pdf' && pages.length === 0) pages = [layoutPage(1, 612, 792, [], 'ocr')];
   const withText = pages.filter((p) => p.lines.length > 0);
-  const pageCount = sniffed.kind === 'pdf' ? Math.max(pages.length, ...pages.map((p) => p.page)) : 1;
+  const pageCount = sniffed.kind === 'pdf' ? Math.max(pages.length, located?.pageCount ?? 0, ...pages.map((p) => p.page)) : 1;
+  // A located document's pages not chosen were skimmed on purpose: only the pages meant to be read count.
+  const meant = located || pages.some((p) => p.located) ? pages.length : pageCount;
   const status: StageStatus =
-    withText.length === 0 ? 'failure' : errors.some((e) => e.stage === 'ocr') || withText.length < pageCount ? 'partial_success' : 'success';
+    withText.length === 0 ? 'failure' : errors.some((e) => e.stage === 'ocr') || withText.length < meant ? 'partial_success' : 'success';
   // A page whose text layer was kept and completed by OCR (missing_text) was read both ways: mixed.
   const ocrCount = pages.filter((p) => p.source === 'ocr' && !p.ocrAssisted).length;
   const assisted = pages.some((p) => p.ocrAssisted);
   const method = ocrCount === 0 && !assisted ? 'text' : ocrCount === pages.length ? 'ocr' : 'mixed';
-  return { status, errors, sniffed, pageCount, pages, method, ocrEngine };
+  return { status, errors, sniffed, pageCount, pages, method, ocrEngine, ...(located?.pages ? { located: located.pages } : {}) };
 }
 
 /** Sniff, read the text layer (off the main thread) and OCR pages without one. Throws DocumentError for bad files. */
@@ -212,7 +233,7 @@ export async function readDocument(bytes: Uint8Array, options: ReadOptions = {})
   } else if (ocrPages.length > 0) {
     errors.push({ stage: 'ocr', message: `OCR is off; ${ocrPages.length} page(s) without a text layer were not read` });
   }
-  return assembleDocument(sniffed, pages, errors, ocrEngine);
+  return assembleDocument(sniffed, pages, errors, ocrEngine, layer.located ? { pageCount: layer.located.length, pages: layer.located } : undefined);
 }
 
 /** Release the PDF worker threads and the OCR workers (call on shutdown and at the end of CLI runs). */

@@ -81,6 +81,8 @@ export interface PageText {
    * layout to use (below MIN_WORD_CONF); a later stage may read their places again. Absent when there are none.
    */
   weak?: TextItem[];
+  /** A page of a located document (see page_roles.ts): its role and why it was read. */
+  located?: { role: string; score: number; why: string };
 }
 
 /** OCR words below this confidence are left out of a page's lines (specks, rules read as glyphs). */

@@ -62,12 +62,13 @@ export async function readPdfText(
   maxPages: number,
   timeoutMs = 60_000,
   repairs: boolean | readonly TextRepair[] = true,
+  locateAbovePages?: number,
 ): Promise<PdfTextResult> {
   const copy = new Uint8Array(bytes); // pdf.js detaches the buffer it is given
   const repair = repairs === true ? [...textRepairs] : repairs === false ? [] : [...repairs];
   try {
     return await pdfPool().run<PdfTextResult>(
-      { op: 'text', bytes: copy, maxPages, repair, missingText: repairs === true },
+      { op: 'text', bytes: copy, maxPages, repair, missingText: repairs === true, locateAbovePages },
       [copy.buffer as ArrayBuffer],
       timeoutMs,
     );

@@ -10,6 +10,7 @@ import { layoutPage, hasUsableText, type TextItem, type FormField, type PageText
 import { repairTextItems, runsWordsTogether, textRepairs, type TextRepair } from './repair.ts';
 import { mayHideText, hiddenItems, unreadable, type PdfOps } from './invisible.ts';
 import { mayDrawText, uncoveredInk, hasMissingText, keepTextImages, MIN_UNCOVERED_IMAGES, type InkOps, type ImagePixels } from './missing_text.ts';
+import { scorePage, choosePages, type PageLocation } from './page_roles.ts';
 
 // pdf-lib (which reads a scan's stored JPEG, embeddedJpeg below) reports each damaged object of a broken PDF with
 // console.warn and skips it. In the service those lines would land as plain text on stderr beside the JSON log,
@@ -67,6 +68,8 @@ export interface PdfTextRequest {
   missingText?: boolean;
   /** What the document may decode to (default DEFAULT_DECODE_LIMITS): past it, it is refused before pdf.js reads it. */
   decodeLimits?: DecodeLimits;
+  /** Locate the pages that matter (page_roles.ts) in a PDF of more pages than this; absent: read every page. */
+  locateAbovePages?: number;
 }
 export interface PdfTextResult {
   pageCount: number;
@@ -74,6 +77,8 @@ export interface PdfTextResult {
   /** 1-based pages whose text layer is not usable (they need OCR). */
   needOcr: number[];
   warnings: string[];
+  /** A located document: every page's role and whether it was read (only those are in `pages`). */
+  located?: PageLocation[];
 }
 export interface PdfRasterRequest {
   op: 'raster';
@@ -189,11 +194,31 @@ async function text(req: PdfTextRequest): Promise<PdfTextResult> {
     }
     const pages: PageText[] = [];
     const needOcr: number[] = [];
-    for (let n = 1; n <= pageCount; n++) {
+    // A long document is skimmed first (text runs only) and only the pages that matter are read in full.
+    const skimmed = new Map<number, TextItem[]>();
+    let located: PageLocation[] | undefined;
+    if (req.locateAbovePages !== undefined && pageCount > req.locateAbovePages) {
+      const scores = [];
+      for (let n = 1; n <= pageCount; n++) {
+        const page = await doc.getPage(n);
+        try {
+          const vp = page.getViewport({ scale: 1 });
+          const items = textItemsOf(await page.getTextContent(), vp);
+          skimmed.set(n, items);
+          scores.push(scorePage(n, items, vp.height));
+        } finally {
+          page.cleanup();
+        }
+      }
+      located = choosePages(scores);
+      for (const l of located) if (!l.read) skimmed.delete(l.page);
+    }
+    const toRead = located ? located.filter((l) => l.read).map((l) => l.page) : Array.from({ length: pageCount }, (_, k) => k + 1);
+    for (const n of toRead) {
       const page = await doc.getPage(n);
       try {
         const vp = page.getViewport({ scale: 1 });
-        let items = textItemsOf(await page.getTextContent(), vp);
+        let items = skimmed.get(n) ?? textItemsOf(await page.getTextContent(), vp);
         let hidden = false;
         let list: { fnArray: number[]; argsArray: unknown[] } | undefined;
         const operators = async () => (list ??= await page.getOperatorList({ intent: 'display', annotationMode: AnnotationMode.DISABLE }));
@@ -252,12 +277,14 @@ async function text(req: PdfTextRequest): Promise<PdfTextResult> {
         if (!usable || bypass || missing) needOcr.push(n);
         const laid = layoutPage(n, vp.width, vp.height, usable ? repaired.items : repaired.items.filter((i) => i.source === 'acroform'), 'text', fields);
         if (repairs.length) laid.repairs = repairs;
+        const at = located?.find((l) => l.page === n);
+        if (at) laid.located = { role: at.role, score: at.score, why: at.why };
         pages.push(laid);
       } finally {
         page.cleanup();
       }
     }
-    return { pageCount, pages, needOcr, warnings };
+    return { pageCount, pages, needOcr, warnings, ...(located ? { located } : {}) };
   } finally {
     await doc.destroy();
   }

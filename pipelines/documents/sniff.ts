@@ -5,8 +5,8 @@ import { DocumentError } from './errors.ts';
 export type DocumentKind = 'pdf' | 'jpeg' | 'png';
 
 export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
-/** Page cap for PDFs: declarations and certificates are short; longer files are whole policy forms. */
-export const DEFAULT_MAX_PAGES = 50;
+/** Safety bound on a PDF's pages (lib/config.ts MAX_DOCUMENT_PAGES): whole policy packets are read; none comes near it. */
+export const DEFAULT_MAX_PAGES = 2000;
 /** Largest decoded image we accept (a 300 dpi Letter page is ~8.4 Mpx; this leaves room for 600 dpi). */
 export const DEFAULT_MAX_IMAGE_PIXELS = 40_000_000;
 

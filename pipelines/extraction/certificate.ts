@@ -143,11 +143,20 @@ const bareMark = (t: string) => t.trim().replace(/^[[|(]+|[\]|)]+$/g, '');
  */
 export function markCells(c: Cell): Cell[] {
   const text = c.text.trim().replace(/\bN\s*\/\s*A\b/gi, 'N/A');
+  // The ADDL INSD / SUBR WVD answers run into the policy number's cell ("Y BLS57854924"): the marks are read apart.
+  const lead = LEADING_MARKS.exec(text);
+  if (lead) {
+    const per = c.w / text.length;
+    return [...lead[0].matchAll(/\S+/g)].map((m) => ({ ...c, text: m[0], x: c.x + per * m.index, w: per * m[0].length }));
+  }
   const toks = [...text.matchAll(/\S+/g)];
   if (toks.length < 2 || !toks.every((m) => ANSWER_MARK.test(bareMark(m[0])))) return [c];
   const per = c.w / text.length;
   return toks.map((m) => ({ ...c, text: m[0], x: c.x + per * m.index, w: per * m[0].length }));
 }
+
+/** One or two tick-column answers (X, Y, N, N/A) before a policy number in the same cell. */
+const LEADING_MARKS = /^(?:(?:[XYN]|N\/A)\s+){1,2}(?=[A-Z0-9-]*\d[A-Z0-9-]*\d)/i;
 
 /** A name's last word is a business suffix. */
 const COMPANY_END = /\b(inc|llc|l\.l\.c|ltd|corp|corporation|company|co|lp|llp)\.?$/i;
@@ -440,7 +449,12 @@ function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, 
     let pn: string | undefined;
     for (const c of row.cells) {
       if (pn || c.x < (pnCell?.x ?? 0) - 60 || c.x > effX - 15 || dateTokens(c.text).length || /\$/.test(c.text)) continue;
-      const v = cleanValue(c.text);
+      const v = cleanValue(
+        c.text
+          .trim()
+          .replace(/\bN\s*\/\s*A\b/gi, 'N/A')
+          .replace(LEADING_MARKS, ''),
+      );
       if (/^[A-Z0-9][A-Z0-9\- ]{3,28}$/i.test(v) && (v.match(/\d/g) ?? []).length >= 2 && v.replace(/\W/g, '').length >= 5) pn = v;
     }
     emit({ pointer: `${p}/policy_number`, value: pn ?? null, ...base });

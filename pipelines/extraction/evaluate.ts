@@ -24,7 +24,7 @@ const ARRAY_KEYS: Record<string, string> = {
   interested_parties: 'name',
   insurers: 'letter',
 };
-const IGNORED = /^\/(citations|policy_type|entity_type)(\/|$)/;
+const IGNORED = /^\/(citations|policy_type|entity_type|located_pages)(\/|$)/;
 
 /** Reorder `actual`'s arrays so that items line up with `expected`'s by their key field. */
 function align(expected: unknown, actual: unknown, key?: string): unknown {

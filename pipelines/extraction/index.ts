@@ -1,7 +1,15 @@
 // The extraction engine: document bytes in, the SPEC §2.9 record fields out (parsing_status, parsing_method,
 // extracted_data) plus `_raw` for debugging. Rules always run; the LLM runs too when configured.
 import { z } from 'zod';
-import { readDocument, readOptionsSchema, DocumentError, type DocumentText, type StageError, type StageStatus } from '../documents/index.ts';
+import {
+  readDocument,
+  readOptionsSchema,
+  DocumentError,
+  LOCATE_ABOVE_PAGES,
+  type DocumentText,
+  type StageError,
+  type StageStatus,
+} from '../documents/index.ts';
 import type { PageText } from '../documents/layout.ts';
 import { entityTypeSchema, kindOfEntityType, type DocumentKind, type EntityType, type ExtractedData } from './schema.ts';
 import { detectKind, extractByRules, describePolicyType } from './rules.ts';
@@ -13,6 +21,7 @@ import { joinDoubleReadWords } from './ocr_cells.ts';
 import { withHeaderBandOcr } from './region_ocr.ts';
 import { suspectRegions, withSuspectRegionsReread } from './region_reread.ts';
 import type { Candidate } from './candidates.ts';
+import { locateValue } from './spans.ts';
 
 export * from './schema.ts';
 export * from './normalise.ts';
@@ -51,6 +60,11 @@ export interface UngroundedValue {
 
 export interface ExtractionRaw {
   document: { mime: string; bytes: number; page_count: number; read_status: StageStatus; ocr_engine?: string };
+  /**
+   * A located document (more than LOCATE_ABOVE_PAGES pages): the pages read in full and why, and the pages only
+   * skimmed, by role. Absent when every page was read.
+   */
+  page_selection?: { read: { page: number; role: string; score: number; why: string }[]; skimmed: Record<string, number[]> };
   pages: {
     page: number;
     source: string;
@@ -132,7 +146,8 @@ function merge(rules: Candidate[], llm: Candidate[]): Candidate[] {
 /** Read a document and extract policy data from it. Throws DocumentError for files that cannot be read. */
 export async function extractDocument(bytes: Uint8Array, options: ExtractOptions = {}, ctx: { signal?: AbortSignal } = {}): Promise<ExtractionResult> {
   const o = extractOptionsSchema.parse(options);
-  const doc = await readDocument(bytes, o.read);
+  // A long policy packet is located: only its declarations, certificates and schedules are read and OCR'd.
+  const doc = await readDocument(bytes, { locateAbovePages: LOCATE_ABOVE_PAGES, ...o.read });
   return extractReadDocument(doc, async () => bytes, options, ctx);
 }
 
@@ -208,16 +223,25 @@ export async function extractFromText(doc: DocumentText, options: ExtractOptions
   }
   for (const issue of built.issues) errors.push({ stage: 'extract', message: `dropped invalid value ${issue}` });
   const d = built.data;
+  // Each citation names the value's own words and their box, not only the row the rule read.
+  for (const [pointer, cite] of Object.entries(d.citations)) {
+    const page = pages.find((p) => p.page === cite.page);
+    const at = page ? locateValue(page, pointer, valueAt(d, pointer), cite.text) : undefined;
+    if (at) Object.assign(cite, at);
+  }
   d.policy_type = describePolicyType(finalKind, pages);
   const core = [d.policy.provider, d.policy.policy_number, d.policy.effective_date, d.policyholder.last_name ?? d.policyholder.organization];
   const found = core.filter((v) => v !== null).length;
+  // A required field a reviewer must check leaves the record partial, not completed.
+  const corePointers = ['/policy/provider', '/policy/policy_number', '/policy/effective_date', '/policyholder/last_name', '/policyholder/organization'];
+  const coreNeedsReview = (d.needs_review ?? []).some((p) => corePointers.includes(p));
   // A readable document always gets a record: with no core field but other values it is partial, and it
   // fails only when nothing at all could be extracted from its text.
   const anyValue = Object.keys(d.citations).length > 0;
   const status: StageStatus =
     found === 0 && !anyValue
       ? 'failure'
-      : found < core.length || doc.status !== 'success' || errors.some((e) => e.stage === 'llm')
+      : found < core.length || coreNeedsReview || doc.status !== 'success' || errors.some((e) => e.stage === 'llm')
         ? 'partial_success'
         : 'success';
   const read = doc.method === 'text' ? 'pdf_text' : doc.method === 'ocr' ? 'ocr' : 'pdf_text+ocr';
@@ -233,6 +257,7 @@ export async function extractFromText(doc: DocumentText, options: ExtractOptions
     errors,
     _raw: {
       document: { mime: doc.sniffed.mime, bytes: doc.sniffed.bytes, page_count: doc.pageCount, read_status: doc.status, ocr_engine: doc.ocrEngine },
+      ...pageSelection(doc),
       pages: pages.map((p) => ({
         page: p.page,
         source: p.source,
@@ -259,5 +284,27 @@ export async function extractFromText(doc: DocumentText, options: ExtractOptions
 }
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
+
+/** The value at a JSON pointer of the record. */
+function valueAt(data: unknown, pointer: string): unknown {
+  let v: unknown = data;
+  for (const k of pointer.split('/').slice(1)) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+  return v;
+}
+
+/** `_raw.page_selection` of a located document: from its full location when read in one go, else from its pages. */
+function pageSelection(doc: DocumentText): Pick<ExtractionRaw, 'page_selection'> {
+  const read = doc.pages.filter((p) => p.located).map((p) => ({ page: p.page, ...p.located! }));
+  if (!doc.located && read.length === 0) return {};
+  const skimmed: Record<string, number[]> = {};
+  const readPages = new Set(read.map((r) => r.page));
+  // The staged service keeps only the pages it read: the others' roles are then not known here.
+  const skimmedRole = (n: number) => {
+    const l = doc.located?.find((x) => x.page === n);
+    return l ? (l.text ? l.role : 'no_text_layer') : 'not_recorded';
+  };
+  for (let n = 1; n <= doc.pageCount; n++) if (!readPages.has(n)) (skimmed[skimmedRole(n)] ??= []).push(n);
+  return { page_selection: { read, skimmed } };
+}
 
 export { closeDocumentPools } from '../documents/index.ts';

@@ -23,7 +23,7 @@ const CONNECTOR = /^(and|&|of|the|for)$/i;
 const LEAD_STOP =
   /^(the|by|issued|provided|underwritten|written|coverage|your|our|this|policy|is|from|with|company:?|insurer:?|carrier:?|president,?|at|a|an|to|in|for|and|of|&|thank|you|by:)$/i;
 const NOT_CARRIER =
-  /\b(agency|agent|agents|group|services|brokers?|brokerage|associates|financial|network|solutions|center|centre|department|division|claims?|plan|program|package|bundle|discount|savings|policy|policies|coverage|premium|identification|card|information|score|fraud|rights|law|guaranty fund|department of insurance)\b/i;
+  /\b(limits?|certificate|evidence|declarations?|schedule|notice|proof|statement|agency|agent|agents|group|services|brokers?|brokerage|associates|financial|network|solutions|center|centre|department|division|claims?|plan|program|package|bundle|discount|savings|policy|policies|coverage|premium|identification|card|information|score|fraud|rights|law|guaranty fund|department of insurance)\b/i;
 const GENERIC =
   /^(the\s+)?((property|home|homeowners|auto|automobile|renters|life|flood|title|umbrella|personal|commercial|business|health|your)\s+)*(insurance|mutual|casualty)(\s+(company|co\.?))?$/i;
 
@@ -99,7 +99,8 @@ export function insurerNamesIn(text: string): string[] {
 /** Score every insurer-shaped name in the document and emit the best as /policy/provider. */
 export function findCarrier(pages: PageText[], emit: Emit): void {
   const byName = new Map<string, CarrierCandidate>();
-  for (const page of pages.slice(0, 12)) {
+  // Positions count among the pages read: a located packet's declarations are its first page read.
+  pages.slice(0, 12).forEach((page, k) => {
     for (const line of page.lines) {
       for (const name of insurerNamesIn(line.text)) {
         if (NOT_CARRIER.test(name) || GENERIC.test(name) || name.length > 80) continue;
@@ -114,7 +115,13 @@ export function findCarrier(pages: PageText[], emit: Emit): void {
         }
         let score = 0;
         const last = name.split(/\s+/).pop()!;
-        if (LEGAL_TAIL.test(last) || /lloyds|exchange|reciprocal/i.test(last) || / of [A-Z]/.test(name)) score += 3;
+        // "… Company of America" is a legal name; "Limit of Insurance" is not.
+        if (
+          LEGAL_TAIL.test(last) ||
+          /lloyds|exchange|reciprocal/i.test(last) ||
+          /\b(company|corporation|insurance|assurance|casualty|indemnity) of [A-Z]/i.test(name)
+        )
+          score += 3;
         if (BRAND_RE.test(name)) score += 2;
         // One of the built-in legal names (insurers.ts): a carrier, wherever it is printed.
         if (isKnownInsurer(name)) score += 3;
@@ -123,13 +130,13 @@ export function findCarrier(pages: PageText[], emit: Emit): void {
         )
           score += 2;
         if (/agent|agency|producer|broker/i.test(line.text)) score -= 2;
-        if (page.page <= 3) score += 1;
+        if (k <= 2) score += 1;
         // A name standing alone in the page header is the letterhead.
-        if (page.page <= 2 && line.y < page.height * 0.2 && line.cells.some((c) => cleanValue(c.text) === name)) score += 2;
+        if (k <= 1 && line.y < page.height * 0.2 && line.cells.some((c) => cleanValue(c.text) === name)) score += 2;
         byName.set(key, { name, score, page: page.page, text: line.text, line, count: 1 });
       }
     }
-  }
+  });
   const ranked = [...byName.values()].map((c) => ({ ...c, total: c.score + Math.min(3, c.count - 1) })).sort((a, b) => b.total - a.total || a.page - b.page);
   let best = ranked[0];
   // A brand ("Liberty Mutual") that begins a legal name found elsewhere ("Liberty Mutual Insurance Company") is

@@ -146,9 +146,17 @@ export function period(pages: PageText[], emit: Emit) {
 function premium(pages: PageText[], emit: Emit) {
   const label =
     /total\s+(?:estimated\s+)?(?:annual\s+|advance\s+|policy\s+|term\s+|6[- ]month\s+|12[- ]month\s+)?premium|(?:annual|policy|term|full[- ]term)\s+premium|total\s+(?:policy\s+)?(?:cost|charges)|premium\s+total|total\s+due/i;
-  const f = findLabelled(pages, label, (s) => (/\d/.test(s) ? parseMoney(s) : undefined));
+  // "Total premium for 2010 DODGE" is one vehicle's (or coverage's) premium, and its "2010" a year: not the policy's.
+  const policyLabel = new RegExp(`(?:${label.source})(?!\\s*(?:for|per)\\b)`, 'i');
+  const f = findLabelled(pages, policyLabel, (s) => {
+    const amount = PREMIUM_AMOUNT.exec(s);
+    return amount ? parseMoney(amount[0]) : undefined;
+  });
   if (f) emit({ pointer: '/policy/premium', value: f.value, ...fromFound(f) });
 }
+
+/** A premium is printed as money: a dollar sign, thousands separators or cents, never a bare number (a year, a count). */
+const PREMIUM_AMOUNT = /\$\s?\d[\d,]*(?:\.\d{2})?|\b\d{1,3}(?:,\d{3})+(?:\.\d{2})?\b|\b\d+\.\d{2}\b/;
 
 const ADDRESS_LINE = (s: string) => /^\d+\s+\w|^p\.?\s*o\.?\s*box|^suite|^apt|^unit/i.test(s) || isCityStateZip(s);
 

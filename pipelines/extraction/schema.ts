@@ -108,6 +108,10 @@ export const citationSchema = z.object({
   flagged: z.boolean().optional(),
   /** Which label, box or rule chose the value (e.g. "ACORD 25 box: CERTIFICATE HOLDER"), when the rule names it. */
   rule: z.string().optional(),
+  /** The value's own words on the page (the shortest run of printed text that holds it); absent for classifications. */
+  span: z.string().optional(),
+  /** The span's box on its page, in points from the page's top-left corner. */
+  box: z.object({ x: z.number(), y: z.number(), w: z.number(), h: z.number() }).optional(),
 });
 
 /** Citations below this confidence are listed in `needs_review`: guesses from free text, OCR'd or flagged values. */

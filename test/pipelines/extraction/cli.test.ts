@@ -98,3 +98,16 @@ test('svc eval DIR --json scores fields against expected outputs', async (t) => 
   t.regex(h.stdout, /precision\s+recall/);
   t.regex(h.stdout, /auto_pinecrest\.pdf \/policy\/premium: expected 1 got 2210/);
 });
+
+test('svc eval --generated scores a fresh sample of randomised packets; a bad count is exit 2', async (t) => {
+  const r = await svc(['eval', '--generated', '2', '--seed', '7', '--json']);
+  t.is(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  t.is(out.generated, 2);
+  t.is(out.documents_detail.length, 2);
+  t.true(out.overall.tp > 20);
+  t.is(out.fields['/policy/policy_number'].tp, 2);
+  const bad = await svc(['eval', '--generated', '0']);
+  t.is(bad.code, 2);
+  t.regex(bad.stderr, /--generated takes a count/);
+});

@@ -130,6 +130,45 @@ test('ACORD 25 boxes: the holder under its box label, not the IMPORTANT paragrap
   t.is(r['/certificate/coverages/0/subrogation_waived'], false);
 });
 
+test('a SUBR WVD mark run into the policy number (one text run "Y BLS57854924") is the mark, not part of the number', (t) => {
+  const p = page([
+    [22, 40, 'CERTIFICATE OF LIABILITY INSURANCE'],
+    [22, 70, 'PRODUCER'],
+    [74, 82, 'United Solutions Inc'],
+    [310, 170, 'INSURER A : Obsidian Specialty Insurance Co.'],
+    [22, 181, 'INSURED'],
+    [74, 194, 'Acme Roofing LLC'],
+    [22, 240, 'COVERAGES'],
+    [20, 280, 'INSR'],
+    [177, 280, 'ADDL SUBR'],
+    [337, 280, 'POLICY EFF'],
+    [384, 280, 'POLICY EXP'],
+    [21, 292, 'LTR'],
+    [75, 292, 'TYPE OF INSURANCE'],
+    [178, 292, 'INSD WVD'],
+    [247, 292, 'POLICY NUMBER'],
+    [334, 292, '(MM/DD/YYYY) (MM/DD/YYYY)'],
+    [500, 292, 'LIMITS'],
+    [40, 306, 'COMMERCIAL GENERAL LIABILITY'],
+    [428, 306, 'EACH OCCURRENCE'],
+    [518, 306, '$ 1,000,000'],
+    [25, 338, 'A'],
+    [196, 338, 'Y BLS57854924'],
+    [340, 338, '11/5/2023'],
+    [387, 338, '11/5/2024'],
+    [428, 338, 'GENERAL AGGREGATE'],
+    [518, 338, '$ 2,000,000'],
+    [22, 648, 'CERTIFICATE HOLDER'],
+    [74, 692, 'Scott Butler Homes'],
+  ]);
+  const r = run((e) => extractCertificate([p], e));
+  t.is(r['/certificate/coverages/0/policy_number'], 'BLS57854924');
+  t.is(r['/certificate/coverages/0/effective_date'], '2023-11-05');
+  t.is(r['/certificate/coverages/0/each_occurrence'], 1000000);
+  t.is(r['/certificate/coverages/0/subrogation_waived'], true);
+  t.is(r['/certificate/coverages/0/additional_insured'], false);
+});
+
 test('limits from the line naming them: split BI limits, a State Minimum reference skipped, a words-only limit not borrowed from the next row', (t) => {
   const auto = page([
     [40, 567, 'Bodily Injury Liability'],

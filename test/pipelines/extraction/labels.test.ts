@@ -179,7 +179,11 @@ test('svc eval --labels over a labelled fixture: figures, misses with pages, and
   t.deepEqual(s.fields['policy.provider'], { n: 1, ok: 1 });
   t.deepEqual(s.fields['policy.expiration_date'], { n: 1, ok: 0 });
   t.is(s.scan.n, 0);
+  // The wrong expiration date is a confident value (a labelled date): calibration counts it among the >= 0.9.
+  t.is(s.calibration.high.n + s.calibration.low.n, 5);
+  t.deepEqual(s.calibration.high, { n: 4, ok: 3 });
   const text = formatReport(runs, dir);
+  t.regex(text, /values cited with confidence >= 0\.9: +\d+\.\d% right/);
   t.regex(text, /policy\.expiration_date: expected "2027-02-01" got "2026-02-01"\s+\(p\.1 \/ p\.1\)/);
   const html = path.join(dir, 'report.html');
   await writeHtmlReport(html, runs, s);
