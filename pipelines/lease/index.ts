@@ -18,7 +18,7 @@ export { insuranceFacts, extractPolicy } from './insurance_facts.ts';
 export { sameParty, addressParts, insuredCoversTenant, shortDate, money } from './text.ts';
 
 /**
- * Page cap of the lease side. Documents in general stop at 50 pages (declarations and certificates are short);
+ * Pages the lease side may always read, even where the documents' own bound (MAX_DOCUMENT_PAGES) is set lower:
  * a commercial lease with its exhibits often runs to 60–150 pages and is what this check is for.
  */
 export const LEASE_MAX_PAGES = 300;
