@@ -1,7 +1,9 @@
 // The OpenAPI 3.1 document, generated from the same route declarations and zod schemas that validate requests.
 import { z } from 'zod';
 import { ClientSubmissionData, FormSubmissionData, TOPICS, V1_EVENT_NAMES, V1EventData, type Topic } from '../pipelines/webhooks/payloads.ts';
-import type { RouteSpec } from './route.ts';
+import { isWrite, type RouteSpec } from './route.ts';
+import { problem } from './schemas/common.ts';
+import { apiError } from './schemas/extractions.ts';
 
 const componentRef = (id: string) => `#/components/schemas/${id}`;
 
@@ -44,6 +46,16 @@ const authSchemes: Record<string, string[]> = {
   api_key_header: ['apiKeyHeader', 'apiKey'],
 };
 
+/** API-key auth rules: a read-only key passes them and is refused by the write rule (`http/route.ts`). */
+const apiKeyRules = new Set<RouteSpec['auth']>(['api_key', 'api_key_admin', 'api_key_header']);
+
+/** The 403 every write a read-only API key can reach answers it, in the surface's error body, unless declared. */
+function readOnlyRefusal(spec: RouteSpec): RouteSpec['responses'] {
+  if (!isWrite(spec) || !apiKeyRules.has(spec.auth)) return {};
+  const schema = spec.path.startsWith('/v2/') ? problem : apiError;
+  return { 403: { description: 'forbidden: a read-only API key (writes need a key with admin permissions)', schema } };
+}
+
 /** Build the OpenAPI document for `specs`. */
 export function openApiDocument(specs: RouteSpec[], serverUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -51,7 +63,7 @@ export function openApiDocument(specs: RouteSpec[], serverUrl: string): Record<s
     const p = spec.path.replace(/[:*]([A-Za-z_]+)/g, '{$1}');
     const requestBody = spec.body || spec.files || spec.docBody ? requestBodyFor(spec) : undefined;
     const responses = Object.fromEntries(
-      Object.entries(spec.responses).map(([status, r]) => {
+      Object.entries({ ...readOnlyRefusal(spec), ...spec.responses }).map(([status, r]) => {
         const headers = responseHeaders(spec, Number(status), r.headers ?? []);
         return [
           status,

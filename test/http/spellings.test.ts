@@ -48,7 +48,7 @@ test('a number in a query string is decimal digits or a 400 in the surface’s e
 test('a number in a dashboard path or query is decimal digits or a 400 page', async (t) => {
   const link = await svc.request('POST', `/v1/agents/${a.ownerId}/dashboard-link`, { token: oauth });
   t.is(link.status, 200, link.text);
-  const signIn = await fetch(link.body.url, { redirect: 'manual' });
+  const signIn = await fetch(link.body.data.url, { redirect: 'manual' });
   const cookie = signIn.headers
     .getSetCookie()
     .map((c) => c.split(';')[0])
