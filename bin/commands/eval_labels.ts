@@ -3,24 +3,13 @@
 // the analysts' report (see eval_report.ts).
 import fs from 'node:fs';
 import path from 'node:path';
-import { extractDocument, closeDocumentPools, entityTypeSchema, type ExtractionResult } from '../../pipelines/extraction/index.ts';
-import { scoreAgainstLabel, tallyByField, accuracy, type FieldComparison, type Tally } from '../../pipelines/extraction/labels.ts';
+import { extractDocument, closeDocumentPools, entityTypeSchema } from '../../pipelines/extraction/index.ts';
+import { scoreAgainstLabel, accuracy, type Tally } from '../../pipelines/extraction/labels.ts';
 import { engineOptionsFromConfig } from './extract.ts';
 import { writeHtmlReport } from './eval_report.ts';
+import { summarise, total, type LabelledRun } from './eval_summary.ts';
 
-export interface LabelledRun {
-  file: string;
-  path: string;
-  docKind: string;
-  /** Whether most pages were read by OCR (a scan) rather than from a text layer. */
-  scan: boolean;
-  status: string;
-  method: string;
-  ms: number;
-  error?: string;
-  comparisons: FieldComparison[];
-  result?: ExtractionResult;
-}
+export { summarise, type LabelledRun } from './eval_summary.ts';
 
 /** Label files under a directory, recursively, sorted. */
 export function findLabels(dir: string): string[] {
@@ -38,40 +27,6 @@ export function findLabels(dir: string): string[] {
 
 const pct = (t: Tally) => `${(accuracy(t) * 100).toFixed(1)}%`.padStart(6);
 const row = (name: string, t: Tally) => `  ${name.padEnd(36)} ${pct(t)}  ${String(t.ok).padStart(4)}/${String(t.n).padEnd(4)}`;
-const total = (cs: FieldComparison[]): Tally => ({ n: cs.length, ok: cs.filter((c) => c.ok).length });
-const median = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] : 0);
-
-/** Summary figures of a labelled run (also used by the bench). */
-export function summarise(runs: LabelledRun[]) {
-  const all = runs.flatMap((r) => r.comparisons);
-  const part = (pred: (r: LabelledRun) => boolean) => runs.filter(pred).flatMap((r) => r.comparisons);
-  return {
-    documents: runs.length,
-    overall: total(all),
-    text: total(part((r) => !r.scan)),
-    scan: total(part((r) => r.scan)),
-    fields: tallyByField(all),
-    fieldsText: tallyByField(part((r) => !r.scan)),
-    fieldsScan: tallyByField(part((r) => r.scan)),
-    kinds: Object.fromEntries([...new Set(runs.map((r) => r.docKind))].sort().map((k) => [k, total(part((r) => r.docKind === k))])),
-    statuses: runs.reduce<Record<string, number>>((a, r) => ({ ...a, [r.status]: (a[r.status] ?? 0) + 1 }), {}),
-    medianTextMs: median(runs.filter((r) => !r.scan && !r.error).map((r) => r.ms)),
-    calibration: calibration(runs),
-  };
-}
-
-/** How often values are right by their citation's confidence: at or above 0.9 (meant to be trusted) and below. */
-function calibration(runs: LabelledRun[]): { high: Tally; low: Tally } {
-  const high: FieldComparison[] = [];
-  const low: FieldComparison[] = [];
-  for (const r of runs)
-    for (const c of r.comparisons) {
-      const cite = c.pointer ? r.result?.extracted_data.citations[c.pointer] : undefined;
-      if (!cite || c.got === null) continue;
-      (cite.confidence >= 0.9 ? high : low).push(c);
-    }
-  return { high: total(high), low: total(low) };
-}
 
 /** Extract and score every labelled document. */
 export async function runLabelled(

@@ -7,7 +7,7 @@ import sharp from 'sharp';
 import { renderPagePreview } from '../../pipelines/documents/index.ts';
 import { normaliseText } from '../../pipelines/extraction/normalise.ts';
 import { accuracy, type FieldComparison, type Tally } from '../../pipelines/extraction/labels.ts';
-import type { LabelledRun, summarise } from './eval_labels.ts';
+import type { LabelledRun, summarise } from './eval_summary.ts';
 
 const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const pct = (t: Tally) => `${(accuracy(t) * 100).toFixed(1)}%`;
