@@ -38,7 +38,7 @@ const line = (name: string, r: { p50: number; p99: number; n: number }) =>
   process.stdout.write(`${name.padEnd(62)} p50 ${fmt(r.p50, 0).padStart(6)} ms   p99 ${fmt(r.p99, 0).padStart(6)} ms   (n=${r.n})\n`);
 
 /** A lease of `pages` text pages like the EDGAR exhibits (Courier 9 pt, 66 lines a page), built here, not downloaded. */
-export async function longLease(pages: number): Promise<Uint8Array> {
+async function longLease(pages: number): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Courier);
   const para = (n: number) =>

@@ -9,11 +9,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { closeDocumentPools } from '../pipelines/documents/index.ts';
 import { extractDocument } from '../pipelines/extraction/index.ts';
-import type { BenchContext } from './lib.ts';
+import { percentile, type BenchContext } from './lib.ts';
 
 const execFileP = promisify(execFile);
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/policies');
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function timeIt(n: number, fn: () => Promise<unknown>): Promise<number> {
   const ms: number[] = [];
@@ -22,7 +21,10 @@ async function timeIt(n: number, fn: () => Promise<unknown>): Promise<number> {
     await fn();
     ms.push(performance.now() - t0);
   }
-  return median(ms);
+  return percentile(
+    [...ms].sort((a, b) => a - b),
+    50,
+  );
 }
 
 async function pair(name: string, file: string, entityType: 'commercial_general_liability' | 'declaration_page', n: number) {

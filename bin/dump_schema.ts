@@ -1,5 +1,5 @@
 // `npm run -s db:schema`: migrate a throw-away embedded cluster and write what the migrations add up to into
-// db/schema.sql (see db/schema_dump.ts). `--check` prints the difference and exits 1 instead of writing.
+// db/schema.sql (see db/schema_dump.ts). `--check` writes nothing and exits 1 (naming the file) when it differs.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';

@@ -7,12 +7,6 @@ export async function recordSecretKeyCheck(db: Queryable, ciphertext: string): P
   return rows[0].c;
 }
 
-/** The stored key check, if any. */
-export async function secretKeyCheck(db: Queryable): Promise<string | undefined> {
-  const { rows } = await db.query<{ check_ciphertext: string }>('select check_ciphertext from app_private.secret_key_check');
-  return rows[0]?.check_ciphertext;
-}
-
 /** One secret already encrypted at rest (an endpoint's signing secret), if any: what a database without a key check was written with. */
 export async function anyStoredSecret(db: Queryable): Promise<string | undefined> {
   const { rows } = await db.query<{ secret_ciphertext: string }>('select secret_ciphertext from app_public.webhook_endpoints limit 1');

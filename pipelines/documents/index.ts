@@ -30,7 +30,7 @@ export {
 export { readPdfText, rasterPdfPage, pdfPool } from './pdf.ts';
 export { renderPagePreview, type PagePreview } from './preview.ts';
 export { textRepairs, type TextRepair } from './repair.ts';
-export { scorePage, choosePages, pageRoles, LOCATE_ABOVE_PAGES, type PageRole, type PageScore, type PageLocation } from './page_roles.ts';
+export { scorePage, choosePages, LOCATE_ABOVE_PAGES, type PageRole, type PageScore, type PageLocation } from './page_roles.ts';
 
 export const readOptionsSchema = z
   .object({
