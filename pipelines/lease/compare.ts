@@ -575,7 +575,7 @@ export function requireEvidence(c: ComparisonItem, ctx: CheckContext): Compariso
 }
 
 /** The lease requirement each coverage check rests on. */
-const checkRequirement: Partial<Record<ComparisonField, RequirementKind>> = {
+export const checkRequirement: Partial<Record<ComparisonField, RequirementKind>> = {
   'Renters Insurance Required': 'renters',
   'General Liability': 'liability',
   'Property Damage': 'propertyDamage',

@@ -1,6 +1,7 @@
 // Scoring of a lease analysis against its fixture's expected facts and statuses, for `svc eval`.
 import { normaliseText } from '../extraction/normalise.ts';
-import type { AnalysisResult, LeaseFacts, RequirementKind } from './schema.ts';
+import { checkRequirement } from './compare.ts';
+import type { AnalysisResult, ComparisonField, LeaseFacts, RequirementKind } from './schema.ts';
 
 export interface LeaseExpected {
   as_of: string;
@@ -45,19 +46,20 @@ export interface LeaseLabel {
   accept?: Record<string, unknown>;
 }
 
-/** The ten requirement checks of a label and the lease requirement each is read from. */
-export const labelChecks: [string, RequirementKind][] = [
-  ['General Liability', 'liability'],
-  ['Property Damage', 'propertyDamage'],
-  ['Workers Compensation', 'workersComp'],
-  ['Umbrella/Excess Liability', 'umbrella'],
-  ['Auto Liability', 'auto'],
-  ['Professional Liability', 'professional'],
-  ['Additional Insured', 'additionalInsured'],
-  ['Waiver of Subrogation', 'waiverOfSubrogation'],
-  ['Primary & Non-Contributory', 'primaryNonContributory'],
-  ['Certificate Holder', 'certificateHolder'],
-];
+/** The ten requirement checks of a label (in the labels' order), each with the lease requirement its verdict rests on. */
+const labelCheckNames = [
+  'General Liability',
+  'Property Damage',
+  'Workers Compensation',
+  'Umbrella/Excess Liability',
+  'Auto Liability',
+  'Professional Liability',
+  'Additional Insured',
+  'Waiver of Subrogation',
+  'Primary & Non-Contributory',
+  'Certificate Holder',
+] as const satisfies readonly ComparisonField[];
+const labelChecks: [string, RequirementKind][] = labelCheckNames.map((name) => [name, checkRequirement[name]!]);
 
 const STATES: Record<string, string> = {
   alabama: 'al',
