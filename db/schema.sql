@@ -126,12 +126,14 @@ create table app_private.document_pages (
   content jsonb,
   error text,
   updated_at timestamp with time zone default now() not null,
+  engine text,
   constraint document_pages_document_id_fkey FOREIGN KEY (document_id) REFERENCES app_public.documents(id) ON DELETE CASCADE,
   constraint document_pages_page_check CHECK (page >= 1),
   constraint document_pages_pkey PRIMARY KEY (document_id, page),
   constraint document_pages_state_check CHECK (state = ANY (ARRAY['read'::text, 'ocr_pending'::text, 'ocr_done'::text, 'ocr_failed'::text]))
 );
 comment on table app_private.document_pages is 'Per-page text of a document (pipelines/documents PageText as JSON) and the OCR state of pages without a text layer.';
+comment on column app_private.document_pages.engine is 'The OCR engine that read the page (tesseract-cli, tesseract.js); null for a page read from the text layer or not yet read.';
 
 create table app_private.events_waiting (
   event_id bigint not null,
@@ -1377,15 +1379,6 @@ AS $function$
 $function$;
 comment on function app_private.agency_api_usage(OUT plan text, OUT per_minute integer, OUT per_day integer, OUT minute_requests integer, OUT day_requests integer, OUT rejected_today integer, OUT minute_resets_at timestamp with time zone, OUT day_resets_at timestamp with time zone) is 'For an admin of the calling agency: its plan and limits, the /api requests served this minute and today (UTC day) and the requests refused today.';
 
-CREATE OR REPLACE FUNCTION app_private.analysis_document_id(a app_public.analyses, p_which text)
- RETURNS uuid
- LANGUAGE sql
- IMMUTABLE
-AS $function$
-  select case p_which when 'lease' then a.lease_document_id when 'insurance' then a.insurance_document_id end
-$function$;
-comment on function app_private.analysis_document_id(a app_public.analyses, p_which text) is 'The document id of the lease or the insurance side of an analysis.';
-
 CREATE OR REPLACE FUNCTION app_private.assert_agency_admin(p_agency_id bigint)
  RETURNS void
  LANGUAGE plpgsql
@@ -1598,6 +1591,29 @@ begin
 end
 $function$;
 comment on function app_private.begin_extraction(p_extraction_id uuid) is 'Move an extraction from queued to processing when its first stage starts; a no-op for one already processing.';
+
+CREATE OR REPLACE FUNCTION app_private.begin_reading(p_document_id uuid)
+ RETURNS TABLE(document_id uuid, purpose text, owner_id uuid, blob_key text, content_type text, size_bytes bigint, page_count integer)
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  o record;
+begin
+  select * into o from app_private.reading_owner(p_document_id);
+  if o.owner_id is null then
+    return;
+  end if;
+  if o.purpose = 'policy' then
+    perform app_private.begin_extraction(o.owner_id);
+  else
+    perform app_private.begin_analysis(o.owner_id);
+  end if;
+  return query select * from app_private.reading_work(p_document_id);
+end
+$function$;
+comment on function app_private.begin_reading(p_document_id uuid) is 'documents__read starts: the document''s owner moves from queued to processing (begin_extraction, begin_analysis); returns what reading_work returns.';
 
 CREATE OR REPLACE FUNCTION app_private.blobs_to_sweep(p_limit integer)
  RETURNS SETOF text
@@ -2203,6 +2219,28 @@ end
 $function$;
 comment on function app_private.fail_extraction(p_extraction_id uuid, p_code text, p_details text, p_parsing_method text) is 'End an extraction as failed with its SPEC §7.2 code (extraction_failed, internal_error) and details.';
 
+CREATE OR REPLACE FUNCTION app_private.fail_reading(p_document_id uuid, p_code text, p_details text, p_parsing_method text)
+ RETURNS void
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  o record;
+begin
+  select * into o from app_private.reading_owner(p_document_id);
+  if o.owner_id is null then
+    return;
+  end if;
+  if o.purpose = 'policy' then
+    perform app_private.fail_extraction(o.owner_id, p_code, p_details, p_parsing_method);
+  else
+    perform app_private.fail_analysis(o.owner_id, p_code, p_details);
+  end if;
+end
+$function$;
+comment on function app_private.fail_reading(p_document_id uuid, p_code text, p_details text, p_parsing_method text) is 'A document cannot be read: its owner fails with a §7.2 code and details (fail_extraction with the parsing method used, fail_analysis).';
+
 CREATE OR REPLACE FUNCTION app_private.fan_out_batch(p_agency_id bigint, p_limit integer)
  RETURNS TABLE(id bigint, uuid uuid, mode text, topic text, event_name text, data jsonb, created_at timestamp with time zone, endpoint_id uuid, url text, kind text, request_id text)
  LANGUAGE sql
@@ -2564,8 +2602,7 @@ CREATE OR REPLACE FUNCTION app_private.queue_analysis_job(p_task text, p_payload
  SECURITY DEFINER
  SET search_path TO ''
 AS $function$
-  select graphile_worker.add_job(p_task, app_private.job_payload(p_payload::jsonb), job_key => p_key, job_key_mode => 'preserve_run_at',
-    priority => p_priority, max_attempts => 5)
+  select app_private.queue_document_job(p_task, p_payload, p_key, p_priority)
 $function$;
 comment on function app_private.queue_analysis_job(p_task text, p_payload json, p_key text, p_priority integer) is 'Queue one stage of the lease analysis chain once (job key; OCR pages at a larger priority number); the payload carries the request id.';
 
@@ -2594,7 +2631,7 @@ AS $function$
 $function$;
 comment on function app_private.queue_delivery(p_delivery_id bigint, p_run_at timestamp with time zone) is 'Queue the send job of a delivery (one job per delivery; the payload carries the delivery''s request id).';
 
-CREATE OR REPLACE FUNCTION app_private.queue_extraction_job(p_task text, p_payload json, p_key text, p_priority integer DEFAULT 0)
+CREATE OR REPLACE FUNCTION app_private.queue_document_job(p_task text, p_payload json, p_key text, p_priority integer DEFAULT 0)
  RETURNS void
  LANGUAGE sql
  SECURITY DEFINER
@@ -2603,7 +2640,72 @@ AS $function$
   select graphile_worker.add_job(p_task, app_private.job_payload(p_payload::jsonb), job_key => p_key, job_key_mode => 'preserve_run_at',
     priority => p_priority, max_attempts => 5)
 $function$;
+comment on function app_private.queue_document_job(p_task text, p_payload json, p_key text, p_priority integer) is 'Queue one stage of a document''s work once (job key; OCR pages at a larger priority number); the payload carries the request id.';
+
+CREATE OR REPLACE FUNCTION app_private.queue_extraction_job(p_task text, p_payload json, p_key text, p_priority integer DEFAULT 0)
+ RETURNS void
+ LANGUAGE sql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+  select app_private.queue_document_job(p_task, p_payload, p_key, p_priority)
+$function$;
 comment on function app_private.queue_extraction_job(p_task text, p_payload json, p_key text, p_priority integer) is 'Queue one stage of the extraction chain once (job key; OCR pages at a larger priority number); the payload carries the request id.';
+
+CREATE OR REPLACE FUNCTION app_private.reading_done(p_document_id uuid)
+ RETURNS void
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  o record;
+begin
+  select * into o from app_private.reading_owner(p_document_id);
+  if o.owner_status is distinct from 'processing' then
+    return;
+  end if;
+  case o.purpose
+    when 'policy' then
+      perform app_private.queue_document_job('extractions__extract', json_build_object('extraction_id', o.owner_id), 'extraction:extract:' || o.owner_id);
+    when 'lease', 'insurance' then
+      perform app_private.queue_document_job('analyses__facts', json_build_object('analysis_id', o.owner_id, 'document', o.purpose),
+        'analysis:facts:' || o.owner_id || ':' || o.purpose);
+  end case;
+end
+$function$;
+comment on function app_private.reading_done(p_document_id uuid) is 'Every page of a document is in: queue the continuation of its owner (extractions__extract for a policy, analyses__facts for a lease or insurance document).';
+
+CREATE OR REPLACE FUNCTION app_private.reading_owner(p_document_id uuid, OUT purpose text, OUT owner_id uuid, OUT owner_status text)
+ RETURNS record
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+  select d.purpose, o.id, o.status
+    from app_public.documents d
+    left join lateral (
+      select x.id, x.status from app_public.extractions x where d.purpose = 'policy' and x.document_id = d.id
+      union all
+      select a.id, a.status from app_public.analyses a where d.purpose = 'lease' and a.lease_document_id = d.id
+      union all
+      select a.id, a.status from app_public.analyses a where d.purpose = 'insurance' and a.insurance_document_id = d.id
+      limit 1) o on true
+   where d.id = p_document_id
+$function$;
+comment on function app_private.reading_owner(p_document_id uuid, OUT purpose text, OUT owner_id uuid, OUT owner_status text) is 'The purpose of a document and the extraction (policy) or analysis (lease, insurance) that owns its reading, with that owner''s status.';
+
+CREATE OR REPLACE FUNCTION app_private.reading_work(p_document_id uuid)
+ RETURNS TABLE(document_id uuid, purpose text, owner_id uuid, blob_key text, content_type text, size_bytes bigint, page_count integer)
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+  select d.id, o.purpose, o.owner_id, d.blob_key, d.content_type, d.size_bytes, d.page_count
+    from app_public.documents d, app_private.reading_owner(d.id) o
+   where d.id = p_document_id and o.owner_status = 'processing'
+$function$;
+comment on function app_private.reading_work(p_document_id uuid) is 'A document being read: its purpose, owner, stored file and page count; no row when its owner is not processing (finished, failed or removed).';
 
 CREATE OR REPLACE FUNCTION app_private.record_analysis_facts(p_analysis_id uuid, p_which text, p_facts jsonb)
  RETURNS void
@@ -2631,68 +2733,6 @@ begin
 end
 $function$;
 comment on function app_private.record_analysis_facts(p_analysis_id uuid, p_which text, p_facts jsonb) is 'analyses__facts saves a document''s facts; the second one queues analyses__compare.';
-
-CREATE OR REPLACE FUNCTION app_private.record_analysis_ocr_page(p_analysis_id uuid, p_which text, p_page integer, p_content jsonb, p_error text)
- RETURNS void
- LANGUAGE plpgsql
- SECURITY DEFINER
- SET search_path TO ''
-AS $function$
-declare
-  a app_public.analyses;
-  v_doc uuid;
-begin
-  select * into a from app_public.analyses where id = p_analysis_id and status = 'processing' for update;
-  if not found then
-    return;
-  end if;
-  v_doc := app_private.analysis_document_id(a, p_which);
-  update app_private.document_pages
-     set state = case when p_error is null then 'ocr_done' else 'ocr_failed' end,
-         content = coalesce(p_content, content), error = p_error, updated_at = now()
-   where document_id = v_doc and page = p_page and state = 'ocr_pending';
-  if not exists (select 1 from app_private.document_pages where document_id = v_doc and state = 'ocr_pending') then
-    perform app_private.queue_analysis_job('analyses__facts', json_build_object('analysis_id', a.id, 'document', p_which), 'analysis:facts:' || a.id || ':' || p_which);
-  end if;
-end
-$function$;
-comment on function app_private.record_analysis_ocr_page(p_analysis_id uuid, p_which text, p_page integer, p_content jsonb, p_error text) is 'analyses__ocr saves a page (or its error); when the document has no page pending it queues analyses__facts.';
-
-CREATE OR REPLACE FUNCTION app_private.record_analysis_text(p_analysis_id uuid, p_which text, p_page_count integer, p_pages jsonb, p_need_ocr integer[])
- RETURNS void
- LANGUAGE plpgsql
- SECURITY DEFINER
- SET search_path TO ''
-AS $function$
-declare
-  a app_public.analyses;
-  v_doc uuid;
-  v_page integer;
-begin
-  select * into a from app_public.analyses where id = p_analysis_id and status = 'processing' for update;
-  if not found then
-    return;
-  end if;
-  v_doc := app_private.analysis_document_id(a, p_which);
-  update app_public.documents set page_count = p_page_count where id = v_doc;
-  insert into app_private.document_pages (document_id, page, state, content)
-  select v_doc, (p ->> 'page')::int, 'read', p from jsonb_array_elements(p_pages) p
-  on conflict (document_id, page) do nothing;
-  insert into app_private.document_pages (document_id, page, state, content)
-  select v_doc, o.page_no, 'ocr_pending', (select p from jsonb_array_elements(p_pages) p where (p ->> 'page')::int = o.page_no)
-    from unnest(p_need_ocr) as o (page_no)
-  on conflict (document_id, page) do update set state = 'ocr_pending'
-    where app_private.document_pages.state = 'read';
-  for v_page in select dp.page from app_private.document_pages dp where dp.document_id = v_doc and dp.state = 'ocr_pending' order by dp.page loop
-    perform app_private.queue_analysis_job('analyses__ocr', json_build_object('analysis_id', a.id, 'document', p_which, 'page', v_page),
-      'analysis:ocr:' || a.id || ':' || p_which || ':' || v_page, 10);
-  end loop;
-  if not found then
-    perform app_private.queue_analysis_job('analyses__facts', json_build_object('analysis_id', a.id, 'document', p_which), 'analysis:facts:' || a.id || ':' || p_which);
-  end if;
-end
-$function$;
-comment on function app_private.record_analysis_text(p_analysis_id uuid, p_which text, p_page_count integer, p_pages jsonb, p_need_ocr integer[]) is 'analyses__read saves a document''s text layer; queues analyses__ocr per page without one (priority 10) or analyses__facts.';
 
 CREATE OR REPLACE FUNCTION app_private.record_delivery_attempt(p_delivery_id bigint, p_started_at timestamp with time zone, p_duration_ms integer, p_status_code integer, p_headers jsonb, p_body text, p_error_code text, p_error_message text, p_ok boolean, p_gone boolean, p_retry_in_seconds integer, p_disable_after interval)
  RETURNS app_public.webhook_deliveries
@@ -2800,40 +2840,6 @@ end
 $function$;
 comment on function app_private.record_delivery_attempts(p_attempts jsonb, p_disable_after interval) is 'Batch form of record_delivery_attempt: one round trip per send batch.';
 
-CREATE OR REPLACE FUNCTION app_private.record_document_text(p_extraction_id uuid, p_page_count integer, p_pages jsonb, p_need_ocr integer[])
- RETURNS void
- LANGUAGE plpgsql
- SECURITY DEFINER
- SET search_path TO ''
-AS $function$
-declare
-  x app_public.extractions;
-  v_page integer;
-begin
-  select * into x from app_public.extractions where id = p_extraction_id and status = 'processing' for update;
-  if not found then
-    return;
-  end if;
-  update app_public.documents set page_count = p_page_count where id = x.document_id;
-  insert into app_private.document_pages (document_id, page, state, content)
-  select x.document_id, (p ->> 'page')::int, 'read', p from jsonb_array_elements(p_pages) p
-  on conflict (document_id, page) do nothing;
-  insert into app_private.document_pages (document_id, page, state, content)
-  select x.document_id, o.page_no, 'ocr_pending', (select p from jsonb_array_elements(p_pages) p where (p ->> 'page')::int = o.page_no)
-    from unnest(p_need_ocr) as o (page_no)
-  on conflict (document_id, page) do update set state = 'ocr_pending'
-    where app_private.document_pages.state = 'read';
-  for v_page in select dp.page from app_private.document_pages dp where dp.document_id = x.document_id and dp.state = 'ocr_pending' order by dp.page loop
-    perform app_private.queue_extraction_job('documents__ocr', json_build_object('extraction_id', x.id, 'page', v_page),
-      'extraction:ocr:' || x.id || ':' || v_page, 10);
-  end loop;
-  if not found then
-    perform app_private.queue_extraction_job('extractions__extract', json_build_object('extraction_id', x.id), 'extraction:extract:' || x.id);
-  end if;
-end
-$function$;
-comment on function app_private.record_document_text(p_extraction_id uuid, p_page_count integer, p_pages jsonb, p_need_ocr integer[]) is 'documents__read saves the text layer; queues documents__ocr per page without one (priority 10) or extractions__extract.';
-
 CREATE OR REPLACE FUNCTION app_private.record_extraction_result(p_extraction_id uuid, p_outcome text, p_parsing_method text, p_result jsonb, p_stage_errors jsonb)
  RETURNS void
  LANGUAGE plpgsql
@@ -2851,30 +2857,61 @@ end
 $function$;
 comment on function app_private.record_extraction_result(p_extraction_id uuid, p_outcome text, p_parsing_method text, p_result jsonb, p_stage_errors jsonb) is 'extractions__extract saves extracted_data and its outcome, and queues extractions__complete.';
 
-CREATE OR REPLACE FUNCTION app_private.record_ocr_page(p_extraction_id uuid, p_page integer, p_content jsonb, p_error text)
+CREATE OR REPLACE FUNCTION app_private.record_reading_page(p_document_id uuid, p_page integer, p_content jsonb, p_engine text, p_error text)
+ RETURNS void
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+begin
+  perform 1 from app_public.documents where id = p_document_id for update;
+  if not exists (select 1 from app_private.reading_work(p_document_id)) then
+    return;
+  end if;
+  update app_private.document_pages
+     set state = case when p_error is null then 'ocr_done' else 'ocr_failed' end,
+         content = coalesce(p_content, content), engine = case when p_error is null then p_engine end, error = p_error, updated_at = now()
+   where document_id = p_document_id and page = p_page and state = 'ocr_pending';
+  if found and not exists (select 1 from app_private.document_pages where document_id = p_document_id and state = 'ocr_pending') then
+    perform app_private.reading_done(p_document_id);
+  end if;
+end
+$function$;
+comment on function app_private.record_reading_page(p_document_id uuid, p_page integer, p_content jsonb, p_engine text, p_error text) is 'documents__ocr saves one OCR''d page with its engine (or the page''s error); the last page in queues the owner''s continuation.';
+
+CREATE OR REPLACE FUNCTION app_private.record_reading_text(p_document_id uuid, p_page_count integer, p_pages jsonb, p_need_ocr integer[])
  RETURNS void
  LANGUAGE plpgsql
  SECURITY DEFINER
  SET search_path TO ''
 AS $function$
 declare
-  x app_public.extractions;
+  v_page integer;
 begin
-  -- The extraction row lock serialises the pages of one document, so exactly one of them sees none left.
-  select * into x from app_public.extractions where id = p_extraction_id and status = 'processing' for update;
-  if not found then
+  -- The document row lock serialises the stages of one document, so exactly one of them sees no page left.
+  perform 1 from app_public.documents where id = p_document_id for update;
+  if not exists (select 1 from app_private.reading_work(p_document_id)) then
     return;
   end if;
-  update app_private.document_pages
-     set state = case when p_error is null then 'ocr_done' else 'ocr_failed' end,
-         content = coalesce(p_content, content), error = p_error, updated_at = now()
-   where document_id = x.document_id and page = p_page and state = 'ocr_pending';
-  if not exists (select 1 from app_private.document_pages where document_id = x.document_id and state = 'ocr_pending') then
-    perform app_private.queue_extraction_job('extractions__extract', json_build_object('extraction_id', x.id), 'extraction:extract:' || x.id);
+  update app_public.documents set page_count = p_page_count where id = p_document_id;
+  insert into app_private.document_pages (document_id, page, state, content)
+  select p_document_id, (p ->> 'page')::int, 'read', p from jsonb_array_elements(p_pages) p
+  on conflict (document_id, page) do nothing;
+  insert into app_private.document_pages (document_id, page, state, content)
+  select p_document_id, o.page_no, 'ocr_pending', (select p from jsonb_array_elements(p_pages) p where (p ->> 'page')::int = o.page_no)
+    from unnest(p_need_ocr) as o (page_no)
+  on conflict (document_id, page) do update set state = 'ocr_pending'
+    where app_private.document_pages.state = 'read';
+  for v_page in select dp.page from app_private.document_pages dp where dp.document_id = p_document_id and dp.state = 'ocr_pending' order by dp.page loop
+    perform app_private.queue_document_job('documents__ocr', json_build_object('document_id', p_document_id, 'page', v_page),
+      'document:ocr:' || p_document_id || ':' || v_page, 10);
+  end loop;
+  if not found then
+    perform app_private.reading_done(p_document_id);
   end if;
 end
 $function$;
-comment on function app_private.record_ocr_page(p_extraction_id uuid, p_page integer, p_content jsonb, p_error text) is 'documents__ocr saves a page (or its error); when no page is pending it queues extractions__extract.';
+comment on function app_private.record_reading_text(p_document_id uuid, p_page_count integer, p_pages jsonb, p_need_ocr integer[]) is 'documents__read saves the text layer and page count; queues documents__ocr per page without one (priority 10), or the owner''s continuation when none needs OCR.';
 
 CREATE OR REPLACE FUNCTION app_private.record_secret_key_check(p_check_ciphertext text)
  RETURNS text
@@ -3007,12 +3044,12 @@ begin
   values (v_agency, v_mode, nullif(current_setting('svc.api_key_id', true), '')::bigint,
           (p_lease ->> 'id')::uuid, (p_insurance ->> 'id')::uuid, p_as_of)
   returning id into v_id;
-  perform app_private.queue_analysis_job('analyses__read', json_build_object('analysis_id', v_id, 'document', 'lease'), 'analysis:read:' || v_id || ':lease');
-  perform app_private.queue_analysis_job('analyses__read', json_build_object('analysis_id', v_id, 'document', 'insurance'), 'analysis:read:' || v_id || ':insurance');
+  perform app_private.queue_document_job('documents__read', json_build_object('document_id', p_lease ->> 'id'), 'document:read:' || (p_lease ->> 'id'));
+  perform app_private.queue_document_job('documents__read', json_build_object('document_id', p_insurance ->> 'id'), 'document:read:' || (p_insurance ->> 'id'));
   return v_id;
 end
 $function$;
-comment on function app_private.start_analysis(p_lease jsonb, p_insurance jsonb, p_as_of date) is 'Record the two uploaded documents and a queued analysis for the caller''s agency and mode, and queue analyses__read for each document.';
+comment on function app_private.start_analysis(p_lease jsonb, p_insurance jsonb, p_as_of date) is 'Record the two uploaded documents and a queued analysis for the caller''s agency and mode, and queue documents__read of each document.';
 
 CREATE OR REPLACE FUNCTION app_private.start_dashboard_session(p_link_hash bytea, p_session_hash bytea)
  RETURNS TABLE(agent_id bigint)
@@ -3069,11 +3106,11 @@ begin
   insert into app_public.extractions (document_id, agency_id, agent_id, mode, entity_type, requested_client_id)
   values (p_document_id, a.agency_id, a.id, v_mode, p_entity_type, p_client_id)
   returning * into x;
-  perform app_private.queue_extraction_job('documents__read', json_build_object('extraction_id', x.id), 'extraction:read:' || x.id);
+  perform app_private.queue_document_job('documents__read', json_build_object('document_id', p_document_id), 'document:read:' || p_document_id);
   return x;
 end
 $function$;
-comment on function app_private.start_extraction(p_agent_id bigint, p_document_id uuid, p_blob_key text, p_filename text, p_content_type text, p_size_bytes bigint, p_sha256 text, p_entity_type text, p_client_id uuid) is 'Record an uploaded document and its queued extraction for an agent of the caller''s agency, and queue documents__read.';
+comment on function app_private.start_extraction(p_agent_id bigint, p_document_id uuid, p_blob_key text, p_filename text, p_content_type text, p_size_bytes bigint, p_sha256 text, p_entity_type text, p_client_id uuid) is 'Record an uploaded document and its queued extraction for an agent of the caller''s agency, and queue documents__read of the document.';
 
 CREATE OR REPLACE FUNCTION app_private.submission_of_client_key(p_form_id bigint, p_client_key uuid)
  RETURNS TABLE(id bigint, trace_id text, submitted_at timestamp with time zone)

@@ -1,15 +1,14 @@
-// Stage 3 of an extraction: assemble the pages read (text layer and OCR), run the extractor (rules, and the
+// Stage 3 of an extraction: the document from its stored pages (text layer and OCR), run the extractor (rules, and the
 // LLM when configured), and save what it found; app_private.record_extraction_result queues the completion.
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
-import { documentPages, extractionWork, failExtraction, recordExtractionResult } from '../db/queries/extractions.ts';
-import { assembleDocument, DocumentError, type PageText, type Sniffed, type StageError } from '../pipelines/documents/index.ts';
+import { extractionWork, failExtraction, recordExtractionResult } from '../db/queries/extractions.ts';
+import { documentPages } from '../db/queries/readings.ts';
+import { DocumentError, storedDocument } from '../pipelines/documents/index.ts';
 import { extractReadDocument, type EntityType } from '../pipelines/extraction/index.ts';
 import { engineOptions, taskBlobs, type TaskDeps } from './context.ts';
 
 const payload = z.object({ extraction_id: z.uuid() });
-
-const kindOf: Record<string, Sniffed['kind']> = { 'application/pdf': 'pdf', 'image/jpeg': 'jpeg', 'image/png': 'png' };
 
 export function extractionsExtract(deps: TaskDeps): Task {
   const options = engineOptions(deps.cfg);
@@ -17,22 +16,9 @@ export function extractionsExtract(deps: TaskDeps): Task {
     const { extraction_id } = payload.parse(raw);
     const work = await helpers.withPgClient((c) => extractionWork(c, extraction_id));
     if (!work || work.status !== 'processing' || work.outcome) return;
-    const rows = await helpers.withPgClient((c) => documentPages(c, work.document_id));
-    const errors: StageError[] = [];
-    let engine: string | undefined;
-    const pages: PageText[] = [];
-    for (const r of rows) {
-      if (r.state === 'ocr_failed') errors.push({ stage: 'ocr', page: r.page, message: r.error ?? 'OCR failed' });
-      const content = r.content as (PageText & { ocr_engine?: string }) | null;
-      if (!content || r.state === 'ocr_pending') continue;
-      if (content.ocr_engine) engine = content.ocr_engine;
-      const { ocr_engine: _e, ...page } = content;
-      pages.push(page as PageText);
-    }
-    const sniffed = { kind: kindOf[work.content_type], mime: work.content_type, bytes: 0 } as Sniffed;
-    const doc = assembleDocument(sniffed, pages, errors, engine);
+    const doc = storedDocument(work, await helpers.withPgClient((c) => documentPages(c, work.document_id)));
     // An image has no text layer: whatever its pages hold, they were read by OCR.
-    const method = sniffed.kind !== 'pdf' || doc.method === 'ocr' ? 'ocr' : doc.method === 'text' ? 'text' : 'hybrid';
+    const method = doc.sniffed.kind !== 'pdf' || doc.method === 'ocr' ? 'ocr' : doc.method === 'text' ? 'text' : 'hybrid';
     try {
       // The file is loaded only when the text names no carrier (its header band is then read by OCR).
       const bytes = async () => (work.blob_key ? await taskBlobs(deps).get(work.blob_key) : undefined);

@@ -12,8 +12,6 @@ import type { TaskDeps } from './context.ts';
 import { heartbeatIntervalMs, workerPreset } from './liveness.ts';
 import { analysesCompare } from './analyses__compare.ts';
 import { analysesFacts } from './analyses__facts.ts';
-import { analysesOcr } from './analyses__ocr.ts';
-import { analysesRead } from './analyses__read.ts';
 import { blobsSweep } from './blobs__sweep.ts';
 import { deliveriesSend, startSendLoop } from './deliveries__send.ts';
 import { documentsExpire } from './documents__expire.ts';
@@ -36,8 +34,6 @@ export function createTaskList(deps: TaskDeps): TaskList {
     extractions__extract: extractionsExtract(deps),
     extractions__complete: extractionsComplete(deps),
     documents__expire: documentsExpire(deps),
-    analyses__read: analysesRead(deps),
-    analyses__ocr: analysesOcr(deps),
     analyses__facts: analysesFacts(deps),
     analyses__compare: analysesCompare(deps),
     blobs__sweep: blobsSweep(deps),

@@ -1,4 +1,5 @@
-// Statements of the lease compliance checker and of its job chain (SQL in migration 0008).
+// Statements of the lease compliance checker and of its job chain after each document is read (SQL in migration 0008;
+// the reading itself is db/queries/readings.ts).
 import type pg from 'pg';
 
 type Queryable = Pick<pg.ClientBase, 'query'>;
@@ -59,43 +60,21 @@ export interface AnalysisWork {
   document_id: string;
   blob_key: string | null;
   content_type: string;
+  size_bytes: number;
+  page_count: number | null;
   lease_facts: unknown;
   insurance_facts: unknown;
-}
-
-/** queued → processing (app_private.begin_analysis); the side's document, or undefined when the analysis is finished. */
-export async function beginAnalysis(c: Queryable, id: string, side: AnalysisSide): Promise<AnalysisWork | undefined> {
-  const { rows } = await c.query<{ id: string | null }>('select (app_private.begin_analysis($1)).id', [id]);
-  if (!rows[0]?.id) return undefined;
-  return analysisWork(c, id, side);
 }
 
 /** The analysis and one side's document (owner pool, in a task). */
 export async function analysisWork(c: Queryable, id: string, side: AnalysisSide): Promise<AnalysisWork | undefined> {
   const { rows } = await c.query<AnalysisWork>(
-    `select a.id, a.status, to_char(a.as_of, 'YYYY-MM-DD') as as_of, d.id as document_id, d.blob_key, d.content_type, a.lease_facts, a.insurance_facts
+    `select a.id, a.status, to_char(a.as_of, 'YYYY-MM-DD') as as_of, d.id as document_id, d.blob_key, d.content_type, d.size_bytes::float8 as size_bytes, d.page_count, a.lease_facts, a.insurance_facts
        from app_public.analyses a join app_public.documents d on d.id = case $2 when 'lease' then a.lease_document_id else a.insurance_document_id end
       where a.id = $1`,
     [id, side],
   );
   return rows[0];
-}
-
-/** Save a side's text layer (app_private.record_analysis_text). */
-export async function recordAnalysisText(c: Queryable, id: string, side: AnalysisSide, pageCount: number, pages: unknown[], needOcr: number[]): Promise<void> {
-  await c.query('select app_private.record_analysis_text($1, $2, $3, $4, $5)', [id, side, pageCount, JSON.stringify(pages), needOcr]);
-}
-
-/** Save one OCR'd page or its error (app_private.record_analysis_ocr_page). */
-export async function recordAnalysisOcrPage(
-  c: Queryable,
-  id: string,
-  side: AnalysisSide,
-  page: number,
-  content: unknown | null,
-  error: string | null,
-): Promise<void> {
-  await c.query('select app_private.record_analysis_ocr_page($1, $2, $3, $4, $5)', [id, side, page, content === null ? null : JSON.stringify(content), error]);
 }
 
 /** Save a side's facts (app_private.record_analysis_facts). */

@@ -1,4 +1,5 @@
-// Statements of the policy extraction API and of its job chain (SQL in migration 0006).
+// Statements of the policy extraction API and of its job chain after the document is read (SQL in migration 0006;
+// the reading itself is db/queries/readings.ts).
 import type { Client as Queryable } from './types.ts';
 
 /** An extraction with the document columns its §2.9 record shows. */
@@ -146,44 +147,11 @@ export interface ExtractionWork {
   blob_key: string | null;
   filename: string;
   content_type: string;
+  size_bytes: number;
+  page_count: number | null;
   outcome: 'completed' | 'partial' | null;
   parsing_method: string | null;
   result: Record<string, unknown> | null;
-}
-
-/** queued → processing (idempotent); undefined when the extraction is gone or finished. */
-export async function beginExtraction(c: Queryable, extractionId: string): Promise<ExtractionWork | undefined> {
-  const { rows } = await c.query<ExtractionWork>(
-    `select x.id, x.status, x.entity_type, x.mode, x.agency_id, x.agent_id, x.document_id, d.blob_key, d.filename, d.content_type, x.outcome, x.parsing_method, x.result
-       from app_private.begin_extraction($1) x join app_public.documents d on d.id = x.document_id where x.id is not null`,
-    [extractionId],
-  );
-  return rows[0];
-}
-
-/** Save the text layer; queues OCR per page without one, or the extraction. */
-export async function recordDocumentText(c: Queryable, extractionId: string, pageCount: number, pages: unknown[], needOcr: number[]): Promise<void> {
-  await c.query('select app_private.record_document_text($1, $2, $3, $4)', [extractionId, pageCount, JSON.stringify(pages), needOcr]);
-}
-
-export interface DocumentPageRow {
-  page: number;
-  state: 'read' | 'ocr_pending' | 'ocr_done' | 'ocr_failed';
-  content: unknown;
-  error: string | null;
-}
-
-/** The pages read so far of a document. */
-export async function documentPages(c: Queryable, documentId: string): Promise<DocumentPageRow[]> {
-  const { rows } = await c.query<DocumentPageRow>('select page, state, content, error from app_private.document_pages where document_id = $1 order by page', [
-    documentId,
-  ]);
-  return rows;
-}
-
-/** Save one OCR'd page (or its error); the last one queues the extraction. */
-export async function recordOcrPage(c: Queryable, extractionId: string, page: number, content: unknown, error: string | null): Promise<void> {
-  await c.query('select app_private.record_ocr_page($1, $2, $3, $4)', [extractionId, page, content === null ? null : JSON.stringify(content), error]);
 }
 
 /** Save what the extractor found; queues the completion. */
@@ -217,7 +185,8 @@ export async function completeExtraction(c: Queryable, extractionId: string, pol
 /** The work of a stage without changing state (extract and complete stages). */
 export async function extractionWork(c: Queryable, extractionId: string): Promise<ExtractionWork | undefined> {
   const { rows } = await c.query<ExtractionWork>(
-    `select x.id, x.status, x.entity_type, x.mode, x.agency_id, x.agent_id, x.document_id, d.blob_key, d.filename, d.content_type, x.outcome, x.parsing_method, x.result
+    `select x.id, x.status, x.entity_type, x.mode, x.agency_id, x.agent_id, x.document_id, d.blob_key, d.filename, d.content_type,
+            d.size_bytes::float8 as size_bytes, d.page_count, x.outcome, x.parsing_method, x.result
        from app_public.extractions x join app_public.documents d on d.id = x.document_id where x.id = $1`,
     [extractionId],
   );

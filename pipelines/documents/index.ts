@@ -1,7 +1,7 @@
 // The document stage: bytes in, positioned text per page out (text layer, AcroForm values, OCR where needed).
 import os from 'node:os';
 import { z } from 'zod';
-import { sniff, DEFAULT_MAX_BYTES, DEFAULT_MAX_PAGES, DEFAULT_MAX_IMAGE_PIXELS, type Sniffed } from './sniff.ts';
+import { sniff, storedSniff, DEFAULT_MAX_BYTES, DEFAULT_MAX_PAGES, DEFAULT_MAX_IMAGE_PIXELS, type Sniffed } from './sniff.ts';
 import { DocumentError } from './errors.ts';
 import { readPdfText, rasterPdfPage, closePdfPool } from './pdf.ts';
 import { normaliseImage, ocrImage, closeOcrPool, ocrOptionsSchema, grayPixels } from './ocr.ts';
@@ -15,7 +15,7 @@ import sharp from 'sharp';
 
 export * from './errors.ts';
 export * from './layout.ts';
-export { sniff, DEFAULT_MAX_BYTES, DEFAULT_MAX_PAGES, DEFAULT_MAX_IMAGE_PIXELS, type Sniffed, type DocumentKind } from './sniff.ts';
+export { sniff, storedSniff, DEFAULT_MAX_BYTES, DEFAULT_MAX_PAGES, DEFAULT_MAX_IMAGE_PIXELS, type Sniffed, type DocumentKind } from './sniff.ts';
 export {
   normaliseImage,
   grayPixels,
@@ -198,6 +198,32 @@ export function assembleDocument(
   const assisted = pages.some((p) => p.ocrAssisted);
   const method = ocrCount === 0 && !assisted ? 'text' : ocrCount === pages.length ? 'ocr' : 'mixed';
   return { status, errors, sniffed, pageCount, pages, method, ocrEngine, ...(located?.pages ? { located: located.pages } : {}) };
+}
+
+/** A page as the reading chain stores it (app_private.document_pages): its text, how far it is read, and by what. */
+export interface StoredPage {
+  page: number;
+  /** `read` from the text layer; `ocr_pending`, `ocr_done` or `ocr_failed` for a page without a usable one. */
+  state: 'read' | 'ocr_pending' | 'ocr_done' | 'ocr_failed';
+  content: PageText | null;
+  /** The OCR engine that read the page. */
+  engine: string | null;
+  error: string | null;
+}
+
+/** The document from its stored pages (the staged chain's stage 3): a failed page is an OCR error, a pending one is left out. */
+export function storedDocument(file: { content_type: string; size_bytes: number; page_count: number | null }, stored: StoredPage[]): DocumentText {
+  const errors: StageError[] = [];
+  const pages: PageText[] = [];
+  let engine: string | undefined;
+  for (const p of stored) {
+    if (p.state === 'ocr_failed') errors.push({ stage: 'ocr', page: p.page, message: p.error ?? 'OCR failed' });
+    if (!p.content || p.state === 'ocr_pending') continue;
+    if (p.engine) engine = p.engine;
+    pages.push(p.content);
+  }
+  const sniffed = storedSniff(file.content_type, file.size_bytes);
+  return assembleDocument(sniffed, pages, errors, engine, file.page_count ? { pageCount: file.page_count } : undefined);
 }
 
 /** Sniff, read the text layer (off the main thread) and OCR pages without one. Throws DocumentError for bad files. */

@@ -24,6 +24,15 @@ export interface Sniffed {
   height?: number;
 }
 
+const KIND_OF_MIME: Record<Sniffed['mime'], DocumentKind> = { 'application/pdf': 'pdf', 'image/jpeg': 'jpeg', 'image/png': 'png' };
+
+/** What sniffing found when the file was stored: its recorded type and size (a stored document's type is one `sniff` gave). */
+export function storedSniff(mime: string, bytes: number): Sniffed {
+  const kind = KIND_OF_MIME[mime as Sniffed['mime']];
+  if (!kind) throw new DocumentError('internal_error', 'unsupported_type', `a stored document of type ${mime} cannot be read`);
+  return { kind, mime: mime as Sniffed['mime'], bytes };
+}
+
 const startsWith = (b: Uint8Array, sig: number[], at = 0) => sig.every((v, i) => b[at + i] === v);
 
 /** Type by magic bytes and check size, page count (images) and pixel count. Throws DocumentError. */

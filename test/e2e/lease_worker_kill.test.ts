@@ -38,7 +38,7 @@ test('a worker killed during OCR of a scanned lease: the analysis completes once
       async () => {
         const q = await svc.tdb.db.owner.query(
           `select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
-          where k.identifier = 'analyses__ocr' and j.locked_by is not null`,
+          where k.identifier = 'documents__ocr' and j.locked_by is not null`,
         );
         return q.rows[0].n > 0;
       },
