@@ -1,6 +1,7 @@
 // The two pools (owner: migrations and the worker; request: every API request, subject to RLS) and the
 // per-request transaction that sets the acting identity locally.
 import pg from 'pg';
+import { listenFor, type Notices } from './notices.ts';
 
 // bigint ids come back as JS numbers (ids stay far below 2^53); timestamps as Date.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -21,6 +22,8 @@ export interface Database {
   request: pg.Pool;
   /** Whether request transactions must `set local role svc_request` (request pool logs in as the owner). */
   switchRole: boolean;
+  /** Analyses finished (app_private.complete_analysis / fail_analysis notify svc_analysis_done with the id). */
+  analysisDone: Notices;
   close(): Promise<void>;
 }
 
@@ -33,12 +36,14 @@ export function createDatabase(opts: { ownerUrl: string; requestUrl?: string; ma
     p.on('error', () => {});
     p.on('connect', (client) => client.on('error', () => {}));
   }
+  const analysisDone = listenFor({ connectionString: opts.ownerUrl }, 'svc_analysis_done');
   return {
     owner,
     request,
     switchRole: !opts.requestUrl,
+    analysisDone,
     close: async () => {
-      await Promise.all([owner.end(), request.end()]);
+      await Promise.all([owner.end(), request.end(), analysisDone.close()]);
     },
   };
 }

@@ -46,7 +46,10 @@ async function bearerIdentity(ctx: Context, client: Client, tokenHash: Buffer, r
   return { role: who.role, oauthClientId: who.oauth_client_id, agencyId: who.agency_id, agentId: who.agent_id };
 }
 
-/** auth → rate limit → one transaction as the caller, committed after the handler, rolled back on error. */
+/**
+ * auth → rate limit → one transaction as the caller, committed after the handler, rolled back on error; then the
+ * handler's after-commit work (http/context.ts afterCommit), outside any transaction.
+ */
 export function authenticated(rule: Exclude<AuthRule, 'none'>, deps: Deps, rateLimit?: 'v1' | 'plan') {
   const wantsApiKey = rule === 'api_key' || rule === 'api_key_admin';
   return async (ctx: Context, next: Next) => {
@@ -84,5 +87,6 @@ export function authenticated(rule: Exclude<AuthRule, 'none'>, deps: Deps, rateL
       ctx.state.tx = undefined;
       client.release();
     }
+    for (const fn of (ctx.state.afterCommit as (() => Promise<void>)[] | undefined) ?? []) await fn();
   };
 }

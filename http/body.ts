@@ -182,7 +182,7 @@ export function collectFiles(ctx: Context, spec: BodyRules): Record<string, Uplo
 }
 
 /** `value` parsed by `schema`, or an ApiError with `status` naming every bad field. */
-export function parseInput<T extends z.ZodType>(schema: T | undefined, value: unknown, status: number, where: string): z.infer<T> {
+export function parseInput<T extends z.ZodType>(schema: T | undefined, value: unknown, status: number, where: string, nameFields = false): z.infer<T> {
   if (!schema) return {} as z.infer<T>;
   let r: z.ZodSafeParseResult<z.infer<T>>;
   try {
@@ -191,6 +191,10 @@ export function parseInput<T extends z.ZodType>(schema: T | undefined, value: un
     // A refinement that throws on input it did not expect is still the input's fault, never a 500.
     throw new ApiError(status, `invalid ${where}`, [{ message: (err as Error).message }]);
   }
-  if (!r.success) throw new ApiError(status, `invalid ${where}`, zodDetails(r.error));
+  if (!r.success) {
+    const details = zodDetails(r.error);
+    const named = details.map((d) => (d.field ? `${d.field.replace(/^\//, '')}: ${d.message}` : d.message)).join('; ');
+    throw new ApiError(status, nameFields ? `invalid ${where}: ${named}`.slice(0, 500) : `invalid ${where}`, details);
+  }
   return r.data;
 }

@@ -26,6 +26,14 @@ export function tx(ctx: Context): pg.PoolClient {
   return client;
 }
 
+/**
+ * Work the handler leaves for after its transaction: run once the request's transaction is committed and its
+ * connection released (waiting for workers to finish what the handler queued). It may set the answer or throw.
+ */
+export function afterCommit(ctx: Context, fn: () => Promise<void>): void {
+  ((ctx.state.afterCommit as (() => Promise<void>)[] | undefined) ??= []).push(fn);
+}
+
 /** The caller, as authenticated by the route's auth step. */
 export function identity(ctx: Context): Identity {
   return ctx.state.identity as Identity;

@@ -46,7 +46,12 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
    * validated: another agency's resource answers 404/403 whatever the body, never a validation error first.
    */
   authorize?: (ctx: Context, input: { params: z.infer<P>; body: unknown }) => Promise<void>;
-  /** Schema shown in OpenAPI when the handler validates the body itself (richer than `body`). */
+  /**
+   * The status of a body that fails `body`: 422 (default), or 400 `bad_request` where the surface's SPEC says so (the
+   * /api multipart uploads); the message then names each bad field.
+   */
+  bodyStatus?: 400 | 422;
+  /** Schema shown in OpenAPI instead of `body` (the documented shape when `body` adds parsing, e.g. multipartFields). */
   docBody?: z.ZodType;
   responses: Record<number, { description: string; schema?: z.ZodType; headers?: string[] }>;
   handler: (ctx: Context, input: RouteInput<z.infer<P>, z.infer<Q>, z.infer<B>>, deps: Deps) => Promise<void>;
@@ -86,7 +91,7 @@ export function mountRoutes(router: Router, specs: RouteSpec[], deps: Deps): voi
         params,
         query: parseInput(spec.query, ctx.query, 400, 'query parameters'),
         body: spec.body
-          ? parseInput(spec.body, (ctx.request as { body?: unknown }).body ?? {}, 422, 'request body')
+          ? parseInput(spec.body, (ctx.request as { body?: unknown }).body ?? {}, spec.bodyStatus ?? 422, 'request body', spec.bodyStatus === 400)
           : ((ctx.request as { body?: unknown }).body ?? {}),
         files,
       };

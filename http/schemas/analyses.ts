@@ -1,14 +1,27 @@
 // Request and response schemas of the lease compliance checker (SPEC §2.8, §4.3).
 import { z } from 'zod';
 import { comparisonFields } from '../../pipelines/lease/schema.ts';
+import { multipartFields } from './common.ts';
 
 export const analyzeQuery = z.object({
   async: z.enum(['true', 'false', '1', '0']).optional().describe('true: answer 202 with the analysis id at once instead of waiting for the result'),
 });
 
+/** A YYYY-MM-DD that is a real day. */
+const isDay = (v: string) => {
+  const d = new Date(`${v}T00:00:00Z`);
+  return /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === v;
+};
+
+/** Multipart fields beside the two files (a bad value is a 400 `bad_request` naming it). */
 export const analyzeBody = z.looseObject({
-  as_of: z.string().optional().describe('YYYY-MM-DD: the day policy status and period are judged on (default: today, UTC)'),
+  as_of: z
+    .string()
+    .refine(isDay, 'must be a date written YYYY-MM-DD')
+    .optional()
+    .describe('YYYY-MM-DD: the day policy status and period are judged on (default: today, UTC)'),
 });
+export const analyzeFields = multipartFields(analyzeBody);
 
 export const analysisParams = z.object({ analysis_id: z.uuid().describe('id of the analysis (from a 202 answer)') });
 

@@ -83,3 +83,13 @@ export const problem = z
     errors: z.array(z.object({ pointer: z.string().optional(), detail: z.string() })).optional(),
   })
   .meta({ id: 'Problem', description: 'RFC 9457 problem details' });
+
+/**
+ * The text fields of a multipart body checked by `shape`'s schemas: each trimmed, an empty one absent (HTML forms
+ * and curl send empty fields), and a repeated one refused (it arrives as a list, which no text schema accepts).
+ */
+export function multipartFields<S extends z.ZodRawShape>(shape: z.ZodObject<S>): z.ZodType<z.output<z.ZodObject<S>>> {
+  const trimmed = (v: unknown) => (typeof v === 'string' ? (v.trim() === '' ? undefined : v.trim()) : v);
+  const fields = Object.fromEntries(Object.entries(shape.shape).map(([k, s]) => [k, z.preprocess(trimmed, s as z.ZodType)]));
+  return z.looseObject(fields) as unknown as z.ZodType<z.output<z.ZodObject<S>>>;
+}

@@ -1,18 +1,22 @@
 // Request and response schemas of the policy extraction API (SPEC §2.9, §4.4, §7.2).
 import { z } from 'zod';
 import { entityTypeSchema } from '../../pipelines/extraction/schema.ts';
-import { id, queryInt, timestamp } from './common.ts';
+import { id, multipartFields, queryInt, timestamp } from './common.ts';
 
 export const extractionStatuses = ['queued', 'processing', 'completed', 'partial', 'failed'] as const;
 
 export const agentPathParams = z.object({ agent_id: id.describe('agent of the API key’s agency') });
 export const extractionParams = agentPathParams.extend({ extraction_id: z.uuid().describe('extraction_id of the record') });
 
-/** Multipart fields beside `file`; checked by the handler so a bad value is a 400 `bad_request` naming it. */
+/** Multipart fields beside `file` (a bad value is a 400 `bad_request` naming it). */
 export const extractBody = z.looseObject({
-  entity_type: entityTypeSchema.optional().describe('kind of document (default declaration_page)'),
-  client_uuid: z.uuid().optional().describe('attach the result to this existing client of the agent’s agency'),
+  entity_type: z
+    .enum(entityTypeSchema.options, { error: (iss) => `"${String(iss.input).slice(0, 60)}" is not one of ${entityTypeSchema.options.join(', ')}` })
+    .optional()
+    .describe('kind of document (default declaration_page)'),
+  client_uuid: z.uuid({ error: 'must be a UUID' }).optional().describe('attach the result to this existing client of the agent’s agency'),
 });
+export const extractFields = multipartFields(extractBody);
 
 export const listExtractionsQuery = z.object({
   status: z.enum(extractionStatuses).optional().describe('only records with this parsing_status'),

@@ -2,76 +2,57 @@
 // gets the analysis. Both files are stored and the work runs as graphile-worker tasks (migration 0008), so
 // every server and worker process shares it; the request waits for the result until ANALYZE_DEADLINE_MS and
 // then answers 202 with the id (at once with ?async=true). X-API-Key with the plan's rate limits; §7.2 errors.
-import { createHash, randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { Context } from 'koa';
 import { analysisById, getAnalysis, startAnalysis, type AnalysisRow, type StoredDocument } from '../../../db/queries/analyses.ts';
 import { DocumentError } from '../../../pipelines/documents/errors.ts';
-import { sniff } from '../../../pipelines/documents/sniff.ts';
 import { ApiError, documentErrorStatus } from '../../errors.ts';
 import { presentAnalysis, statusUrl } from '../../presenters/analyses.ts';
+import { afterCommit } from '../../context.ts';
 import { route, tx, type Deps, type UploadedFile } from '../../route.ts';
-import { analysisParams, analysisResult, analysisStatus, analyzeBody, analyzeQuery } from '../../schemas/analyses.ts';
+import { keepUpload, readUpload, safeFilename, type Upload } from '../../uploads.ts';
+import { analysisParams, analysisResult, analysisStatus, analyzeBody, analyzeFields, analyzeQuery } from '../../schemas/analyses.ts';
 import { apiErrors } from '../../schemas/extractions.ts';
 
 const badRequest = (message: string, field?: string) => new ApiError(400, message, field ? [{ field, message }] : [], {}, 'bad_request');
-const extOf: Record<string, string> = { 'application/pdf': 'pdf', 'image/jpeg': 'jpg', 'image/png': 'png' };
-
-function safeFilename(name: string | null, fallback: string): string {
-  const base = (name ?? '')
-    .split(/[\\/]/)
-    .pop()!
-    .replace(/[\u0000-\u001f\u007f]/g, '')
-    .trim();
-  return (base || fallback).slice(0, 255);
-}
-
-/** YYYY-MM-DD that is a real day; today (UTC) when absent. */
-function asOfOf(body: Record<string, unknown>): string {
-  const v = body.as_of;
-  if (v === undefined || v === '') return new Date().toISOString().slice(0, 10);
-  if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(v.trim()) || new Date(`${v.trim()}T00:00:00Z`).toISOString().slice(0, 10) !== v.trim()) {
-    throw badRequest('as_of must be a date written YYYY-MM-DD', 'as_of');
-  }
-  return v.trim();
-}
-
 /** Sniff (type from the bytes, size, single-page images) and store one part; a refused file names its part. */
 async function store(deps: Deps, part: 'lease' | 'insurance', file: UploadedFile): Promise<StoredDocument> {
-  const bytes = await readFile(file.filepath);
-  let mime: string;
+  let upload: Upload;
   try {
-    mime = sniff(bytes, { maxBytes: deps.cfg.MAX_UPLOAD_BYTES, maxImagePixels: deps.cfg.MAX_IMAGE_PIXELS }).mime;
+    upload = await readUpload(file, { maxBytes: deps.cfg.MAX_UPLOAD_BYTES, maxImagePixels: deps.cfg.MAX_IMAGE_PIXELS });
   } catch (e) {
     if (e instanceof DocumentError)
       throw new ApiError(documentErrorStatus[e.code], `${part}: ${e.message}`, e.details ? [{ field: part, message: e.details }] : [], {}, e.code);
     throw e;
   }
-  const id = randomUUID();
-  const blobKey = `documents/${id}.${extOf[mime]}`;
-  await deps.blobs.putAt(blobKey, { path: file.filepath }, mime);
+  const kept = await keepUpload(deps.blobs, upload, 'documents');
   return {
-    id,
-    blob_key: blobKey,
+    id: kept.id,
+    blob_key: kept.blobKey,
     filename: safeFilename(file.originalFilename, part),
-    content_type: mime,
+    content_type: upload.sniffed.mime,
     size_bytes: file.size,
-    sha256: createHash('sha256').update(bytes).digest('hex'),
+    sha256: upload.sha256,
   };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Poll the new analysis (owner pool: the id was created by this request) until it finishes or the deadline passes. */
+/**
+ * Wait for the new analysis (owner pool: the id was created by this request) until it finishes or the deadline
+ * passes: app_private.complete_analysis / fail_analysis notify svc_analysis_done, which wakes the wait at once; the
+ * row is also re-read every second, in case a notification was lost with its connection.
+ */
 async function waitFor(deps: Deps, id: string, deadlineMs: number): Promise<AnalysisRow | undefined> {
   const until = Date.now() + deadlineMs;
-  let pause = 10;
-  for (;;) {
-    const row = await analysisById(deps.db.owner, id);
-    if (row && (row.status === 'completed' || row.status === 'failed')) return row;
-    if (Date.now() + pause > until) return row;
-    await sleep(pause);
-    pause = Math.min(100, pause + 10);
+  const watch = deps.db.analysisDone.watch(id);
+  try {
+    for (;;) {
+      const row = await analysisById(deps.db.owner, id);
+      if (row && (row.status === 'completed' || row.status === 'failed')) return row;
+      const left = until - Date.now();
+      if (left <= 0) return row;
+      await watch.next(Math.min(left, 1000));
+    }
+  } finally {
+    watch.close();
   }
 }
 
@@ -103,7 +84,9 @@ export const analysisRoutes = [
     auth: 'api_key_header',
     rateLimit: 'plan',
     query: analyzeQuery,
+    body: analyzeFields,
     docBody: analyzeBody,
+    bodyStatus: 400,
     files: {
       lease: { description: 'the lease agreement: PDF (text or scanned), JPEG or PNG (one page), at most 10 MB' },
       insurance: { description: 'the insurance policy, declarations, certificate or binder: PDF, JPEG or PNG (one page), at most 10 MB' },
@@ -128,7 +111,7 @@ export const analysisRoutes = [
           `both files are required: the ${missing.join(' and ')} part${missing.length > 1 ? 's are' : ' is'} missing (multipart/form-data parts "lease" and "insurance")`,
           missing[0],
         );
-      const asOf = asOfOf((body ?? {}) as Record<string, unknown>);
+      const asOf = body.as_of ?? new Date().toISOString().slice(0, 10);
       const lease = await store(deps, 'lease', files.lease!);
       let insurance: StoredDocument | undefined;
       let id: string;
@@ -140,13 +123,13 @@ export const analysisRoutes = [
         throw err;
       }
       if (query.async === 'true' || query.async === '1' || deps.cfg.ANALYZE_DEADLINE_MS === 0) return accepted(ctx, { id, status: 'queued', as_of: asOf });
-      // The workers must see the analysis: commit it now, then wait outside the request's transaction.
-      await tx(ctx).query('commit');
-      await tx(ctx).query('begin');
-      const row = await waitFor(deps, id, deps.cfg.ANALYZE_DEADLINE_MS);
-      if (!row || (row.status !== 'completed' && row.status !== 'failed')) return accepted(ctx, { id, status: row?.status ?? 'queued', as_of: asOf });
-      if (row.status === 'failed') throw failure(row);
-      ctx.body = presentAnalysis(row);
+      // The workers see the analysis once the request's transaction commits: the wait comes after it, holding no connection.
+      afterCommit(ctx, async () => {
+        const row = await waitFor(deps, id, deps.cfg.ANALYZE_DEADLINE_MS);
+        if (!row || (row.status !== 'completed' && row.status !== 'failed')) return accepted(ctx, { id, status: row?.status ?? 'queued', as_of: asOf });
+        if (row.status === 'failed') throw failure(row);
+        ctx.body = presentAnalysis(row);
+      });
     },
   }),
   route({

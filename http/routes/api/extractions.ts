@@ -1,19 +1,17 @@
 // Policy extraction (SPEC §4.4, §2.9): a partner's server uploads a policy document for one of its agents
 // and gets the record at once (queued); the worker chain of migration 0006 does the rest. X-API-Key with the
 // plan's rate limits; errors in the §7.2 body.
-import { createHash, randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { entityTypeSchema } from '../../../pipelines/extraction/schema.ts';
-import { sniff } from '../../../pipelines/documents/sniff.ts';
 import { findAgent, getExtraction, listExtractions, startExtraction } from '../../../db/queries/extractions.ts';
 import { decodeTimeCursor, encodeTimeCursor } from '../../pagination.ts';
 import { ApiError } from '../../errors.ts';
 import { presentExtraction } from '../../presenters/extractions.ts';
 import { route, tx, type Deps } from '../../route.ts';
+import { keepUpload, readUpload, safeFilename } from '../../uploads.ts';
 import {
   agentPathParams,
   apiErrors,
   extractBody,
+  extractFields,
   extractionList,
   extractionParams,
   extractionRecord,
@@ -30,25 +28,6 @@ async function requireAgent(ctx: Context, agentId: number) {
   return a;
 }
 
-/** A single text field of the multipart body (a repeated field is refused). */
-function field(body: Record<string, unknown>, name: string): string | undefined {
-  const v = body[name];
-  if (v === undefined || v === '') return undefined;
-  if (typeof v !== 'string') throw badRequest(`${name} must be given once, as text`, name);
-  return v.trim();
-}
-
-const extOf: Record<string, string> = { 'application/pdf': 'pdf', 'image/jpeg': 'jpg', 'image/png': 'png' };
-
-function safeFilename(name: string | null): string {
-  const base = (name ?? '')
-    .split(/[\\/]/)
-    .pop()!
-    .replace(/[\u0000-\u001f\u007f]/g, '')
-    .trim();
-  return (base || 'document').slice(0, 255);
-}
-
 export const extractionRoutes = [
   route({
     method: 'post',
@@ -59,7 +38,9 @@ export const extractionRoutes = [
     auth: 'api_key_header',
     rateLimit: 'plan',
     params: agentPathParams,
+    body: extractFields,
     docBody: extractBody,
+    bodyStatus: 400,
     files: { file: { description: 'the policy document: PDF (text or scanned), JPEG or PNG (one page), at most 10 MB' } },
     responses: {
       200: {
@@ -70,39 +51,27 @@ export const extractionRoutes = [
       ...apiErrors(400, 401, 404, 413, 429, 500),
     },
     handler: async (ctx, { params, body, files }, deps: Deps) => {
-      const fields = (body ?? {}) as Record<string, unknown>;
-      const entityRaw = field(fields, 'entity_type') ?? 'declaration_page';
-      const entity = entityTypeSchema.safeParse(entityRaw);
-      if (!entity.success) throw badRequest(`entity_type "${entityRaw.slice(0, 60)}" is not one of ${entityTypeSchema.options.join(', ')}`, 'entity_type');
-      const clientUuid = field(fields, 'client_uuid');
-      if (clientUuid !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(clientUuid))
-        throw badRequest('client_uuid must be a UUID', 'client_uuid');
       const file = files.file;
       if (!file) throw badRequest('a file part named "file" is required (multipart/form-data)', 'file');
       await requireAgent(ctx, params.agent_id);
       // The size was capped while the body arrived (413 before this point); the type comes from the bytes.
-      const bytes = await readFile(file.filepath);
-      const sniffed = sniff(bytes, { maxBytes: deps.cfg.MAX_UPLOAD_BYTES, maxImagePixels: deps.cfg.MAX_IMAGE_PIXELS });
-      const documentId = randomUUID();
-      const blobKey = `documents/${documentId}.${extOf[sniffed.mime]}`;
-      const sha256 = createHash('sha256').update(bytes).digest('hex');
-      // Streamed from the request's temp file to the store (S3 or disk) that every worker reads from.
-      await deps.blobs.putAt(blobKey, { path: file.filepath }, sniffed.mime);
+      const upload = await readUpload(file, { maxBytes: deps.cfg.MAX_UPLOAD_BYTES, maxImagePixels: deps.cfg.MAX_IMAGE_PIXELS });
+      const kept = await keepUpload(deps.blobs, upload, 'documents');
       let extractionId: string;
       try {
         extractionId = await startExtraction(tx(ctx), {
           agentId: params.agent_id,
-          documentId,
-          blobKey,
-          filename: safeFilename(file.originalFilename),
-          contentType: sniffed.mime,
+          documentId: kept.id,
+          blobKey: kept.blobKey,
+          filename: safeFilename(file.originalFilename, 'document'),
+          contentType: upload.sniffed.mime,
           sizeBytes: file.size,
-          sha256,
-          entityType: entity.data,
-          clientId: clientUuid?.toLowerCase() ?? null,
+          sha256: upload.sha256,
+          entityType: body.entity_type ?? 'declaration_page',
+          clientId: body.client_uuid?.toLowerCase() ?? null,
         });
       } catch (err) {
-        await deps.blobs.delete(blobKey).catch(() => {});
+        await deps.blobs.delete(kept.blobKey).catch(() => {});
         throw err;
       }
       const row = await getExtraction(tx(ctx), params.agent_id, extractionId);

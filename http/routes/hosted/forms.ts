@@ -2,8 +2,7 @@
 // its uploads, and its submission. Consumers are anonymous: the agent slug, the public id and (for links
 // made by POST /v2/forms/{id}/links) a signed context decide the agency, agent and metadata; the server
 // re-runs the form's rules on the snapshot the page was rendered from and never trusts the browser's view.
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import type pg from 'pg';
 import { z } from 'zod';
@@ -20,7 +19,6 @@ import {
 } from '../../../db/queries/hosted_forms.ts';
 import { checkFormContext, formLinkKey } from '../../../lib/links.ts';
 import { mapToAcord } from '../../../pipelines/acord/map.ts';
-import { sniff } from '../../../pipelines/documents/sniff.ts';
 import { validateSubmission } from '../../../pipelines/forms/engine.ts';
 import type { FormStructure, Question } from '../../../pipelines/forms/schema.ts';
 import { contactOf, storedAnswers, type StoredFile } from '../../../pipelines/forms/submission.ts';
@@ -32,6 +30,7 @@ import { contentSecurityPolicy, layout, messagePage, type Brand } from '../../pa
 import { formSlug, hostedFormPath } from '../../pages/urls.ts';
 import { presentAgency } from '../../presenters/agencies.ts';
 import { route, type Deps } from '../../route.ts';
+import { downloadName, keepUpload, readUpload, type Upload } from '../../uploads.ts';
 
 const pageParams = z.object({ agentSlug: z.string().max(200), publicId: z.string().max(100), formSlug: z.string().max(300).optional() });
 const formParams = z.object({ agentSlug: z.string().max(200), publicId: z.string().max(100) });
@@ -140,20 +139,6 @@ const submitBody = z
   .strict();
 
 const uploadBody = z.object({ question_id: z.string().min(1).max(64), ctx: z.string().max(12_000).optional() });
-
-const EXT: Record<string, string> = { pdf: 'pdf', jpeg: 'jpg', png: 'png' };
-
-/** A safe download name with the extension of the type the bytes really are. */
-function uploadName(original: string | null, kind: string): string {
-  const base = (original ?? '')
-    .split(/[\\/]/)
-    .pop()!
-    .replace(/[\u0000-\u001f\u007f"<>|?*:]+/g, '')
-    .replace(/\.[A-Za-z0-9]{1,5}$/, '')
-    .trim()
-    .slice(0, 120);
-  return `${base || 'upload'}.${EXT[kind]}`;
-}
 
 function acceptOk(q: Extract<Question, { type: 'file_upload' }>, filename: string, mime: string): boolean {
   const accept = q.settings?.accept;
@@ -295,10 +280,9 @@ export const hostedRoutes = [
           {},
           'payload_too_large',
         );
-      const bytes = await readFile(file.filepath);
-      let sniffed: ReturnType<typeof sniff>;
+      let upload: Upload;
       try {
-        sniffed = sniff(bytes, { maxBytes: max, maxImagePixels: deps.cfg.MAX_IMAGE_PIXELS });
+        upload = await readUpload(file, { maxBytes: max, maxImagePixels: deps.cfg.MAX_IMAGE_PIXELS });
       } catch (err) {
         throw new ApiError(
           415,
@@ -308,7 +292,8 @@ export const hostedRoutes = [
           'unsupported_media_type',
         );
       }
-      const filename = uploadName(file.originalFilename, sniffed.kind);
+      const { sniffed, bytes } = upload;
+      const filename = downloadName(file.originalFilename, sniffed.kind);
       if (!acceptOk(q, filename, sniffed.mime)) {
         throw new ApiError(
           415,
@@ -318,10 +303,7 @@ export const hostedRoutes = [
           'unsupported_media_type',
         );
       }
-      // A key of its own, not of its content: an abandoned upload's file can then be deleted without asking
-      // whether another upload of the same bytes still needs it (maintenance__purge).
-      const blobKey = `uploads/${randomUUID()}.${EXT[sniffed.kind]}`;
-      await deps.blobs.putAt(blobKey, bytes, sniffed.mime);
+      const { blobKey } = await keepUpload(deps.blobs, upload, 'uploads');
       const uploadId = await anonymous(deps.db, (c) =>
         recordUpload(c, { formId: f.form_id, agentId: f.agent_id, questionId: q.id, blobKey, filename, contentType: sniffed.mime, size: bytes.length }),
       );
