@@ -24,7 +24,10 @@ const YES_NO = new Set(['wc_statutory', 'additional_insured', 'subrogation_waive
 export type ReviewedValue = { ok: true; value: string | number | boolean } | { ok: false; message: string };
 
 const dollars = (s: string) => s.replace(/[$,\s]/g, '');
-const isDay = (d: string) => /^\d{4}-\d{2}-\d{2}$/.test(d) && new Date(`${d}T00:00:00Z`).toISOString().slice(0, 10) === d;
+const isDay = (d: string) => {
+  const t = Date.parse(`${d}T00:00:00Z`);
+  return /^\d{4}-\d{2}-\d{2}$/.test(d) && !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === d;
+};
 
 /** What kind of value a field holds, for the input's hint. */
 export function fieldKind(pointer: string): 'date' | 'money' | 'limit' | 'policy_number' | 'yes_no' | 'year' | 'text' {

@@ -37,7 +37,7 @@ function positionOf(cursor: string | undefined): { t: string; id: string } | nul
 }
 
 /** The table of extracted fields: value, confidence and the value's own words; the selected one highlighted. */
-function fieldsTable(b: string, data: Record<string, unknown>, selected: string | null): SafeHtml {
+function fieldsTable(b: string, reviewUrl: string | null, data: Record<string, unknown>, selected: string | null): SafeHtml {
   const citations = (data.citations ?? {}) as Record<string, Citation>;
   const uncertain = new Set((data.needs_review ?? []) as string[]);
   return html`<table class="dash-table dash-fields dash-stack"><caption class="visually-hidden">Extracted fields</caption>
@@ -47,7 +47,7 @@ function fieldsTable(b: string, data: Record<string, unknown>, selected: string 
     const on = pointer === selected;
     return html`<tr${on ? html` class="is-selected" aria-current="true" id="selected-field"` : ''}><th scope="row">${fieldLabel(pointer)}${uncertain.has(pointer) ? html` <span class="dash-check">check</span>` : ''}</th><td class="dash-value">${showValue(value)}</td>
 <td data-label="Confidence">${confidenceBadge(c, uncertain.has(pointer))}</td>
-<td>${c ? html`<a href="${b}?field=${encodeURIComponent(pointer)}#page-image" aria-label="Show page ${c.page} (${fieldLabel(pointer)})">p.${c.page}</a>${shortSpan(c) ? html` <q class="dash-cite">${shortSpan(c)}</q>` : ''}${c.flagged ? html` <strong>not confirmed on the page</strong>` : ''}` : html`<small>no citation</small>`}</td></tr>`;
+<td>${c ? html`<a href="${b}?field=${encodeURIComponent(pointer)}#page-image" aria-label="p.${c.page}: Show page ${c.page} (${fieldLabel(pointer)})">p.${c.page}</a>${shortSpan(c) ? html` <q class="dash-cite">${shortSpan(c)}</q>` : ''}${c.flagged ? html` <strong>not confirmed on the page</strong>` : ''}${reviewUrl ? html` <a class="dash-correct" href="${reviewUrl}?field=${encodeURIComponent(pointer)}" aria-label="Correct ${fieldLabel(pointer)}">Correct</a>` : ''}` : html`<small>no citation</small>`}</td></tr>`;
   })}</tbody></table>`;
 }
 
@@ -82,7 +82,7 @@ ${r.file_expired ? html`<p class="notice">The document was removed after the ret
 <div class="dash-split dash-split--fit">
 <section class="dash-split__main" aria-labelledby="fields-title" tabindex="0"><h2 id="fields-title">Extracted fields</h2>
 ${canShow ? html`<p class="dash-jump"><a href="#page-image">Go to the page image</a></p>` : ''}
-${data ? fieldsTable(b, data, selected) : html`<p class="lede">${r.parsing_status === 'failed' ? 'Nothing was extracted.' : 'The extraction is not finished yet: reload in a moment.'}</p>`}
+${data ? fieldsTable(b, r.parsing_status === 'completed' || r.parsing_status === 'partial' ? `${base(s.mode)}/review/${id}` : null, data, selected) : html`<p class="lede">${r.parsing_status === 'failed' ? 'Nothing was extracted.' : 'The extraction is not finished yet: reload in a moment.'}</p>`}
 </section>
 ${
   canShow

@@ -60,14 +60,24 @@ ${
 }
 
 /** The review page of one extraction: the fields to check first, then the decisions already made. */
-async function reviewPage(ctx: Context, deps: Deps, s: DashboardSession, id: string, problem?: { pointer: string; message: string; value: string }): Promise<void> {
+async function reviewPage(
+  ctx: Context,
+  deps: Deps,
+  s: DashboardSession,
+  id: string,
+  o: { field?: string; problem?: { pointer: string; message: string; value: string } } = {},
+): Promise<void> {
+  const problem = o.problem;
   const row = await getAgencyExtraction(tx(ctx), id);
   if (!row || (!s.isAdmin && row.agent_id !== s.agent_id)) throw notFound('extraction');
   const r = presentExtraction(row);
   const data = r.extracted_data as Record<string, unknown> | null;
   if (!data) throw new ApiError(409, 'this extraction has no extracted data to review');
   const citations = (data.citations ?? {}) as Record<string, Citation>;
-  const pending = (data.needs_review ?? []) as string[];
+  const uncertain = (data.needs_review ?? []) as string[];
+  // After delivery any cited value may be corrected: ?field= adds it to the list.
+  const extra = [o.field, problem?.pointer].find((f) => f && !uncertain.includes(f) && citations[f] && r.parsing_status !== 'needs_review');
+  const pending = extra ? [extra, ...uncertain] : uncertain;
   const done = await fieldReviews(tx(ctx), id);
   const b = `${base(s.mode)}/review/${id}`;
   const sizes = new Map<number, { w: number; h: number } | null>();
@@ -114,7 +124,7 @@ ${
 <thead><tr><th scope="col">Field</th><th scope="col">Decision</th><th scope="col">Before</th><th scope="col">After</th><th scope="col" class="dash-wide">By</th><th scope="col">When</th></tr></thead>
 <tbody>${done.map(
         (d) =>
-          html`<tr><th scope="row">${fieldLabel(d.pointer)}</th><td>${actionNames[d.action]}${d.after_delivery ? ' (after delivery)' : ''}</td><td>${showValue(d.old_value)}</td><td>${showValue(d.new_value)}</td><td class="dash-wide">${d.reviewer_name}</td><td>${when(d.reviewed_at)}</td></tr>`,
+          html`<tr><th scope="row"><a href="${b}?field=${encodeURIComponent(d.pointer)}">${fieldLabel(d.pointer)}</a></th><td>${actionNames[d.action]}${d.after_delivery ? ' (after delivery)' : ''}</td><td>${showValue(d.old_value)}</td><td>${showValue(d.new_value)}</td><td class="dash-wide">${d.reviewer_name}</td><td>${when(d.reviewed_at)}</td></tr>`,
       )}</tbody></table></div>`
     : ''
 }`,
@@ -160,8 +170,9 @@ export const dashboardReviewRoutes = [
     tags: ['Dashboard'],
     auth: 'none',
     params: z.object({ mode: z.enum(['test', 'live']), id: uuid }),
+    query: z.object({ field: reviewForm.shape.pointer.optional() }),
     responses,
-    handler: (ctx, { params }, deps) => withSession(ctx, deps, params.mode, false, (s) => reviewPage(ctx, deps, s, params.id)),
+    handler: (ctx, { params, query }, deps) => withSession(ctx, deps, params.mode, false, (s) => reviewPage(ctx, deps, s, params.id, { field: query.field })),
   }),
   route({
     method: 'post',
@@ -187,7 +198,9 @@ export const dashboardReviewRoutes = [
           const typed = reviewedValue(pointer, form.data.value ?? '');
           if (!typed.ok) {
             ctx.status = 422;
-            return reviewPage(ctx, deps, s, params.id, { pointer, message: typed.message, value: form.data.value ?? '' }).then(() => void (ctx.status = 422));
+            await reviewPage(ctx, deps, s, params.id, { problem: { pointer, message: typed.message, value: form.data.value ?? '' } });
+            ctx.status = 422;
+            return;
           }
           const current = row.result ? valueAt(row.result, pointer) : undefined;
           decision = typed.value === current ? { action: 'confirmed', value: current } : { action: 'corrected', value: typed.value };
