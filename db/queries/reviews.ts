@@ -81,14 +81,3 @@ export async function holdForReview(db: Queryable): Promise<boolean> {
 export async function setHoldForReview(db: Queryable, hold: boolean): Promise<void> {
   await db.query('select app_public.set_hold_for_review($1)', [hold]);
 }
-
-/** A corrected record as analysts export it: every reviewed extraction of every agency since a time (owner pool). */
-export interface ReviewedExtractionRow {
-  id: string;
-  agency_id: number;
-  mode: string;
-  filename: string;
-  entity_type: string;
-  result: Record<string, unknown>;
-  reviews: { pointer: string; action: string; old_value: unknown; new_value: unknown; reviewer_name: string; reviewed_at: string }[];
-}

@@ -72,7 +72,9 @@ export function reviewedValue(pointer: string, input: string): ReviewedValue {
       return /^\d{1,13}(\/\d{1,13}){1,2}$/.test(n) ? { ok: true, value: n } : { ok: false, message: `expected ${fieldHints.limit}` };
     }
     case 'policy_number':
-      return /^[A-Za-z0-9][A-Za-z0-9 ./-]{1,39}$/.test(s) ? { ok: true, value: s } : { ok: false, message: `expected a policy number ${fieldHints.policy_number}` };
+      return /^[A-Za-z0-9][A-Za-z0-9 ./-]{1,39}$/.test(s)
+        ? { ok: true, value: s }
+        : { ok: false, message: `expected a policy number ${fieldHints.policy_number}` };
     case 'yes_no':
       if (/^(y|yes|true|x)$/i.test(s)) return { ok: true, value: true };
       if (/^(n|no|false)$/i.test(s)) return { ok: true, value: false };
@@ -88,7 +90,10 @@ export function reviewedValue(pointer: string, input: string): ReviewedValue {
 
 /** The review form: the field, what to do with it and the typed value. */
 export const reviewForm = z.object({
-  pointer: z.string().regex(/^(\/[a-z_0-9]+)+$/, 'a field of the extraction').max(200),
+  pointer: z
+    .string()
+    .regex(/^(\/[a-z_0-9]+)+$/, 'a field of the extraction')
+    .max(200),
   action: z.enum(['save', 'not_on_document']),
   value: z.string().max(4000).optional(),
 });

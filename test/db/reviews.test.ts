@@ -15,7 +15,13 @@ test.after.always(async () => tdb?.drop());
 const RESULT = {
   policy_type: 'Certificate of Liability Insurance',
   document_kind: 'certificate',
-  policy: { provider: 'Commonwealth Casualty Company', policy_number: 'GL-88120O45', effective_date: '2025-03-01', expiration_date: '2026-03-01', premium: null },
+  policy: {
+    provider: 'Commonwealth Casualty Company',
+    policy_number: 'GL-88120O45',
+    effective_date: '2025-03-01',
+    expiration_date: '2026-03-01',
+    premium: null,
+  },
   policyholder: { first_name: null, last_name: null, organization: 'Beacon Hil Renovations Inc', address: '22 Charles St' },
   coverages: [],
   vehicles: [],
@@ -59,17 +65,33 @@ async function world(mode: 'test' | 'live' = 'test') {
 
 const complete = (id: string, data: unknown) => tdb.db.owner.query('select status from app_private.complete_extraction($1, $2)', [id, JSON.stringify(data)]);
 const review = (who: Parameters<typeof as>[1], id: string, pointer: string, action: string, value: unknown = null) =>
-  as<{ status: string }>(tdb, who, 'select status from app_public.review_field($1, $2, $3, $4)', [id, pointer, action, JSON.stringify(value)]).then((r) => r.rows[0]);
+  as<{ status: string }>(tdb, who, 'select status from app_public.review_field($1, $2, $3, $4)', [id, pointer, action, JSON.stringify(value)]).then(
+    (r) => r.rows[0],
+  );
 const row = (id: string) =>
-  tdb.db.owner.query<{ status: string; result: any; held_policy_data: any; client_id: string | null }>('select status, result, held_policy_data, client_id from app_public.extractions where id = $1', [id]).then((r) => r.rows[0]);
+  tdb.db.owner
+    .query<{ status: string; result: any; held_policy_data: any; client_id: string | null }>(
+      'select status, result, held_policy_data, client_id from app_public.extractions where id = $1',
+      [id],
+    )
+    .then((r) => r.rows[0]);
 const events = (agencyId: number) =>
-  tdb.db.owner.query<{ topic: string | null; event_name: string | null; mode: string; data: any }>('select topic, event_name, mode, data from app_public.events where agency_id = $1 order by id', [agencyId]).then((r) => r.rows);
+  tdb.db.owner
+    .query<{ topic: string | null; event_name: string | null; mode: string; data: any }>(
+      'select topic, event_name, mode, data from app_public.events where agency_id = $1 order by id',
+      [agencyId],
+    )
+    .then((r) => r.rows);
 
 test('hold for review: an admin turns it on per mode; a held extraction waits as needs_review and emits nothing', async (t) => {
   const w = await world();
   t.like(await sqlError(as(tdb, w.pat, 'select app_public.set_hold_for_review(true)')), { code: 'FORBD' }, 'admins only');
   await as(tdb, w.owner, 'select app_public.set_hold_for_review(true)');
-  const seen = await as<{ mode: string; hold_for_review: boolean }>(tdb, { ...w.owner, mode: 'live' }, 'select mode, hold_for_review from app_public.review_settings');
+  const seen = await as<{ mode: string; hold_for_review: boolean }>(
+    tdb,
+    { ...w.owner, mode: 'live' },
+    'select mode, hold_for_review from app_public.review_settings',
+  );
   t.deepEqual(seen.rows, [], 'the live identity does not see the test setting');
   await complete(w.id, w.data);
   const x = await row(w.id);
@@ -101,14 +123,28 @@ test('review_field: RLS, modes and a plain agent’s own extractions; bad pointe
   t.like(await sqlError(review({ ...b.owner, mode: 'test' }, w.id, '/policy/policy_number', 'confirmed')), { code: 'NTFND' }, 'another agency');
   t.like(await sqlError(review({ ...w.owner, mode: 'live' }, w.id, '/policy/policy_number', 'confirmed')), { code: 'NTFND' }, 'the other mode');
   const samId = await seedAgent(tdb, w.a, `rev-sam-${w.k}`);
-  t.like(await sqlError(review({ role: 'agent', agencyId: w.a.agencyId, agentId: samId, mode: 'test' }, w.id, '/policy/policy_number', 'confirmed')), { code: 'NTFND' }, 'another agent');
+  t.like(
+    await sqlError(review({ role: 'agent', agencyId: w.a.agencyId, agentId: samId, mode: 'test' }, w.id, '/policy/policy_number', 'confirmed')),
+    { code: 'NTFND' },
+    'another agent',
+  );
   t.like(await sqlError(review(w.a.adminKey('test'), w.id, '/policy/policy_number', 'confirmed')), { code: 'FORBD' }, 'an API key is nobody');
   t.like(await sqlError(review(w.pat, w.id, '/policy/premium', 'confirmed')), { code: 'REVIN', column: 'pointer' }, 'not under review');
   t.like(await sqlError(review(w.pat, w.id, '/policy/policy_number', 'guessed')), { code: 'REVIN', column: 'action' });
   t.like(await sqlError(review(w.pat, w.id, '/policy/policy_number', 'corrected', { a: 1 })), { code: 'REVIN', column: 'value' });
   t.deepEqual((await as(tdb, { ...b.owner, mode: 'test' }, 'select * from app_public.field_reviews')).rows, []);
   // Direct writes are not the request role's.
-  t.like(await sqlError(as(tdb, w.pat, `insert into app_public.field_reviews (extraction_id, agency_id, mode, pointer, action, reviewer_name, after_delivery) values ($1, $2, 'test', '/policy/premium', 'confirmed', 'x', false)`, [w.id, w.a.agencyId])), { code: '42501' });
+  t.like(
+    await sqlError(
+      as(
+        tdb,
+        w.pat,
+        `insert into app_public.field_reviews (extraction_id, agency_id, mode, pointer, action, reviewer_name, after_delivery) values ($1, $2, 'test', '/policy/premium', 'confirmed', 'x', false)`,
+        [w.id, w.a.agencyId],
+      ),
+    ),
+    { code: '42501' },
+  );
 });
 
 test('the last review delivers a held extraction once, with the reviewed values and the reviewer; every decision audited', async (t) => {
@@ -143,7 +179,15 @@ test('the last review delivers a held extraction once, with the reviewed values 
   t.is(x.held_policy_data, null);
   const client = await tdb.db.owner.query('select last_name from app_public.clients where id = $1', [x.client_id]);
   t.is(client.rows[0].last_name, 'Beacon Hill Renovations Inc', 'the client is made from the reviewed values');
-  const audit = await as<{ pointer: string; action: string; old_value: unknown; new_value: unknown; reviewer_agent_id: number; after_delivery: boolean; reviewed_at: Date }>(
+  const audit = await as<{
+    pointer: string;
+    action: string;
+    old_value: unknown;
+    new_value: unknown;
+    reviewer_agent_id: number;
+    after_delivery: boolean;
+    reviewed_at: Date;
+  }>(
     tdb,
     w.owner,
     'select pointer, action, old_value, new_value, reviewer_agent_id, after_delivery, reviewed_at from app_public.field_reviews where extraction_id = $1 order by id',
@@ -151,7 +195,11 @@ test('the last review delivers a held extraction once, with the reviewed values 
   );
   t.is(audit.rows.length, 3);
   t.true(audit.rows.every((r) => r.reviewer_agent_id === w.pat.agentId && !r.after_delivery && r.reviewed_at instanceof Date));
-  t.like(await sqlError(tdb.db.owner.query(`update app_public.field_reviews set new_value = '"x"' where extraction_id = $1`, [w.id])), { code: 'STATE' }, 'the audit is immutable');
+  t.like(
+    await sqlError(tdb.db.owner.query(`update app_public.field_reviews set new_value = '"x"' where extraction_id = $1`, [w.id])),
+    { code: 'STATE' },
+    'the audit is immutable',
+  );
 });
 
 test('a correction after delivery updates the record and the client and emits client.updated; "not on the document" clears a value', async (t) => {
@@ -174,7 +222,12 @@ test('a correction after delivery updates the record and the client and emits cl
   t.deepEqual(x.result.needs_review, ['/policy/policy_number']);
   // A cited field not listed may be corrected after delivery too; the audit says so.
   await review(w.owner, w.id, '/policyholder/address', 'corrected', '22 Charles St, Boston, MA 02114');
-  const audit = await as<{ pointer: string; after_delivery: boolean }>(tdb, w.owner, 'select pointer, after_delivery from app_public.field_reviews where extraction_id = $1 order by id', [w.id]);
+  const audit = await as<{ pointer: string; after_delivery: boolean }>(
+    tdb,
+    w.owner,
+    'select pointer, after_delivery from app_public.field_reviews where extraction_id = $1 order by id',
+    [w.id],
+  );
   t.true(audit.rows.every((r) => r.after_delivery));
   const evs = (await events(w.a.agencyId)).slice(first.length).map((e) => [e.event_name, e.data.changed_fields]);
   t.deepEqual(evs, [

@@ -160,10 +160,16 @@ ${pager(b, { status: query.status, from: query.from, to: query.to }, { paged: !!
     tags: ['Dashboard'],
     auth: 'none',
     params: z.object({ mode: z.enum(['test', 'live']), id: uuid }),
-    query: z.object({ page: queryInt(1, 10_000).optional(), field: z.string().regex(/^(\/[a-z_0-9]+)+$/, 'a field pointer such as /policy/policy_number').max(200).optional() }),
+    query: z.object({
+      page: queryInt(1, 10_000).optional(),
+      field: z
+        .string()
+        .regex(/^(\/[a-z_0-9]+)+$/, 'a field pointer such as /policy/policy_number')
+        .max(200)
+        .optional(),
+    }),
     responses,
-    handler: (ctx, { params, query }, deps) =>
-      withSession(ctx, deps, params.mode, false, (s) => detail(ctx, deps, s, params.id, query.page, query.field)),
+    handler: (ctx, { params, query }, deps) => withSession(ctx, deps, params.mode, false, (s) => detail(ctx, deps, s, params.id, query.page, query.field)),
   }),
   route({
     method: 'get',

@@ -188,7 +188,12 @@ export const dashboardReviewRoutes = [
     handler: (ctx, { params, body }, deps) =>
       withSession(ctx, deps, params.mode, false, async (s) => {
         const form = reviewForm.safeParse(body);
-        if (!form.success) throw new ApiError(400, 'the review form is incomplete', form.error.issues.map((i) => ({ field: i.path.join('.'), message: i.message })));
+        if (!form.success)
+          throw new ApiError(
+            400,
+            'the review form is incomplete',
+            form.error.issues.map((i) => ({ field: i.path.join('.'), message: i.message })),
+          );
         const { pointer, action } = form.data;
         const row = await getAgencyExtraction(tx(ctx), params.id);
         if (!row || (!s.isAdmin && row.agent_id !== s.agent_id)) throw notFound('extraction');
