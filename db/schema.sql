@@ -691,6 +691,7 @@ create table app_public.review_settings (
   agency_id bigint not null,
   mode text not null,
   hold_for_review boolean default false not null,
+  share_reviewed_documents boolean default false not null,
   updated_by_agent_id bigint,
   updated_at timestamp with time zone default now() not null,
   constraint review_settings_agency_id_fkey FOREIGN KEY (agency_id) REFERENCES app_public.agencies(id) ON DELETE CASCADE,
@@ -700,7 +701,7 @@ create table app_public.review_settings (
 );
 alter table app_public.review_settings enable row level security;
 alter table app_public.review_settings force row level security;
-comment on table app_public.review_settings is 'Per agency and mode: whether extractions with uncertain fields wait for review before their client-submission webhook (changed by set_hold_for_review).';
+comment on table app_public.review_settings is 'Per agency and mode: whether extractions with uncertain fields wait for review before their client-submission webhook (set_hold_for_review), and whether reviewed documents may go to the analysts with their labels (set_share_reviewed_documents).';
 
 create table app_public.submission_uploads (
   id bigint generated always as identity not null,
@@ -4107,6 +4108,29 @@ end
 $function$;
 comment on function app_public.set_hold_for_review(p_hold boolean) is 'Hold (or stop holding) extractions with uncertain fields for review before delivery, for the caller''s agency and mode; admins only (FORBD).';
 
+CREATE OR REPLACE FUNCTION app_public.set_share_reviewed_documents(p_share boolean)
+ RETURNS app_public.review_settings
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  v app_public.review_settings;
+  v_mode text := app_public.current_mode();
+begin
+  if app_public.current_agency_id() is null or not app_public.current_is_admin() or v_mode is null then
+    raise exception 'changing review settings requires admin privileges in the agency, in a test or live identity' using errcode = 'FORBD';
+  end if;
+  insert into app_public.review_settings (agency_id, mode, share_reviewed_documents, updated_by_agent_id)
+  values (app_public.current_agency_id(), v_mode, p_share, app_public.current_agent_id())
+  on conflict (agency_id, mode) do update
+    set share_reviewed_documents = excluded.share_reviewed_documents, updated_by_agent_id = excluded.updated_by_agent_id, updated_at = now()
+  returning * into v;
+  return v;
+end
+$function$;
+comment on function app_public.set_share_reviewed_documents(p_share boolean) is 'Opt the caller''s agency (in the caller''s mode) in or out of sharing reviewed documents with the analysts'' labelled data; admins only (FORBD).';
+
 CREATE OR REPLACE FUNCTION app_public.set_webhook_endpoint_enabled(p_endpoint_id uuid, p_enabled boolean)
  RETURNS app_public.webhook_endpoints
  LANGUAGE plpgsql
@@ -4474,6 +4498,7 @@ grant execute on function app_public.set_additional_questions(p_agent_id bigint,
 grant execute on function app_public.set_agency_plan(p_agency_id bigint, p_plan text, p_per_minute integer, p_per_day integer) to svc_request;
 grant execute on function app_public.set_embed_origins(p_origins text[]) to svc_request;
 grant execute on function app_public.set_hold_for_review(p_hold boolean) to svc_request;
+grant execute on function app_public.set_share_reviewed_documents(p_share boolean) to svc_request;
 grant execute on function app_public.set_webhook_endpoint_enabled(p_endpoint_id uuid, p_enabled boolean) to svc_request;
 grant select on table app_public.submission_uploads to svc_request;
 grant select on table app_public.submissions to svc_request;

@@ -18,6 +18,8 @@ create table app_public.review_settings (
   agency_id bigint not null references app_public.agencies (id) on delete cascade,
   mode text not null check (mode in ('test', 'live')),
   hold_for_review boolean not null default false,
+  -- the agency lets the operators' analysts take its reviewed documents (within retention) as labelled data
+  share_reviewed_documents boolean not null default false,
   updated_by_agent_id bigint references app_public.agents (id) on delete set null,
   updated_at timestamptz not null default now(),
   primary key (agency_id, mode)
@@ -30,7 +32,7 @@ create policy select_own_mode on app_public.review_settings for select using (
   agency_id = (select app_public.current_agency_id()) and app_public.mode_visible(mode)
 );
 grant select on app_public.review_settings to svc_request;
-comment on table app_public.review_settings is 'Per agency and mode: whether extractions with uncertain fields wait for review before their client-submission webhook (changed by set_hold_for_review).';
+comment on table app_public.review_settings is 'Per agency and mode: whether extractions with uncertain fields wait for review before their client-submission webhook (set_hold_for_review), and whether reviewed documents may go to the analysts with their labels (set_share_reviewed_documents).';
 
 -- ---- field reviews: the audit of every decision ---------------------------------------------------------
 create table app_public.field_reviews (
@@ -90,6 +92,27 @@ end
 $$;
 grant execute on function app_public.set_hold_for_review(boolean) to svc_request;
 comment on function app_public.set_hold_for_review(boolean) is 'Hold (or stop holding) extractions with uncertain fields for review before delivery, for the caller''s agency and mode; admins only (FORBD).';
+
+/* Let the operators' analysts export reviewed documents with their labels (or stop), for the caller's agency and mode (admins only). */
+create function app_public.set_share_reviewed_documents(p_share boolean) returns app_public.review_settings
+  language plpgsql volatile security definer set search_path = '' as $$
+declare
+  v app_public.review_settings;
+  v_mode text := app_public.current_mode();
+begin
+  if app_public.current_agency_id() is null or not app_public.current_is_admin() or v_mode is null then
+    raise exception 'changing review settings requires admin privileges in the agency, in a test or live identity' using errcode = 'FORBD';
+  end if;
+  insert into app_public.review_settings (agency_id, mode, share_reviewed_documents, updated_by_agent_id)
+  values (app_public.current_agency_id(), v_mode, p_share, app_public.current_agent_id())
+  on conflict (agency_id, mode) do update
+    set share_reviewed_documents = excluded.share_reviewed_documents, updated_by_agent_id = excluded.updated_by_agent_id, updated_at = now()
+  returning * into v;
+  return v;
+end
+$$;
+grant execute on function app_public.set_share_reviewed_documents(boolean) to svc_request;
+comment on function app_public.set_share_reviewed_documents(boolean) is 'Opt the caller''s agency (in the caller''s mode) in or out of sharing reviewed documents with the analysts'' labelled data; admins only (FORBD).';
 
 /*
  * Deliver a finished extraction: its client (the requested one, else the agent's client of this name, else a

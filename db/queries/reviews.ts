@@ -69,15 +69,55 @@ export async function reviewField(
   return rows[0];
 }
 
-/** Whether the caller's agency holds uncertain extractions for review in the caller's mode. */
-export async function holdForReview(db: Queryable): Promise<boolean> {
-  const { rows } = await db.query<{ hold_for_review: boolean }>(
-    'select hold_for_review from app_public.review_settings where agency_id = (select app_public.current_agency_id()) and mode = app_public.current_mode()',
+/** The caller's agency's review settings in the caller's mode: hold for review, share reviewed documents. */
+export async function reviewSettings(db: Queryable): Promise<{ hold_for_review: boolean; share_reviewed_documents: boolean }> {
+  const { rows } = await db.query<{ hold_for_review: boolean; share_reviewed_documents: boolean }>(
+    'select hold_for_review, share_reviewed_documents from app_public.review_settings where agency_id = (select app_public.current_agency_id()) and mode = app_public.current_mode()',
   );
-  return rows[0]?.hold_for_review ?? false;
+  return rows[0] ?? { hold_for_review: false, share_reviewed_documents: false };
 }
 
 /** Turn hold-for-review on or off (app_public.set_hold_for_review; admins only). */
 export async function setHoldForReview(db: Queryable, hold: boolean): Promise<void> {
   await db.query('select app_public.set_hold_for_review($1)', [hold]);
+}
+
+/** Opt in or out of sharing reviewed documents with the analysts (app_public.set_share_reviewed_documents; admins only). */
+export async function setShareReviewedDocuments(db: Queryable, share: boolean): Promise<void> {
+  await db.query('select app_public.set_share_reviewed_documents($1)', [share]);
+}
+
+export interface ReviewedExtractionRow {
+  id: string;
+  agency_id: number;
+  mode: 'test' | 'live';
+  entity_type: string;
+  result: Record<string, unknown>;
+  filename: string;
+  content_type: string;
+  /** The stored document, only where the agency shares reviewed documents (in this mode) and retention kept it. */
+  shared_blob_key: string | null;
+  reviews: { pointer: string; action: 'confirmed' | 'corrected' | 'not_on_document'; reviewer_name: string; reviewed_at: string }[];
+}
+
+/**
+ * Every extraction of a mode reviewed since a time, across agencies (the analysts' export; owner pool), with its
+ * reviews oldest first and its document's key where the agency opted in to share reviewed documents.
+ */
+export async function reviewedExtractions(db: Queryable, since: Date, mode: 'test' | 'live'): Promise<ReviewedExtractionRow[]> {
+  const { rows } = await db.query<ReviewedExtractionRow>(
+    `select e.id, e.agency_id, e.mode, e.entity_type, e.result, d.filename, d.content_type,
+            case when coalesce(s.share_reviewed_documents, false) and d.file_expired_at is null then d.blob_key end as shared_blob_key,
+            (select jsonb_agg(jsonb_build_object('pointer', r.pointer, 'action', r.action, 'reviewer_name', r.reviewer_name,
+                                                 'reviewed_at', app_private.iso_utc(r.reviewed_at)) order by r.id)
+               from app_public.field_reviews r where r.extraction_id = e.id) as reviews
+       from app_public.extractions e
+       join app_public.documents d on d.id = e.document_id
+       left join app_public.review_settings s on s.agency_id = e.agency_id and s.mode = e.mode
+      where e.mode = $2 and e.result is not null and e.status in ('completed', 'partial', 'needs_review')
+        and exists (select 1 from app_public.field_reviews r where r.extraction_id = e.id and r.reviewed_at >= $1)
+      order by e.agency_id, e.created_at, e.id`,
+    [since, mode],
+  );
+  return rows;
 }

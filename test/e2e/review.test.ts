@@ -78,6 +78,9 @@ browserTest(
     await page.goto(`${svc.url}/dashboard/test/review`);
     await page.getByRole('button', { name: 'Hold extractions with uncertain fields for review' }).click();
     await page.getByText('Hold for review is on').waitFor();
+  await page.getByRole('button', { name: 'Share reviewed documents with the analysts' }).click();
+  await page.getByText('Reviewed documents are shared with the service’s analysts').waitFor();
+  await look(t, page, 'review-queue');
     t.true(
       [200, 201].includes(
         (await svc.request('PUT', '/v2/webhook-endpoints/client-submission', { token: key, json: { staging_url: `${receiver.url}/review-hook` } })).status,

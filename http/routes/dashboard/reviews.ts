@@ -7,7 +7,7 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { getAgencyExtraction } from '../../../db/queries/extractions.ts';
-import { fieldReviews, holdForReview, reviewField, reviewQueue, setHoldForReview } from '../../../db/queries/reviews.ts';
+import { fieldReviews, reviewField, reviewQueue, reviewSettings, setHoldForReview, setShareReviewedDocuments } from '../../../db/queries/reviews.ts';
 import { documentKinds } from '../../../pipelines/extraction/schema.ts';
 import { base, csrfField, renderPage, when, withSession, type DashboardSession } from '../../dashboard.ts';
 import { ApiError, notFound } from '../../errors.ts';
@@ -28,7 +28,7 @@ async function queuePage(ctx: Context, s: DashboardSession, q: { agent?: string;
   const agentId = !s.isAdmin ? s.agent_id : q.agent ? Number(q.agent) : null;
   const kind = q.kind || null;
   const rows = await reviewQueue(tx(ctx), { agentId, kind, limit: QUEUE_SIZE });
-  const hold = await holdForReview(tx(ctx));
+  const { hold_for_review: hold, share_reviewed_documents: share } = await reviewSettings(tx(ctx));
   const b = `${base(s.mode)}/review`;
   const agents = [...new Map(rows.map((r) => [r.agent_id, r.agent_name])).entries()];
   await renderPage(
@@ -39,7 +39,8 @@ async function queuePage(ctx: Context, s: DashboardSession, q: { agent?: string;
 <p class="lede">Extractions with fields the engine was unsure of, oldest first. ${hold ? html`<strong>Hold for review is on</strong> in ${s.mode} data: their client-submission webhook waits until the last field is reviewed.` : html`Hold for review is off in ${s.mode} data: webhooks go out at once with the uncertain fields listed; a correction here updates the record afterwards.`}</p>
 ${
   s.isAdmin
-    ? html`<form method="post" action="${b}/settings" class="dash-filter">${csrfField(s)}<input type="hidden" name="hold" value="${hold ? 'off' : 'on'}"><button class="button button--secondary button--small" type="submit">${hold ? 'Stop holding extractions for review' : 'Hold extractions with uncertain fields for review'}</button></form>`
+    ? html`<form method="post" action="${b}/settings" class="dash-filter">${csrfField(s)}<input type="hidden" name="hold" value="${hold ? 'off' : 'on'}"><button class="button button--secondary button--small" type="submit">${hold ? 'Stop holding extractions for review' : 'Hold extractions with uncertain fields for review'}</button></form>
+<form method="post" action="${b}/settings" class="dash-filter">${csrfField(s)}<input type="hidden" name="share" value="${share ? 'off' : 'on'}"><p class="dash-keys">${share ? 'Reviewed documents are shared with the service’s analysts, with their labels, to measure the engine.' : 'Reviewed values are shared with the service’s analysts as labels; the documents are not.'}</p><button class="button button--secondary button--small" type="submit">${share ? 'Stop sharing reviewed documents' : 'Share reviewed documents with the analysts'}</button></form>`
     : ''
 }
 <form method="get" class="dash-filter">
@@ -148,7 +149,7 @@ export const dashboardReviewRoutes = [
     method: 'post',
     path: '/dashboard/:mode/review/settings',
     operationId: 'dashboardReviewSettings',
-    summary: 'Hold extractions with uncertain fields for review (or stop), in this mode',
+    summary: 'Hold extractions with uncertain fields for review, or share reviewed documents with the analysts (or stop), in this mode',
     tags: ['Dashboard'],
     auth: 'none',
     params: modeParams,
@@ -157,8 +158,12 @@ export const dashboardReviewRoutes = [
     responses,
     handler: (ctx, { params, body }, deps) =>
       withSession(ctx, deps, params.mode, true, async (s) => {
-        if (body.hold !== 'on' && body.hold !== 'off') throw new ApiError(400, 'hold is on or off', [{ field: 'hold', message: 'on or off' }]);
-        await setHoldForReview(tx(ctx), body.hold === 'on');
+        const onOff = (v: unknown) => (v === 'on' ? true : v === 'off' ? false : undefined);
+        const hold = onOff(body.hold);
+        const share = onOff(body.share);
+        if (hold === undefined && share === undefined) throw new ApiError(400, 'hold or share is on or off', [{ field: 'hold', message: 'on or off' }]);
+        if (hold !== undefined) await setHoldForReview(tx(ctx), hold);
+        if (share !== undefined) await setShareReviewedDocuments(tx(ctx), share);
         ctx.redirect(`${base(s.mode)}/review`);
       }),
   }),
