@@ -5,7 +5,7 @@
 // on every page; phone and desktop screenshots in the temp dir (dashboard-screens).
 import test from 'ava';
 import { browserTest, browserUnavailable } from '../helpers/browser.ts';
-import { look, signedIn as signedInTo, startDashboardWorld, type DashboardWorld } from '../helpers/dashboard.ts';
+import { csrfOf, look, signedIn as signedInTo, startDashboardWorld, type DashboardWorld } from '../helpers/dashboard.ts';
 import { finished, policyFixture, upload } from '../helpers/extraction.ts';
 import { eventually } from '../helpers/worker.ts';
 
@@ -78,9 +78,9 @@ browserTest(
     await page.goto(`${svc.url}/dashboard/test/review`);
     await page.getByRole('button', { name: 'Hold extractions with uncertain fields for review' }).click();
     await page.getByText('Hold for review is on').waitFor();
-  await page.getByRole('button', { name: 'Share reviewed documents with the analysts' }).click();
-  await page.getByText('Reviewed documents are shared with the service’s analysts').waitFor();
-  await look(t, page, 'review-queue');
+    await page.getByRole('button', { name: 'Share reviewed documents with the analysts' }).click();
+    await page.getByText('Reviewed documents are shared with the service’s analysts').waitFor();
+    await look(t, page, 'review-queue');
     t.true(
       [200, 201].includes(
         (await svc.request('PUT', '/v2/webhook-endpoints/client-submission', { token: key, json: { staging_url: `${receiver.url}/review-hook` } })).status,
@@ -159,6 +159,26 @@ browserTest(
     const done = await finished(svc, key, a.ownerId, held);
     t.is(done.parsing_status, 'completed');
     t.is(done.extracted_data.policy.expiration_date, '2026-03-02');
+
+    // Another agency, the other mode and a form without the session's CSRF token get nothing.
+    const other = await signedInTo(w, w.b.ownerId);
+    t.is((await other.page.goto(`${svc.url}/dashboard/test/review/${held}`))?.status(), 404);
+    t.is(
+      (
+        await other.page.request.post(`${svc.url}/dashboard/test/review/${held}`, {
+          form: { _csrf: await csrfOf(other.page), pointer: '/policy/policy_number', action: 'save', value: 'X-1' },
+        })
+      ).status(),
+      404,
+    );
+    await other.context.close();
+    t.is((await page.goto(`${svc.url}/dashboard/live/review/${held}`))?.status(), 404);
+    t.is(
+      (
+        await page.request.post(`${svc.url}/dashboard/test/review/${held}`, { form: { pointer: '/policy/policy_number', action: 'save', value: 'X-1' } })
+      ).status(),
+      403,
+    );
 
     // A correction after delivery: from the extraction page's "correct" link; the record and the client follow.
     await page.goto(`${svc.url}/dashboard/test/extractions/${held}`);
