@@ -1,7 +1,7 @@
 // Agency dashboard: server time (p50/p99) of each page with a few hundred rows behind it (API keys, forms,
 // webhook deliveries, submissions, extractions, v1 subscription deliveries), beside the API's GET /v2/forms
 // and /healthz as peers, in the same run. The extraction page's image (a PDF page rendered by pdf.js and
-// sharp on each request) is measured beside the page itself.
+// sharp on each request) is measured beside the page itself, and the review page of the same record beside it.
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -168,6 +168,14 @@ export async function run(ctx: BenchContext): Promise<void> {
   const older = /href="([^"]*before=[^"]*)"/.exec((await call('GET', '/dashboard/test/extractions', undefined, session)).text)![1].replace(/&amp;/g, '&');
   await measure('dashboard: extractions, second page', older, session);
   await measure('dashboard: one extraction (fields and citations)', `/dashboard/test/extractions/${extractionId}`, session);
+  // The review page of the same record with three of its cited fields to check (crops of its page), and the queue.
+  const toCheck = Object.keys(extracted.extracted_data.citations).slice(0, 3);
+  await db.owner.query(`update app_public.extractions set result = jsonb_set(result, '{needs_review}', $2::jsonb) where id = $1`, [
+    extractionId,
+    JSON.stringify(toCheck),
+  ]);
+  await measure(`dashboard: review page (${toCheck.length} fields with crops)`, `/dashboard/test/review/${extractionId}`, session);
+  await measure('dashboard: review queue', '/dashboard/test/review', session);
   await measure('dashboard: its page image (rendered once, then kept)', `/dashboard/test/extractions/${extractionId}/pages/1`, session);
   report(
     'its page rendered cold (renderPagePreview: pdf.js + sharp PNG)',

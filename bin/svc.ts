@@ -35,6 +35,9 @@ commands:
   operators revoke --name NAME           revoke every token of that operator or analyst
   analysts import-eval REPORT|- [--label L]
                                          store a \`svc eval --json\` report and its fixtures for analysts
+  analysts export-labels --since DATE --out DIR [--mode live|test]
+                                         one label file per reviewed document (corpus labels' schema) and the
+                                         documents agencies share, for \`svc eval --labels DIR/labels --docs DIR/docs\`
   extract FILE [--type T] [--json] [--raw]
                                          extract policy data from a document locally (no server, no database)
   analyze --lease FILE --insurance FILE [--as-of YYYY-MM-DD] [--raw]
@@ -225,10 +228,14 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'analysts': {
       const mod = await import('./commands/analysts.ts');
-      return mod.run(rest, async () => {
-        const opened = await open();
-        return { db: opened.db.owner, close: opened.close };
-      });
+      return mod.run(
+        rest,
+        async () => {
+          const opened = await open();
+          return { db: opened.db.owner, close: opened.close };
+        },
+        () => blobStoreFromConfig(cfg),
+      );
     }
     case 'operators': {
       const [sub, ...args] = rest;

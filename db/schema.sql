@@ -592,6 +592,7 @@ create table app_public.extractions (
   data_expired_at timestamp with time zone,
   created_at timestamp with time zone default now() not null,
   updated_at timestamp with time zone default now() not null,
+  held_policy_data jsonb,
   constraint extractions_agency_id_fkey FOREIGN KEY (agency_id) REFERENCES app_public.agencies(id) ON DELETE CASCADE,
   constraint extractions_agent_id_fkey FOREIGN KEY (agent_id) REFERENCES app_public.agents(id) ON DELETE CASCADE,
   constraint extractions_client_id_fkey FOREIGN KEY (client_id) REFERENCES app_public.clients(id) ON DELETE SET NULL,
@@ -604,13 +605,40 @@ create table app_public.extractions (
   constraint extractions_parsing_method_check CHECK (parsing_method ~ '^(text|ocr|hybrid)(\+llm)?$'::text),
   constraint extractions_pkey PRIMARY KEY (id),
   constraint extractions_requested_client_id_fkey FOREIGN KEY (requested_client_id) REFERENCES app_public.clients(id) ON DELETE SET NULL,
-  constraint extractions_status_check CHECK (status = ANY (ARRAY['queued'::text, 'processing'::text, 'completed'::text, 'partial'::text, 'failed'::text])),
+  constraint extractions_status_check CHECK (status = ANY (ARRAY['queued'::text, 'processing'::text, 'needs_review'::text, 'completed'::text, 'partial'::text, 'failed'::text])),
   constraint extractions_submission_id_fkey FOREIGN KEY (submission_id) REFERENCES app_public.client_submissions(id) ON DELETE SET NULL
 );
 alter table app_public.extractions enable row level security;
 alter table app_public.extractions force row level security;
 comment on table app_public.extractions is 'The policy extraction record (SPEC §2.9) of one document; status moves only through the state functions of 0006.';
 comment on column app_public.extractions.result is 'extracted_data of the record; null until extracted and again after the retention period.';
+comment on column app_public.extractions.held_policy_data is 'The §6.2 client-submission data of an extraction held for review (status needs_review); delivered and cleared when its last field is reviewed.';
+
+create table app_public.field_reviews (
+  id bigint generated always as identity not null,
+  extraction_id uuid not null,
+  agency_id bigint not null,
+  mode text not null,
+  pointer text not null,
+  action text not null,
+  old_value jsonb,
+  new_value jsonb,
+  confidence numeric,
+  reviewer_agent_id bigint,
+  reviewer_name text not null,
+  after_delivery boolean not null,
+  reviewed_at timestamp with time zone default now() not null,
+  constraint field_reviews_action_check CHECK (action = ANY (ARRAY['confirmed'::text, 'corrected'::text, 'not_on_document'::text])),
+  constraint field_reviews_agency_id_fkey FOREIGN KEY (agency_id) REFERENCES app_public.agencies(id) ON DELETE CASCADE,
+  constraint field_reviews_extraction_id_fkey FOREIGN KEY (extraction_id) REFERENCES app_public.extractions(id) ON DELETE CASCADE,
+  constraint field_reviews_mode_check CHECK (mode = ANY (ARRAY['test'::text, 'live'::text])),
+  constraint field_reviews_pkey PRIMARY KEY (id),
+  constraint field_reviews_pointer_check CHECK (pointer ~ '^(/[a-z_0-9]+)+$'::text),
+  constraint field_reviews_reviewer_agent_id_fkey FOREIGN KEY (reviewer_agent_id) REFERENCES app_public.agents(id) ON DELETE SET NULL
+);
+alter table app_public.field_reviews enable row level security;
+alter table app_public.field_reviews force row level security;
+comment on table app_public.field_reviews is 'Audit of human review (issue 34): one row per decision on an extracted value, who made it and when, old → new. Written only by review_field.';
 
 create table app_public.form_snapshots (
   id bigint generated always as identity not null,
@@ -660,6 +688,22 @@ create table app_public.forms (
 alter table app_public.forms enable row level security;
 alter table app_public.forms force row level security;
 comment on table app_public.forms is 'Intake forms (SPEC §2.1); structure is the working copy, live_snapshot_id the published one.';
+
+create table app_public.review_settings (
+  agency_id bigint not null,
+  mode text not null,
+  hold_for_review boolean default false not null,
+  share_reviewed_documents boolean default false not null,
+  updated_by_agent_id bigint,
+  updated_at timestamp with time zone default now() not null,
+  constraint review_settings_agency_id_fkey FOREIGN KEY (agency_id) REFERENCES app_public.agencies(id) ON DELETE CASCADE,
+  constraint review_settings_mode_check CHECK (mode = ANY (ARRAY['test'::text, 'live'::text])),
+  constraint review_settings_pkey PRIMARY KEY (agency_id, mode),
+  constraint review_settings_updated_by_agent_id_fkey FOREIGN KEY (updated_by_agent_id) REFERENCES app_public.agents(id) ON DELETE SET NULL
+);
+alter table app_public.review_settings enable row level security;
+alter table app_public.review_settings force row level security;
+comment on table app_public.review_settings is 'Per agency and mode: whether extractions with uncertain fields wait for review before their client-submission webhook (set_hold_for_review), and whether reviewed documents may go to the analysts with their labels (set_share_reviewed_documents).';
 
 create table app_public.submission_uploads (
   id bigint generated always as identity not null,
@@ -945,7 +989,17 @@ CREATE INDEX extractions_mode_idx ON app_public.extractions USING btree (mode);
 
 CREATE INDEX extractions_requested_client_id_idx ON app_public.extractions USING btree (requested_client_id);
 
+CREATE INDEX extractions_review_queue_idx ON app_public.extractions USING btree (agency_id, mode, created_at, id) WHERE ((status = ANY (ARRAY['needs_review'::text, 'completed'::text, 'partial'::text])) AND ((result -> 'needs_review'::text) <> '[]'::jsonb));
+
 CREATE INDEX extractions_submission_id_idx ON app_public.extractions USING btree (submission_id);
+
+CREATE INDEX field_reviews_agency_id_mode_idx ON app_public.field_reviews USING btree (agency_id, mode, reviewed_at);
+
+CREATE INDEX field_reviews_extraction_id_idx ON app_public.field_reviews USING btree (extraction_id, reviewed_at);
+
+CREATE INDEX field_reviews_mode_idx ON app_public.field_reviews USING btree (mode);
+
+CREATE INDEX field_reviews_reviewer_agent_id_idx ON app_public.field_reviews USING btree (reviewer_agent_id);
 
 CREATE INDEX form_snapshots_agency_id_mode_idx ON app_public.form_snapshots USING btree (agency_id, mode);
 
@@ -956,6 +1010,10 @@ CREATE INDEX forms_agency_id_mode_id_idx ON app_public.forms USING btree (agency
 CREATE INDEX forms_live_snapshot_id_idx ON app_public.forms USING btree (live_snapshot_id);
 
 CREATE INDEX forms_owner_agent_id_idx ON app_public.forms USING btree (owner_agent_id);
+
+CREATE INDEX review_settings_mode_idx ON app_public.review_settings USING btree (mode);
+
+CREATE INDEX review_settings_updated_by_agent_id_idx ON app_public.review_settings USING btree (updated_by_agent_id);
 
 CREATE INDEX submission_uploads_agency_id_mode_idx ON app_public.submission_uploads USING btree (agency_id, mode);
 
@@ -1754,66 +1812,22 @@ CREATE OR REPLACE FUNCTION app_private.complete_extraction(p_extraction_id uuid,
 AS $function$
 declare
   x app_public.extractions;
-  doc app_public.documents;
-  v_client uuid;
-  v_sub app_public.client_submissions;
-  v_page app_public.declaration_pages;
-  v_first text := nullif(btrim(p_policy_data #>> '{policyholder,first_name}'), '');
-  v_last text := nullif(btrim(coalesce(p_policy_data #>> '{policyholder,last_name}', p_policy_data #>> '{policyholder,organization}')), '');
-  v_email text := nullif(btrim(p_policy_data #>> '{policyholder,email}'), '');
-  v_phone text := nullif(btrim(p_policy_data #>> '{policyholder,phone}'), '');
-  v_address jsonb := case when jsonb_typeof(p_policy_data #> '{policyholder,address}') in ('object', 'string') then p_policy_data #> '{policyholder,address}' end;
-  v_ref jsonb;
 begin
   select * into x from app_public.extractions where id = p_extraction_id for update;
   if not found or x.status <> 'processing' or x.outcome is null then
     return x;
   end if;
-  select * into doc from app_public.documents where id = x.document_id;
-  -- The client: the requested one (still in this agency and mode), else the agent's client with this name.
-  select c.id into v_client from app_public.clients c
-   where c.id = x.requested_client_id and c.agency_id = x.agency_id and c.mode = x.mode for update;
-  if v_client is null and v_last is not null then
-    select c.id into v_client from app_public.clients c
-     where c.agent_id = x.agent_id and c.mode = x.mode and lower(c.last_name) = lower(v_last)
-       and lower(coalesce(c.first_name, '')) = lower(coalesce(v_first, ''))
-     order by c.created_at limit 1 for update;
+  if coalesce(x.result -> 'needs_review', '[]') <> '[]'::jsonb and exists (
+       select 1 from app_public.review_settings s where s.agency_id = x.agency_id and s.mode = x.mode and s.hold_for_review) then
+    perform set_config('svc.transition', 'on', true);
+    update app_public.extractions set status = 'needs_review', held_policy_data = p_policy_data where id = x.id returning * into x;
+    perform set_config('svc.transition', '', true);
+    return x;
   end if;
-  if v_client is null then
-    insert into app_public.clients (agency_id, agent_id, mode, first_name, last_name, email, phone, address)
-    values (x.agency_id, x.agent_id, x.mode, left(v_first, 200), left(v_last, 200), left(v_email, 254), left(v_phone, 40), v_address)
-    returning id into v_client;
-  else
-    update app_public.clients
-       set first_name = coalesce(first_name, left(v_first, 200)), last_name = coalesce(last_name, left(v_last, 200)),
-           email = coalesce(email, left(v_email, 254)), phone = coalesce(phone, left(v_phone, 40)), address = coalesce(v_address, address)
-     where id = v_client;
-  end if;
-  insert into app_public.client_submissions (client_id, agency_id, agent_id, mode, extraction_id)
-  values (v_client, x.agency_id, x.agent_id, x.mode, x.id) returning * into v_sub;
-  insert into app_public.declaration_pages (submission_id, client_id, agency_id, mode, document_id, extraction_id, filename)
-  values (v_sub.id, v_client, x.agency_id, x.mode, doc.id, x.id, doc.filename) returning * into v_page;
-  perform set_config('svc.transition', 'on', true);
-  update app_public.extractions
-     set status = x.outcome, client_id = v_client, submission_id = v_sub.id, declaration_page_id = v_page.id, completed_at = now()
-   where id = x.id returning * into x;
-  perform set_config('svc.transition', '', true);
-  v_ref := app_private.client_ref(v_client);
-  perform app_private.emit_event(x.agency_id, x.mode, 'client-submission', null, p_policy_data);
-  perform app_private.emit_event(x.agency_id, x.mode, null, 'client-submission.complete', jsonb_build_object(
-    'client', v_ref,
-    'submission', jsonb_build_object('uuid', v_sub.id, 'completed_at', to_char(x.completed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
-    'policy_data', p_policy_data));
-  perform app_private.emit_event(x.agency_id, x.mode, null, 'client-submission.declaration-page-upload', jsonb_build_object(
-    'client', v_ref,
-    'submission_uuid', v_sub.id,
-    'declaration_page', jsonb_build_object('uuid', v_page.id, 'filename', doc.filename, 'content_type', doc.content_type,
-      'size_bytes', doc.size_bytes, 'uploaded_at', to_char(doc.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-      'document_link', p_policy_data ->> 'document_link')));
-  return x;
+  return app_private.deliver_extraction(x.id, p_policy_data);
 end
 $function$;
-comment on function app_private.complete_extraction(p_extraction_id uuid, p_policy_data jsonb) is 'Finish an extraction (completed or partial) with its client, submission, declaration page and the three events, in one transaction.';
+comment on function app_private.complete_extraction(p_extraction_id uuid, p_policy_data jsonb) is 'Finish an extraction (completed or partial): hold it for review (status needs_review) when its agency holds uncertain extractions in this mode, else deliver it (deliver_extraction) in one transaction.';
 
 CREATE OR REPLACE FUNCTION app_private.complete_idempotency_key(p_agency_id bigint, p_mode text, p_key uuid, p_fingerprint text, p_status integer, p_body jsonb, p_headers jsonb)
  RETURNS void
@@ -2077,6 +2091,72 @@ CREATE OR REPLACE FUNCTION app_private.current_request_id()
  STABLE PARALLEL SAFE
 AS $function$ select nullif(current_setting('svc.request_id', true), '') $function$;
 comment on function app_private.current_request_id() is 'svc.request_id of this transaction: the X-Request-Id of the HTTP request or of the job that carries it.';
+
+CREATE OR REPLACE FUNCTION app_private.deliver_extraction(p_extraction_id uuid, p_policy_data jsonb)
+ RETURNS app_public.extractions
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  x app_public.extractions;
+  doc app_public.documents;
+  v_client uuid;
+  v_sub app_public.client_submissions;
+  v_page app_public.declaration_pages;
+  v_first text := nullif(btrim(p_policy_data #>> '{policyholder,first_name}'), '');
+  v_last text := nullif(btrim(coalesce(p_policy_data #>> '{policyholder,last_name}', p_policy_data #>> '{policyholder,organization}')), '');
+  v_email text := nullif(btrim(p_policy_data #>> '{policyholder,email}'), '');
+  v_phone text := nullif(btrim(p_policy_data #>> '{policyholder,phone}'), '');
+  v_address jsonb := case when jsonb_typeof(p_policy_data #> '{policyholder,address}') in ('object', 'string') then p_policy_data #> '{policyholder,address}' end;
+  v_ref jsonb;
+begin
+  select * into x from app_public.extractions where id = p_extraction_id for update;
+  select * into doc from app_public.documents where id = x.document_id;
+  select c.id into v_client from app_public.clients c
+   where c.id = x.requested_client_id and c.agency_id = x.agency_id and c.mode = x.mode for update;
+  if v_client is null and v_last is not null then
+    select c.id into v_client from app_public.clients c
+     where c.agent_id = x.agent_id and c.mode = x.mode and lower(c.last_name) = lower(v_last)
+       and lower(coalesce(c.first_name, '')) = lower(coalesce(v_first, ''))
+     order by c.created_at limit 1 for update;
+  end if;
+  if v_client is null then
+    insert into app_public.clients (agency_id, agent_id, mode, first_name, last_name, email, phone, address)
+    values (x.agency_id, x.agent_id, x.mode, left(v_first, 200), left(v_last, 200), left(v_email, 254), left(v_phone, 40), v_address)
+    returning id into v_client;
+  else
+    update app_public.clients
+       set first_name = coalesce(first_name, left(v_first, 200)), last_name = coalesce(last_name, left(v_last, 200)),
+           email = coalesce(email, left(v_email, 254)), phone = coalesce(phone, left(v_phone, 40)), address = coalesce(v_address, address)
+     where id = v_client;
+  end if;
+  insert into app_public.client_submissions (client_id, agency_id, agent_id, mode, extraction_id)
+  values (v_client, x.agency_id, x.agent_id, x.mode, x.id) returning * into v_sub;
+  insert into app_public.declaration_pages (submission_id, client_id, agency_id, mode, document_id, extraction_id, filename)
+  values (v_sub.id, v_client, x.agency_id, x.mode, doc.id, x.id, doc.filename) returning * into v_page;
+  perform set_config('svc.transition', 'on', true);
+  update app_public.extractions
+     set status = x.outcome, client_id = v_client, submission_id = v_sub.id, declaration_page_id = v_page.id,
+         completed_at = now(), held_policy_data = null
+   where id = x.id returning * into x;
+  perform set_config('svc.transition', '', true);
+  v_ref := app_private.client_ref(v_client);
+  perform app_private.emit_event(x.agency_id, x.mode, 'client-submission', null, p_policy_data);
+  perform app_private.emit_event(x.agency_id, x.mode, null, 'client-submission.complete', jsonb_build_object(
+    'client', v_ref,
+    'submission', jsonb_build_object('uuid', v_sub.id, 'completed_at', to_char(x.completed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
+    'policy_data', p_policy_data));
+  perform app_private.emit_event(x.agency_id, x.mode, null, 'client-submission.declaration-page-upload', jsonb_build_object(
+    'client', v_ref,
+    'submission_uuid', v_sub.id,
+    'declaration_page', jsonb_build_object('uuid', v_page.id, 'filename', doc.filename, 'content_type', doc.content_type,
+      'size_bytes', doc.size_bytes, 'uploaded_at', to_char(doc.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+      'document_link', p_policy_data ->> 'document_link')));
+  return x;
+end
+$function$;
+comment on function app_private.deliver_extraction(p_extraction_id uuid, p_policy_data jsonb) is 'Deliver a finished extraction: client, submission, declaration page, status = outcome and the three events, in the caller''s transaction.';
 
 CREATE OR REPLACE FUNCTION app_private.deliveries_to_send(p_delivery_ids bigint[])
  RETURNS TABLE(id bigint, attempt_count integer, message_id text, mode text, is_test boolean, url text, body text, endpoint_id uuid, enabled boolean, secret_ciphertext text, auth_ciphertext text)
@@ -2531,6 +2611,16 @@ AS $function$
    where u.form_id = p_form_id and u.public_id = any (p_public_ids) and u.submission_id is null
 $function$;
 comment on function app_private.pending_uploads(p_form_id bigint, p_public_ids uuid[]) is 'Unclaimed uploads of a form, by the public ids a submission names.';
+
+CREATE OR REPLACE FUNCTION app_private.pointer_path(p_pointer text)
+ RETURNS text[]
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+ SET search_path TO ''
+AS $function$
+  select string_to_array(substr(p_pointer, 2), '/')
+$function$;
+comment on function app_private.pointer_path(p_pointer text) is 'A JSON pointer (/policy/policy_number, /coverages/0/limit) as a jsonb path array.';
 
 CREATE OR REPLACE FUNCTION app_private.purge_abandoned_uploads(p_hours integer, p_limit integer)
  RETURNS integer
@@ -3769,6 +3859,123 @@ end
 $function$;
 comment on function app_public.reset_agent_token(p_agent_id bigint, p_token_hash bytea) is 'Revoke every token of an active agent and store one new token (by hash).';
 
+CREATE OR REPLACE FUNCTION app_public.review_field(p_extraction_id uuid, p_pointer text, p_action text, p_value jsonb DEFAULT NULL::jsonb)
+ RETURNS app_public.extractions
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  x app_public.extractions;
+  v_path text[];
+  v_old jsonb;
+  v_new jsonb;
+  v_conf numeric;
+  v_pending jsonb;
+  v_reviewer app_public.agents;
+  v_delivered boolean;
+  c app_public.clients;
+  v app_public.clients;
+  v_changed text[] := '{}';
+  v_data jsonb;
+begin
+  select * into x from app_public.extractions
+   where id = p_extraction_id and agency_id = app_public.current_agency_id() and app_public.mode_visible(mode)
+     and (app_public.current_is_admin() or agent_id = app_public.current_agent_id())
+   for update;
+  if not found then
+    raise exception 'extraction % not found', p_extraction_id using errcode = 'NTFND';
+  end if;
+  select * into v_reviewer from app_public.agents where id = app_public.current_agent_id();
+  if v_reviewer.id is null then
+    raise exception 'a review is made by an agent (sign in to the dashboard)' using errcode = 'FORBD';
+  end if;
+  if x.status not in ('needs_review', 'completed', 'partial') or x.result is null then
+    raise exception 'extraction % has no extracted data to review (status %)', x.id, x.status using errcode = 'REVST';
+  end if;
+  if p_action is null or p_action not in ('confirmed', 'corrected', 'not_on_document') then
+    raise exception 'unknown review action %', p_action using errcode = 'REVIN', column = 'action', detail = 'confirmed, corrected or not_on_document';
+  end if;
+  v_pending := coalesce(x.result -> 'needs_review', '[]');
+  -- Any uncertain field, or after delivery any cited value, may be reviewed.
+  if p_pointer is null or p_pointer !~ '^(/[a-z_0-9]+)+$'
+     or not (v_pending ? p_pointer or (x.status <> 'needs_review' and x.result -> 'citations' ? p_pointer)) then
+    raise exception 'there is no field % to review in extraction %', p_pointer, x.id using errcode = 'REVIN', column = 'pointer', detail = 'not a field of this extraction under review';
+  end if;
+  v_path := app_private.pointer_path(p_pointer);
+  v_old := coalesce(x.result #> v_path, 'null');
+  v_new := case p_action when 'confirmed' then v_old when 'not_on_document' then 'null'::jsonb else coalesce(p_value, 'null') end;
+  if jsonb_typeof(v_new) not in ('string', 'number', 'boolean', 'null') then
+    raise exception 'a reviewed value is a string, number, true/false or null' using errcode = 'REVIN', column = 'value', detail = 'not a single value';
+  end if;
+  v_conf := (x.result #>> array['citations', p_pointer, 'confidence'])::numeric;
+  v_delivered := x.status <> 'needs_review';
+
+  insert into app_public.field_reviews (extraction_id, agency_id, mode, pointer, action, old_value, new_value, confidence,
+                                        reviewer_agent_id, reviewer_name, after_delivery)
+  values (x.id, x.agency_id, x.mode, p_pointer, p_action, v_old, v_new, v_conf,
+          v_reviewer.id, v_reviewer.first_name || ' ' || v_reviewer.last_name, v_delivered);
+
+  -- The record: the value, the pointer off needs_review, the citation (a reviewed value is certain; a value
+  -- not on the document has no citation).
+  x.result := jsonb_set(x.result, '{needs_review}', v_pending - p_pointer);
+  if x.result #> v_path is not null then
+    x.result := jsonb_set(x.result, v_path, v_new, false);
+  end if;
+  if p_action = 'not_on_document' then
+    x.result := x.result #- array['citations', p_pointer];
+  elsif x.result -> 'citations' ? p_pointer then
+    x.result := jsonb_set(x.result, array['citations', p_pointer, 'confidence'], '1'::jsonb) #- array['citations', p_pointer, 'flagged'];
+  end if;
+
+  if not v_delivered then
+    v_data := jsonb_set(x.held_policy_data, '{needs_review}', coalesce(x.held_policy_data -> 'needs_review', '[]') - p_pointer);
+    if v_data #> v_path is not null then
+      v_data := jsonb_set(v_data, v_path, v_new, false);
+    end if;
+    update app_public.extractions set result = x.result, held_policy_data = v_data where id = x.id returning * into x;
+    if x.result -> 'needs_review' = '[]'::jsonb then
+      -- The last field: deliver with who reviewed what.
+      v_data := v_data || jsonb_build_object('review', jsonb_build_object(
+        'reviewed_by', jsonb_build_object('id', v_reviewer.id, 'name', v_reviewer.first_name || ' ' || v_reviewer.last_name, 'email', v_reviewer.email),
+        'reviewed_at', app_private.iso_utc(now()),
+        'fields', (select jsonb_agg(jsonb_build_object('pointer', r.pointer, 'action', r.action, 'previous_value', r.old_value, 'value', r.new_value,
+                                                        'reviewed_by', r.reviewer_name) order by r.id)
+                     from app_public.field_reviews r where r.extraction_id = x.id)));
+      x := app_private.deliver_extraction(x.id, v_data);
+    end if;
+    return x;
+  end if;
+
+  update app_public.extractions set result = x.result where id = x.id returning * into x;
+  -- After delivery: the client's own fields follow a corrected policyholder.
+  if v_new is distinct from v_old and x.client_id is not null and p_pointer in
+     ('/policyholder/first_name', '/policyholder/last_name', '/policyholder/organization', '/policyholder/address') then
+    select * into c from app_public.clients where id = x.client_id for update;
+    v := c;
+    case p_pointer
+      when '/policyholder/first_name' then v.first_name := left(nullif(btrim(v_new #>> '{}'), ''), 200);
+      when '/policyholder/last_name' then v.last_name := left(nullif(btrim(v_new #>> '{}'), ''), 200);
+      when '/policyholder/organization' then
+        -- The client's last name holds the organisation when the insured is a business.
+        if c.last_name is not distinct from (v_old #>> '{}') then v.last_name := left(nullif(btrim(v_new #>> '{}'), ''), 200); end if;
+      else v.address := case when jsonb_typeof(v_new) = 'string' then v_new end;
+    end case;
+    if v.first_name is distinct from c.first_name then v_changed := array_append(v_changed, 'first_name'); end if;
+    if v.last_name is distinct from c.last_name and v.last_name is not null then v_changed := array_append(v_changed, 'last_name'); end if;
+    if v.address is distinct from c.address then v_changed := array_append(v_changed, 'address'); end if;
+    if cardinality(v_changed) > 0 then
+      update app_public.clients set first_name = v.first_name, last_name = coalesce(v.last_name, c.last_name), address = v.address
+       where id = c.id returning * into c;
+      perform app_private.emit_event(c.agency_id, c.mode, null, 'client.updated', jsonb_build_object(
+        'client', app_private.client_ref(c.id), 'changed_fields', to_jsonb(v_changed), 'updated_at', app_private.iso_utc(c.updated_at)));
+    end if;
+  end if;
+  return x;
+end
+$function$;
+comment on function app_public.review_field(p_extraction_id uuid, p_pointer text, p_action text, p_value jsonb) is 'Confirm, correct or mark "not on the document" one value of an extraction (audited in field_reviews); delivers a held extraction at its last field; after delivery updates the record and the client (client.updated).';
+
 CREATE OR REPLACE FUNCTION app_public.revoke_api_key(p_agency_id bigint, p_key_id bigint)
  RETURNS app_public.api_keys
  LANGUAGE plpgsql
@@ -3912,6 +4119,55 @@ end
 $function$;
 comment on function app_public.set_embed_origins(p_origins text[]) is 'PUT /v2/embed-origins: replace the framing origins of the caller''s agency in the caller''s mode.';
 
+CREATE OR REPLACE FUNCTION app_public.set_hold_for_review(p_hold boolean)
+ RETURNS app_public.review_settings
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  v app_public.review_settings;
+  v_mode text := app_public.current_mode();
+begin
+  if app_public.current_agency_id() is null or not app_public.current_is_admin() then
+    raise exception 'changing review settings requires admin privileges in the agency' using errcode = 'FORBD';
+  end if;
+  if v_mode is null then
+    raise exception 'review settings are per mode: act with a test or live identity' using errcode = 'FORBD';
+  end if;
+  insert into app_public.review_settings (agency_id, mode, hold_for_review, updated_by_agent_id)
+  values (app_public.current_agency_id(), v_mode, p_hold, app_public.current_agent_id())
+  on conflict (agency_id, mode) do update
+    set hold_for_review = excluded.hold_for_review, updated_by_agent_id = excluded.updated_by_agent_id, updated_at = now()
+  returning * into v;
+  return v;
+end
+$function$;
+comment on function app_public.set_hold_for_review(p_hold boolean) is 'Hold (or stop holding) extractions with uncertain fields for review before delivery, for the caller''s agency and mode; admins only (FORBD).';
+
+CREATE OR REPLACE FUNCTION app_public.set_share_reviewed_documents(p_share boolean)
+ RETURNS app_public.review_settings
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  v app_public.review_settings;
+  v_mode text := app_public.current_mode();
+begin
+  if app_public.current_agency_id() is null or not app_public.current_is_admin() or v_mode is null then
+    raise exception 'changing review settings requires admin privileges in the agency, in a test or live identity' using errcode = 'FORBD';
+  end if;
+  insert into app_public.review_settings (agency_id, mode, share_reviewed_documents, updated_by_agent_id)
+  values (app_public.current_agency_id(), v_mode, p_share, app_public.current_agent_id())
+  on conflict (agency_id, mode) do update
+    set share_reviewed_documents = excluded.share_reviewed_documents, updated_by_agent_id = excluded.updated_by_agent_id, updated_at = now()
+  returning * into v;
+  return v;
+end
+$function$;
+comment on function app_public.set_share_reviewed_documents(p_share boolean) is 'Opt the caller''s agency (in the caller''s mode) in or out of sharing reviewed documents with the analysts'' labelled data; admins only (FORBD).';
+
 CREATE OR REPLACE FUNCTION app_public.set_webhook_endpoint_enabled(p_endpoint_id uuid, p_enabled boolean)
  RETURNS app_public.webhook_endpoints
  LANGUAGE plpgsql
@@ -4043,6 +4299,8 @@ CREATE TRIGGER _100_timestamps BEFORE UPDATE ON app_public.extractions FOR EACH 
 
 CREATE TRIGGER _200_status BEFORE UPDATE OF status ON app_public.extractions FOR EACH ROW WHEN (old.status IS DISTINCT FROM new.status) EXECUTE FUNCTION app_private.tg__refuse_direct_status_change('status');
 
+CREATE TRIGGER _100_immutable BEFORE UPDATE ON app_public.field_reviews FOR EACH ROW EXECUTE FUNCTION app_private.tg__immutable();
+
 CREATE TRIGGER _100_immutable BEFORE UPDATE ON app_public.form_snapshots FOR EACH ROW EXECUTE FUNCTION app_private.tg__immutable();
 
 CREATE TRIGGER _100_timestamps BEFORE UPDATE ON app_public.forms FOR EACH ROW EXECUTE FUNCTION app_private.tg__set_updated_at();
@@ -4128,6 +4386,9 @@ create policy select_own_mode on app_public.extractions as permissive for select
 create policy select_test_mode_for_analysts on app_public.extractions as permissive for select to svc_analyst
   using ((mode = 'test'::text));
 
+create policy select_own_mode on app_public.field_reviews as permissive for select to public
+  using (((agency_id = ( SELECT app_public.current_agency_id() AS current_agency_id)) AND app_public.mode_visible(mode)));
+
 create policy select_own_mode on app_public.form_snapshots as permissive for select to public
   using (((agency_id = ( SELECT app_public.current_agency_id() AS current_agency_id)) AND (mode = ( SELECT app_public.current_mode() AS current_mode))));
 
@@ -4139,6 +4400,9 @@ create policy select_own_mode on app_public.forms as permissive for select to pu
 
 create policy update_own_mode on app_public.forms as permissive for update to public
   using (((agency_id = ( SELECT app_public.current_agency_id() AS current_agency_id)) AND (mode = ( SELECT app_public.current_mode() AS current_mode)) AND ( SELECT app_public.current_is_admin() AS current_is_admin)));
+
+create policy select_own_mode on app_public.review_settings as permissive for select to public
+  using (((agency_id = ( SELECT app_public.current_agency_id() AS current_agency_id)) AND app_public.mode_visible(mode)));
 
 create policy select_own_mode on app_public.submission_uploads as permissive for select to public
   using (((agency_id = ( SELECT app_public.current_agency_id() AS current_agency_id)) AND (mode = ( SELECT app_public.current_mode() AS current_mode))));
@@ -4250,6 +4514,7 @@ grant select on table app_public.embed_origins to svc_request;
 grant select on table app_public.events to svc_request;
 grant select (completed_at, document_id, entity_type, error_code, error_details, id, mode, outcome, parsing_method, queued_at, result, stage_errors, started_at, status) on table app_public.extractions to svc_analyst;
 grant select on table app_public.extractions to svc_request;
+grant select on table app_public.field_reviews to svc_request;
 grant select on table app_public.form_snapshots to svc_request;
 grant insert (agency_id, insurance_line, mode, name, owner_agent_id, structure, template_id) on table app_public.forms to svc_request;
 grant select on table app_public.forms to svc_request;
@@ -4261,12 +4526,16 @@ grant execute on function app_public.put_topic_endpoint(p_topic text, p_staging_
 grant execute on function app_public.reassign_client(p_agent_id bigint, p_client_id uuid, p_target_agent_id bigint) to svc_request;
 grant execute on function app_public.redeliver(p_delivery_id bigint) to svc_request;
 grant execute on function app_public.reset_agent_token(p_agent_id bigint, p_token_hash bytea) to svc_request;
+grant execute on function app_public.review_field(p_extraction_id uuid, p_pointer text, p_action text, p_value jsonb) to svc_request;
+grant select on table app_public.review_settings to svc_request;
 grant execute on function app_public.revoke_api_key(p_agency_id bigint, p_key_id bigint) to svc_request;
 grant execute on function app_public.roll_api_key(p_agency_id bigint, p_key_id bigint, p_grace_seconds integer, p_key_hash bytea, p_prefix text, p_last_four text) to svc_request;
 grant execute on function app_public.send_test_delivery(p_endpoint_id uuid, p_body text) to svc_request;
 grant execute on function app_public.set_additional_questions(p_agent_id bigint, p_enabled boolean, p_questions jsonb) to svc_request;
 grant execute on function app_public.set_agency_plan(p_agency_id bigint, p_plan text, p_per_minute integer, p_per_day integer) to svc_request;
 grant execute on function app_public.set_embed_origins(p_origins text[]) to svc_request;
+grant execute on function app_public.set_hold_for_review(p_hold boolean) to svc_request;
+grant execute on function app_public.set_share_reviewed_documents(p_share boolean) to svc_request;
 grant execute on function app_public.set_webhook_endpoint_enabled(p_endpoint_id uuid, p_enabled boolean) to svc_request;
 grant select on table app_public.submission_uploads to svc_request;
 grant select on table app_public.submissions to svc_request;

@@ -33,6 +33,7 @@ import { dashboardApiKeyRoutes } from './routes/dashboard/api_keys.ts';
 import { dashboardFormRoutes } from './routes/dashboard/forms.ts';
 import { dashboardSessionRoutes } from './routes/dashboard/session.ts';
 import { dashboardExtractionRoutes } from './routes/dashboard/extractions.ts';
+import { dashboardReviewRoutes } from './routes/dashboard/reviews.ts';
 import { dashboardSubmissionRoutes } from './routes/dashboard/submissions.ts';
 import { dashboardSubscriptionRoutes } from './routes/dashboard/subscriptions.ts';
 import { dashboardUsageRoutes } from './routes/dashboard/usage.ts';
@@ -69,6 +70,7 @@ export const dashboardRoutes: RouteSpec[] = [
   ...dashboardFormRoutes,
   ...dashboardSubmissionRoutes,
   ...dashboardExtractionRoutes,
+  ...dashboardReviewRoutes,
   ...dashboardUsageRoutes,
 ];
 

@@ -94,6 +94,7 @@ const SECTIONS: { path: string; label: string; admin: boolean }[] = [
   { path: 'forms', label: 'Forms', admin: false },
   { path: 'submissions', label: 'Submissions', admin: false },
   { path: 'extractions', label: 'Extractions', admin: false },
+  { path: 'review', label: 'Review', admin: false },
   { path: 'usage', label: 'Usage', admin: true },
 ];
 

@@ -9,7 +9,7 @@ export interface ExtractionRecordRow {
   agent_id: number;
   mode: 'test' | 'live';
   entity_type: string;
-  status: 'queued' | 'processing' | 'completed' | 'partial' | 'failed';
+  status: 'queued' | 'processing' | 'completed' | 'partial' | 'failed' | 'needs_review';
   parsing_method: string | null;
   error_code: string | null;
   error_details: string | null;

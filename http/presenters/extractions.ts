@@ -25,7 +25,10 @@ const failureMessages: Record<string, string> = {
 
 /** The §2.9 record of a stored extraction; a failed one carries its §7.2 error part (`error`, `message`, `details`). */
 export function presentExtraction(r: ExtractionRecordRow) {
-  const finished = r.status === 'completed' || r.status === 'partial';
+  // status is widened by 0026 (needs_review: held for a person to check; an extension of §2.9).
+  const status = r.status as ExtractionRecordRow['status'] | 'needs_review';
+  const finished = status === 'completed' || status === 'partial';
+  const readable = finished || status === 'needs_review';
   return {
     success: r.status !== 'failed',
     extraction_id: r.id,
@@ -33,9 +36,9 @@ export function presentExtraction(r: ExtractionRecordRow) {
     agent_id: r.agent_id,
     filename: r.filename,
     entity_type: r.entity_type,
-    parsing_status: r.status,
+    parsing_status: status,
     parsing_method: presentParsingMethod(r.parsing_method),
-    extracted_data: finished ? r.result : null,
+    extracted_data: readable ? r.result : null,
     ...(r.status === 'failed' ? failure(r.error_code, r.error_details) : {}),
     ...(finished ? { client_uuid: r.client_id, client_submission_uuid: r.submission_id, declaration_page_uuid: r.declaration_page_id } : {}),
     ...(r.file_expired_at ? { file_expired: true } : {}),

@@ -3,7 +3,11 @@ import { z } from 'zod';
 import { entityTypeSchema } from '../../pipelines/extraction/schema.ts';
 import { id, multipartFields, queryInt, timestamp } from './common.ts';
 
-export const extractionStatuses = ['queued', 'processing', 'completed', 'partial', 'failed'] as const;
+/**
+ * SPEC §2.9's statuses, plus `needs_review` (an extension, issue 34): the agency holds extractions with uncertain
+ * fields for review, and the record waits there, its extracted_data readable, until a person reviews the last one.
+ */
+export const extractionStatuses = ['queued', 'processing', 'needs_review', 'completed', 'partial', 'failed'] as const;
 
 export const agentPathParams = z.object({ agent_id: id.describe('agent of the API key’s agency') });
 export const extractionParams = agentPathParams.extend({ extraction_id: z.uuid().describe('extraction_id of the record') });
@@ -32,7 +36,9 @@ export const extractionRecord = z
     agent_id: z.number().int(),
     filename: z.string(),
     entity_type: entityTypeSchema,
-    parsing_status: z.enum(extractionStatuses),
+    parsing_status: z
+      .enum(extractionStatuses)
+      .describe('SPEC §2.9 statuses; needs_review (extension) while the agency holds the record for a person to check its uncertain fields'),
     parsing_method: z
       .string()
       .nullable()

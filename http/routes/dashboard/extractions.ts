@@ -5,10 +5,11 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { getAgencyExtraction, listAgencyExtractions } from '../../../db/queries/extractions.ts';
-import { renderPagePreview } from '../../../pipelines/documents/index.ts';
 import { base, pageOf, pager, renderPage, when, withSession, type DashboardSession } from '../../dashboard.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
+import { confidenceBadge, fieldLabel, leaves, pageView, shortSpan, showValue, type Citation } from '../../pages/extraction_fields.ts';
+import { pagePreview, pageSize } from '../../page_images.ts';
 import { presentExtraction } from '../../presenters/extractions.ts';
 import { route, tx, type Deps } from '../../route.ts';
 import { modeParams } from '../../schemas/dashboard.ts';
@@ -16,7 +17,7 @@ import { queryInt } from '../../schemas/common.ts';
 
 const responses = { 200: { description: 'HTML page' }, 401: { description: 'Not signed in' }, 404: { description: 'Not found' } };
 const PAGE = 50;
-const STATUSES = ['queued', 'processing', 'completed', 'partial', 'failed'] as const;
+const STATUSES = ['queued', 'processing', 'needs_review', 'completed', 'partial', 'failed'] as const;
 const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'an extraction id (UUID)');
 const day = z
   .string()
@@ -35,106 +36,64 @@ function positionOf(cursor: string | undefined): { t: string; id: string } | nul
   throw new ApiError(400, 'this “older extractions” link is damaged; start again from the first page', [{ field: 'before', message: 'not a page position' }]);
 }
 
-const label = (pointer: string) =>
-  pointer
-    .slice(1)
-    .split('/')
-    .map((p) => (/^\d+$/.test(p) ? `#${Number(p) + 1}` : p.replace(/_/g, ' ')))
-    .join(' › ');
-
-interface Citation {
-  page: number;
-  text: string;
-  confidence: number;
-  source: string;
-  flagged?: boolean;
-}
-
-/** Every value of extracted_data (citations aside) as a JSON pointer, in document order. */
-function leaves(v: unknown, pointer = ''): { pointer: string; value: unknown }[] {
-  if (Array.isArray(v)) return v.length ? v.flatMap((x, i) => leaves(x, `${pointer}/${i}`)) : [];
-  if (v && typeof v === 'object')
-    return Object.entries(v as Record<string, unknown>)
-      .filter(([k]) => !(pointer === '' && (k === 'citations' || k === 'policy_type' || k === 'document_kind')))
-      .flatMap(([k, x]) => leaves(x, `${pointer}/${k}`));
-  return [{ pointer, value: v }];
-}
-
-// Numbers as they are: a year or a policy number must not gain a thousands separator.
-const show = (v: unknown) => (v === null || v === undefined || v === '' ? '—' : String(v));
-
-function fieldsTable(s: DashboardSession, id: string, data: Record<string, unknown>, shownPage: number | null): SafeHtml {
+/** The table of extracted fields: value, confidence and the value's own words; the selected one highlighted. */
+function fieldsTable(b: string, reviewUrl: string | null, data: Record<string, unknown>, selected: string | null): SafeHtml {
   const citations = (data.citations ?? {}) as Record<string, Citation>;
-  const rows = leaves(data);
-  const b = `${base(s.mode)}/extractions/${id}`;
-  return html`<div class="dash-table-wrap"><table class="dash-table dash-fields dash-stack"><caption class="visually-hidden">Extracted fields</caption>
-<thead><tr><th scope="col">Field</th><th scope="col">Value</th><th scope="col">Page</th><th scope="col">Citation</th></tr></thead>
-<tbody>${rows.map(({ pointer, value }) => {
+  const uncertain = new Set((data.needs_review ?? []) as string[]);
+  return html`<table class="dash-table dash-fields dash-stack"><caption class="visually-hidden">Extracted fields</caption>
+<thead><tr><th scope="col">Field</th><th scope="col">Value</th><th scope="col">Confidence</th><th scope="col">Read from</th></tr></thead>
+<tbody>${leaves(data).map(({ pointer, value }) => {
     const c = citations[pointer];
-    return html`<tr${c && c.page === shownPage ? html` class="is-on-page"` : ''}><th scope="row">${label(pointer)}</th><td>${show(value)}</td>
-<td data-label="Page">${c ? html`<a href="${b}?page=${c.page}#page-image" aria-label="Show page ${c.page} (${label(pointer)})">${c.page}</a>` : '—'}</td>
-<td>${c ? html`<q class="dash-cite">${c.text}</q><br><small>${c.source}, confidence ${Math.round(c.confidence * 100)}%${c.flagged ? html` · <strong>not confirmed on the page</strong>` : ''}</small>` : html`<small>no citation</small>`}</td></tr>`;
-  })}</tbody></table></div>`;
+    const on = pointer === selected;
+    return html`<tr${on ? html` class="is-selected" aria-current="true" id="selected-field"` : ''}><th scope="row">${fieldLabel(pointer)}${uncertain.has(pointer) ? html` <span class="dash-check">check</span>` : ''}</th><td class="dash-value">${showValue(value)}</td>
+<td data-label="Confidence">${confidenceBadge(c, uncertain.has(pointer))}</td>
+<td>${c ? html`<a href="${b}?field=${encodeURIComponent(pointer)}#page-image" aria-label="p.${c.page}: Show page ${c.page} (${fieldLabel(pointer)})">p.${c.page}</a>${shortSpan(c) ? html` <q class="dash-cite">${shortSpan(c)}</q>` : ''}${c.flagged ? html` <strong>not confirmed on the page</strong>` : ''}${reviewUrl ? html` <a class="dash-correct" href="${reviewUrl}?field=${encodeURIComponent(pointer)}" aria-label="Correct ${fieldLabel(pointer)}">Correct</a>` : ''}` : html`<small>no citation</small>`}</td></tr>`;
+  })}</tbody></table>`;
 }
 
-async function detail(ctx: Context, s: DashboardSession, id: string, page: number | undefined): Promise<void> {
+async function detail(ctx: Context, deps: Deps, s: DashboardSession, id: string, page: number | undefined, field: string | undefined): Promise<void> {
   const row = await getAgencyExtraction(tx(ctx), id);
   if (!row || (!s.isAdmin && row.agent_id !== s.agent_id)) throw notFound('extraction');
   const r = presentExtraction(row);
   const data = r.extracted_data as Record<string, unknown> | null;
-  const cited = [...new Set(Object.values((data?.citations ?? {}) as Record<string, Citation>).map((c) => c.page))].sort((a, b) => a - b);
+  const citations = (data?.citations ?? {}) as Record<string, Citation>;
+  const uncertain = new Set((data?.needs_review ?? []) as string[]);
+  const cited = [...new Set(Object.values(citations).map((c) => c.page))].sort((a, b) => a - b);
   const pages = row.page_count ?? (row.content_type === 'application/pdf' ? Math.max(0, ...cited) : 1);
-  const shown = page && page <= pages ? page : (cited[0] ?? 1);
+  const selected = field && citations[field] ? field : null;
+  const wanted = page ?? (selected ? citations[selected].page : undefined);
+  const shown = wanted && wanted <= pages ? wanted : (cited[0] ?? 1);
   const b = `${base(s.mode)}/extractions/${id}`;
   const canShow = !!row.blob_key && pages > 0;
+  const size = canShow ? await pageSize(deps, row.blob_key!, row.content_type, shown) : null;
+  const boxes = Object.entries(citations)
+    .filter(([, c]) => c.page === shown && c.box)
+    .map(([pointer, c]) => ({ pointer, box: c.box!, uncertain: uncertain.has(pointer) }));
+  const toReview = uncertain.size;
   await renderPage(
     ctx,
     s,
     `Extraction: ${r.filename}`,
-    html`<p><span class="dash-status dash-status--${r.parsing_status}">${r.parsing_status}</span> ${r.entity_type.replace(/_/g, ' ')}${data ? html` · ${String(data.policy_type ?? '')}` : ''} · ${r.parsing_method ?? 'not read yet'} · agent ${row.agent_name} · created ${when(r.created_at)}</p>
+    html`<p><span class="dash-status dash-status--${r.parsing_status}">${r.parsing_status.replace(/_/g, ' ')}</span> ${r.entity_type.replace(/_/g, ' ')}${data ? html` · ${String(data.policy_type ?? '')}` : ''} · ${r.parsing_method ?? 'not read yet'} · agent ${row.agent_name} · created ${when(r.created_at)}</p>
 <p class="dash-id">Extraction <code>${r.extraction_id}</code>${'client_uuid' in r && r.client_uuid ? html` · client <code>${r.client_uuid}</code>` : ''}</p>
+${toReview && data ? html`<p class="notice">${toReview} ${toReview === 1 ? 'field needs' : 'fields need'} a person to check ${toReview === 1 ? 'it' : 'them'}${r.parsing_status === 'needs_review' ? ' before the extraction is delivered' : ''}. <a href="${base(s.mode)}/review/${id}">Review ${toReview === 1 ? 'it' : 'them'}</a></p>` : ''}
 ${'error' in r && r.error ? html`<p class="notice" role="alert"><strong>${r.error}</strong>: ${r.details}</p>` : ''}
 ${r.file_expired ? html`<p class="notice">The document was removed after the retention period; its page images are no longer available.</p>` : ''}
-<div class="dash-split">
-<section class="dash-split__main" aria-labelledby="fields-title"><h2 id="fields-title">Extracted fields</h2>
+<div class="dash-split dash-split--fit">
+<section class="dash-split__main" aria-labelledby="fields-title" tabindex="0"><h2 id="fields-title">Extracted fields</h2>
 ${canShow ? html`<p class="dash-jump"><a href="#page-image">Go to the page image</a></p>` : ''}
-${data ? fieldsTable(s, id, data, pages > 1 ? shown : null) : html`<p class="lede">${r.parsing_status === 'failed' ? 'Nothing was extracted.' : 'The extraction is not finished yet: reload in a moment.'}</p>`}
+${data ? fieldsTable(b, r.parsing_status === 'completed' || r.parsing_status === 'partial' ? `${base(s.mode)}/review/${id}` : null, data, selected) : html`<p class="lede">${r.parsing_status === 'failed' ? 'Nothing was extracted.' : 'The extraction is not finished yet: reload in a moment.'}</p>`}
 </section>
 ${
   canShow
-    ? html`<section class="dash-split__side" aria-labelledby="page-title" id="page-image"><h2 id="page-title">Page ${shown} of ${pages}</h2>
+    ? html`<section class="dash-split__side" aria-labelledby="page-title" id="page-image" tabindex="0"><h2 id="page-title">Page ${shown} of ${pages}${selected ? html` <small>· ${fieldLabel(selected)}</small>` : ''}</h2>
 ${pages > 1 ? html`<nav class="dash-pages" aria-label="Pages of the document"><ul>${Array.from({ length: pages }, (_, i) => i + 1).map((n) => html`<li><a href="${b}?page=${n}#page-image"${n === shown ? html` aria-current="page"` : ''}>${n}${cited.includes(n) ? html`<span class="visually-hidden"> (cited)</span><span aria-hidden="true">•</span>` : ''}</a></li>`)}</ul></nav>` : ''}
-<img class="dash-page-image" src="${b}/pages/${shown}" alt="Page ${shown} of ${r.filename}, as uploaded" width="1000"></section>`
+${pageView({ src: `${b}/pages/${shown}`, alt: `Page ${shown} of ${r.filename}, as uploaded`, size, boxes, selected, href: (p) => `${b}?field=${encodeURIComponent(p)}#page-image` })}</section>`
     : ''
 }
 </div>
 <p><a href="${base(s.mode)}/extractions">All extractions</a></p>`,
   );
-}
-
-// Rendered pages of the last documents looked at, per process: rendering a PDF page takes pdf.js a few hundred
-// ms, and people flip between a document's pages. Keyed by blob key, which is unique per document and null once
-// the file expired (the route checks that before it looks here), so an expired document's page is never served.
-const renderedPages = new Map<string, Promise<Buffer>>();
-const RENDERED_PAGES_KEPT = 24;
-
-function pagePng(deps: Deps, blobKey: string, contentType: string, page: number): Promise<Buffer> {
-  const key = `${blobKey}#${page}`;
-  let png = renderedPages.get(key);
-  if (png) {
-    renderedPages.delete(key); // most recently used last
-  } else {
-    png = (async () => {
-      const bytes = await deps.blobs.get(blobKey);
-      if (!bytes) throw notFound('document file');
-      return (await renderPagePreview(bytes, contentType, page, { width: 1000 })).png;
-    })();
-    // A failure is not kept.
-    png.catch(() => renderedPages.delete(key));
-  }
-  renderedPages.set(key, png);
-  while (renderedPages.size > RENDERED_PAGES_KEPT) renderedPages.delete(renderedPages.keys().next().value!);
-  return png;
 }
 
 export const dashboardExtractionRoutes = [
@@ -201,9 +160,16 @@ ${pager(b, { status: query.status, from: query.from, to: query.to }, { paged: !!
     tags: ['Dashboard'],
     auth: 'none',
     params: z.object({ mode: z.enum(['test', 'live']), id: uuid }),
-    query: z.object({ page: queryInt(1, 10_000).optional() }),
+    query: z.object({
+      page: queryInt(1, 10_000).optional(),
+      field: z
+        .string()
+        .regex(/^(\/[a-z_0-9]+)+$/, 'a field pointer such as /policy/policy_number')
+        .max(200)
+        .optional(),
+    }),
     responses,
-    handler: (ctx, { params, query }, deps) => withSession(ctx, deps, params.mode, false, (s) => detail(ctx, s, params.id, query.page)),
+    handler: (ctx, { params, query }, deps) => withSession(ctx, deps, params.mode, false, (s) => detail(ctx, deps, s, params.id, query.page, query.field)),
   }),
   route({
     method: 'get',
@@ -220,7 +186,7 @@ ${pager(b, { status: query.status, from: query.from, to: query.to }, { paged: !!
         if (!row || (!s.isAdmin && row.agent_id !== s.agent_id)) throw notFound('extraction');
         if (!row.blob_key) throw notFound('document file (removed after the retention period)');
         if (params.page > (row.page_count ?? 1)) throw notFound(`page ${params.page}`);
-        const png = await pagePng(deps, row.blob_key, row.content_type, params.page);
+        const { png } = await pagePreview(deps, row.blob_key, row.content_type, params.page);
         ctx.type = 'image/png';
         ctx.set('Cache-Control', 'private, max-age=300');
         ctx.set('X-Content-Type-Options', 'nosniff');
