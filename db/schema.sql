@@ -659,6 +659,28 @@ alter table app_public.forms enable row level security;
 alter table app_public.forms force row level security;
 comment on table app_public.forms is 'Intake forms (SPEC §2.1); structure is the working copy, live_snapshot_id the published one.';
 
+create table app_public.report_links (
+  id uuid default gen_random_uuid() not null,
+  agency_id bigint not null,
+  mode text not null,
+  analysis_id uuid not null,
+  api_key_id bigint,
+  expires_at timestamp with time zone not null,
+  revoked_at timestamp with time zone,
+  created_at timestamp with time zone default now() not null,
+  constraint expires_after_creation CHECK (expires_at > created_at),
+  constraint report_links_agency_id_fkey FOREIGN KEY (agency_id) REFERENCES app_public.agencies(id) ON DELETE CASCADE,
+  constraint report_links_analysis_id_fkey FOREIGN KEY (analysis_id) REFERENCES app_public.analyses(id) ON DELETE CASCADE,
+  constraint report_links_api_key_id_fkey FOREIGN KEY (api_key_id) REFERENCES app_public.api_keys(id) ON DELETE SET NULL,
+  constraint report_links_mode_check CHECK (mode = ANY (ARRAY['test'::text, 'live'::text])),
+  constraint report_links_pkey PRIMARY KEY (id)
+);
+alter table app_public.report_links enable row level security;
+alter table app_public.report_links force row level security;
+comment on table app_public.report_links is 'Signed links to an analysis''s compliance report that work without credentials until expires_at, unless revoked; made and revoked only through app_private.create_report_link and app_private.revoke_report_link.';
+comment on column app_public.report_links.expires_at is 'The link is refused after this instant (also signed into the URL, so a changed expiry never verifies).';
+comment on column app_public.report_links.revoked_at is 'Set once by app_private.revoke_report_link: the link is refused from then on.';
+
 create table app_public.submission_uploads (
   id bigint generated always as identity not null,
   public_id uuid default gen_random_uuid() not null,
@@ -954,6 +976,14 @@ CREATE INDEX forms_agency_id_mode_id_idx ON app_public.forms USING btree (agency
 CREATE INDEX forms_live_snapshot_id_idx ON app_public.forms USING btree (live_snapshot_id);
 
 CREATE INDEX forms_owner_agent_id_idx ON app_public.forms USING btree (owner_agent_id);
+
+CREATE INDEX report_links_agency_id_mode_idx ON app_public.report_links USING btree (agency_id, mode);
+
+CREATE INDEX report_links_analysis_id_idx ON app_public.report_links USING btree (analysis_id);
+
+CREATE INDEX report_links_api_key_id_idx ON app_public.report_links USING btree (api_key_id);
+
+CREATE INDEX report_links_mode_idx ON app_public.report_links USING btree (mode);
 
 CREATE INDEX submission_uploads_agency_id_mode_idx ON app_public.submission_uploads USING btree (agency_id, mode);
 
@@ -2003,6 +2033,36 @@ AS $function$
 $function$;
 comment on function app_private.create_operator_token(p_name text, p_role text, p_token_hash bytea) is 'Store a new operator or analyst token by its hash; the token itself is shown once by the CLI.';
 
+CREATE OR REPLACE FUNCTION app_private.create_report_link(p_analysis_id uuid, p_ttl_seconds integer)
+ RETURNS app_public.report_links
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  a app_public.analyses;
+  l app_public.report_links;
+begin
+  if app_public.current_agency_id() is null or app_public.current_mode() is null then
+    raise exception 'report links are made with an API key' using errcode = 'FORBD';
+  end if;
+  select * into a from app_public.analyses
+   where id = p_analysis_id and agency_id = app_public.current_agency_id() and mode = app_public.current_mode();
+  if not found then
+    raise exception 'analysis % not found', p_analysis_id using errcode = 'NTFND';
+  end if;
+  if a.status <> 'completed' then
+    raise exception 'analysis % is %: a report exists only for a completed analysis', p_analysis_id, a.status using errcode = 'RPTNC';
+  end if;
+  insert into app_public.report_links (agency_id, mode, analysis_id, api_key_id, expires_at)
+  values (a.agency_id, a.mode, a.id, nullif(current_setting('svc.api_key_id', true), '')::bigint,
+          date_trunc('second', now()) + make_interval(secs => p_ttl_seconds))
+  returning * into l;
+  return l;
+end
+$function$;
+comment on function app_private.create_report_link(p_analysis_id uuid, p_ttl_seconds integer) is 'Make a report link for a completed analysis of the caller''s agency and mode (API key), expiring after p_ttl_seconds; NTFND for an analysis outside the scope, RPTNC for one not completed.';
+
 CREATE OR REPLACE FUNCTION app_private.create_submission(p_form_id bigint, p_snapshot_id bigint, p_agent_id bigint, p_answers jsonb, p_contact jsonb, p_metadata jsonb, p_acord_form_ids text[], p_upload_ids uuid[], p_client_key uuid DEFAULT NULL::uuid)
  RETURNS TABLE(id bigint, trace_id text, submitted_at timestamp with time zone, replayed boolean)
  LANGUAGE plpgsql
@@ -2917,6 +2977,19 @@ AS $function$
 $function$;
 comment on function app_private.release_idempotency_key(p_agency_id bigint, p_mode text, p_key uuid) is 'Forget a claim whose request failed unexpectedly, so the client may retry with the same key.';
 
+CREATE OR REPLACE FUNCTION app_private.report_link_target(p_link_id uuid, OUT analysis_id uuid, OUT agency_id bigint, OUT mode text, OUT state text)
+ RETURNS record
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+  select l.analysis_id, l.agency_id, l.mode,
+         case when l.revoked_at is not null then 'revoked' when l.expires_at <= now() then 'expired' else 'ok' end
+    from app_public.report_links l
+   where l.id = p_link_id
+$function$;
+comment on function app_private.report_link_target(p_link_id uuid, OUT analysis_id uuid, OUT agency_id bigint, OUT mode text, OUT state text) is 'The analysis, agency and mode a report link opens and whether it still works (ok, expired, revoked); no row for an unknown link.';
+
 CREATE OR REPLACE FUNCTION app_private.reserved_agent_slugs()
  RETURNS text[]
  LANGUAGE sql
@@ -2937,6 +3010,30 @@ AS $function$
   select count(*)::int from r
 $function$;
 comment on function app_private.revoke_operator_tokens(p_name text) is 'Revoke the live tokens of an operator or analyst by name.';
+
+CREATE OR REPLACE FUNCTION app_private.revoke_report_link(p_analysis_id uuid, p_link_id uuid)
+ RETURNS app_public.report_links
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  l app_public.report_links;
+begin
+  if app_public.current_agency_id() is null or app_public.current_mode() is null then
+    raise exception 'report links are revoked with an API key' using errcode = 'FORBD';
+  end if;
+  update app_public.report_links set revoked_at = coalesce(revoked_at, now())
+   where id = p_link_id and analysis_id = p_analysis_id
+     and agency_id = app_public.current_agency_id() and mode = app_public.current_mode()
+  returning * into l;
+  if not found then
+    raise exception 'report link % not found', p_link_id using errcode = 'NTFND';
+  end if;
+  return l;
+end
+$function$;
+comment on function app_private.revoke_report_link(p_analysis_id uuid, p_link_id uuid) is 'Revoke a report link of the caller''s agency and mode (API key): the link is refused from then on; NTFND for a link outside the scope.';
 
 CREATE OR REPLACE FUNCTION app_private.send_round(p_worker text, p_attempts jsonb, p_done bigint[], p_release bigint[], p_limit integer, p_lease interval, p_skip_endpoints uuid[], p_disable_after interval)
  RETURNS TABLE(id bigint, attempt_count integer, message_id text, mode text, is_test boolean, url text, body text, endpoint_id uuid, enabled boolean, status text, secret_ciphertext text, auth_ciphertext text, request_id text)
@@ -4103,6 +4200,9 @@ create policy select_own_mode on app_public.forms as permissive for select to pu
 create policy update_own_mode on app_public.forms as permissive for update to public
   using (((agency_id = ( SELECT app_public.current_agency_id() AS current_agency_id)) AND (mode = ( SELECT app_public.current_mode() AS current_mode)) AND ( SELECT app_public.current_is_admin() AS current_is_admin)));
 
+create policy select_own_mode on app_public.report_links as permissive for select to public
+  using (((agency_id = ( SELECT app_public.current_agency_id() AS current_agency_id)) AND app_public.mode_visible(mode)));
+
 create policy select_own_mode on app_public.submission_uploads as permissive for select to public
   using (((agency_id = ( SELECT app_public.current_agency_id() AS current_agency_id)) AND (mode = ( SELECT app_public.current_mode() AS current_mode))));
 
@@ -4162,6 +4262,7 @@ grant execute on function app_private.claim_idempotency_key(p_agency_id bigint, 
 grant execute on function app_private.complete_idempotency_key(p_agency_id bigint, p_mode text, p_key uuid, p_fingerprint text, p_status integer, p_body jsonb, p_headers jsonb) to svc_request;
 grant execute on function app_private.complete_idempotency_key(p_agency_id bigint, p_mode text, p_key uuid, p_status integer, p_body jsonb, p_headers jsonb) to svc_request;
 grant execute on function app_private.consume_rate_limit(p_bucket text, p_limit integer, p_window_seconds integer, OUT allowed boolean, OUT remaining integer, OUT reset_at bigint) to svc_request;
+grant execute on function app_private.create_report_link(p_analysis_id uuid, p_ttl_seconds integer) to svc_request;
 grant execute on function app_private.create_submission(p_form_id bigint, p_snapshot_id bigint, p_agent_id bigint, p_answers jsonb, p_contact jsonb, p_metadata jsonb, p_acord_form_ids text[], p_upload_ids uuid[], p_client_key uuid) to svc_request;
 grant execute on function app_private.end_dashboard_session(p_session_hash bytea) to svc_request;
 grant execute on function app_private.form_snapshot(p_form_id bigint, p_snapshot_id bigint, OUT snapshot_id bigint, OUT name text, OUT insurance_line text, OUT structure jsonb) to svc_request;
@@ -4169,6 +4270,8 @@ grant execute on function app_private.hosted_form(p_agent_slug text, p_public_id
 grant execute on function app_private.pending_uploads(p_form_id bigint, p_public_ids uuid[]) to svc_request;
 grant execute on function app_private.record_upload(p_form_id bigint, p_agent_id bigint, p_question_id text, p_blob_key text, p_filename text, p_content_type text, p_size integer) to svc_request;
 grant execute on function app_private.release_idempotency_key(p_agency_id bigint, p_mode text, p_key uuid) to svc_request;
+grant execute on function app_private.report_link_target(p_link_id uuid, OUT analysis_id uuid, OUT agency_id bigint, OUT mode text, OUT state text) to svc_request;
+grant execute on function app_private.revoke_report_link(p_analysis_id uuid, p_link_id uuid) to svc_request;
 grant execute on function app_private.start_analysis(p_lease jsonb, p_insurance jsonb, p_as_of date) to svc_request;
 grant execute on function app_private.start_dashboard_session(p_link_hash bytea, p_session_hash bytea) to svc_request;
 grant execute on function app_private.start_extraction(p_agent_id bigint, p_document_id uuid, p_blob_key text, p_filename text, p_content_type text, p_size_bytes bigint, p_sha256 text, p_entity_type text, p_client_id uuid) to svc_request;
@@ -4223,6 +4326,7 @@ grant execute on function app_public.publish_form(p_form_id bigint) to svc_reque
 grant execute on function app_public.put_topic_endpoint(p_topic text, p_staging_url text, p_production_url text, p_auth_kind text, p_auth_ciphertext text, p_given text[], p_secret_ciphertext text, p_enabled boolean, OUT endpoint app_public.webhook_endpoints, OUT created boolean) to svc_request;
 grant execute on function app_public.reassign_client(p_agent_id bigint, p_client_id uuid, p_target_agent_id bigint) to svc_request;
 grant execute on function app_public.redeliver(p_delivery_id bigint) to svc_request;
+grant select on table app_public.report_links to svc_request;
 grant execute on function app_public.reset_agent_token(p_agent_id bigint, p_token_hash bytea) to svc_request;
 grant execute on function app_public.revoke_api_key(p_agency_id bigint, p_key_id bigint) to svc_request;
 grant execute on function app_public.roll_api_key(p_agency_id bigint, p_key_id bigint, p_grace_seconds integer, p_key_hash bytea, p_prefix text, p_last_four text) to svc_request;

@@ -18,6 +18,7 @@ import { mountRoutes, type Deps, type RouteSpec } from './route.ts';
 import { apiFallback } from './api_auth.ts';
 import { extractionRoutes } from './routes/api/extractions.ts';
 import { analysisRoutes } from './routes/api/analyses.ts';
+import { reportRoutes } from './routes/api/reports.ts';
 import { fileRoutes } from './routes/files.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { agencyRoutes } from './routes/v1/agencies.ts';
@@ -33,6 +34,7 @@ import { dashboardApiKeyRoutes } from './routes/dashboard/api_keys.ts';
 import { dashboardFormRoutes } from './routes/dashboard/forms.ts';
 import { dashboardSessionRoutes } from './routes/dashboard/session.ts';
 import { dashboardExtractionRoutes } from './routes/dashboard/extractions.ts';
+import { dashboardAnalysisRoutes } from './routes/dashboard/analyses.ts';
 import { dashboardSubmissionRoutes } from './routes/dashboard/submissions.ts';
 import { dashboardSubscriptionRoutes } from './routes/dashboard/subscriptions.ts';
 import { dashboardUsageRoutes } from './routes/dashboard/usage.ts';
@@ -57,6 +59,7 @@ export const allRoutes: RouteSpec[] = [
   ...webhookEndpointRoutes,
   ...extractionRoutes,
   ...analysisRoutes,
+  ...reportRoutes,
   ...fileRoutes,
 ];
 
@@ -69,6 +72,7 @@ export const dashboardRoutes: RouteSpec[] = [
   ...dashboardFormRoutes,
   ...dashboardSubmissionRoutes,
   ...dashboardExtractionRoutes,
+  ...dashboardAnalysisRoutes,
   ...dashboardUsageRoutes,
 ];
 

@@ -94,6 +94,7 @@ const SECTIONS: { path: string; label: string; admin: boolean }[] = [
   { path: 'forms', label: 'Forms', admin: false },
   { path: 'submissions', label: 'Submissions', admin: false },
   { path: 'extractions', label: 'Extractions', admin: false },
+  { path: 'analyses', label: 'Lease checks', admin: true },
   { path: 'usage', label: 'Usage', admin: true },
 ];
 
