@@ -44,7 +44,7 @@ export async function getReport(c: Queryable, analysisId: string): Promise<Repor
 }
 
 /** The report a checked link opens (owner pool: the link row, found by app_private.report_link_target, names it). */
-export async function reportOfLink(c: Queryable, analysisId: string, agencyId: string | number, mode: string): Promise<ReportRow | undefined> {
+export async function reportOfLink(c: Queryable, analysisId: string, agencyId: number, mode: string): Promise<ReportRow | undefined> {
   const { rows } = await c.query<ReportRow>(`${reportSelect} where a.id = $1 and a.agency_id = $2 and a.mode = $3`, [analysisId, agencyId, mode]);
   return rows[0];
 }
@@ -77,7 +77,7 @@ export async function revokeReportLink(c: Queryable, analysisId: string, linkId:
 
 export interface ReportLinkTarget {
   analysis_id: string;
-  agency_id: string;
+  agency_id: number;
   mode: 'test' | 'live';
   state: 'ok' | 'expired' | 'revoked';
 }

@@ -64,7 +64,7 @@ ${
 }
 </section>
 
-<section aria-labelledby="checks-title" class="report-section">
+<section aria-labelledby="checks-title" class="report-section report-section--checks">
 <h2 id="checks-title">The ${m.checks.length} checks</h2>
 <div class="report-table-wrap"><table class="report-checks"><caption class="visually-hidden">Each check: its status, what the lease requires, what the policy shows, and the gap</caption>
 <thead><tr><th scope="col">Check</th><th scope="col">Status</th><th scope="col">Lease requires</th><th scope="col">Policy shows</th><th scope="col">Gap</th></tr></thead>

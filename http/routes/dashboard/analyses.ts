@@ -27,6 +27,13 @@ function positionOf(cursor: string | undefined): { t: string; id: string } | nul
   throw new ApiError(400, 'this “older analyses” link is damaged; start again from the first page', [{ field: 'before', message: 'not a page position' }]);
 }
 
+// A finished analysis shows its verdict in the colour of the extraction statuses that mean the same.
+const verdictStyle: Record<string, string> = { compliant: 'completed', needs_review: 'partial', non_compliant: 'failed' };
+function resultBadge(status: string, verdict: string | null) {
+  if (status !== 'completed' || !verdict) return html`<span class="dash-status dash-status--${status}">${status}</span>`;
+  return html`<span class="dash-status dash-status--${verdictStyle[verdict] ?? 'partial'}">${overallWords[verdict as keyof typeof overallWords] ?? verdict}</span>`;
+}
+
 export const dashboardAnalysisRoutes = [
   route({
     method: 'get',
@@ -57,9 +64,7 @@ export const dashboardAnalysisRoutes = [
                       r.status === 'completed'
                         ? html`<a href="${b}/${r.id}/report">${r.lease_filename}<span class="visually-hidden"> (compliance report)</span></a>`
                         : r.lease_filename
-                    }</th><td class="dash-wide">${r.insurance_filename}</td><td><span class="dash-status dash-status--${r.status}">${
-                      r.status === 'completed' && r.summary_status ? (overallWords[r.summary_status as keyof typeof overallWords] ?? r.summary_status) : r.status
-                    }</span></td><td class="dash-wide">${r.as_of}</td><td>${when(r.created_at)}</td></tr>`,
+                    }</th><td class="dash-wide">${r.insurance_filename}</td><td>${resultBadge(r.status, r.summary_status)}</td><td class="dash-wide">${r.as_of}</td><td>${when(r.created_at)}</td></tr>`,
                 )}</tbody></table></div>`
               : html`<p class="lede">No ${s.mode} lease analyses yet. Leases are checked through the API (POST /api/analyze).</p>`
           }
