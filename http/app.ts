@@ -42,6 +42,8 @@ import { dashboardWebhookRoutes } from './routes/dashboard/webhooks.ts';
 import { dashboardLinkRoutes } from './routes/v1/dashboard_links.ts';
 import { webhookSubscriptionRoutes } from './routes/v1/webhooks.ts';
 import { webhookEndpointRoutes } from './routes/v2/webhook_endpoints.ts';
+import { topicRecoveryRoutes } from './routes/v2/webhook_recoveries.ts';
+import { subscriptionRecoveryRoutes } from './routes/v1/webhook_recoveries.ts';
 
 /** Every declared route of the service, in documentation order. */
 export const allRoutes: RouteSpec[] = [
@@ -52,11 +54,13 @@ export const allRoutes: RouteSpec[] = [
   ...apiKeyRoutes,
   ...clientRoutes,
   ...webhookSubscriptionRoutes,
+  ...subscriptionRecoveryRoutes,
   ...formRoutes,
   ...formLinkRoutes,
   ...submissionRoutes,
   ...embedOriginRoutes,
   ...webhookEndpointRoutes,
+  ...topicRecoveryRoutes,
   ...extractionRoutes,
   ...analysisRoutes,
   ...reportRoutes,

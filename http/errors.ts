@@ -48,6 +48,7 @@ export const sqlErrorStatus: Record<string, number> = {
   UPLDU: 422,
   LIVEK: 403,
   RPTNC: 409,
+  RCVWN: 422,
   STATE: 500,
   // invalid_parameter_value, raised by app_private.record_analysis_facts for a side other than lease/insurance:
   // a caller's bug, never a client error.
