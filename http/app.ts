@@ -39,6 +39,7 @@ import { dashboardSubmissionRoutes } from './routes/dashboard/submissions.ts';
 import { dashboardSubscriptionRoutes } from './routes/dashboard/subscriptions.ts';
 import { dashboardUsageRoutes } from './routes/dashboard/usage.ts';
 import { dashboardWebhookRoutes } from './routes/dashboard/webhooks.ts';
+import { dashboardRecoveryRoutes } from './routes/dashboard/recoveries.ts';
 import { dashboardLinkRoutes } from './routes/v1/dashboard_links.ts';
 import { webhookSubscriptionRoutes } from './routes/v1/webhooks.ts';
 import { webhookEndpointRoutes } from './routes/v2/webhook_endpoints.ts';
@@ -72,6 +73,7 @@ export const dashboardRoutes: RouteSpec[] = [
   ...dashboardSessionRoutes,
   ...dashboardApiKeyRoutes,
   ...dashboardWebhookRoutes,
+  ...dashboardRecoveryRoutes,
   ...dashboardSubscriptionRoutes,
   ...dashboardFormRoutes,
   ...dashboardSubmissionRoutes,

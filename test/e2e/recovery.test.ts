@@ -1,9 +1,14 @@
 // Bulk recovery of failed deliveries end to end (issue 31): a receiver is down for 200 events (each delivery ends
 // failed), comes back, and one POST …/recover sends every one again through the real worker, in the original order,
 // under its original webhook-id, each once; the same window is the same recovery; a sandbox key recovers test
-// deliveries only; a v1 subscription recovers the same way; bad windows are refused in each surface's shape.
+// deliveries only; a v1 subscription recovers the same way; bad windows are refused in each surface's shape; the
+// dashboard's button shows the count before confirming (screenshots in the temp dir's recovery-screens).
+import { mkdir } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import test from 'ava';
 import type { Runner } from 'graphile-worker';
+import { assertAccessible, axe, browserTest, launchBrowser, VIEWPORTS } from '../helpers/browser.ts';
 import { sampleTopicPayload, sampleV1Event } from '../../pipelines/webhooks/payloads.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { startService, type TestService } from '../helpers/server.ts';
@@ -153,4 +158,45 @@ test('a v1 subscription recovers its failed deliveries the same way, in the v1 e
   const bad = await svc.request('POST', `/v1/webhooks/${made.body.data.uuid}/recover`, { token: a.ownerToken, json: { since: 'soon' } });
   t.is(bad.status, 422);
   t.truthy(bad.body.error?.message, 'the v1 error shape');
+});
+
+browserTest('the dashboard’s “Recover failed deliveries since…” shows the count, then sends them again', async (t) => {
+  const screens = path.join(os.tmpdir(), 'recovery-screens');
+  await mkdir(screens, { recursive: true });
+  const a = await agency();
+  const rec = await receiver();
+  t.is((await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: a.test, json: { staging_url: rec.url } })).status, 201);
+  rec.script(...down(3));
+  for (let i = 1; i <= 3; i++) await emit(a.agencyId, 'test', 'form-submission', null, formData(i));
+  await eventually(async () => (await failedCount(a.agencyId, 'test')) === 3, 60_000, 'the failures');
+
+  const link = await svc.request('POST', `/v1/agents/${a.ownerId}/dashboard-link`, { token: a.oauth.token });
+  const browser = await launchBrowser();
+  try {
+    const page = await (await browser.newContext({ viewport: VIEWPORTS.desktop })).newPage();
+    await page.goto(link.body.data.url);
+    await page.goto(`${svc.url}/dashboard/test/webhooks`);
+    await page.getByRole('link', { name: 'Recover failed deliveries since…' }).first().click();
+    await page.getByLabel('Failed since (UTC)').fill(new Date(Date.now() - 3_600_000).toISOString().slice(0, 16));
+    await page.getByRole('button', { name: 'Count failed deliveries' }).click();
+    t.true(await page.getByRole('heading', { name: /^3 failed deliveries since/ }).isVisible(), 'the count before confirming');
+    t.is(rec.received.length, 3, 'nothing is sent before confirming');
+    assertAccessible(t, await axe(page), 'recover (count)');
+    for (const [name, vp] of Object.entries(VIEWPORTS)) {
+      await page.setViewportSize(vp);
+      await page.screenshot({ path: path.join(screens, `recover-count-${name}.png`), fullPage: true });
+    }
+    await page.getByRole('button', { name: 'Send 3 again' }).click();
+    await page.waitForURL('**/recoveries/*');
+    await rec.waitFor(6, 60_000);
+    await eventually(async () => {
+      await page.reload();
+      return (await page.locator('.dash-status').first().innerText()) === 'completed';
+    }, 60_000, 'the recovery page');
+    t.true(await page.getByText('Delivered').isVisible());
+    assertAccessible(t, await axe(page), 'recovery progress');
+    await page.screenshot({ path: path.join(screens, 'recovery-desktop.png'), fullPage: true });
+  } finally {
+    await browser.close();
+  }
 });
