@@ -20,7 +20,25 @@ export async function renderReportPdf(input: { html: string; model: ReportModel 
   return o.kind === 'chromium' ? printWithChromium(input.html, o.executablePath, o.paper) : layOut(input.model, o.paper);
 }
 
+/** Browsers printing at once in this process (each is a few hundred MB); further PDFs wait their turn. */
+const MAX_PRINTING = 2;
+let printing = 0;
+const waiting: Array<() => void> = [];
+
 async function printWithChromium(html: string, executablePath: string, paper: Paper): Promise<Buffer> {
+  // A finishing print hands its slot straight to the next in line, so no newcomer slips in between.
+  if (printing >= MAX_PRINTING) await new Promise<void>((resolve) => waiting.push(resolve));
+  else printing++;
+  try {
+    return await print(html, executablePath, paper);
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else printing--;
+  }
+}
+
+async function print(html: string, executablePath: string, paper: Paper): Promise<Buffer> {
   const { chromium } = await import('playwright-core');
   const browser = await chromium.launch({
     executablePath,

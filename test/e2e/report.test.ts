@@ -35,7 +35,7 @@ let oauthToken: string;
 let analysisId: string;
 
 test.before(async () => {
-  svc = await startService();
+  svc = await startService({ RATE_LIMIT_REPORT_OPENS_PER_WINDOW: '5', RATE_LIMIT_WINDOW_SECONDS: '3600' });
   worker = await startTestWorker(svc);
   if (!browserUnavailable) browser = await launchBrowser();
   await mkdir(screens, { recursive: true });
@@ -146,6 +146,15 @@ test.serial('a report link works without credentials until it is revoked; a chan
 
   const elsewhere = await svc.request('POST', `/api/analyses/${analysisId}/report-links`, { headers: { 'x-api-key': otherKey } });
   t.is(elsewhere.status, 404);
+});
+
+test.serial('a link opened too often from one address is refused with 429 and Retry-After', async (t) => {
+  const made = await makeLink();
+  for (let i = 0; i < 5; i++) t.is((await svc.request('GET', `/api/reports/${made.body.url.split('/api/reports/')[1]}`)).status, 200);
+  const sixth = await svc.request('GET', `/api/reports/${made.body.url.split('/api/reports/')[1]}`);
+  t.is(sixth.status, 429);
+  t.is(sixth.body.error, 'rate_limited');
+  t.truthy(sixth.headers.get('retry-after'));
 });
 
 browserTest('the report from a signed link in Chromium, no credentials: every check, axe clean, readable on a phone', async (t) => {

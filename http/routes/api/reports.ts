@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import { createReportLink, getReport, reportLinkTarget, reportOfLink, revokeReportLink } from '../../../db/queries/analysis_reports.ts';
+import { consumeRateLimit } from '../../../db/queries/oauth.ts';
 import { checkReportToken, reportLinkKey } from '../../../lib/links.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import { pageAssets } from '../../pages/assets.ts';
@@ -99,6 +100,7 @@ export const reportRoutes = [
       200: reportResponses[200],
       403: { description: 'link_expired, link_revoked or forbidden (the signature does not match); an HTML page for a browser', schema: apiError },
       404: { description: 'The analysis no longer exists', schema: apiError },
+      429: { description: 'rate_limited: the link was opened too often from this address (RATE_LIMIT_REPORT_OPENS_PER_WINDOW)', schema: apiError, headers: ['Retry-After'] },
     },
     handler: async (ctx, { params, query }, deps: Deps) => {
       const check = checkReportToken(reportLinkKey(deps.secretKey), params.token);
@@ -107,6 +109,12 @@ export const reportRoutes = [
         return check.reason === 'expired'
           ? refuseLink(ctx, 403, 'link_expired', 'This link has expired', askAgain)
           : refuseLink(ctx, 403, 'forbidden', 'This link is not valid', `It was changed or is incomplete. ${askAgain}`);
+      // A link works without credentials and its PDF starts a browser: opens are counted per link and address.
+      const budget = await consumeRateLimit(deps.db.owner, `report-link:${check.linkId}:${ctx.ip}`, deps.cfg.RATE_LIMIT_REPORT_OPENS_PER_WINDOW, deps.cfg.RATE_LIMIT_WINDOW_SECONDS);
+      if (!budget.allowed)
+        throw new ApiError(429, 'this link was opened too often from here; try again shortly', [], {
+          'Retry-After': String(Math.max(1, budget.resetAt - Math.floor(Date.now() / 1000))),
+        });
       const target = await reportLinkTarget(deps.db.owner, check.linkId);
       if (!target) return refuseLink(ctx, 404, 'not_found', 'This report no longer exists', askAgain);
       if (target.state === 'revoked') return refuseLink(ctx, 403, 'link_revoked', 'This link was withdrawn', askAgain);
