@@ -3,10 +3,12 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { Context } from 'koa';
-import type { ReportRow } from '../db/queries/analysis_reports.ts';
+import { documentPageTexts, type ReportRow } from '../db/queries/analysis_reports.ts';
 import { renderPagePreview } from '../pipelines/documents/index.ts';
 import type { AnalysisResult } from '../pipelines/lease/schema.ts';
-import { citedPages, reportModel, type ReportModel } from '../pipelines/reports/model.ts';
+import type { PageText } from '../pipelines/documents/layout.ts';
+import { cropToQuote } from '../pipelines/reports/crop.ts';
+import { citedEvidence, reportModel, type EvidencePage, type ReportModel } from '../pipelines/reports/model.ts';
 import { renderReportPdf, type Paper } from '../pipelines/reports/pdf.ts';
 import type { Deps } from './context.ts';
 import { ApiError } from './errors.ts';
@@ -23,17 +25,7 @@ export async function buildReportModel(deps: Deps, row: ReportRow): Promise<Repo
   if (row.status !== 'completed' || !row.result)
     throw new ApiError(409, `analysis ${row.id} is ${row.status}: its report exists once it is completed`);
   const result = row.result as unknown as AnalysisResult;
-  const evidence = await Promise.all(
-    citedPages(result.comparison).map(async (p) => {
-      const doc = row[p.side];
-      let png: Buffer | null = null;
-      if (doc.blob_key) {
-        const bytes = await deps.blobs.get(doc.blob_key).catch(() => undefined);
-        if (bytes) png = await renderPagePreview(bytes, doc.content_type, p.page, { width: EVIDENCE_WIDTH }).then((r) => r.png, () => null);
-      }
-      return { ...p, png };
-    }),
-  );
+  const evidence = await drawEvidence(deps, row, citedEvidence(result.comparison));
   return reportModel({
     analysisId: row.id,
     agencyName: row.agency_name,
@@ -44,6 +36,44 @@ export async function buildReportModel(deps: Deps, row: ReportRow): Promise<Repo
     insuranceFilename: row.insurance.filename,
     evidence,
   });
+}
+
+/** Each piece of evidence drawn: its page rendered once, cropped to the quote where the page's text places it. */
+async function drawEvidence(deps: Deps, row: ReportRow, cited: Omit<EvidencePage, 'png' | 'cropped'>[]): Promise<EvidencePage[]> {
+  const rendered = new Map<string, Promise<Buffer | null>>();
+  const texts = new Map<string, Promise<Map<number, unknown>>>();
+  const pageOf = (side: 'lease' | 'insurance', page: number) => {
+    const key = `${side}:${page}`;
+    if (!rendered.has(key)) {
+      const doc = row[side];
+      rendered.set(
+        key,
+        (async () => {
+          if (!doc.blob_key) return null;
+          const bytes = await deps.blobs.get(doc.blob_key).catch(() => undefined);
+          if (!bytes) return null;
+          return renderPagePreview(bytes, doc.content_type, page, { width: EVIDENCE_WIDTH }).then((r) => r.png, () => null);
+        })(),
+      );
+    }
+    return rendered.get(key)!;
+  };
+  const textOf = (side: 'lease' | 'insurance') => {
+    if (!texts.has(side)) {
+      const pages = [...new Set(cited.filter((e) => e.side === side).map((e) => e.page))];
+      // Page texts are private to the service: read with the owner pool for this analysis's own document.
+      texts.set(side, documentPageTexts(deps.db.owner, row[side].id, pages));
+    }
+    return texts.get(side)!;
+  };
+  return Promise.all(
+    cited.map(async (e) => {
+      const png = await pageOf(e.side, e.page);
+      const text = (await textOf(e.side)).get(e.page) as PageText | undefined;
+      const crop = png && text && e.quote ? await cropToQuote(png, text, e.quote).catch(() => null) : null;
+      return { ...e, png: crop ?? png, cropped: !!crop };
+    }),
+  );
 }
 
 /** The agency's brand with its logo inline (a report leaves the service: a PDF, a forwarded page). */

@@ -6,6 +6,7 @@ type Queryable = Pick<pg.ClientBase, 'query'>;
 
 /** A document as the report draws it (blob_key is null once retention removed the file). */
 export interface ReportDocument {
+  id: string;
   blob_key: string | null;
   content_type: string;
   filename: string;
@@ -30,8 +31,8 @@ export interface ReportRow {
 
 const reportSelect = `select a.id, a.mode, a.status, to_char(a.as_of, 'YYYY-MM-DD') as as_of, a.result, a.created_at, a.completed_at,
          g.name as agency_name, g.color_code, g.logo_key,
-         json_build_object('blob_key', ld.blob_key, 'content_type', ld.content_type, 'filename', ld.filename, 'page_count', ld.page_count) as lease,
-         json_build_object('blob_key', id.blob_key, 'content_type', id.content_type, 'filename', id.filename, 'page_count', id.page_count) as insurance
+         json_build_object('id', ld.id, 'blob_key', ld.blob_key, 'content_type', ld.content_type, 'filename', ld.filename, 'page_count', ld.page_count) as lease,
+         json_build_object('id', id.id, 'blob_key', id.blob_key, 'content_type', id.content_type, 'filename', id.filename, 'page_count', id.page_count) as insurance
     from app_public.analyses a
     join app_public.agencies g on g.id = a.agency_id
     join app_public.documents ld on ld.id = a.lease_document_id
@@ -114,4 +115,13 @@ export async function listAgencyAnalyses(c: Queryable, o: { after: { t: string; 
     [o.after?.t ?? null, o.after?.id ?? null, o.limit],
   );
   return rows;
+}
+
+/** The text with positions of some pages of a document (owner pool: page texts are private; the caller checked the document). */
+export async function documentPageTexts(c: Queryable, documentId: string, pages: number[]): Promise<Map<number, unknown>> {
+  const { rows } = await c.query<{ page: number; content: unknown }>(
+    'select page, content from app_private.document_pages where document_id = $1 and page = any($2) and content is not null',
+    [documentId, pages],
+  );
+  return new Map(rows.map((r) => [r.page, r.content]));
 }

@@ -82,8 +82,8 @@ ${
 <h2 id="pages-title">Where the values were read</h2>
 ${m.evidence.map(
   (e) => html`<figure class="report-figure">
-${e.png ? html`<img src="${pngUrl(e.png)}" alt="${sideWords[e.side]} page ${e.page}, as uploaded" loading="eager">` : html`<p class="report-figure__missing">The page image is no longer available (the file was removed after the retention period).</p>`}
-<figcaption>${sideWords[e.side]} page ${e.page}: ${e.checks.join(', ')}</figcaption>
+${e.png ? html`<img src="${pngUrl(e.png)}" alt="${sideWords[e.side]} page ${e.page}, ${e.cropped ? 'the lines the values were read from' : 'as uploaded'}" loading="eager">` : html`<p class="report-figure__missing">The page image is no longer available (the file was removed after the retention period).</p>`}
+<figcaption>${sideWords[e.side]} page ${e.page}${e.cropped ? '' : ' (whole page)'}: ${e.checks.join(', ')}</figcaption>
 </figure>`,
 )}
 </section>`

@@ -2,13 +2,17 @@
 // pdf-lib layout are two renderings of this one model.
 import type { AnalysisResult, CheckStatus, ComparisonItem, Summary } from '../lease/schema.ts';
 
-/** A document page the report shows as evidence, with the checks that cite it. */
+/** Where a value was read, shown as evidence: a quote on a document's page, with the checks that cite it. */
 export interface EvidencePage {
   side: 'lease' | 'insurance';
   page: number;
   checks: string[];
-  /** The rendered page (PNG), or null when the file is no longer stored or could not be drawn. */
+  /** The clause or text the values were read from (null: the check names the page only). */
+  quote: string | null;
+  /** The page drawn (PNG), cropped to the quote when it was found; null when the file is gone or could not be drawn. */
   png: Buffer | null;
+  /** Whether `png` is the crop around the quote (else the whole page). */
+  cropped: boolean;
 }
 
 export interface ReportCheck {
@@ -54,27 +58,25 @@ export const overallWords: Record<Summary['status'], string> = {
   needs_review: 'Needs review',
 };
 
-/** At most this many pages are drawn as evidence (the first cited, lease before insurance), so a report stays light. */
-export const MAX_EVIDENCE_PAGES = 8;
+/** At most this many pieces of evidence are drawn (lease before insurance, in page order), so a report stays light. */
+export const MAX_EVIDENCE = 16;
 
-/** The pages the checks cite, each once with the checks citing it, lease pages first, in page order. */
-export function citedPages(comparison: ComparisonItem[]): Omit<EvidencePage, 'png'>[] {
-  const byKey = new Map<string, Omit<EvidencePage, 'png'>>();
+/** Where the checks' values were read: each quote on its page once, with the checks citing it, lease first, in page order. */
+export function citedEvidence(comparison: ComparisonItem[]): Omit<EvidencePage, 'png' | 'cropped'>[] {
+  const byKey = new Map<string, Omit<EvidencePage, 'png' | 'cropped'>>();
   for (const c of comparison) {
-    for (const [side, page] of [
-      ['lease', c.leaseRequired_page],
-      ['insurance', c.insuranceCoverage_page],
+    for (const [side, page, quote] of [
+      ['lease', c.leaseRequired_page, c.leaseClause],
+      ['insurance', c.insuranceCoverage_page, c.insuranceText],
     ] as const) {
       if (page === null || page === undefined) continue;
-      const key = `${side}:${page}`;
-      const e = byKey.get(key) ?? { side, page, checks: [] };
+      const key = `${side}:${page}:${quote ?? ''}`;
+      const e = byKey.get(key) ?? { side, page, checks: [], quote: quote ?? null };
       if (!e.checks.includes(c.field)) e.checks.push(c.field);
       byKey.set(key, e);
     }
   }
-  return [...byKey.values()]
-    .sort((a, b) => (a.side === b.side ? a.page - b.page : a.side === 'lease' ? -1 : 1))
-    .slice(0, MAX_EVIDENCE_PAGES);
+  return [...byKey.values()].sort((a, b) => (a.side === b.side ? a.page - b.page : a.side === 'lease' ? -1 : 1)).slice(0, MAX_EVIDENCE);
 }
 
 /** The report model of a completed analysis (evidence pages drawn by the caller). */

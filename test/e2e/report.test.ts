@@ -91,6 +91,8 @@ test.serial('the report is HTML under the analysis’s key rules: the key’s ag
   t.true(r.text.includes('Judged as of'));
   t.regex(r.text, /data:image\/webp;base64,/, 'the agency logo is inline');
   t.regex(r.text, /data:image\/png;base64,/, 'cited pages are drawn inline');
+  t.regex(r.text, /alt="Lease page \d+, the lines the values were read from"/, 'a lease clause is cropped from its page');
+  t.regex(r.text, /alt="Policy page \d+, the lines the values were read from"/, 'so is the policy’s evidence');
   t.true(r.text.includes('--brand:#0f766e'));
 
   const none = await svc.request('GET', `/api/analyses/${analysisId}/report`);
