@@ -22,8 +22,7 @@ const EVIDENCE_WIDTH = 900;
 /** The report of a completed analysis; 409 while it runs, 422 when it failed. */
 export async function buildReportModel(deps: Deps, row: ReportRow): Promise<ReportModel> {
   if (row.status === 'failed') throw new ApiError(422, `analysis ${row.id} failed: it has no report`, [], {}, 'analysis_failed');
-  if (row.status !== 'completed' || !row.result)
-    throw new ApiError(409, `analysis ${row.id} is ${row.status}: its report exists once it is completed`);
+  if (row.status !== 'completed' || !row.result) throw new ApiError(409, `analysis ${row.id} is ${row.status}: its report exists once it is completed`);
   const result = row.result as unknown as AnalysisResult;
   const evidence = await drawEvidence(deps, row, citedEvidence(result.comparison));
   return reportModel({
@@ -52,7 +51,10 @@ async function drawEvidence(deps: Deps, row: ReportRow, cited: Omit<EvidencePage
           if (!doc.blob_key) return null;
           const bytes = await deps.blobs.get(doc.blob_key).catch(() => undefined);
           if (!bytes) return null;
-          return renderPagePreview(bytes, doc.content_type, page, { width: EVIDENCE_WIDTH }).then((r) => r.png, () => null);
+          return renderPagePreview(bytes, doc.content_type, page, { width: EVIDENCE_WIDTH }).then(
+            (r) => r.png,
+            () => null,
+          );
         })(),
       );
     }

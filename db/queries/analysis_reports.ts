@@ -60,19 +60,19 @@ export interface ReportLinkRow {
 
 /** A link to a completed analysis's report, valid for ttlSeconds (app_private.create_report_link). */
 export async function createReportLink(c: Queryable, analysisId: string, ttlSeconds: number): Promise<ReportLinkRow> {
-  const { rows } = await c.query<ReportLinkRow>(
-    'select id, analysis_id, expires_at, revoked_at, created_at from app_private.create_report_link($1, $2)',
-    [analysisId, ttlSeconds],
-  );
+  const { rows } = await c.query<ReportLinkRow>('select id, analysis_id, expires_at, revoked_at, created_at from app_private.create_report_link($1, $2)', [
+    analysisId,
+    ttlSeconds,
+  ]);
   return rows[0];
 }
 
 /** Revoke a report link (app_private.revoke_report_link). */
 export async function revokeReportLink(c: Queryable, analysisId: string, linkId: string): Promise<ReportLinkRow> {
-  const { rows } = await c.query<ReportLinkRow>(
-    'select id, analysis_id, expires_at, revoked_at, created_at from app_private.revoke_report_link($1, $2)',
-    [analysisId, linkId],
-  );
+  const { rows } = await c.query<ReportLinkRow>('select id, analysis_id, expires_at, revoked_at, created_at from app_private.revoke_report_link($1, $2)', [
+    analysisId,
+    linkId,
+  ]);
   return rows[0];
 }
 

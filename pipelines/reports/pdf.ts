@@ -43,7 +43,15 @@ async function print(html: string, executablePath: string, paper: Paper): Promis
   const browser = await chromium.launch({
     executablePath,
     headless: true,
-    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--headless',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-dev-shm-usage',
+    ],
   });
   try {
     const context = await browser.newContext({ javaScriptEnabled: false });
@@ -127,10 +135,16 @@ async function layOut(m: ReportModel, paper: Paper): Promise<Buffer> {
   block([{ text: m.agencyName, font: bold, size: 11 }]);
   block([{ text: 'Insurance compliance report', font: bold, size: 18 }]);
   block([
-    { text: `Overall: ${overallWords[m.status]}. ${m.counts.pass} met, ${m.counts.fail} not met, ${m.counts.warning} to check, ${m.counts.uncertain} uncertain (of ${m.counts.total}).`, font: bold, size: 11 },
+    {
+      text: `Overall: ${overallWords[m.status]}. ${m.counts.pass} met, ${m.counts.fail} not met, ${m.counts.warning} to check, ${m.counts.uncertain} uncertain (of ${m.counts.total}).`,
+      font: bold,
+      size: 11,
+    },
     { text: `Judged as of ${m.asOf}. Analysis ${m.analysisId}.` },
     { text: `Property: ${m.lease.property ?? 'not found'}. Tenant: ${m.lease.tenant ?? 'not found'}. Landlord: ${m.lease.landlord ?? 'not found'}.` },
-    { text: `Policy: ${m.insurance.carrier ?? 'carrier not found'}, ${m.insurance.policyNumber ?? 'number not found'}, ${m.insurance.effective ?? '?'} to ${m.insurance.expiration ?? '?'}.` },
+    {
+      text: `Policy: ${m.insurance.carrier ?? 'carrier not found'}, ${m.insurance.policyNumber ?? 'number not found'}, ${m.insurance.effective ?? '?'} to ${m.insurance.expiration ?? '?'}.`,
+    },
   ]);
   if (m.recommendations.length) {
     block([{ text: 'What to do', font: bold, size: 13 }]);

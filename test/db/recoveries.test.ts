@@ -26,7 +26,13 @@ test.before(async () => {
 test.after.always(async () => tdb?.drop());
 
 /** A delivery as the send loop leaves it; `at` is its creation time. */
-async function delivery(o: { mode?: 'test' | 'live'; status: 'failed' | 'delivered' | 'pending'; at: string; message?: string; isTest?: boolean }): Promise<number> {
+async function delivery(o: {
+  mode?: 'test' | 'live';
+  status: 'failed' | 'delivered' | 'pending';
+  at: string;
+  message?: string;
+  isTest?: boolean;
+}): Promise<number> {
   const { rows } = await tdb.db.owner.query<{ id: number }>(
     `insert into app_public.webhook_deliveries (agency_id, endpoint_id, message_id, mode, is_test, url, body, status, attempt_count, created_at)
      values ($1, $2, $3, $4, $5, 'https://staging.example/old', '{}', $6, 1, $7) returning id`,
@@ -36,7 +42,9 @@ async function delivery(o: { mode?: 'test' | 'live'; status: 'failed' | 'deliver
 }
 
 const recover = (who: Identity, since: string, until: string | null = null, dry = false) =>
-  withIdentity(tdb.db, who, (c) => c.query('select * from app_public.recover_deliveries($1, $2, $3, $4)', [endpoint, since, until, dry]).then((r) => r.rows[0]));
+  withIdentity(tdb.db, who, (c) =>
+    c.query('select * from app_public.recover_deliveries($1, $2, $3, $4)', [endpoint, since, until, dry]).then((r) => r.rows[0]),
+  );
 const recoveryDeliveries = (id: string) =>
   tdb.db.owner
     .query<{ id: number; redelivery_of: number; url: string; message_id: string }>(
@@ -66,7 +74,11 @@ test('failed deliveries of the window and mode are sent again one at a time, old
   const r = await recover(key, '2026-10-01T00:00:00Z', '2026-10-02T00:00:00Z');
   t.like(r, { status: 'running', mode: 'test', next_position: 2 });
   let sent = await recoveryDeliveries(r.id);
-  t.deepEqual(sent.map((d) => d.redelivery_of), [first], 'one in flight');
+  t.deepEqual(
+    sent.map((d) => d.redelivery_of),
+    [first],
+    'one in flight',
+  );
   t.is(sent[0].message_id, 'msg_first');
   t.is(sent[0].url, 'https://staging.example/now', 'to the endpoint’s URL of today');
   t.true((await queuedJobs(tdb, 'deliveries__send')).some((j) => Number((j.payload as { delivery_id: number }).delivery_id) === sent[0].id));
@@ -76,7 +88,11 @@ test('failed deliveries of the window and mode are sent again one at a time, old
 
   await attempted(sent[0].id);
   sent = await recoveryDeliveries(r.id);
-  t.deepEqual(sent.map((d) => d.redelivery_of), [first, second], 'the next goes once the previous was tried');
+  t.deepEqual(
+    sent.map((d) => d.redelivery_of),
+    [first, second],
+    'the next goes once the previous was tried',
+  );
   await attempted(sent[1].id);
   const done = await tdb.db.owner.query('select status, completed_at from app_public.webhook_recoveries where id = $1', [r.id]);
   t.is(done.rows[0].status, 'completed');
@@ -85,7 +101,8 @@ test('failed deliveries of the window and mode are sent again one at a time, old
 
 test('other agencies and modes neither recover nor see; plain agents and bad windows are refused', async (t) => {
   const r = await recover(a.adminKey('test'), '2026-08-01T00:00:00Z');
-  const seen = (who: Identity) => withIdentity(tdb.db, who, (c) => c.query('select id from app_public.webhook_recoveries where id = $1', [r.id]).then((x) => x.rowCount));
+  const seen = (who: Identity) =>
+    withIdentity(tdb.db, who, (c) => c.query('select id from app_public.webhook_recoveries where id = $1', [r.id]).then((x) => x.rowCount));
   t.is(await seen(a.adminKey('test')), 1);
   t.is(await seen(a.adminKey('live')), 0);
   t.is(await seen(other.adminKey('test')), 0);
@@ -94,6 +111,8 @@ test('other agencies and modes neither recover nor see; plain agents and bad win
   const backwards = await sqlError(recover(a.adminKey('test'), '2026-08-02T00:00:00Z', '2026-08-01T00:00:00Z'));
   t.like(backwards, { code: 'RCVWN', column: 'until' });
   t.like(await sqlError(recover(a.adminKey('test'), '2099-01-01T00:00:00Z')), { code: 'RCVWN', column: 'since' });
-  const e = await sqlError(withIdentity(tdb.db, a.adminKey('test'), (c) => c.query(`update app_public.webhook_recoveries set next_position = 1 where id = $1`, [r.id])));
+  const e = await sqlError(
+    withIdentity(tdb.db, a.adminKey('test'), (c) => c.query(`update app_public.webhook_recoveries set next_position = 1 where id = $1`, [r.id])),
+  );
   t.is(e.code, '42501', 'the request role cannot change a recovery');
 });

@@ -17,7 +17,14 @@ test.before(async () => {
 });
 test.after.always(async () => tdb?.drop());
 
-const doc = () => ({ id: randomUUID(), blob_key: `documents/${randomUUID()}.pdf`, filename: 'x.pdf', content_type: 'application/pdf', size_bytes: 10, sha256: '0'.repeat(64) });
+const doc = () => ({
+  id: randomUUID(),
+  blob_key: `documents/${randomUUID()}.pdf`,
+  filename: 'x.pdf',
+  content_type: 'application/pdf',
+  size_bytes: 10,
+  sha256: '0'.repeat(64),
+});
 
 async function analysis(who: Identity, completed: boolean): Promise<string> {
   const id = await withIdentity(tdb.db, who, (c) =>

@@ -46,7 +46,10 @@ const emit = (agencyId: number, mode: 'test' | 'live', topic: string | null, eve
 const formData = (submission_id: number) => ({ ...sampleTopicPayload('form-submission').data, submission_id });
 const failedCount = (agencyId: number, mode: string) =>
   svc.tdb.db.owner
-    .query<{ n: number }>(`select count(*)::int as n from app_public.webhook_deliveries where agency_id = $1 and mode = $2 and status = 'failed'`, [agencyId, mode])
+    .query<{ n: number }>(`select count(*)::int as n from app_public.webhook_deliveries where agency_id = $1 and mode = $2 and status = 'failed'`, [
+      agencyId,
+      mode,
+    ])
     .then((r) => r.rows[0].n);
 const down = (n: number) => Array.from({ length: n }, () => ({ status: 503, body: 'down for maintenance' }));
 const recover = (key: string, body: unknown) => svc.request('POST', '/v2/webhook-endpoints/form-submission/recover', { token: key, json: body });
@@ -56,7 +59,11 @@ test.serial('a receiver down for 200 events gets each once, in order, under its 
   const a = await agency();
   const staging = await receiver();
   const production = await receiver();
-  t.is((await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: a.live, json: { staging_url: staging.url, production_url: production.url } })).status, 201);
+  t.is(
+    (await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: a.live, json: { staging_url: staging.url, production_url: production.url } }))
+      .status,
+    201,
+  );
   const since = new Date(Date.now() - 1000).toISOString();
 
   // The outage: 200 test events and 5 live ones, every delivery refused.
@@ -189,10 +196,14 @@ browserTest('the dashboard’s “Recover failed deliveries since…” shows th
     await page.getByRole('button', { name: 'Send 3 again' }).click();
     await page.waitForURL('**/recoveries/*');
     await rec.waitFor(6, 60_000);
-    await eventually(async () => {
-      await page.reload();
-      return (await page.locator('.dash-status').first().innerText()) === 'completed';
-    }, 60_000, 'the recovery page');
+    await eventually(
+      async () => {
+        await page.reload();
+        return (await page.locator('.dash-status').first().innerText()) === 'completed';
+      },
+      60_000,
+      'the recovery page',
+    );
     t.true(await page.getByText('Delivered').isVisible());
     assertAccessible(t, await axe(page), 'recovery progress');
     await page.screenshot({ path: path.join(screens, 'recovery-desktop.png'), fullPage: true });

@@ -1,5 +1,15 @@
 import test from 'ava';
-import { checkFileLink, checkFormContext, checkReportToken, fileLinkKey, formLinkKey, reportLinkKey, signFileLink, signFormContext, signReportToken } from '../../lib/links.ts';
+import {
+  checkFileLink,
+  checkFormContext,
+  checkReportToken,
+  fileLinkKey,
+  formLinkKey,
+  reportLinkKey,
+  signFileLink,
+  signFormContext,
+  signReportToken,
+} from '../../lib/links.ts';
 
 const key = fileLinkKey(Buffer.alloc(32, 7));
 const parse = (url: string) => {

@@ -100,7 +100,11 @@ export const reportRoutes = [
       200: reportResponses[200],
       403: { description: 'link_expired, link_revoked or forbidden (the signature does not match); an HTML page for a browser', schema: apiError },
       404: { description: 'The analysis no longer exists', schema: apiError },
-      429: { description: 'rate_limited: the link was opened too often from this address (RATE_LIMIT_REPORT_OPENS_PER_WINDOW)', schema: apiError, headers: ['Retry-After'] },
+      429: {
+        description: 'rate_limited: the link was opened too often from this address (RATE_LIMIT_REPORT_OPENS_PER_WINDOW)',
+        schema: apiError,
+        headers: ['Retry-After'],
+      },
     },
     handler: async (ctx, { params, query }, deps: Deps) => {
       const check = checkReportToken(reportLinkKey(deps.secretKey), params.token);
@@ -110,7 +114,12 @@ export const reportRoutes = [
           ? refuseLink(ctx, 403, 'link_expired', 'This link has expired', askAgain)
           : refuseLink(ctx, 403, 'forbidden', 'This link is not valid', `It was changed or is incomplete. ${askAgain}`);
       // A link works without credentials and its PDF starts a browser: opens are counted per link and address.
-      const budget = await consumeRateLimit(deps.db.owner, `report-link:${check.linkId}:${ctx.ip}`, deps.cfg.RATE_LIMIT_REPORT_OPENS_PER_WINDOW, deps.cfg.RATE_LIMIT_WINDOW_SECONDS);
+      const budget = await consumeRateLimit(
+        deps.db.owner,
+        `report-link:${check.linkId}:${ctx.ip}`,
+        deps.cfg.RATE_LIMIT_REPORT_OPENS_PER_WINDOW,
+        deps.cfg.RATE_LIMIT_WINDOW_SECONDS,
+      );
       if (!budget.allowed)
         throw new ApiError(429, 'this link was opened too often from here; try again shortly', [], {
           'Retry-After': String(Math.max(1, budget.resetAt - Math.floor(Date.now() / 1000))),

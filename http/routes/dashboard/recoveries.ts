@@ -24,7 +24,8 @@ const LOCAL_INSTANT = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2})?$/;
 function instantOf(v: unknown): Date {
   const m = typeof v === 'string' ? LOCAL_INSTANT.exec(v.trim()) : null;
   const d = m ? new Date(`${m[1]}T${m[2]}${m[3] ?? ':00'}Z`) : null;
-  if (!d || Number.isNaN(d.getTime())) throw new ApiError(400, 'choose the day and time (UTC) to recover from', [{ field: 'since', message: 'not a date and time' }]);
+  if (!d || Number.isNaN(d.getTime()))
+    throw new ApiError(400, 'choose the day and time (UTC) to recover from', [{ field: 'since', message: 'not a date and time' }]);
   return d;
 }
 const localValue = (d: Date) => d.toISOString().slice(0, 16);

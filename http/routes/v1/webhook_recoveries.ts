@@ -31,7 +31,11 @@ export const subscriptionRecoveryRoutes = [
     authorize: async (ctx, { params }) => void (await loadSubscription(ctx, params.webhook_uuid)),
     body: recoverBody,
     responses: {
-      202: { description: 'The recovery (the same one again for the same window), with its counts', schema: z.object({ data: recovery }), headers: ['Location'] },
+      202: {
+        description: 'The recovery (the same one again for the same window), with its counts',
+        schema: z.object({ data: recovery }),
+        headers: ['Location'],
+      },
       ...v1Errors(400, 401, 403, 404, 422, 429),
     },
     handler: async (ctx, { params, body }) => {

@@ -31,7 +31,11 @@ export const topicRecoveryRoutes = [
     authorize: async (ctx, { params }) => void (await loadEndpoint(ctx, params.topic)),
     body: recoverBody,
     responses: {
-      202: { description: 'The recovery (the same one again for the same window), with its counts; GET its URL (Location) for progress', schema: recovery, headers: ['Location'] },
+      202: {
+        description: 'The recovery (the same one again for the same window), with its counts; GET its URL (Location) for progress',
+        schema: recovery,
+        headers: ['Location'],
+      },
       ...errors(400, 401, 403, 404, 422),
     },
     handler: async (ctx, { params, body }) => {
