@@ -689,6 +689,28 @@ alter table app_public.forms enable row level security;
 alter table app_public.forms force row level security;
 comment on table app_public.forms is 'Intake forms (SPEC §2.1); structure is the working copy, live_snapshot_id the published one.';
 
+create table app_public.report_links (
+  id uuid default gen_random_uuid() not null,
+  agency_id bigint not null,
+  mode text not null,
+  analysis_id uuid not null,
+  api_key_id bigint,
+  expires_at timestamp with time zone not null,
+  revoked_at timestamp with time zone,
+  created_at timestamp with time zone default now() not null,
+  constraint expires_after_creation CHECK (expires_at > created_at),
+  constraint report_links_agency_id_fkey FOREIGN KEY (agency_id) REFERENCES app_public.agencies(id) ON DELETE CASCADE,
+  constraint report_links_analysis_id_fkey FOREIGN KEY (analysis_id) REFERENCES app_public.analyses(id) ON DELETE CASCADE,
+  constraint report_links_api_key_id_fkey FOREIGN KEY (api_key_id) REFERENCES app_public.api_keys(id) ON DELETE SET NULL,
+  constraint report_links_mode_check CHECK (mode = ANY (ARRAY['test'::text, 'live'::text])),
+  constraint report_links_pkey PRIMARY KEY (id)
+);
+alter table app_public.report_links enable row level security;
+alter table app_public.report_links force row level security;
+comment on table app_public.report_links is 'Signed links to an analysis''s compliance report that work without credentials until expires_at, unless revoked; made and revoked only through app_private.create_report_link and app_private.revoke_report_link.';
+comment on column app_public.report_links.expires_at is 'The link is refused after this instant (also signed into the URL, so a changed expiry never verifies).';
+comment on column app_public.report_links.revoked_at is 'Set once by app_private.revoke_report_link: the link is refused from then on.';
+
 create table app_public.review_settings (
   agency_id bigint not null,
   mode text not null,
@@ -791,10 +813,12 @@ create table app_public.webhook_deliveries (
   created_at timestamp with time zone default now() not null,
   completed_at timestamp with time zone,
   request_id text,
+  recovery_id uuid,
   constraint webhook_deliveries_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES app_public.webhook_endpoints(id) ON DELETE CASCADE,
   constraint webhook_deliveries_event_id_fkey FOREIGN KEY (event_id) REFERENCES app_public.events(id) ON DELETE CASCADE,
   constraint webhook_deliveries_mode_check CHECK (mode = ANY (ARRAY['test'::text, 'live'::text])),
   constraint webhook_deliveries_pkey PRIMARY KEY (id),
+  constraint webhook_deliveries_recovery_id_fkey FOREIGN KEY (recovery_id) REFERENCES app_public.webhook_recoveries(id) ON DELETE SET NULL,
   constraint webhook_deliveries_redelivery_of_fkey FOREIGN KEY (redelivery_of) REFERENCES app_public.webhook_deliveries(id) ON DELETE SET NULL,
   constraint webhook_deliveries_status_check CHECK (status = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text]))
 );
@@ -802,6 +826,7 @@ alter table app_public.webhook_deliveries enable row level security;
 alter table app_public.webhook_deliveries force row level security;
 comment on table app_public.webhook_deliveries is 'One delivery of one event to one endpoint; retried by deliveries__send until delivered or exhausted.';
 comment on column app_public.webhook_deliveries.request_id is 'Request id of the event''s request, or of the request that asked for a test or redelivery.';
+comment on column app_public.webhook_deliveries.recovery_id is 'The bulk recovery that made this redelivery, if any.';
 
 create table app_public.webhook_delivery_attempts (
   id bigint generated always as identity not null,
@@ -866,6 +891,36 @@ create table app_public.webhook_endpoints (
 alter table app_public.webhook_endpoints enable row level security;
 alter table app_public.webhook_endpoints force row level security;
 comment on table app_public.webhook_endpoints is 'Where events go: v2 topic endpoints (staging/production URL) and v1 subscriptions (url + events).';
+
+create table app_public.webhook_recoveries (
+  id uuid default gen_random_uuid() not null,
+  agency_id bigint not null,
+  endpoint_id uuid not null,
+  mode text,
+  since timestamp with time zone not null,
+  until timestamp with time zone,
+  cutoff timestamp with time zone not null,
+  original_ids bigint[] not null,
+  next_position integer default 1 not null,
+  status text default 'running'::text not null,
+  request_id text,
+  created_at timestamp with time zone default now() not null,
+  completed_at timestamp with time zone,
+  constraint position_in_range CHECK (next_position >= 1 AND next_position <= (cardinality(original_ids) + 1)),
+  constraint webhook_recoveries_agency_id_fkey FOREIGN KEY (agency_id) REFERENCES app_public.agencies(id) ON DELETE CASCADE,
+  constraint webhook_recoveries_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES app_public.webhook_endpoints(id) ON DELETE CASCADE,
+  constraint webhook_recoveries_mode_check CHECK (mode = ANY (ARRAY['test'::text, 'live'::text])),
+  constraint webhook_recoveries_pkey PRIMARY KEY (id),
+  constraint webhook_recoveries_status_check CHECK (status = ANY (ARRAY['running'::text, 'completed'::text])),
+  constraint window_forward CHECK (until IS NULL OR until > since)
+);
+alter table app_public.webhook_recoveries enable row level security;
+alter table app_public.webhook_recoveries force row level security;
+comment on table app_public.webhook_recoveries is 'A bulk recovery: the failed deliveries of an endpoint in a window, sent again one at a time in their original order under their message ids; made by app_public.recover_deliveries and advanced by app_private.advance_recovery.';
+comment on column app_public.webhook_recoveries.mode is 'The mode whose deliveries are recovered (the API key''s), or null for both (a v1 agent token).';
+comment on column app_public.webhook_recoveries.cutoff is 'The end of the window used: until, or the instant the recovery was made when until was not given.';
+comment on column app_public.webhook_recoveries.original_ids is 'The failed deliveries recovered, in their original order (created_at, id); one per message.';
+comment on column app_public.webhook_recoveries.next_position is 'Position in original_ids of the next delivery to send again; past the end once all were queued.';
 
 -- Indexes
 
@@ -1011,6 +1066,14 @@ CREATE INDEX forms_live_snapshot_id_idx ON app_public.forms USING btree (live_sn
 
 CREATE INDEX forms_owner_agent_id_idx ON app_public.forms USING btree (owner_agent_id);
 
+CREATE INDEX report_links_agency_id_mode_idx ON app_public.report_links USING btree (agency_id, mode);
+
+CREATE INDEX report_links_analysis_id_idx ON app_public.report_links USING btree (analysis_id);
+
+CREATE INDEX report_links_api_key_id_idx ON app_public.report_links USING btree (api_key_id);
+
+CREATE INDEX report_links_mode_idx ON app_public.report_links USING btree (mode);
+
 CREATE INDEX review_settings_mode_idx ON app_public.review_settings USING btree (mode);
 
 CREATE INDEX review_settings_updated_by_agent_id_idx ON app_public.review_settings USING btree (updated_by_agent_id);
@@ -1047,6 +1110,8 @@ CREATE UNIQUE INDEX webhook_deliveries_once_per_event ON app_public.webhook_deli
 
 CREATE INDEX webhook_deliveries_pending_idx ON app_public.webhook_deliveries USING btree (endpoint_id) WHERE (status = 'pending'::text);
 
+CREATE INDEX webhook_deliveries_recovery_id_idx ON app_public.webhook_deliveries USING btree (recovery_id) WHERE (recovery_id IS NOT NULL);
+
 CREATE INDEX webhook_deliveries_redelivery_of_idx ON app_public.webhook_deliveries USING btree (redelivery_of) WHERE (redelivery_of IS NOT NULL);
 
 CREATE INDEX webhook_delivery_attempts_agency_id_mode_idx ON app_public.webhook_delivery_attempts USING btree (agency_id, mode);
@@ -1058,6 +1123,14 @@ CREATE INDEX webhook_endpoints_agency_id_idx ON app_public.webhook_endpoints USI
 CREATE INDEX webhook_endpoints_created_by_agent_id_idx ON app_public.webhook_endpoints USING btree (created_by_agent_id);
 
 CREATE UNIQUE INDEX webhook_endpoints_one_per_topic ON app_public.webhook_endpoints USING btree (agency_id, topic) WHERE (kind = 'topic'::text);
+
+CREATE INDEX webhook_recoveries_agency_id_idx ON app_public.webhook_recoveries USING btree (agency_id);
+
+CREATE INDEX webhook_recoveries_endpoint_id_idx ON app_public.webhook_recoveries USING btree (endpoint_id);
+
+CREATE INDEX webhook_recoveries_mode_idx ON app_public.webhook_recoveries USING btree (mode);
+
+CREATE UNIQUE INDEX webhook_recoveries_once_per_window ON app_public.webhook_recoveries USING btree (endpoint_id, COALESCE(mode, 'all'::text), since, COALESCE(until, 'infinity'::timestamp with time zone));
 
 -- Views
 
@@ -1410,6 +1483,48 @@ AS $function$
          case p_plan when 'free' then 50 when 'pro' then 1000 else p_per_day end
 $function$;
 comment on function app_ops.plan_limits(p_plan text, p_per_minute integer, p_per_day integer, OUT per_minute integer, OUT per_day integer) is 'Per-minute and per-day limits of a plan: free 5/50, pro 30/1000, enterprise its own.';
+
+CREATE OR REPLACE FUNCTION app_private.advance_recovery(p_recovery_id uuid)
+ RETURNS void
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  r app_public.webhook_recoveries;
+  old app_public.webhook_deliveries;
+  w app_public.webhook_endpoints;
+  v_id bigint;
+begin
+  select * into r from app_public.webhook_recoveries where id = p_recovery_id and status = 'running' for update;
+  if not found then
+    return;
+  end if;
+  select * into w from app_public.webhook_endpoints where id = r.endpoint_id;
+  while r.next_position <= cardinality(r.original_ids) loop
+    select * into old from app_public.webhook_deliveries where id = r.original_ids[r.next_position];
+    r.next_position := r.next_position + 1;
+    if found then
+      -- To the endpoint's URL for the delivery's mode now (the partner may have fixed it during the outage).
+      insert into app_public.webhook_deliveries (agency_id, endpoint_id, event_id, redelivery_of, message_id, mode, is_test, url, body, request_id, recovery_id)
+      values (old.agency_id, old.endpoint_id, old.event_id, old.id, old.message_id, old.mode, old.is_test,
+              coalesce(case when w.kind = 'subscription' then w.url when old.mode = 'live' then w.production_url else w.staging_url end, old.url),
+              old.body, r.request_id, r.id)
+      returning id into v_id;
+      perform app_private.queue_delivery(v_id);
+      exit;
+    end if;
+  end loop;
+  perform set_config('svc.transition', 'on', true);
+  update app_public.webhook_recoveries
+     set next_position = r.next_position,
+         status = case when v_id is null then 'completed' else status end,
+         completed_at = case when v_id is null then now() else completed_at end
+   where id = r.id;
+  perform set_config('svc.transition', '', true);
+end
+$function$;
+comment on function app_private.advance_recovery(p_recovery_id uuid) is 'Send the next delivery of a recovery again (a new delivery of the same message to the endpoint''s current URL, queued), or mark the recovery completed when none is left.';
 
 CREATE OR REPLACE FUNCTION app_private.agency_api_usage(OUT plan text, OUT per_minute integer, OUT per_day integer, OUT minute_requests integer, OUT day_requests integer, OUT rejected_today integer, OUT minute_resets_at timestamp with time zone, OUT day_resets_at timestamp with time zone)
  RETURNS record
@@ -2032,6 +2147,36 @@ AS $function$
   insert into app_private.operator_tokens (name, role, token_hash) values (btrim(p_name), p_role, p_token_hash) returning id
 $function$;
 comment on function app_private.create_operator_token(p_name text, p_role text, p_token_hash bytea) is 'Store a new operator or analyst token by its hash; the token itself is shown once by the CLI.';
+
+CREATE OR REPLACE FUNCTION app_private.create_report_link(p_analysis_id uuid, p_ttl_seconds integer)
+ RETURNS app_public.report_links
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  a app_public.analyses;
+  l app_public.report_links;
+begin
+  if app_public.current_agency_id() is null or app_public.current_mode() is null then
+    raise exception 'report links are made with an API key' using errcode = 'FORBD';
+  end if;
+  select * into a from app_public.analyses
+   where id = p_analysis_id and agency_id = app_public.current_agency_id() and mode = app_public.current_mode();
+  if not found then
+    raise exception 'analysis % not found', p_analysis_id using errcode = 'NTFND';
+  end if;
+  if a.status <> 'completed' then
+    raise exception 'analysis % is %: a report exists only for a completed analysis', p_analysis_id, a.status using errcode = 'RPTNC';
+  end if;
+  insert into app_public.report_links (agency_id, mode, analysis_id, api_key_id, expires_at)
+  values (a.agency_id, a.mode, a.id, nullif(current_setting('svc.api_key_id', true), '')::bigint,
+          date_trunc('second', now()) + make_interval(secs => p_ttl_seconds))
+  returning * into l;
+  return l;
+end
+$function$;
+comment on function app_private.create_report_link(p_analysis_id uuid, p_ttl_seconds integer) is 'Make a report link for a completed analysis of the caller''s agency and mode (API key), expiring after p_ttl_seconds; NTFND for an analysis outside the scope, RPTNC for one not completed.';
 
 CREATE OR REPLACE FUNCTION app_private.create_submission(p_form_id bigint, p_snapshot_id bigint, p_agent_id bigint, p_answers jsonb, p_contact jsonb, p_metadata jsonb, p_acord_form_ids text[], p_upload_ids uuid[], p_client_key uuid DEFAULT NULL::uuid)
  RETURNS TABLE(id bigint, trace_id text, submitted_at timestamp with time zone, replayed boolean)
@@ -3034,6 +3179,27 @@ end
 $function$;
 comment on function app_private.record_upload(p_form_id bigint, p_agent_id bigint, p_question_id text, p_blob_key text, p_filename text, p_content_type text, p_size integer) is 'Store the reference of a consumer upload so a later submission can use it.';
 
+CREATE OR REPLACE FUNCTION app_private.recoverable_deliveries(p_endpoint_id uuid, p_mode text, p_since timestamp with time zone, p_until timestamp with time zone)
+ RETURNS bigint[]
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+  select coalesce(array_agg(f.id order by f.created_at, f.id), '{}')
+    from (
+      select distinct on (d.message_id) d.id, d.created_at
+        from app_public.webhook_deliveries d
+       where d.endpoint_id = p_endpoint_id and d.status = 'failed' and not d.is_test and d.redelivery_of is null
+         and (p_mode is null or d.mode = p_mode)
+         and d.created_at >= p_since and d.created_at < p_until
+         -- A message delivered since (a redelivery by hand, an earlier recovery) or on its way again is left alone.
+         and not exists (select 1 from app_public.webhook_deliveries n
+                          where n.endpoint_id = d.endpoint_id and n.message_id = d.message_id and n.status in ('delivered', 'pending'))
+       order by d.message_id, d.created_at, d.id
+    ) f
+$function$;
+comment on function app_private.recoverable_deliveries(p_endpoint_id uuid, p_mode text, p_since timestamp with time zone, p_until timestamp with time zone) is 'Ids of the failed deliveries of an endpoint in [since, until) of a mode (null: both) that no later delivery of the same message delivered or is sending, oldest first.';
+
 CREATE OR REPLACE FUNCTION app_private.release_idempotency_key(p_agency_id bigint, p_mode text, p_key uuid)
  RETURNS void
  LANGUAGE sql
@@ -3043,6 +3209,19 @@ AS $function$
   delete from app_private.idempotency_keys where agency_id = p_agency_id and mode = p_mode and key = p_key and state = 'running'
 $function$;
 comment on function app_private.release_idempotency_key(p_agency_id bigint, p_mode text, p_key uuid) is 'Forget a claim whose request failed unexpectedly, so the client may retry with the same key.';
+
+CREATE OR REPLACE FUNCTION app_private.report_link_target(p_link_id uuid, OUT analysis_id uuid, OUT agency_id bigint, OUT mode text, OUT state text)
+ RETURNS record
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+  select l.analysis_id, l.agency_id, l.mode,
+         case when l.revoked_at is not null then 'revoked' when l.expires_at <= now() then 'expired' else 'ok' end
+    from app_public.report_links l
+   where l.id = p_link_id
+$function$;
+comment on function app_private.report_link_target(p_link_id uuid, OUT analysis_id uuid, OUT agency_id bigint, OUT mode text, OUT state text) is 'The analysis, agency and mode a report link opens and whether it still works (ok, expired, revoked); no row for an unknown link.';
 
 CREATE OR REPLACE FUNCTION app_private.reserved_agent_slugs()
  RETURNS text[]
@@ -3064,6 +3243,30 @@ AS $function$
   select count(*)::int from r
 $function$;
 comment on function app_private.revoke_operator_tokens(p_name text) is 'Revoke the live tokens of an operator or analyst by name.';
+
+CREATE OR REPLACE FUNCTION app_private.revoke_report_link(p_analysis_id uuid, p_link_id uuid)
+ RETURNS app_public.report_links
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  l app_public.report_links;
+begin
+  if app_public.current_agency_id() is null or app_public.current_mode() is null then
+    raise exception 'report links are revoked with an API key' using errcode = 'FORBD';
+  end if;
+  update app_public.report_links set revoked_at = coalesce(revoked_at, now())
+   where id = p_link_id and analysis_id = p_analysis_id
+     and agency_id = app_public.current_agency_id() and mode = app_public.current_mode()
+  returning * into l;
+  if not found then
+    raise exception 'report link % not found', p_link_id using errcode = 'NTFND';
+  end if;
+  return l;
+end
+$function$;
+comment on function app_private.revoke_report_link(p_analysis_id uuid, p_link_id uuid) is 'Revoke a report link of the caller''s agency and mode (API key): the link is refused from then on; NTFND for a link outside the scope.';
 
 CREATE OR REPLACE FUNCTION app_private.send_round(p_worker text, p_attempts jsonb, p_done bigint[], p_release bigint[], p_limit integer, p_lease interval, p_skip_endpoints uuid[], p_disable_after interval)
  RETURNS TABLE(id bigint, attempt_count integer, message_id text, mode text, is_test boolean, url text, body text, endpoint_id uuid, enabled boolean, status text, secret_ciphertext text, auth_ciphertext text, request_id text)
@@ -3262,6 +3465,19 @@ begin
 end
 $function$;
 comment on function app_private.tg_agent_tokens__end_dashboard_sessions() is 'Ends an agent''s dashboard sessions when its access token is reset.';
+
+CREATE OR REPLACE FUNCTION app_private.tg_webhook_deliveries__recovery_next()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+begin
+  perform app_private.advance_recovery(new.recovery_id);
+  return null;
+end
+$function$;
+comment on function app_private.tg_webhook_deliveries__recovery_next() is 'Trigger: after the first attempt of a recovery''s redelivery, make and queue the next one (order kept, one in flight).';
 
 CREATE OR REPLACE FUNCTION app_private.tg_webhook_deliveries__request_id()
  RETURNS trigger
@@ -3812,6 +4028,50 @@ end
 $function$;
 comment on function app_public.reassign_client(p_agent_id bigint, p_client_id uuid, p_target_agent_id bigint) is 'Reassign a client to another active agent of its agency (XAGCY for another agency''s agent, DEACT for an inactive one); emits client.reassigned.';
 
+CREATE OR REPLACE FUNCTION app_public.recover_deliveries(p_endpoint_id uuid, p_since timestamp with time zone, p_until timestamp with time zone, p_dry_run boolean DEFAULT false)
+ RETURNS app_public.webhook_recoveries
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  w app_public.webhook_endpoints;
+  r app_public.webhook_recoveries;
+  v_mode text := app_public.current_mode();
+  v_cutoff timestamptz := coalesce(p_until, now());
+begin
+  select * into w from app_public.webhook_endpoints where id = p_endpoint_id and agency_id = app_public.current_agency_id();
+  if not found then
+    raise exception 'webhook endpoint % not found', p_endpoint_id using errcode = 'NTFND';
+  end if;
+  if not app_public.current_is_admin() then
+    raise exception 'recovering deliveries requires admin permissions' using errcode = 'FORBD';
+  end if;
+  if p_until is not null and p_until <= p_since then
+    raise exception 'until must be after since' using errcode = 'RCVWN', column = 'until', detail = 'must be after since';
+  end if;
+  if p_since > now() then
+    raise exception 'since is in the future' using errcode = 'RCVWN', column = 'since', detail = 'must not be in the future';
+  end if;
+  select * into r from app_public.webhook_recoveries x
+   where x.endpoint_id = w.id and coalesce(x.mode, 'all') = coalesce(v_mode, 'all') and x.since = p_since
+     and coalesce(x.until, 'infinity'::timestamptz) = coalesce(p_until, 'infinity'::timestamptz);
+  if found then
+    return r;
+  end if;
+  r := row(gen_random_uuid(), w.agency_id, w.id, v_mode, p_since, p_until, v_cutoff,
+           app_private.recoverable_deliveries(w.id, v_mode, p_since, v_cutoff), 1, 'running', app_private.current_request_id(), now(), null)::app_public.webhook_recoveries;
+  if p_dry_run then
+    return r;
+  end if;
+  insert into app_public.webhook_recoveries select r.*;
+  perform app_private.advance_recovery(r.id);
+  select * into r from app_public.webhook_recoveries where id = r.id;
+  return r;
+end
+$function$;
+comment on function app_public.recover_deliveries(p_endpoint_id uuid, p_since timestamp with time zone, p_until timestamp with time zone, p_dry_run boolean) is 'Recover the failed deliveries of an endpoint in [since, until or now) for the caller''s mode (an agent token: both): the same window returns the recovery made before; with p_dry_run nothing is stored (the count the dashboard shows before confirming).';
+
 CREATE OR REPLACE FUNCTION app_public.redeliver(p_delivery_id bigint)
  RETURNS app_public.webhook_deliveries
  LANGUAGE plpgsql
@@ -4313,6 +4573,8 @@ CREATE TRIGGER _050_request_id BEFORE INSERT ON app_public.webhook_deliveries FO
 
 CREATE TRIGGER _200_status BEFORE UPDATE OF status ON app_public.webhook_deliveries FOR EACH ROW WHEN (old.status IS DISTINCT FROM new.status) EXECUTE FUNCTION app_private.tg__refuse_direct_status_change('status');
 
+CREATE TRIGGER _300_recovery_next AFTER UPDATE OF attempt_count ON app_public.webhook_deliveries FOR EACH ROW WHEN (new.recovery_id IS NOT NULL AND old.attempt_count = 0 AND new.attempt_count > 0) EXECUTE FUNCTION app_private.tg_webhook_deliveries__recovery_next();
+
 CREATE TRIGGER _050_request_id BEFORE INSERT ON app_public.webhook_delivery_attempts FOR EACH ROW EXECUTE FUNCTION app_private.tg_webhook_delivery_attempts__request_id();
 
 CREATE TRIGGER _100_timestamps BEFORE UPDATE ON app_public.webhook_endpoints FOR EACH ROW EXECUTE FUNCTION app_private.tg__set_updated_at();
@@ -4320,6 +4582,8 @@ CREATE TRIGGER _100_timestamps BEFORE UPDATE ON app_public.webhook_endpoints FOR
 CREATE TRIGGER _150_live_fields BEFORE INSERT OR UPDATE ON app_public.webhook_endpoints FOR EACH ROW EXECUTE FUNCTION app_private.tg_webhook_endpoints__live_fields();
 
 CREATE TRIGGER _200_status BEFORE UPDATE OF enabled ON app_public.webhook_endpoints FOR EACH ROW WHEN (old.enabled IS DISTINCT FROM new.enabled) EXECUTE FUNCTION app_private.tg__refuse_direct_status_change('enabled');
+
+CREATE TRIGGER _200_status BEFORE UPDATE OF status ON app_public.webhook_recoveries FOR EACH ROW WHEN (old.status IS DISTINCT FROM new.status) EXECUTE FUNCTION app_private.tg__refuse_direct_status_change('status');
 
 -- Policies
 
@@ -4401,6 +4665,9 @@ create policy select_own_mode on app_public.forms as permissive for select to pu
 create policy update_own_mode on app_public.forms as permissive for update to public
   using (((agency_id = ( SELECT app_public.current_agency_id() AS current_agency_id)) AND (mode = ( SELECT app_public.current_mode() AS current_mode)) AND ( SELECT app_public.current_is_admin() AS current_is_admin)));
 
+create policy select_own_mode on app_public.report_links as permissive for select to public
+  using (((agency_id = ( SELECT app_public.current_agency_id() AS current_agency_id)) AND app_public.mode_visible(mode)));
+
 create policy select_own_mode on app_public.review_settings as permissive for select to public
   using (((agency_id = ( SELECT app_public.current_agency_id() AS current_agency_id)) AND app_public.mode_visible(mode)));
 
@@ -4427,6 +4694,9 @@ create policy select_own on app_public.webhook_endpoints as permissive for selec
 
 create policy update_own_as_admin on app_public.webhook_endpoints as permissive for update to public
   using (((agency_id = ( SELECT app_public.current_agency_id() AS current_agency_id)) AND ( SELECT app_public.current_is_admin() AS current_is_admin)));
+
+create policy select_own_mode on app_public.webhook_recoveries as permissive for select to public
+  using (((agency_id = ( SELECT app_public.current_agency_id() AS current_agency_id)) AND ((mode = ( SELECT app_public.current_mode() AS current_mode)) OR ( SELECT app_public.current_sees_all_modes() AS current_sees_all_modes))));
 
 -- Grants
 
@@ -4463,6 +4733,7 @@ grant execute on function app_private.claim_idempotency_key(p_agency_id bigint, 
 grant execute on function app_private.complete_idempotency_key(p_agency_id bigint, p_mode text, p_key uuid, p_fingerprint text, p_status integer, p_body jsonb, p_headers jsonb) to svc_request;
 grant execute on function app_private.complete_idempotency_key(p_agency_id bigint, p_mode text, p_key uuid, p_status integer, p_body jsonb, p_headers jsonb) to svc_request;
 grant execute on function app_private.consume_rate_limit(p_bucket text, p_limit integer, p_window_seconds integer, OUT allowed boolean, OUT remaining integer, OUT reset_at bigint) to svc_request;
+grant execute on function app_private.create_report_link(p_analysis_id uuid, p_ttl_seconds integer) to svc_request;
 grant execute on function app_private.create_submission(p_form_id bigint, p_snapshot_id bigint, p_agent_id bigint, p_answers jsonb, p_contact jsonb, p_metadata jsonb, p_acord_form_ids text[], p_upload_ids uuid[], p_client_key uuid) to svc_request;
 grant execute on function app_private.end_dashboard_session(p_session_hash bytea) to svc_request;
 grant execute on function app_private.form_snapshot(p_form_id bigint, p_snapshot_id bigint, OUT snapshot_id bigint, OUT name text, OUT insurance_line text, OUT structure jsonb) to svc_request;
@@ -4470,6 +4741,8 @@ grant execute on function app_private.hosted_form(p_agent_slug text, p_public_id
 grant execute on function app_private.pending_uploads(p_form_id bigint, p_public_ids uuid[]) to svc_request;
 grant execute on function app_private.record_upload(p_form_id bigint, p_agent_id bigint, p_question_id text, p_blob_key text, p_filename text, p_content_type text, p_size integer) to svc_request;
 grant execute on function app_private.release_idempotency_key(p_agency_id bigint, p_mode text, p_key uuid) to svc_request;
+grant execute on function app_private.report_link_target(p_link_id uuid, OUT analysis_id uuid, OUT agency_id bigint, OUT mode text, OUT state text) to svc_request;
+grant execute on function app_private.revoke_report_link(p_analysis_id uuid, p_link_id uuid) to svc_request;
 grant execute on function app_private.start_analysis(p_lease jsonb, p_insurance jsonb, p_as_of date) to svc_request;
 grant execute on function app_private.start_dashboard_session(p_link_hash bytea, p_session_hash bytea) to svc_request;
 grant execute on function app_private.start_extraction(p_agent_id bigint, p_document_id uuid, p_blob_key text, p_filename text, p_content_type text, p_size_bytes bigint, p_sha256 text, p_entity_type text, p_client_id uuid) to svc_request;
@@ -4524,7 +4797,9 @@ grant execute on function app_public.mode_visible(p_mode text) to svc_request;
 grant execute on function app_public.publish_form(p_form_id bigint) to svc_request;
 grant execute on function app_public.put_topic_endpoint(p_topic text, p_staging_url text, p_production_url text, p_auth_kind text, p_auth_ciphertext text, p_given text[], p_secret_ciphertext text, p_enabled boolean, OUT endpoint app_public.webhook_endpoints, OUT created boolean) to svc_request;
 grant execute on function app_public.reassign_client(p_agent_id bigint, p_client_id uuid, p_target_agent_id bigint) to svc_request;
+grant execute on function app_public.recover_deliveries(p_endpoint_id uuid, p_since timestamp with time zone, p_until timestamp with time zone, p_dry_run boolean) to svc_request;
 grant execute on function app_public.redeliver(p_delivery_id bigint) to svc_request;
+grant select on table app_public.report_links to svc_request;
 grant execute on function app_public.reset_agent_token(p_agent_id bigint, p_token_hash bytea) to svc_request;
 grant execute on function app_public.review_field(p_extraction_id uuid, p_pointer text, p_action text, p_value jsonb) to svc_request;
 grant select on table app_public.review_settings to svc_request;
@@ -4541,9 +4816,10 @@ grant select on table app_public.submission_uploads to svc_request;
 grant select on table app_public.submissions to svc_request;
 grant execute on function app_public.transfer_agency_ownership(p_agent_id bigint) to svc_request;
 grant execute on function app_public.update_client(p_agent_id bigint, p_client_id uuid, p_changes jsonb) to svc_request;
-grant select (agency_id, attempt_count, body, completed_at, created_at, endpoint_id, event_id, id, is_test, last_error, last_status_code, message_id, mode, next_attempt_at, redelivery_of, status, url) on table app_public.webhook_deliveries to svc_request;
+grant select (agency_id, attempt_count, body, completed_at, created_at, endpoint_id, event_id, id, is_test, last_error, last_status_code, message_id, mode, next_attempt_at, recovery_id, redelivery_of, status, url) on table app_public.webhook_deliveries to svc_request;
 grant select on table app_public.webhook_delivery_attempts to svc_request;
 grant delete on table app_public.webhook_endpoints to svc_request;
 grant insert (agency_id, auth_ciphertext, auth_kind, created_by_agent_id, description, events, kind, production_url, secret_ciphertext, staging_url, topic, url) on table app_public.webhook_endpoints to svc_request;
 grant select (agency_id, auth_kind, created_at, created_by_agent_id, description, disabled_at, disabled_reason, enabled, events, failing_since, id, kind, production_url, staging_url, topic, updated_at, url) on table app_public.webhook_endpoints to svc_request;
 grant update (auth_ciphertext, auth_kind, description, events, production_url, secret_ciphertext, staging_url, url) on table app_public.webhook_endpoints to svc_request;
+grant select on table app_public.webhook_recoveries to svc_request;

@@ -18,6 +18,7 @@ import { mountRoutes, type Deps, type RouteSpec } from './route.ts';
 import { apiFallback } from './api_auth.ts';
 import { extractionRoutes } from './routes/api/extractions.ts';
 import { analysisRoutes } from './routes/api/analyses.ts';
+import { reportRoutes } from './routes/api/reports.ts';
 import { fileRoutes } from './routes/files.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { agencyRoutes } from './routes/v1/agencies.ts';
@@ -34,13 +35,17 @@ import { dashboardFormRoutes } from './routes/dashboard/forms.ts';
 import { dashboardSessionRoutes } from './routes/dashboard/session.ts';
 import { dashboardExtractionRoutes } from './routes/dashboard/extractions.ts';
 import { dashboardReviewRoutes } from './routes/dashboard/reviews.ts';
+import { dashboardAnalysisRoutes } from './routes/dashboard/analyses.ts';
 import { dashboardSubmissionRoutes } from './routes/dashboard/submissions.ts';
 import { dashboardSubscriptionRoutes } from './routes/dashboard/subscriptions.ts';
 import { dashboardUsageRoutes } from './routes/dashboard/usage.ts';
 import { dashboardWebhookRoutes } from './routes/dashboard/webhooks.ts';
+import { dashboardRecoveryRoutes } from './routes/dashboard/recoveries.ts';
 import { dashboardLinkRoutes } from './routes/v1/dashboard_links.ts';
 import { webhookSubscriptionRoutes } from './routes/v1/webhooks.ts';
 import { webhookEndpointRoutes } from './routes/v2/webhook_endpoints.ts';
+import { topicRecoveryRoutes } from './routes/v2/webhook_recoveries.ts';
+import { subscriptionRecoveryRoutes } from './routes/v1/webhook_recoveries.ts';
 
 /** Every declared route of the service, in documentation order. */
 export const allRoutes: RouteSpec[] = [
@@ -51,13 +56,16 @@ export const allRoutes: RouteSpec[] = [
   ...apiKeyRoutes,
   ...clientRoutes,
   ...webhookSubscriptionRoutes,
+  ...subscriptionRecoveryRoutes,
   ...formRoutes,
   ...formLinkRoutes,
   ...submissionRoutes,
   ...embedOriginRoutes,
   ...webhookEndpointRoutes,
+  ...topicRecoveryRoutes,
   ...extractionRoutes,
   ...analysisRoutes,
+  ...reportRoutes,
   ...fileRoutes,
 ];
 
@@ -66,11 +74,13 @@ export const dashboardRoutes: RouteSpec[] = [
   ...dashboardSessionRoutes,
   ...dashboardApiKeyRoutes,
   ...dashboardWebhookRoutes,
+  ...dashboardRecoveryRoutes,
   ...dashboardSubscriptionRoutes,
   ...dashboardFormRoutes,
   ...dashboardSubmissionRoutes,
   ...dashboardExtractionRoutes,
   ...dashboardReviewRoutes,
+  ...dashboardAnalysisRoutes,
   ...dashboardUsageRoutes,
 ];
 

@@ -95,6 +95,7 @@ const SECTIONS: { path: string; label: string; admin: boolean }[] = [
   { path: 'submissions', label: 'Submissions', admin: false },
   { path: 'extractions', label: 'Extractions', admin: false },
   { path: 'review', label: 'Review', admin: false },
+  { path: 'analyses', label: 'Lease checks', admin: true },
   { path: 'usage', label: 'Usage', admin: true },
 ];
 

@@ -49,6 +49,8 @@ export const sqlErrorStatus: Record<string, number> = {
   LIVEK: 403,
   REVST: 409,
   REVIN: 422,
+  RPTNC: 409,
+  RCVWN: 422,
   STATE: 500,
   // invalid_parameter_value, raised by app_private.record_analysis_facts for a side other than lease/insurance:
   // a caller's bug, never a client error.

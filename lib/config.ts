@@ -104,6 +104,12 @@ export const configSchema = z.object({
   DOCUMENT_RETENTION_DAYS: intIn(1, 3650).default(30),
   /** How long POST /api/analyze waits for the result before answering 202 with the analysis id. */
   ANALYZE_DEADLINE_MS: intIn(0, 300_000).default(25_000),
+  /** Lifetime of a compliance report link made by POST /api/analyses/{id}/report-links, in seconds (30 days). */
+  REPORT_LINK_TTL_SECONDS: intIn(60, 366 * 86_400).default(30 * 86_400),
+  /** Opens of one report link (page or PDF) accepted per client address per window (RATE_LIMIT_WINDOW_SECONDS). */
+  RATE_LIMIT_REPORT_OPENS_PER_WINDOW: intIn(1, 100_000).default(60),
+  /** Chromium that renders a report's PDF from its HTML; when the file is absent, a pdf-lib layout of the same report. */
+  REPORT_CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
   /** Base URL of the host that serves hosted forms ({app_url}); defaults to PUBLIC_URL. */
   APP_URL: z.url().optional(),
   /** Default lifetime of a signed form link made by POST /v2/forms/{id}/links, in seconds (30 days). */

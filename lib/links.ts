@@ -110,3 +110,28 @@ export function checkFormContext(key: Buffer, token: string, now = Date.now()): 
   if (raw.e * 1000 < now) return { ok: false, reason: 'expired' };
   return { ok: true, context: { form_id: raw.f, agent_id: raw.a, metadata: raw.m as Record<string, unknown>, expires: raw.e } };
 }
+
+// ---- compliance report links ------------------------------------------------------------------------
+
+/** The key that signs report links, separate from file and form links. */
+export function reportLinkKey(secretKey: Buffer): Buffer {
+  return createHmac('sha256', secretKey).update('svc report links v1').digest();
+}
+
+/** `<link id>.<expires>.<base64url HMAC>`: a report link's token (the row makes it revocable, the MAC unguessable). */
+export function signReportToken(key: Buffer, linkId: string, expires: number): string {
+  return `${linkId}.${expires}.${createHmac('sha256', key).update(`${linkId}\n${expires}`).digest('base64url')}`;
+}
+
+export type ReportTokenCheck = { ok: true; linkId: string } | { ok: false; reason: 'invalid' | 'expired' };
+
+/** Verify a report token (constant-time signature check, then the signed expiry). */
+export function checkReportToken(key: Buffer, token: string, now = Date.now()): ReportTokenCheck {
+  const m = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(token);
+  if (!m) return { ok: false, reason: 'invalid' };
+  const expected = createHmac('sha256', key).update(`${m[1]}\n${m[2]}`).digest();
+  const given = Buffer.from(m[3], 'base64url');
+  if (given.length !== expected.length || given.toString('base64url') !== m[3] || !timingSafeEqual(given, expected)) return { ok: false, reason: 'invalid' };
+  if (Number(m[2]) * 1000 <= now) return { ok: false, reason: 'expired' };
+  return { ok: true, linkId: m[1] };
+}

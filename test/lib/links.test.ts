@@ -1,5 +1,15 @@
 import test from 'ava';
-import { checkFileLink, checkFormContext, fileLinkKey, formLinkKey, signFileLink, signFormContext } from '../../lib/links.ts';
+import {
+  checkFileLink,
+  checkFormContext,
+  checkReportToken,
+  fileLinkKey,
+  formLinkKey,
+  reportLinkKey,
+  signFileLink,
+  signFormContext,
+  signReportToken,
+} from '../../lib/links.ts';
 
 const key = fileLinkKey(Buffer.alloc(32, 7));
 const parse = (url: string) => {
@@ -51,4 +61,19 @@ test('form link context: intact and unexpired is ok; changed metadata, a non-can
   t.deepEqual(checkFormContext(k, token, now + 61_000), { ok: false, reason: 'expired' });
   t.deepEqual(checkFormContext(formLinkKey(Buffer.alloc(32, 4)), token, now), { ok: false, reason: 'invalid' });
   t.deepEqual(checkFormContext(k, 'garbage', now), { ok: false, reason: 'invalid' });
+});
+
+test('report tokens: verified in constant time, refused when changed, expired by their signed expiry', (t) => {
+  const key = reportLinkKey(Buffer.alloc(32, 7));
+  const id = '6f1c2c7e-2a4b-4c55-9d1e-0b7f4f3c2a10';
+  const now = Date.parse('2026-11-28T12:00:00Z');
+  const token = signReportToken(key, id, now / 1000 + 60);
+  t.deepEqual(checkReportToken(key, token, now), { ok: true, linkId: id });
+  t.deepEqual(checkReportToken(key, token, now + 61_000), { ok: false, reason: 'expired' });
+  const [, expires, mac] = token.split('.');
+  t.deepEqual(checkReportToken(key, `${id}.${Number(expires) + 3600}.${mac}`, now), { ok: false, reason: 'invalid' }, 'a longer expiry does not verify');
+  t.deepEqual(checkReportToken(key, `${id.replace('6f', '7f')}.${expires}.${mac}`, now), { ok: false, reason: 'invalid' }, 'another link id does not verify');
+  t.deepEqual(checkReportToken(reportLinkKey(Buffer.alloc(32, 8)), token, now), { ok: false, reason: 'invalid' }, 'another key does not verify');
+  t.deepEqual(checkReportToken(key, 'nonsense', now), { ok: false, reason: 'invalid' });
+  t.notDeepEqual(reportLinkKey(Buffer.alloc(32, 7)), fileLinkKey(Buffer.alloc(32, 7)), 'its own key');
 });

@@ -60,7 +60,8 @@ ${
     ? html`<div class="dash-filter">
 ${s.mode === 'test' ? html`<form method="post" action="${b}/test">${csrfField(s)}<button class="button button--secondary button--small" type="submit"${w.staging_url ? '' : ' disabled'}>Send test event</button></form>` : ''}
 <form method="post" action="${b}/rotate-secret">${csrfField(s)}<button class="button button--secondary button--small" type="submit">Rotate signing secret</button></form>
-<a class="button button--secondary button--small" href="${b}/deliveries">Delivery log</a></div>`
+<a class="button button--secondary button--small" href="${b}/deliveries">Delivery log</a>
+<a class="button button--secondary button--small" href="${b}/recover">Recover failed deliveries since…</a></div>`
     : ''
 }
 </section>`;

@@ -1,0 +1,65 @@
+// Bulk recovery of a v1 subscription's failed deliveries (issue 31), as for /v2 topic endpoints, in the v1
+// envelope. Agent tokens see both modes, so an admin's recovery sends the failed deliveries of both again.
+import type { Context } from 'koa';
+import { getRecovery, recoverDeliveries } from '../../../db/queries/recoveries.ts';
+import { getSubscription, type EndpointRow } from '../../../db/queries/webhook_endpoints.ts';
+import { notFound } from '../../errors.ts';
+import { presentRecovery } from '../../presenters/recoveries.ts';
+import { route, tx } from '../../route.ts';
+import { v1Errors } from '../../schemas/common.ts';
+import { recoverBody, recovery, subscriptionRecoveryParams } from '../../schemas/recoveries.ts';
+import { subscriptionParams } from '../../schemas/webhooks.ts';
+import { z } from 'zod';
+
+async function loadSubscription(ctx: Context, uuid: string): Promise<EndpointRow> {
+  const w = await getSubscription(tx(ctx), uuid);
+  if (!w) throw notFound('webhook subscription');
+  return w;
+}
+
+const common = { tags: ['Webhook subscriptions'], rateLimit: 'v1' as const };
+
+export const subscriptionRecoveryRoutes = [
+  route({
+    ...common,
+    method: 'post',
+    path: '/v1/webhooks/:webhook_uuid/recover',
+    operationId: 'recoverSubscriptionDeliveries',
+    summary: 'Send every delivery that ended failed in a window again, in the original order, under its original webhook-id (admin)',
+    auth: 'agent_admin',
+    params: subscriptionParams,
+    authorize: async (ctx, { params }) => void (await loadSubscription(ctx, params.webhook_uuid)),
+    body: recoverBody,
+    responses: {
+      202: {
+        description: 'The recovery (the same one again for the same window), with its counts',
+        schema: z.object({ data: recovery }),
+        headers: ['Location'],
+      },
+      ...v1Errors(400, 401, 403, 404, 422, 429),
+    },
+    handler: async (ctx, { params, body }) => {
+      const w = await loadSubscription(ctx, params.webhook_uuid);
+      const r = await recoverDeliveries(tx(ctx), w.id, body.since, body.until ?? null);
+      ctx.status = 202;
+      ctx.set('Location', `/v1/webhooks/${params.webhook_uuid}/recoveries/${r.id}`);
+      ctx.body = { data: presentRecovery(r) };
+    },
+  }),
+  route({
+    ...common,
+    method: 'get',
+    path: '/v1/webhooks/:webhook_uuid/recoveries/:recovery_id',
+    operationId: 'getSubscriptionRecovery',
+    summary: 'Progress of a recovery',
+    auth: 'agent',
+    params: subscriptionRecoveryParams,
+    responses: { 200: { description: 'The recovery and its counts', schema: z.object({ data: recovery }) }, ...v1Errors(400, 401, 404, 429) },
+    handler: async (ctx, { params }) => {
+      const w = await loadSubscription(ctx, params.webhook_uuid);
+      const r = await getRecovery(tx(ctx), w.id, params.recovery_id);
+      if (!r) throw notFound('recovery');
+      ctx.body = { data: presentRecovery(r) };
+    },
+  }),
+];
