@@ -69,9 +69,6 @@ export async function documentPages(c: Queryable, documentId: string): Promise<S
 
 /** One page of a document. */
 export async function documentPage(c: Queryable, documentId: string, page: number): Promise<StoredPage | undefined> {
-  const { rows } = await c.query<StoredPage>(`select ${pageColumns} from app_private.document_pages where document_id = $1 and page = $2`, [
-    documentId,
-    page,
-  ]);
+  const { rows } = await c.query<StoredPage>(`select ${pageColumns} from app_private.document_pages where document_id = $1 and page = $2`, [documentId, page]);
   return rows[0];
 }

@@ -92,7 +92,10 @@ test.serial('a scanned policy and a lease analysis are read by the one chain: OC
   t.is(done.status, 'completed', JSON.stringify(done).slice(0, 400));
   const lease = await pagesOf(docs.lease_document_id);
   const insurance = await pagesOf(docs.insurance_document_id);
-  t.true(lease.length > 0 && lease.every((p) => p.state === 'read' && p.engine === null && !p.has_engine_in_content), 'the text lease was read from its text layer');
+  t.true(
+    lease.length > 0 && lease.every((p) => p.state === 'read' && p.engine === null && !p.has_engine_in_content),
+    'the text lease was read from its text layer',
+  );
   t.true(
     insurance.some((p) => p.state === 'ocr_done') && insurance.every((p) => (p.state === 'ocr_done') === (p.engine !== null) && !p.has_engine_in_content),
     "the scanned certificate's pages were OCR'd, each naming its engine in the engine column",
@@ -143,9 +146,14 @@ test('jobs of the old per-product chains queued before 0023 move to the one chai
     for (const f of later) fs.renameSync(path.join(dir, f), path.join(dir, `${f}.later`));
     await migrate(pool, { dir });
     const q = (sql: string, values: unknown[] = []) => pool.query(sql, values).then((r) => r.rows);
-    const [oc] = await q(`insert into app_private.oauth_clients (client_id, name, secret_hash) values ('oc_m', 'm', decode(repeat('00', 32), 'hex')) returning id`);
+    const [oc] = await q(
+      `insert into app_private.oauth_clients (client_id, name, secret_hash) values ('oc_m', 'm', decode(repeat('00', 32), 'hex')) returning id`,
+    );
     const [g] = await q(`insert into app_public.agencies (oauth_client_id, name) values ($1, 'A') returning id`, [oc.id]);
-    const [ag] = await q(`insert into app_public.agents (agency_id, first_name, last_name, email, slug) values ($1, 'A', 'B', 'a@b.example', 'ab') returning id`, [g.id]);
+    const [ag] = await q(
+      `insert into app_public.agents (agency_id, first_name, last_name, email, slug) values ($1, 'A', 'B', 'a@b.example', 'ab') returning id`,
+      [g.id],
+    );
     const doc = (purpose: string) =>
       q(
         `insert into app_public.documents (agency_id, agent_id, mode, purpose, blob_key, filename, content_type, size_bytes, sha256)
@@ -155,20 +163,23 @@ test('jobs of the old per-product chains queued before 0023 move to the one chai
     const policyDoc = await doc('policy');
     const leaseDoc = await doc('lease');
     const insuranceDoc = await doc('insurance');
-    const [x] = await q(`insert into app_public.extractions (document_id, agency_id, agent_id, mode, entity_type) values ($1, $2, $3, 'test', 'declaration_page') returning id`, [
-      policyDoc,
-      g.id,
-      ag.id,
-    ]);
+    const [x] = await q(
+      `insert into app_public.extractions (document_id, agency_id, agent_id, mode, entity_type) values ($1, $2, $3, 'test', 'declaration_page') returning id`,
+      [policyDoc, g.id, ag.id],
+    );
     const [an] = await q(
       `insert into app_public.analyses (agency_id, mode, lease_document_id, insurance_document_id, as_of) values ($1, 'test', $2, $3, '2026-01-01') returning id`,
       [g.id, leaseDoc, insuranceDoc],
     );
     await q(`select app_private.queue_extraction_job('documents__read', json_build_object('extraction_id', $1::uuid), 'extraction:read:' || $1)`, [x.id]);
-    await q(`select app_private.queue_extraction_job('documents__ocr', json_build_object('extraction_id', $1::uuid, 'page', 3), 'extraction:ocr:' || $1 || ':3', 10)`, [x.id]);
-    await q(`select app_private.queue_analysis_job('analyses__read', json_build_object('analysis_id', $1::uuid, 'document', 'insurance'), 'analysis:read:' || $1 || ':insurance')`, [
-      an.id,
-    ]);
+    await q(
+      `select app_private.queue_extraction_job('documents__ocr', json_build_object('extraction_id', $1::uuid, 'page', 3), 'extraction:ocr:' || $1 || ':3', 10)`,
+      [x.id],
+    );
+    await q(
+      `select app_private.queue_analysis_job('analyses__read', json_build_object('analysis_id', $1::uuid, 'document', 'insurance'), 'analysis:read:' || $1 || ':insurance')`,
+      [an.id],
+    );
     await q(
       `select app_private.queue_analysis_job('analyses__ocr', json_build_object('analysis_id', $1::uuid, 'document', 'lease', 'page', 2), 'analysis:ocr:' || $1 || ':lease:2', 10)`,
       [an.id],
