@@ -121,6 +121,40 @@ export function labelledEntries(pages: PageText[]): LabelledEntry[] {
   return out;
 }
 
+const MONTH_DATE = String.raw`(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?\s+\d{1,2},?\s+\d{4}`;
+/** A numbered item of a summary run on within a line: "2.1 Building: 1825 South Grant Street … 2.2 Premises: …". */
+const INLINE_ITEM = /(?:^|\s)\d{1,2}(?:\.\d{1,2})?\.?\s+([A-Z][A-Za-z’'&/\-, ]{1,50}?)(?:\s*\([^)]{0,30}\))?\.?:\s+/g;
+/** Its label wrapped in a cell and flattened round the value: "3.2 Lease Commencement March 1, 2020. Date:". */
+const WRAPPED_ITEM = new RegExp(String.raw`(?:^|\s)\d{1,2}\.\d{1,2}\.?\s+([A-Z][A-Za-z ]{2,40}?)\s+(${MONTH_DATE})\.?\s+([A-Z][a-z]+):`, 'g');
+const NEXT_ITEM = /\s\d{1,2}(?:\.\d{1,2})?\.?\s+[A-Z][A-Za-z’'&/\-, ]{1,50}?(?:\s*\([^)]{0,30}\))?\.?:\s/;
+
+/**
+ * The entries of a summary whose table was flattened into running text (an EDGAR or OCR text: "2. Premises
+ * (Article 1). 2.1 Building: 1825 South Grant Street San Mateo, California 94402 2.2 Premises: …"). Only the
+ * labels the lease facts are read from are kept.
+ */
+export function inlineEntries(pages: PageText[]): LabelledEntry[] {
+  const out: LabelledEntry[] = [];
+  const wanted = (l: string) => KNOWN_LABEL.test(l) || START_LABEL.test(l) || END_LABEL.test(l) || PREMISES_LABEL.test(l);
+  for (const p of pages) {
+    const text = p.lines.map((l) => l.text.trim()).join(' ').replace(/\s+/g, ' ');
+    for (const m of text.matchAll(INLINE_ITEM)) {
+      const label = m[1].trim().replace(/,$/, '');
+      if (!wanted(label)) continue;
+      const from = (m.index ?? 0) + m[0].length;
+      const rest = text.slice(from, from + 400);
+      const end = NEXT_ITEM.exec(rest)?.index ?? rest.length;
+      const value = rest.slice(0, end).trim();
+      if (value) out.push({ label, value, page: p.page, text: `${m[0].trim()} ${value}` });
+    }
+    for (const m of text.matchAll(WRAPPED_ITEM)) {
+      const label = `${m[1].trim()} ${m[3]}`;
+      if (wanted(label)) out.push({ label, value: m[2], page: p.page, text: m[0].trim() });
+    }
+  }
+  return out;
+}
+
 /** Definitions as entries: '"Landlord" means Brickyard Commons LP.', '"Commencement Date" shall mean the later of …'. */
 export function definitionEntries(all: Clause[]): LabelledEntry[] {
   const out: LabelledEntry[] = [];
@@ -229,11 +263,16 @@ function addressIn(text: string): string | null {
   const t = text.replace(/\s+/g, ' ');
   const m = ADDRESS.exec(t);
   if (!m) return null;
-  const unit = m[2].replace(/^,?\s*/, '') || UNIT_ALONE.exec(t.slice(0, m.index))?.[0] || UNIT_ALONE.exec(t.slice(m.index + m[0].length))?.[0] || '';
+  let unit = m[2].replace(/^,?\s*/, '') || UNIT_ALONE.exec(t.slice(0, m.index))?.[0] || UNIT_ALONE.exec(t.slice(m.index + m[0].length))?.[0] || '';
+  // "the space known as Suite A … within the building located at 1325 Hwy 42 S., Building B": both units.
+  const before = m[2] ? UNIT_ALONE.exec(t.slice(0, m.index))?.[0] : undefined;
+  if (before && unitKind(before) !== unitKind(unit)) unit = `${unit}, ${before}`;
   const parts = [m[1].replace(/,$/, ''), unit, m[3] ?? ''].filter(Boolean);
   const stateZip = [m[4], m[5]].filter(Boolean).join(' ');
   return [...parts, stateZip].filter(Boolean).join(', ');
 }
+
+const unitKind = (u: string) => (/^(?:building|bldg)/i.test(u) ? 'building' : 'unit');
 
 const PREMISES_LABEL =
   /^(?:the\s+)?(?:property address|premises address|address of (?:the )?(?:premises|property)|leased premises|premises|property|rental (?:unit|address|property)|unit address|dwelling(?: address)?|apartment(?: address)?|building|project|location)$/i;
@@ -244,11 +283,21 @@ function propertyAddress(all: Clause[], entries: LabelledEntry[]): Cited<string>
   const found: Cited<string>[] = [];
   for (const e of entries) {
     if (!PREMISES_LABEL.test(e.label)) continue;
-    const v = addressIn(e.value);
-    if (v) {
-      found.push({ value: v, page: e.page, text: e.text });
-      break;
+    let v = addressIn(e.value);
+    if (!v) continue;
+    // "Building: 1825 South Grant Street …" with "Premises: … commonly known as Suite 725" beside it on the page.
+    if (!UNIT_ALONE.test(v)) {
+      const unit = entries
+        .filter((x) => x !== e && x.page === e.page && /^(?:the\s+)?(?:leased\s+)?premises$/i.test(x.label))
+        .map((x) => UNIT_ALONE.exec(x.value.replace(/\s+/g, ' '))?.[0])
+        .find(Boolean);
+      if (unit) {
+        const [street, ...rest] = v.split(', ');
+        v = [street, unit, ...rest].join(', ');
+      }
     }
+    found.push({ value: v, page: e.page, text: e.text });
+    break;
   }
   for (const c of all) {
     if (!PREMISES_CLAUSE.test(c.text)) continue;
@@ -258,8 +307,14 @@ function propertyAddress(all: Clause[], entries: LabelledEntry[]): Cited<string>
       break;
     }
   }
-  // Prefer the fuller of two statements on the same page (a ZIP or a unit the other lacks).
-  return found.sort((a, b) => a.page - b.page || b.value.length - a.value.length)[0] ?? null;
+  // The earliest; of two statements of the same street on one page the fuller (a ZIP or a unit the other lacks),
+  // and of two streets on one page the summary's ("Building: 1825 …", not the project's "1875 and 1855 …").
+  const sameStreet = (a: string, b: string) => a.split(' ')[0] === b.split(' ')[0];
+  return (
+    found
+      .map((f, k) => ({ f, k }))
+      .sort((a, b) => a.f.page - b.f.page || (sameStreet(a.f.value, b.f.value) ? b.f.value.length - a.f.value.length : a.k - b.k))[0]?.f ?? null
+  );
 }
 
 const START_LABEL =
@@ -344,7 +399,7 @@ const REQUIREMENT_TERMS: [RequirementKind, RegExp][] = [
   ['interestedParty', /\binterested part(?:y|ies)\b|\badditional interests?\b/i],
   [
     'certificateHolder',
-    /\bcertificate holder\b|\bcertificates?\s+(?:of\s+(?:such\s+|all\s+such\s+|the\s+|its\s+|said\s+)?(?:liability\s+|renters?['’]?s?\s+)?(?:insurance|coverage|policies)|evidencing)\b|\bevidence of (?:such |the |said )?insurance\b/i,
+    /\bcertificate holder\b|\bcertificates?\s+(?:of\s+(?:such\s+|all\s+such\s+|the\s+|its\s+|said\s+)?(?:liability\s+|renters?['’]?s?\s+)?(?:insurance|coverage|policies)|evidencing)\b|\bcertificates?\s+thereof\b|\bevidence of (?:such |the |said )?insurance\b/i,
   ],
   ['waiverOfSubrogation', /\bwaiver of subrogation\b|\bwaive\w*\s+(?:all\s+)?(?:rights?\s+(?:of\s+)?)?subrogation\b|\bsubrogation\b/i],
   [
@@ -374,7 +429,7 @@ type Owner = 'tenant' | 'landlord' | 'contractor' | 'mutual';
 const DUTIES: [Owner, RegExp][] = [
   [
     'contractor',
-    /\b(?:contractors?|subcontractors?|vendors?|movers?|service providers?)\b[^.;]{0,60}?\b(?:to|shall|must|will)\s+(?:\w+\s+){0,3}?(?:carry|maintain|obtain|procure|keep|purchase)\b|\b(?:require|cause)\s+(?:that\s+)?(?:each|all|any|its|such|the)?\s*(?:of\s+its\s+)?(?:contractors?|subcontractors?)\b|\b(?:contractors?|subcontractors?)['’]s?\s+insurance\b/gi,
+    /\b(?:contractors?|subcontractors?|vendors?|movers?|service providers?)\b[^.;]{0,60}?\b(?:to|shall|must|will)\s+(?:\w+\s+){0,3}?(?:carry|maintain|obtain|procure|keep|purchase)\b|\b(?:require|cause)\s+(?:that\s+)?(?:each|all|any|its|such|the)?\s*(?:of\s+its\s+)?(?:contractors?|subcontractors?)\b|\b(?:contractors?|subcontractors?)['’]s?\s+insurance\b|\b(?:contractors?|subcontractors?)\s+(?:carries|maintains|has|holds|obtains|procures)\b|\b(?:insurance|certificates?|polic(?:y|ies)|evidence)\s+(?:[\w’'-]+\s+){0,3}?from\s+(?:all\s+|any\s+|each\s+|its\s+|such\s+|the\s+)?(?:contractors?|subcontractors?|vendors?)\b/gi,
   ],
   ['landlord', /\bLandlord\s+(?:shall|will|must|agrees to)\s+(?:\w+\s+){0,4}?(?:maintain|carry|obtain|procure|keep|insure)\b|\bLandlord['’]s\s+Insurance\b/g],
   [
@@ -394,6 +449,8 @@ function dutiesOf(text: string): { owner: Owner; at: number }[] {
   return out.sort((a, b) => a.at - b.at);
 }
 const LIST_ITEM = /^\(?(?:[a-zA-Z]|[ivx]{1,4}|\d{1,2})[).]/;
+/** "under all liability, excess and": policies named as those another requirement applies to. */
+const UNDER_POLICIES = /\b(?:under|in|to)\s+(?:all|any|each|every|such)\s+(?:(?:of\s+)?(?:its|the|Tenant['’]s)\s+)?(?:[\w’'-]+,?\s+){0,4}?(?:(?:and|or)\s+)?$/i;
 /** A coverage only permitted, not required ("may be maintained under an umbrella policy"). */
 const PERMITTED = /\bmay\b(?![^.;]*\b(?:shall|must)\b)/i;
 /** Amounts incorporated by reference: "at least equal to the limits set forth in Section 1.1". */
@@ -420,6 +477,9 @@ function limitsIn(window: string): { amount: number | null; aggregate: number | 
   return { amount: first.value, aggregate: aggregate !== first.value ? aggregate : null, csl };
 }
 
+/** Words before "property damage" that make it the scope of a liability cover ("bodily injury, personal injury and"). */
+const SCOPE_OF_LIABILITY = /\bbodily injury\b[^.;$]{0,40}\b(?:and|or)\s*$/i;
+
 /** Money after the requirement's words in the clause, preferring "per occurrence"/"each occurrence" amounts. */
 function amountFor(text: string, at: number, kind: RequirementKind): { amount: number | null; aggregate: number | null; csl: boolean } {
   const after = text.slice(at);
@@ -429,7 +489,9 @@ function amountFor(text: string, at: number, kind: RequirementKind): { amount: n
     if (k === kind || NO_AMOUNT.has(k)) continue;
     const m = new RegExp(re.source, 'ig');
     m.lastIndex = 12;
-    const hit = m.exec(after);
+    let hit = m.exec(after);
+    // "claims for bodily injury or death or property damage" is what a liability cover covers, not a coverage of its own.
+    while (hit && k === 'propertyDamage' && kind !== 'propertyDamage' && SCOPE_OF_LIABILITY.test(after.slice(Math.max(0, hit.index - 50), hit.index))) hit = m.exec(after);
     if (hit && hit.index < stop && hit.index > 10) stop = hit.index;
   }
   const inWindow = limitsIn(after.slice(0, stop));
@@ -446,7 +508,7 @@ function requirements(all: Clause[], entries: LabelledEntry[]): Partial<Record<R
   // list item) the text the list follows ("Tenant shall maintain the following insurance: (a) …").
   let paraOwner: Owner | null = null;
   let para = -1;
-  for (const c of all) {
+  for (const [ci, c] of all.entries()) {
     const duties = dutiesOf(c.text);
     // A list item keeps the owner the text before it ended with; any other paragraph starts afresh.
     if (c.para !== para) {
@@ -461,7 +523,11 @@ function requirements(all: Clause[], entries: LabelledEntry[]): Partial<Record<R
       if (!m) continue;
       if (kind === 'liability' && /\bproperty damage liability\b/i.test(m[0])) continue;
       // "subrogation" alone counts only as a mutual waiver clause.
-      if (kind === 'waiverOfSubrogation' && /^subrogation$/i.test(m[0]) && !/waive/i.test(c.text)) continue;
+      // A heading ("Insurance, Subrogation, and Waiver of Claims") states no duty.
+      if (kind === 'waiverOfSubrogation' && /^subrogation$/i.test(m[0]) && !(/waive/i.test(c.text) && OBLIGATION.test(c.text))) continue;
+      // A coverage named as where another requirement applies ("as additional insureds under all liability, excess
+      // and umbrella policies") is not itself required.
+      if (COVERAGES.has(kind) && UNDER_POLICIES.test(c.text.slice(Math.max(0, m.index - 60), m.index))) continue;
       // Whose: the last duty stated before the words, else the first after them, else the inherited one.
       const owner = [...duties].reverse().find((d) => d.at <= m.index)?.owner ?? duties[0]?.owner ?? inherited;
       if (owner === 'contractor' || owner === 'landlord') continue;
@@ -489,6 +555,16 @@ function requirements(all: Clause[], entries: LabelledEntry[]): Partial<Record<R
       if (prev && kind === 'certificateHolder' && weakCertificate.has(prev) && !weak) out[kind] = undefined;
       let limits = NO_AMOUNT.has(kind) ? { amount: null, aggregate: null, csl: false } : amountFor(c.text, m.index + m[0].length, kind);
       let amountSource: LeaseRequirement['amountSource'];
+      // A sentence cut by a page break states its limits on the next page ("… by Tenant" / "of not less than: $5,000,000").
+      const next = all[ci + 1];
+      if (limits.amount === null && !NO_AMOUNT.has(kind) && next && next.page > c.page && next.para === c.para && !/[.;:]["”]?$/.test(c.text)) {
+        const joined = `${c.text} ${next.text}`;
+        const more = amountFor(joined, m.index + m[0].length, kind);
+        if (more.amount !== null) {
+          limits = more;
+          amountSource = { page: next.page, text: next.text.slice(0, 600) };
+        }
+      }
       const label = REFERENCE_LABEL[kind];
       if (limits.amount === null && label && BY_REFERENCE.test(c.text)) {
         const e = entries.find((x) => label.test(x.label) && amountsIn(x.value).length);
@@ -498,7 +574,7 @@ function requirements(all: Clause[], entries: LabelledEntry[]): Partial<Record<R
         }
       }
       const statutory =
-        kind === 'workersComp' && /statutory|required by (?:applicable\s+)?(?:state\s+)?law|as required by|in the amount,? if any,? required/i.test(c.text);
+        kind === 'workersComp' && /statutory|statutes|required by (?:applicable\s+)?(?:state\s+)?law|as required by|in the amount,? if any,? required|in amounts required by/i.test(c.text);
       // The first clause wins unless a later one gives the amount the first lacked.
       if (out[kind] && !(out[kind]!.amount === null && limits.amount !== null && out[kind]!.required)) continue;
       // An option of a checkbox form whose box is not ticked ("☐ Tenant is required to maintain renter's insurance").
@@ -532,7 +608,7 @@ function requirements(all: Clause[], entries: LabelledEntry[]): Partial<Record<R
 /** Read the lease's facts from its pages. */
 export function leaseFacts(pages: PageText[]): LeaseFacts {
   const all = clauses(pages);
-  const entries = [...labelledEntries(pages), ...definitionEntries(all)].sort((a, b) => a.page - b.page);
+  const entries = [...labelledEntries(pages), ...definitionEntries(all), ...inlineEntries(pages)].sort((a, b) => a.page - b.page);
   const landlord = party(pages, all, entries, 'landlord');
   const tenant = party(pages, all, entries, 'tenant');
   const manager = partyFromEntries(entries, ROLE_LABEL.manager);
