@@ -603,7 +603,37 @@ function settledRequirement(c: ComparisonItem, lease: LeaseFacts): ComparisonIte
   };
 }
 
+/**
+ * What the lease does not require is read from every page of it: a "Not required" pass on a lease with a page
+ * read by OCR with low confidence (the requirement may stand there, unread) is a warning, and so is a pass whose
+ * limit the lease states on such a page away from its clause (by reference, or past a page break).
+ */
+export function settledAbsence(c: ComparisonItem, lease: LeaseFacts, ctx: CheckContext): ComparisonItem {
+  if (c.status !== 'pass') return c;
+  const low = ctx.uncertainPages?.lease ?? [];
+  if (!low.length) return c;
+  const kind = checkRequirement[c.field];
+  if (!kind) return c;
+  const pages = low.length > 3 ? `${low.slice(0, 3).join(', ')} and ${low.length - 3} more` : low.join(', ');
+  if (c.leaseRequired === NOT_REQUIRED)
+    return {
+      ...c,
+      status: 'warning',
+      gap: `The lease states no such requirement on the pages read, but page${low.length > 1 ? 's' : ''} ${pages} ${low.length > 1 ? 'were' : 'was'} read by OCR with low confidence; that it is not required is uncertain.`,
+      recommendation: `Check the lease by hand for a ${c.field.toLowerCase()} requirement.`,
+    };
+  const source = lease.requirements[kind]?.amountSource;
+  if (source && low.includes(source.page))
+    return {
+      ...c,
+      status: 'warning',
+      gap: `The lease's limit was read by OCR with low confidence on page ${source.page}; it is uncertain.`,
+      recommendation: `Check the ${c.field.toLowerCase()} by hand against both documents.`,
+    };
+  return c;
+}
+
 /** Run the 15 checks. */
 export function compare(lease: LeaseFacts, ins: InsuranceFacts, ctx: CheckContext): ComparisonItem[] {
-  return checks.map(([, check]) => settledRequirement(requireEvidence(check(lease, ins, ctx), ctx), lease));
+  return checks.map(([, check]) => settledRequirement(settledAbsence(requireEvidence(check(lease, ins, ctx), ctx), lease, ctx), lease));
 }

@@ -524,7 +524,8 @@ function requirements(all: Clause[], entries: LabelledEntry[]): Partial<Record<R
       if (kind === 'liability' && /\bproperty damage liability\b/i.test(m[0])) continue;
       // "subrogation" alone counts only as a mutual waiver clause.
       // A heading ("Insurance, Subrogation, and Waiver of Claims") states no duty.
-      if (kind === 'waiverOfSubrogation' && /^subrogation$/i.test(m[0]) && !(/waive/i.test(c.text) && OBLIGATION.test(c.text))) continue;
+      if (kind === 'waiverOfSubrogation' && /^subrogation$/i.test(m[0]) && !(/\bwaiv(?:e|es|ed|ing)\b/i.test(c.text) || (/waive/i.test(c.text) && OBLIGATION.test(c.text))))
+        continue;
       // A coverage named as where another requirement applies ("as additional insureds under all liability, excess
       // and umbrella policies") is not itself required.
       if (COVERAGES.has(kind) && UNDER_POLICIES.test(c.text.slice(Math.max(0, m.index - 60), m.index))) continue;
@@ -562,7 +563,7 @@ function requirements(all: Clause[], entries: LabelledEntry[]): Partial<Record<R
         const more = amountFor(joined, m.index + m[0].length, kind);
         if (more.amount !== null) {
           limits = more;
-          amountSource = { page: next.page, text: next.text.slice(0, 600) };
+          amountSource = { page: next.page, text: next.text.slice(0, 600), how: 'continued' };
         }
       }
       const label = REFERENCE_LABEL[kind];
@@ -570,7 +571,7 @@ function requirements(all: Clause[], entries: LabelledEntry[]): Partial<Record<R
         const e = entries.find((x) => label.test(x.label) && amountsIn(x.value).length);
         if (e) {
           limits = limitsIn(e.value);
-          amountSource = { page: e.page, text: e.text };
+          amountSource = { page: e.page, text: e.text, how: 'reference' };
         }
       }
       const statutory =

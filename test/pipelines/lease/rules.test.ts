@@ -2,6 +2,7 @@
 import test from 'ava';
 import {
   compare,
+  restsOnUncertainFact,
   sameParty,
   addressParts,
   insuredCoversTenant,
@@ -254,13 +255,28 @@ test('never a pass without evidence: a met requirement whose insurance value has
   }).find((x) => x.field === 'General Liability')!;
   t.is(lowOcr.status, 'warning');
   t.regex(lowOcr.gap ?? '', /low confidence on page 1/);
-  // A requirement stated on a low-confidence lease page is uncertain too; a "Not required" pass is left alone.
+  // A requirement stated on a low-confidence lease page is uncertain too, and so is "Not required": the page read
+  // badly may hold the requirement.
   const lowLease = compare(l, policy({ liability: limit(300000, 'Personal Liability') }), {
     asOf: '2026-02-15',
     uncertainPages: { lease: [2], insurance: [] },
   });
   t.is(lowLease.find((x) => x.field === 'General Liability')!.status, 'warning');
-  t.is(lowLease.find((x) => x.field === 'Auto Liability')!.status, 'pass');
+  const auto = lowLease.find((x) => x.field === 'Auto Liability')!;
+  t.is(auto.status, 'warning');
+  t.regex(auto.gap ?? '', /page 2 was read by OCR with low confidence; that it is not required is uncertain/);
+  t.true(restsOnUncertainFact(auto));
+  // With every lease page read well, "Not required" passes.
+  t.is(check('Auto Liability', l, policy()).status, 'pass');
+});
+
+test('never a pass on a limit the lease states on a low-confidence page away from its clause (by reference or past a page break)', (t) => {
+  const l = lease({ requirements: { liability: req('liability', 1000000, { page: 3, amountSource: { page: 1, text: 'Liability: $1,000,000', how: 'reference' } }) } });
+  const p = policy({ liability: limit(2000000, 'Each Occurrence') });
+  t.is(compare(l, p, { asOf: '2026-02-15', uncertainPages: { lease: [], insurance: [] } }).find((x) => x.field === 'General Liability')!.status, 'pass');
+  const low = compare(l, p, { asOf: '2026-02-15', uncertainPages: { lease: [1], insurance: [] } }).find((x) => x.field === 'General Liability')!;
+  t.is(low.status, 'warning');
+  t.regex(low.gap ?? '', /limit was read by OCR with low confidence on page 1/);
 });
 
 test('Policy Period: a commencement or expiration the lease sets by a rule is a warning quoting the rule, never a pass', (t) => {
