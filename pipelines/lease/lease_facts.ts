@@ -260,7 +260,8 @@ const UNIT_ALONE = new RegExp(UNIT);
 
 /** One line "street, unit, city, state ZIP" from a text holding a street address (the unit may stand elsewhere in it). */
 function addressIn(text: string): string | null {
-  const t = text.replace(/\s+/g, ' ');
+  // A blank form's unit ("Apt #________") is no unit, and must not hide the city, state and ZIP after it.
+  const t = text.replace(/\s+/g, ' ').replace(/,?\s*(?:Apt\.?|Apartment|Unit|Suite|Ste\.?|No\.?|#)\s*(?:No\.?\s*)?#?\s*_{2,}/gi, '');
   const m = ADDRESS.exec(t);
   if (!m) return null;
   let unit = m[2].replace(/^,?\s*/, '') || UNIT_ALONE.exec(t.slice(0, m.index))?.[0] || UNIT_ALONE.exec(t.slice(m.index + m[0].length))?.[0] || '';

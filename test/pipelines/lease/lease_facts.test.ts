@@ -272,7 +272,8 @@ test('a residential form: "referred to as Landlord", a blank term line, and an u
   ]);
   t.is(f.landlord?.value, 'Prairie Housing Authority');
   t.is(f.tenant, null);
-  t.is(f.propertyAddress?.value, '18 Birch Street');
+  // The blank unit is no unit; the city, state and ZIP after it are still the premises'.
+  t.is(f.propertyAddress?.value, '18 Birch Street, Hastings, NE 68901');
   t.is(f.leaseStart, null);
   t.is(f.termRules.start, null);
   t.regex(f.requirements.renters?.uncertain ?? '', /checkbox/);

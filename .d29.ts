@@ -1,0 +1,12 @@
+import fs from 'node:fs';
+import { analysisReadOptions, readForAnalysis, leaseStage } from './pipelines/lease/index.ts';
+import { engineOptionsFromConfig } from './bin/commands/extract.ts';
+import { closeDocumentPools } from './pipelines/documents/index.ts';
+const read = analysisReadOptions(engineOptionsFromConfig().read ?? {}, 'lease');
+const doc = await readForAnalysis(new Uint8Array(fs.readFileSync(process.argv[2])), read, 'lease');
+const s = leaseStage(doc);
+const f: any = s.facts;
+console.log(JSON.stringify({ doc: s.document, dropped: s.dropped }));
+for (const k of ['type', 'propertyAddress', 'landlord', 'manager', 'tenant', 'leaseStart', 'leaseEnd', 'termRules']) console.log(k, JSON.stringify(f[k])?.slice(0, 300));
+for (const [k, r] of Object.entries<any>(f.requirements)) console.log('REQ', k, r.required, r.amount, r.page, r.uncertain ?? '', '|', r.clause.slice(0, 250));
+await closeDocumentPools();
