@@ -451,7 +451,16 @@ function dutiesOf(text: string): { owner: Owner; at: number }[] {
 }
 const LIST_ITEM = /^\(?(?:[a-zA-Z]|[ivx]{1,4}|\d{1,2})[).]/;
 /** "under all liability, excess and": policies named as those another requirement applies to. */
-const UNDER_POLICIES = /\b(?:under|in|to)\s+(?:all|any|each|every|such)\s+(?:(?:of\s+)?(?:its|the|Tenant['’]s)\s+)?(?:[\w’'-]+,?\s+){0,4}?(?:(?:and|or)\s+)?$/i;
+const UNDER_POLICIES =
+  /\b(?:under|in|to)\s+(?:all|any|each|every|such)\s+(?:(?:of\s+)?(?:its|the|Tenant['’]s)\s+)?(?:(?!(?:shall|will|must|maintain|carry|obtain|keep|procure|provide|purchase)\b)[\w’'-]+,?\s+){0,4}?(?:(?:and|or)\s+)?$/i;
+/** The text of the list item or clause part a coverage's words stand in: after the last "(E) " or ";". */
+function ownItem(before: string): string {
+  let from = before.lastIndexOf(';') + 1;
+  for (const m of before.matchAll(/\((?:[a-zA-Z]|[ivx]{1,4}|\d{1,2})\)\s/g)) from = Math.max(from, m.index ?? 0);
+  return before.slice(from);
+}
+/** A coverage the landlord may ask for later: whether it is required is not settled by the lease's words. */
+const ON_REQUEST = /\bLandlord\s+may\s+(?:\w+\s+){0,5}?(?:require|request|demand)\b|\b(?:if|when|upon being)\s+(?:so\s+)?(?:requested|required)\s+by\s+Landlord\b|\bat\s+Landlord['’]s\s+(?:request|option|election)\b/i;
 /** A coverage only permitted, not required ("may be maintained under an umbrella policy"). */
 const PERMITTED = /\bmay\b(?![^.;]*\b(?:shall|must)\b)/i;
 /** Amounts incorporated by reference: "at least equal to the limits set forth in Section 1.1". */
@@ -479,7 +488,7 @@ function limitsIn(window: string): { amount: number | null; aggregate: number | 
 }
 
 /** Words before "property damage" that make it the scope of a liability cover ("bodily injury, personal injury and"). */
-const SCOPE_OF_LIABILITY = /\bbodily injury\b[^.;$]{0,40}\b(?:and|or)\s*$/i;
+const SCOPE_OF_LIABILITY = /\bbodily injury\b[^.;$]{0,40}$/i;
 
 /** Money after the requirement's words in the clause, preferring "per occurrence"/"each occurrence" amounts. */
 function amountFor(text: string, at: number, kind: RequirementKind): { amount: number | null; aggregate: number | null; csl: boolean } {
@@ -498,8 +507,26 @@ function amountFor(text: string, at: number, kind: RequirementKind): { amount: n
   const inWindow = limitsIn(after.slice(0, stop));
   if (inWindow.amount !== null) return inWindow;
   // "... not less than $1,000,000 for commercial general liability": an amount just before.
-  const before = amountsIn(text.slice(Math.max(0, at - 60), at));
+  // Not across a list item's start ("$2,000,000 each occurrence, and (d) workers' compensation").
+  const before = amountsIn(ownItem(text.slice(Math.max(0, at - 60), at)));
   return { amount: before.length ? before[before.length - 1].value : null, aggregate: null, csl: false };
+}
+
+/** Another coverage's name around "liability insurance": "automobile liability insurance", "employers liability". */
+const OTHER_LIABILITY = /\b(?:auto(?:mobile)?|(?:motor\s+)?vehicle|umbrella|excess|professional|pollution|environmental|employer['’]?s['’]?|liquor|cyber|product)\s+$/i;
+const GLOBAL = new Map<RegExp, RegExp>();
+/** The first words in a text naming the requirement: for liability, not those of another coverage's name. */
+function termIn(kind: RequirementKind, re: RegExp, text: string): RegExpExecArray | null {
+  if (kind !== 'liability') return re.exec(text);
+  let g = GLOBAL.get(re);
+  if (!g) GLOBAL.set(re, (g = new RegExp(re.source, `${re.flags}g`)));
+  g.lastIndex = 0;
+  for (let m = g.exec(text); m; m = g.exec(text)) {
+    if (/\bproperty damage liability\b/i.test(m[0])) continue;
+    if (OTHER_LIABILITY.test(text.slice(Math.max(0, m.index - 30), m.index))) continue;
+    return m;
+  }
+  return null;
 }
 
 function requirements(all: Clause[], entries: LabelledEntry[]): Partial<Record<RequirementKind, LeaseRequirement>> {
@@ -520,23 +547,44 @@ function requirements(all: Clause[], entries: LabelledEntry[]): Partial<Record<R
     if (duties.length) paraOwner = duties[duties.length - 1].owner;
     if (!/insur|subrogation|liability|coverage|policy|policies|workers|certificate/i.test(c.text)) continue;
     for (const [kind, re] of REQUIREMENT_TERMS) {
-      const m = re.exec(c.text);
+      const m = termIn(kind, re, c.text);
       if (!m) continue;
-      if (kind === 'liability' && /\bproperty damage liability\b/i.test(m[0])) continue;
       // "subrogation" alone counts only as a mutual waiver clause.
       // A heading ("Insurance, Subrogation, and Waiver of Claims") states no duty.
       if (kind === 'waiverOfSubrogation' && /^subrogation$/i.test(m[0]) && !(/\bwaiv(?:e|es|ed|ing)\b/i.test(c.text) || (/waive/i.test(c.text) && OBLIGATION.test(c.text))))
         continue;
       // A coverage named as where another requirement applies ("as additional insureds under all liability, excess
       // and umbrella policies") is not itself required.
-      if (COVERAGES.has(kind) && UNDER_POLICIES.test(c.text.slice(Math.max(0, m.index - 60), m.index))) continue;
+      if (
+        COVERAGES.has(kind) &&
+        UNDER_POLICIES.test(c.text.slice(Math.max(0, m.index - 60), m.index)) &&
+        /^[^.;$]{0,40}?\bpolic(?:y|ies)\b/i.test(c.text.slice(m.index + m[0].length))
+      )
+        continue;
       // Whose: the last duty stated before the words, else the first after them, else the inherited one.
       const owner = [...duties].reverse().find((d) => d.at <= m.index)?.owner ?? duties[0]?.owner ?? inherited;
       if (owner === 'contractor' || owner === 'landlord') continue;
       // A contractor's or another party's policy named right beside the words.
       if (/\b(?:contractors?|subcontractors?|vendors?|movers?|each such party)\b/i.test(c.text.slice(Math.max(0, m.index - 60), m.index + m[0].length + 60)))
         continue;
-      if (COVERAGES.has(kind) && PERMITTED.test(c.text.slice(0, m.index))) continue;
+      // Permission is read in the coverage's own item of a list ("… as their interests may appear, (E) workers'
+      // compensation insurance …" is no permission for (E)).
+      const item = ownItem(c.text.slice(0, m.index));
+      if (COVERAGES.has(kind) && PERMITTED.test(item)) {
+        // "Landlord may require Tenant to carry umbrella insurance": not required today, but not settled either.
+        const at = ON_REQUEST.exec(item);
+        if (at && !out[kind])
+          out[kind] = {
+            kind,
+            required: false,
+            uncertain: `the lease lets the landlord require it ("${at[0]}")`,
+            amount: null,
+            statutory: false,
+            clause: c.text.slice(0, 600),
+            page: c.page,
+          };
+        continue;
+      }
       // A coverage to carry is named as insurance ("workers' compensation insurance"), not as a cost in a list.
       if (
         COVERAGES.has(kind) &&
@@ -578,7 +626,9 @@ function requirements(all: Clause[], entries: LabelledEntry[]): Partial<Record<R
       const statutory =
         kind === 'workersComp' && /statutory|statutes|required by (?:applicable\s+)?(?:state\s+)?law|as required by|in the amount,? if any,? required|in amounts required by/i.test(c.text);
       // The first clause wins unless a later one gives the amount the first lacked.
-      if (out[kind] && !(out[kind]!.amount === null && limits.amount !== null && out[kind]!.required)) continue;
+      // (A coverage the landlord only may ask for gives way to a clause that requires it.)
+      const onRequest = out[kind] && !out[kind]!.required && !!out[kind]!.uncertain && !negated;
+      if (out[kind] && !onRequest && !(out[kind]!.amount === null && limits.amount !== null && out[kind]!.required)) continue;
       // An option of a checkbox form whose box is not ticked ("☐ Tenant is required to maintain renter's insurance").
       const box = /([☐□❑]|\[\s\])\s*[^☐□❑☑☒✔✓\[]{0,120}$/.exec(c.text.slice(0, m.index + m[0].length));
       const ticked = /[☑☒✔✓]|\[[xX✓]\]/.test(c.text);

@@ -475,3 +475,70 @@ test('never a false pass: a lease with a page OCR read with low confidence gives
   t.false(r.comparison.some((c) => c.status === 'pass' && c.leaseRequired === 'Not required'));
   t.true(r.summary.uncertain >= 5);
 });
+
+test('a coverage the landlord may require later is neither required nor a "Not required" pass: its verdict is a warning quoting the words', async (t) => {
+  const { compare } = await import('../../../pipelines/lease/index.ts');
+  const f = leaseFacts([
+    page(1, [
+      '12. INSURANCE. Tenant shall maintain commercial general liability insurance of not less than $1,000,000 per occurrence.',
+      'Landlord may from time to time require Tenant to carry umbrella liability insurance in an amount Landlord reasonably sets.',
+      'Tenant may keep its property insurance under a blanket policy.',
+    ]),
+  ]);
+  t.is(f.requirements.liability?.amount, 1000000);
+  t.false(f.requirements.umbrella?.required);
+  t.regex(f.requirements.umbrella?.uncertain ?? '', /lets the landlord require it \("Landlord may from time to time require"\)/);
+  const ins = {
+    kind: 'certificate',
+    policyType: 'Certificate of Liability Insurance',
+    carrier: null,
+    policyNumber: null,
+    policyNumbers: [],
+    insured: null,
+    effectiveDate: null,
+    expirationDate: null,
+    liability: { value: 1000000, page: 1, text: '$1,000,000', label: 'Each Occurrence' },
+    propertyDamage: null,
+    workersComp: null,
+    umbrella: null,
+    auto: null,
+    professional: null,
+    parties: [],
+    hasCertificateHolderSection: true,
+    waiverOfSubrogation: null,
+    primaryNonContributory: null,
+    propertyAddress: null,
+    markers: [],
+  };
+  const umbrella = compare(f, ins as never, { asOf: '2026-02-15' }).find((c) => c.field === 'Umbrella/Excess Liability')!;
+  t.is(umbrella.status, 'warning');
+  t.regex(umbrella.gap ?? '', /uncertain: the lease lets the landlord require it/);
+  // A later clause that requires it settles it.
+  const later = leaseFacts([
+    page(1, [
+      'Landlord may from time to time require Tenant to carry umbrella liability insurance.',
+      'In any case Tenant shall maintain umbrella liability insurance of not less than $2,000,000.',
+    ]),
+  ]);
+  t.true(later.requirements.umbrella?.required);
+  t.is(later.requirements.umbrella?.amount, 2000000);
+  t.is(later.requirements.umbrella?.uncertain, undefined);
+});
+
+test('one long list sentence: permission is read in its own item, another coverage\u2019s "liability insurance" is not general liability, and "bodily injury, broad form property damage" does not end the limits', (t) => {
+  const f = leaseFacts([
+    page(1, [
+      '14.1 Tenant shall keep in force: (a) insurance on its fixtures naming Landlord as loss payee as its interest may',
+      'appear, (b) if Tenant owns vehicles, automobile liability insurance with limits of not less than $750,000 combined',
+      'single limit, (c) commercial general liability insurance covering bodily injury, broad form property damage and',
+      'personal injury with limits of not less than $4,000,000 aggregate/$2,000,000 each occurrence, and (d) workers’',
+      'compensation insurance as required by law.',
+    ]),
+  ]);
+  t.is(f.requirements.liability?.amount, 2000000);
+  t.is(f.requirements.liability?.aggregate, 4000000);
+  t.regex(f.requirements.liability?.clause ?? '', /\(c\) commercial general liability/);
+  t.is(f.requirements.auto?.amount, 750000);
+  t.true(f.requirements.workersComp?.required);
+  t.true(f.requirements.workersComp?.statutory);
+});
