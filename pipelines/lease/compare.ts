@@ -18,6 +18,8 @@ export interface CheckContext {
   asOf: string;
   /** Pages read with low confidence (OCR below the floor), per document: a value read there is uncertain. */
   uncertainPages?: { lease: number[]; insurance: number[] };
+  /** Lease pages not read at all (OCR failed or was off on a page without a text layer). */
+  unreadPages?: { lease: number[] };
 }
 
 type Check = (lease: LeaseFacts, ins: InsuranceFacts, ctx: CheckContext) => ComparisonItem;
@@ -611,15 +613,20 @@ function settledRequirement(c: ComparisonItem, lease: LeaseFacts): ComparisonIte
 export function settledAbsence(c: ComparisonItem, lease: LeaseFacts, ctx: CheckContext): ComparisonItem {
   if (c.status !== 'pass') return c;
   const low = ctx.uncertainPages?.lease ?? [];
-  if (!low.length) return c;
+  const unread = ctx.unreadPages?.lease ?? [];
+  if (!low.length && !unread.length) return c;
   const kind = checkRequirement[c.field];
   if (!kind) return c;
-  const pages = low.length > 3 ? `${low.slice(0, 3).join(', ')} and ${low.length - 3} more` : low.join(', ');
+  const list = (ps: number[]) => `page${ps.length > 1 ? 's' : ''} ${ps.length > 3 ? `${ps.slice(0, 3).join(', ')} and ${ps.length - 3} more` : ps.join(', ')}`;
+  const why = [
+    ...(unread.length ? [`${list(unread)} could not be read`] : []),
+    ...(low.length ? [`${list(low)} ${low.length > 1 ? 'were' : 'was'} read by OCR with low confidence`] : []),
+  ].join(' and ');
   if (c.leaseRequired === NOT_REQUIRED)
     return {
       ...c,
       status: 'warning',
-      gap: `The lease states no such requirement on the pages read, but page${low.length > 1 ? 's' : ''} ${pages} ${low.length > 1 ? 'were' : 'was'} read by OCR with low confidence; that it is not required is uncertain.`,
+      gap: `The lease states no such requirement on the pages read, but ${why}; that it is not required is uncertain.`,
       recommendation: `Check the lease by hand for a ${c.field.toLowerCase()} requirement.`,
     };
   const source = lease.requirements[kind]?.amountSource;

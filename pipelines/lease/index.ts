@@ -50,6 +50,8 @@ export interface DocumentMeta {
   ocrConfidence: number | null;
   /** OCR pages read below LOW_OCR_CONFIDENCE: a value read there cannot carry a pass. */
   lowConfidencePages: number[];
+  /** Pages not read at all: OCR failed on them, or was off for pages without a text layer (found empty). */
+  unreadPages: number[];
   errors: string[];
 }
 
@@ -101,6 +103,12 @@ function meta(doc: DocumentText): DocumentMeta {
     ocrPages: ocr.map((p) => p.page),
     ocrConfidence: ocr.length ? Math.round((ocr.reduce((a, p) => a + p.confidence, 0) / ocr.length) * 100) / 100 : null,
     lowConfidencePages: ocr.filter((p) => p.confidence < LOW_OCR_CONFIDENCE).map((p) => p.page),
+    unreadPages: [
+      ...new Set([
+        ...doc.errors.filter((e) => e.stage === 'ocr' && e.page).map((e) => e.page!),
+        ...(doc.errors.some((e) => e.stage === 'ocr' && !e.page) ? doc.pages.filter((p) => p.source === 'empty').map((p) => p.page) : []),
+      ]),
+    ].sort((a, b) => a - b),
     errors: doc.errors.map((e) => `${e.stage}${e.page ? ` p.${e.page}` : ''}: ${e.message}`),
   };
 }
@@ -299,6 +307,7 @@ export function buildResult(lease: LeaseStageOutput, ins: InsuranceStageOutput, 
   const comparison = compare(lease.facts, ins.facts, {
     asOf,
     uncertainPages: { lease: lease.document.lowConfidencePages ?? [], insurance: ins.document.lowConfidencePages ?? [] },
+    unreadPages: { lease: lease.document.unreadPages ?? [] },
   });
   const l = lease.facts;
   const i = ins.facts;

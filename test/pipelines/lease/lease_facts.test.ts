@@ -474,6 +474,18 @@ test('never a false pass: a lease with a page OCR read with low confidence gives
   t.is(r.comparison.find((c) => c.field === 'General Liability')!.status, 'pass');
   t.false(r.comparison.some((c) => c.status === 'pass' && c.leaseRequired === 'Not required'));
   t.true(r.summary.uncertain >= 5);
+
+  // A page OCR could not read at all (it failed there, or was off for a page without a text layer) is no evidence either.
+  for (const errors of [[{ stage: 'ocr', page: 2, message: 'the OCR engine failed on this page' }], [{ stage: 'ocr', message: 'OCR is off; 1 page(s) without a text layer were not read' }]]) {
+    const blank = { ...page(2, []), source: 'empty' as const, confidence: 0 };
+    const u = leaseStage({ ...docOf([page(1, lines), blank]), errors } as unknown as DocumentText);
+    t.deepEqual(u.document.unreadPages, [2]);
+    const ur = buildResult(u, ins(u), '2026-02-15');
+    const auto = ur.comparison.find((x) => x.field === 'Auto Liability')!;
+    t.is(auto.status, 'warning');
+    t.regex(auto.gap ?? '', /page 2 could not be read; that it is not required is uncertain/);
+    t.is(ur.comparison.find((c) => c.field === 'General Liability')!.status, 'pass');
+  }
 });
 
 test('a coverage the landlord may require later is neither required nor a "Not required" pass: its verdict is a warning quoting the words', async (t) => {
