@@ -70,7 +70,7 @@ const landlordLabel = (lease: LeaseFacts) => lease.landlord?.value ?? lease.mana
 
 /** A limit check: ≥ required → pass; below → fail; absent → `absent` (fail, or warning for property damage). */
 function limitCheck(field: ComparisonField, kind: RequirementKind, pick: (i: InsuranceFacts) => CitedLimit | null, absent: CheckStatus, label: string): Check {
-  return (lease, ins) => {
+  return (lease, ins, ctx) => {
     const r = lease.requirements[kind];
     const l = pick(ins);
     if (!required(r)) return notRequired(field, r, limitCov(l, 'Not shown'));
@@ -102,7 +102,7 @@ function limitCheck(field: ComparisonField, kind: RequirementKind, pick: (i: Ins
         `Ask the tenant's insurer to confirm the ${label} limit is at least ${money(need)}.`,
       );
     }
-    if (l.value >= need) return item(field, reqOf(r, reqText), cov, 'pass', null);
+    if (l.value >= need) return kind === 'liability' && r.aggregate ? aggregateCheck(field, r, ins, reqText, cov, ctx) : item(field, reqOf(r, reqText), cov, 'pass', null);
     return item(
       field,
       reqOf(r, reqText),
@@ -112,6 +112,51 @@ function limitCheck(field: ComparisonField, kind: RequirementKind, pick: (i: Ins
       `Ask the tenant to raise ${label} from ${money(l.value)} to ${money(need)}.`,
     );
   };
+}
+
+/**
+ * The general aggregate the lease asks for beside the per-occurrence limit (kept apart): at or above passes,
+ * below fails, and not shown on the document is a warning (the per-occurrence limit alone cannot carry the pass).
+ */
+function aggregateCheck(
+  field: ComparisonField,
+  r: LeaseRequirement,
+  ins: InsuranceFacts,
+  reqText: string,
+  cov: { text: string; page: number | null; evidence?: string },
+  ctx: CheckContext,
+): ComparisonItem {
+  const need = r.aggregate!;
+  const req = reqOf(r, `${reqText}; ${money(need)} aggregate`);
+  const a = ins.liabilityAggregate;
+  if (!a || a.value === null)
+    return item(
+      field,
+      req,
+      cov,
+      'warning',
+      `The lease also requires a ${money(need)} general aggregate; the insurance document does not show the aggregate.`,
+      `Ask the tenant's insurer to confirm the general aggregate is at least ${money(need)}.`,
+    );
+  const both = { text: `${cov.text}; ${money(a.value)} (${a.label})`, page: cov.page, evidence: cov.evidence };
+  if (a.value >= need && a.page !== null && ctx.uncertainPages?.insurance.includes(a.page))
+    return item(
+      field,
+      req,
+      both,
+      'warning',
+      `The general aggregate was read by OCR with low confidence on page ${a.page}; it is uncertain.`,
+      `Check the general aggregate by hand against the insurance document.`,
+    );
+  if (a.value >= need) return item(field, req, both, 'pass', null);
+  return item(
+    field,
+    req,
+    both,
+    'fail',
+    `The general aggregate is ${money(a.value)}, below the ${money(need)} the lease requires (short by ${money(need - a.value)}).`,
+    `Ask the tenant to raise the general aggregate from ${money(a.value)} to ${money(need)}.`,
+  );
 }
 
 const rentersKinds = new Set(['renters']);

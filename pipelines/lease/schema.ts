@@ -89,6 +89,8 @@ export interface InsuranceFacts {
   effectiveDate: Cited<string> | null;
   expirationDate: Cited<string> | null;
   liability: CitedLimit | null;
+  /** The general aggregate of the liability cover, where the document shows one (a certificate, a CGL page). */
+  liabilityAggregate?: CitedLimit | null;
   propertyDamage: CitedLimit | null;
   workersComp: CitedLimit | null;
   umbrella: CitedLimit | null;

@@ -120,6 +120,28 @@ test('General Liability: at or above the minimum passes, below fails with the am
   t.is(check('General Liability', l, policy()).status, 'fail');
 });
 
+test('General Liability with an aggregate: per occurrence and aggregate compared apart; an aggregate not shown, or read badly, is a warning, never a pass', (t) => {
+  const l = lease({ requirements: { liability: req('liability', 1_000_000, { aggregate: 2_000_000 }) } });
+  const occ = limit(1_000_000, 'General Liability Each Occurrence');
+  const agg = (v: number, page = 1) => ({ ...limit(v, 'General Liability General Aggregate'), page });
+  const ok = check('General Liability', l, policy({ liability: occ, liabilityAggregate: agg(2_000_000) }));
+  t.is(ok.status, 'pass');
+  t.is(ok.leaseRequired, '$1,000,000 minimum; $2,000,000 aggregate');
+  const short = check('General Liability', l, policy({ liability: occ, liabilityAggregate: agg(1_000_000) }));
+  t.is(short.status, 'fail');
+  t.regex(short.gap ?? '', /general aggregate is \$1,000,000, below the \$2,000,000 the lease requires \(short by \$1,000,000\)/);
+  const unseen = check('General Liability', l, policy({ liability: occ }));
+  t.is(unseen.status, 'warning');
+  t.regex(unseen.gap ?? '', /does not show the aggregate/);
+  const badOcr = compare(l, policy({ liability: occ, liabilityAggregate: agg(2_000_000, 2) }), { asOf: '2026-02-15', uncertainPages: { lease: [], insurance: [2] } }).find(
+    (x) => x.field === 'General Liability',
+  )!;
+  t.is(badOcr.status, 'warning');
+  t.regex(badOcr.gap ?? '', /aggregate was read by OCR with low confidence on page 2/);
+  // The per-occurrence shortfall is still the fail it was.
+  t.is(check('General Liability', l, policy({ liability: limit(500_000), liabilityAggregate: agg(2_000_000) })).status, 'fail');
+});
+
 test('Property Damage: at or above passes, below fails, not shown is a warning', (t) => {
   const l = lease({ requirements: { propertyDamage: req('propertyDamage', 100_000) } });
   t.is(check('Property Damage', l, policy({ propertyDamage: limit(100_000) })).status, 'pass');
