@@ -18,6 +18,8 @@ export interface CheckContext {
   asOf: string;
   /** Pages read with low confidence (OCR below the floor), per document: a value read there is uncertain. */
   uncertainPages?: { lease: number[]; insurance: number[] };
+  /** Lease pages not read at all (OCR failed or was off on a page without a text layer). */
+  unreadPages?: { lease: number[] };
 }
 
 type Check = (lease: LeaseFacts, ins: InsuranceFacts, ctx: CheckContext) => ComparisonItem;
@@ -68,7 +70,7 @@ const landlordLabel = (lease: LeaseFacts) => lease.landlord?.value ?? lease.mana
 
 /** A limit check: ≥ required → pass; below → fail; absent → `absent` (fail, or warning for property damage). */
 function limitCheck(field: ComparisonField, kind: RequirementKind, pick: (i: InsuranceFacts) => CitedLimit | null, absent: CheckStatus, label: string): Check {
-  return (lease, ins) => {
+  return (lease, ins, ctx) => {
     const r = lease.requirements[kind];
     const l = pick(ins);
     if (!required(r)) return notRequired(field, r, limitCov(l, 'Not shown'));
@@ -100,7 +102,7 @@ function limitCheck(field: ComparisonField, kind: RequirementKind, pick: (i: Ins
         `Ask the tenant's insurer to confirm the ${label} limit is at least ${money(need)}.`,
       );
     }
-    if (l.value >= need) return item(field, reqOf(r, reqText), cov, 'pass', null);
+    if (l.value >= need) return kind === 'liability' && r.aggregate ? aggregateCheck(field, r, ins, reqText, cov, ctx) : item(field, reqOf(r, reqText), cov, 'pass', null);
     return item(
       field,
       reqOf(r, reqText),
@@ -110,6 +112,51 @@ function limitCheck(field: ComparisonField, kind: RequirementKind, pick: (i: Ins
       `Ask the tenant to raise ${label} from ${money(l.value)} to ${money(need)}.`,
     );
   };
+}
+
+/**
+ * The general aggregate the lease asks for beside the per-occurrence limit (kept apart): at or above passes,
+ * below fails, and not shown on the document is a warning (the per-occurrence limit alone cannot carry the pass).
+ */
+function aggregateCheck(
+  field: ComparisonField,
+  r: LeaseRequirement,
+  ins: InsuranceFacts,
+  reqText: string,
+  cov: { text: string; page: number | null; evidence?: string },
+  ctx: CheckContext,
+): ComparisonItem {
+  const need = r.aggregate!;
+  const req = reqOf(r, `${reqText}; ${money(need)} aggregate`);
+  const a = ins.liabilityAggregate;
+  if (!a || a.value === null)
+    return item(
+      field,
+      req,
+      cov,
+      'warning',
+      `The lease also requires a ${money(need)} general aggregate; the insurance document does not show the aggregate.`,
+      `Ask the tenant's insurer to confirm the general aggregate is at least ${money(need)}.`,
+    );
+  const both = { text: `${cov.text}; ${money(a.value)} (${a.label})`, page: cov.page, evidence: cov.evidence };
+  if (a.value >= need && a.page !== null && ctx.uncertainPages?.insurance.includes(a.page))
+    return item(
+      field,
+      req,
+      both,
+      'warning',
+      `The general aggregate was read by OCR with low confidence on page ${a.page}; it is uncertain.`,
+      `Check the general aggregate by hand against the insurance document.`,
+    );
+  if (a.value >= need) return item(field, req, both, 'pass', null);
+  return item(
+    field,
+    req,
+    both,
+    'fail',
+    `The general aggregate is ${money(a.value)}, below the ${money(need)} the lease requires (short by ${money(need - a.value)}).`,
+    `Ask the tenant to raise the general aggregate from ${money(a.value)} to ${money(need)}.`,
+  );
 }
 
 const rentersKinds = new Set(['renters']);
@@ -603,7 +650,42 @@ function settledRequirement(c: ComparisonItem, lease: LeaseFacts): ComparisonIte
   };
 }
 
+/**
+ * What the lease does not require is read from every page of it: a "Not required" pass on a lease with a page
+ * read by OCR with low confidence (the requirement may stand there, unread) is a warning, and so is a pass whose
+ * limit the lease states on such a page away from its clause (by reference, or past a page break).
+ */
+export function settledAbsence(c: ComparisonItem, lease: LeaseFacts, ctx: CheckContext): ComparisonItem {
+  if (c.status !== 'pass') return c;
+  const low = ctx.uncertainPages?.lease ?? [];
+  const unread = ctx.unreadPages?.lease ?? [];
+  if (!low.length && !unread.length) return c;
+  const kind = checkRequirement[c.field];
+  if (!kind) return c;
+  const list = (ps: number[]) => `page${ps.length > 1 ? 's' : ''} ${ps.length > 3 ? `${ps.slice(0, 3).join(', ')} and ${ps.length - 3} more` : ps.join(', ')}`;
+  const why = [
+    ...(unread.length ? [`${list(unread)} could not be read`] : []),
+    ...(low.length ? [`${list(low)} ${low.length > 1 ? 'were' : 'was'} read by OCR with low confidence`] : []),
+  ].join(' and ');
+  if (c.leaseRequired === NOT_REQUIRED)
+    return {
+      ...c,
+      status: 'warning',
+      gap: `The lease states no such requirement on the pages read, but ${why}; that it is not required is uncertain.`,
+      recommendation: `Check the lease by hand for a ${c.field.toLowerCase()} requirement.`,
+    };
+  const source = lease.requirements[kind]?.amountSource;
+  if (source && low.includes(source.page))
+    return {
+      ...c,
+      status: 'warning',
+      gap: `The lease's limit was read by OCR with low confidence on page ${source.page}; it is uncertain.`,
+      recommendation: `Check the ${c.field.toLowerCase()} by hand against both documents.`,
+    };
+  return c;
+}
+
 /** Run the 15 checks. */
 export function compare(lease: LeaseFacts, ins: InsuranceFacts, ctx: CheckContext): ComparisonItem[] {
-  return checks.map(([, check]) => settledRequirement(requireEvidence(check(lease, ins, ctx), ctx), lease));
+  return checks.map(([, check]) => settledRequirement(settledAbsence(requireEvidence(check(lease, ins, ctx), ctx), lease, ctx), lease));
 }

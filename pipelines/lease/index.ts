@@ -50,6 +50,8 @@ export interface DocumentMeta {
   ocrConfidence: number | null;
   /** OCR pages read below LOW_OCR_CONFIDENCE: a value read there cannot carry a pass. */
   lowConfidencePages: number[];
+  /** Pages not read at all: OCR failed on them, or was off for pages without a text layer (found empty). */
+  unreadPages: number[];
   errors: string[];
 }
 
@@ -101,6 +103,12 @@ function meta(doc: DocumentText): DocumentMeta {
     ocrPages: ocr.map((p) => p.page),
     ocrConfidence: ocr.length ? Math.round((ocr.reduce((a, p) => a + p.confidence, 0) / ocr.length) * 100) / 100 : null,
     lowConfidencePages: ocr.filter((p) => p.confidence < LOW_OCR_CONFIDENCE).map((p) => p.page),
+    unreadPages: [
+      ...new Set([
+        ...doc.errors.filter((e) => e.stage === 'ocr' && e.page).map((e) => e.page!),
+        ...(doc.errors.some((e) => e.stage === 'ocr' && !e.page) ? doc.pages.filter((p) => p.source === 'empty').map((p) => p.page) : []),
+      ]),
+    ].sort((a, b) => a - b),
     errors: doc.errors.map((e) => `${e.stage}${e.page ? ` p.${e.page}` : ''}: ${e.message}`),
   };
 }
@@ -155,8 +163,11 @@ export function leaseStage(doc: DocumentText): LeaseStageOutput {
         const at = r.amountSource ?? { page: r.page, text: r.clause };
         const amountOk = r.amount === null || groundedOn(p, r.amount, at.page, at.text);
         if (clauseOk && amountOk) return [[k, r]];
-        dropped.push(`${k} requirement (clause not found on page ${r.page})`);
-        return [];
+        // A requirement read but not found on its page is uncertain, never dropped: dropped, its check would
+        // read "Not required" and pass.
+        const why = clauseOk ? `its amount was not found on page ${at.page}` : `its clause was not found on page ${r.page}`;
+        dropped.push(`${k} requirement (${why}; kept as uncertain)`);
+        return [[k, { ...r, amount: amountOk ? r.amount : null, uncertain: r.uncertain ?? why }]];
       }),
     ),
   };
@@ -272,7 +283,9 @@ function notes(lease: LeaseStageOutput, ins: InsuranceStageOutput): string[] {
   for (const r of Object.values(l.requirements))
     if (r.amountSource && r.amount !== null)
       out.push(
-        `The ${r.kind} limit is incorporated by reference (page ${r.page}); ${r.amount.toLocaleString('en-US')} was read where it is stated, page ${r.amountSource.page}.`,
+        r.amountSource.how === 'continued'
+          ? `The ${r.kind} clause (page ${r.page}) states its limit on the next page: ${r.amount.toLocaleString('en-US')}, page ${r.amountSource.page}.`
+          : `The ${r.kind} limit is incorporated by reference (page ${r.page}); ${r.amount.toLocaleString('en-US')} was read where it is stated, page ${r.amountSource.page}.`,
       );
   if (l.manager) out.push(`The lease names ${l.manager.value} as manager for the landlord; it is accepted in place of the landlord on the policy.`);
   if (Object.keys(l.requirements).length === 0)
@@ -280,7 +293,7 @@ function notes(lease: LeaseStageOutput, ins: InsuranceStageOutput): string[] {
   const dropped = [...lease.dropped.map((d) => `lease ${d}`), ...ins.dropped.map((d) => `insurance ${d}`)];
   if (dropped.length)
     out.push(
-      `${dropped.length} value(s) were read but not found on their page and were left out: ${dropped.slice(0, 5).join('; ')}${dropped.length > 5 ? '; …' : ''}.`,
+      `${dropped.length} value(s) were read but not found on their page and were left out (a requirement is kept, as uncertain): ${dropped.slice(0, 5).join('; ')}${dropped.length > 5 ? '; …' : ''}.`,
     );
   out.push(`Lease read as a ${l.type} lease; policy status and period judged as of the analysis date.`);
   return out;
@@ -294,6 +307,7 @@ export function buildResult(lease: LeaseStageOutput, ins: InsuranceStageOutput, 
   const comparison = compare(lease.facts, ins.facts, {
     asOf,
     uncertainPages: { lease: lease.document.lowConfidencePages ?? [], insurance: ins.document.lowConfidencePages ?? [] },
+    unreadPages: { lease: lease.document.unreadPages ?? [] },
   });
   const l = lease.facts;
   const i = ins.facts;

@@ -81,7 +81,7 @@ function coverageLimit(d: ExtractedData, name: RegExp, pick: (v: number | string
 function certLimit(
   d: ExtractedData,
   type: string,
-  field: 'each_occurrence' | 'combined_single_limit' | 'umbrella_each_occurrence' | 'el_each_accident',
+  field: 'each_occurrence' | 'general_aggregate' | 'combined_single_limit' | 'umbrella_each_occurrence' | 'el_each_accident',
   label: string,
 ): CitedLimit | null {
   const cert = d.certificate;
@@ -92,7 +92,7 @@ function certLimit(
   const cit = d.citations[`/certificate/coverages/${i}/${field}`] ?? d.citations[`/certificate/coverages/${i}/type`];
   if (!cit) return null;
   let value = cov[field];
-  if (value === null && field !== 'el_each_accident') {
+  if (value === null && field !== 'el_each_accident' && field !== 'general_aggregate') {
     // OCR may run the label's words together ("EACHOCCURRENCE"): read the amount after it in the band.
     const band = d.citations[`/certificate/coverages/${i}/type`]?.text ?? '';
     const m = /each\s*occurrence|combined\s*single\s*limit/i.exec(band);
@@ -325,6 +325,9 @@ export function insuranceFacts(pages: PageText[], rec: PolicyRecord): InsuranceF
     effectiveDate: fromRecord(d, '/policy/effective_date', d.policy.effective_date),
     expirationDate: fromRecord(d, '/policy/expiration_date', d.policy.expiration_date),
     liability,
+    liabilityAggregate:
+      certLimit(d, 'general_liability', 'general_aggregate', 'General Liability General Aggregate') ??
+      (personal ? null : labelledLimit(pages, /\bgeneral aggregate(?: limit)?\b[^$\d]{0,30}/i)),
     propertyDamage,
     workersComp,
     umbrella,

@@ -121,6 +121,40 @@ export function labelledEntries(pages: PageText[]): LabelledEntry[] {
   return out;
 }
 
+const MONTH_DATE = String.raw`(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?\s+\d{1,2},?\s+\d{4}`;
+/** A numbered item of a summary run on within a line: "2.1 Building: 1825 South Grant Street … 2.2 Premises: …". */
+const INLINE_ITEM = /(?:^|\s)\d{1,2}(?:\.\d{1,2})?\.?\s+([A-Z][A-Za-z’'&/\-, ]{1,50}?)(?:\s*\([^)]{0,30}\))?\.?:\s+/g;
+/** Its label wrapped in a cell and flattened round the value: "3.2 Lease Commencement March 1, 2020. Date:". */
+const WRAPPED_ITEM = new RegExp(String.raw`(?:^|\s)\d{1,2}\.\d{1,2}\.?\s+([A-Z][A-Za-z ]{2,40}?)\s+(${MONTH_DATE})\.?\s+([A-Z][a-z]+):`, 'g');
+const NEXT_ITEM = /\s\d{1,2}(?:\.\d{1,2})?\.?\s+[A-Z][A-Za-z’'&/\-, ]{1,50}?(?:\s*\([^)]{0,30}\))?\.?:\s/;
+
+/**
+ * The entries of a summary whose table was flattened into running text (an EDGAR or OCR text: "2. Premises
+ * (Article 1). 2.1 Building: 1825 South Grant Street San Mateo, California 94402 2.2 Premises: …"). Only the
+ * labels the lease facts are read from are kept.
+ */
+export function inlineEntries(pages: PageText[]): LabelledEntry[] {
+  const out: LabelledEntry[] = [];
+  const wanted = (l: string) => KNOWN_LABEL.test(l) || START_LABEL.test(l) || END_LABEL.test(l) || PREMISES_LABEL.test(l);
+  for (const p of pages) {
+    const text = p.lines.map((l) => l.text.trim()).join(' ').replace(/\s+/g, ' ');
+    for (const m of text.matchAll(INLINE_ITEM)) {
+      const label = m[1].trim().replace(/,$/, '');
+      if (!wanted(label)) continue;
+      const from = (m.index ?? 0) + m[0].length;
+      const rest = text.slice(from, from + 400);
+      const end = NEXT_ITEM.exec(rest)?.index ?? rest.length;
+      const value = rest.slice(0, end).trim();
+      if (value) out.push({ label, value, page: p.page, text: `${m[0].trim()} ${value}` });
+    }
+    for (const m of text.matchAll(WRAPPED_ITEM)) {
+      const label = `${m[1].trim()} ${m[3]}`;
+      if (wanted(label)) out.push({ label, value: m[2], page: p.page, text: m[0].trim() });
+    }
+  }
+  return out;
+}
+
 /** Definitions as entries: '"Landlord" means Brickyard Commons LP.', '"Commencement Date" shall mean the later of …'. */
 export function definitionEntries(all: Clause[]): LabelledEntry[] {
   const out: LabelledEntry[] = [];
@@ -226,14 +260,20 @@ const UNIT_ALONE = new RegExp(UNIT);
 
 /** One line "street, unit, city, state ZIP" from a text holding a street address (the unit may stand elsewhere in it). */
 function addressIn(text: string): string | null {
-  const t = text.replace(/\s+/g, ' ');
+  // A blank form's unit ("Apt #________") is no unit, and must not hide the city, state and ZIP after it.
+  const t = text.replace(/\s+/g, ' ').replace(/,?\s*(?:Apt\.?|Apartment|Unit|Suite|Ste\.?|No\.?|#)\s*(?:No\.?\s*)?#?\s*_{2,}/gi, '');
   const m = ADDRESS.exec(t);
   if (!m) return null;
-  const unit = m[2].replace(/^,?\s*/, '') || UNIT_ALONE.exec(t.slice(0, m.index))?.[0] || UNIT_ALONE.exec(t.slice(m.index + m[0].length))?.[0] || '';
+  let unit = m[2].replace(/^,?\s*/, '') || UNIT_ALONE.exec(t.slice(0, m.index))?.[0] || UNIT_ALONE.exec(t.slice(m.index + m[0].length))?.[0] || '';
+  // "the space known as Suite A … within the building located at 1325 Hwy 42 S., Building B": both units.
+  const before = m[2] ? UNIT_ALONE.exec(t.slice(0, m.index))?.[0] : undefined;
+  if (before && unitKind(before) !== unitKind(unit)) unit = `${unit}, ${before}`;
   const parts = [m[1].replace(/,$/, ''), unit, m[3] ?? ''].filter(Boolean);
   const stateZip = [m[4], m[5]].filter(Boolean).join(' ');
   return [...parts, stateZip].filter(Boolean).join(', ');
 }
+
+const unitKind = (u: string) => (/^(?:building|bldg)/i.test(u) ? 'building' : 'unit');
 
 const PREMISES_LABEL =
   /^(?:the\s+)?(?:property address|premises address|address of (?:the )?(?:premises|property)|leased premises|premises|property|rental (?:unit|address|property)|unit address|dwelling(?: address)?|apartment(?: address)?|building|project|location)$/i;
@@ -244,11 +284,21 @@ function propertyAddress(all: Clause[], entries: LabelledEntry[]): Cited<string>
   const found: Cited<string>[] = [];
   for (const e of entries) {
     if (!PREMISES_LABEL.test(e.label)) continue;
-    const v = addressIn(e.value);
-    if (v) {
-      found.push({ value: v, page: e.page, text: e.text });
-      break;
+    let v = addressIn(e.value);
+    if (!v) continue;
+    // "Building: 1825 South Grant Street …" with "Premises: … commonly known as Suite 725" beside it on the page.
+    if (!UNIT_ALONE.test(v)) {
+      const unit = entries
+        .filter((x) => x !== e && x.page === e.page && /^(?:the\s+)?(?:leased\s+)?premises$/i.test(x.label))
+        .map((x) => UNIT_ALONE.exec(x.value.replace(/\s+/g, ' '))?.[0])
+        .find(Boolean);
+      if (unit) {
+        const [street, ...rest] = v.split(', ');
+        v = [street, unit, ...rest].join(', ');
+      }
     }
+    found.push({ value: v, page: e.page, text: e.text });
+    break;
   }
   for (const c of all) {
     if (!PREMISES_CLAUSE.test(c.text)) continue;
@@ -258,8 +308,14 @@ function propertyAddress(all: Clause[], entries: LabelledEntry[]): Cited<string>
       break;
     }
   }
-  // Prefer the fuller of two statements on the same page (a ZIP or a unit the other lacks).
-  return found.sort((a, b) => a.page - b.page || b.value.length - a.value.length)[0] ?? null;
+  // The earliest; of two statements of the same street on one page the fuller (a ZIP or a unit the other lacks),
+  // and of two streets on one page the summary's ("Building: 1825 …", not the project's "1875 and 1855 …").
+  const sameStreet = (a: string, b: string) => a.split(' ')[0] === b.split(' ')[0];
+  return (
+    found
+      .map((f, k) => ({ f, k }))
+      .sort((a, b) => a.f.page - b.f.page || (sameStreet(a.f.value, b.f.value) ? b.f.value.length - a.f.value.length : a.k - b.k))[0]?.f ?? null
+  );
 }
 
 const START_LABEL =
@@ -344,7 +400,7 @@ const REQUIREMENT_TERMS: [RequirementKind, RegExp][] = [
   ['interestedParty', /\binterested part(?:y|ies)\b|\badditional interests?\b/i],
   [
     'certificateHolder',
-    /\bcertificate holder\b|\bcertificates?\s+(?:of\s+(?:such\s+|all\s+such\s+|the\s+|its\s+|said\s+)?(?:liability\s+|renters?['’]?s?\s+)?(?:insurance|coverage|policies)|evidencing)\b|\bevidence of (?:such |the |said )?insurance\b/i,
+    /\bcertificate holder\b|\bcertificates?\s+(?:of\s+(?:such\s+|all\s+such\s+|the\s+|its\s+|said\s+)?(?:liability\s+|renters?['’]?s?\s+)?(?:insurance|coverage|policies)|evidencing)\b|\bcertificates?\s+thereof\b|\bevidence of (?:such |the |said )?insurance\b/i,
   ],
   ['waiverOfSubrogation', /\bwaiver of subrogation\b|\bwaive\w*\s+(?:all\s+)?(?:rights?\s+(?:of\s+)?)?subrogation\b|\bsubrogation\b/i],
   [
@@ -374,7 +430,7 @@ type Owner = 'tenant' | 'landlord' | 'contractor' | 'mutual';
 const DUTIES: [Owner, RegExp][] = [
   [
     'contractor',
-    /\b(?:contractors?|subcontractors?|vendors?|movers?|service providers?)\b[^.;]{0,60}?\b(?:to|shall|must|will)\s+(?:\w+\s+){0,3}?(?:carry|maintain|obtain|procure|keep|purchase)\b|\b(?:require|cause)\s+(?:that\s+)?(?:each|all|any|its|such|the)?\s*(?:of\s+its\s+)?(?:contractors?|subcontractors?)\b|\b(?:contractors?|subcontractors?)['’]s?\s+insurance\b/gi,
+    /\b(?:contractors?|subcontractors?|vendors?|movers?|service providers?)\b[^.;]{0,60}?\b(?:to|shall|must|will)\s+(?:\w+\s+){0,3}?(?:carry|maintain|obtain|procure|keep|purchase)\b|\b(?:require|cause)\s+(?:that\s+)?(?:each|all|any|its|such|the)?\s*(?:of\s+its\s+)?(?:contractors?|subcontractors?)\b|\b(?:contractors?|subcontractors?)['’]s?\s+insurance\b|\b(?:contractors?|subcontractors?)\s+(?:carries|maintains|has|holds|obtains|procures)\b|\b(?:insurance|certificates?|polic(?:y|ies)|evidence)\s+(?:[\w’'-]+\s+){0,3}?from\s+(?:all\s+|any\s+|each\s+|its\s+|such\s+|the\s+)?(?:contractors?|subcontractors?|vendors?)\b/gi,
   ],
   ['landlord', /\bLandlord\s+(?:shall|will|must|agrees to)\s+(?:\w+\s+){0,4}?(?:maintain|carry|obtain|procure|keep|insure)\b|\bLandlord['’]s\s+Insurance\b/g],
   [
@@ -394,6 +450,17 @@ function dutiesOf(text: string): { owner: Owner; at: number }[] {
   return out.sort((a, b) => a.at - b.at);
 }
 const LIST_ITEM = /^\(?(?:[a-zA-Z]|[ivx]{1,4}|\d{1,2})[).]/;
+/** "under all liability, excess and": policies named as those another requirement applies to. */
+const UNDER_POLICIES =
+  /\b(?:under|in|to)\s+(?:all|any|each|every|such)\s+(?:(?:of\s+)?(?:its|the|Tenant['’]s)\s+)?(?:(?!(?:shall|will|must|maintain|carry|obtain|keep|procure|provide|purchase)\b)[\w’'-]+,?\s+){0,4}?(?:(?:and|or)\s+)?$/i;
+/** The text of the list item or clause part a coverage's words stand in: after the last "(E) " or ";". */
+function ownItem(before: string): string {
+  let from = before.lastIndexOf(';') + 1;
+  for (const m of before.matchAll(/\((?:[a-zA-Z]|[ivx]{1,4}|\d{1,2})\)\s/g)) from = Math.max(from, m.index ?? 0);
+  return before.slice(from);
+}
+/** A coverage the landlord may ask for later: whether it is required is not settled by the lease's words. */
+const ON_REQUEST = /\bLandlord\s+may\s+(?:\w+\s+){0,5}?(?:require|request|demand)\b|\b(?:if|when|upon being)\s+(?:so\s+)?(?:requested|required)\s+by\s+Landlord\b|\bat\s+Landlord['’]s\s+(?:request|option|election)\b/i;
 /** A coverage only permitted, not required ("may be maintained under an umbrella policy"). */
 const PERMITTED = /\bmay\b(?![^.;]*\b(?:shall|must)\b)/i;
 /** Amounts incorporated by reference: "at least equal to the limits set forth in Section 1.1". */
@@ -420,6 +487,9 @@ function limitsIn(window: string): { amount: number | null; aggregate: number | 
   return { amount: first.value, aggregate: aggregate !== first.value ? aggregate : null, csl };
 }
 
+/** Words before "property damage" that make it the scope of a liability cover ("bodily injury, personal injury and"). */
+const SCOPE_OF_LIABILITY = /\bbodily injury\b[^.;$]{0,40}$/i;
+
 /** Money after the requirement's words in the clause, preferring "per occurrence"/"each occurrence" amounts. */
 function amountFor(text: string, at: number, kind: RequirementKind): { amount: number | null; aggregate: number | null; csl: boolean } {
   const after = text.slice(at);
@@ -429,14 +499,34 @@ function amountFor(text: string, at: number, kind: RequirementKind): { amount: n
     if (k === kind || NO_AMOUNT.has(k)) continue;
     const m = new RegExp(re.source, 'ig');
     m.lastIndex = 12;
-    const hit = m.exec(after);
+    let hit = m.exec(after);
+    // "claims for bodily injury or death or property damage" is what a liability cover covers, not a coverage of its own.
+    while (hit && k === 'propertyDamage' && kind !== 'propertyDamage' && SCOPE_OF_LIABILITY.test(after.slice(Math.max(0, hit.index - 50), hit.index))) hit = m.exec(after);
     if (hit && hit.index < stop && hit.index > 10) stop = hit.index;
   }
   const inWindow = limitsIn(after.slice(0, stop));
   if (inWindow.amount !== null) return inWindow;
   // "... not less than $1,000,000 for commercial general liability": an amount just before.
-  const before = amountsIn(text.slice(Math.max(0, at - 60), at));
+  // Not across a list item's start ("$2,000,000 each occurrence, and (d) workers' compensation").
+  const before = amountsIn(ownItem(text.slice(Math.max(0, at - 60), at)));
   return { amount: before.length ? before[before.length - 1].value : null, aggregate: null, csl: false };
+}
+
+/** Another coverage's name around "liability insurance": "automobile liability insurance", "employers liability". */
+const OTHER_LIABILITY = /\b(?:auto(?:mobile)?|(?:motor\s+)?vehicle|umbrella|excess|professional|pollution|environmental|employer['’]?s['’]?|liquor|cyber|product)\s+$/i;
+const GLOBAL = new Map<RegExp, RegExp>();
+/** The first words in a text naming the requirement: for liability, not those of another coverage's name. */
+function termIn(kind: RequirementKind, re: RegExp, text: string): RegExpExecArray | null {
+  if (kind !== 'liability') return re.exec(text);
+  let g = GLOBAL.get(re);
+  if (!g) GLOBAL.set(re, (g = new RegExp(re.source, `${re.flags}g`)));
+  g.lastIndex = 0;
+  for (let m = g.exec(text); m; m = g.exec(text)) {
+    if (/\bproperty damage liability\b/i.test(m[0])) continue;
+    if (OTHER_LIABILITY.test(text.slice(Math.max(0, m.index - 30), m.index))) continue;
+    return m;
+  }
+  return null;
 }
 
 function requirements(all: Clause[], entries: LabelledEntry[]): Partial<Record<RequirementKind, LeaseRequirement>> {
@@ -446,7 +536,7 @@ function requirements(all: Clause[], entries: LabelledEntry[]): Partial<Record<R
   // list item) the text the list follows ("Tenant shall maintain the following insurance: (a) …").
   let paraOwner: Owner | null = null;
   let para = -1;
-  for (const c of all) {
+  for (const [ci, c] of all.entries()) {
     const duties = dutiesOf(c.text);
     // A list item keeps the owner the text before it ended with; any other paragraph starts afresh.
     if (c.para !== para) {
@@ -457,18 +547,44 @@ function requirements(all: Clause[], entries: LabelledEntry[]): Partial<Record<R
     if (duties.length) paraOwner = duties[duties.length - 1].owner;
     if (!/insur|subrogation|liability|coverage|policy|policies|workers|certificate/i.test(c.text)) continue;
     for (const [kind, re] of REQUIREMENT_TERMS) {
-      const m = re.exec(c.text);
+      const m = termIn(kind, re, c.text);
       if (!m) continue;
-      if (kind === 'liability' && /\bproperty damage liability\b/i.test(m[0])) continue;
       // "subrogation" alone counts only as a mutual waiver clause.
-      if (kind === 'waiverOfSubrogation' && /^subrogation$/i.test(m[0]) && !/waive/i.test(c.text)) continue;
+      // A heading ("Insurance, Subrogation, and Waiver of Claims") states no duty.
+      if (kind === 'waiverOfSubrogation' && /^subrogation$/i.test(m[0]) && !(/\bwaiv(?:e|es|ed|ing)\b/i.test(c.text) || (/waive/i.test(c.text) && OBLIGATION.test(c.text))))
+        continue;
+      // A coverage named as where another requirement applies ("as additional insureds under all liability, excess
+      // and umbrella policies") is not itself required.
+      if (
+        COVERAGES.has(kind) &&
+        UNDER_POLICIES.test(c.text.slice(Math.max(0, m.index - 60), m.index)) &&
+        /^[^.;$]{0,40}?\bpolic(?:y|ies)\b/i.test(c.text.slice(m.index + m[0].length))
+      )
+        continue;
       // Whose: the last duty stated before the words, else the first after them, else the inherited one.
       const owner = [...duties].reverse().find((d) => d.at <= m.index)?.owner ?? duties[0]?.owner ?? inherited;
       if (owner === 'contractor' || owner === 'landlord') continue;
       // A contractor's or another party's policy named right beside the words.
       if (/\b(?:contractors?|subcontractors?|vendors?|movers?|each such party)\b/i.test(c.text.slice(Math.max(0, m.index - 60), m.index + m[0].length + 60)))
         continue;
-      if (COVERAGES.has(kind) && PERMITTED.test(c.text.slice(0, m.index))) continue;
+      // Permission is read in the coverage's own item of a list ("… as their interests may appear, (E) workers'
+      // compensation insurance …" is no permission for (E)).
+      const item = ownItem(c.text.slice(0, m.index));
+      if (COVERAGES.has(kind) && PERMITTED.test(item)) {
+        // "Landlord may require Tenant to carry umbrella insurance": not required today, but not settled either.
+        const at = ON_REQUEST.exec(item);
+        if (at && !out[kind])
+          out[kind] = {
+            kind,
+            required: false,
+            uncertain: `the lease lets the landlord require it ("${at[0]}")`,
+            amount: null,
+            statutory: false,
+            clause: c.text.slice(0, 600),
+            page: c.page,
+          };
+        continue;
+      }
       // A coverage to carry is named as insurance ("workers' compensation insurance"), not as a cost in a list.
       if (
         COVERAGES.has(kind) &&
@@ -489,18 +605,30 @@ function requirements(all: Clause[], entries: LabelledEntry[]): Partial<Record<R
       if (prev && kind === 'certificateHolder' && weakCertificate.has(prev) && !weak) out[kind] = undefined;
       let limits = NO_AMOUNT.has(kind) ? { amount: null, aggregate: null, csl: false } : amountFor(c.text, m.index + m[0].length, kind);
       let amountSource: LeaseRequirement['amountSource'];
+      // A sentence cut by a page break states its limits on the next page ("… by Tenant" / "of not less than: $5,000,000").
+      const next = all[ci + 1];
+      if (limits.amount === null && !NO_AMOUNT.has(kind) && next && next.page > c.page && next.para === c.para && !/[.;:]["”]?$/.test(c.text)) {
+        const joined = `${c.text} ${next.text}`;
+        const more = amountFor(joined, m.index + m[0].length, kind);
+        if (more.amount !== null) {
+          limits = more;
+          amountSource = { page: next.page, text: next.text.slice(0, 600), how: 'continued' };
+        }
+      }
       const label = REFERENCE_LABEL[kind];
       if (limits.amount === null && label && BY_REFERENCE.test(c.text)) {
         const e = entries.find((x) => label.test(x.label) && amountsIn(x.value).length);
         if (e) {
           limits = limitsIn(e.value);
-          amountSource = { page: e.page, text: e.text };
+          amountSource = { page: e.page, text: e.text, how: 'reference' };
         }
       }
       const statutory =
-        kind === 'workersComp' && /statutory|required by (?:applicable\s+)?(?:state\s+)?law|as required by|in the amount,? if any,? required/i.test(c.text);
+        kind === 'workersComp' && /statutory|statutes|required by (?:applicable\s+)?(?:state\s+)?law|as required by|in the amount,? if any,? required|in amounts required by/i.test(c.text);
       // The first clause wins unless a later one gives the amount the first lacked.
-      if (out[kind] && !(out[kind]!.amount === null && limits.amount !== null && out[kind]!.required)) continue;
+      // (A coverage the landlord only may ask for gives way to a clause that requires it.)
+      const onRequest = out[kind] && !out[kind]!.required && !!out[kind]!.uncertain && !negated;
+      if (out[kind] && !onRequest && !(out[kind]!.amount === null && limits.amount !== null && out[kind]!.required)) continue;
       // An option of a checkbox form whose box is not ticked ("☐ Tenant is required to maintain renter's insurance").
       const box = /([☐□❑]|\[\s\])\s*[^☐□❑☑☒✔✓\[]{0,120}$/.exec(c.text.slice(0, m.index + m[0].length));
       const ticked = /[☑☒✔✓]|\[[xX✓]\]/.test(c.text);
@@ -532,7 +660,7 @@ function requirements(all: Clause[], entries: LabelledEntry[]): Partial<Record<R
 /** Read the lease's facts from its pages. */
 export function leaseFacts(pages: PageText[]): LeaseFacts {
   const all = clauses(pages);
-  const entries = [...labelledEntries(pages), ...definitionEntries(all)].sort((a, b) => a.page - b.page);
+  const entries = [...labelledEntries(pages), ...definitionEntries(all), ...inlineEntries(pages)].sort((a, b) => a.page - b.page);
   const landlord = party(pages, all, entries, 'landlord');
   const tenant = party(pages, all, entries, 'tenant');
   const manager = partyFromEntries(entries, ROLE_LABEL.manager);

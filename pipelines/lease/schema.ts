@@ -35,8 +35,11 @@ export interface LeaseRequirement {
   aggregate?: number | null;
   /** The amount is a combined single limit (bodily injury and property damage together). */
   combinedSingleLimit?: boolean;
-  /** Where the amount is stated when the clause incorporates it by reference ("the limits set forth in Section 1.1"). */
-  amountSource?: { page: number; text: string };
+  /**
+   * Where the amount is stated when it is not in the clause: incorporated by reference ("the limits set forth in
+   * Section 1.1", `how: 'reference'`) or on the next page of a sentence a page break cut (`how: 'continued'`).
+   */
+  amountSource?: { page: number; text: string; how?: 'reference' | 'continued' };
   /** Workers compensation "statutory limits". */
   statutory: boolean;
   /** Why the lease's words do not settle the requirement (an unticked form option): no verdict passes on it. */
@@ -86,6 +89,8 @@ export interface InsuranceFacts {
   effectiveDate: Cited<string> | null;
   expirationDate: Cited<string> | null;
   liability: CitedLimit | null;
+  /** The general aggregate of the liability cover, where the document shows one (a certificate, a CGL page). */
+  liabilityAggregate?: CitedLimit | null;
   propertyDamage: CitedLimit | null;
   workersComp: CitedLimit | null;
   umbrella: CitedLimit | null;

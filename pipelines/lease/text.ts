@@ -15,6 +15,9 @@ export interface Clause {
 const PARAGRAPH_START =
   /^\s*(?:\d{1,2}(?:\.\d+)*[.)]\s|\d{1,2}(?:\.\d+)+\s?[A-Z]|[A-Z][A-Z &'/-]{3,}[:.]?\s*(?:\n|$)|\([a-zA-Z0-9]{1,4}\)\s?[A-Za-z]|ARTICLE\s|Section\s+\d)/;
 
+/** A section number ("10.3.1 Commercial …", "8.04 Tenant's …") after a sentence end, within a line. */
+const INLINE_SECTION = /(?<=[.;:])\s+(?=\d{1,2}(?:\.\d{1,2}){1,3}\.?\s+[A-Z])/;
+
 /**
  * The sentences of a document, each with the page it starts on. Lines of a page are joined (hyphenated line
  * ends mended) and split at sentence ends and at headings, so a clause wrapped over lines reads as one.
@@ -38,10 +41,15 @@ export function clauses(pages: PageText[]): Clause[] {
         .replace(/\s*\n\s*/g, ' ')
         .replace(/\s{2,}/g, ' ')
         .trim();
-      // Not after abbreviations ("Inc.", "St.", "No.") and not before a parenthesis ("Inc. (\"Tenant\")").
-      for (const s of joined.split(/(?<!\b[A-Z][a-z]{0,2}\.)(?<=[.;])\s+(?=[A-Z])/)) {
-        const t = s.trim();
-        if (t.length >= 3) out.push({ text: t, page: p.page, para });
+      // A text whose lines were flattened runs its numbered sections on within a line ("… appropriate. 10.3.1
+      // Commercial General Liability …"): a section number after a sentence end starts a paragraph too.
+      for (const [n, section] of joined.split(INLINE_SECTION).entries()) {
+        if (n > 0) para++;
+        // Not after abbreviations ("Inc.", "St.", "No.") and not before a parenthesis ("Inc. (\"Tenant\")").
+        for (const s of section.split(/(?<!\b[A-Z][a-z]{0,2}\.)(?<=[.;])\s+(?=[A-Z])/)) {
+          const t = s.trim();
+          if (t.length >= 3) out.push({ text: t, page: p.page, para });
+        }
       }
     }
   }

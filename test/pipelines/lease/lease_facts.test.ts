@@ -272,7 +272,8 @@ test('a residential form: "referred to as Landlord", a blank term line, and an u
   ]);
   t.is(f.landlord?.value, 'Prairie Housing Authority');
   t.is(f.tenant, null);
-  t.is(f.propertyAddress?.value, '18 Birch Street');
+  // The blank unit is no unit; the city, state and ZIP after it are still the premises'.
+  t.is(f.propertyAddress?.value, '18 Birch Street, Hastings, NE 68901');
   t.is(f.leaseStart, null);
   t.is(f.termRules.start, null);
   t.regex(f.requirements.renters?.uncertain ?? '', /checkbox/);
@@ -351,4 +352,205 @@ test('the dev-set scorer: facts by value and page (any page the label lists), re
   t.true(s.checks['Property Damage'].right);
   t.false(s.checks['Workers Compensation'].right);
   t.true(s.checks['Auto Liability'].right);
+});
+
+test('a summary flattened into running text: numbered items run on within a line are entries, a label wrapped round its date is read, and the building beats the project', (t) => {
+  const f = leaseFacts([
+    page(1, [
+      'OFFICE LEASE This Office Lease is made by and between KESTREL TOWER OWNER LLC, a Delaware limited liability',
+      'company ("Landlord"), and NIMBUS ANALYTICS, INC., a Delaware corporation ("Tenant"). BASIC LEASE TERMS',
+      '1. Date: May 4, 2026 2. Premises (Article 1). 2.1 Building: 410 Harbor Boulevard Oakland, California 94607',
+      '2.2 Premises: About 5,200 rentable square feet on the fourth floor of the Building, known as Suite 410.',
+      '2.3 Project: The Building and the neighbouring buildings at 400 and 420 Harbor Boulevard, Oakland, California',
+      '3. Term (Article 2). 3.1 Length of Term: Five (5) years. 3.2 Lease Commencement June 1, 2026. Date: 3.3 Lease',
+      'Expiration Date: The last day of the sixtieth (60th) full calendar month of the Lease Term. 4. Base Rent: $9,100.',
+    ]),
+  ]);
+  t.is(f.landlord?.value, 'KESTREL TOWER OWNER LLC');
+  t.is(f.tenant?.value, 'NIMBUS ANALYTICS, INC.');
+  t.is(f.propertyAddress?.value, '410 Harbor Boulevard, Suite 410, Oakland, California 94607');
+  t.is(f.leaseStart?.value, '2026-06-01');
+  t.is(f.leaseStart?.page, 1);
+  t.is(f.leaseEnd, null);
+  t.regex(f.termRules.end?.value ?? '', /sixtieth \(60th\) full calendar month/);
+});
+
+test('a unit stated before the street joins the building stated after it: "Suite B … located at 55 Mill Road, Building 4"', (t) => {
+  const f = leaseFacts([
+    page(1, [
+      'DEFINITIONS. "Leased Premises": the space known as Suite B, shown on Exhibit A, within the building located at',
+      '55 Mill Road, Building 4, Dalton Georgia, containing 80,000 rentable square feet.',
+    ]),
+  ]);
+  t.is(f.propertyAddress?.value, '55 Mill Road, Building 4, Suite B, Dalton, Georgia');
+});
+
+test('insurance written as flattened text: the limits of a liability cover whose scope names property damage, across a page break; contractors\u2019 and headings\u2019 words are not the tenant\u2019s requirements', (t) => {
+  const f = leaseFacts([
+    page(1, [
+      'ARTICLE 9 Insurance, Subrogation, and Waiver of Claims 9.1 Alterations. Before any alteration, Tenant shall give Landlord',
+      'proof that its general contractor carries builder’s risk insurance and workers’ compensation insurance, and shall deliver',
+      'certificates of insurance from all contractors doing work in the Premises or elsewhere in the Building, showing business',
+      'automobile liability insurance of not less than $2,000,000. 9.2 Tenant’s Insurance. Tenant shall carry the coverages below.',
+      'Tenant may buy whatever more insurance it may think prudent. 9.2.1 Commercial General Liability Insurance covering claims for',
+      'bodily injury, personal injury and property damage arising from Tenant’s use of the Premises, with limits of not less than',
+    ]),
+    page(2, [
+      '$3,000,000 each occurrence and $6,000,000 annual aggregate 9.2.2 Workers’ Compensation insurance under all applicable',
+      'state statutes. 9.3 Form of Policies. Such insurance shall name Landlord as an additional insured and shall be primary and',
+      'non-contributory. Tenant shall deliver the policies or certificates thereof to Landlord before the Commencement Date.',
+      'Tenant shall also name Landlord as additional insured under all liability, excess and umbrella policies Tenant carries.',
+    ]),
+  ]);
+  const gl = f.requirements.liability!;
+  t.is(gl.page, 1);
+  t.is(gl.amount, 3000000);
+  t.is(gl.aggregate, 6000000);
+  t.is(gl.amountSource?.page, 2);
+  t.is(gl.amountSource?.how, 'continued');
+  t.is(f.requirements.workersComp?.page, 2);
+  t.true(f.requirements.workersComp?.statutory);
+  t.is(f.requirements.auto, undefined);
+  t.is(f.requirements.umbrella, undefined);
+  t.is(f.requirements.waiverOfSubrogation, undefined);
+  t.is(f.requirements.certificateHolder?.page, 2);
+  t.is(f.requirements.additionalInsured?.page, 2);
+  t.is(f.requirements.primaryNonContributory?.page, 2);
+});
+
+test('never a false pass: a lease with a page OCR read with low confidence gives no "Not required" pass, and summary.uncertain counts those verdicts', async (t) => {
+  const { buildResult } = await import('../../../pipelines/lease/index.ts');
+  const lines = [
+    'RESIDENTIAL LEASE between Cedar Row Apartments LLC ("Landlord") and Jordan Lee ("Tenant").',
+    'Premises: 12 Elm Street, Apt 4B, Springfield, Illinois 62701',
+    'Lease Start Date: January 1, 2026   Lease End Date: December 31, 2026',
+    'Tenant shall maintain renters insurance with personal liability of at least $100,000.',
+  ];
+  const scanned = { ...page(2, ['Tenant shall ma1ntain aut0 l1ab1l1ty 1nsurance of $50O,00O']), source: 'ocr' as const, confidence: 0.41 };
+  const docOf = (pages: PageText[]) =>
+    ({ pages, pageCount: pages.length, method: 'mixed', errors: [], status: 'success', sniffed: { mime: 'application/pdf', bytes: 1 } }) as unknown as DocumentText;
+  const ins = (l: ReturnType<typeof leaseStage>) =>
+    ({
+      document: { ...l.document, lowConfidencePages: [] },
+      facts: {
+        kind: 'renters',
+        policyType: 'Renters (HO-4)',
+        carrier: { value: 'Evergreen Indemnity', page: 1, text: 'Evergreen Indemnity' },
+        policyNumber: { value: 'RN-1', page: 1, text: 'RN-1' },
+        policyNumbers: [],
+        insured: { value: 'Jordan Lee', page: 1, text: 'Jordan Lee' },
+        effectiveDate: { value: '2026-01-01', page: 1, text: '01/01/2026' },
+        expirationDate: { value: '2027-01-01', page: 1, text: '01/01/2027' },
+        liability: { value: 300000, page: 1, text: '$300,000', label: 'Personal Liability' },
+        propertyDamage: null,
+        workersComp: null,
+        umbrella: null,
+        auto: null,
+        professional: null,
+        parties: [],
+        hasCertificateHolderSection: false,
+        waiverOfSubrogation: null,
+        primaryNonContributory: null,
+        propertyAddress: { value: '12 Elm Street, Apt 4B, Springfield, IL 62701', page: 1, text: '12 Elm Street', from: 'premises' as const },
+        markers: [],
+      },
+      extracted: {} as never,
+      dropped: [],
+    }) as Parameters<typeof buildResult>[1];
+  const clean = leaseStage(docOf([page(1, lines)]));
+  const good = buildResult(clean, ins(clean), '2026-02-15');
+  t.is(good.comparison.find((c) => c.field === 'Auto Liability')!.status, 'pass');
+  t.is(good.comparison.find((c) => c.field === 'General Liability')!.status, 'pass');
+
+  const l = leaseStage(docOf([page(1, lines), scanned]));
+  t.deepEqual(l.document.lowConfidencePages, [2]);
+  const r = buildResult(l, ins(l), '2026-02-15');
+  for (const field of ['Auto Liability', 'Workers Compensation', 'Umbrella/Excess Liability', 'Professional Liability', 'Waiver of Subrogation'] as const) {
+    const c = r.comparison.find((x) => x.field === field)!;
+    t.is(c.status, 'warning', field);
+    t.regex(c.gap ?? '', /page 2 was read by OCR with low confidence; that it is not required is uncertain/, field);
+  }
+  // A requirement read on the good page still passes on its own evidence; no verdict passes on the bad page's silence.
+  t.is(r.comparison.find((c) => c.field === 'General Liability')!.status, 'pass');
+  t.false(r.comparison.some((c) => c.status === 'pass' && c.leaseRequired === 'Not required'));
+  t.true(r.summary.uncertain >= 5);
+
+  // A page OCR could not read at all (it failed there, or was off for a page without a text layer) is no evidence either.
+  for (const errors of [[{ stage: 'ocr', page: 2, message: 'the OCR engine failed on this page' }], [{ stage: 'ocr', message: 'OCR is off; 1 page(s) without a text layer were not read' }]]) {
+    const blank = { ...page(2, []), source: 'empty' as const, confidence: 0 };
+    const u = leaseStage({ ...docOf([page(1, lines), blank]), errors } as unknown as DocumentText);
+    t.deepEqual(u.document.unreadPages, [2]);
+    const ur = buildResult(u, ins(u), '2026-02-15');
+    const auto = ur.comparison.find((x) => x.field === 'Auto Liability')!;
+    t.is(auto.status, 'warning');
+    t.regex(auto.gap ?? '', /page 2 could not be read; that it is not required is uncertain/);
+    t.is(ur.comparison.find((c) => c.field === 'General Liability')!.status, 'pass');
+  }
+});
+
+test('a coverage the landlord may require later is neither required nor a "Not required" pass: its verdict is a warning quoting the words', async (t) => {
+  const { compare } = await import('../../../pipelines/lease/index.ts');
+  const f = leaseFacts([
+    page(1, [
+      '12. INSURANCE. Tenant shall maintain commercial general liability insurance of not less than $1,000,000 per occurrence.',
+      'Landlord may from time to time require Tenant to carry umbrella liability insurance in an amount Landlord reasonably sets.',
+      'Tenant may keep its property insurance under a blanket policy.',
+    ]),
+  ]);
+  t.is(f.requirements.liability?.amount, 1000000);
+  t.false(f.requirements.umbrella?.required);
+  t.regex(f.requirements.umbrella?.uncertain ?? '', /lets the landlord require it \("Landlord may from time to time require"\)/);
+  const ins = {
+    kind: 'certificate',
+    policyType: 'Certificate of Liability Insurance',
+    carrier: null,
+    policyNumber: null,
+    policyNumbers: [],
+    insured: null,
+    effectiveDate: null,
+    expirationDate: null,
+    liability: { value: 1000000, page: 1, text: '$1,000,000', label: 'Each Occurrence' },
+    propertyDamage: null,
+    workersComp: null,
+    umbrella: null,
+    auto: null,
+    professional: null,
+    parties: [],
+    hasCertificateHolderSection: true,
+    waiverOfSubrogation: null,
+    primaryNonContributory: null,
+    propertyAddress: null,
+    markers: [],
+  };
+  const umbrella = compare(f, ins as never, { asOf: '2026-02-15' }).find((c) => c.field === 'Umbrella/Excess Liability')!;
+  t.is(umbrella.status, 'warning');
+  t.regex(umbrella.gap ?? '', /uncertain: the lease lets the landlord require it/);
+  // A later clause that requires it settles it.
+  const later = leaseFacts([
+    page(1, [
+      'Landlord may from time to time require Tenant to carry umbrella liability insurance.',
+      'In any case Tenant shall maintain umbrella liability insurance of not less than $2,000,000.',
+    ]),
+  ]);
+  t.true(later.requirements.umbrella?.required);
+  t.is(later.requirements.umbrella?.amount, 2000000);
+  t.is(later.requirements.umbrella?.uncertain, undefined);
+});
+
+test('one long list sentence: permission is read in its own item, another coverage\u2019s "liability insurance" is not general liability, and "bodily injury, broad form property damage" does not end the limits', (t) => {
+  const f = leaseFacts([
+    page(1, [
+      '14.1 Tenant shall keep in force: (a) insurance on its fixtures naming Landlord as loss payee as its interest may',
+      'appear, (b) if Tenant owns vehicles, automobile liability insurance with limits of not less than $750,000 combined',
+      'single limit, (c) commercial general liability insurance covering bodily injury, broad form property damage and',
+      'personal injury with limits of not less than $4,000,000 aggregate/$2,000,000 each occurrence, and (d) workers’',
+      'compensation insurance as required by law.',
+    ]),
+  ]);
+  t.is(f.requirements.liability?.amount, 2000000);
+  t.is(f.requirements.liability?.aggregate, 4000000);
+  t.regex(f.requirements.liability?.clause ?? '', /\(c\) commercial general liability/);
+  t.is(f.requirements.auto?.amount, 750000);
+  t.true(f.requirements.workersComp?.required);
+  t.true(f.requirements.workersComp?.statutory);
 });

@@ -2,6 +2,7 @@
 import test from 'ava';
 import {
   compare,
+  restsOnUncertainFact,
   sameParty,
   addressParts,
   insuredCoversTenant,
@@ -117,6 +118,28 @@ test('General Liability: at or above the minimum passes, below fails with the am
   t.is(low.insuranceCoverage_page, 1);
   t.is(low.leaseRequired, '$300,000 minimum');
   t.is(check('General Liability', l, policy()).status, 'fail');
+});
+
+test('General Liability with an aggregate: per occurrence and aggregate compared apart; an aggregate not shown, or read badly, is a warning, never a pass', (t) => {
+  const l = lease({ requirements: { liability: req('liability', 1_000_000, { aggregate: 2_000_000 }) } });
+  const occ = limit(1_000_000, 'General Liability Each Occurrence');
+  const agg = (v: number, page = 1) => ({ ...limit(v, 'General Liability General Aggregate'), page });
+  const ok = check('General Liability', l, policy({ liability: occ, liabilityAggregate: agg(2_000_000) }));
+  t.is(ok.status, 'pass');
+  t.is(ok.leaseRequired, '$1,000,000 minimum; $2,000,000 aggregate');
+  const short = check('General Liability', l, policy({ liability: occ, liabilityAggregate: agg(1_000_000) }));
+  t.is(short.status, 'fail');
+  t.regex(short.gap ?? '', /general aggregate is \$1,000,000, below the \$2,000,000 the lease requires \(short by \$1,000,000\)/);
+  const unseen = check('General Liability', l, policy({ liability: occ }));
+  t.is(unseen.status, 'warning');
+  t.regex(unseen.gap ?? '', /does not show the aggregate/);
+  const badOcr = compare(l, policy({ liability: occ, liabilityAggregate: agg(2_000_000, 2) }), { asOf: '2026-02-15', uncertainPages: { lease: [], insurance: [2] } }).find(
+    (x) => x.field === 'General Liability',
+  )!;
+  t.is(badOcr.status, 'warning');
+  t.regex(badOcr.gap ?? '', /aggregate was read by OCR with low confidence on page 2/);
+  // The per-occurrence shortfall is still the fail it was.
+  t.is(check('General Liability', l, policy({ liability: limit(500_000), liabilityAggregate: agg(2_000_000) })).status, 'fail');
 });
 
 test('Property Damage: at or above passes, below fails, not shown is a warning', (t) => {
@@ -254,13 +277,28 @@ test('never a pass without evidence: a met requirement whose insurance value has
   }).find((x) => x.field === 'General Liability')!;
   t.is(lowOcr.status, 'warning');
   t.regex(lowOcr.gap ?? '', /low confidence on page 1/);
-  // A requirement stated on a low-confidence lease page is uncertain too; a "Not required" pass is left alone.
+  // A requirement stated on a low-confidence lease page is uncertain too, and so is "Not required": the page read
+  // badly may hold the requirement.
   const lowLease = compare(l, policy({ liability: limit(300000, 'Personal Liability') }), {
     asOf: '2026-02-15',
     uncertainPages: { lease: [2], insurance: [] },
   });
   t.is(lowLease.find((x) => x.field === 'General Liability')!.status, 'warning');
-  t.is(lowLease.find((x) => x.field === 'Auto Liability')!.status, 'pass');
+  const auto = lowLease.find((x) => x.field === 'Auto Liability')!;
+  t.is(auto.status, 'warning');
+  t.regex(auto.gap ?? '', /page 2 was read by OCR with low confidence; that it is not required is uncertain/);
+  t.true(restsOnUncertainFact(auto));
+  // With every lease page read well, "Not required" passes.
+  t.is(check('Auto Liability', l, policy()).status, 'pass');
+});
+
+test('never a pass on a limit the lease states on a low-confidence page away from its clause (by reference or past a page break)', (t) => {
+  const l = lease({ requirements: { liability: req('liability', 1000000, { page: 3, amountSource: { page: 1, text: 'Liability: $1,000,000', how: 'reference' } }) } });
+  const p = policy({ liability: limit(2000000, 'Each Occurrence') });
+  t.is(compare(l, p, { asOf: '2026-02-15', uncertainPages: { lease: [], insurance: [] } }).find((x) => x.field === 'General Liability')!.status, 'pass');
+  const low = compare(l, p, { asOf: '2026-02-15', uncertainPages: { lease: [1], insurance: [] } }).find((x) => x.field === 'General Liability')!;
+  t.is(low.status, 'warning');
+  t.regex(low.gap ?? '', /limit was read by OCR with low confidence on page 1/);
 });
 
 test('Policy Period: a commencement or expiration the lease sets by a rule is a warning quoting the rule, never a pass', (t) => {
