@@ -102,7 +102,8 @@ function limitCheck(field: ComparisonField, kind: RequirementKind, pick: (i: Ins
         `Ask the tenant's insurer to confirm the ${label} limit is at least ${money(need)}.`,
       );
     }
-    if (l.value >= need) return kind === 'liability' && r.aggregate ? aggregateCheck(field, r, ins, reqText, cov, ctx) : item(field, reqOf(r, reqText), cov, 'pass', null);
+    if (l.value >= need)
+      return kind === 'liability' && r.aggregate ? aggregateCheck(field, r, ins, reqText, cov, ctx) : item(field, reqOf(r, reqText), cov, 'pass', null);
     return item(
       field,
       reqOf(r, reqText),

@@ -137,7 +137,10 @@ export function inlineEntries(pages: PageText[]): LabelledEntry[] {
   const out: LabelledEntry[] = [];
   const wanted = (l: string) => KNOWN_LABEL.test(l) || START_LABEL.test(l) || END_LABEL.test(l) || PREMISES_LABEL.test(l);
   for (const p of pages) {
-    const text = p.lines.map((l) => l.text.trim()).join(' ').replace(/\s+/g, ' ');
+    const text = p.lines
+      .map((l) => l.text.trim())
+      .join(' ')
+      .replace(/\s+/g, ' ');
     for (const m of text.matchAll(INLINE_ITEM)) {
       const label = m[1].trim().replace(/,$/, '');
       if (!wanted(label)) continue;
@@ -460,7 +463,8 @@ function ownItem(before: string): string {
   return before.slice(from);
 }
 /** A coverage the landlord may ask for later: whether it is required is not settled by the lease's words. */
-const ON_REQUEST = /\bLandlord\s+may\s+(?:\w+\s+){0,5}?(?:require|request|demand)\b|\b(?:if|when|upon being)\s+(?:so\s+)?(?:requested|required)\s+by\s+Landlord\b|\bat\s+Landlord['’]s\s+(?:request|option|election)\b/i;
+const ON_REQUEST =
+  /\bLandlord\s+may\s+(?:\w+\s+){0,5}?(?:require|request|demand)\b|\b(?:if|when|upon being)\s+(?:so\s+)?(?:requested|required)\s+by\s+Landlord\b|\bat\s+Landlord['’]s\s+(?:request|option|election)\b/i;
 /** A coverage only permitted, not required ("may be maintained under an umbrella policy"). */
 const PERMITTED = /\bmay\b(?![^.;]*\b(?:shall|must)\b)/i;
 /** Amounts incorporated by reference: "at least equal to the limits set forth in Section 1.1". */
@@ -501,7 +505,8 @@ function amountFor(text: string, at: number, kind: RequirementKind): { amount: n
     m.lastIndex = 12;
     let hit = m.exec(after);
     // "claims for bodily injury or death or property damage" is what a liability cover covers, not a coverage of its own.
-    while (hit && k === 'propertyDamage' && kind !== 'propertyDamage' && SCOPE_OF_LIABILITY.test(after.slice(Math.max(0, hit.index - 50), hit.index))) hit = m.exec(after);
+    while (hit && k === 'propertyDamage' && kind !== 'propertyDamage' && SCOPE_OF_LIABILITY.test(after.slice(Math.max(0, hit.index - 50), hit.index)))
+      hit = m.exec(after);
     if (hit && hit.index < stop && hit.index > 10) stop = hit.index;
   }
   const inWindow = limitsIn(after.slice(0, stop));
@@ -513,7 +518,8 @@ function amountFor(text: string, at: number, kind: RequirementKind): { amount: n
 }
 
 /** Another coverage's name around "liability insurance": "automobile liability insurance", "employers liability". */
-const OTHER_LIABILITY = /\b(?:auto(?:mobile)?|(?:motor\s+)?vehicle|umbrella|excess|professional|pollution|environmental|employer['’]?s['’]?|liquor|cyber|product)\s+$/i;
+const OTHER_LIABILITY =
+  /\b(?:auto(?:mobile)?|(?:motor\s+)?vehicle|umbrella|excess|professional|pollution|environmental|employer['’]?s['’]?|liquor|cyber|product)\s+$/i;
 const GLOBAL = new Map<RegExp, RegExp>();
 /** The first words in a text naming the requirement: for liability, not those of another coverage's name. */
 function termIn(kind: RequirementKind, re: RegExp, text: string): RegExpExecArray | null {
@@ -551,7 +557,11 @@ function requirements(all: Clause[], entries: LabelledEntry[]): Partial<Record<R
       if (!m) continue;
       // "subrogation" alone counts only as a mutual waiver clause.
       // A heading ("Insurance, Subrogation, and Waiver of Claims") states no duty.
-      if (kind === 'waiverOfSubrogation' && /^subrogation$/i.test(m[0]) && !(/\bwaiv(?:e|es|ed|ing)\b/i.test(c.text) || (/waive/i.test(c.text) && OBLIGATION.test(c.text))))
+      if (
+        kind === 'waiverOfSubrogation' &&
+        /^subrogation$/i.test(m[0]) &&
+        !(/\bwaiv(?:e|es|ed|ing)\b/i.test(c.text) || (/waive/i.test(c.text) && OBLIGATION.test(c.text)))
+      )
         continue;
       // A coverage named as where another requirement applies ("as additional insureds under all liability, excess
       // and umbrella policies") is not itself required.
@@ -624,7 +634,10 @@ function requirements(all: Clause[], entries: LabelledEntry[]): Partial<Record<R
         }
       }
       const statutory =
-        kind === 'workersComp' && /statutory|statutes|required by (?:applicable\s+)?(?:state\s+)?law|as required by|in the amount,? if any,? required|in amounts required by/i.test(c.text);
+        kind === 'workersComp' &&
+        /statutory|statutes|required by (?:applicable\s+)?(?:state\s+)?law|as required by|in the amount,? if any,? required|in amounts required by/i.test(
+          c.text,
+        );
       // The first clause wins unless a later one gives the amount the first lacked.
       // (A coverage the landlord only may ask for gives way to a clause that requires it.)
       const onRequest = out[kind] && !out[kind]!.required && !!out[kind]!.uncertain && !negated;

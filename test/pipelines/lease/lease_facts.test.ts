@@ -428,7 +428,14 @@ test('never a false pass: a lease with a page OCR read with low confidence gives
   ];
   const scanned = { ...page(2, ['Tenant shall ma1ntain aut0 l1ab1l1ty 1nsurance of $50O,00O']), source: 'ocr' as const, confidence: 0.41 };
   const docOf = (pages: PageText[]) =>
-    ({ pages, pageCount: pages.length, method: 'mixed', errors: [], status: 'success', sniffed: { mime: 'application/pdf', bytes: 1 } }) as unknown as DocumentText;
+    ({
+      pages,
+      pageCount: pages.length,
+      method: 'mixed',
+      errors: [],
+      status: 'success',
+      sniffed: { mime: 'application/pdf', bytes: 1 },
+    }) as unknown as DocumentText;
   const ins = (l: ReturnType<typeof leaseStage>) =>
     ({
       document: { ...l.document, lowConfidencePages: [] },
@@ -476,7 +483,10 @@ test('never a false pass: a lease with a page OCR read with low confidence gives
   t.true(r.summary.uncertain >= 5);
 
   // A page OCR could not read at all (it failed there, or was off for a page without a text layer) is no evidence either.
-  for (const errors of [[{ stage: 'ocr', page: 2, message: 'the OCR engine failed on this page' }], [{ stage: 'ocr', message: 'OCR is off; 1 page(s) without a text layer were not read' }]]) {
+  for (const errors of [
+    [{ stage: 'ocr', page: 2, message: 'the OCR engine failed on this page' }],
+    [{ stage: 'ocr', message: 'OCR is off; 1 page(s) without a text layer were not read' }],
+  ]) {
     const blank = { ...page(2, []), source: 'empty' as const, confidence: 0 };
     const u = leaseStage({ ...docOf([page(1, lines), blank]), errors } as unknown as DocumentText);
     t.deepEqual(u.document.unreadPages, [2]);

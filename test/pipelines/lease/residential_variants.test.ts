@@ -36,8 +36,7 @@ for (const seed of SEEDS) {
       const r = await analyzePair(bytes['lease.pdf'], bytes['insurance.pdf'], { asOf: expected.as_of });
       const s = scoreAnalysis(expected, r);
       for (const m of s.misses) misses.push(`${p.name} ${m.what}: expected ${JSON.stringify(m.expected)} got ${JSON.stringify(m.got)}`);
-      for (const f of comparisonFields)
-        if (expected.statuses[f] !== 'pass' && r.comparison.find((c) => c.field === f)?.status === 'pass') falsePasses++;
+      for (const f of comparisonFields) if (expected.statuses[f] !== 'pass' && r.comparison.find((c) => c.field === f)?.status === 'pass') falsePasses++;
     }
     t.deepEqual(misses, []);
     t.is(falsePasses, 0);

@@ -133,9 +133,10 @@ test('General Liability with an aggregate: per occurrence and aggregate compared
   const unseen = check('General Liability', l, policy({ liability: occ }));
   t.is(unseen.status, 'warning');
   t.regex(unseen.gap ?? '', /does not show the aggregate/);
-  const badOcr = compare(l, policy({ liability: occ, liabilityAggregate: agg(2_000_000, 2) }), { asOf: '2026-02-15', uncertainPages: { lease: [], insurance: [2] } }).find(
-    (x) => x.field === 'General Liability',
-  )!;
+  const badOcr = compare(l, policy({ liability: occ, liabilityAggregate: agg(2_000_000, 2) }), {
+    asOf: '2026-02-15',
+    uncertainPages: { lease: [], insurance: [2] },
+  }).find((x) => x.field === 'General Liability')!;
   t.is(badOcr.status, 'warning');
   t.regex(badOcr.gap ?? '', /aggregate was read by OCR with low confidence on page 2/);
   // The per-occurrence shortfall is still the fail it was.
@@ -293,7 +294,9 @@ test('never a pass without evidence: a met requirement whose insurance value has
 });
 
 test('never a pass on a limit the lease states on a low-confidence page away from its clause (by reference or past a page break)', (t) => {
-  const l = lease({ requirements: { liability: req('liability', 1000000, { page: 3, amountSource: { page: 1, text: 'Liability: $1,000,000', how: 'reference' } }) } });
+  const l = lease({
+    requirements: { liability: req('liability', 1000000, { page: 3, amountSource: { page: 1, text: 'Liability: $1,000,000', how: 'reference' } }) },
+  });
   const p = policy({ liability: limit(2000000, 'Each Occurrence') });
   t.is(compare(l, p, { asOf: '2026-02-15', uncertainPages: { lease: [], insurance: [] } }).find((x) => x.field === 'General Liability')!.status, 'pass');
   const low = compare(l, p, { asOf: '2026-02-15', uncertainPages: { lease: [1], insurance: [] } }).find((x) => x.field === 'General Liability')!;
