@@ -2075,6 +2075,24 @@ AS $function$
 $function$;
 comment on function app_private.deliveries_to_send(p_delivery_ids bigint[]) is 'Pending deliveries of a send batch, joined to their endpoint.';
 
+CREATE OR REPLACE FUNCTION app_private.document_job_queue(p_task text, p_payload json)
+ RETURNS text
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+  select case when p_task like '%\_\_ocr' then 'scans:' else 'documents:' end || o.agency_id
+    from (
+      select x.agency_id from app_public.extractions x where x.id = (p_payload ->> 'extraction_id')::uuid
+      union all
+      select a.agency_id from app_public.analyses a where a.id = (p_payload ->> 'analysis_id')::uuid
+      union all
+      select d.agency_id from app_public.documents d where d.id = (p_payload ->> 'document_id')::uuid
+    ) o
+   limit 1
+$function$;
+comment on function app_private.document_job_queue(p_task text, p_payload json) is 'The graphile-worker queue of a document stage: scans:<agency> for OCR pages, documents:<agency> for every other stage (one running job per queue: the fair share of an agency). The agency comes from the payload''s extraction_id, analysis_id or document_id.';
+
 CREATE OR REPLACE FUNCTION app_private.emit_event(p_agency_id bigint, p_mode text, p_topic text, p_event_name text, p_data jsonb)
  RETURNS bigint
  LANGUAGE sql
@@ -2565,9 +2583,9 @@ CREATE OR REPLACE FUNCTION app_private.queue_analysis_job(p_task text, p_payload
  SET search_path TO ''
 AS $function$
   select graphile_worker.add_job(p_task, app_private.job_payload(p_payload::jsonb), job_key => p_key, job_key_mode => 'preserve_run_at',
-    priority => p_priority, max_attempts => 5)
+    priority => p_priority, max_attempts => 5, queue_name => app_private.document_job_queue(p_task, p_payload))
 $function$;
-comment on function app_private.queue_analysis_job(p_task text, p_payload json, p_key text, p_priority integer) is 'Queue one stage of the lease analysis chain once (job key; OCR pages at a larger priority number); the payload carries the request id.';
+comment on function app_private.queue_analysis_job(p_task text, p_payload json, p_key text, p_priority integer) is 'Queue one stage of the lease analysis chain once (job key; OCR pages at a larger priority number) in its agency''s queue (document_job_queue); the payload carries the request id.';
 
 CREATE OR REPLACE FUNCTION app_private.queue_deliveries(p_endpoint_id uuid, p_delivery_ids bigint[])
  RETURNS void
@@ -2601,9 +2619,9 @@ CREATE OR REPLACE FUNCTION app_private.queue_extraction_job(p_task text, p_paylo
  SET search_path TO ''
 AS $function$
   select graphile_worker.add_job(p_task, app_private.job_payload(p_payload::jsonb), job_key => p_key, job_key_mode => 'preserve_run_at',
-    priority => p_priority, max_attempts => 5)
+    priority => p_priority, max_attempts => 5, queue_name => app_private.document_job_queue(p_task, p_payload))
 $function$;
-comment on function app_private.queue_extraction_job(p_task text, p_payload json, p_key text, p_priority integer) is 'Queue one stage of the extraction chain once (job key; OCR pages at a larger priority number); the payload carries the request id.';
+comment on function app_private.queue_extraction_job(p_task text, p_payload json, p_key text, p_priority integer) is 'Queue one stage of the extraction chain once (job key; OCR pages at a larger priority number) in its agency''s queue (document_job_queue); the payload carries the request id.';
 
 CREATE OR REPLACE FUNCTION app_private.record_analysis_facts(p_analysis_id uuid, p_which text, p_facts jsonb)
  RETURNS void

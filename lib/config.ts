@@ -21,7 +21,14 @@ export const configSchema = z.object({
   TMP_DIR: z.string().min(1).optional(),
   EMBEDDED_PG_PORT: intIn(1024, 65535).default(54329),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  /** Jobs at once per worker process besides documents: webhook retries, event fan-out, housekeeping. */
   WORKER_CONCURRENCY: intIn(1, 64).default(2),
+  /** Text stages of documents at once per worker process (read, extract, complete, compare), in a runner of their own. */
+  DOCUMENT_CONCURRENCY: intIn(1, 64).default(2),
+  /** OCR pages at once per worker process, in a runner of their own (an agency runs one page at a time, DESIGN.md). */
+  OCR_CONCURRENCY: intIn(1, 64).default(2),
+  /** Webhook first attempts in flight at once per worker process (the send loop), apart from every job. */
+  WEBHOOK_CONCURRENCY: intIn(1, 1024).default(64),
   /** A worker process whose heartbeats stop this long is presumed dead and its locked jobs are released to the others. */
   WORKER_STALE_AFTER_SECONDS: intIn(2, 3600).default(10),
   OAUTH_TOKEN_TTL_SECONDS: intIn(60, 86_400).default(3600),
