@@ -45,6 +45,11 @@ export const configSchema = z.object({
   MAX_UPLOAD_BYTES: intIn(1024, 100 * 1024 * 1024).default(10 * 1024 * 1024),
   /** Safety bound on a document's pages (a whole policy packet is read; no real one comes near it). */
   MAX_DOCUMENT_PAGES: intIn(1, 100_000).default(2000),
+  /**
+   * Wall-clock budget of one stage of a document's reading (its text layer; OCR of one page), in milliseconds: the
+   * worker running it is terminated at the deadline and the document ends failed (extraction_failed).
+   */
+  DOCUMENT_STAGE_BUDGET_MS: intIn(1, 3_600_000).default(180_000),
   /** Largest decoded image accepted for logos and pictures, in pixels (decompression-bomb guard). */
   MAX_IMAGE_PIXELS: intIn(1, 500_000_000).default(40_000_000),
   LLM_BASE_URL: z.url().optional(),
