@@ -63,9 +63,6 @@ test('one agency’s queued scans do not hold another agency’s text upload: it
   });
   await eventually(async () => (await statuses(b.agencyId)).every((s) => s === 'completed' || s === 'partial'), 90_000, 'B’s extraction');
   const aStatuses = await statuses(a.agencyId);
-  t.true(
-    aStatuses.filter((s) => s === 'queued').length >= 5,
-    `A's scans were still waiting to be read when B's upload finished: ${aStatuses.join(', ')}`,
-  );
+  t.true(aStatuses.filter((s) => s === 'queued').length >= 5, `A's scans were still waiting to be read when B's upload finished: ${aStatuses.join(', ')}`);
   t.false(aStatuses.includes('completed'), 'no scan of A had finished');
 });
