@@ -24,9 +24,14 @@ export const configSchema = z.object({
   /** Jobs at once per worker process besides documents: webhook retries, event fan-out, housekeeping. */
   WORKER_CONCURRENCY: intIn(1, 64).default(2),
   /** Text stages of documents at once per worker process (read, extract, complete, compare), in a runner of their own. */
-  DOCUMENT_CONCURRENCY: intIn(1, 64).default(2),
-  /** OCR pages at once per worker process, in a runner of their own (an agency runs one page at a time, DESIGN.md). */
-  OCR_CONCURRENCY: intIn(1, 64).default(2),
+  DOCUMENT_CONCURRENCY: intIn(1, 64).default(3),
+  /** OCR pages at once per worker process, in a runner of their own. */
+  OCR_CONCURRENCY: intIn(1, 64).default(3),
+  /**
+   * Document jobs of each kind (text stages, OCR pages) one agency runs at once across all workers (its own queues):
+   * keep it under DOCUMENT_CONCURRENCY and OCR_CONCURRENCY so other agencies find a slot. One value everywhere.
+   */
+  DOCUMENT_JOBS_PER_AGENCY: intIn(1, 64).default(2),
   /** Webhook first attempts in flight at once per worker process (the send loop), apart from every job. */
   WEBHOOK_CONCURRENCY: intIn(1, 1024).default(64),
   /** A worker process whose heartbeats stop this long is presumed dead and its locked jobs are released to the others. */

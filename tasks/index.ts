@@ -6,7 +6,7 @@ import pg from 'pg';
 import { forgetOldHeartbeats, recordWorkerHeartbeats, releaseDeadWorkers, staleLockingWorkers } from '../db/queries/maintenance.ts';
 import type { Logger } from '../lib/log.ts';
 import { createMetrics } from '../lib/metrics.ts';
-import { setSessionRequestId } from '../db/queries/jobs.ts';
+import { setDocumentFairShare, setSessionRequestId } from '../db/queries/jobs.ts';
 import { closeDeliveryConnections } from '../pipelines/webhooks/deliver.ts';
 import type { TaskDeps } from './context.ts';
 import { heartbeatIntervalMs, workerPreset } from './liveness.ts';
@@ -200,6 +200,8 @@ export async function startWorker(
   // The local queue locks the jobs it fetches in the pool's name, so the pool says it is alive too.
   events.on('pool:create', ({ workerPool }) => workerIds.add(workerPool.id));
   events.on('pool:release', ({ workerPool }) => workerIds.delete(workerPool.id));
+  // How many queues of each kind an agency's document jobs are spread over (app_private.document_job_queue).
+  await setDocumentFairShare(pool, opts.deps.cfg.DOCUMENT_JOBS_PER_AGENCY);
   const kinds = tasksByKind(only(createTaskList(opts.deps), opts.only));
   const common = { events, noHandleSignals: true, pollInterval: opts.pollInterval ?? 1000, logger };
   const runners: Runner[] = [];

@@ -38,31 +38,38 @@ test('one agency’s queued scans do not hold another agency’s text upload: it
   const b = await agency();
   const scan = policyFixture('cgl_keystone_scan.pdf');
   // A's burst is queued first: with one queue for every job, all of its reads would run before B's.
-  for (let i = 0; i < 10; i++) t.is((await upload(svc, a.key, a.ownerId, scan, `scan-${i}.pdf`)).status, 200);
+  for (let i = 0; i < 20; i++) t.is((await upload(svc, a.key, a.ownerId, scan, `scan-${i}.pdf`)).status, 200);
   const r = await upload(svc, b.key, b.ownerId, policyFixture('auto_acme_mutual.pdf'), 'text.pdf');
   t.is(r.status, 200, r.text);
+  // Each agency's document jobs wait in its own queues: two of them (DOCUMENT_JOBS_PER_AGENCY, default 2), by job key.
   const jobs = await svc.tdb.db.owner.query<{ queue_name: string | null; n: number }>(
     'select queue_name, count(*)::int n from graphile_worker.jobs group by 1 order by 1',
   );
+  const queues = Object.fromEntries(jobs.rows.map((r) => [r.queue_name, r.n]));
   t.deepEqual(
-    jobs.rows,
-    [
-      { queue_name: `documents:${a.agencyId}`, n: 10 },
-      { queue_name: `documents:${b.agencyId}`, n: 1 },
-    ],
-    'each agency’s document jobs wait in its own queue',
+    Object.keys(queues)
+      .filter((q) => q.startsWith(`documents:${a.agencyId}:`))
+      .sort(),
+    [`documents:${a.agencyId}:0`, `documents:${a.agencyId}:1`],
+  );
+  t.is(queues[`documents:${a.agencyId}:0`] + queues[`documents:${a.agencyId}:1`], 20);
+  t.is(Object.keys(queues).filter((q) => q.startsWith(`documents:${b.agencyId}:`)).length, 1);
+  t.is(
+    jobs.rows.reduce((n, r) => n + r.n, 0),
+    21,
+    'no job outside them',
   );
 
+  // The default settings: three document slots, two of them at most for one agency.
   worker = await startWorker(svc.tdb.db.owner, {
     concurrency: 2,
-    documentConcurrency: 2,
-    ocrConcurrency: 1,
     log: svc.deps.log,
     deps: { cfg: svc.deps.cfg, log: svc.deps.log, secretKey: svc.deps.secretKey, blobs: svc.deps.blobs },
     pollInterval: 100,
   });
   await eventually(async () => (await statuses(b.agencyId)).every((s) => s === 'completed' || s === 'partial'), 90_000, 'B’s extraction');
   const aStatuses = await statuses(a.agencyId);
-  t.true(aStatuses.filter((s) => s === 'queued').length >= 5, `A's scans were still waiting to be read when B's upload finished: ${aStatuses.join(', ')}`);
+  // With one queue for every job, all twenty reads of A would have started before B's.
+  t.true(aStatuses.includes('queued'), `A's scans were still waiting to be read when B's upload finished: ${aStatuses.join(', ')}`);
   t.false(aStatuses.includes('completed'), 'no scan of A had finished');
 });
