@@ -147,6 +147,8 @@ export async function run(ctx: BenchContext): Promise<void> {
   // 4. Another agency's one-page text uploads, one after another, while this agency's burst of scans waits.
   const other = await seedWithHook(`bench-extract-other-${Date.now()}`);
   const nBurst = ctx.quick ? 10 : 20;
+  let peakRss = process.memoryUsage.rss();
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 200);
   const burst: string[] = [];
   for (let i = 0; i < nBurst; i++) burst.push(await uploadOne(read(scans[i % scans.length]), `burst${i}.pdf`));
   const neighbour: string[] = [];
@@ -162,6 +164,8 @@ export async function run(ctx: BenchContext): Promise<void> {
     `${`another agency's 1-page text PDFs beside a burst of ${nBurst} scans (${neighbour.length})`.padEnd(58)} upload→webhook p50 ${fmt(percentile(ln, 50) / 1000, 2)} s   p99 ${fmt(percentile(ln, 99) / 1000, 2)} s   (alone: p50 ${fmt(percentile(la, 50) / 1000, 2)} s; the burst's scans not yet delivered: ${backlog.join(', ')} of ${nBurst})\n`,
   );
   await waitAll(burst);
+  clearInterval(sampler);
+  process.stdout.write(`${'peak RSS of this process (API, worker, PDF and OCR workers) during the burst'.padEnd(58)} ${fmt(peakRss / 2 ** 20, 0)} MB\n`);
 
   // Peer: the engine in process on the same files, one at a time per "worker", no HTTP, queue or database.
   const opts = engineOptions(cfg);

@@ -4,7 +4,7 @@
 import test from 'ava';
 import type { Runner } from 'graphile-worker';
 import { closeDocumentPools } from '../../pipelines/documents/index.ts';
-import { startWorker } from '../../tasks/index.ts';
+import { createTaskList, startWorker, tasksByKind } from '../../tasks/index.ts';
 import { policyFixture, upload } from '../helpers/extraction.ts';
 import { startService, type TestService } from '../helpers/server.ts';
 import { eventually } from '../helpers/worker.ts';
@@ -72,4 +72,13 @@ test('one agency’s queued scans do not hold another agency’s text upload: it
   // With one queue for every job, all twenty reads of A would have started before B's.
   t.true(aStatuses.includes('queued'), `A's scans were still waiting to be read when B's upload finished: ${aStatuses.join(', ')}`);
   t.false(aStatuses.includes('completed'), 'no scan of A had finished');
+});
+
+test('every task of a document’s work runs in a document runner, OCR pages in the scans runner', (t) => {
+  const kinds = tasksByKind(createTaskList({ cfg: svc.deps.cfg, log: svc.deps.log, secretKey: svc.deps.secretKey }));
+  const documentWork = /^(documents|extractions|analyses|readings)__/;
+  for (const name of Object.keys(kinds.general)) t.false(documentWork.test(name) && name !== 'documents__expire', `${name} runs beside webhooks`);
+  for (const name of Object.keys(kinds.scans)) t.regex(name, /__ocr$/);
+  t.true(Object.keys(kinds.documents).includes('documents__read'));
+  t.true(Object.keys(kinds.scans).includes('documents__ocr'));
 });
