@@ -1,4 +1,5 @@
-// The task list and cron schedule of the graphile-worker runner. One task per file, named <noun>__<verb>.
+// The task list, the cron schedule and the graphile-worker runners of each kind of work. One task per file, named
+// <noun>__<verb>.
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { parseCronItems, run, type JobHelpers, type Runner, type RunnerOptions, type Task, type TaskList, type WorkerEvents } from 'graphile-worker';
@@ -225,8 +226,8 @@ export async function startWorker(
       concurrency: opts.concurrency,
       preset: { worker: workerPreset(opts.concurrency) },
     });
-    // Document jobs run in their agency's named queue (0025), one at a time each: fetched one by one, since
-    // graphile-worker's local queue fetches in batches that can hold two jobs of one queue (graphile/worker#621).
+    // Document jobs wait in their agency's named queues (0025), each running one job at a time: fetched one by one,
+    // since graphile-worker's local queue fetches in batches that can hold two jobs of one queue (graphile/worker#621).
     // Their own cron list is empty: the general runner schedules.
     const documentConcurrency = opts.documentConcurrency ?? opts.deps.cfg.DOCUMENT_CONCURRENCY;
     const ocrConcurrency = opts.ocrConcurrency ?? opts.deps.cfg.OCR_CONCURRENCY;
