@@ -2,6 +2,7 @@
 // signed client-submission received by a local webhook receiver. Prints
 //  - extraction jobs per minute for text PDFs and for scanned PDFs, and upload → webhook latency p50/p99
 //  - text documents' latency while scans are queued ahead of them (OCR pages run at a lower priority)
+//  - another agency's text uploads while one agency's burst of scans waits (each agency's own queues), beside that backlog
 //  - peer: the same documents through extractDocument() in process (no HTTP, queue or database) in this run
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -66,26 +67,31 @@ export async function run(ctx: BenchContext): Promise<void> {
   step('app listening');
   const runner = await startWorker(db.owner, { concurrency: 2, log, deps: { cfg, log, secretKey, blobs }, pollInterval: 200 });
 
-  const { agencyId, agentId, oauthClientId } = await seedAgency(db, `bench-extract-${Date.now()}`);
-  const apiKey = `svc_test_${randomBytes(20).toString('hex')}`;
-  await withIdentity(db, { role: 'owner', agencyId, agentId }, (c) =>
-    c.query(`select app_public.create_api_key($1, 'bench', 'test', 'admin', $2, 'svc_test_bnch', 'bnch')`, [agencyId, hashToken(apiKey)]),
-  );
-  await withIdentity(db, { role: 'oauth_client', oauthClientId }, (c) =>
-    c.query(`select app_public.set_agency_plan($1, 'enterprise', 100000, 1000000)`, [agencyId]),
-  );
-  await db.owner.query(
-    `insert into app_public.webhook_endpoints (agency_id, kind, topic, staging_url, secret_ciphertext) values ($1, 'topic', 'client-submission', $2, $3)`,
-    [agencyId, hookUrl, encryptSecret(secretKey, newSigningSecret())],
-  );
+  /** An agency with an API key and its client-submission endpoint at the receiver. */
+  const seedWithHook = async (name: string) => {
+    const { agencyId, agentId, oauthClientId } = await seedAgency(db, name);
+    const apiKey = `svc_test_${randomBytes(20).toString('hex')}`;
+    await withIdentity(db, { role: 'owner', agencyId, agentId }, (c) =>
+      c.query(`select app_public.create_api_key($1, 'bench', 'test', 'admin', $2, 'svc_test_bnch', 'bnch')`, [agencyId, hashToken(apiKey)]),
+    );
+    await withIdentity(db, { role: 'oauth_client', oauthClientId }, (c) =>
+      c.query(`select app_public.set_agency_plan($1, 'enterprise', 100000, 1000000)`, [agencyId]),
+    );
+    await db.owner.query(
+      `insert into app_public.webhook_endpoints (agency_id, kind, topic, staging_url, secret_ciphertext) values ($1, 'topic', 'client-submission', $2, $3)`,
+      [agencyId, hookUrl, encryptSecret(secretKey, newSigningSecret())],
+    );
+    return { agentId, apiKey };
+  };
+  const { agentId, apiKey } = await seedWithHook(`bench-extract-${Date.now()}`);
 
   step('seeded');
   const uploadedAt = new Map<string, number>();
-  async function uploadOne(bytes: Buffer, name: string): Promise<string> {
+  async function uploadOne(bytes: Buffer, name: string, as = { agentId, apiKey }): Promise<string> {
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(bytes)]), name);
     const t0 = performance.now();
-    const r = await fetch(`${base}/api/v1/${agentId}/policy/extract`, { method: 'POST', headers: { 'x-api-key': apiKey }, body: form });
+    const r = await fetch(`${base}/api/v1/${as.agentId}/policy/extract`, { method: 'POST', headers: { 'x-api-key': as.apiKey }, body: form });
     const body = (await r.json()) as { document_id: string; parsing_status: string };
     if (r.status !== 200) throw new Error(`upload failed: ${JSON.stringify(body)}`);
     uploadedAt.set(body.document_id, t0);
@@ -137,6 +143,29 @@ export async function run(ctx: BenchContext): Promise<void> {
     `${`text PDFs uploaded behind ${nScan} queued scans (${behind.length})`.padEnd(58)} upload→webhook p50 ${fmt(percentile(lb, 50) / 1000, 2)} s   p99 ${fmt(percentile(lb, 99) / 1000, 2)} s   (alone: p50 ${fmt(percentile(la, 50) / 1000, 2)} s)\n`,
   );
   await waitAll(queuedScans);
+
+  // 4. Another agency's one-page text uploads, one after another, while this agency's burst of scans waits.
+  const other = await seedWithHook(`bench-extract-other-${Date.now()}`);
+  const nBurst = ctx.quick ? 10 : 20;
+  let peakRss = process.memoryUsage.rss();
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 200);
+  const burst: string[] = [];
+  for (let i = 0; i < nBurst; i++) burst.push(await uploadOne(read(scans[i % scans.length]), `burst${i}.pdf`));
+  const neighbour: string[] = [];
+  const backlog: number[] = [];
+  for (let i = 0; i < (ctx.quick ? 3 : 6); i++) {
+    const id = await uploadOne(read('auto_acme_mutual.pdf'), `n${i}.pdf`, other);
+    neighbour.push(id);
+    await waitAll([id]);
+    backlog.push(burst.filter((b) => !arrivals.has(b)).length);
+  }
+  const ln = latencies(neighbour);
+  process.stdout.write(
+    `${`another agency's 1-page text PDFs beside a burst of ${nBurst} scans (${neighbour.length})`.padEnd(58)} upload→webhook p50 ${fmt(percentile(ln, 50) / 1000, 2)} s   p99 ${fmt(percentile(ln, 99) / 1000, 2)} s   (alone: p50 ${fmt(percentile(la, 50) / 1000, 2)} s; the burst's scans not yet delivered: ${backlog.join(', ')} of ${nBurst})\n`,
+  );
+  await waitAll(burst);
+  clearInterval(sampler);
+  process.stdout.write(`${'peak RSS of this process (API, worker, PDF and OCR workers) during the burst'.padEnd(58)} ${fmt(peakRss / 2 ** 20, 0)} MB\n`);
 
   // Peer: the engine in process on the same files, one at a time per "worker", no HTTP, queue or database.
   const opts = engineOptions(cfg);

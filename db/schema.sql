@@ -119,6 +119,15 @@ comment on column app_private.deliveries_due.due_at is 'When the send loop may t
 comment on column app_private.deliveries_due.claimed_by is 'The send loop holding the claim (its id in app_private.worker_heartbeats): when that process stops beating, the worker heartbeat gives its claims back at once instead of after the lease.';
 comment on column app_private.deliveries_due.endpoint_id is 'The delivery''s endpoint (a copy of webhook_deliveries.endpoint_id), so a claim can pass over endpoints the send loop already holds enough of without reading each delivery; null on rows queued before 0018, which no endpoint skip holds back.';
 
+create table app_private.document_fair_share (
+  id boolean default true not null,
+  jobs_per_agency integer default 2 not null,
+  constraint document_fair_share_jobs_per_agency_check CHECK (jobs_per_agency >= 1 AND jobs_per_agency <= 64),
+  constraint document_fair_share_pkey PRIMARY KEY (id),
+  constraint one_row CHECK (id)
+);
+comment on table app_private.document_fair_share is 'One row: how many document jobs of each kind (text stages, OCR pages) one agency may run at once, as that many graphile-worker queues of its own (DOCUMENT_JOBS_PER_AGENCY, written by each worker at start).';
+
 create table app_private.document_pages (
   document_id uuid not null,
   page integer not null,
@@ -2316,6 +2325,26 @@ AS $function$
 $function$;
 comment on function app_private.deliveries_to_send(p_delivery_ids bigint[]) is 'Pending deliveries of a send batch, joined to their endpoint.';
 
+CREATE OR REPLACE FUNCTION app_private.document_job_queue(p_task text, p_payload json, p_key text)
+ RETURNS text
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+  select case when p_task like '%\_\_ocr' then 'scans:' else 'documents:' end || o.agency_id
+         || case when f.jobs_per_agency > 1 then ':' || (abs(hashtext(coalesce(p_key, p_payload::text))::bigint) % f.jobs_per_agency) else '' end
+    from (
+      select x.agency_id from app_public.extractions x where x.id = (p_payload ->> 'extraction_id')::uuid
+      union all
+      select a.agency_id from app_public.analyses a where a.id = (p_payload ->> 'analysis_id')::uuid
+      union all
+      select d.agency_id from app_public.documents d where d.id = (p_payload ->> 'document_id')::uuid
+    ) o
+    cross join app_private.document_fair_share f
+   limit 1
+$function$;
+comment on function app_private.document_job_queue(p_task text, p_payload json, p_key text) is 'The graphile-worker queue of a document stage: scans:<agency> for OCR pages, documents:<agency> for every other stage, with :<n> by the job key when an agency has several (document_fair_share); one running job per queue is the fair share of an agency. The agency comes from the payload''s extraction_id, analysis_id or document_id.';
+
 CREATE OR REPLACE FUNCTION app_private.emit_event(p_agency_id bigint, p_mode text, p_topic text, p_event_name text, p_data jsonb)
  RETURNS bigint
  LANGUAGE sql
@@ -2873,9 +2902,9 @@ CREATE OR REPLACE FUNCTION app_private.queue_document_job(p_task text, p_payload
  SET search_path TO ''
 AS $function$
   select graphile_worker.add_job(p_task, app_private.job_payload(p_payload::jsonb), job_key => p_key, job_key_mode => 'preserve_run_at',
-    priority => p_priority, max_attempts => 5)
+    priority => p_priority, max_attempts => 5, queue_name => app_private.document_job_queue(p_task, p_payload, p_key))
 $function$;
-comment on function app_private.queue_document_job(p_task text, p_payload json, p_key text, p_priority integer) is 'Queue one stage of a document''s work once (job key; OCR pages at a larger priority number); the payload carries the request id.';
+comment on function app_private.queue_document_job(p_task text, p_payload json, p_key text, p_priority integer) is 'Queue one stage of a document''s work once (job key; OCR pages at a larger priority number) in its agency''s queue (document_job_queue); the payload carries the request id.';
 
 CREATE OR REPLACE FUNCTION app_private.queue_extraction_job(p_task text, p_payload json, p_key text, p_priority integer DEFAULT 0)
  RETURNS void
@@ -3310,6 +3339,14 @@ begin
 end
 $function$;
 comment on function app_private.send_round(p_worker text, p_attempts jsonb, p_done bigint[], p_release bigint[], p_limit integer, p_lease interval, p_skip_endpoints uuid[], p_disable_after interval) is 'The send loop''s round: record attempts (record_delivery_attempts), forget finished claims, release unsent ones, and claim up to p_limit due deliveries for p_lease in the name of p_worker; one asynchronous commit.';
+
+CREATE OR REPLACE FUNCTION app_private.set_document_fair_share(p_jobs_per_agency integer)
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+  update app_private.document_fair_share set jobs_per_agency = p_jobs_per_agency where jobs_per_agency is distinct from p_jobs_per_agency
+$function$;
+comment on function app_private.set_document_fair_share(p_jobs_per_agency integer) is 'Record DOCUMENT_JOBS_PER_AGENCY: the number of queues of each kind of document work per agency, read by document_job_queue.';
 
 CREATE OR REPLACE FUNCTION app_private.start_analysis(p_lease jsonb, p_insurance jsonb, p_as_of date)
  RETURNS uuid

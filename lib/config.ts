@@ -21,7 +21,19 @@ export const configSchema = z.object({
   TMP_DIR: z.string().min(1).optional(),
   EMBEDDED_PG_PORT: intIn(1024, 65535).default(54329),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  /** Jobs at once per worker process besides documents: webhook retries, event fan-out, housekeeping. */
   WORKER_CONCURRENCY: intIn(1, 64).default(2),
+  /** Text stages of documents at once per worker process (read, extract, complete, compare), in a runner of their own. */
+  DOCUMENT_CONCURRENCY: intIn(1, 64).default(3),
+  /** OCR pages at once per worker process, in a runner of their own. */
+  OCR_CONCURRENCY: intIn(1, 64).default(3),
+  /**
+   * Document jobs of each kind (text stages, OCR pages) one agency runs at once across all workers (its own queues):
+   * keep it under DOCUMENT_CONCURRENCY and OCR_CONCURRENCY so other agencies find a slot. One value everywhere.
+   */
+  DOCUMENT_JOBS_PER_AGENCY: intIn(1, 64).default(2),
+  /** Webhook first attempts in flight at once per worker process (the send loop), apart from every job. */
+  WEBHOOK_CONCURRENCY: intIn(1, 1024).default(64),
   /** A worker process whose heartbeats stop this long is presumed dead and its locked jobs are released to the others. */
   WORKER_STALE_AFTER_SECONDS: intIn(2, 3600).default(10),
   OAUTH_TOKEN_TTL_SECONDS: intIn(60, 86_400).default(3600),
@@ -38,6 +50,11 @@ export const configSchema = z.object({
   MAX_UPLOAD_BYTES: intIn(1024, 100 * 1024 * 1024).default(10 * 1024 * 1024),
   /** Safety bound on a document's pages (a whole policy packet is read; no real one comes near it). */
   MAX_DOCUMENT_PAGES: intIn(1, 100_000).default(2000),
+  /**
+   * Wall-clock budget of one stage of a document's reading (its text layer; OCR of one page), in milliseconds: the
+   * worker running it is terminated at the deadline and the document ends failed (extraction_failed).
+   */
+  DOCUMENT_STAGE_BUDGET_MS: intIn(1, 3_600_000).default(180_000),
   /** Largest decoded image accepted for logos and pictures, in pixels (decompression-bomb guard). */
   MAX_IMAGE_PIXELS: intIn(1, 500_000_000).default(40_000_000),
   LLM_BASE_URL: z.url().optional(),

@@ -14,11 +14,20 @@ export interface TaskDeps {
   blobs?: BlobStore;
 }
 
-/** Extraction engine settings from the configuration: OCR engine, upload limits and the LLM when configured. */
+/** Extraction engine settings from the configuration: OCR engine, upload limits, the stage budget and the LLM when configured. */
 export function engineOptions(cfg: Config) {
   const llm = cfg.LLM_BASE_URL && cfg.LLM_MODEL ? { baseURL: cfg.LLM_BASE_URL, model: cfg.LLM_MODEL, apiKey: cfg.LLM_API_KEY } : undefined;
   const engine = cfg.OCR_ENGINE === 'tesseract-cli' ? { kind: 'tesseract-cli' as const, path: cfg.TESSERACT_PATH } : { kind: 'tesseract.js' as const };
-  return { llm, read: { maxBytes: cfg.MAX_UPLOAD_BYTES, maxPages: cfg.MAX_DOCUMENT_PAGES, maxImagePixels: cfg.MAX_IMAGE_PIXELS, ocr: { engine } } };
+  return {
+    llm,
+    read: {
+      maxBytes: cfg.MAX_UPLOAD_BYTES,
+      maxPages: cfg.MAX_DOCUMENT_PAGES,
+      maxImagePixels: cfg.MAX_IMAGE_PIXELS,
+      stageBudgetMs: cfg.DOCUMENT_STAGE_BUDGET_MS,
+      ocr: { engine },
+    },
+  };
 }
 
 /** The blob store of the tasks: the injected one, else the configured one. */

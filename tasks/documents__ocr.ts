@@ -32,8 +32,9 @@ export function documentsOcr(deps: TaskDeps): Task {
       deps.metrics?.ocrPages.inc({ engine: r.engine });
     } catch (err) {
       if (helpers.abortSignal?.aborted) throw err; // the page was not read; the job runs again
-      if (err instanceof DocumentError && work.content_type !== 'application/pdf') {
-        // An image is its one page: a refused image is a refused document.
+      if (err instanceof DocumentError && (work.content_type !== 'application/pdf' || err.reason === 'stage_budget')) {
+        // An image is its one page: a refused image is a refused document. A page past the stage's time budget
+        // ends the document (extraction_failed, with the reason), as a text stage past it does.
         await helpers.withPgClient((c) => failReading(c, document_id, failureCode(err), reader.failure(err), 'ocr'));
         return;
       }

@@ -1,12 +1,13 @@
-// The task list and cron schedule of the graphile-worker runner. One task per file, named <noun>__<verb>.
+// The task list, the cron schedule and the graphile-worker runners of each kind of work. One task per file, named
+// <noun>__<verb>.
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { parseCronItems, run, type JobHelpers, type Runner, type Task, type TaskList, type WorkerEvents } from 'graphile-worker';
-import type pg from 'pg';
+import { parseCronItems, run, type JobHelpers, type Runner, type RunnerOptions, type Task, type TaskList, type WorkerEvents } from 'graphile-worker';
+import pg from 'pg';
 import { forgetOldHeartbeats, recordWorkerHeartbeats, releaseDeadWorkers, staleLockingWorkers } from '../db/queries/maintenance.ts';
 import type { Logger } from '../lib/log.ts';
 import { createMetrics } from '../lib/metrics.ts';
-import { setSessionRequestId } from '../db/queries/jobs.ts';
+import { setDocumentFairShare, setSessionRequestId } from '../db/queries/jobs.ts';
 import { closeDeliveryConnections } from '../pipelines/webhooks/deliver.ts';
 import type { TaskDeps } from './context.ts';
 import { heartbeatIntervalMs, workerPreset } from './liveness.ts';
@@ -118,6 +119,31 @@ function only(tasks: TaskList, names: string[] | undefined): TaskList {
   return names ? Object.fromEntries(Object.entries(tasks).filter(([name]) => names.includes(name))) : tasks;
 }
 
+/** OCR pages: the scans runner's tasks. */
+export const SCAN_TASKS = new Set(['documents__ocr']);
+/** The other stages of a document's work: the documents runner's tasks. */
+export const DOCUMENT_TASKS = new Set([
+  'documents__read',
+  'extractions__extract',
+  'extractions__complete',
+  'analyses__facts',
+  'analyses__compare',
+]);
+
+/**
+ * The task list split by kind of work, each kind run by a runner of its own with its own concurrency, so no kind
+ * waits for slots another holds: OCR pages (scans), the other document stages (documents) and everything else
+ * (webhook retries, fan-out, housekeeping). Kinds with no task left are dropped.
+ */
+export function tasksByKind(tasks: TaskList): { general: TaskList; documents: TaskList; scans: TaskList } {
+  const pick = (keep: (name: string) => boolean) => Object.fromEntries(Object.entries(tasks).filter(([name]) => keep(name)));
+  return {
+    general: pick((n) => !SCAN_TASKS.has(n) && !DOCUMENT_TASKS.has(n)),
+    documents: pick((n) => DOCUMENT_TASKS.has(n)),
+    scans: pick((n) => SCAN_TASKS.has(n)),
+  };
+}
+
 export const cronItems = parseCronItems([
   { task: 'maintenance__purge', match: '17 * * * *', identifier: 'maintenance__purge' },
   { task: 'documents__expire', match: '41 * * * *', identifier: 'documents__expire' },
@@ -131,7 +157,12 @@ export const cronItems = parseCronItems([
 export async function startWorker(
   pool: pg.Pool,
   opts: {
+    /** Jobs at once besides documents (webhook retries, fan-out, housekeeping). */
     concurrency: number;
+    /** Text stages of documents at once (default DOCUMENT_CONCURRENCY). */
+    documentConcurrency?: number;
+    /** OCR pages at once (default OCR_CONCURRENCY). */
+    ocrConcurrency?: number;
     log: Logger;
     deps: TaskDeps;
     pollInterval?: number;
@@ -165,23 +196,62 @@ export async function startWorker(
   // The local queue locks the jobs it fetches in the pool's name, so the pool says it is alive too.
   events.on('pool:create', ({ workerPool }) => workerIds.add(workerPool.id));
   events.on('pool:release', ({ workerPool }) => workerIds.delete(workerPool.id));
-  const runner = await run({
-    events,
-    pgPool: pool,
-    taskList: only(createTaskList(opts.deps), opts.only),
-    parsedCronItems: opts.only ? [] : cronItems,
-    concurrency: opts.concurrency,
-    noHandleSignals: true,
-    pollInterval: opts.pollInterval ?? 1000,
-    logger,
-    preset: { worker: workerPreset(opts.concurrency) },
-  });
+  // How many queues of each kind an agency's document jobs are spread over (app_private.document_job_queue).
+  await setDocumentFairShare(pool, opts.deps.cfg.DOCUMENT_JOBS_PER_AGENCY);
+  const kinds = tasksByKind(only(createTaskList(opts.deps), opts.only));
+  const common = { events, noHandleSignals: true, pollInterval: opts.pollInterval ?? 1000, logger };
+  const runners: Runner[] = [];
+  const ownPools: pg.Pool[] = [];
+  // The document kinds get connections of their own (their jobs, the runner's LISTEN and fetches), so none waits
+  // for a connection another kind holds.
+  const poolOfKind = (concurrency: number) => {
+    const own = new pg.Pool({ ...pool.options, max: concurrency + 2, application_name: 'svc-worker-documents' });
+    own.on('error', () => {});
+    own.on('connect', (client) => client.on('error', () => {}));
+    ownPools.push(own);
+    return own;
+  };
+  const startKind = async (taskList: TaskList, options: Partial<RunnerOptions> & { pgPool: pg.Pool }) => {
+    if (Object.keys(taskList).length) runners.push(await run({ ...common, taskList, ...options }));
+  };
+  try {
+    await startKind(kinds.general, {
+      pgPool: pool,
+      parsedCronItems: opts.only ? [] : cronItems,
+      concurrency: opts.concurrency,
+      preset: { worker: workerPreset(opts.concurrency) },
+    });
+    // Document jobs wait in their agency's named queues (0025), each running one job at a time: fetched one by one,
+    // since graphile-worker's local queue fetches in batches that can hold two jobs of one queue (graphile/worker#621).
+    // Their own cron list is empty: the general runner schedules.
+    const documentConcurrency = opts.documentConcurrency ?? opts.deps.cfg.DOCUMENT_CONCURRENCY;
+    const ocrConcurrency = opts.ocrConcurrency ?? opts.deps.cfg.OCR_CONCURRENCY;
+    for (const [taskList, concurrency] of [
+      [kinds.documents, documentConcurrency],
+      [kinds.scans, ocrConcurrency],
+    ] as const) {
+      if (!Object.keys(taskList).length) continue;
+      await startKind(taskList, { pgPool: poolOfKind(concurrency), parsedCronItems: [], concurrency, preset: { worker: singleFetchPreset } });
+    }
+  } catch (err) {
+    await Promise.all(runners.map((r) => r.stop().catch(() => {})));
+    await Promise.all(ownPools.map((p) => p.end().catch(() => {})));
+    throw err;
+  }
+  const runner = combinedRunner(runners, events);
+  runner.promise.finally(() => Promise.all(ownPools.map((p) => p.end().catch(() => {})))).catch(() => {});
   // First attempts wait in app_private.deliveries_due (0015) until this loop sends them.
   // Its claims name it, and it beats with this process's workers, so a live process gives back a dead one's claims.
   const senderId = `send_loop_${randomUUID()}`;
   const sender =
     !opts.only || opts.only.includes('deliveries__send')
-      ? startSendLoop(pool, opts.deps, { intervalMs: opts.outboxPollInterval ?? 25, workerId: senderId })
+      ? startSendLoop(pool, opts.deps, {
+          intervalMs: opts.outboxPollInterval ?? 25,
+          workerId: senderId,
+          inFlight: opts.deps.cfg.WEBHOOK_CONCURRENCY,
+          // One endpoint takes at most half the slots (and no more than its kept-alive sockets).
+          perEndpoint: Math.min(32, Math.max(1, Math.ceil(opts.deps.cfg.WEBHOOK_CONCURRENCY / 2))),
+        })
       : null;
   if (sender) workerIds.add(senderId);
   // Events wait in the outbox (0014) until this poller fans them out; both stop before the runner does.
@@ -208,6 +278,25 @@ export async function startWorker(
       await poller?.stop();
       await sender?.stop();
       await runner.stop(reason);
+      await Promise.all(ownPools.map((p) => p.end().catch(() => {})));
+    },
+  };
+}
+
+/** Fetch one job per round trip and complete each at once: what named queues need to stay one job at a time. */
+const singleFetchPreset = { completeJobBatchDelay: -1, failJobBatchDelay: -1 };
+
+/** Several runners as one: one promise, stopped together, jobs added through the first. */
+function combinedRunner(runners: Runner[], events: WorkerEvents): Runner {
+  return {
+    events,
+    addJob: runners[0].addJob,
+    promise: Promise.all(runners.map((r) => r.promise)).then(() => {}),
+    stop: async (reason?: string) => {
+      await Promise.all(runners.map((r) => r.stop(reason)));
+    },
+    kill: async (reason?: string) => {
+      await Promise.all(runners.map((r) => r.kill(reason)));
     },
   };
 }

@@ -1,16 +1,28 @@
-// What one document may cost to decode, checked on its raw bytes before pdf.js opens it: a flate stream decoding past
-// MAX_STREAM_DECODED_BYTES, or a document whose flate streams decode past MAX_DOCUMENT_DECODED_BYTES together, is
-// refused (a decompression bomb: a few KB that pdf.js would inflate into hundreds of MB, all of it held at once).
-// Deflate expands at most 1032 to 1, so a stream is inflated here only when its compressed size could reach a limit:
-// an ordinary document is checked by arithmetic, a bomb by inflating it up to the limit and no further.
+// What one document may cost to decode, checked on its raw bytes before pdf.js opens it: a stream decoding past
+// MAX_STREAM_DECODED_BYTES, or a document whose streams decode past MAX_DOCUMENT_DECODED_BYTES together, is refused (a
+// decompression bomb: a few KB that pdf.js would inflate into hundreds of MB, all of it held at once). A stream's
+// filters are decoded in their order (/Filter [/ASCIIHexDecode /FlateDecode], /Filter [/FlateDecode /FlateDecode]):
+// each filter expands at most by its ratio (deflate 1032 to 1, LZW about 3641 to 1), so a stream is decoded here only
+// when its encoded size times its filters' ratios could reach a limit: an ordinary document is checked by arithmetic,
+// a bomb by decoding it up to the limit and no further. Image codecs (DCT, JPX, CCITT, JBIG2) end a chain: their pixels
+// have their own bound.
 import zlib from 'node:zlib';
 
 export const MAX_STREAM_DECODED_BYTES = 64 * 1024 * 1024;
 export const MAX_DOCUMENT_DECODED_BYTES = 1024 * 1024 * 1024;
-/** The most a deflate stream can expand (a 258-byte match in about two bits). */
-const DEFLATE_MAX_RATIO = 1032;
 /** How far back from `stream` its dictionary may start. */
 const DICT_WINDOW = 4096;
+
+/** The filters decoded here, by their names and abbreviations, and the most each can expand its input. */
+const FILTERS = {
+  FlateDecode: 1032, // a 258-byte match in about two bits
+  LZWDecode: Math.ceil((4096 * 8) / 9), // a code of at least 9 bits emits at most 4096 bytes
+  RunLengthDecode: 64, // two bytes repeat one byte 128 times
+  ASCIIHexDecode: 0.5,
+  ASCII85Decode: 0.8,
+} as const;
+type Filter = keyof typeof FILTERS;
+const ABBREVIATIONS: Record<string, Filter> = { Fl: 'FlateDecode', LZW: 'LZWDecode', RL: 'RunLengthDecode', AHx: 'ASCIIHexDecode', A85: 'ASCII85Decode' };
 
 export interface DecodeLimits {
   streamBytes: number;
@@ -30,8 +42,17 @@ export class DecodeLimitError extends Error {
   }
 }
 
-/** The flate streams of a PDF's raw bytes: where each one's data starts and ends. */
-function* flateStreams(b: Buffer): Generator<{ start: number; end: number }> {
+interface EncodedStream {
+  start: number;
+  end: number;
+  /** The filters decoded here, in decoding order, up to the first one that is not (an image codec). */
+  filters: Filter[];
+  /** LZW's EarlyChange (1 unless the dictionary says 0). */
+  earlyChange: 0 | 1;
+}
+
+/** The streams of a PDF's raw bytes that a filter of FILTERS encodes: where each one's data starts and ends. */
+function* encodedStreams(b: Buffer): Generator<EncodedStream> {
   let at = 0;
   for (;;) {
     const k = b.indexOf('stream', at, 'latin1');
@@ -45,37 +66,200 @@ function* flateStreams(b: Buffer): Generator<{ start: number; end: number }> {
     const dict = b.subarray(Math.max(0, k - DICT_WINDOW), k).toString('latin1');
     const open = dict.lastIndexOf('obj');
     const own = open >= 0 ? dict.slice(open) : dict;
-    if (!/\/FlateDecode\b/.test(own)) continue;
+    const filters = streamFilters(own);
+    if (!filters.length) continue;
     const end = b.indexOf('endstream', start, 'latin1');
-    yield { start, end: end < 0 ? b.length : end };
+    yield { start, end: end < 0 ? b.length : end, filters, earlyChange: /\/EarlyChange\s+0\b/.test(own) ? 0 : 1 };
     if (end > 0) at = end + 9;
   }
 }
 
-/** Throw a DecodeLimitError when a flate stream, or all of them together, would decode past the limits. */
+/** The /Filter of a stream dictionary (one name or an array), up to the first filter not decoded here. */
+function streamFilters(dict: string): Filter[] {
+  const m = /\/Filter\s*(\[[^\]]*\]|\/[A-Za-z0-9]+)/.exec(dict);
+  if (!m) return [];
+  const out: Filter[] = [];
+  for (const [, name] of m[1].matchAll(/\/([A-Za-z0-9]+)/g)) {
+    const f = name in FILTERS ? (name as Filter) : ABBREVIATIONS[name];
+    if (!f) break;
+    out.push(f);
+  }
+  return out;
+}
+
+/** Thrown by a decoder whose output passed its limit. */
+class OverLimit extends Error {}
+
+/** Decode one filter's data, at most `max` bytes (OverLimit past them). A corrupt input decodes as far as it goes. */
+function decodeFilter(f: Filter, data: Buffer, max: number, earlyChange: 0 | 1): Buffer {
+  switch (f) {
+    case 'FlateDecode':
+      try {
+        // Z_SYNC_FLUSH: a truncated stream (no end marker) is decoded as far as it goes, as pdf.js would.
+        return zlib.inflateSync(data, { maxOutputLength: max + 1, finishFlush: zlib.constants.Z_SYNC_FLUSH });
+      } catch (err) {
+        if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new OverLimit();
+        return Buffer.alloc(0); // not zlib data: pdf.js cannot inflate it either
+      }
+    case 'LZWDecode':
+      return lzwDecode(data, max, earlyChange);
+    case 'RunLengthDecode':
+      return runLengthDecode(data, max);
+    case 'ASCIIHexDecode': {
+      // Digits up to '>'; an odd last digit is followed by a 0.
+      const hex = data
+        .toString('latin1')
+        .replace(/>.*$/s, '')
+        .replace(/[^0-9a-fA-F]/g, '');
+      return Buffer.from(hex.length % 2 ? `${hex}0` : hex, 'hex');
+    }
+    case 'ASCII85Decode':
+      return ascii85Decode(data);
+  }
+}
+
+/** PDF's LZW (variable codes of 9 to 12 bits, 256 clears, 257 ends; EarlyChange widens a code early). */
+function lzwDecode(data: Buffer, max: number, earlyChange: 0 | 1): Buffer {
+  const prefix = new Int16Array(4096);
+  const suffix = new Uint8Array(4096);
+  const first = new Uint8Array(4096);
+  const length = new Uint16Array(4096);
+  for (let i = 0; i < 256; i++) {
+    prefix[i] = -1;
+    suffix[i] = first[i] = i;
+    length[i] = 1;
+  }
+  const chunks: Buffer[] = [];
+  let chunk = Buffer.allocUnsafe(1 << 16);
+  let used = 0;
+  let total = 0;
+  let next = 258;
+  let width = 9;
+  let prev = -1;
+  let acc = 0;
+  let bits = 0;
+  let pos = 0;
+  for (;;) {
+    while (bits < width && pos < data.length) {
+      acc = ((acc << 8) | data[pos++]) & 0xffffff;
+      bits += 8;
+    }
+    if (bits < width) break;
+    const code = (acc >>> (bits - width)) & ((1 << width) - 1);
+    bits -= width;
+    if (code === 256) {
+      next = 258;
+      width = 9;
+      prev = -1;
+      continue;
+    }
+    if (code === 257) break;
+    if (code > next || (code === next && prev < 0)) break; // corrupt: pdf.js stops here too
+    if (prev >= 0 && next < 4096) {
+      prefix[next] = prev;
+      suffix[next] = code === next ? first[prev] : first[code];
+      first[next] = first[prev];
+      length[next] = length[prev] + 1;
+      next++;
+    }
+    const n = length[code];
+    total += n;
+    if (total > max) throw new OverLimit();
+    if (used + n > chunk.length) {
+      chunks.push(chunk.subarray(0, used));
+      chunk = Buffer.allocUnsafe(Math.max(1 << 16, n));
+      used = 0;
+    }
+    for (let c = code, i = used + n - 1; c >= 0; c = prefix[c], i--) chunk[i] = suffix[c];
+    used += n;
+    prev = code;
+    if (next + earlyChange >= 1 << width && width < 12) width++;
+  }
+  chunks.push(chunk.subarray(0, used));
+  return Buffer.concat(chunks);
+}
+
+/** RunLengthDecode: a length byte 0-127 copies the next n+1 bytes, 129-255 repeats the next byte 257-n times, 128 ends. */
+function runLengthDecode(data: Buffer, max: number): Buffer {
+  let total = 0;
+  for (let i = 0; i < data.length;) {
+    const n = data[i];
+    if (n === 128) break;
+    total += n < 128 ? n + 1 : 257 - n;
+    i += n < 128 ? n + 2 : 2;
+  }
+  if (total > max) throw new OverLimit();
+  const out = Buffer.alloc(total);
+  let o = 0;
+  for (let i = 0; i < data.length && o < total;) {
+    const n = data[i];
+    if (n < 128) {
+      data.copy(out, o, i + 1, Math.min(i + 2 + n, data.length));
+      o += n + 1;
+      i += n + 2;
+    } else {
+      out.fill(data[i + 1] ?? 0, o, o + 257 - n);
+      o += 257 - n;
+      i += 2;
+    }
+  }
+  return out;
+}
+
+/** ASCII85Decode: groups of five characters '!'..'u' are four bytes, 'z' four zeros, '~>' ends. */
+function ascii85Decode(data: Buffer): Buffer {
+  const text = data.toString('latin1').replace(/~>.*$/s, '').replace(/\s/g, '');
+  const out: number[] = [];
+  let group: number[] = [];
+  const flush = (count: number) => {
+    while (group.length < 5) group.push(84);
+    const v = group.reduce((n, d) => n * 85 + d, 0);
+    for (let k = 0; k < count; k++) out.push((v >>> (24 - 8 * k)) & 0xff);
+    group = [];
+  };
+  for (const ch of text) {
+    if (ch === 'z' && group.length === 0) {
+      out.push(0, 0, 0, 0);
+      continue;
+    }
+    const d = ch.charCodeAt(0) - 33;
+    if (d < 0 || d > 84) break;
+    group.push(d);
+    if (group.length === 5) flush(4);
+  }
+  if (group.length > 1) flush(group.length - 1);
+  return Buffer.from(out);
+}
+
+/** Throw a DecodeLimitError when a stream, or all of them together, would decode past the limits. */
 export function checkDecodedSize(bytes: Uint8Array, limits: DecodeLimits = DEFAULT_DECODE_LIMITS): void {
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  // Each stream's size: known once inflated, else at most its bound.
-  const streams = [...flateStreams(b)].map((s) => ({ ...s, size: (s.end - s.start) * DEFLATE_MAX_RATIO, exact: false }));
-  const inflate = (s: (typeof streams)[number]) => {
+  // Each stream's size: known once decoded, else at most its bound (its encoded size times its filters' ratios).
+  const streams = [...encodedStreams(b)].map((s) => ({
+    ...s,
+    size: s.filters.reduce((n, f) => n * FILTERS[f], s.end - s.start),
+    exact: false,
+  }));
+  const decode = (s: (typeof streams)[number]) => {
     s.exact = true;
+    let data = b.subarray(s.start, s.end);
     try {
-      // Z_SYNC_FLUSH: a truncated stream (no end marker) is decoded as far as it goes, as pdf.js would.
-      s.size = zlib.inflateSync(b.subarray(s.start, s.end), { maxOutputLength: limits.streamBytes + 1, finishFlush: zlib.constants.Z_SYNC_FLUSH }).length;
+      for (const f of s.filters) data = decodeFilter(f, data, limits.streamBytes, s.earlyChange);
+      s.size = data.length;
     } catch (err) {
-      // Not zlib data (pdf.js cannot inflate it either, or another filter comes first): it decodes to nothing here.
-      s.size = (err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' ? limits.streamBytes + 1 : 0;
+      if (!(err instanceof OverLimit)) throw err;
+      s.size = limits.streamBytes + 1;
     }
     if (s.size > limits.streamBytes) throw new DecodeLimitError(`a stream decompresses to more than ${mib(limits.streamBytes)}`);
   };
-  for (const s of streams) if (s.size > limits.streamBytes) inflate(s);
+  for (const s of streams) if (s.size > limits.streamBytes) decode(s);
   // The document: replace the largest bounds by exact sizes until the sum is under the limit, or exact and over it.
   const sum = () => streams.reduce((n, s) => n + s.size, 0);
   const pending = streams.filter((s) => !s.exact).sort((x, y) => y.size - x.size);
   while (sum() > limits.documentBytes) {
     const next = pending.shift();
     if (!next) throw new DecodeLimitError(`the streams decompress to more than ${mib(limits.documentBytes)} together`);
-    inflate(next);
+    decode(next);
   }
 }
 

@@ -51,9 +51,47 @@ export const readOptionsSchema = z
      * declarations, certificates and schedules are read in full and OCR'd. Absent: every page is read.
      */
     locateAbovePages: z.number().int().positive().optional(),
+    /**
+     * Wall-clock budget of one stage (reading the text layer, OCR of one page), in milliseconds. Every worker call
+     * of the stage gets the time left as its time-out (a PDF or OCR worker that runs out is terminated and
+     * replaced); a stage past its budget throws a StageBudgetError (`extraction_failed`, reason `stage_budget`).
+     * Absent: the per-call time-outs alone.
+     */
+    stageBudgetMs: z.number().int().positive().optional(),
   })
   .strict();
 export type ReadOptions = z.input<typeof readOptionsSchema>;
+
+/** A stage that ran past its wall-clock budget (`stageBudgetMs`): the document fails, whichever page it was on. */
+export class StageBudgetError extends DocumentError {
+  constructor(stage: string, budgetMs: number) {
+    super('extraction_failed', 'stage_budget', `the ${stage} stage ran past its budget`, `the ${stage} stage took longer than its budget of ${budgetMs} ms`);
+  }
+}
+
+/** The clock of one stage: each worker call's time-out shortened to the budget left, and the budget error when it is spent. */
+function stageClock(stage: string, budgetMs: number | undefined) {
+  const deadline = budgetMs === undefined ? Infinity : Date.now() + budgetMs;
+  const spent = () => Date.now() >= deadline;
+  return {
+    /** A call's time-out: its own, or what is left of the budget when that is less (at least 1 ms). */
+    within: (ms: number) => Math.max(1, Math.min(ms, deadline - Date.now())),
+    /** Throw the budget error when the budget is spent. */
+    check: () => {
+      if (spent()) throw new StageBudgetError(stage, budgetMs!);
+    },
+    /** Run a step; an error it throws once the budget is spent (a worker terminated at the deadline) is the budget error. */
+    async step<T>(fn: () => Promise<T>): Promise<T> {
+      if (spent()) throw new StageBudgetError(stage, budgetMs!);
+      try {
+        return await fn();
+      } catch (e) {
+        if (spent()) throw new StageBudgetError(stage, budgetMs!);
+        throw e;
+      }
+    },
+  };
+}
 
 export type StageStatus = 'success' | 'partial_success' | 'failure';
 
@@ -91,16 +129,18 @@ export async function readTextLayer(bytes: Uint8Array, options: ReadOptions = {}
   const o = readOptionsSchema.parse(options);
   const sniffed = sniff(bytes, { maxBytes: o.maxBytes, maxImagePixels: o.maxImagePixels });
   if (sniffed.kind !== 'pdf') return { sniffed, pages: [], needOcr: [1], errors: [] };
-  const r = await readPdfText(bytes, o.maxPages, o.pdfTimeoutMs, o.repairTextLayer, o.locateAbovePages);
+  const clock = stageClock('text', o.stageBudgetMs);
+  const r = await clock.step(() => readPdfText(bytes, o.maxPages, clock.within(o.pdfTimeoutMs), o.repairTextLayer, o.locateAbovePages));
   const errors: StageError[] = r.warnings.map((w) => ({ stage: 'text', message: w }));
   if (repairOn(o.repairTextLayer, 'drawn_ticks'))
     for (const page of r.pages) {
       // Only a page with a tick-box label and no typed mark before it is rendered (PER STATUTE on ACORD 25).
       if (r.needOcr.includes(page.page) || tickBoxCandidates(page).length === 0) continue;
       try {
-        const img = await rasterPdfPage(bytes, page.page, 100, 4_000_000, o.pdfTimeoutMs);
+        const img = await clock.step(() => rasterPdfPage(bytes, page.page, 100, 4_000_000, clock.within(o.pdfTimeoutMs)));
         addDrawnTicks(page, await grayPage(img.data, img.pageWidth));
       } catch (e) {
+        if (e instanceof StageBudgetError) throw e;
         errors.push({ stage: 'text', page: page.page, message: `tick boxes not checked: ${(e as Error).message}` });
       }
     }
@@ -130,10 +170,14 @@ export async function ocrPage(
 ): Promise<{ page: PageText; engine: string }> {
   const o = readOptionsSchema.parse(options);
   if (o.ocr === false) throw new Error('OCR is off');
+  const clock = stageClock(`OCR (page ${n})`, o.stageBudgetMs);
+  const ocrStep = clock.step;
   const ocrOpts = o.ocr;
+  // Each engine call of the page (the reading, uncovered ink) gets the budget left as its time-out.
+  const withinOcr = () => ({ ...ocrOpts, timeoutMs: clock.within(ocrOpts.timeoutMs) });
   let img;
   if (sniffed.kind === 'pdf') {
-    const r = await rasterPdfPage(bytes, n, ocrOpts.dpi, 12_000_000);
+    const r = await ocrStep(() => rasterPdfPage(bytes, n, ocrOpts.dpi, 12_000_000, clock.within(o.pdfTimeoutMs)));
     img = await normaliseImage(r.data, {
       dpi: ocrOpts.dpi,
       maxInputPixels: ocrOpts.maxInputPixels,
@@ -143,7 +187,7 @@ export async function ocrPage(
   } else {
     img = await normaliseImage(bytes, { dpi: ocrOpts.dpi, maxInputPixels: ocrOpts.maxInputPixels, removeFormLines: ocrOpts.removeFormLines });
   }
-  const words = await ocrImage(img, ocrOpts);
+  const words = await ocrStep(() => ocrImage(img, withinOcr()));
   // A page whose text layer lacks values drawn on it: the layer's words are kept, OCR's added where it has none.
   if (previous?.repairs?.includes('missing_text')) {
     const layer: TextItem[] = previous.lines.flatMap((l) =>
@@ -151,7 +195,7 @@ export async function ocrPage(
     );
     const merged = mergeOcrWords(layer, words.words);
     // What the full-page reading passed over (a value alone at the end of a row) is read once more.
-    merged.push(...(await readUncoveredInk(img, merged, ocrOpts)));
+    merged.push(...(await ocrStep(() => readUncoveredInk(img, merged, withinOcr()))));
     const page = layoutPage(n, previous.width, previous.height, merged, 'ocr', previous.fields);
     page.repairs = previous.repairs.filter((r) => r !== 'drawn_ticks');
     page.ocrAssisted = true;

@@ -21,7 +21,16 @@ const execFileP = promisify(execFile);
 export const ocrPsm = z.union([z.literal(3), z.literal(4), z.literal(6), z.literal(11)]);
 
 export const ocrEngineSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('tesseract.js'), workers: z.number().int().min(1).max(64).optional() }).strict(),
+  z
+    .object({
+      kind: z.literal('tesseract.js'),
+      workers: z.number().int().min(1).max(64).optional(),
+      /** Pages a worker reads before it is replaced (its WebAssembly memory only grows). */
+      recycleAfterPages: z.number().int().min(1).optional(),
+      /** A worker that finishes a page while the process's RSS is over this many MB is replaced. */
+      recycleAboveRssMb: z.number().int().min(1).optional(),
+    })
+    .strict(),
   z
     .object({
       kind: z.literal('tesseract-cli'),
@@ -219,15 +228,33 @@ interface Slot {
   worker: Promise<TessWorker>;
   busy: boolean;
   psm: number | undefined;
+  pages: number;
 }
 
-/** A pool of reused tesseract.js workers; language data from node_modules only, nothing cached to disk. */
+/** Pages a tesseract.js worker reads before it is replaced, by default. */
+export const OCR_RECYCLE_AFTER_PAGES = 200;
+/** Process RSS (MB) above which a tesseract.js worker that finished a page is replaced, by default. */
+export const OCR_RECYCLE_ABOVE_RSS_MB = 1536;
+
+interface TesseractPoolOptions {
+  size: number;
+  recycleAfterPages: number;
+  recycleAboveRssMb: number;
+}
+
+/**
+ * A pool of reused tesseract.js workers; language data from node_modules only, nothing cached to disk. A worker's
+ * WebAssembly memory grows to its largest page and never shrinks, so a worker is replaced after a number of pages, or
+ * when it finishes a page while the process is over its memory bound.
+ */
 class TesseractPool {
   private slots: Slot[] = [];
   private waiters: ((s: Slot) => void)[] = [];
   readonly size: number;
-  constructor(size: number) {
-    this.size = size;
+  private readonly opts: TesseractPoolOptions;
+  constructor(opts: TesseractPoolOptions) {
+    this.size = opts.size;
+    this.opts = opts;
   }
 
   // Which engine build runs, and why it is slower than the native command (bench: documents, "ocr: CPU"):
@@ -262,7 +289,7 @@ class TesseractPool {
       return free;
     }
     if (this.slots.length < this.size) {
-      const slot: Slot = { worker: this.create(), busy: true, psm: undefined };
+      const slot: Slot = { worker: this.create(), busy: true, psm: undefined, pages: 0 };
       this.slots.push(slot);
       return slot;
     }
@@ -282,7 +309,7 @@ class TesseractPool {
     // A waiter gets a fresh worker.
     const next = this.waiters.shift();
     if (next) {
-      const fresh: Slot = { worker: this.create(), busy: true, psm: undefined };
+      const fresh: Slot = { worker: this.create(), busy: true, psm: undefined, pages: 0 };
       this.slots.push(fresh);
       next(fresh);
     }
@@ -307,7 +334,11 @@ class TesseractPool {
         timer = setTimeout(() => reject(new DocumentError('extraction_failed', 'ocr_timeout', `OCR of a page took longer than ${timeoutMs} ms`)), timeoutMs);
       });
       const blocks = await Promise.race([work, timeout]);
-      this.release(slot);
+      slot.pages++;
+      if (slot.pages >= this.opts.recycleAfterPages || process.memoryUsage.rss() / 2 ** 20 > this.opts.recycleAboveRssMb) {
+        ocrWorkersRecycled++;
+        this.drop(slot);
+      } else this.release(slot);
       return blocks;
     } catch (e) {
       this.drop(slot); // a worker that failed or timed out is not reused
@@ -324,15 +355,26 @@ class TesseractPool {
 }
 
 let tessPool: TesseractPool | undefined;
-let tessPoolSize: number | undefined;
+let tessPoolKey: string | undefined;
+let ocrWorkersRecycled = 0;
 
-function pool(size?: number): TesseractPool {
-  const want = size ?? os.availableParallelism();
-  if (tessPool && tessPoolSize !== want) {
+/** tesseract.js workers replaced after their page count or over the memory bound, for tests and metrics. */
+export function ocrWorkersReplaced(): number {
+  return ocrWorkersRecycled;
+}
+
+function pool(engine: { workers?: number; recycleAfterPages?: number; recycleAboveRssMb?: number }): TesseractPool {
+  const want: TesseractPoolOptions = {
+    size: engine.workers ?? os.availableParallelism(),
+    recycleAfterPages: engine.recycleAfterPages ?? OCR_RECYCLE_AFTER_PAGES,
+    recycleAboveRssMb: engine.recycleAboveRssMb ?? OCR_RECYCLE_ABOVE_RSS_MB,
+  };
+  const key = JSON.stringify(want);
+  if (tessPool && tessPoolKey !== key) {
     void tessPool.close();
     tessPool = undefined;
   }
-  tessPoolSize = want;
+  tessPoolKey = key;
   return (tessPool ??= new TesseractPool(want));
 }
 
@@ -349,7 +391,7 @@ export async function ocrImage(img: NormalisedImage, options: OcrOptions = {}): 
   const tsvOf = (pgm: Buffer, psm: number) =>
     engine.kind === 'tesseract-cli'
       ? cliTsv(pgm, engine.path ?? 'tesseract', engine.searchPath, psm, o.timeoutMs)
-      : pool(engine.workers).recognize(pgm, psm, o.timeoutMs);
+      : pool(engine).recognize(pgm, psm, o.timeoutMs);
   const lines = linesFromTsv(await tsvOf(img.pgm, o.psm), img.ptPerPx);
   if (o.reread) {
     const strip = rereadStrip(img, lines.flat());
