@@ -147,7 +147,7 @@ function tableHeader(page: PageText): { li: number; columns: Column[] } | undefi
     for (const c of page.lines[li].cells) {
       const per = c.w / Math.max(1, c.text.length);
       const words = [...c.text.matchAll(/\S+/g)];
-      for (let k = 0; k < words.length; ) {
+      for (let k = 0; k < words.length;) {
         const from = words[k].index ?? 0;
         const rest = c.text.slice(from);
         const hit = HEADER_PHRASES.map(([re, role]) => ({ m: re.exec(rest), role })).find((h) => h.m);
@@ -272,7 +272,19 @@ function coverages(page: PageText, emit: Emit, c: number): void {
   let n = 0;
   for (const r of starts) {
     // Columns set close together run into one cell ("09/16/2024 Silver Creek Insurance"): cut at the header's columns.
-    const ls = lines.slice(r.from, r.to).map((l) => (header ? { ...l, cells: l.cells.flatMap((x) => splitAtColumns(x, sortedCols.map((k) => k.x))) } : l));
+    const ls = lines.slice(r.from, r.to).map((l) =>
+      header
+        ? {
+            ...l,
+            cells: l.cells.flatMap((x) =>
+              splitAtColumns(
+                x,
+                sortedCols.map((k) => k.x),
+              ),
+            ),
+          }
+        : l,
+    );
     const text = ls.map((l) => l.text).join('\n');
     const cells = ls.flatMap((l) => l.cells);
     // Policy number: labelled, else in the header's column, else the one policy-number-shaped cell of the record.
@@ -339,7 +351,13 @@ function coverages(page: PageText, emit: Emit, c: number): void {
       return undefined;
     };
     const p = `/certificate/coverages/${n}`;
-    const base = { page: page.page, text, confidence: c, source: page.source === 'ocr' ? 'ocr' : 'rules', rule: 'certificate coverage block (free layout)' } as const;
+    const base = {
+      page: page.page,
+      text,
+      confidence: c,
+      source: page.source === 'ocr' ? 'ocr' : 'rules',
+      rule: 'certificate coverage block (free layout)',
+    } as const;
     emit({ pointer: `${p}/type`, value: r.type, ...base });
     emit({ pointer: `${p}/insurer_letter`, value: null, ...base });
     emit({ pointer: `${p}/policy_number`, value: pn ?? null, ...base, text: pnText ?? text });
@@ -352,7 +370,8 @@ function coverages(page: PageText, emit: Emit, c: number): void {
       combined_single_limit: r.type === 'automobile_liability' ? (amount(/combined\s+single|\bcsl\b|each\s+accident/i) ?? null) : null,
       umbrella_each_occurrence: r.type === 'umbrella_liability' ? occ : null,
       wc_statutory: r.type === 'workers_compensation' ? /statutory/i.test(text) : null,
-      el_each_accident: r.type === 'workers_compensation' ? (amount(/e\.?\s*l\.?\s*each\s+accident|employers'?\s+liability.*each\s+accident|each\s+accident/i) ?? null) : null,
+      el_each_accident:
+        r.type === 'workers_compensation' ? (amount(/e\.?\s*l\.?\s*each\s+accident|employers'?\s+liability.*each\s+accident|each\s+accident/i) ?? null) : null,
     };
     for (const [k, v] of Object.entries(limits)) emit({ pointer: `${p}/${k}`, value: v, ...base });
     if (n === 0) {

@@ -156,7 +156,15 @@ export function findLabelled<T>(pages: PageText[], label: RegExp, parse: (s: str
           const prev = line.cells[ci - 1];
           const v = prev ? parse(prev.text) : undefined;
           if (prev && v !== undefined)
-            return { value: v, page: page.page, text: `${prev.text} ${cell.text}`, confidence: confOf(page, prev) * 0.85, source: cellSource(page, prev), cell: prev, line };
+            return {
+              value: v,
+              page: page.page,
+              text: `${prev.text} ${cell.text}`,
+              confidence: confOf(page, prev) * 0.85,
+              source: cellSource(page, prev),
+              cell: prev,
+              line,
+            };
           continue;
         }
         const rest = cell.text.slice(m[0].length).trim();
@@ -204,7 +212,15 @@ export function findLabelled<T>(pages: PageText[], label: RegExp, parse: (s: str
           const caption = over && (cell.h < over.h * 0.92 || (cell.text === cell.text.toUpperCase() && /[a-z\d]/.test(over.text)));
           const v = over && caption ? parse(over.text) : undefined;
           if (over && above && v !== undefined)
-            return { value: v, page: page.page, text: `${over.text}\n${cell.text}`, confidence: confOf(page, over) * 0.85, source: cellSource(page, over), cell: over, line: above };
+            return {
+              value: v,
+              page: page.page,
+              text: `${over.text}\n${cell.text}`,
+              confidence: confOf(page, over) * 0.85,
+              source: cellSource(page, over),
+              cell: over,
+              line: above,
+            };
         }
         // Some forms print the value first and its caption to the right ("$10,400   Personal Property").
         const prev = line.cells[ci - 1];

@@ -30,7 +30,13 @@ test('non-ACORD certificates: insured, producer, holder and every coverage row a
 
 test('a non-ACORD certificate whose table columns run into one cell is cut at the header columns', async (t) => {
   // Courier at 10 points in the table layout leaves a few points between the date and the insurer columns.
-  const spec: FreeCertificateSpec = { ...randomFreeCertificateSpec(31_100, { scan: false }), coverageLayout: 'table', font: 'Courier', size: 10, columns: ['type', 'eff', 'insurer', 'exp', 'policy'] };
+  const spec: FreeCertificateSpec = {
+    ...randomFreeCertificateSpec(31_100, { scan: false }),
+    coverageLayout: 'table',
+    font: 'Courier',
+    size: 10,
+    columns: ['type', 'eff', 'insurer', 'exp', 'policy'],
+  };
   const { pdf, expected } = await renderFreeCertificate(spec);
   const r = await extractDocument(pdf, { entityType: 'declaration_page', read: { ocr: false } });
   t.deepEqual(scoreDocument(expected, r.extracted_data as never).misses, []);
@@ -44,6 +50,10 @@ test('declarations with captions right of or under their values, or in two colum
       const spec = { ...base, name: base.name.replace(/_scan$/, ''), arrangement, carrierAsHeader, scan: undefined };
       const { pdf, expected } = await renderLayout(spec);
       const r = await extractDocument(pdf, { entityType: 'declaration_page', read: { ocr: false } });
-      t.deepEqual(scoreDocument(expected, r.extracted_data as never).misses, [], `${arrangement} carrier as header ${carrierAsHeader} ${JSON.stringify(spec.labels)}`);
+      t.deepEqual(
+        scoreDocument(expected, r.extracted_data as never).misses,
+        [],
+        `${arrangement} carrier as header ${carrierAsHeader} ${JSON.stringify(spec.labels)}`,
+      );
     }
 });
