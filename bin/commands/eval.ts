@@ -8,10 +8,10 @@ import { scoreDocument, sumScores, precision, recall, type Miss, type FieldScore
 import { engineOptionsFromConfig } from './extract.ts';
 import { findLeaseCases, evalLease, formatLease, runLeaseLabels } from './eval_lease.ts';
 import { runLabels } from './eval_labels.ts';
-import { randomPacketSpec, renderPacket } from '../../fixtures/packet.ts';
+import { FAMILIES, generateDocument, type Family } from '../../fixtures/generated.ts';
 
 const usage = `usage: svc eval [DIR] [--json] [--only SUBSTRING]
-        svc eval --generated N [--seed S] [--json]
+        svc eval --generated N [--family packet|certificate|declarations|all] [--seed S] [--json]
         svc eval --labels LABELS_DIR [--docs DOCS_DIR] [--only SUBSTRING] [--json] [--html FILE]
         svc eval --lease-labels DIR [--only SUB1,SUB2] [--json]
    DIR          documents beside <name>.expected.json (default fixtures/): precision and recall per field;
@@ -21,8 +21,11 @@ const usage = `usage: svc eval [DIR] [--json] [--only SUBSTRING]
    --lease-labels  real leases with hand labels (<stem>/lease.pdf, <stem>/expected.json): the lease facts and
                 the ten requirement checks, per fact and per check; --only takes comma-separated stems
    --html FILE  with --labels, also write a self-contained analyst report with a crop of each miss
-   --generated  score a fresh sample of N randomised policy packets (fixtures/packet.ts: carrier, labels,
-                columns, font size, 20-200 pages, declarations on page 1-12), seeded by --seed (default: now)`;
+   --generated  score a fresh sample of N randomised documents, seeded by --seed (default: now); --family picks
+                them: packet (fixtures/packet.ts: 20-200 pages, declarations on page 1-12, labels, columns),
+                certificate (fixtures/free_certificate.ts: non-ACORD certificates, free layout, a third scanned),
+                declarations (fixtures/layouts.ts: captions right of or under values, two columns, label variants,
+                a third scanned), or all (N of each); default packet`;
 const DOC_EXT = ['.pdf', '.png', '.jpg', '.jpeg'];
 
 /** Pairs of (document, expected.json) under a directory, recursively, sorted by path. */
@@ -69,6 +72,7 @@ export async function run(argv: string[]): Promise<number> {
         html: { type: 'string' },
         generated: { type: 'string' },
         seed: { type: 'string' },
+        family: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -88,7 +92,12 @@ export async function run(argv: string[]): Promise<number> {
       process.stderr.write(`--generated takes a count from 1 to 1000 and --seed an integer\n${usage}\n`);
       return 2;
     }
-    return runGenerated(n, seed, !!args.values.json);
+    const family = args.values.family ?? 'packet';
+    if (family !== 'all' && !(FAMILIES as readonly string[]).includes(family)) {
+      process.stderr.write(`--family takes one of ${FAMILIES.join(', ')} or all\n${usage}\n`);
+      return 2;
+    }
+    return runGenerated(n, seed, !!args.values.json, family === 'all' ? [...FAMILIES] : [family as Family]);
   }
   if (args.values.labels)
     return runLabels({ labels: args.values.labels, docs: args.values.docs, only: args.values.only, json: !!args.values.json, html: args.values.html });
@@ -182,25 +191,23 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 /** `svc eval --generated N`: a fresh sample of randomised packets, generated in memory, scored per field. */
-async function runGenerated(n: number, seed: number, json: boolean): Promise<number> {
+async function runGenerated(n: number, seed: number, json: boolean, families: Family[]): Promise<number> {
   const engine = engineOptionsFromConfig();
   const perDoc: { file: string; fields: Record<string, FieldScore>; misses: Miss[]; error?: string }[] = [];
+  const total_ = n * families.length;
   try {
-    for (let k = 0; k < n; k++) {
-      const spec = randomPacketSpec(seed + k);
-      progress(k, n, spec.name);
-      const { pdf, expected } = await renderPacket(spec);
-      try {
-        const r = await extractDocument(pdf, { entityType: 'commercial_general_liability', filename: `${spec.name}.pdf`, ...engine });
-        perDoc.push({
-          file: `${spec.name} (${spec.pages} pages, declarations p.${spec.declarationsPage})`,
-          ...scoreDocument(expected, r.extracted_data as never),
-        });
-      } catch (e) {
-        perDoc.push({ file: spec.name, ...scoreDocument(expected, {}), error: `${(e as { code?: string }).code ?? 'error'}: ${(e as Error).message}` });
+    for (const family of families)
+      for (let k = 0; k < n; k++) {
+        const d = await generateDocument(family, seed + k);
+        progress(perDoc.length, total_, d.name);
+        try {
+          const r = await extractDocument(d.pdf, { entityType: d.entityType, filename: `${d.name}.pdf`, ...engine });
+          perDoc.push({ file: `${d.name} (${d.describe})`, ...scoreDocument(d.expected, r.extracted_data as never) });
+        } catch (e) {
+          perDoc.push({ file: d.name, ...scoreDocument(d.expected, {}), error: `${(e as { code?: string }).code ?? 'error'}: ${(e as Error).message}` });
+        }
       }
-    }
-    progress(n, n, 'done');
+    progress(total_, total_, 'done');
   } finally {
     await closeDocumentPools();
   }
@@ -208,12 +215,12 @@ async function runGenerated(n: number, seed: number, json: boolean): Promise<num
   const all = Object.values(total).reduce((a, x) => ({ tp: a.tp + x.tp, fp: a.fp + x.fp, fn: a.fn + x.fn }), { tp: 0, fp: 0, fn: 0 });
   if (json) {
     process.stdout.write(
-      `${JSON.stringify({ generated: n, seed, overall: { ...all, precision: precision(all), recall: recall(all) }, fields: total, documents_detail: perDoc }, null, 2)}\n`,
+      `${JSON.stringify({ generated: n, families, seed, overall: { ...all, precision: precision(all), recall: recall(all) }, fields: total, documents_detail: perDoc }, null, 2)}\n`,
     );
     return 0;
   }
   const lines = [
-    `${n} generated packets, seed ${seed}`,
+    `${n} generated ${families.join(' + ')} documents${families.length > 1 ? ' each' : ''}, seed ${seed}`,
     `${'field'.padEnd(46)} ${'tp'.padStart(4)} ${'fp'.padStart(4)} ${'fn'.padStart(4)}  precision  recall`,
   ];
   for (const [f, x] of Object.entries(total).sort())

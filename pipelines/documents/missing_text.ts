@@ -27,6 +27,14 @@ export interface InkOps {
   showSpacedText: number;
   nextLineShowText: number;
   nextLineSetSpacingShowText: number;
+  /** Path painting (pdf.js 5: `constructPath` carries the painting operator, the path data and its bounds). */
+  constructPath?: number;
+  fill?: number;
+  eoFill?: number;
+  fillStroke?: number;
+  eoFillStroke?: number;
+  closeFillStroke?: number;
+  closeEOFillStroke?: number;
 }
 
 export interface InkOperatorList {
@@ -48,7 +56,9 @@ export interface InkBox {
   y: number;
   w: number;
   h: number;
-  kind: 'mask' | 'image' | 'unmapped';
+  kind: 'mask' | 'image' | 'unmapped' | 'outline';
+  /** For an outline: whether its contour has curves (most letters and digits do; rules and boxes do not). */
+  curved?: boolean;
   /** For an image: pdf.js's object id (an XObject) or the inline image's data, to look at its pixels. */
   image?: unknown;
 }
@@ -66,6 +76,7 @@ export function uncoveredInk(
 ): { boxes: InkBox[]; unmappedGlyphs: number } {
   const boxes: InkBox[] = [];
   let unmappedGlyphs = 0;
+  const fills = new Set([ops.fill, ops.eoFill, ops.fillStroke, ops.eoFillStroke, ops.closeFillStroke, ops.closeEOFillStroke].filter((x) => x !== undefined));
   let ctm: Matrix = IDENTITY;
   const stack: Matrix[] = [];
   const place = (m: Matrix, kind: InkBox['kind'], image?: unknown) => {
@@ -104,6 +115,14 @@ export function uncoveredInk(
     } else if (fn === ops.paintImageMaskXObjectRepeat && args) {
       const [, sx, kx, ky, sy, positions] = args as [unknown, number, number, number, number, ArrayLike<number>];
       if (positions) for (let k = 0; k + 1 < positions.length; k += 2) place(mul([sx, kx, ky, sy, positions[k], positions[k + 1]], ctm), 'mask');
+    } else if (fn === ops.constructPath && args && fills.has(args[0] as number)) {
+      for (const c of contoursOf(args[1], ctm, toViewport)) {
+        const { x0, y0, x1, y1, curved } = c;
+        const h = y1 - y0;
+        const w = x1 - x0;
+        // A glyph's contour: letter-high, no wider than a few letters, not a hairline.
+        if (h >= MIN_OUTLINE_H && h <= MAX_TEXT_H && w >= 0.5 && w <= h * 2.5) boxes.push({ x: x0, y: y0, w, h, kind: 'outline', curved });
+      }
     } else if ((fn === ops.showText || fn === ops.showSpacedText || fn === ops.nextLineShowText || fn === ops.nextLineSetSpacingShowText) && args) {
       const glyphs = args[args.length - 1];
       if (!Array.isArray(glyphs)) continue;
@@ -124,6 +143,100 @@ export function uncoveredInk(
   return { boxes: boxes.filter((b) => !covered(b)), unmappedGlyphs };
 }
 
+/** A filled contour lower than this (points) is a dot, a hyphen or a speck, not counted as a glyph. */
+const MIN_OUTLINE_H = 3;
+
+/**
+ * The contours of a path as pdf.js 5 hands it over (`[Float32Array of DrawOPS]`: 0 moveTo, 1 lineTo,
+ * 2 curveTo, 3 quadraticCurveTo, 4 closePath), each as its box in viewport points. Contours that overlap
+ * (a letter's counter inside its outline, the dot over an i) make one box.
+ */
+export function contoursOf(
+  data: unknown,
+  ctm: Matrix,
+  toViewport: (x: number, y: number) => [number, number],
+): { x0: number; y0: number; x1: number; y1: number; curved: boolean }[] {
+  const d = Array.isArray(data) ? data[0] : undefined;
+  if (!d || typeof (d as ArrayLike<number>).length !== 'number') return [];
+  const a = d as ArrayLike<number>;
+  const out: { x0: number; y0: number; x1: number; y1: number; curved: boolean }[] = [];
+  let cur: (typeof out)[number] | undefined;
+  const at = (x: number, y: number) => {
+    const [vx, vy] = toViewport(ctm[0] * x + ctm[2] * y + ctm[4], ctm[1] * x + ctm[3] * y + ctm[5]);
+    if (!cur) return;
+    if (vx < cur.x0) cur.x0 = vx;
+    if (vx > cur.x1) cur.x1 = vx;
+    if (vy < cur.y0) cur.y0 = vy;
+    if (vy > cur.y1) cur.y1 = vy;
+  };
+  for (let i = 0; i < a.length && out.length < 20_000;) {
+    const op = a[i++];
+    if (op === 0) {
+      cur = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity, curved: false };
+      out.push(cur);
+      at(a[i], a[i + 1]);
+      i += 2;
+    } else if (op === 1) {
+      at(a[i], a[i + 1]);
+      i += 2;
+    } else if (op === 2) {
+      at(a[i + 4], a[i + 5]);
+      if (cur) cur.curved = true;
+      i += 6;
+    } else if (op === 3) {
+      at(a[i + 2], a[i + 3]);
+      if (cur) cur.curved = true;
+      i += 4;
+    } else if (op === 4) continue;
+    else break;
+  }
+  // Overlapping contours are one glyph.
+  const merged: typeof out = [];
+  for (const c of out.filter((c) => Number.isFinite(c.x0))) {
+    const m = merged.find((o) => c.x0 < o.x1 && o.x0 < c.x1 && c.y0 < o.y1 && o.y0 < c.y1);
+    if (m) {
+      m.x0 = Math.min(m.x0, c.x0);
+      m.y0 = Math.min(m.y0, c.y0);
+      m.x1 = Math.max(m.x1, c.x1);
+      m.y1 = Math.max(m.y1, c.y1);
+      m.curved ||= c.curved;
+    } else merged.push({ ...c });
+  }
+  return merged;
+}
+
+/** Glyph outlines (filled contours, letter-sized, most of them curved) from this many on: the text is drawn as paths. */
+export const MIN_OUTLINED_GLYPHS = 30;
+/** Of those, at least this share are curved (letters and digits); boxes, ticks and bars are straight. */
+export const MIN_CURVED_SHARE = 0.4;
+
+/** Rows of outlined glyphs from this many on: a logo or a heading drawn as paths is one or two. */
+export const MIN_OUTLINED_ROWS = 3;
+
+/**
+ * Whether filled contours are text drawn as outlines: enough glyph-sized ones (a glyph painted twice, fill then
+ * outline, counts once), most of them curved, on several rows — not a logo, tick boxes or a bar code.
+ */
+export function outlinedText(outlines: InkBox[]): boolean {
+  const seen = new Set<string>();
+  const glyphs = outlines.filter((b) => {
+    const k = `${Math.round(b.x)},${Math.round(b.y)},${Math.round(b.w)},${Math.round(b.h)}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+  if (glyphs.length < MIN_OUTLINED_GLYPHS || glyphs.filter((b) => b.curved).length < glyphs.length * MIN_CURVED_SHARE) return false;
+  // Rows: glyphs whose bottoms (baselines, near enough) line up; a row counts with three glyphs or more.
+  const rows: { y: number; n: number }[] = [];
+  for (const b of [...glyphs].sort((a, c) => a.y + a.h - (c.y + c.h))) {
+    const bottom = b.y + b.h;
+    const row = rows.find((r) => Math.abs(r.y - bottom) <= Math.max(2, b.h * 0.35));
+    if (row) row.n++;
+    else rows.push({ y: bottom, n: 1 });
+  }
+  return rows.filter((r) => r.n >= 3).length >= MIN_OUTLINED_ROWS;
+}
+
 /** Text-like masks (a word or a character, not a bullet, a tick box or a shaded bar) from this many on: values are drawn, not typed. */
 export const MIN_UNCOVERED_MASKS = 6;
 /** Strip-shaped images from this many on (one alone is most often a logo or a signature). */
@@ -135,7 +248,8 @@ export const MIN_UNMAPPED_GLYPHS = 6;
 export function hasMissingText(found: { boxes: InkBox[]; unmappedGlyphs: number }): boolean {
   const masks = found.boxes.filter((b) => b.kind === 'mask' && b.h <= 20 && b.w >= b.h && b.w <= 300).length;
   const images = found.boxes.filter((b) => b.kind === 'image').length;
-  return masks >= MIN_UNCOVERED_MASKS || images >= MIN_UNCOVERED_IMAGES || found.unmappedGlyphs >= MIN_UNMAPPED_GLYPHS;
+  const outlined = outlinedText(found.boxes.filter((b) => b.kind === 'outline'));
+  return masks >= MIN_UNCOVERED_MASKS || images >= MIN_UNCOVERED_IMAGES || found.unmappedGlyphs >= MIN_UNMAPPED_GLYPHS || outlined;
 }
 
 /** An image's decoded pixels as pdf.js hands them over (`kind` 1: 1 bit gray, 2: RGB, 3: RGBA). */

@@ -180,6 +180,9 @@ async function text(req: PdfTextRequest): Promise<PdfTextResult> {
   const checkHidden = invisible && mayHideText(req.bytes);
   // Text drawn as glyph masks, images or unmapped glyphs: the operator list only for files that may hold them.
   const checkInk = req.missingText !== false && mayDrawText(req.bytes);
+  // Text drawn as glyph outlines (filled paths) hides in compressed content streams: a page whose layer is
+  // sparse (a footer, a form number) has its operator list read whatever the file's bytes show.
+  const checkSparse = req.missingText !== false;
   const doc = await openPdf(req.bytes, true);
   const { OPS, AnnotationMode } = await pdfjs();
   const warnings: string[] = [];
@@ -265,7 +268,7 @@ async function text(req: PdfTextRequest): Promise<PdfTextResult> {
         if (bypass) repaired.repairs.push('run_together_words');
         // Values drawn on the page but missing from its layer: OCR reads the page, its words merged with the layer's.
         let missing = false;
-        if (usable && !bypass && checkInk) {
+        if (usable && !bypass && (checkInk || (checkSparse && sparseText(repaired.items)))) {
           let ink = uncoveredInk(OPS as unknown as InkOps, await operators(), repaired.items, toViewport);
           // Strip images decide the page only when they show printed text (not a signature, logo or coloured bar):
           // their pixels are looked at only when there are enough of them to matter.
@@ -288,6 +291,12 @@ async function text(req: PdfTextRequest): Promise<PdfTextResult> {
   } finally {
     await doc.destroy();
   }
+}
+
+/** Fewer characters than this on a page with a text layer: the layer may be a footer over ink drawn otherwise. */
+const SPARSE_CHARS = 400;
+function sparseText(items: { text: string }[]): boolean {
+  return items.reduce((n, i) => n + i.text.replace(/\s/g, '').length, 0) < SPARSE_CHARS;
 }
 
 /** The decoded pixels of an image the operator list painted: its object (page-level or shared), or inline data. */

@@ -30,7 +30,8 @@ const STOP_NAME = /^(attn|attention|c\/o|care of|p\.?\s*o\.?\s*box)\b/i;
 
 /** The page holding the certificate form (it may follow a cover letter that also says "certificate of insurance"). */
 export function certificatePage(pages: PageText[]): PageText | undefined {
-  const title = /certificate of (liability )?insurance|evidence of (commercial )?property|certificate of property|insurance binder/i;
+  const title =
+    /certificate of (liability )?insurance|evidence of (commercial )?property|certificate of property|insurance binder|evidence of insurance|memorandum of insurance|certificate of coverage/i;
   return pages.find((p) => title.test(p.text) && /\bproducer\b|insurer\s*a\b|agency/i.test(p.text)) ?? pages.find((p) => title.test(p.text)) ?? pages[0];
 }
 

@@ -140,14 +140,33 @@ export function cellsBelow(page: PageText, line: Line, cell: Cell, maxGap = 2.5,
 /** Find the first value for a label: text after the label in the same cell, the next cell, or the cell below. */
 export function findLabelled<T>(pages: PageText[], label: RegExp, parse: (s: string) => T | undefined, opts: FindOptions = {}): Found<T> | undefined {
   const re = new RegExp(`^\\s*(?:${label.source})\\s*[:#.]?\\s*`, 'i');
+  // A caption in parentheses to the right of its value ("GL 4471209    (Policy Number)").
+  const inParens = new RegExp(`^\\s*\\((?:${label.source})\\s*[:#.]?\\)\\s*$`, 'i');
   for (const page of pages) {
     if (opts.pages && !opts.pages.includes(page.page)) continue;
     for (const line of page.lines) {
       if (opts.skipLine?.(line)) continue;
       for (let ci = 0; ci < line.cells.length; ci++) {
         const cell = line.cells[ci];
-        const m = re.exec(cell.text);
+        const paren = inParens.test(cell.text);
+        const m = paren ? ([''] as unknown as RegExpExecArray) : re.exec(cell.text);
         if (!m) continue;
+        if (paren) {
+          // The value is the cell before it on the line, however far (the captions stand in their own column).
+          const prev = line.cells[ci - 1];
+          const v = prev ? parse(prev.text) : undefined;
+          if (prev && v !== undefined)
+            return {
+              value: v,
+              page: page.page,
+              text: `${prev.text} ${cell.text}`,
+              confidence: confOf(page, prev) * 0.85,
+              source: cellSource(page, prev),
+              cell: prev,
+              line,
+            };
+          continue;
+        }
         const rest = cell.text.slice(m[0].length).trim();
         if (rest) {
           const v = parse(rest);
@@ -180,6 +199,27 @@ export function findLabelled<T>(pages: PageText[], label: RegExp, parse: (s: str
               source: cellSource(page, b.cell),
               cell: b.cell,
               line: b.line,
+            };
+        }
+        // A form's caption printed under its value, on the rule the value was typed on ("GL 4471209" over "POLICY NUMBER"):
+        // a bare caption (no colon, nothing after it) with the value just above it, starting where it starts.
+        if (!/:\s*$/.test(cell.text.trim()) && cell.text.trim() === m[0].trim()) {
+          const li = page.lines.indexOf(line);
+          const above = li > 0 ? page.lines[li - 1] : undefined;
+          const over = above && line.y - above.y <= Math.max(line.h, above.h) * 2.4 ? above.cells.find((c) => Math.abs(c.x - cell.x) <= 6) : undefined;
+          // Set as a caption: smaller than the value, or in capitals under a value that is not ("Finance Company/"
+          // over "Lienholder" is a two-line column header, not a value and its caption).
+          const caption = over && (cell.h < over.h * 0.92 || (cell.text === cell.text.toUpperCase() && /[a-z\d]/.test(over.text)));
+          const v = over && caption ? parse(over.text) : undefined;
+          if (over && above && v !== undefined)
+            return {
+              value: v,
+              page: page.page,
+              text: `${over.text}\n${cell.text}`,
+              confidence: confOf(page, over) * 0.85,
+              source: cellSource(page, over),
+              cell: over,
+              line: above,
             };
         }
         // Some forms print the value first and its caption to the right ("$10,400   Personal Property").

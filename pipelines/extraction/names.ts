@@ -102,7 +102,10 @@ export function findCarrier(pages: PageText[], emit: Emit): void {
   // Positions count among the pages read: a located packet's declarations are its first page read.
   pages.slice(0, 12).forEach((page, k) => {
     for (const line of page.lines) {
-      for (const name of insurerNamesIn(line.text)) {
+      // Names are read cell by cell: two blocks side by side ("Maple & Vine Florists LLC" under INSURED, the carrier
+      // under COMPANY) are one line of text but never one name. A name found in no single cell is read from the line.
+      const inCells = line.cells.flatMap((c) => insurerNamesIn(c.text));
+      for (const name of inCells.length ? inCells : insurerNamesIn(line.text)) {
         if (NOT_CARRIER.test(name) || GENERIC.test(name) || name.length > 80) continue;
         const key = name
           .toLowerCase()

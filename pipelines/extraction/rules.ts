@@ -28,7 +28,9 @@ export function detectKind(pages: PageText[]): DocumentKind {
   const text = `${all}\n${title}\n${title}`;
   if (
     /certificate of (liability )?insurance|evidence of (commercial )?property insurance|certificate of property insurance/i.test(head) ||
-    (/insurance binder/i.test(title) && isAcordBinder(head))
+    (/insurance binder/i.test(title) && isAcordBinder(head)) ||
+    // A certificate that is not an ACORD form says so in its title ("Evidence of Insurance", "Memorandum of Insurance").
+    /^\s*(?:member\s+)?(?:certificate of (?:liability )?insurance|evidence of insurance|memorandum of insurance|certificate of coverage)\s*$/im.test(title)
   )
     return 'certificate';
   // Each declarations kind's module scores the words; the best score of 3 or more names the kind.

@@ -4,6 +4,7 @@ import type { PageText } from '../../documents/layout.ts';
 import { acord25 } from './acord25.ts';
 import { acordEvidence } from './acord_evidence.ts';
 import { acord75 } from './acord75.ts';
+import { freeCertificate } from './free_certificate.ts';
 import { personalAuto } from './personal_auto.ts';
 import { commercialAuto } from './commercial_auto.ts';
 import { homeowners } from './homeowners.ts';
@@ -24,7 +25,7 @@ export type { KindModule, Emit } from './types.ts';
 import { unknownKind } from './unknown.ts';
 
 /** Certificate and evidence forms, most specific first. */
-export const certificateForms: KindModule[] = [acord75, acordEvidence, acord25];
+export const certificateForms: KindModule[] = [acord75, acordEvidence, freeCertificate, acord25];
 
 /** The words a kind module's `detect` reads: all pages' text, and the top of the page holding the form. */
 export function detectionText(pages: PageText[], page?: PageText): { text: string; title: string } {

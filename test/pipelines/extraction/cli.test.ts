@@ -111,3 +111,17 @@ test('svc eval --generated scores a fresh sample of randomised packets; a bad co
   t.is(bad.code, 2);
   t.regex(bad.stderr, /--generated takes a count/);
 });
+
+test('svc eval --generated --family certificate scores randomised non-ACORD certificates; an unknown family is exit 2', async (t) => {
+  // Seeds 43 and 44 make born-digital certificates (no scan), so the run stays short.
+  const r = await svc(['eval', '--generated', '2', '--family', 'certificate', '--seed', '43', '--json']);
+  t.is(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  t.deepEqual(out.families, ['certificate']);
+  t.is(out.documents_detail.length, 2);
+  t.true(out.fields['/certificate/insured'].tp >= 1);
+  t.true(out.fields['/certificate/coverages/*/policy_number'].tp >= 2);
+  const bad = await svc(['eval', '--generated', '2', '--family', 'leases']);
+  t.is(bad.code, 2);
+  t.regex(bad.stderr, /--family takes one of packet, certificate, declarations or all/);
+});

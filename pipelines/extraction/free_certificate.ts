@@ -1,0 +1,408 @@
+// Certificates of insurance that are not ACORD forms (an agency system's own certificate, a carrier's evidence
+// of insurance, a member or program certificate): no fixed boxes, no INSURER A–F, no grid. What they share is
+// the vocabulary, and that is what is read here, by geometry rather than by position on a form:
+//  - parties: a producer / insured / holder label ("Agent:", "NAME OF INSURED", "Issued To") with its block
+//    beside it (inline) or under it (boxed), in its column when two blocks stand side by side;
+//  - coverages: each starts at a line of insurance named at the left ("Commercial General Liability",
+//    "Business Auto", "Umbrella", "Workers' Compensation") and runs to the next; within it, the policy number,
+//    the two dates (the earlier is the effective date), the insurer, and the limits by their captions. A table
+//    header, when there is one, says which column holds the policy number and the insurer.
+import type { PageText, Cell, Line } from '../documents/layout.ts';
+import type { Emit } from './kinds/types.ts';
+import { cellSource } from './layout_query.ts';
+import { cleanValue, dateTokens, parseMoney, isCityStateZip } from './normalise.ts';
+import { DISCLAIMER } from './certificate.ts';
+
+type CoverageType = 'general_liability' | 'automobile_liability' | 'umbrella_liability' | 'workers_compensation';
+
+const PARTY_LABELS = {
+  producer: /^(?:producer|agent\s*\/\s*broker|agent|agency|broker|issued\s+by)\b\s*:?/i,
+  insured: /^(?:named\s+insured|first\s+named\s+insured|insured(?:'s)?\s+name|name\s+of\s+(?:the\s+)?insured|insured|policyholder)\b\s*:?/i,
+  holder: /^(?:certificate\s+holder|certificate\s+issued\s+to|issued\s+to|holder)\b\s*:?/i,
+} as const;
+type Party = keyof typeof PARTY_LABELS;
+
+/** A cell that is only a caption (a party label, the coverages heading, a table header). */
+const ANY_CAPTION = new RegExp(
+  `${Object.values(PARTY_LABELS)
+    .map((r) => r.source)
+    .join('|')}|^coverages?\\b|^description\\b|^authori[sz]ed|^should any|^this certificate|^date issued`,
+  'i',
+);
+
+/** The line of insurance a coverage starts with, at the left of its row or as its heading. */
+const COVERAGE_START: [RegExp, CoverageType][] = [
+  [/^(?:commercial\s+)?general(?:\s+liab|$)|^c\.?g\.?l\b/i, 'general_liability'],
+  [/^(?:business\s+|commercial\s+)?auto(?:mobile)?\b/i, 'automobile_liability'],
+  [/^(?:commercial\s+)?umbrella\b|^excess\b/i, 'umbrella_liability'],
+  [/^workers'?\s*(?:comp|compensation)\b|^work(?:ers|mens)'?\s*comp/i, 'workers_compensation'],
+];
+
+/** The line of insurance named anywhere in a table row's type column (its words may wrap over lines). */
+const TYPE_WORDS: [RegExp, CoverageType][] = [
+  [/workers'?\s*comp|compensation/i, 'workers_compensation'],
+  [/umbrella|excess/i, 'umbrella_liability'],
+  [/\bauto(?:mobile)?\b/i, 'automobile_liability'],
+  [/general\s+liab|\bc\.?g\.?l\b|general/i, 'general_liability'],
+];
+
+const conf = (page: PageText) => (page.source === 'ocr' ? 0.72 : 0.85);
+
+/** Whether a page is a certificate laid out freely (no ACORD form, no INSURER A–F, no coverage grid). */
+export function isFreeCertificate(text: string): boolean {
+  return !/\bACORD\b|INSR\s*LTR|INSURER\s*\(?S?\)?\s*AFFORDING|INSURER\s*A\b|\bNAIC\s*#/i.test(text);
+}
+
+interface PartyBlock {
+  lines: string[];
+  cell: Cell;
+  text: string;
+}
+
+/** All cells of the page with their line, in reading order. */
+function cellsOf(page: PageText): { cell: Cell; line: Line; li: number }[] {
+  return page.lines.flatMap((line, li) => line.cells.map((cell) => ({ cell, line, li })));
+}
+
+/** The block a party label introduces: the words beside it (inline) or under it (boxed), in its column. */
+export function partyBlock(page: PageText, party: Party): PartyBlock | undefined {
+  const label = PARTY_LABELS[party];
+  const all = cellsOf(page);
+  for (const { cell, line, li } of all) {
+    const m = label.exec(cell.text.trim());
+    if (!m || DISCLAIMER.test(cell.text)) continue;
+    // "Insured" is a caption only when it stands alone or has a colon (not "Insured Location", "Insurer").
+    const rest = cleanValue(cell.text.trim().slice(m[0].length));
+    if (!/:\s*$/.test(m[0]) && rest && /^[a-z]/.test(rest)) continue;
+    // The column: up to the next caption to the right on this line (a block beside this one), else the page edge.
+    const beside = page.lines
+      .filter((l) => Math.abs(l.y - line.y) <= Math.max(4, line.h))
+      .flatMap((l) => l.cells)
+      .filter((c) => c.x > cell.x + cell.w + 20 && ANY_CAPTION.test(c.text.trim()) && !DISCLAIMER.test(c.text))
+      .sort((a, b) => a.x - b.x)[0];
+    const right = beside ? beside.x - 4 : page.width;
+    const lines: string[] = [];
+    const used: string[] = [cell.text];
+    let valueX: number;
+    let lastY = line.y;
+    const lh = Math.max(line.h, 6);
+    if (rest) {
+      lines.push(rest);
+      valueX = cell.x + (cell.w * (cell.text.length - cell.text.trimStart().length + m[0].length)) / Math.max(1, cell.text.length);
+    } else {
+      const next = line.cells.find((c) => c.x > cell.x + cell.w && c.x < right && c.x - (cell.x + cell.w) < 160);
+      if (next) {
+        lines.push(cleanValue(next.text));
+        used.push(next.text);
+        valueX = next.x;
+      } else valueX = Number.NaN;
+    }
+    for (let k = li + 1; k < page.lines.length && lines.length < 5; k++) {
+      const l = page.lines[k];
+      if (l.y - lastY > lh * 2.4) break;
+      const inCol = l.cells.filter((c) => c.x >= cell.x - 6 && c.x < right && c.x + c.w <= right + 40);
+      if (inCol.some((c) => ANY_CAPTION.test(c.text.trim()) || DISCLAIMER.test(c.text))) break;
+      // Under the value (its estimated left edge may be a little off), not under a neighbouring label.
+      const near = Number.isNaN(valueX) ? inCol : inCol.filter((c) => c.x <= valueX + 18 && c.x >= Math.min(cell.x, valueX - 18));
+      if (!near.length) {
+        if (lines.length) break;
+        continue;
+      }
+      if (Number.isNaN(valueX)) valueX = near[0].x;
+      lines.push(cleanValue(near.map((c) => c.text).join(' ')));
+      used.push(near.map((c) => c.text).join(' '));
+      lastY = l.y;
+    }
+    const kept = lines.filter((s) => /[a-z]/i.test(s));
+    if (!kept.length) continue;
+    return { lines: kept, cell, text: used.join('\n') };
+  }
+  return undefined;
+}
+
+const addressOf = (lines: string[]) =>
+  lines
+    .slice(1)
+    .filter((l) => /^\d+\s+\w|^p\.?\s*o\.?\s*box|^suite/i.test(l) || isCityStateZip(l))
+    .map(cleanValue);
+
+interface Column {
+  role: 'policy' | 'insurer' | 'eff' | 'exp' | 'limits' | 'type';
+  x: number;
+}
+/** Column captions, tried at each word of a header line (a header cell may hold several captions run together). */
+const HEADER_PHRASES: [RegExp, Column['role']][] = [
+  [/^(?:policy\s+)?eff(?:ective|ec\.?|\.)?(?:\s+date)?\b/i, 'eff'],
+  [/^(?:policy\s+)?exp(?:iration|ires|\.)?(?:\s+date)?\b/i, 'exp'],
+  [/^policy\s*(?:number|no\.?|num\.?|#)|^policy\b/i, 'policy'],
+  [/^(?:insurance\s+)?(?:company|carrier|insurer)\b|^writing\s+company\b/i, 'insurer'],
+  [/^limits?(?:\s+of\s+(?:liability|insurance))?\b/i, 'limits'],
+  [/^type\s+of\s+(?:insurance|coverage)\b|^line\s+of\s+business\b|^coverage\b|^type\b/i, 'type'],
+];
+
+/** A table header line: three or more column captions, one of them the policy number. */
+function tableHeader(page: PageText): { li: number; columns: Column[] } | undefined {
+  for (let li = 0; li < page.lines.length; li++) {
+    const columns: Column[] = [];
+    for (const c of page.lines[li].cells) {
+      const per = c.w / Math.max(1, c.text.length);
+      const words = [...c.text.matchAll(/\S+/g)];
+      for (let k = 0; k < words.length;) {
+        const from = words[k].index ?? 0;
+        const rest = c.text.slice(from);
+        const hit = HEADER_PHRASES.map(([re, role]) => ({ m: re.exec(rest), role })).find((h) => h.m);
+        if (!hit?.m) {
+          k++;
+          continue;
+        }
+        if (!columns.some((x) => x.role === hit.role)) columns.push({ role: hit.role, x: c.x + per * from });
+        const end = from + hit.m[0].length;
+        while (k < words.length && (words[k].index ?? 0) < end) k++;
+      }
+    }
+    const roles = new Set(columns.map((x) => x.role));
+    if (roles.size >= 4 && roles.has('policy')) return { li, columns };
+  }
+  return undefined;
+}
+
+const LABELLED = {
+  policy: /^policy\s*(?:number|no\.?|#)\s*:?\s*/i,
+  // The colon may be lost on a scan when the caption is a cell of its own.
+  insurer: /^(?:insurer|company|insurance company|carrier|insurance carrier|writing company)\s*(?::\s*|$)/i,
+};
+
+const POLICY_NO = /^[A-Z0-9][A-Z0-9\- ]{3,24}$/i;
+function policyNumberOf(s: string): string | undefined {
+  const v = cleanValue(s);
+  if (!POLICY_NO.test(v) || (v.match(/\d/g) ?? []).length < 4 || dateTokens(v).length || /\$/.test(v)) return undefined;
+  return v;
+}
+
+/** Read a certificate laid out freely: parties, then coverages. */
+export function extractFreeCertificate(page: PageText, emit: Emit): void {
+  const c = conf(page);
+  const blocks: Partial<Record<Party, PartyBlock>> = {};
+  for (const party of ['producer', 'insured', 'holder'] as const) {
+    const b = partyBlock(page, party);
+    if (!b) continue;
+    blocks[party] = b;
+    const base = { page: page.page, text: b.text, confidence: c, source: cellSource(page, b.cell), rule: `certificate party block: ${party}` } as const;
+    const name = b.lines[0];
+    if (party === 'producer') emit({ pointer: '/certificate/producer', value: name, ...base });
+    if (party === 'insured') {
+      emit({ pointer: '/certificate/insured', value: name, ...base });
+      emit({ pointer: '/policyholder/organization', value: name, ...base });
+      const addr = addressOf(b.lines);
+      if (addr.length) emit({ pointer: '/policyholder/address', value: addr.join(', '), ...base, confidence: c * 0.9 });
+    }
+    if (party === 'holder') {
+      emit({ pointer: '/certificate/certificate_holder', value: name, ...base });
+      emit({ pointer: '/interested_parties/0/name', value: name, ...base });
+      emit({ pointer: '/interested_parties/0/role', value: 'certificate_holder', ...base });
+      const addr = addressOf(b.lines);
+      emit({ pointer: '/interested_parties/0/address', value: addr.length ? addr.join(', ') : null, ...base });
+    }
+  }
+  coverages(page, emit, c);
+}
+
+interface Record_ {
+  type: CoverageType;
+  from: number;
+  to: number;
+  startX: number;
+}
+
+function coverages(page: PageText, emit: Emit, c: number): void {
+  const header = tableHeader(page);
+  const lines = page.lines;
+  // Where coverages start: after the table header, else after a COVERAGES heading, else anywhere.
+  const begin = header ? header.li + 1 : Math.max(0, lines.findIndex((l) => /^coverages?\b|^insurance coverages?\b/i.test(l.text.trim())) + 1);
+  const starts: Record_[] = [];
+  if (header) {
+    // A table: a row starts at a line holding a date (its period), and its type is what the type column holds from
+    // there to the next such line (a long type wraps: "Commercial" / "General Liability").
+    const anchors: number[] = [];
+    for (let li = begin; li < lines.length; li++) {
+      if (lines[li].cells.some((x) => DISCLAIMER.test(x.text) || (ANY_CAPTION.test(x.text.trim()) && !/^coverage/i.test(x.text.trim())))) break;
+      if (dateTokens(lines[li].text).length) anchors.push(li);
+    }
+    const typeCol = header.columns.find((x) => x.role === 'type');
+    const nextX = typeCol ? [...header.columns].sort((a, b) => a.x - b.x).find((x) => x.x > typeCol.x + 1)?.x : undefined;
+    anchors.forEach((li, k) => {
+      const to = anchors[k + 1] ?? Math.min(lines.length, li + 4);
+      const words = lines
+        .slice(li, to)
+        .flatMap((l) => l.cells.filter((x) => (typeCol ? x.x >= typeCol.x - 6 : x.x < page.width * 0.3) && x.x < (nextX ?? page.width * 0.3) - 4))
+        .map((x) => x.text)
+        .join(' ');
+      const t = TYPE_WORDS.find(([re]) => re.test(words))?.[1];
+      if (t) starts.push({ type: t, from: li, to, startX: lines[li].cells[0]?.x ?? 0 });
+    });
+  } else
+    for (let li = begin; li < lines.length; li++) {
+      const first = lines[li].cells[0];
+      if (!first || /\$|\d{3,}|statutory|limit|aggregate/i.test(first.text)) continue;
+      if (first.x > page.width * 0.3) continue;
+      const t = COVERAGE_START.find(([re]) => re.test(first.text.trim()))?.[1];
+      if (t) starts.push({ type: t, from: li, to: lines.length, startX: first.x });
+    }
+  // A record ends at the next start, at a party caption, or at the cancellation clause.
+  starts.forEach((s, k) => {
+    let to = starts[k + 1]?.from ?? lines.length;
+    for (let li = s.from + 1; li < to; li++) {
+      const l = lines[li];
+      if (l.cells.some((x) => (ANY_CAPTION.test(x.text.trim()) && x.x <= s.startX + 10) || DISCLAIMER.test(x.text))) {
+        to = li;
+        break;
+      }
+    }
+    s.to = to;
+  });
+  const colOf = (role: Column['role']) => header?.columns.find((x) => x.role === role);
+  const sortedCols = header ? [...header.columns].sort((a, b) => a.x - b.x) : [];
+  /** Cells of a record that fall in a header column (from its x to the next column's). */
+  const inColumn = (ls: Line[], role: Column['role']) => {
+    const col = colOf(role);
+    if (!col) return [];
+    const next = sortedCols.find((x) => x.x > col.x + 1);
+    return ls.flatMap((l) => l.cells.filter((x) => x.x >= col.x - 6 && x.x < (next ? next.x - 4 : page.width)));
+  };
+  let n = 0;
+  for (const r of starts) {
+    // Columns set close together run into one cell ("09/16/2024 Silver Creek Insurance"): cut at the header's columns.
+    const ls = lines.slice(r.from, r.to).map((l) =>
+      header
+        ? {
+            ...l,
+            cells: l.cells.flatMap((x) =>
+              splitAtColumns(
+                x,
+                sortedCols.map((k) => k.x),
+              ),
+            ),
+          }
+        : l,
+    );
+    const text = ls.map((l) => l.text).join('\n');
+    const cells = ls.flatMap((l) => l.cells);
+    // Policy number: labelled, else in the header's column, else the one policy-number-shaped cell of the record.
+    let pn: string | undefined;
+    let pnText: string | undefined;
+    for (const x of cells) {
+      const m = LABELLED.policy.exec(x.text.trim());
+      if (!m) continue;
+      const rest = x.text.trim().slice(m[0].length);
+      const line = ls.find((l) => l.cells.includes(x));
+      const after = rest ? rest : line?.cells[line.cells.indexOf(x) + 1]?.text;
+      pn = after ? policyNumberOf(after) : undefined;
+      if (pn) {
+        pnText = line?.text;
+        break;
+      }
+    }
+    if (!pn)
+      for (const x of header ? inColumn(ls, 'policy') : cells) {
+        const v = policyNumberOf(x.text);
+        if (v && !isCityStateZip(x.text)) {
+          pn = v;
+          pnText = x.text;
+          break;
+        }
+      }
+    // Dates: the record's two dates; the earlier is the effective date.
+    const dates = [...new Set(dateTokens(text).map((d) => d.iso))].sort();
+    const eff = dates.length >= 2 ? dates[0] : null;
+    const exp = dates.length >= 2 ? dates[dates.length - 1] : null;
+    // Insurer: labelled, else the header's column (a long name wraps within it).
+    let insurer: string | undefined;
+    // (In a table, a wrapped name's last word, "Company", is not a caption.)
+    for (const x of header ? [] : cells) {
+      const m = LABELLED.insurer.exec(x.text.trim());
+      if (!m) continue;
+      const rest = x.text.trim().slice(m[0].length);
+      const line = ls.find((l) => l.cells.includes(x));
+      insurer = cleanValue(rest || (line?.cells[line.cells.indexOf(x) + 1]?.text ?? '')) || undefined;
+      if (insurer) break;
+    }
+    if (!insurer && colOf('insurer'))
+      insurer =
+        cleanValue(
+          inColumn(ls, 'insurer')
+            .map((x) => x.text.replace(/^['"‘’“”]+|['"‘’“”]+$/g, ''))
+            .filter((t) => /[a-z]{2}/i.test(t))
+            .join(' '),
+        ) || undefined;
+    // Limits by caption: "Each Occurrence $1,000,000", the amount in the caption's cell or the next.
+    const amount = (re: RegExp): number | undefined => {
+      for (const l of ls)
+        for (let i = 0; i < l.cells.length; i++) {
+          const cell = l.cells[i];
+          const m = re.exec(cell.text);
+          if (!m) continue;
+          const after = cell.text.slice(m.index + m[0].length);
+          const inCell = /\$?\s?(\d{1,3}(?:,\d{3})+|\d{4,})/.exec(after);
+          if (inCell) return parseMoney(inCell[0]);
+          const next = l.cells.slice(i + 1).find((x) => /\d/.test(x.text));
+          const v = next ? /\$?\s?(\d{1,3}(?:,\d{3})+|\d{4,})/.exec(next.text) : null;
+          if (v) return parseMoney(v[0]);
+        }
+      return undefined;
+    };
+    const p = `/certificate/coverages/${n}`;
+    const base = {
+      page: page.page,
+      text,
+      confidence: c,
+      source: page.source === 'ocr' ? 'ocr' : 'rules',
+      rule: 'certificate coverage block (free layout)',
+    } as const;
+    emit({ pointer: `${p}/type`, value: r.type, ...base });
+    emit({ pointer: `${p}/insurer_letter`, value: null, ...base });
+    emit({ pointer: `${p}/policy_number`, value: pn ?? null, ...base, text: pnText ?? text });
+    emit({ pointer: `${p}/effective_date`, value: eff, ...base });
+    emit({ pointer: `${p}/expiration_date`, value: exp, ...base });
+    const occ = amount(/each\s+occurrence|per\s+occurrence/i) ?? null;
+    const limits = {
+      each_occurrence: r.type === 'general_liability' ? occ : null,
+      general_aggregate: r.type === 'general_liability' ? (amount(/general\s+aggregate|aggregate/i) ?? null) : null,
+      combined_single_limit: r.type === 'automobile_liability' ? (amount(/combined\s+single|\bcsl\b|each\s+accident/i) ?? null) : null,
+      umbrella_each_occurrence: r.type === 'umbrella_liability' ? occ : null,
+      wc_statutory: r.type === 'workers_compensation' ? /statutory/i.test(text) : null,
+      el_each_accident:
+        r.type === 'workers_compensation' ? (amount(/e\.?\s*l\.?\s*each\s+accident|employers'?\s+liability.*each\s+accident|each\s+accident/i) ?? null) : null,
+    };
+    for (const [k, v] of Object.entries(limits)) emit({ pointer: `${p}/${k}`, value: v, ...base });
+    if (n === 0) {
+      if (insurer) emit({ pointer: '/policy/provider', value: insurer, ...base, rule: 'certificate: insurer of the first coverage' });
+      if (pn) emit({ pointer: '/policy/policy_number', value: pn, ...base, text: pnText ?? text });
+      if (eff) emit({ pointer: '/policy/effective_date', value: eff, ...base });
+      if (exp) emit({ pointer: '/policy/expiration_date', value: exp, ...base });
+    }
+    n++;
+  }
+}
+
+/**
+ * A cell that spans several table columns, cut into one cell per column: each word goes to the column its
+ * estimated left edge (from its character offset) falls in.
+ */
+export function splitAtColumns(cell: Cell, columnXs: number[]): Cell[] {
+  const xs = [...columnXs].sort((a, b) => a - b);
+  const colAt = (x: number) => xs.filter((c) => c <= x + 4).length - 1;
+  if (colAt(cell.x) === colAt(cell.x + cell.w - 2)) return [cell];
+  const per = cell.w / Math.max(1, cell.text.length);
+  const parts: { col: number; words: string[]; x: number; end: number }[] = [];
+  for (const m of cell.text.matchAll(/\S+/g)) {
+    const x = cell.x + per * (m.index ?? 0);
+    const col = colAt(x);
+    const last = parts[parts.length - 1];
+    if (last && last.col === col) {
+      last.words.push(m[0]);
+      last.end = x + per * m[0].length;
+    } else parts.push({ col, words: [m[0]], x, end: x + per * m[0].length });
+  }
+  if (parts.length < 2) return [cell];
+  return parts.map((p) => ({ ...cell, text: p.words.join(' '), x: p.x, w: p.end - p.x, items: undefined }));
+}

@@ -1,0 +1,59 @@
+// Documents laid out the way the ACORD forms and the usual declarations are not: non-ACORD certificates (parties
+// inline or boxed, in one or two columns; coverages as a table with its columns in any order, or one stanza per
+// coverage) and declarations whose captions stand right of or under their values. Each is generated with its
+// expected values (fixtures/free_certificate.ts, fixtures/layouts.ts) and read end to end; every expected field
+// must come back (scored as `svc eval` scores it).
+import test from 'ava';
+import { extractDocument, closeDocumentPools } from '../../../pipelines/extraction/index.ts';
+import { scoreDocument } from '../../../pipelines/extraction/evaluate.ts';
+import { randomFreeCertificateSpec, renderFreeCertificate, type FreeCertificateSpec } from '../../../fixtures/free_certificate.ts';
+import { randomLayoutSpec, renderLayout, type Arrangement } from '../../../fixtures/layouts.ts';
+
+test.after.always(() => closeDocumentPools());
+
+const variants: Pick<FreeCertificateSpec, 'parties' | 'twoColumns' | 'coverageLayout'>[] = [];
+for (const parties of ['inline', 'boxed'] as const)
+  for (const twoColumns of [false, true]) for (const coverageLayout of ['table', 'stanza'] as const) variants.push({ parties, twoColumns, coverageLayout });
+
+test('non-ACORD certificates: insured, producer, holder and every coverage row are read, whatever the layout', async (t) => {
+  for (const [k, v] of variants.entries()) {
+    const spec = { ...randomFreeCertificateSpec(31_000 + k, { scan: false }), ...v };
+    const { pdf, expected } = await renderFreeCertificate(spec);
+    const r = await extractDocument(pdf, { entityType: 'declaration_page', read: { ocr: false } });
+    const d = r.extracted_data as unknown as Record<string, unknown> & { certificate: { coverages: unknown[] } };
+    t.is(d.document_kind, 'certificate', spec.name);
+    const { misses } = scoreDocument(expected, d as never);
+    t.deepEqual(misses, [], `${spec.name} ${JSON.stringify(v)} ${spec.font} ${spec.size}`);
+    t.is(d.certificate.coverages.length, spec.coverages.length);
+  }
+});
+
+test('a non-ACORD certificate whose table columns run into one cell is cut at the header columns', async (t) => {
+  // Courier at 10 points in the table layout leaves a few points between the date and the insurer columns.
+  const spec: FreeCertificateSpec = {
+    ...randomFreeCertificateSpec(31_100, { scan: false }),
+    coverageLayout: 'table',
+    font: 'Courier',
+    size: 10,
+    columns: ['type', 'eff', 'insurer', 'exp', 'policy'],
+  };
+  const { pdf, expected } = await renderFreeCertificate(spec);
+  const r = await extractDocument(pdf, { entityType: 'declaration_page', read: { ocr: false } });
+  t.deepEqual(scoreDocument(expected, r.extracted_data as never).misses, []);
+});
+
+test('declarations with captions right of or under their values, or in two columns: carrier, policy number, insured', async (t) => {
+  const arrangements: Arrangement[] = ['caption-below', 'caption-right', 'two-columns', 'inline'];
+  for (const [k, arrangement] of arrangements.entries())
+    for (const carrierAsHeader of [false, true]) {
+      const base = randomLayoutSpec(32_000 + k * 2 + (carrierAsHeader ? 1 : 0));
+      const spec = { ...base, name: base.name.replace(/_scan$/, ''), arrangement, carrierAsHeader, scan: undefined };
+      const { pdf, expected } = await renderLayout(spec);
+      const r = await extractDocument(pdf, { entityType: 'declaration_page', read: { ocr: false } });
+      t.deepEqual(
+        scoreDocument(expected, r.extracted_data as never).misses,
+        [],
+        `${arrangement} carrier as header ${carrierAsHeader} ${JSON.stringify(spec.labels)}`,
+      );
+    }
+});
