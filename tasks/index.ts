@@ -122,13 +122,7 @@ function only(tasks: TaskList, names: string[] | undefined): TaskList {
 /** OCR pages: the scans runner's tasks. */
 export const SCAN_TASKS = new Set(['documents__ocr']);
 /** The other stages of a document's work: the documents runner's tasks. */
-export const DOCUMENT_TASKS = new Set([
-  'documents__read',
-  'extractions__extract',
-  'extractions__complete',
-  'analyses__facts',
-  'analyses__compare',
-]);
+export const DOCUMENT_TASKS = new Set(['documents__read', 'extractions__extract', 'extractions__complete', 'analyses__facts', 'analyses__compare']);
 
 /**
  * The task list split by kind of work, each kind run by a runner of its own with its own concurrency, so no kind
