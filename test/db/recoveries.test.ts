@@ -100,7 +100,8 @@ test('failed deliveries of the window and mode are sent again one at a time, old
 });
 
 test('other agencies and modes neither recover nor see; plain agents and bad windows are refused', async (t) => {
-  const r = await recover(a.adminKey('test'), '2026-08-01T00:00:00Z');
+  // A window of its own (August): the test above recovers October's deliveries at the same time.
+  const r = await recover(a.adminKey('test'), '2026-08-01T00:00:00Z', '2026-08-02T00:00:00Z');
   const seen = (who: Identity) =>
     withIdentity(tdb.db, who, (c) => c.query('select id from app_public.webhook_recoveries where id = $1', [r.id]).then((x) => x.rowCount));
   t.is(await seen(a.adminKey('test')), 1);

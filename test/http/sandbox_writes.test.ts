@@ -66,6 +66,7 @@ test('every /v2 write with a sandbox key leaves live data as it was', async (t) 
     'put /v2/webhook-endpoints/{topic} (enabled)': { path: '/v2/webhook-endpoints/form-submission', body: { enabled: false } },
     'post /v2/webhook-endpoints/{topic}/rotate-secret': { path: '/v2/webhook-endpoints/form-submission/rotate-secret', body: {} },
     'post /v2/webhook-endpoints/{topic}/test': { path: '/v2/webhook-endpoints/form-submission/test', body: {} },
+    'post /v2/webhook-endpoints/{topic}/recover': { path: '/v2/webhook-endpoints/form-submission/recover', body: { since: '2020-01-01T00:00:00Z' } },
     'post /v2/webhook-endpoints/{topic}/deliveries/{delivery_id}/redeliver': {
       path: `/v2/webhook-endpoints/form-submission/deliveries/${delivery}/redeliver`,
       body: {},
