@@ -4,23 +4,24 @@ import { z } from 'zod';
 
 export const version = 'extraction.v1';
 
-/** The answer the model must give (sent as a JSON schema through structured outputs). */
-export const answerSchema = z.object({
-  document_kind: z
-    .string()
-    .describe(
-      'one of: personal_auto, homeowners, renters, businessowners, commercial_general_liability, certificate, umbrella, cyber, flood, workers_comp, d_and_o, commercial_auto, commercial_property, commercial_umbrella, unknown',
+/**
+ * The answer the model must give (sent as a JSON schema through structured outputs). `kinds` is the list of
+ * document kinds the extractor knows (`documentKinds`), so the prompt never lists them by hand.
+ */
+export function answerSchemaFor(kinds: readonly string[]) {
+  return z.object({
+    document_kind: z.string().describe(`one of: ${kinds.join(', ')}`),
+    values: z.array(
+      z.object({
+        pointer: z.string().describe('JSON pointer into the record, e.g. /policy/policy_number or /vehicles/0/vin'),
+        value: z.union([z.string(), z.number(), z.boolean(), z.null()]),
+        page: z.number().int().describe('1-based page number the value was read from'),
+        quote: z.string().describe('the exact text on that page the value was read from'),
+      }),
     ),
-  values: z.array(
-    z.object({
-      pointer: z.string().describe('JSON pointer into the record, e.g. /policy/policy_number or /vehicles/0/vin'),
-      value: z.union([z.string(), z.number(), z.boolean(), z.null()]),
-      page: z.number().int().describe('1-based page number the value was read from'),
-      quote: z.string().describe('the exact text on that page the value was read from'),
-    }),
-  ),
-});
-export type Answer = z.infer<typeof answerSchema>;
+  });
+}
+export type Answer = z.infer<ReturnType<typeof answerSchemaFor>>;
 
 export const systemPrompt = `You extract structured data from insurance documents (declarations pages, policies, certificates of insurance).
 Return only values that are printed in the document. Never guess or compute values.

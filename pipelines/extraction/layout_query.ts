@@ -315,3 +315,6 @@ export function findTable(pages: PageText[], roles: Record<string, RegExp>, requ
   }
   return rows;
 }
+
+/** The citation fields of a found value, to spread into an emitted candidate. */
+export const fromFound = <T>(f: Found<T>) => ({ page: f.page, text: f.text, confidence: f.confidence, source: f.source });

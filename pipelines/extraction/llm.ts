@@ -8,7 +8,9 @@ import type { PageText } from '../documents/layout.ts';
 import type { Candidate } from './candidates.ts';
 import { documentKinds, type DocumentKind } from './schema.ts';
 import { parseMoney, parseDate, cleanValue } from './normalise.ts';
-import { answerSchema, systemPrompt, userPrompt, version as promptVersion } from '../../prompts/extraction.v1.ts';
+import { answerSchemaFor, systemPrompt, userPrompt, version as promptVersion } from '../../prompts/extraction.v1.ts';
+
+const answerSchema = answerSchemaFor(documentKinds);
 
 export const llmOptionsSchema = z
   .object({

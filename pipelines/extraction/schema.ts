@@ -136,24 +136,6 @@ export const extractedDataSchema = z.object({
 export type ExtractedData = z.infer<typeof extractedDataSchema>;
 export type Citation = z.infer<typeof citationSchema>;
 
-export const policyTypeLabels: Record<DocumentKind, string> = {
-  personal_auto: 'Personal Auto',
-  homeowners: 'Homeowners',
-  renters: 'Renters',
-  businessowners: 'Businessowners (BOP)',
-  commercial_general_liability: 'Commercial General Liability',
-  certificate: 'Certificate of Liability Insurance',
-  umbrella: 'Personal Umbrella',
-  cyber: 'Cyber Liability',
-  flood: 'Flood',
-  workers_comp: "Workers' Compensation",
-  d_and_o: 'Directors & Officers Liability',
-  commercial_auto: 'Commercial Auto',
-  commercial_property: 'Commercial Property',
-  commercial_umbrella: 'Commercial Umbrella',
-  unknown: 'Insurance Policy',
-};
-
 /** The kind an entity type implies when the caller names one (declaration_page detects it instead). */
 export const kindOfEntityType: Record<EntityType, DocumentKind | undefined> = {
   declaration_page: undefined,
@@ -172,10 +154,13 @@ export const kindOfEntityType: Record<EntityType, DocumentKind | undefined> = {
   commercial_umbrella: 'commercial_umbrella',
 };
 
-/** An empty record of the documented shape. */
+/**
+ * An empty record of the documented shape. Its `policy_type` is the generic label until the caller names the
+ * kind's own (`describePolicyType`, from the kind's module).
+ */
 export function emptyExtractedData(kind: DocumentKind): ExtractedData {
   return {
-    policy_type: policyTypeLabels[kind],
+    policy_type: 'Insurance Policy',
     document_kind: kind,
     policy: { provider: null, policy_number: null, effective_date: null, expiration_date: null, premium: null },
     policyholder: { first_name: null, last_name: null, organization: null, address: null },

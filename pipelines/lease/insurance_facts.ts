@@ -3,7 +3,8 @@
 // liability, named parties, waiver of subrogation, primary & non-contributory, the insured premises and the
 // words that make a document a binder, a quote or a cancelled policy.
 import type { PageText } from '../documents/layout.ts';
-import { detectKind, extractByRules, describePolicyType, parsePolicyNumber } from '../extraction/rules.ts';
+import { detectKind, extractByRules, describePolicyType } from '../extraction/rules.ts';
+import { parsePolicyNumber } from '../extraction/declarations.ts';
 import { findLabelled } from '../extraction/layout_query.ts';
 import { ground, indexPages } from '../extraction/grounding.ts';
 import { buildExtractedData } from '../extraction/build.ts';

@@ -3,7 +3,7 @@
 // coverage grid, read by certificate.ts; the common labels fill what the grid did not.
 import { extractCertificate } from '../certificate.ts';
 import { findCarrier } from '../names.ts';
-import { policyNumber, period } from '../rules.ts';
+import { policyNumber, period } from '../declarations.ts';
 import type { KindModule } from './types.ts';
 
 const TITLE = /certificate of (liability )?insurance|certificate of property insurance|evidence of insurance/i;

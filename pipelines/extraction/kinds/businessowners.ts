@@ -1,12 +1,12 @@
 // Businessowners (BOP) declarations: the common core and the CGL each-occurrence limit.
-import { declarationCore, liabilityFields, partyFields } from '../rules.ts';
-import { policyTypeLabels } from '../schema.ts';
+import { declarationCore, liabilityFields } from '../declarations.ts';
+import { parties as partyFields } from '../parties.ts';
 import { score, type KindModule } from './types.ts';
 
 export const businessowners: KindModule = {
   id: 'businessowners',
   kind: 'businessowners',
-  label: policyTypeLabels.businessowners,
+  label: 'Businessowners (BOP)',
   detect: (text) =>
     score(text, [
       [/businessowners?|business owners?|\bBOP\b/i, 6],

@@ -1,12 +1,12 @@
 // Commercial (business) auto declarations: read like personal auto (limits, vehicles, drivers).
-import { autoFields, declarationCore, partyFields } from '../rules.ts';
-import { policyTypeLabels } from '../schema.ts';
+import { autoFields, declarationCore } from '../declarations.ts';
+import { parties as partyFields } from '../parties.ts';
 import { score, type KindModule } from './types.ts';
 
 export const commercialAuto: KindModule = {
   id: 'commercial_auto',
   kind: 'commercial_auto',
-  label: policyTypeLabels.commercial_auto,
+  label: 'Commercial Auto',
   detect: (text) =>
     score(text, [
       [/business auto|commercial auto/i, 6],

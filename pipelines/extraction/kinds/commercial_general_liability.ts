@@ -1,12 +1,12 @@
 // Commercial general liability declarations: the common core and the each-occurrence limit.
-import { declarationCore, liabilityFields, partyFields } from '../rules.ts';
-import { policyTypeLabels } from '../schema.ts';
+import { declarationCore, liabilityFields } from '../declarations.ts';
+import { parties as partyFields } from '../parties.ts';
 import { score, type KindModule } from './types.ts';
 
 export const commercialGeneralLiability: KindModule = {
   id: 'commercial_general_liability',
   kind: 'commercial_general_liability',
-  label: policyTypeLabels.commercial_general_liability,
+  label: 'Commercial General Liability',
   detect: (text) =>
     score(text, [
       [/commercial general liability/i, 5],

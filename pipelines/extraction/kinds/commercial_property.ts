@@ -1,12 +1,12 @@
 // Commercial property declarations: the common core.
-import { declarationCore, partyFields } from '../rules.ts';
-import { policyTypeLabels } from '../schema.ts';
+import { declarationCore } from '../declarations.ts';
+import { parties as partyFields } from '../parties.ts';
 import { score, type KindModule } from './types.ts';
 
 export const commercialProperty: KindModule = {
   id: 'commercial_property',
   kind: 'commercial_property',
-  label: policyTypeLabels.commercial_property,
+  label: 'Commercial Property',
   detect: (text) =>
     score(text, [
       [/commercial property/i, 6],

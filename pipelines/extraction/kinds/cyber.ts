@@ -1,12 +1,12 @@
 // Cyber liability declarations: the common core.
-import { declarationCore, partyFields } from '../rules.ts';
-import { policyTypeLabels } from '../schema.ts';
+import { declarationCore } from '../declarations.ts';
+import { parties as partyFields } from '../parties.ts';
 import { score, type KindModule } from './types.ts';
 
 export const cyber: KindModule = {
   id: 'cyber',
   kind: 'cyber',
-  label: policyTypeLabels.cyber,
+  label: 'Cyber Liability',
   detect: (text) =>
     score(text, [
       [/cyber/i, 6],

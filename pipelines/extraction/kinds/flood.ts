@@ -1,12 +1,12 @@
 // Flood (NFIP and private) declarations: the common core.
-import { declarationCore, partyFields } from '../rules.ts';
-import { policyTypeLabels } from '../schema.ts';
+import { declarationCore } from '../declarations.ts';
+import { parties as partyFields } from '../parties.ts';
 import { score, type KindModule } from './types.ts';
 
 export const flood: KindModule = {
   id: 'flood',
   kind: 'flood',
-  label: policyTypeLabels.flood,
+  label: 'Flood',
   detect: (text) =>
     score(text, [
       [/\bflood\b/i, 5],

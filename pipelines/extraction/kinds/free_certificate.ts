@@ -4,7 +4,7 @@
 import { certificatePage } from '../certificate.ts';
 import { extractFreeCertificate, isFreeCertificate } from '../free_certificate.ts';
 import { findCarrier } from '../names.ts';
-import { policyNumber, period } from '../rules.ts';
+import { policyNumber, period } from '../declarations.ts';
 import type { KindModule } from './types.ts';
 
 export const CERTIFICATE_TITLE = /certificate of (liability )?insurance|evidence of insurance|memorandum of insurance|certificate of coverage/i;

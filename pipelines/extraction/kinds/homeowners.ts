@@ -1,12 +1,12 @@
 // Homeowners declarations (HO-3 and similar): Coverage A–F limits, the all-perils deductible, residence premises.
-import { declarationCore, partyFields, propertyFields } from '../rules.ts';
-import { policyTypeLabels } from '../schema.ts';
+import { declarationCore, propertyFields } from '../declarations.ts';
+import { parties as partyFields } from '../parties.ts';
 import { score, type KindModule } from './types.ts';
 
 export const homeowners: KindModule = {
   id: 'homeowners',
   kind: 'homeowners',
-  label: (text) => (/\bHO[- ]?(?:00 ?)?0?3\b|special form/i.test(text) ? 'Homeowners (HO-3)' : policyTypeLabels.homeowners),
+  label: (text) => (/\bHO[- ]?(?:00 ?)?0?3\b|special form/i.test(text) ? 'Homeowners (HO-3)' : 'Homeowners'),
   detect: (text) =>
     score(text, [
       [/homeowners?/i, 4],

@@ -1,12 +1,12 @@
 // Personal auto declarations: bodily injury / property damage limits, vehicles (VIN, year, make, model), drivers.
-import { autoFields, declarationCore, partyFields } from '../rules.ts';
-import { policyTypeLabels } from '../schema.ts';
+import { autoFields, declarationCore } from '../declarations.ts';
+import { parties as partyFields } from '../parties.ts';
 import { score, type KindModule } from './types.ts';
 
 export const personalAuto: KindModule = {
   id: 'personal_auto',
   kind: 'personal_auto',
-  label: policyTypeLabels.personal_auto,
+  label: 'Personal Auto',
   detect: (text) =>
     score(text, [
       [/\b[A-HJ-NPR-Z0-9]{17}\b/, 2],

@@ -1,12 +1,12 @@
 // Renters declarations (HO-4): personal property, loss of use, liability, medical payments, deductible; no dwelling.
-import { declarationCore, partyFields, propertyFields } from '../rules.ts';
-import { policyTypeLabels } from '../schema.ts';
+import { declarationCore, propertyFields } from '../declarations.ts';
+import { parties as partyFields } from '../parties.ts';
 import { score, type KindModule } from './types.ts';
 
 export const renters: KindModule = {
   id: 'renters',
   kind: 'renters',
-  label: (text) => (/\bHO[- ]?(?:00 ?)?0?4\b/i.test(text) ? 'Renters (HO-4)' : policyTypeLabels.renters),
+  label: (text) => (/\bHO[- ]?(?:00 ?)?0?4\b/i.test(text) ? 'Renters (HO-4)' : 'Renters'),
   detect: (text) => {
     let s = score(text, [
       [/renters?|tenants?/i, 4],

@@ -1,12 +1,12 @@
 // Personal umbrella declarations: the common core.
-import { declarationCore, partyFields } from '../rules.ts';
-import { policyTypeLabels } from '../schema.ts';
+import { declarationCore } from '../declarations.ts';
+import { parties as partyFields } from '../parties.ts';
 import { score, type KindModule } from './types.ts';
 
 export const umbrella: KindModule = {
   id: 'umbrella',
   kind: 'umbrella',
-  label: policyTypeLabels.umbrella,
+  label: 'Personal Umbrella',
   detect: (text) =>
     score(text, [
       [/personal umbrella/i, 6],

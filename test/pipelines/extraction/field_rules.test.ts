@@ -2,7 +2,9 @@
 import test from 'ava';
 import { layoutPage, type TextItem, type PageText } from '../../../pipelines/documents/layout.ts';
 import type { Candidate } from '../../../pipelines/extraction/candidates.ts';
-import { autoFields, extractByRules, liabilityFields, partyFields, policyNumber } from '../../../pipelines/extraction/rules.ts';
+import { extractByRules } from '../../../pipelines/extraction/rules.ts';
+import { autoFields, liabilityFields, policyNumber } from '../../../pipelines/extraction/declarations.ts';
+import { parties as partyFields } from '../../../pipelines/extraction/parties.ts';
 import { ground, indexPages } from '../../../pipelines/extraction/grounding.ts';
 import { findNamedInsured } from '../../../pipelines/extraction/names.ts';
 import { extractCertificate } from '../../../pipelines/extraction/certificate.ts';

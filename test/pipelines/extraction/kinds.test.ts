@@ -264,7 +264,7 @@ test('citations carry the rule that chose a value; low-confidence values are lis
 });
 
 test('policy period: dates over the two lines after the caption, or left of their own captions around it', async (t) => {
-  const { period } = await import('../../../pipelines/extraction/rules.ts');
+  const { period } = await import('../../../pipelines/extraction/declarations.ts');
   const a = page([
     [400, 300, 'Policy period'],
     [400, 310, 'Beginning December 19, 2021 through'],
@@ -341,4 +341,24 @@ test('named insured under "Mailing name and address for Insured": a one-word bus
   const r = run((e) => findNamedInsured([p], e));
   t.is(r['/policyholder/organization'], 'SENSIBLE');
   t.is(r['/policyholder/address'], '1234 TEST AVE, SAN FRANCISCO CA 94101');
+});
+
+test('the registry is the one list of kinds: every document kind has one module with a label, and the LLM prompt offers exactly those kinds', async (t) => {
+  const { declarationKinds, certificateForms, kindModule } = await import('../../../pipelines/extraction/kinds/index.ts');
+  const { documentKinds } = await import('../../../pipelines/extraction/schema.ts');
+  const { answerSchemaFor } = await import('../../../prompts/extraction.v1.ts');
+  const declared = declarationKinds.map((m) => m.kind);
+  t.is(new Set(declared).size, declared.length, 'one module per declarations kind');
+  for (const kind of documentKinds) {
+    if (kind === 'certificate') {
+      t.true(certificateForms.length > 0 && certificateForms.every((m) => m.kind === 'certificate'));
+      continue;
+    }
+    const m = kindModule(kind);
+    t.is(m.kind, kind, `${kind} has its own module`);
+    const label = typeof m.label === 'string' ? m.label : m.label('');
+    t.true(label.length > 0, `${kind} has a policy_type label`);
+  }
+  const described = answerSchemaFor(documentKinds).shape.document_kind.description ?? '';
+  t.deepEqual(described.replace(/^one of: /, '').split(', '), [...documentKinds]);
 });

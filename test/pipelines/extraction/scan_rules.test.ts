@@ -2,7 +2,7 @@
 import test from 'ava';
 import { layoutPage, type TextItem, type PageText } from '../../../pipelines/documents/layout.ts';
 import type { Candidate } from '../../../pipelines/extraction/candidates.ts';
-import { partyFields } from '../../../pipelines/extraction/rules.ts';
+import { parties as partyFields } from '../../../pipelines/extraction/parties.ts';
 import { ground, indexPages } from '../../../pipelines/extraction/grounding.ts';
 import { extractCertificate } from '../../../pipelines/extraction/certificate.ts';
 import { propertyLines } from '../../../pipelines/extraction/limits.ts';
