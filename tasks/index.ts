@@ -14,13 +14,14 @@ import { heartbeatIntervalMs, workerPreset } from './liveness.ts';
 import { analysesCompare } from './analyses__compare.ts';
 import { analysesFacts } from './analyses__facts.ts';
 import { blobsSweep } from './blobs__sweep.ts';
-import { deliveriesSend, startSendLoop } from './deliveries__send.ts';
+import { deliveriesSend } from './deliveries__send.ts';
+import { startOutboxPoller } from './webhooks/outbox.ts';
+import { startSendLoop } from './webhooks/send_loop.ts';
 import { documentsExpire } from './documents__expire.ts';
 import { documentsOcr } from './documents__ocr.ts';
 import { documentsRead } from './documents__read.ts';
 import { extractionsComplete } from './extractions__complete.ts';
 import { extractionsExtract } from './extractions__extract.ts';
-import { eventsFanOut, startOutboxPoller } from './events__fan_out.ts';
 import { maintenancePurge } from './maintenance__purge.ts';
 import { submissionsFinalize } from './submissions__finalize.ts';
 
@@ -28,7 +29,6 @@ import { submissionsFinalize } from './submissions__finalize.ts';
 export function createTaskList(deps: TaskDeps): TaskList {
   const tasks: Record<string, Task> = {
     maintenance__purge: maintenancePurge(deps),
-    events__fan_out: eventsFanOut(deps),
     deliveries__send: deliveriesSend(deps),
     documents__read: documentsRead(deps),
     documents__ocr: documentsOcr(deps),
@@ -162,7 +162,7 @@ export async function startWorker(
     pollInterval?: number;
     /** Milliseconds between polls of the events outbox and of due deliveries while none waits (default 25). */
     outboxPollInterval?: number;
-    /** Run only these tasks (benches time one stage); the outbox poller runs with events__fan_out, the send loop with deliveries__send. */
+    /** Run only these tasks (benches time one stage); the outbox poller runs with 'events__fan_out' (its name in logs), the send loop with deliveries__send. */
     only?: string[];
   },
 ): Promise<Runner> {

@@ -18,18 +18,8 @@ export interface FanOutPlanRow extends EventRow {
   endpoint_id: string | null;
   url: string | null;
   kind: 'topic' | 'subscription' | null;
-  /** Request id of the request that emitted the event (fan_out_batch only). */
+  /** Request id of the request that emitted the event. */
   request_id?: string | null;
-}
-
-/** The next waiting events of an agency with their targets, locked until the transaction ends (other jobs skip them). */
-export async function fanOutBatch(db: Client, agencyId: number, limit: number): Promise<FanOutPlanRow[]> {
-  const { rows } = await db.query<FanOutPlanRow>({
-    name: 'svc_fan_out_batch',
-    text: 'select * from app_private.fan_out_batch($1, $2)',
-    values: [agencyId, limit],
-  });
-  return rows;
 }
 
 /** Whether any event waits for fan-out (an idle poll's one cheap round trip). */
@@ -45,26 +35,6 @@ export async function anyEventWaiting(db: Client): Promise<boolean> {
 export async function holdWaitingEvent(db: Client, eventId: number, error: string): Promise<boolean> {
   const { rows } = await db.query<{ held: boolean }>('select app_private.hold_waiting_event($1, $2) as held', [eventId, error]);
   return rows[0]?.held === true;
-}
-
-/** Given events with one line per target (jobs queued before 0013 name their event). */
-export async function fanOutPlans(db: Client, eventIds: number[]): Promise<FanOutPlanRow[]> {
-  const { rows } = await db.query<FanOutPlanRow>({ name: 'svc_fan_out_plans', text: 'select * from app_private.fan_out_plans($1)', values: [eventIds] });
-  return rows;
-}
-
-/** Create and queue the deliveries of fanned-out events, one per event and endpoint (existing ones are kept), and mark the events done; returns how many were created. */
-export async function createEventDeliveries(
-  db: Client,
-  eventIds: number[],
-  deliveries: Array<{ event_id: number; endpoint_id: string; url: string; body: string }>,
-): Promise<number> {
-  const { rows } = await db.query<{ n: number }>({
-    name: 'svc_create_event_deliveries',
-    text: 'select app_private.create_event_deliveries($1, $2) as n',
-    values: [eventIds, JSON.stringify(deliveries)],
-  });
-  return rows[0].n;
 }
 
 // The outbox poller's batch in two round trips instead of four: `begin` travels with the read and `commit` with

@@ -40,14 +40,8 @@ test('every task name a SQL function queues is in the task list', async (t) => {
   for (const [name, fns] of queued) t.truthy(tasks[name], `${name} (queued by ${fns.join(', ')}) has a task`);
 });
 
-/**
- * Tasks that no current SQL function queues, each with the reason it is still in the list. events__fan_out runs
- * jobs an older outbox queued per event or agency; today the worker's outbox poller does that work (and `only`
- * names it to start the poller).
- */
-const notQueuedBySql: Record<string, string> = {
-  events__fan_out: 'older outbox jobs; the outbox poller',
-};
+/** Tasks that no current SQL function queues, each with the reason it is still in the list (none today). */
+const notQueuedBySql: Record<string, string> = {};
 
 test('every task is queued by a SQL function or the cron list, or says why not', async (t) => {
   const queued = await queuedInSql();

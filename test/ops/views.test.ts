@@ -69,24 +69,24 @@ test('jobs: queued, scheduled and failed jobs by task with age, attempts and the
   await o.query(`select graphile_worker.add_job('ops_test__nobody_runs', '{}')`);
   await o.query(`select graphile_worker.add_job('ops_test__later', '{}', run_at => now() + interval '1 hour')`);
   // A payload the task rejects, with one attempt: the real worker fails it for good.
-  await o.query(`select graphile_worker.add_job('events__fan_out', '{"event_id": "not a number"}', max_attempts => 1, job_key => 'ops-bad-fan-out')`);
+  await o.query(`select graphile_worker.add_job('deliveries__send', '{"delivery_id": "not a number"}', max_attempts => 1, job_key => 'ops-bad-send')`);
   const failed = await eventually(
-    async () => (await asOperator(`select * from app_ops.jobs where key = 'ops-bad-fan-out' and state = 'failed'`))[0],
+    async () => (await asOperator(`select * from app_ops.jobs where key = 'ops-bad-send' and state = 'failed'`))[0],
     30_000,
     'the bad job to fail',
   );
-  t.is(failed.task, 'events__fan_out');
+  t.is(failed.task, 'deliveries__send');
   t.is(failed.attempts, 1);
-  t.regex(failed.last_error, /event_id/);
+  t.regex(failed.last_error, /delivery_id/);
 
   const states = await asOperator(
-    `select task, state, jobs, max_attempts, last_error, extract(epoch from oldest_age) >= 0 as aged from app_ops.job_states where task like 'ops_test%' or task = 'events__fan_out' order by task, state`,
+    `select task, state, jobs, max_attempts, last_error, extract(epoch from oldest_age) >= 0 as aged from app_ops.job_states where task like 'ops_test%' or task = 'deliveries__send' order by task, state`,
   );
   const by = (task: string, state: string) => states.find((s) => s.task === task && s.state === state);
   t.is(by('ops_test__nobody_runs', 'queued')?.jobs, 2);
   t.is(by('ops_test__later', 'scheduled')?.jobs, 1);
-  t.is(by('events__fan_out', 'failed')?.jobs, 1);
-  t.regex(by('events__fan_out', 'failed')?.last_error ?? '', /event_id/);
+  t.is(by('deliveries__send', 'failed')?.jobs, 1);
+  t.regex(by('deliveries__send', 'failed')?.last_error ?? '', /delivery_id/);
   t.true(by('ops_test__nobody_runs', 'queued')?.aged);
   const queued = await asOperator(`select waiting_for is not null as waiting from app_ops.jobs where task = 'ops_test__nobody_runs'`);
   t.true(queued.every((q) => q.waiting));

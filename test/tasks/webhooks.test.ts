@@ -377,11 +377,12 @@ test('a fan-out that runs twice creates no second delivery', async (t) => {
   await put(a.key, 'form-submission', { staging_url: r.url });
   const eventId = await emit(a.agencyId, 'test', 'form-submission', null, formData(99));
   await r.waitFor(1);
-  // Once as a job queued before batches (one event), once as a batch holding it twice.
-  await svc.tdb.db.owner.query(`select graphile_worker.add_job('events__fan_out', json_build_object('event_id', $1::bigint))`, [eventId]);
-  await svc.tdb.db.owner.query(
-    `select graphile_worker.add_job('events__fan_out', json_build_array(json_build_object('event_id', $1::bigint), json_build_object('event_id', $1::bigint)))`,
-    [eventId],
+  // The event waits again, as after a crash that lost the fan-out's mark: the poller fans it out a second time.
+  await svc.tdb.db.owner.query(`insert into app_private.events_waiting (event_id) values ($1)`, [eventId]);
+  await eventually(
+    async () => (await svc.tdb.db.owner.query('select 1 from app_private.events_waiting where event_id = $1', [eventId])).rowCount === 0,
+    10_000,
+    'the poller to take the event again',
   );
   await new Promise((res) => setTimeout(res, 1500));
   const n = await svc.tdb.db.owner.query('select count(*)::int as n from app_public.webhook_deliveries where event_id = $1', [eventId]);

@@ -1,38 +1,34 @@
-// Outbox events become one delivery per matching endpoint and subscription, queued per endpoint. The worker
-// process polls the outbox (startOutboxPoller, 0014): it reads and locks the oldest waiting events of every
-// agency in one statement and turns them into deliveries in another, in one transaction; at once again while
-// batches come back full, else after a few milliseconds. Emitting an event is thus only its insert. The deliveries
-// the send loop of the same process has room for are created claimed by it and handed to it (0019).
-// events__fan_out jobs queued before 0014 still run: {agency_id} (0013) fans out that agency's waiting events
-// the same way, {event_id} (before 0013) one event.
+// The outbox poller: outbox events become one delivery per matching endpoint and subscription. It reads and
+// locks the oldest waiting events of every agency (app_private.events_waiting) in one statement and turns them
+// into deliveries in another, in one transaction; at once again while batches come back full, else after a few
+// milliseconds. Emitting an event is thus only its insert. The deliveries the send loop of the same process has
+// room for are created claimed by it and handed to it.
 // Running a batch twice adds nothing (one delivery per event and endpoint), so a crash between steps loses nothing.
 // A target whose body cannot be built is skipped with a logged reason; the others still get the event.
-import type { Task } from 'graphile-worker';
 import type pg from 'pg';
 import { z } from 'zod';
+import { commit, rollback } from '../../db/pool.ts';
 import {
   anyEventWaiting,
   beginFanOutWaiting,
-  createEventDeliveries,
   createClaimedDeliveriesAndCommit,
   createEventDeliveriesAndCommit,
-  fanOutBatch,
-  fanOutPlans,
   holdWaitingEvent,
   type FanOutPlanRow,
   type HandedDeliveryRow,
-} from '../db/queries/events.ts';
-import type { Client } from '../db/queries/types.ts';
-import type { DueDeliveryRow } from '../db/queries/deliveries.ts';
-import { envelopeJson, topicEnvelope, v1EventEnvelope, V1_EVENT_NAMES, type V1EventName } from '../pipelines/webhooks/payloads.ts';
-import type { Logger } from '../lib/log.ts';
-import type { TaskDeps } from './context.ts';
-import type { HandOver } from './deliveries__send.ts';
-
-const payload = z.union([z.object({ agency_id: z.number().int().positive() }), z.object({ event_id: z.number().int().positive() })]);
+} from '../../db/queries/events.ts';
+import type { Client } from '../../db/queries/types.ts';
+import type { DueDeliveryRow } from '../../db/queries/deliveries.ts';
+import { envelopeJson, topicEnvelope, v1EventEnvelope, V1_EVENT_NAMES, type V1EventName } from '../../pipelines/webhooks/payloads.ts';
+import type { Logger } from '../../lib/log.ts';
+import type { TaskDeps } from '../context.ts';
+import type { HandOver } from './send_loop.ts';
 
 /** Events fanned out per transaction: large enough to amortise the round trips, small enough to keep locks short. */
 const BATCH = 500;
+
+/** How the poller's log lines name it (the work it took over from the events__fan_out task). */
+const CONTEXT = { component: 'worker', task: 'events__fan_out', poller: true };
 
 /** The exact body of `event` for a target of `kind`, or why this target cannot take it. */
 export function bodyFor(
@@ -99,47 +95,29 @@ function handedRows(handed: HandedDeliveryRow[], planned: Array<{ event_id: numb
 }
 
 /**
- * Fan out one batch in one transaction: `read` locks up to BATCH waiting events with their targets, their
- * deliveries are created and queued and the events marked. Returns how many events the batch held.
+ * Fan out one batch in one transaction: `beginFanOutWaiting` begins it and locks up to `limit` waiting events with
+ * their targets; their deliveries are created (those the send loop has room for claimed by it and handed over) and
+ * the events marked, committed in the same round trip. Returns how many events the batch held; `taken` gets their ids.
  */
 async function fanOutOnce(
-  client: Client,
-  read: (c: Client) => Promise<FanOutPlanRow[]>,
+  client: pg.PoolClient,
+  limit: number,
   log: Pick<Logger, 'warn' | 'info' | 'debug'>,
-  context: Record<string, unknown>,
-  taken: number[] = [],
-  /** `read` begins the transaction itself, and the write commits it in the same round trip (the poller's batch). */
-  combined = false,
-  /** The send loop of this process: the deliveries it has room for are created claimed by it and handed over. */
+  taken: number[],
   sendLoop?: HandOver,
 ): Promise<number> {
   let rows: FanOutPlanRow[];
   try {
-    if (!combined) await client.query('begin');
-    rows = await read(client);
+    rows = await beginFanOutWaiting(client, limit);
     const ids = [...new Set(rows.map((r) => r.id))];
     taken.push(...ids);
-    let created = 0;
-    if (!combined) {
-      if (ids.length) created = await createEventDeliveries(client, ids, deliveriesOf(rows, log));
-      await client.query('commit');
-    } else if (ids.length && sendLoop) {
-      const planned = deliveriesOf(rows, log);
-      const room = sendLoop.room(planned.map((d) => d.endpoint_id));
-      const claimed = planned.map((d, i) => ({ ...d, claim: room[i] }));
-      const handed = await createClaimedDeliveriesAndCommit(client, ids, claimed, sendLoop.workerId, sendLoop.leaseSeconds);
-      created = planned.length; // at most: an event fanned out before keeps its deliveries
-      if (handed.length) sendLoop.take(handedRows(handed, planned));
-      // Some wait due (no room, or a disabled endpoint): the loop claims them on its next round.
-      if (handed.length < planned.length) sendLoop.wake();
-    } else if (ids.length) {
-      created = await createEventDeliveriesAndCommit(client, ids, deliveriesOf(rows, log));
-    } else {
-      await client.query('commit'); // nothing waiting after all (another poller took it)
-    }
-    if (ids.length) log.debug('events fanned out', { ...context, events: ids.length, deliveries: created });
+    if (!ids.length)
+      await commit(client); // nothing waiting after all (another poller took it)
+    else if (sendLoop) handOver(await createHanded(client, ids, rows, log, sendLoop), sendLoop);
+    else await createEventDeliveriesAndCommit(client, ids, deliveriesOf(rows, log));
+    if (ids.length) log.debug('events fanned out', { ...CONTEXT, events: ids.length });
   } catch (err) {
-    await client.query('rollback').catch(() => {});
+    await rollback(client).catch(() => {});
     throw err;
   }
   // A batch serves many requests: one line per event carries the request id that emitted it.
@@ -147,27 +125,24 @@ async function fanOutOnce(
   for (const r of rows) {
     if (seen.has(r.id)) continue;
     seen.add(r.id);
-    log.info('event fanned out', { ...context, eventId: r.id, requestId: r.request_id ?? undefined });
+    log.info('event fanned out', { ...CONTEXT, eventId: r.id, requestId: r.request_id ?? undefined });
   }
   return seen.size;
 }
 
-export function eventsFanOut(deps: TaskDeps): Task {
-  return async (raw, helpers) => {
-    const parsed = payload.parse(raw);
-    await helpers.withPgClient(async (client: Client) => {
-      if ('event_id' in parsed) {
-        // A job queued before 0013; a deleted event has no line: no longer relevant.
-        const rows = await fanOutPlans(client, [parsed.event_id]);
-        if (rows.length) await createEventDeliveries(client, [parsed.event_id], deliveriesOf(rows, helpers.logger));
-        return;
-      }
-      // A job queued by 0013: the agency's waiting events (the poller may take some of them meanwhile).
-      const log = { warn: helpers.logger.warn.bind(helpers.logger), debug: helpers.logger.debug.bind(helpers.logger), info: deps.log.info.bind(deps.log) };
-      const context = { component: 'worker', task: 'events__fan_out', jobId: helpers.job.id };
-      while ((await fanOutOnce(client, (c) => fanOutBatch(c, parsed.agency_id, BATCH), log, context)) >= BATCH);
-    });
-  };
+/** Create the batch's deliveries, those the send loop has room for claimed by it; returns them with what was planned. */
+async function createHanded(client: Client, ids: number[], rows: FanOutPlanRow[], log: Pick<Logger, 'warn'>, sendLoop: HandOver) {
+  const planned = deliveriesOf(rows, log);
+  const room = sendLoop.room(planned.map((d) => d.endpoint_id));
+  const claimed = planned.map((d, i) => ({ ...d, claim: room[i] }));
+  const handed = await createClaimedDeliveriesAndCommit(client, ids, claimed, sendLoop.workerId, sendLoop.leaseSeconds);
+  return { planned, handed };
+}
+
+/** Give the send loop what was created claimed by it, and wake it for the rest (no room, or a disabled endpoint). */
+function handOver({ planned, handed }: Awaited<ReturnType<typeof createHanded>>, sendLoop: HandOver): void {
+  if (handed.length) sendLoop.take(handedRows(handed, planned));
+  if (handed.length < planned.length) sendLoop.wake();
 }
 
 /** SQLSTATE classes that say the data cannot be written (not that the database is unavailable or busy). */
@@ -201,7 +176,6 @@ export function startOutboxPoller(
 ): OutboxPoller {
   let stopped = false;
   let wake = () => {};
-  const context = { component: 'worker', task: 'events__fan_out', poller: true };
   // After a failed batch the poller goes one event at a time through as many events as that batch held (they
   // are the oldest waiting), so an event that cannot be fanned out (a data error) is found and held instead of
   // holding up every agency's events behind it.
@@ -218,8 +192,7 @@ export function startOutboxPoller(
         let failed: Error | undefined;
         try {
           // The cheap check first, unless the last batch found events (under load the next one most likely does too).
-          if (last > 0 || (await anyEventWaiting(client)))
-            n = await fanOutOnce(client, (c) => beginFanOutWaiting(c, limit), deps.log, context, taken, true, opts.sendLoop);
+          if (last > 0 || (await anyEventWaiting(client))) n = await fanOutOnce(client, limit, deps.log, taken, opts.sendLoop);
           if (careful > 0) careful = n > 0 ? careful - 1 : 0;
         } catch (err) {
           failed = err as Error;
@@ -242,11 +215,11 @@ export function startOutboxPoller(
               }
             })
             .catch(() => false);
-          deps.log.error('event held: its fan-out fails', { ...context, eventId: taken[0], reason, held });
+          deps.log.error('event held: its fan-out fails', { ...CONTEXT, eventId: taken[0], reason, held });
           careful = Math.max(0, careful - 1);
           wait = 0;
         } else {
-          deps.log.warn('outbox fan-out failed; trying again one event at a time', { ...context, err });
+          deps.log.warn('outbox fan-out failed; trying again one event at a time', { ...CONTEXT, err });
           wait = Math.max(wait, careful > 0 ? 1000 : 50); // a database that is down is not asked 40 times a second
           careful = Math.max(careful, taken.length, 1);
         }
