@@ -1,4 +1,4 @@
-// The events outbox as the worker's poller (and the events__fan_out task) reads it: a batch of waiting events
+// The events outbox as the worker's poller reads it: a batch of waiting events
 // with their targets, and the deliveries made from them (app_private.create_event_deliveries adds nothing when run twice).
 import type pg from 'pg';
 import type { Client } from './types.ts';
@@ -41,6 +41,28 @@ export async function holdWaitingEvent(db: Client, eventId: number, error: strin
 // the write, as one simple-protocol query each (which takes no parameters: the limit is an integer and the ids and
 // deliveries go as a literal, quoted as pg.escapeLiteral quotes it). Each round trip is a write and a wake-up of the backend and of the
 // worker, about as costly as the statement on a small batch.
+
+/**
+ * One fan-out batch as one transaction: `begin` travels with the read (`beginFanOutWaiting`), and `write` gets the
+ * locked events' ids and rows and must create their deliveries with one of the `…AndCommit` writes below. A batch
+ * that found nothing commits at once; any error rolls the batch back (its events wait again). Returns what was read.
+ */
+export async function inFanOutBatch(
+  db: Client & Pick<pg.ClientBase, 'query'>,
+  limit: number,
+  write: (ids: number[], rows: FanOutPlanRow[]) => Promise<void>,
+): Promise<FanOutPlanRow[]> {
+  try {
+    const rows = await beginFanOutWaiting(db, limit);
+    const ids = [...new Set(rows.map((r) => r.id))];
+    if (ids.length) await write(ids, rows);
+    else await db.query('commit'); // nothing waiting after all (another poller took it)
+    return rows;
+  } catch (err) {
+    await db.query('rollback').catch(() => {});
+    throw err;
+  }
+}
 
 /** Begin a transaction and read (locking) the oldest waiting events of any agency with their targets (other pollers skip them). */
 export async function beginFanOutWaiting(db: Client, limit: number): Promise<FanOutPlanRow[]> {

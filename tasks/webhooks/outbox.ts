@@ -7,13 +7,12 @@
 // A target whose body cannot be built is skipped with a logged reason; the others still get the event.
 import type pg from 'pg';
 import { z } from 'zod';
-import { commit, rollback } from '../../db/pool.ts';
 import {
   anyEventWaiting,
-  beginFanOutWaiting,
   createClaimedDeliveriesAndCommit,
   createEventDeliveriesAndCommit,
   holdWaitingEvent,
+  inFanOutBatch,
   type FanOutPlanRow,
   type HandedDeliveryRow,
 } from '../../db/queries/events.ts';
@@ -99,27 +98,13 @@ function handedRows(handed: HandedDeliveryRow[], planned: Array<{ event_id: numb
  * their targets; their deliveries are created (those the send loop has room for claimed by it and handed over) and
  * the events marked, committed in the same round trip. Returns how many events the batch held; `taken` gets their ids.
  */
-async function fanOutOnce(
-  client: pg.PoolClient,
-  limit: number,
-  log: Pick<Logger, 'warn' | 'info' | 'debug'>,
-  taken: number[],
-  sendLoop?: HandOver,
-): Promise<number> {
-  let rows: FanOutPlanRow[];
-  try {
-    rows = await beginFanOutWaiting(client, limit);
-    const ids = [...new Set(rows.map((r) => r.id))];
+async function fanOutOnce(client: Client, limit: number, log: Pick<Logger, 'warn' | 'info' | 'debug'>, taken: number[], sendLoop?: HandOver): Promise<number> {
+  const rows = await inFanOutBatch(client, limit, async (ids, batch) => {
     taken.push(...ids);
-    if (!ids.length)
-      await commit(client); // nothing waiting after all (another poller took it)
-    else if (sendLoop) handOver(await createHanded(client, ids, rows, log, sendLoop), sendLoop);
-    else await createEventDeliveriesAndCommit(client, ids, deliveriesOf(rows, log));
-    if (ids.length) log.debug('events fanned out', { ...CONTEXT, events: ids.length });
-  } catch (err) {
-    await rollback(client).catch(() => {});
-    throw err;
-  }
+    if (sendLoop) handOver(await createHanded(client, ids, batch, log, sendLoop), sendLoop);
+    else await createEventDeliveriesAndCommit(client, ids, deliveriesOf(batch, log));
+    log.debug('events fanned out', { ...CONTEXT, events: ids.length });
+  });
   // A batch serves many requests: one line per event carries the request id that emitted it.
   const seen = new Set<number>();
   for (const r of rows) {
