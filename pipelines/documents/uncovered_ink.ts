@@ -4,7 +4,9 @@
 // full-page reading gives a "§" at 0.59 and nothing else). What is still inked on the page after the merge,
 // text-high and not a rule, is cut out, stacked in one strip image and read once more as plain lines of text.
 import type { TextItem } from './layout.ts';
-import { grayPixels, readPixelBoxes, type Crop, type NormalisedImage, type OcrOptions } from './ocr.ts';
+import { grayPixels, type NormalisedImage, type OcrOptions } from './ocr.ts';
+import { readPixelBoxes } from './ocr/boxes.ts';
+import type { Crop } from './ocr/crops.ts';
 
 /** Side of the grid cells ink is looked for in, in pixels. */
 const CELL = 4;

@@ -27,7 +27,7 @@ import {
   type Cell,
   type NormalisedImage,
 } from '../documents/index.ts';
-import { readPixelBoxes } from '../documents/ocr.ts';
+import { readPixelBoxes } from '../documents/ocr/boxes.ts';
 import type { PageRegion } from './region_ocr.ts';
 import { joinCells, lineOf } from './ocr_cells.ts';
 

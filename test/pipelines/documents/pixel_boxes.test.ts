@@ -3,7 +3,8 @@
 import test from 'ava';
 import sharp from 'sharp';
 import { closeDocumentPools } from '../../../pipelines/documents/index.ts';
-import { normaliseImage, readPixelBoxes } from '../../../pipelines/documents/ocr.ts';
+import { normaliseImage } from '../../../pipelines/documents/ocr.ts';
+import { readPixelBoxes } from '../../../pipelines/documents/ocr/boxes.ts';
 
 test.after.always(() => closeDocumentPools());
 
