@@ -1,15 +1,16 @@
 // ACORD 25-style certificates read by the form's fixed geometry: the PRODUCER, INSURED and CERTIFICATE HOLDER
-// boxes (left column, down to the next box label), INSURER A–F, and the coverage grid (one row per line
-// holding a policy period; the ADDL INSD / SUBR WVD columns located from their header words).
+// boxes (left column, down to the next box label), INSURER A–F, and the coverage grid (certificate_grid.ts).
 import { restoreThinGlyphs } from './insurers.ts';
 import type { PageText, Cell, Line } from '../documents/layout.ts';
 import type { Candidate } from './candidates.ts';
 import { cellSource, findLabelled, unstackedLines } from './layout_query.ts';
 import { findLineAmounts } from './limits.ts';
-import { cleanValue, dateTokens, parseMoney, isCityStateZip } from './normalise.ts';
+import { cleanValue, isCityStateZip } from './normalise.ts';
+import { MARK, readCoverageGrid, wordCentre, type GridRow } from './certificate_grid.ts';
+
+export type { CertificateCoverageType } from './certificate_grid.ts';
 
 type Emit = (c: Omit<Candidate, 'source' | 'confidence'> & Partial<Pick<Candidate, 'source' | 'confidence'>>) => void;
-export type CertificateCoverageType = 'general_liability' | 'automobile_liability' | 'umbrella_liability' | 'workers_compensation' | 'property' | 'other';
 
 const BOX_LABEL = /^(producer|insured|coverages|certificate holder|description of operations|cancellation|authorized representative|acord\b|©)/i;
 const BOILERPLATE =
@@ -134,60 +135,10 @@ export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: numbe
   return undefined;
 }
 
-/** An answer in a Y/N column: Y, N, X, N/A, YES, NO (a scan's box border around it taken off first). */
-const ANSWER_MARK = /^(Y|N|X|N\s*\/\s*A|YES|NO)$/i;
-const bareMark = (t: string) => t.trim().replace(/^[[|(]+|[\]|)]+$/g, '');
-/**
- * A cell of answers only, read into one ("[N] N/A": a Y/N box of the type column, then the ADDL INSD column's
- * printed N/A, a word-gap apart), is one mark per answer, each placed by its characters' share of the cell's width.
- * Any other cell is itself.
- */
-export function markCells(c: Cell): Cell[] {
-  const text = c.text.trim().replace(/\bN\s*\/\s*A\b/gi, 'N/A');
-  // The ADDL INSD / SUBR WVD answers run into the policy number's cell ("Y BLS57854924"): the marks are read apart.
-  const lead = LEADING_MARKS.exec(text);
-  if (lead) {
-    const per = c.w / text.length;
-    return [...lead[0].matchAll(/\S+/g)].map((m) => ({ ...c, text: m[0], x: c.x + per * m.index, w: per * m[0].length }));
-  }
-  const toks = [...text.matchAll(/\S+/g)];
-  if (toks.length < 2 || !toks.every((m) => ANSWER_MARK.test(bareMark(m[0])))) return [c];
-  const per = c.w / text.length;
-  return toks.map((m) => ({ ...c, text: m[0], x: c.x + per * m.index, w: per * m[0].length }));
-}
-
-/** One or two tick-column answers (X, Y, N, N/A) before a policy number in the same cell. */
-const LEADING_MARKS = /^(?:(?:[XYN]|N\/A)\s+){1,2}(?=[A-Z0-9-]*\d[A-Z0-9-]*\d)/i;
-
 /** A name's last word is a business suffix. */
 const COMPANY_END = /\b(inc|llc|l\.l\.c|ltd|corp|corporation|company|co|lp|llp)\.?$/i;
 /** A company name ending in its suffix, then a street number and words on the same line. */
 const NAME_THEN_STREET = /^(.*?\b(?:inc|llc|l\.l\.c|ltd|corp|corporation|company|co|lp|llp)\.?),?\s+(\d+[A-Za-z]?\s+[A-Za-z].*)$/i;
-
-/** The x-centre of a header word (e.g. "SUBR" inside a "ADDL SUBR" cell), estimated from its character offset. */
-function wordCentre(cell: Cell, word: RegExp): number | undefined {
-  const m = word.exec(cell.text);
-  if (!m) return undefined;
-  const per = cell.w / Math.max(1, cell.text.length);
-  return cell.x + per * (m.index + m[0].length / 2);
-}
-
-const COI_TYPES: [RegExp, CertificateCoverageType][] = [
-  [/commercial general liability|general liability/i, 'general_liability'],
-  [/automobile liability|auto liability|business auto/i, 'automobile_liability'],
-  [/umbrella liab|excess liab|excess\/umbrella/i, 'umbrella_liability'],
-  [/workers\s*'?\s*compensation|workers' compensation|employers' liability/i, 'workers_compensation'],
-];
-/** Words that belong to each standard band's type-of-insurance column (anything else on a policy row is another line). */
-const BAND_WORDS: Record<CertificateCoverageType, RegExp> = {
-  general_liability: /general|liab|claims|occur|aggregate|policy|project|loc\b|other/i,
-  automobile_liability: /auto|owned|hired|scheduled|liab/i,
-  umbrella_liability: /umbrella|excess|occur|claims|ded|retention|liab/i,
-  workers_compensation: /worker|employers|proprietor|officer|excluded|mandatory|describe|y\s*\/\s*n|n\s*\/\s*a|^[YN]$|^[YN]\s/i,
-  property: /./,
-  other: /./,
-};
-const MARK = /^[Xx✓✔✗✘√64ü■●]$/;
 
 /** Extract an ACORD 25-style certificate. */
 export function extractCertificate(pages: PageText[], emit: Emit): void {
@@ -287,7 +238,7 @@ export function extractCertificate(pages: PageText[], emit: Emit): void {
       ni++;
     }
   }
-  const rows = grid(page, emit, insurerNames, conf, src);
+  const rows = readCoverageGrid(page, emit, insurerNames, conf, src);
   remarksLiability(pages, page, emit, rows);
 }
 
@@ -315,268 +266,6 @@ export function insurerRowByGeometry(page: PageText, label: Cell): string | unde
   if (!picked.some((p) => p.foreign)) return undefined;
   picked.sort((a, b) => a.cell.x - b.cell.x);
   return cleanValue(picked.map((p) => p.cell.text.trim()).join(' ')) || undefined;
-}
-
-/** A coverage row the grid emitted. */
-interface GridRow {
-  type: CertificateCoverageType;
-  letter: string | null;
-  policyNumber: string | null;
-  dates: string[];
-  /** The row's line (its citation). */
-  text: string;
-}
-
-function grid(page: PageText, emit: Emit, insurerNames: Record<string, string>, conf: number, src: 'rules' | 'ocr'): GridRow[] {
-  const out: GridRow[] = [];
-  const headerIdx = page.lines.findIndex((l) => /policy\s*number/i.test(l.text) && /type of insurance|limits/i.test(l.text));
-  if (headerIdx < 0) return out;
-  const header = page.lines[headerIdx];
-  const headerLines = page.lines
-    .slice(Math.max(0, headerIdx - 2), headerIdx + 1)
-    .filter(
-      (l) => header.y - l.y < 16 && /\bINSR\b|ADD'?L|POLICY\s+(EFF|EXP|NUMBER)|\bLTR\b|TYPE OF INSURANCE/i.test(l.text) && !/CERTIFY|SHOWN MAY/i.test(l.text),
-    );
-  const colOf = (re: RegExp) => {
-    for (const l of headerLines)
-      for (const c of l.cells) {
-        const x = wordCentre(c, re);
-        if (x !== undefined) return x;
-      }
-    return undefined;
-  };
-  let addlX = colOf(/\bADD'?L\b|\bADDL\b/i) ?? colOf(/\bINSR?D\b/i);
-  let subrX = colOf(/\bSUBR\b/i) ?? colOf(/\bWVD\b/i);
-  const pnCell = header.cells.find((c) => /policy\s*number/i.test(c.text));
-  const effX = colOf(/POLICY\s*EFF|\(MM\/DD/i) ?? (pnCell ? pnCell.x + pnCell.w + 20 : page.width * 0.55);
-  const limitsX = colOf(/^LIMITS$|\bLIMITS\b/i) ?? page.width * 0.7;
-  const typeX = header.cells.find((c) => /type of insurance/i.test(c.text))?.x ?? 60;
-  const endIdx = page.lines.findIndex(
-    (l, i) => i > headerIdx && /^(description of operations\s*\/|certificate holder|special provisions\b(?!\s+below))/i.test(l.cells[0]?.text ?? ''),
-  );
-  const lines = page.lines.slice(headerIdx + 1, endIdx > 0 ? endIdx : undefined);
-  // A scan whose header lost the ADDL INSD / SUBR WVD captions: the two answer columns sit side by side between the
-  // type of insurance and the policy number; find them from rows answering both (Y/N marks), or from the one caption read.
-  if (addlX === undefined || subrX === undefined) {
-    const typeLeft = header.cells.find((c) => /type of insurance/i.test(c.text))?.x ?? 60;
-    const pnLeft = pnCell?.x ?? effX - 90;
-    for (const l of lines) {
-      const ms = l.cells.filter((c) => /^[YN]$/i.test(c.text.trim()) && c.x > (typeLeft + pnLeft) / 2 && c.x < pnLeft + 5);
-      if (ms.length !== 2) continue;
-      addlX ??= ms[0].x + ms[0].w / 2;
-      subrX ??= ms[1].x + ms[1].w / 2;
-      break;
-    }
-    // SUBR WVD came with ADDL INSD (2010 and later editions); the 2001 edition has ADDL only, so not the reverse.
-    if (addlX === undefined && subrX !== undefined) addlX = subrX - 16;
-  }
-  // Band starts: the first line naming each standard type of insurance.
-  const starts: { i: number; type: CertificateCoverageType }[] = [];
-  lines.forEach((l, i) => {
-    const left = l.cells
-      .filter((c) => c.x < effX - 40)
-      .map((c) => c.text)
-      .join(' ');
-    const t = COI_TYPES.find(([re]) => re.test(left));
-    if (t && !starts.some((s) => s.type === t[1])) starts.push({ i, type: t[1] });
-  });
-  // Policy rows: lines holding a policy period (two dates left of the limits column).
-  const rows: { i: number; dates: string[] }[] = [];
-  lines.forEach((l, i) => {
-    const ds = dateTokens(
-      l.cells
-        .filter((c) => c.x > effX - 80 && c.x < limitsX - 5)
-        .map((c) => c.text)
-        .join(' '),
-    );
-    if (ds.length >= 2) rows.push({ i, dates: [ds[0].iso, ds[1].iso] });
-  });
-  const bandOf = (i: number) => [...starts].reverse().find((s) => s.i <= i) ?? starts.find((s) => s.i <= i + 3);
-  const usedBands = new Set<number>();
-  let nc = 0;
-  rows.forEach((r, k) => {
-    const row = lines[r.i];
-    let band = bandOf(r.i);
-    // A second policy row in the same band (or one above every band) is a line of its own: "other".
-    let type: CertificateCoverageType;
-    let from: number;
-    let to: number;
-    const nextStart = starts.find((s) => s.i > r.i)?.i ?? lines.length;
-    // The row's own words in the type-of-insurance column, without its insurer letter and check marks.
-    const ownRight = (addlX !== undefined && addlX > typeX ? addlX - 8 : (pnCell?.x ?? effX)) - 6;
-    // (A policy number printed a little left of its column, as scans often are, is not a type word.)
-    const own = row.cells
-      .filter((c) => c.x + c.w > typeX - 25 && c.x < ownRight && !/\d{3,}/.test(c.text))
-      .map((c) => c.text)
-      .join(' ')
-      .replace(/^[A-F]\s+/, '')
-      .replace(/(^|\s)[Xx✓✔6](?=\s|$)/g, ' ')
-      // ADDL INSD / SUBR WVD answers (Y, N) read into the type column when their header was not found.
-      .replace(/(^|\s)[YN](?=\s|$)/g, ' ')
-      .trim();
-    const fitsBand = (t: CertificateCoverageType) => !own || BAND_WORDS[t].test(own);
-    if (band && !usedBands.has(band.i) && fitsBand(band.type)) {
-      usedBands.add(band.i);
-      type = band.type;
-      from = band.i;
-      to = Math.min(nextStart, rows[k + 1] && bandOf(rows[k + 1].i) === band ? rows[k + 1].i : nextStart);
-    } else {
-      band = undefined;
-      // A row printed without type words (its number and dates centred in a tall section, as on the ACORD 24):
-      // the section caption above it in the type column names it.
-      let words = own;
-      for (let k = r.i - 1; !words && k >= Math.max(0, r.i - 6); k--) {
-        const cap = lines[k].cells.find((c) => c.x < ownRight && /^(x\s+)?(property|inland marine|crime|boiler)/i.test(c.text.trim()));
-        if (cap) words = cap.text;
-      }
-      type = /property|earthquake|flood|building|earth movement/i.test(words) ? 'property' : 'other';
-      from = r.i;
-      to = Math.min(nextStart, rows[k + 1]?.i ?? lines.length);
-    }
-    const bandLines = lines.slice(Math.min(from, r.i), Math.max(to, r.i + 1));
-    const base = {
-      page: page.page,
-      text: bandLines.map((l) => l.text).join('\n'),
-      confidence: conf,
-      source: src,
-      rule: `ACORD coverage grid: ${band ? `${type} band` : 'policy row'}, columns located from the header`,
-    } as const;
-    const p = `/certificate/coverages/${nc}`;
-    emit({ pointer: `${p}/type`, value: type, ...base });
-    const first = row.cells[0];
-    const lm = first && first.x < typeX - 5 ? /^([A-F])(?:\s|$)/.exec(first.text.trim()) : null;
-    const letter = lm ? lm[1] : null;
-    emit({ pointer: `${p}/insurer_letter`, value: letter, ...base });
-    let pn: string | undefined;
-    for (const c of row.cells) {
-      if (pn || c.x < (pnCell?.x ?? 0) - 60 || c.x > effX - 15 || dateTokens(c.text).length || /\$/.test(c.text)) continue;
-      const v = cleanValue(
-        c.text
-          .trim()
-          .replace(/\bN\s*\/\s*A\b/gi, 'N/A')
-          .replace(LEADING_MARKS, ''),
-      );
-      if (/^[A-Z0-9][A-Z0-9\- ]{3,28}$/i.test(v) && (v.match(/\d/g) ?? []).length >= 2 && v.replace(/\W/g, '').length >= 5) pn = v;
-    }
-    emit({ pointer: `${p}/policy_number`, value: pn ?? null, ...base });
-    emit({ pointer: `${p}/effective_date`, value: r.dates[0], ...base });
-    emit({ pointer: `${p}/expiration_date`, value: r.dates[1], ...base });
-    const amountAfter = (re: RegExp) => {
-      for (const l of bandLines) {
-        const i = l.cells.findIndex((c) => re.test(c.text));
-        if (i < 0) continue;
-        const inCell = /\$\s?[\d,]{3,}/.exec(l.cells[i].text.replace(re, ''));
-        if (inCell) return parseMoney(inCell[0]);
-        const next = l.cells.slice(i + 1).find((c) => /\d/.test(c.text));
-        if (next) {
-          const n = parseMoney(next.text);
-          if (n !== undefined && n >= 1000) return n;
-        }
-        return undefined;
-      }
-      return undefined;
-    };
-    const isUmb = type === 'umbrella_liability';
-    const std = band !== undefined;
-    // A liability row with its limits in one box, "Occ / Agg  $1M/$2M" (ACORD 24 and 27 rows have no limit captions).
-    const occAgg = (): [number, number] | undefined => {
-      for (const l of bandLines) {
-        const i = l.cells.findIndex((c) => /\bocc(?:urrence)?\s*\/\s*agg(?:regate)?\b/i.test(c.text));
-        if (i < 0) continue;
-        const rest = l.cells
-          .slice(i)
-          .map((c) => c.text)
-          .join(' ')
-          .replace(/^.*?agg(?:regate)?\b/i, '');
-        const m = /\$?\s?(\d[\d,.]*\s?(?:k|m|mm)?)\s*\/\s*\$?\s?(\d[\d,.]*\s?(?:k|m|mm)?)\b/i.exec(rest);
-        const a = m ? parseMoney(m[1]) : undefined;
-        const b = m ? parseMoney(m[2]) : undefined;
-        if (a !== undefined && b !== undefined && a >= 1000 && b >= a) return [a, b];
-      }
-      return undefined;
-    };
-    // The auto section's first limit box is COMBINED SINGLE LIMIT (Ea accident): found by its caption (which a scan
-    // may read scrambled, "COMBINED(Ea accident)SINGLE"), or, when OCR lost the caption, as the one amount on the
-    // section's caption line ("AUTOMOBILE LIABILITY  $1,000,000") with no other limit named there.
-    const combinedSingleLimit = (): number | null => {
-      const byCaption = amountAfter(/combined\s*(?:\(ea\.? accident\)\s*)?single/i);
-      if (byCaption !== undefined) return byCaption;
-      // The caption in two rows of its box, "COMBINED SINGLE" above "(Ea accident)  $ 1,000,000" (the first row may
-      // sit above the policy row's band).
-      for (const l of bandLines) {
-        const ea = l.cells.findIndex((c) => /^\(ea\.?\s*accident\)/i.test(c.text.trim()));
-        const above = lines[lines.indexOf(l) - 1];
-        if (ea < 0 || !above?.cells.some((c) => /^combined(?:\s+single)?(?:\s+limit)?$/i.test(c.text.trim()))) continue;
-        const n = parseMoney(l.cells[ea].text.replace(/^\(ea\.?\s*accident\)/i, '')) ?? parseMoney(l.cells.slice(ea + 1).find((c) => /\d/.test(c.text))?.text);
-        if (n !== undefined && n >= 1000) return n;
-      }
-      const caption = bandLines.find((l) => /auto(?:mobile)?\s+liab/i.test(l.text));
-      if (!caption || /bodily|property damage|per (?:person|accident)|each|aggregate/i.test(caption.text)) return null;
-      const amounts = caption.cells.filter((c) => /^\$\s?\d{1,3}(?:,\d{3})+$/.test(c.text.trim()));
-      const n = amounts.length === 1 ? parseMoney(amounts[0].text) : undefined;
-      return n !== undefined && n >= 1000 ? n : null;
-    };
-    const gl = type === 'general_liability';
-    let occ = std && !isUmb && type !== 'workers_compensation' && type !== 'automobile_liability' ? (amountAfter(/each occurrence/i) ?? null) : null;
-    let agg = gl ? (amountAfter(/general aggregate/i) ?? null) : null;
-    if (gl && occ === null && agg === null) [occ, agg] = occAgg() ?? [null, null];
-    // A row of another line of business (professional, crime) with its limits named after their amounts in its
-    // own row, "$1,000,000 Occurrence  $1,000,000 Aggregate": the amounts are that row's occurrence and aggregate.
-    if (!band && occ === null && agg === null) {
-      const rowText = row.cells.map((c) => c.text).join('  ');
-      const named = (word: string) => {
-        const m = new RegExp(`\\$\\s?(\\d{1,3}(?:,\\d{3})+)\\s+(?:per\\s+|each\\s+)?${word}\\b`, 'i').exec(rowText);
-        return m ? (parseMoney(m[1]) ?? null) : null;
-      };
-      const o = named('occurrence');
-      const a = named('aggregate');
-      if (o !== null && o >= 1000) {
-        occ = o;
-        if (a !== null && a >= o) agg = a;
-      }
-    }
-    emit({ pointer: `${p}/each_occurrence`, value: occ, ...base });
-    emit({ pointer: `${p}/general_aggregate`, value: agg, ...base });
-    emit({ pointer: `${p}/combined_single_limit`, value: type === 'automobile_liability' ? combinedSingleLimit() : null, ...base });
-    emit({ pointer: `${p}/umbrella_each_occurrence`, value: isUmb ? (amountAfter(/each occurrence/i) ?? null) : null, ...base });
-    const isWc = type === 'workers_compensation';
-    const statutory = isWc
-      ? bandLines.some((l) =>
-          l.cells.some((c, i) => {
-            if (/^[Xx✓✔6]\s+(per|statu|wc\s+statu)/i.test(c.text)) return true;
-            return /^per\b|statu/i.test(c.text) && MARK.test(l.cells[i - 1]?.text.trim() ?? '');
-          }),
-        )
-      : null;
-    emit({ pointer: `${p}/wc_statutory`, value: statutory, ...base });
-    emit({ pointer: `${p}/el_each_accident`, value: isWc ? (amountAfter(/e\.?\s?l\.?\s*each\s+acc\s?i?\s?dent/i) ?? null) : null, ...base });
-    // ADDL INSD / SUBR WVD: the mark nearest each column's header word on the policy row (Y or X: yes; N or blank: no; N/A: not asked).
-    // A scan reads the box's border into the mark ("N/A|", "[N]"): the border is not part of it.
-    const marks = (band ? bandLines : [row]).flatMap((l) => l.cells.flatMap(markCells)).filter((c) => ANSWER_MARK.test(bareMark(c.text)));
-    const flag = (x: number | undefined, other: number | undefined) => {
-      if (x === undefined) return null;
-      const near = marks.filter((c) => {
-        const cx = c.x + c.w / 2;
-        const d = Math.abs(cx - x);
-        return d < 12 && (other === undefined || d <= Math.abs(cx - other));
-      });
-      if (near.length === 0) return false;
-      const t = bareMark(near[0].text).replace(/\s/g, '').toUpperCase();
-      return t === 'N/A' ? null : t === 'Y' || t === 'X' || t === 'YES';
-    };
-    emit({ pointer: `${p}/additional_insured`, value: flag(addlX, subrX), ...base });
-    emit({ pointer: `${p}/subrogation_waived`, value: flag(subrX, addlX), ...base });
-    if (nc === 0) {
-      const ins = letter ? insurerNames[letter] : Object.values(insurerNames)[0];
-      if (ins) emit({ pointer: '/policy/provider', value: ins, ...base });
-      if (pn) emit({ pointer: '/policy/policy_number', value: pn, ...base });
-      emit({ pointer: '/policy/effective_date', value: r.dates[0], ...base });
-      emit({ pointer: '/policy/expiration_date', value: r.dates[1], ...base });
-    }
-    out.push({ type, letter, policyNumber: pn ?? null, dates: r.dates, text: row.text });
-    nc++;
-  });
-  return out;
 }
 
 /**
