@@ -1,6 +1,6 @@
 // Scoring of a lease analysis against its fixture's expected facts and statuses, for `svc eval`.
 import { normaliseText } from '../extraction/normalise.ts';
-import { checkRequirement } from './compare.ts';
+import { checkRequirement } from './evidence.ts';
 import type { AnalysisResult, ComparisonField, LeaseFacts, RequirementKind } from './schema.ts';
 
 export interface LeaseExpected {

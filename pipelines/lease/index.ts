@@ -7,12 +7,14 @@ import type { PageText } from '../documents/layout.ts';
 import type { ExtractedData } from '../extraction/schema.ts';
 import { leaseFacts } from './lease_facts.ts';
 import { insuranceFacts, extractPolicy } from './insurance_facts.ts';
-import { compare, restsOnUncertainFact } from './compare.ts';
+import { compare } from './compare.ts';
+import { restsOnUncertainFact } from './evidence.ts';
 import { groundedOn, shortDate } from './text.ts';
 import type { AnalysisResult, Cited, InsuranceFacts, LeaseFacts, Summary, ComparisonItem } from './schema.ts';
 
 export * from './schema.ts';
-export { compare, checks, requireEvidence, restsOnUncertainFact } from './compare.ts';
+export { compare, checks } from './compare.ts';
+export { requireEvidence, restsOnUncertainFact } from './evidence.ts';
 export { leaseFacts } from './lease_facts.ts';
 export { insuranceFacts, extractPolicy } from './insurance_facts.ts';
 export { sameParty, addressParts, insuredCoversTenant, shortDate, money } from './text.ts';

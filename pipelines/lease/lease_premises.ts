@@ -1,0 +1,74 @@
+// The premises' address: street, suite or unit, city, state and ZIP, from the premises definition or the summary.
+import type { Clause } from './text.ts';
+import type { Cited } from './schema.ts';
+import { PREMISES_LABEL, type LabelledEntry } from './lease_entries.ts';
+
+const STATE_NAMES =
+  'Alabama|Alaska|Arizona|Arkansas|California|Colorado|Connecticut|Delaware|District of Columbia|Florida|Georgia|Hawaii|Idaho|Illinois|Indiana|Iowa|Kansas|Kentucky|Louisiana|Maine|Maryland|Massachusetts|Michigan|Minnesota|Mississippi|Missouri|Montana|Nebraska|Nevada|New Hampshire|New Jersey|New Mexico|New York|North Carolina|North Dakota|Ohio|Oklahoma|Oregon|Pennsylvania|Rhode Island|South Carolina|South Dakota|Tennessee|Texas|Utah|Vermont|Virginia|Washington|West Virginia|Wisconsin|Wyoming';
+const STREET_NO = String.raw`(?:\d{1,6}[A-Z]?(?:-\d{1,5})?|One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|Eleven|Twelve)`;
+const STREET_SUFFIX = String.raw`(?:Street|St\.?|Avenue|Ave\.?|Boulevard|Blvd\.?|Road|Rd\.?|Drive|Dr\.?|Lane|Ln\.?|Way|Court|Ct\.?|Place|Pl\.?|Parkway|Pkwy\.?|Circle|Cir\.?|Plaza|Square|Sq\.?|Terrace|Ter\.?|Trail|Trl\.?|Center|Centre|Pike|Turnpike|Row|Wharf|Loop|Alley)`;
+const DIRECTION = String.raw`(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\.?`;
+const HIGHWAY = String.raw`(?:Highway|Hwy\.?|Route|Rte\.?|State Road|U\.?S\.?)\s*\d{1,4}(?:\s+${DIRECTION}(?![A-Za-z]))?`;
+const STREET = String.raw`${STREET_NO}\s+(?:(?:${DIRECTION}\s+)?(?:[A-Z0-9][A-Za-z0-9'’.-]*\s+){0,4}${STREET_SUFFIX}(?:\s+${DIRECTION}(?![A-Za-z]))?(?![A-Za-z])|${HIGHWAY})`;
+const UNIT = String.raw`(?:(?:Suite|Ste\.?|Unit|Apartment|Apt\.?|Building|Bldg\.?)\s*(?:No\.?\s*|#\s*)?[A-Z0-9][A-Z0-9-]*|#\s*\d[A-Z0-9-]*)(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+)\d[A-Z0-9-]*)*`;
+const CITY_STATE = String.raw`([A-Z][A-Za-z.'’-]+(?:\s+[A-Z][A-Za-z.'’-]+){0,2}),?\s+(${STATE_NAMES}|[A-Z]{2})(?:,?\s+(\d{5}(?:-\d{4})?))?`;
+const ADDRESS = new RegExp(String.raw`(${STREET})((?:,?\s*${UNIT})*)(?:,?\s+${CITY_STATE})?`);
+const UNIT_ALONE = new RegExp(UNIT);
+
+/** One line "street, unit, city, state ZIP" from a text holding a street address (the unit may stand elsewhere in it). */
+function addressIn(text: string): string | null {
+  // A blank form's unit ("Apt #________") is no unit, and must not hide the city, state and ZIP after it.
+  const t = text.replace(/\s+/g, ' ').replace(/,?\s*(?:Apt\.?|Apartment|Unit|Suite|Ste\.?|No\.?|#)\s*(?:No\.?\s*)?#?\s*_{2,}/gi, '');
+  const m = ADDRESS.exec(t);
+  if (!m) return null;
+  let unit = m[2].replace(/^,?\s*/, '') || UNIT_ALONE.exec(t.slice(0, m.index))?.[0] || UNIT_ALONE.exec(t.slice(m.index + m[0].length))?.[0] || '';
+  // "the space known as Suite A … within the building located at 1325 Hwy 42 S., Building B": both units.
+  const before = m[2] ? UNIT_ALONE.exec(t.slice(0, m.index))?.[0] : undefined;
+  if (before && unitKind(before) !== unitKind(unit)) unit = `${unit}, ${before}`;
+  const parts = [m[1].replace(/,$/, ''), unit, m[3] ?? ''].filter(Boolean);
+  const stateZip = [m[4], m[5]].filter(Boolean).join(' ');
+  return [...parts, stateZip].filter(Boolean).join(', ');
+}
+
+const unitKind = (u: string) => (/^(?:building|bldg)/i.test(u) ? 'building' : 'unit');
+
+const PREMISES_CLAUSE = /\b(?:located at|known as|commonly described as|street address is|situated at|address of which is|premises at)\b/i;
+
+export function propertyAddress(all: Clause[], entries: LabelledEntry[]): Cited<string> | null {
+  // The premises or building entry of the summary, then the premises definition in the clauses, earliest first.
+  const found: Cited<string>[] = [];
+  for (const e of entries) {
+    if (!PREMISES_LABEL.test(e.label)) continue;
+    let v = addressIn(e.value);
+    if (!v) continue;
+    // "Building: 1825 South Grant Street …" with "Premises: … commonly known as Suite 725" beside it on the page.
+    if (!UNIT_ALONE.test(v)) {
+      const unit = entries
+        .filter((x) => x !== e && x.page === e.page && /^(?:the\s+)?(?:leased\s+)?premises$/i.test(x.label))
+        .map((x) => UNIT_ALONE.exec(x.value.replace(/\s+/g, ' '))?.[0])
+        .find(Boolean);
+      if (unit) {
+        const [street, ...rest] = v.split(', ');
+        v = [street, unit, ...rest].join(', ');
+      }
+    }
+    found.push({ value: v, page: e.page, text: e.text });
+    break;
+  }
+  for (const c of all) {
+    if (!PREMISES_CLAUSE.test(c.text)) continue;
+    const v = addressIn(c.text.slice(PREMISES_CLAUSE.exec(c.text)!.index));
+    if (v) {
+      found.push({ value: v, page: c.page, text: c.text.slice(0, 400) });
+      break;
+    }
+  }
+  // The earliest; of two statements of the same street on one page the fuller (a ZIP or a unit the other lacks),
+  // and of two streets on one page the summary's ("Building: 1825 …", not the project's "1875 and 1855 …").
+  const sameStreet = (a: string, b: string) => a.split(' ')[0] === b.split(' ')[0];
+  return (
+    found
+      .map((f, k) => ({ f, k }))
+      .sort((a, b) => a.f.page - b.f.page || (sameStreet(a.f.value, b.f.value) ? b.f.value.length - a.f.value.length : a.k - b.k))[0]?.f ?? null
+  );
+}

@@ -1,0 +1,291 @@
+// The insurance the lease requires of the tenant: each coverage with its limit (followed by reference where the
+// lease says "the amount set forth in Section …"), attributed to the party that must carry it.
+import { amountsIn, type Clause } from './text.ts';
+import type { LeaseRequirement, RequirementKind } from './schema.ts';
+import type { LabelledEntry } from './lease_entries.ts';
+
+/** Each requirement: what names it in a clause. */
+const REQUIREMENT_TERMS: [RequirementKind, RegExp][] = [
+  ['renters', /\brenters?['’]?s?\s+insurance|\brenter['’]s\s+insurance|\bHO-?4\b|\bcontents insurance/i],
+  [
+    'propertyDamage',
+    /\bproperty damage(?: liability)?|damage to (?:the )?(?:rented|leased) premises|damage to (?:the )?property of others|fire legal liability|legal liability for damage/i,
+  ],
+  ['liability', /\b(?:commercial general liability|general liability|personal liability|liability insurance|liability coverage|public liability)\b/i],
+  ['workersComp', /\bworkers?['’]?s?\s+comp(?:ensation)?\b/i],
+  ['umbrella', /\bumbrella\b|\bexcess liability\b/i],
+  ['auto', /\b(?:business |commercial )?(?:auto|automobile|motor vehicle|vehicle)\s+(?:liability|insurance)\b|\bbusiness auto\b/i],
+  ['professional', /\bprofessional liability\b|\berrors (?:and|&) omissions\b|\bE\s?&\s?O\b/i],
+  // "naming … Landlord … as additional insureds", or a policy "insuring Tenant, Landlord, …" (the landlord insured under it).
+  ['additionalInsured', /\badditional(?:ly)? insureds?\b|\binsuring\s+(?:both\s+)?(?:Tenant\s*(?:,|and)\s*)?(?:the\s+)?Landlord\b/i],
+  ['interestedParty', /\binterested part(?:y|ies)\b|\badditional interests?\b/i],
+  [
+    'certificateHolder',
+    /\bcertificate holder\b|\bcertificates?\s+(?:of\s+(?:such\s+|all\s+such\s+|the\s+|its\s+|said\s+)?(?:liability\s+|renters?['’]?s?\s+)?(?:insurance|coverage|policies)|evidencing)\b|\bcertificates?\s+thereof\b|\bevidence of (?:such |the |said )?insurance\b/i,
+  ],
+  ['waiverOfSubrogation', /\bwaiver of subrogation\b|\bwaive\w*\s+(?:all\s+)?(?:rights?\s+(?:of\s+)?)?subrogation\b|\bsubrogation\b/i],
+  [
+    'primaryNonContributory',
+    /\bprimary\s+(?:and|&)\s+non-?\s?contributory\b|\bprimary and not contributing\b|\bnon-?contributory\b|\b(?:shall|will)\s+(?:be|provide)\s+primary\b|\bprimary coverage\b|\bprimary (?:insurance|basis)\b/i,
+  ],
+];
+const COVERAGES = new Set<RequirementKind>(['renters', 'liability', 'propertyDamage', 'workersComp', 'umbrella', 'auto', 'professional']);
+const NO_AMOUNT = new Set<RequirementKind>([
+  'additionalInsured',
+  'interestedParty',
+  'certificateHolder',
+  'waiverOfSubrogation',
+  'primaryNonContributory',
+  'renters',
+]);
+
+const OBLIGATION = /\b(shall|must|will|agrees? to|required|requires|obtain|maintain|carry|keep|provide|name|naming|list|include)\b/i;
+/** A coverage required of nobody named ("Liability coverage of at least $100,000 is required"). */
+const COVERAGE_OBLIGATION =
+  /\b(?:shall|must|will|agrees? to|is required to|are required to)\s+(?:\w+\s+){0,3}?(?:maintain|carry|obtain|procure|keep|provide|purchase|have|include)\b|\b(?:is|are|be)\s+required\b|\brequires?\b|\bmust\b|\bminimum\b/i;
+const NEGATED =
+  /\b(?:is|are)\s+not\s+required\b|\bnot\s+required\s+to\b|\bneed not\b|\bis optional\b|\bencouraged but not required\b|\bno\s+(?:renters?|insurance)\s+(?:insurance\s+)?is\s+required/i;
+
+/** Whose insurance a sentence speaks of, from the duty it states. */
+type Owner = 'tenant' | 'landlord' | 'contractor' | 'mutual';
+const DUTIES: [Owner, RegExp][] = [
+  [
+    'contractor',
+    /\b(?:contractors?|subcontractors?|vendors?|movers?|service providers?)\b[^.;]{0,60}?\b(?:to|shall|must|will)\s+(?:\w+\s+){0,3}?(?:carry|maintain|obtain|procure|keep|purchase)\b|\b(?:require|cause)\s+(?:that\s+)?(?:each|all|any|its|such|the)?\s*(?:of\s+its\s+)?(?:contractors?|subcontractors?)\b|\b(?:contractors?|subcontractors?)['’]s?\s+insurance\b|\b(?:contractors?|subcontractors?)\s+(?:carries|maintains|has|holds|obtains|procures)\b|\b(?:insurance|certificates?|polic(?:y|ies)|evidence)\s+(?:[\w’'-]+\s+){0,3}?from\s+(?:all\s+|any\s+|each\s+|its\s+|such\s+|the\s+)?(?:contractors?|subcontractors?|vendors?)\b/gi,
+  ],
+  ['landlord', /\bLandlord\s+(?:shall|will|must|agrees to)\s+(?:\w+\s+){0,4}?(?:maintain|carry|obtain|procure|keep|insure)\b|\bLandlord['’]s\s+Insurance\b/g],
+  [
+    'mutual',
+    /\b(?:each party|either party|both parties|Landlord and Tenant|Tenant and Landlord|the parties)\b[^.;]{0,80}?\b(?:shall|will|must|waives?|hereby)\b/gi,
+  ],
+  [
+    'tenant',
+    /\b(?:Tenants?|Lessees?|Residents?|Occupants?)(?:\s*,[^,;.]{1,60},)?\s+(?:shall|must|will|agrees? to|is required to|are required to|covenants to)[\s,]+(?:[\w’'-]+[\s,]+){0,6}?(?:maintain|carry|obtain|procure|keep|provide|purchase|furnish|deliver|deposit|name|cause|have)\b|\bTenant['’]s\s+Insurance\b/g,
+  ],
+];
+
+/** The duties of a clause with where each starts. */
+function dutiesOf(text: string): { owner: Owner; at: number }[] {
+  const out: { owner: Owner; at: number }[] = [];
+  for (const [owner, re] of DUTIES) for (const m of text.matchAll(re)) out.push({ owner, at: m.index ?? 0 });
+  return out.sort((a, b) => a.at - b.at);
+}
+const LIST_ITEM = /^\(?(?:[a-zA-Z]|[ivx]{1,4}|\d{1,2})[).]/;
+/** "under all liability, excess and": policies named as those another requirement applies to. */
+const UNDER_POLICIES =
+  /\b(?:under|in|to)\s+(?:all|any|each|every|such)\s+(?:(?:of\s+)?(?:its|the|Tenant['’]s)\s+)?(?:(?!(?:shall|will|must|maintain|carry|obtain|keep|procure|provide|purchase)\b)[\w’'-]+,?\s+){0,4}?(?:(?:and|or)\s+)?$/i;
+/** The text of the list item or clause part a coverage's words stand in: after the last "(E) " or ";". */
+function ownItem(before: string): string {
+  let from = before.lastIndexOf(';') + 1;
+  for (const m of before.matchAll(/\((?:[a-zA-Z]|[ivx]{1,4}|\d{1,2})\)\s/g)) from = Math.max(from, m.index ?? 0);
+  return before.slice(from);
+}
+/** A coverage the landlord may ask for later: whether it is required is not settled by the lease's words. */
+const ON_REQUEST =
+  /\bLandlord\s+may\s+(?:\w+\s+){0,5}?(?:require|request|demand)\b|\b(?:if|when|upon being)\s+(?:so\s+)?(?:requested|required)\s+by\s+Landlord\b|\bat\s+Landlord['’]s\s+(?:request|option|election)\b/i;
+/** A coverage only permitted, not required ("may be maintained under an umbrella policy"). */
+const PERMITTED = /\bmay\b(?![^.;]*\b(?:shall|must)\b)/i;
+/** Amounts incorporated by reference: "at least equal to the limits set forth in Section 1.1". */
+const BY_REFERENCE =
+  /\b(?:limits?|amounts?|minimums?)\s+(?:(?:of\s+insurance\s+)?(?:set forth|specified|stated|provided|described|shown|listed|identified)\s+in|in)\s+(?:Section|Article|Paragraph|Item|Exhibit|the Basic|the Summary|the Reference|the Schedule)/i;
+const REFERENCE_LABEL: Partial<Record<RequirementKind, RegExp>> = {
+  liability: /\b(?:general\s+)?liability\b.*\b(?:insurance|limits?|amounts?|coverage)\b|\binsurance (?:limits?|amounts?)\b/i,
+  umbrella: /\b(?:umbrella|excess)\b/i,
+  auto: /\bauto(?:mobile)?\b/i,
+  propertyDamage: /\bproperty damage\b/i,
+};
+
+/** The per-occurrence (or combined single) amount and the aggregate in a window of text. */
+function limitsIn(window: string): { amount: number | null; aggregate: number | null; csl: boolean } {
+  const found = amountsIn(window);
+  if (!found.length) return { amount: null, aggregate: null, csl: false };
+  const basis = (a: { index: number; text: string }) => window.slice(a.index + a.text.length, a.index + a.text.length + 40).toLowerCase();
+  const aggregate = found.find((a) => /^[^$]{0,25}\baggregate\b/.test(basis(a)))?.value ?? null;
+  const occ = found.find((a) =>
+    /^[^$]{0,25}\b(?:per|each|any one)\s+(?:occurrence|accident|claim|person)\b|^[^$]{0,25}\bcombined single limit\b/.test(basis(a)),
+  );
+  const first = occ ?? found.find((a) => a.value !== aggregate) ?? found[0];
+  const csl = /combined single limit|\bcsl\b/i.test(window.slice(Math.max(0, first.index - 40), first.index + first.text.length + 40));
+  return { amount: first.value, aggregate: aggregate !== first.value ? aggregate : null, csl };
+}
+
+/** Words before "property damage" that make it the scope of a liability cover ("bodily injury, personal injury and"). */
+const SCOPE_OF_LIABILITY = /\bbodily injury\b[^.;$]{0,40}$/i;
+
+/** Money after the requirement's words in the clause, preferring "per occurrence"/"each occurrence" amounts. */
+function amountFor(text: string, at: number, kind: RequirementKind): { amount: number | null; aggregate: number | null; csl: boolean } {
+  const after = text.slice(at);
+  // Stop at the next coverage named in the same sentence.
+  let stop = after.length;
+  for (const [k, re] of REQUIREMENT_TERMS) {
+    if (k === kind || NO_AMOUNT.has(k)) continue;
+    const m = new RegExp(re.source, 'ig');
+    m.lastIndex = 12;
+    let hit = m.exec(after);
+    // "claims for bodily injury or death or property damage" is what a liability cover covers, not a coverage of its own.
+    while (hit && k === 'propertyDamage' && kind !== 'propertyDamage' && SCOPE_OF_LIABILITY.test(after.slice(Math.max(0, hit.index - 50), hit.index)))
+      hit = m.exec(after);
+    if (hit && hit.index < stop && hit.index > 10) stop = hit.index;
+  }
+  const inWindow = limitsIn(after.slice(0, stop));
+  if (inWindow.amount !== null) return inWindow;
+  // "... not less than $1,000,000 for commercial general liability": an amount just before.
+  // Not across a list item's start ("$2,000,000 each occurrence, and (d) workers' compensation").
+  const before = amountsIn(ownItem(text.slice(Math.max(0, at - 60), at)));
+  return { amount: before.length ? before[before.length - 1].value : null, aggregate: null, csl: false };
+}
+
+/** Another coverage's name around "liability insurance": "automobile liability insurance", "employers liability". */
+const OTHER_LIABILITY =
+  /\b(?:auto(?:mobile)?|(?:motor\s+)?vehicle|umbrella|excess|professional|pollution|environmental|employer['’]?s['’]?|liquor|cyber|product)\s+$/i;
+const GLOBAL = new Map<RegExp, RegExp>();
+/** The first words in a text naming the requirement: for liability, not those of another coverage's name. */
+function termIn(kind: RequirementKind, re: RegExp, text: string): RegExpExecArray | null {
+  if (kind !== 'liability') return re.exec(text);
+  let g = GLOBAL.get(re);
+  if (!g) GLOBAL.set(re, (g = new RegExp(re.source, `${re.flags}g`)));
+  g.lastIndex = 0;
+  for (let m = g.exec(text); m; m = g.exec(text)) {
+    if (/\bproperty damage liability\b/i.test(m[0])) continue;
+    if (OTHER_LIABILITY.test(text.slice(Math.max(0, m.index - 30), m.index))) continue;
+    return m;
+  }
+  return null;
+}
+
+export function requirements(all: Clause[], entries: LabelledEntry[]): Partial<Record<RequirementKind, LeaseRequirement>> {
+  const out: Partial<Record<RequirementKind, LeaseRequirement>> = {};
+  const weakCertificate = new Set<LeaseRequirement>();
+  // Whose insurance a clause speaks of: its own duty, else the sentence before it in the paragraph, else (for a
+  // list item) the text the list follows ("Tenant shall maintain the following insurance: (a) …").
+  let paraOwner: Owner | null = null;
+  let para = -1;
+  for (const [ci, c] of all.entries()) {
+    const duties = dutiesOf(c.text);
+    // A list item keeps the owner the text before it ended with; any other paragraph starts afresh.
+    if (c.para !== para) {
+      para = c.para;
+      if (!LIST_ITEM.test(c.text)) paraOwner = null;
+    }
+    const inherited = paraOwner;
+    if (duties.length) paraOwner = duties[duties.length - 1].owner;
+    if (!/insur|subrogation|liability|coverage|policy|policies|workers|certificate/i.test(c.text)) continue;
+    for (const [kind, re] of REQUIREMENT_TERMS) {
+      const m = termIn(kind, re, c.text);
+      if (!m) continue;
+      // "subrogation" alone counts only as a mutual waiver clause.
+      // A heading ("Insurance, Subrogation, and Waiver of Claims") states no duty.
+      if (
+        kind === 'waiverOfSubrogation' &&
+        /^subrogation$/i.test(m[0]) &&
+        !(/\bwaiv(?:e|es|ed|ing)\b/i.test(c.text) || (/waive/i.test(c.text) && OBLIGATION.test(c.text)))
+      )
+        continue;
+      // A coverage named as where another requirement applies ("as additional insureds under all liability, excess
+      // and umbrella policies") is not itself required.
+      if (
+        COVERAGES.has(kind) &&
+        UNDER_POLICIES.test(c.text.slice(Math.max(0, m.index - 60), m.index)) &&
+        /^[^.;$]{0,40}?\bpolic(?:y|ies)\b/i.test(c.text.slice(m.index + m[0].length))
+      )
+        continue;
+      // Whose: the last duty stated before the words, else the first after them, else the inherited one.
+      const owner = [...duties].reverse().find((d) => d.at <= m.index)?.owner ?? duties[0]?.owner ?? inherited;
+      if (owner === 'contractor' || owner === 'landlord') continue;
+      // A contractor's or another party's policy named right beside the words.
+      if (/\b(?:contractors?|subcontractors?|vendors?|movers?|each such party)\b/i.test(c.text.slice(Math.max(0, m.index - 60), m.index + m[0].length + 60)))
+        continue;
+      // Permission is read in the coverage's own item of a list ("… as their interests may appear, (E) workers'
+      // compensation insurance …" is no permission for (E)).
+      const item = ownItem(c.text.slice(0, m.index));
+      if (COVERAGES.has(kind) && PERMITTED.test(item)) {
+        // "Landlord may require Tenant to carry umbrella insurance": not required today, but not settled either.
+        const at = ON_REQUEST.exec(item);
+        if (at && !out[kind])
+          out[kind] = {
+            kind,
+            required: false,
+            uncertain: `the lease lets the landlord require it ("${at[0]}")`,
+            amount: null,
+            statutory: false,
+            clause: c.text.slice(0, 600),
+            page: c.page,
+          };
+        continue;
+      }
+      // A coverage to carry is named as insurance ("workers' compensation insurance"), not as a cost in a list.
+      if (
+        COVERAGES.has(kind) &&
+        !/insur|liabilit|coverage|polic|limit|statutory|\$/i.test(`${m[0]} ${c.text.slice(m.index + m[0].length, m.index + m[0].length + 60)}`)
+      )
+        continue;
+      // Its premiums or costs are an expense (operating costs), not a requirement.
+      if (
+        COVERAGES.has(kind) &&
+        /^\W*(?:insurance\s+)?(?:premiums?|costs?|expenses?|charges?)\b/i.test(c.text.slice(m.index + m[0].length, m.index + m[0].length + 40))
+      )
+        continue;
+      const negated = NEGATED.test(c.text) && kind === 'renters';
+      if (!negated && owner !== 'tenant' && !(COVERAGES.has(kind) ? COVERAGE_OBLIGATION : OBLIGATION).test(c.text)) continue;
+      const prev = out[kind];
+      // "Evidence of insurance" in passing gives way to a clause on certificates.
+      const weak = kind === 'certificateHolder' && /^evidence/i.test(m[0]);
+      if (prev && kind === 'certificateHolder' && weakCertificate.has(prev) && !weak) out[kind] = undefined;
+      let limits = NO_AMOUNT.has(kind) ? { amount: null, aggregate: null, csl: false } : amountFor(c.text, m.index + m[0].length, kind);
+      let amountSource: LeaseRequirement['amountSource'];
+      // A sentence cut by a page break states its limits on the next page ("… by Tenant" / "of not less than: $5,000,000").
+      const next = all[ci + 1];
+      if (limits.amount === null && !NO_AMOUNT.has(kind) && next && next.page > c.page && next.para === c.para && !/[.;:]["”]?$/.test(c.text)) {
+        const joined = `${c.text} ${next.text}`;
+        const more = amountFor(joined, m.index + m[0].length, kind);
+        if (more.amount !== null) {
+          limits = more;
+          amountSource = { page: next.page, text: next.text.slice(0, 600), how: 'continued' };
+        }
+      }
+      const label = REFERENCE_LABEL[kind];
+      if (limits.amount === null && label && BY_REFERENCE.test(c.text)) {
+        const e = entries.find((x) => label.test(x.label) && amountsIn(x.value).length);
+        if (e) {
+          limits = limitsIn(e.value);
+          amountSource = { page: e.page, text: e.text, how: 'reference' };
+        }
+      }
+      const statutory =
+        kind === 'workersComp' &&
+        /statutory|statutes|required by (?:applicable\s+)?(?:state\s+)?law|as required by|in the amount,? if any,? required|in amounts required by/i.test(
+          c.text,
+        );
+      // The first clause wins unless a later one gives the amount the first lacked.
+      // (A coverage the landlord only may ask for gives way to a clause that requires it.)
+      const onRequest = out[kind] && !out[kind]!.required && !!out[kind]!.uncertain && !negated;
+      if (out[kind] && !onRequest && !(out[kind]!.amount === null && limits.amount !== null && out[kind]!.required)) continue;
+      // An option of a checkbox form whose box is not ticked ("☐ Tenant is required to maintain renter's insurance").
+      const box = /([☐□❑]|\[\s\])\s*[^☐□❑☑☒✔✓\[]{0,120}$/.exec(c.text.slice(0, m.index + m[0].length));
+      const ticked = /[☑☒✔✓]|\[[xX✓]\]/.test(c.text);
+      out[kind] = {
+        kind,
+        required: !negated,
+        ...(box && !ticked ? { uncertain: 'it is an option of a checkbox form and no box is ticked' } : {}),
+        amount: limits.amount,
+        aggregate: limits.aggregate,
+        combinedSingleLimit: limits.csl,
+        ...(amountSource ? { amountSource } : {}),
+        statutory,
+        clause: c.text.slice(0, 600),
+        page: c.page,
+      };
+      if (weak) weakCertificate.add(out[kind]!);
+    }
+  }
+  // A residential lease requiring personal liability in the renters clause has both requirements.
+  const r = out.renters;
+  if (r?.required && !out.liability) {
+    const m = /\b(?:personal\s+)?liability\b/i.exec(r.clause);
+    const a = m ? amountFor(r.clause, m.index + m[0].length, 'liability').amount : null;
+    if (a !== null) out.liability = { kind: 'liability', required: true, amount: a, statutory: false, clause: r.clause, page: r.page };
+  }
+  return out;
+}
+
+/** Read the lease's facts from its pages. */

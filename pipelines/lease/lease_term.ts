@@ -1,0 +1,69 @@
+// The lease term: commencement and expiration when stated as calendar dates; a date defined by an event or a
+// formula is reported as its rule, never as a date read from another clause.
+import type { PageText } from '../documents/layout.ts';
+import { dateTokens } from '../extraction/normalise.ts';
+import { pageLines, type Clause } from './text.ts';
+import type { Cited } from './schema.ts';
+import { START_LABEL, END_LABEL, type LabelledEntry } from './lease_entries.ts';
+
+/** A date the lease defines by an event or a formula ("the later of…", "the last day of the 37th full calendar month"). */
+const RULE_WORDS =
+  /\b(?:later of|earlier of|after|following|upon|on which|last day|first day|month|anniversary|determined|defined|set forth|substantial completion|delivery|deliver|occur|until|subject to)\b/i;
+
+/** A labelled date: stated when the value begins with a calendar date; a rule when it defines the date otherwise. */
+function labelledDate(entries: LabelledEntry[], label: RegExp): { date: Cited<string> | null; rule: Cited<string> | null } {
+  for (const e of entries) {
+    if (!label.test(e.label)) continue;
+    const v = e.value.replace(/\s+/g, ' ').trim();
+    // A blank form's line is no date and no rule.
+    if (/^_{3,}/.test(v)) continue;
+    const d = dateTokens(v)[0];
+    if (d && /^(?:on\s+|as of\s+)?$/i.test(v.slice(0, d.index).trim())) return { date: { value: d.iso, page: e.page, text: e.text }, rule: null };
+    if (RULE_WORDS.test(v) || !d) return { date: null, rule: { value: v.slice(0, 300), page: e.page, text: e.text } };
+  }
+  return { date: null, rule: null };
+}
+
+export function leaseDates(pages: PageText[], all: Clause[], entries: LabelledEntry[]) {
+  const s = labelledDate(entries, START_LABEL);
+  const e = labelledDate(entries, END_LABEL);
+  let start = s.date;
+  let end = e.date;
+  // "Lease Start Date: 01/01/2026" on one line, the label first.
+  const startLine = /^\s*(?:lease\s+)?(?:commencement|start|beginning)\s+date\s*[:\-–]?\s*(?:on\s+)?$|^\s*move[- ]in\s+date\s*[:\-–]?\s*$/i;
+  const endLine = /^\s*(?:lease\s+)?(?:expiration|termination|end|ending)\s+date\s*[:\-–]?\s*(?:on\s+)?$/i;
+  for (const l of pageLines(pages)) {
+    for (const d of dateTokens(l.text)) {
+      const before = l.text.slice(0, d.index);
+      if (!start && !s.rule && startLine.test(before)) start = { value: d.iso, page: l.page, text: l.text };
+      if (!end && !e.rule && endLine.test(before)) end = { value: d.iso, page: l.page, text: l.text };
+      // "Start Date: 01/01/2026   End Date: 12/31/2026" on one line.
+      const cell = before.split(/\s{2,}/).pop() ?? '';
+      if (!start && !s.rule && startLine.test(cell)) start = { value: d.iso, page: l.page, text: l.text };
+      if (!end && !e.rule && endLine.test(cell)) end = { value: d.iso, page: l.page, text: l.text };
+    }
+  }
+  // "The term of this Lease shall commence on January 1, 2026 and end on December 31, 2026": the lease's own
+  // term only (not a tax or fiscal year that also "commences" and "expires"), and never over a date the lease
+  // defines by a rule.
+  if (!(start && end) && !s.rule && !e.rule) {
+    for (const c of all) {
+      if (!/\b(?:the|this|lease|original|initial|rental)\s+term\b|\bterm of (?:this|the) (?:lease|agreement|tenancy)\b|\blease (?:term|period)\b/i.test(c.text))
+        continue;
+      if (/\b(?:fiscal|tax year|calendar year|lease year|option|extension|renewal)\b/i.test(c.text)) continue;
+      const m =
+        /\b(?:commenc\w*|begin\w*|start\w*|from)\s+(?:on\s+)?(.{6,24}?\d{4})\b[^.]*?\b(?:end\w*|terminat\w*|expir\w*|through|until|to)\s+(?:on\s+)?(?:at\s+[^,]*,\s*)?(.{6,24}?\d{4})/i.exec(
+          c.text,
+        );
+      if (!m) continue;
+      const a = dateTokens(m[1])[0];
+      const b = dateTokens(m[2])[0];
+      if (a && b && b.iso > a.iso) {
+        start ??= { value: a.iso, page: c.page, text: c.text.slice(0, 400) };
+        end ??= { value: b.iso, page: c.page, text: c.text.slice(0, 400) };
+        break;
+      }
+    }
+  }
+  return { start, end, rules: { start: start ? null : s.rule, end: end ? null : e.rule } };
+}
