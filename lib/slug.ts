@@ -17,7 +17,7 @@ export function slugify(text: string): string {
 
 /**
  * First path segments of the service's own routes, never given to an agent as its slug (hosted forms live at
- * /{agent_slug}/form/…). The SQL twin is app_private.reserved_agent_slugs() (0012), which
+ * /{agent_slug}/form/…). The SQL twin is app_private.reserved_agent_slugs(), which
  * app_private.unique_agent_slug consults; test/lib/slug.test.ts checks both lists against every route.
  */
 export const RESERVED_SLUGS: readonly string[] = [

@@ -215,7 +215,7 @@ export async function startWorker(
       concurrency: opts.concurrency,
       preset: { worker: workerPreset(opts.concurrency) },
     });
-    // Document jobs wait in their agency's named queues (0025), each running one job at a time: fetched one by one,
+    // Document jobs wait in their agency's named queues, each running one job at a time: fetched one by one,
     // since graphile-worker's local queue fetches in batches that can hold two jobs of one queue (graphile/worker#621).
     // Their own cron list is empty: the general runner schedules.
     const documentConcurrency = opts.documentConcurrency ?? opts.deps.cfg.DOCUMENT_CONCURRENCY;
@@ -234,7 +234,7 @@ export async function startWorker(
   }
   const runner = combinedRunner(runners, events);
   runner.promise.finally(() => Promise.all(ownPools.map((p) => p.end().catch(() => {})))).catch(() => {});
-  // First attempts wait in app_private.deliveries_due (0015) until this loop sends them.
+  // First attempts wait in app_private.deliveries_due until this loop sends them.
   // Its claims name it, and it beats with this process's workers, so a live process gives back a dead one's claims.
   const senderId = `send_loop_${randomUUID()}`;
   const sender =
@@ -248,7 +248,7 @@ export async function startWorker(
         })
       : null;
   if (sender) workerIds.add(senderId);
-  // Events wait in the outbox (0014) until this poller fans them out; both stop before the runner does.
+  // Events wait in the outbox until this poller fans them out; both stop before the runner does.
   const poller =
     !opts.only || opts.only.includes('events__fan_out')
       ? startOutboxPoller(pool, opts.deps, { intervalMs: opts.outboxPollInterval ?? 25, sendLoop: sender ?? undefined })

@@ -1,4 +1,4 @@
-// Statements of the lease compliance checker and of its job chain after each document is read (SQL in migration 0008;
+// Statements of the lease compliance checker and of its job chain after each document is read (SQL state functions;
 // the reading itself is db/queries/readings.ts).
 import type pg from 'pg';
 

@@ -1,4 +1,4 @@
-// Statements of the compliance report (SQL in migration 0024): what a report shows of an analysis, its two
+// Statements of the compliance report: what a report shows of an analysis, its two
 // documents and the agency's brand, the signed links that open it without credentials, and the dashboard's list.
 import type pg from 'pg';
 

@@ -1,4 +1,4 @@
-// The /api surface's authentication with plan limits (app_private.authenticate_api_request, migrations 0006 and 0022).
+// The /api surface's authentication with plan limits (app_private.authenticate_api_request).
 import type { Client } from './types.ts';
 
 export interface ApiRequestIdentity {

@@ -1,4 +1,4 @@
-// Dashboard sign-in links and sessions (0011): only hashes are stored; a session resolves to its agent's identity.
+// Dashboard sign-in links and sessions: only hashes are stored; a session resolves to its agent's identity.
 import type { Client, Queryable } from './types.ts';
 
 /** Store a one-time sign-in link for an agent (the linked OAuth client); returns when it expires. */
@@ -49,7 +49,7 @@ export interface AgencyApiUsageRow {
   day_resets_at: Date;
 }
 
-/** The calling agency's plan limits and /api counters (app_private.agency_api_usage, 0012); undefined for non-admins. */
+/** The calling agency's plan limits and /api counters (app_private.agency_api_usage); undefined for non-admins. */
 export async function agencyApiUsage(db: Queryable): Promise<AgencyApiUsageRow | undefined> {
   const { rows } = await db.query<AgencyApiUsageRow>('select * from app_private.agency_api_usage() where plan is not null');
   return rows[0];

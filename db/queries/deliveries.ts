@@ -1,5 +1,5 @@
 // Webhook deliveries and their attempts: the delivery log read by both surfaces, redelivery and test sends
-// (state functions in 0003), and what the deliveries__send task loads and records.
+// (SQL state functions), and what the deliveries__send task loads and records.
 import type { Client, Queryable } from './types.ts';
 
 export interface DeliveryRow {
@@ -136,7 +136,7 @@ export interface DeliveryAttempt {
   retryInSeconds: number | null;
 }
 
-// Send loop (0015) ---------------------------------------------------------------------------------------------
+// Send loop ---------------------------------------------------------------------------------------------------
 
 export interface DueDeliveryRow extends DeliveryInBatchRow {
   status: 'pending' | 'delivered' | 'failed';

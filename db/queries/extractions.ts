@@ -1,4 +1,4 @@
-// Statements of the policy extraction API and of its job chain after the document is read (SQL in migration 0006;
+// Statements of the policy extraction API and of its job chain after the document is read (SQL state functions;
 // the reading itself is db/queries/readings.ts).
 import type { Client as Queryable } from './types.ts';
 

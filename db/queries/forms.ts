@@ -1,5 +1,5 @@
 // Forms of the caller's agency in the API key's mode (RLS): created, listed, edited, published, duplicated.
-// Creation, duplication and publishing are state functions (0002, 0004) that check the rules.
+// Creation, duplication and publishing are SQL state functions that check the rules.
 import type { FormStructure } from '../../pipelines/forms/schema.ts';
 import type { Client, Queryable } from './types.ts';
 

@@ -7,7 +7,7 @@ export async function setSessionRequestId(client: Pick<pg.ClientBase, 'query'>, 
   await client.query(`select set_config('svc.request_id', $1, false)`, [requestId]);
 }
 
-/** Record how many document jobs of each kind one agency may run at once (DOCUMENT_JOBS_PER_AGENCY, 0025). */
+/** Record how many document jobs of each kind one agency may run at once (DOCUMENT_JOBS_PER_AGENCY). */
 export async function setDocumentFairShare(db: Pick<pg.ClientBase, 'query'>, jobsPerAgency: number): Promise<void> {
   await db.query('select app_private.set_document_fair_share($1)', [jobsPerAgency]);
 }

@@ -1,4 +1,4 @@
-// Statements of the one document-reading chain (documents__read, documents__ocr; SQL in migration 0023):
+// Statements of the one document-reading chain (documents__read, documents__ocr):
 // a document is read once, whoever owns the reading (a policy's extraction, a lease analysis's side).
 import type { StoredPage } from '../../pipelines/documents/index.ts';
 import type { Queryable } from './types.ts';

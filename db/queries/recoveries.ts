@@ -1,4 +1,4 @@
-// Statements of bulk delivery recovery (SQL in migration 0024): start or find a recovery, count what it would
+// Statements of bulk delivery recovery: start or find a recovery, count what it would
 // send, and read its progress.
 import type pg from 'pg';
 

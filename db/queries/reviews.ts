@@ -1,4 +1,4 @@
-// Human review of uncertain fields (SQL in migration 0026): the queue, the audit, the hold-for-review setting and
+// Human review of uncertain fields: the queue, the audit, the hold-for-review setting and
 // the one state function that records a decision (app_public.review_field).
 import type { Queryable } from './types.ts';
 
