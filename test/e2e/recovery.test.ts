@@ -7,52 +7,33 @@ import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
-import type { Runner } from 'graphile-worker';
 import { assertAccessible, axe, browserTest, launchBrowser, VIEWPORTS } from '../helpers/browser.ts';
 import { sampleTopicPayload, sampleV1Event } from '../../pipelines/webhooks/payloads.ts';
-import { startReceiver, type Receiver } from '../helpers/receiver.ts';
-import { startService, type TestService } from '../helpers/server.ts';
-import { eventually, startTestWorker } from '../helpers/worker.ts';
+import { serviceRig } from '../helpers/rig.ts';
+import { eventually } from '../helpers/worker.ts';
 
-let svc: TestService;
-let worker: Runner;
-const receivers: Receiver[] = [];
-
-test.before(async () => {
-  // One attempt: a delivery the receiver refuses ends failed at once (the outage outlived its retries).
-  svc = await startService({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_MAX_ATTEMPTS: '1' });
-  worker = await startTestWorker(svc);
-});
-test.after.always(async () => {
-  await worker?.stop();
-  await Promise.all(receivers.map((r) => r.close()));
-  await svc?.close();
-});
-
-async function receiver(): Promise<Receiver> {
-  const r = await startReceiver();
-  receivers.push(r);
-  return r;
-}
+// One attempt: a delivery the receiver refuses ends failed at once (the outage outlived its retries).
+const rig = serviceRig({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_MAX_ATTEMPTS: '1' });
+const { receiver } = rig;
 
 async function agency() {
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
-  return { ...a, oauth: c, test: await svc.apiKey(a.ownerToken, a.agencyId, 'test'), live: await svc.apiKey(a.ownerToken, a.agencyId, 'live') };
+  const c = await rig.svc.oauthClient();
+  const a = await rig.svc.agency(c.token);
+  return { ...a, oauth: c, test: await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test'), live: await rig.svc.apiKey(a.ownerToken, a.agencyId, 'live') };
 }
 
 const emit = (agencyId: number, mode: 'test' | 'live', topic: string | null, eventName: string | null, data: unknown) =>
-  svc.tdb.db.owner.query('select app_private.emit_event($1, $2, $3, $4, $5) as id', [agencyId, mode, topic, eventName, JSON.stringify(data)]);
+  rig.svc.tdb.db.owner.query('select app_private.emit_event($1, $2, $3, $4, $5) as id', [agencyId, mode, topic, eventName, JSON.stringify(data)]);
 const formData = (submission_id: number) => ({ ...sampleTopicPayload('form-submission').data, submission_id });
 const failedCount = (agencyId: number, mode: string) =>
-  svc.tdb.db.owner
+  rig.svc.tdb.db.owner
     .query<{ n: number }>(`select count(*)::int as n from app_public.webhook_deliveries where agency_id = $1 and mode = $2 and status = 'failed'`, [
       agencyId,
       mode,
     ])
     .then((r) => r.rows[0].n);
 const down = (n: number) => Array.from({ length: n }, () => ({ status: 503, body: 'down for maintenance' }));
-const recover = (key: string, body: unknown) => svc.request('POST', '/v2/webhook-endpoints/form-submission/recover', { token: key, json: body });
+const recover = (key: string, body: unknown) => rig.svc.request('POST', '/v2/webhook-endpoints/form-submission/recover', { token: key, json: body });
 
 test.serial('a receiver down for 200 events gets each once, in order, under its webhook-id, after one recovery', async (t) => {
   t.timeout(300_000);
@@ -60,8 +41,12 @@ test.serial('a receiver down for 200 events gets each once, in order, under its 
   const staging = await receiver();
   const production = await receiver();
   t.is(
-    (await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: a.live, json: { staging_url: staging.url, production_url: production.url } }))
-      .status,
+    (
+      await rig.svc.request('PUT', '/v2/webhook-endpoints/form-submission', {
+        token: a.live,
+        json: { staging_url: staging.url, production_url: production.url },
+      })
+    ).status,
     201,
   );
   const since = new Date(Date.now() - 1000).toISOString();
@@ -87,7 +72,7 @@ test.serial('a receiver down for 200 events gets each once, in order, under its 
 
   const done = await eventually(
     async () => {
-      const g = await svc.request('GET', `/v2/webhook-endpoints/form-submission/recoveries/${r.body.id}`, { token: a.test });
+      const g = await rig.svc.request('GET', `/v2/webhook-endpoints/form-submission/recoveries/${r.body.id}`, { token: a.test });
       return g.body.status === 'completed' && g.body.delivered === 200 && g.body;
     },
     240_000,
@@ -121,13 +106,13 @@ test.serial('a receiver down for 200 events gets each once, in order, under its 
     [1001, 1002, 1003, 1004, 1005],
   );
   // A sandbox key cannot read the live recovery.
-  t.is((await svc.request('GET', `/v2/webhook-endpoints/form-submission/recoveries/${live.body.id}`, { token: a.test })).status, 404);
+  t.is((await rig.svc.request('GET', `/v2/webhook-endpoints/form-submission/recoveries/${live.body.id}`, { token: a.test })).status, 404);
 });
 
 test('bad windows are refused naming the field; another agency’s endpoint is 404; agents need admin', async (t) => {
   const a = await agency();
   const rec = await receiver();
-  t.is((await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: a.test, json: { staging_url: rec.url } })).status, 201);
+  t.is((await rig.svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: a.test, json: { staging_url: rec.url } })).status, 201);
   const backwards = await recover(a.test, { since: '2026-11-02T00:00:00Z', until: '2026-11-01T00:00:00Z' });
   t.is(backwards.status, 422);
   t.regex(backwards.headers.get('content-type')!, /problem\+json/);
@@ -141,20 +126,20 @@ test('bad windows are refused naming the field; another agency’s endpoint is 4
   t.is(extra.status, 422);
   const b = await agency();
   t.is((await recover(b.test, { since: '2026-11-01T00:00:00Z' })).status, 404, 'no endpoint of this topic in that agency');
-  t.is((await svc.request('GET', `/v2/webhook-endpoints/form-submission/recoveries/${crypto.randomUUID()}`, { token: a.test })).status, 404);
+  t.is((await rig.svc.request('GET', `/v2/webhook-endpoints/form-submission/recoveries/${crypto.randomUUID()}`, { token: a.test })).status, 404);
 });
 
 test('a v1 subscription recovers its failed deliveries the same way, in the v1 envelope', async (t) => {
   const a = await agency();
   const rec = await receiver();
-  const made = await svc.request('POST', '/v1/webhooks', { token: a.ownerToken, json: { url: rec.url, events: ['*'] } });
+  const made = await rig.svc.request('POST', '/v1/webhooks', { token: a.ownerToken, json: { url: rec.url, events: ['*'] } });
   t.is(made.status, 200, made.text);
   const since = new Date(Date.now() - 1000).toISOString();
   rec.script(...down(3));
   const ev = sampleV1Event('client.updated');
   for (let i = 0; i < 3; i++) await emit(a.agencyId, i === 2 ? 'live' : 'test', null, ev.event, ev.data);
   await eventually(async () => (await failedCount(a.agencyId, 'test')) + (await failedCount(a.agencyId, 'live')) === 3, 60_000, 'the failures');
-  const r = await svc.request('POST', `/v1/webhooks/${made.body.data.uuid}/recover`, { token: a.ownerToken, json: { since } });
+  const r = await rig.svc.request('POST', `/v1/webhooks/${made.body.data.uuid}/recover`, { token: a.ownerToken, json: { since } });
   t.is(r.status, 202, r.text);
   t.like(r.body.data, { total: 3, mode: null }, 'an agent token recovers both modes');
   await rec.waitFor(6, 60_000);
@@ -162,7 +147,7 @@ test('a v1 subscription recovers its failed deliveries the same way, in the v1 e
     rec.received.slice(3).map((x) => x.headers['webhook-id']),
     rec.received.slice(0, 3).map((x) => x.headers['webhook-id']),
   );
-  const bad = await svc.request('POST', `/v1/webhooks/${made.body.data.uuid}/recover`, { token: a.ownerToken, json: { since: 'soon' } });
+  const bad = await rig.svc.request('POST', `/v1/webhooks/${made.body.data.uuid}/recover`, { token: a.ownerToken, json: { since: 'soon' } });
   t.is(bad.status, 422);
   t.truthy(bad.body.error?.message, 'the v1 error shape');
 });
@@ -172,17 +157,17 @@ browserTest('the dashboard’s “Recover failed deliveries since…” shows th
   await mkdir(screens, { recursive: true });
   const a = await agency();
   const rec = await receiver();
-  t.is((await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: a.test, json: { staging_url: rec.url } })).status, 201);
+  t.is((await rig.svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: a.test, json: { staging_url: rec.url } })).status, 201);
   rec.script(...down(3));
   for (let i = 1; i <= 3; i++) await emit(a.agencyId, 'test', 'form-submission', null, formData(i));
   await eventually(async () => (await failedCount(a.agencyId, 'test')) === 3, 60_000, 'the failures');
 
-  const link = await svc.request('POST', `/v1/agents/${a.ownerId}/dashboard-link`, { token: a.oauth.token });
+  const link = await rig.svc.request('POST', `/v1/agents/${a.ownerId}/dashboard-link`, { token: a.oauth.token });
   const browser = await launchBrowser();
   try {
     const page = await (await browser.newContext({ viewport: VIEWPORTS.desktop })).newPage();
     await page.goto(link.body.data.url);
-    await page.goto(`${svc.url}/dashboard/test/webhooks`);
+    await page.goto(`${rig.svc.url}/dashboard/test/webhooks`);
     await page.getByRole('link', { name: 'Recover failed deliveries since…' }).first().click();
     await page.getByLabel('Failed since (UTC)').fill(new Date(Date.now() - 3_600_000).toISOString().slice(0, 16));
     await page.getByRole('button', { name: 'Count failed deliveries' }).click();

@@ -1,44 +1,25 @@
 // The operators' views (app_ops) over real jobs, deliveries and rate-limit counters made by the real
 // service, worker and receivers; and what the svc_operator role can and cannot read.
 import test from 'ava';
-import type { Runner } from 'graphile-worker';
 import type pg from 'pg';
 import { PassThrough } from 'node:stream';
 import { setLogLevel, setLogStream } from '../../lib/log.ts';
 import { sampleTopicPayload } from '../../pipelines/webhooks/payloads.ts';
-import { startReceiver, type Receiver } from '../helpers/receiver.ts';
-import { startService, type TestService } from '../helpers/server.ts';
-import { eventually, startTestWorker } from '../helpers/worker.ts';
+import { serviceRig } from '../helpers/rig.ts';
+import { eventually } from '../helpers/worker.ts';
 
-let svc: TestService;
-let worker: Runner;
-const receivers: Receiver[] = [];
-
-test.before(async () => {
-  svc = await startService({
-    WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
-    WEBHOOK_RETRY_SCHEDULE: '60',
-    WEBHOOK_MAX_ATTEMPTS: '3',
-    WEBHOOK_TIMEOUT_MS: '3000',
-    RATE_LIMIT_V1_PER_WINDOW: '2',
-  });
-  worker = await startTestWorker(svc);
+const rig = serviceRig({
+  WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+  WEBHOOK_RETRY_SCHEDULE: '60',
+  WEBHOOK_MAX_ATTEMPTS: '3',
+  WEBHOOK_TIMEOUT_MS: '3000',
+  RATE_LIMIT_V1_PER_WINDOW: '2',
 });
-test.after.always(async () => {
-  await worker?.stop();
-  await Promise.all(receivers.map((r) => r.close()));
-  await svc?.close();
-});
-
-async function receiver(): Promise<Receiver> {
-  const r = await startReceiver();
-  receivers.push(r);
-  return r;
-}
+const { receiver } = rig;
 
 /** Run `sql` as svc_operator, the role operators log in with. */
 async function asOperator<T extends pg.QueryResultRow = any>(sql: string, values: unknown[] = []): Promise<T[]> {
-  const c = await svc.tdb.db.owner.connect();
+  const c = await rig.svc.tdb.db.owner.connect();
   try {
     await c.query('begin');
     await c.query('set local role svc_operator');
@@ -51,20 +32,20 @@ async function asOperator<T extends pg.QueryResultRow = any>(sql: string, values
 }
 
 async function agencyWithKey() {
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
-  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const c = await rig.svc.oauthClient();
+  const a = await rig.svc.agency(c.token);
+  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
   return { ...a, key };
 }
 
 const sendTest = (key: string, topic: string, requestId?: string) =>
-  svc.request('POST', `/v2/webhook-endpoints/${topic}/test`, {
+  rig.svc.request('POST', `/v2/webhook-endpoints/${topic}/test`, {
     token: key,
     headers: { 'Idempotency-Key': crypto.randomUUID(), ...(requestId ? { 'X-Request-Id': requestId } : {}) },
   });
 
 test('jobs: queued, scheduled and failed jobs by task with age, attempts and the last error', async (t) => {
-  const o = svc.tdb.db.owner;
+  const o = rig.svc.tdb.db.owner;
   await o.query(`select graphile_worker.add_job('ops_test__nobody_runs', '{}')`);
   await o.query(`select graphile_worker.add_job('ops_test__nobody_runs', '{}')`);
   await o.query(`select graphile_worker.add_job('ops_test__later', '{}', run_at => now() + interval '1 hour')`);
@@ -98,8 +79,8 @@ test('deliveries by endpoint: success rate, failure streak, last error, next ret
   const gone = await receiver();
   flaky.script({ status: 500 }, { status: 503 });
   gone.script({ status: 410 });
-  t.is((await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: a.key, json: { staging_url: `${flaky.url}/h` } })).status, 201);
-  t.is((await svc.request('PUT', '/v2/webhook-endpoints/client-submission', { token: a.key, json: { staging_url: `${gone.url}/h` } })).status, 201);
+  t.is((await rig.svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: a.key, json: { staging_url: `${flaky.url}/h` } })).status, 201);
+  t.is((await rig.svc.request('PUT', '/v2/webhook-endpoints/client-submission', { token: a.key, json: { staging_url: `${gone.url}/h` } })).status, 201);
 
   const endpoint = async (topic: string) =>
     (await asOperator(`select * from app_ops.webhook_endpoints where agency_id = $1 and topic = $2`, [a.agencyId, topic]))[0];
@@ -138,7 +119,7 @@ test('deliveries by endpoint: success rate, failure streak, last error, next ret
 
   // A real event is retried: pending with the next retry 60 s ahead, and its send job scheduled.
   flaky.script({ status: 500 });
-  await svc.tdb.db.owner.query(`select app_private.emit_event($1, 'test', 'form-submission', null, $2)`, [
+  await rig.svc.tdb.db.owner.query(`select app_private.emit_event($1, 'test', 'form-submission', null, $2)`, [
     a.agencyId,
     JSON.stringify(sampleTopicPayload('form-submission').data),
   ]);
@@ -159,9 +140,9 @@ test('deliveries by endpoint: success rate, failure streak, last error, next ret
   t.is(job.task, 'deliveries__send');
 
   // A live event answered 410 Gone disables the endpoint (a staging URL's 410 would not).
-  const live = await svc.apiKey(a.ownerToken, a.agencyId, 'live');
-  t.is((await svc.request('PUT', '/v2/webhook-endpoints/client-submission', { token: live, json: { production_url: `${gone.url}/h` } })).status, 200);
-  await svc.tdb.db.owner.query(`select app_private.emit_event($1, 'live', 'client-submission', null, $2)`, [
+  const live = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'live');
+  t.is((await rig.svc.request('PUT', '/v2/webhook-endpoints/client-submission', { token: live, json: { production_url: `${gone.url}/h` } })).status, 200);
+  await rig.svc.tdb.db.owner.query(`select app_private.emit_event($1, 'live', 'client-submission', null, $2)`, [
     a.agencyId,
     JSON.stringify(sampleTopicPayload('client-submission').data),
   ]);
@@ -179,9 +160,9 @@ test('deliveries by endpoint: success rate, failure streak, last error, next ret
 });
 
 test('rate limits: v1 token counters name their agency and agent; plan limits per agency', async (t) => {
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
-  const get = () => svc.request('GET', `/v1/agencies/${a.agencyId}`, { token: a.ownerToken });
+  const c = await rig.svc.oauthClient();
+  const a = await rig.svc.agency(c.token);
+  const get = () => rig.svc.request('GET', `/v1/agencies/${a.agencyId}`, { token: a.ownerToken });
   t.is((await get()).status, 200);
   t.is((await get()).status, 200);
   t.is((await get()).status, 429);
@@ -200,7 +181,7 @@ test('rate limits: v1 token counters name their agency and agent; plan limits pe
 test('request id: from X-Request-Id to the delivery, its job payload and the attempt; an emitted event carries it to the fan-out and delivery', async (t) => {
   const a = await agencyWithKey();
   const r = await receiver();
-  await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: a.key, json: { staging_url: `${r.url}/h` } });
+  await rig.svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: a.key, json: { staging_url: `${r.url}/h` } });
   const lines: Array<Record<string, unknown>> = [];
   const stream = new PassThrough();
   stream.on('data', (chunk: Buffer) => {
@@ -244,7 +225,7 @@ test('request id: from X-Request-Id to the delivery, its job payload and the att
   for (const l of lines) t.false(JSON.stringify(l).includes(a.key), 'no API key in any log line');
 
   // A state function called in a request's transaction: the event, its fan-out by the outbox poller, the delivery and its attempt.
-  const c = await svc.tdb.db.owner.connect();
+  const c = await rig.svc.tdb.db.owner.connect();
   try {
     await c.query('begin');
     await c.query(`select set_config('svc.request_id', 'req-ops-test-2', true)`);
@@ -268,9 +249,9 @@ test('request id: from X-Request-Id to the delivery, its job payload and the att
 });
 
 test('request id: an X-Request-Id that is not a plain token is replaced by a generated one', async (t) => {
-  const r = await svc.request('GET', '/healthz', { headers: { 'X-Request-Id': 'bad id\twith spaces' } });
+  const r = await rig.svc.request('GET', '/healthz', { headers: { 'X-Request-Id': 'bad id\twith spaces' } });
   t.regex(r.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
-  const none = await svc.request('GET', '/healthz');
+  const none = await rig.svc.request('GET', '/healthz');
   t.regex(none.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
 });
 
@@ -289,14 +270,14 @@ test('svc_operator reads the ops views and nothing else: no tenant tables, no se
     t.is((err as { code?: string }).code, '42501', sql);
   }
   // Every column operators can see, checked against names that would carry a secret or customer content.
-  const cols = await svc.tdb.db.owner.query<{ table_name: string; column_name: string }>(
+  const cols = await rig.svc.tdb.db.owner.query<{ table_name: string; column_name: string }>(
     `select c.table_name, c.column_name from information_schema.columns c where c.table_schema = 'app_ops'`,
   );
   t.true(cols.rows.length > 20);
   for (const { table_name, column_name } of cols.rows) {
     t.notRegex(column_name, /secret|cipher|hash|password|token|body|headers|payload|data$/, `${table_name}.${column_name}`);
   }
-  const grants = await svc.tdb.db.owner.query<{ table_schema: string; table_name: string; privilege_type: string }>(
+  const grants = await rig.svc.tdb.db.owner.query<{ table_schema: string; table_name: string; privilege_type: string }>(
     `select table_schema, table_name, privilege_type from information_schema.role_table_grants where grantee = 'svc_operator'`,
   );
   for (const g of grants.rows) {
@@ -306,7 +287,7 @@ test('svc_operator reads the ops views and nothing else: no tenant tables, no se
 });
 
 test('every ops view and the ops schema are documented', async (t) => {
-  const { rows } = await svc.tdb.db.owner.query<{ relname: string; doc: string | null }>(
+  const { rows } = await rig.svc.tdb.db.owner.query<{ relname: string; doc: string | null }>(
     `select c.relname, obj_description(c.oid, 'pg_class') doc from pg_class c join pg_namespace n on n.oid = c.relnamespace
       where n.nspname in ('app_ops', 'app_analyst') and c.relkind in ('v', 'r', 'm')`,
   );

@@ -6,28 +6,16 @@ import test from 'ava';
 import { encryptSecret } from '../../lib/crypto.ts';
 import { setLogLevel, setLogStream } from '../../lib/log.ts';
 import { sampleTopicPayload } from '../../pipelines/webhooks/payloads.ts';
-import { startReceiver, type Receiver } from '../helpers/receiver.ts';
-import { startService, type TestService } from '../helpers/server.ts';
+import { serviceRig } from '../helpers/rig.ts';
 import { eventually, startTestWorker } from '../helpers/worker.ts';
 
-let svc: TestService;
-const receivers: Receiver[] = [];
+const rig = serviceRig(
+  { WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_RETRY_SCHEDULE: '60', WEBHOOK_MAX_ATTEMPTS: '3', WEBHOOK_TIMEOUT_MS: '4000' },
+  { worker: false },
+);
+const { receiver } = rig;
 
-test.before(async () => {
-  svc = await startService({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_RETRY_SCHEDULE: '60', WEBHOOK_MAX_ATTEMPTS: '3', WEBHOOK_TIMEOUT_MS: '4000' });
-});
-test.after.always(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
-  await svc?.close();
-});
-
-async function receiver(): Promise<Receiver> {
-  const r = await startReceiver();
-  receivers.push(r);
-  return r;
-}
-
-const db = () => svc.tdb.db.owner;
+const db = () => rig.svc.tdb.db.owner;
 
 const unsafe: Array<[string, unknown, string]> = [
   ['a NUL in a bearer token', { kind: 'bearer', token: 't\u0000' }, 'auth.token'],
@@ -40,18 +28,18 @@ const unsafe: Array<[string, unknown, string]> = [
 ];
 
 test('a topic endpoint (v2) with a credential that cannot go into a header is refused with 422 naming the field', async (t) => {
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
-  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'live');
+  const c = await rig.svc.oauthClient();
+  const a = await rig.svc.agency(c.token);
+  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'live');
   for (const [what, auth, field] of unsafe) {
-    const put = await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: key, json: { staging_url: 'http://127.0.0.1:9/h', auth } });
+    const put = await rig.svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: key, json: { staging_url: 'http://127.0.0.1:9/h', auth } });
     t.is(put.status, 422, `${what}: ${put.text}`);
     t.true(
       put.body.errors.some((e: { pointer: string }) => e.pointer === `/${field.replace('.', '/')}`),
       `${what}: names ${field}: ${put.text}`,
     );
   }
-  const ok = await svc.request('PUT', '/v2/webhook-endpoints/form-submission', {
+  const ok = await rig.svc.request('PUT', '/v2/webhook-endpoints/form-submission', {
     token: key,
     json: { staging_url: 'http://127.0.0.1:9/h', auth: { kind: 'bearer', token: 'abc.DEF-123_~+/=' } },
   });
@@ -59,19 +47,22 @@ test('a topic endpoint (v2) with a credential that cannot go into a header is re
 });
 
 test('a v1 subscription with a credential that cannot go into a header is refused with 422 naming the field, on create and update', async (t) => {
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
+  const c = await rig.svc.oauthClient();
+  const a = await rig.svc.agency(c.token);
   for (const [what, auth, field] of unsafe) {
-    const post = await svc.request('POST', '/v1/webhooks', { token: a.ownerToken, json: { url: 'http://127.0.0.1:9/h', events: ['client.updated'], auth } });
+    const post = await rig.svc.request('POST', '/v1/webhooks', {
+      token: a.ownerToken,
+      json: { url: 'http://127.0.0.1:9/h', events: ['client.updated'], auth },
+    });
     t.is(post.status, 422, `${what}: ${post.text}`);
     t.true(
       post.body.error.details.some((d: { field: string }) => d.field === field),
       `${what}: names ${field}: ${post.text}`,
     );
   }
-  const created = await svc.request('POST', '/v1/webhooks', { token: a.ownerToken, json: { url: 'http://127.0.0.1:9/h', events: ['client.updated'] } });
+  const created = await rig.svc.request('POST', '/v1/webhooks', { token: a.ownerToken, json: { url: 'http://127.0.0.1:9/h', events: ['client.updated'] } });
   t.is(created.status, 200, created.text);
-  const patch = await svc.request('PATCH', `/v1/webhooks/${created.body.data.uuid}`, {
+  const patch = await rig.svc.request('PATCH', `/v1/webhooks/${created.body.data.uuid}`, {
     token: a.ownerToken,
     json: { auth: { kind: 'bearer', token: 't\u0000' } },
   });
@@ -80,10 +71,10 @@ test('a v1 subscription with a credential that cannot go into a header is refuse
 
 /** An agency with a form-submission endpoint whose staging URL is `url`; its id and endpoint id. */
 async function endpointTo(url: string): Promise<{ agencyId: number; endpointId: string }> {
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
-  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
-  const put = await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: key, json: { staging_url: `${url}/h` } });
+  const c = await rig.svc.oauthClient();
+  const a = await rig.svc.agency(c.token);
+  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const put = await rig.svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: key, json: { staging_url: `${url}/h` } });
   if (put.status !== 201 && put.status !== 200) throw new Error(`endpoint: ${put.status} ${put.text}`);
   const { rows } = await db().query('select id from app_public.webhook_endpoints where agency_id = $1', [a.agencyId]);
   return { agencyId: a.agencyId, endpointId: rows[0].id as string };
@@ -116,12 +107,12 @@ test.serial('a stored credential that makes the send throw is a failed attempt w
   // A credential saved before registration checked it: sealed as the route would, bypassing its validation.
   await db().query(`update app_public.webhook_endpoints set auth_kind = 'bearer', auth_ciphertext = $2 where id = $1`, [
     b.endpointId,
-    encryptSecret(svc.deps.secretKey, JSON.stringify({ kind: 'bearer', token: 't\u0000' })),
+    encryptSecret(rig.svc.deps.secretKey, JSON.stringify({ kind: 'bearer', token: 't\u0000' })),
   ]);
   let logs = '';
   setLogStream(new Writable({ write: (chunk, _enc, cb) => ((logs += chunk.toString()), cb()) }));
   setLogLevel('info');
-  const worker = await startTestWorker(svc);
+  const worker = await startTestWorker(rig.svc);
   try {
     const badEvent = await emit(b.agencyId, 1);
     const goodEvents = [];
@@ -160,7 +151,7 @@ test.serial('a receiver answering with a NUL in its body is recorded (the NUL re
   const e = await endpointTo(r.url);
   const o = await endpointTo(other.url);
   r.script({ status: 500, body: 'bad\u0000body' });
-  const worker = await startTestWorker(svc);
+  const worker = await startTestWorker(rig.svc);
   try {
     const eventId = await emit(e.agencyId, 7);
     const d = await eventually(

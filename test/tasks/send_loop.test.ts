@@ -9,35 +9,24 @@ import { sampleTopicPayload } from '../../pipelines/webhooks/payloads.ts';
 import { beginAs, commit } from '../../db/pool.ts';
 import { startSendLoop } from '../../tasks/webhooks/send_loop.ts';
 import { startOutboxPoller } from '../../tasks/webhooks/outbox.ts';
-import { startReceiver, type Receiver } from '../helpers/receiver.ts';
-import { startService, type TestService } from '../helpers/server.ts';
+import type { Receiver } from '../helpers/receiver.ts';
+import { serviceRig } from '../helpers/rig.ts';
 import { eventually, startTestWorker } from '../helpers/worker.ts';
 
-let svc: TestService;
-const receivers: Receiver[] = [];
+const rig = serviceRig(
+  { WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_RETRY_SCHEDULE: '60', WEBHOOK_MAX_ATTEMPTS: '3', WEBHOOK_TIMEOUT_MS: '4000' },
+  { worker: false },
+);
+const { receiver } = rig;
 
-test.before(async () => {
-  svc = await startService({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_RETRY_SCHEDULE: '60', WEBHOOK_MAX_ATTEMPTS: '3', WEBHOOK_TIMEOUT_MS: '4000' });
-});
-test.after.always(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
-  await svc?.close();
-});
-
-async function receiver(): Promise<Receiver> {
-  const r = await startReceiver();
-  receivers.push(r);
-  return r;
-}
-
-const db = () => svc.tdb.db.owner;
+const db = () => rig.svc.tdb.db.owner;
 
 /** An agency with a form-submission endpoint whose staging URL is `url`; its id and endpoint id. */
 async function endpointTo(url: string): Promise<{ agencyId: number; endpointId: string }> {
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
-  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
-  const put = await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: key, json: { staging_url: `${url}/h` } });
+  const c = await rig.svc.oauthClient();
+  const a = await rig.svc.agency(c.token);
+  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const put = await rig.svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: key, json: { staging_url: `${url}/h` } });
   if (put.status !== 201 && put.status !== 200) throw new Error(`endpoint: ${put.status} ${put.text}`);
   const { rows } = await db().query('select id from app_public.webhook_endpoints where agency_id = $1', [a.agencyId]);
   return { agencyId: a.agencyId, endpointId: rows[0].id as string };
@@ -55,7 +44,7 @@ const emit = (agencyId: number, submissionId: number) =>
 async function disable(agencyId: number, endpointId: string): Promise<void> {
   const c = await db().connect();
   try {
-    await beginAs(svc.tdb.db, c, { role: 'admin', agencyId, mode: 'live' });
+    await beginAs(rig.svc.tdb.db, c, { role: 'admin', agencyId, mode: 'live' });
     await c.query('select app_public.set_webhook_endpoint_enabled($1, false)', [endpointId]);
     await commit(c);
   } finally {
@@ -83,7 +72,7 @@ const dueOf = async (eventId: number) =>
 const submission = (r: Receiver, i: number) => r.received.filter((x) => x.json?.data?.submission_id === i);
 
 async function withWorker<T>(fn: (w: Runner) => Promise<T>): Promise<T> {
-  const w = await startTestWorker(svc);
+  const w = await startTestWorker(rig.svc);
   try {
     return await fn(w);
   } finally {
@@ -204,8 +193,8 @@ test.serial('two workers claiming at once send every delivery exactly once', asy
   const a = await endpointTo(r1.url);
   const b = await endpointTo(r2.url);
   const n = 150;
-  const w1 = await startTestWorker(svc);
-  const w2 = await startTestWorker(svc);
+  const w1 = await startTestWorker(rig.svc);
+  const w2 = await startTestWorker(rig.svc);
   try {
     await Promise.all(Array.from({ length: n }, (_, i) => emit(i % 2 ? a.agencyId : b.agencyId, 5000 + i)));
     await r1.waitFor(n / 2, 30_000);
@@ -305,7 +294,7 @@ test.serial('the fan-out hands its send loop the deliveries the loop has room fo
   // The poller of a process whose send loop has room for two deliveries (a loop of our own that only collects them).
   const taken: DueDeliveryRow[] = [];
   const asked: string[][] = [];
-  const poller = startOutboxPoller(svc.tdb.db.owner, svc.deps, {
+  const poller = startOutboxPoller(rig.svc.tdb.db.owner, rig.svc.deps, {
     intervalMs: 10,
     sendLoop: {
       workerId: 'send_loop_room_for_two',
@@ -350,7 +339,7 @@ test.serial("a disabled endpoint's deliveries are not handed over: they wait due
   const { agencyId, eventId } = await eventOfDisabledEndpoint(911);
   const taken: DueDeliveryRow[] = [];
   let woken = 0;
-  const poller = startOutboxPoller(svc.tdb.db.owner, svc.deps, {
+  const poller = startOutboxPoller(rig.svc.tdb.db.owner, rig.svc.deps, {
     intervalMs: 10,
     sendLoop: {
       workerId: 'send_loop_disabled',
@@ -379,7 +368,7 @@ test.serial('an endpoint enabled while the fan-out writes its delivery gets that
   const enabling = await db().connect();
   const fanOut = await db().connect();
   try {
-    await beginAs(svc.tdb.db, enabling, { role: 'admin', agencyId, mode: 'live' });
+    await beginAs(rig.svc.tdb.db, enabling, { role: 'admin', agencyId, mode: 'live' });
     await enabling.query('select app_public.set_webhook_endpoint_enabled($1, true)', [endpointId]);
     const pid = (await fanOut.query<{ pid: number }>('select pg_backend_pid() pid')).rows[0].pid;
     const written = fanOut.query<{ id: number; enabled: boolean }>(
@@ -406,7 +395,7 @@ test.serial('an endpoint is claimed until the loop holds `hold` times its share 
   const events: number[] = [];
   for (let i = 0; i < 20; i++) events.push(await emit(agencyId, 2000 + i));
   // Fanned out by a poller without a loop: all 20 wait due.
-  const poller = startOutboxPoller(svc.tdb.db.owner, svc.deps, { intervalMs: 10 });
+  const poller = startOutboxPoller(rig.svc.tdb.db.owner, rig.svc.deps, { intervalMs: 10 });
   try {
     await eventually(async () => (await db().query('select 1 from app_private.events_waiting where event_id = any ($1)', [events])).rows.length === 0);
   } finally {
@@ -421,7 +410,7 @@ test.serial('an endpoint is claimed until the loop holds `hold` times its share 
     [6, 8],
   ] as const) {
     const workerId = `send_loop_hold_${hold}`;
-    const loop = startSendLoop(svc.tdb.db.owner, svc.deps, { workerId, intervalMs: 10, inFlight: 8, perEndpoint: 1, claim: 4, hold, roundGapMs: 5 });
+    const loop = startSendLoop(rig.svc.tdb.db.owner, rig.svc.deps, { workerId, intervalMs: 10, inFlight: 8, perEndpoint: 1, claim: 4, hold, roundGapMs: 5 });
     try {
       await eventually(async () => (await claimed(workerId)) >= expected);
       await new Promise((resolve) => setTimeout(resolve, 300)); // rounds go on meanwhile (the loop polls every 10 ms)

@@ -2,50 +2,31 @@
 // real worker to real receivers on 127.0.0.1, whose checks are an independent implementation.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import test from 'ava';
-import type { Runner } from 'graphile-worker';
 import { sampleTopicPayload, sampleV1Event } from '../../pipelines/webhooks/payloads.ts';
-import { startReceiver, type Receiver } from '../helpers/receiver.ts';
-import { startService, type TestService } from '../helpers/server.ts';
-import { eventually, startTestWorker } from '../helpers/worker.ts';
+import { serviceRig } from '../helpers/rig.ts';
+import { eventually } from '../helpers/worker.ts';
 
-let svc: TestService;
-let worker: Runner;
-const receivers: Receiver[] = [];
-
-test.before(async () => {
-  svc = await startService({
-    WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
-    WEBHOOK_RETRY_SCHEDULE: '1',
-    WEBHOOK_MAX_ATTEMPTS: '4',
-    WEBHOOK_TIMEOUT_MS: '1500',
-  });
-  worker = await startTestWorker(svc);
+const rig = serviceRig({
+  WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+  WEBHOOK_RETRY_SCHEDULE: '1',
+  WEBHOOK_MAX_ATTEMPTS: '4',
+  WEBHOOK_TIMEOUT_MS: '1500',
 });
-test.after.always(async () => {
-  await worker?.stop();
-  await Promise.all(receivers.map((r) => r.close()));
-  await svc?.close();
-});
-
-async function receiver(): Promise<Receiver> {
-  const r = await startReceiver();
-  receivers.push(r);
-  return r;
-}
+const { receiver } = rig;
 
 async function agencyWithKey() {
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
-  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const c = await rig.svc.oauthClient();
+  const a = await rig.svc.agency(c.token);
+  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
   // Production URLs, credentials, secrets and enabling belong to live keys (a sandbox key sets staging only).
-  const live = await svc.apiKey(a.ownerToken, a.agencyId, 'live');
+  const live = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'live');
   return { ...a, key, live, oauth: c.token };
 }
 
-const put = (key: string, topic: string, body: unknown) => svc.request('PUT', `/v2/webhook-endpoints/${topic}`, { token: key, json: body });
-const post = (key: string, path: string) => svc.request('POST', path, { token: key, headers: { 'Idempotency-Key': crypto.randomUUID() } });
+const put = (key: string, topic: string, body: unknown) => rig.svc.request('PUT', `/v2/webhook-endpoints/${topic}`, { token: key, json: body });
+const post = (key: string, path: string) => rig.svc.request('POST', path, { token: key, headers: { 'Idempotency-Key': crypto.randomUUID() } });
 const emit = (agencyId: number, mode: 'test' | 'live', topic: string | null, eventName: string | null, data: unknown) =>
-  svc.tdb.db.owner
+  rig.svc.tdb.db.owner
     .query('select app_private.emit_event($1, $2, $3, $4, $5) as id', [agencyId, mode, topic, eventName, JSON.stringify(data)])
     .then((r) => Number(r.rows[0].id));
 
@@ -60,7 +41,7 @@ function receiverAccepts(secret: string, raw: Buffer, header: unknown): boolean 
 }
 
 async function deliveries(key: string, topic: string) {
-  return (await svc.request('GET', `/v2/webhook-endpoints/${topic}/deliveries`, { token: key })).body.data as Array<{
+  return (await rig.svc.request('GET', `/v2/webhook-endpoints/${topic}/deliveries`, { token: key })).body.data as Array<{
     id: number;
     status: string;
     attempt_count: number;
@@ -114,7 +95,7 @@ test('live data goes to the production URL; a receiver answering 500 then 200 ge
     const list = await deliveries(a.live, 'client-submission');
     return list[0]?.status === 'delivered' && list;
   });
-  const detail = await svc.request('GET', `/v2/webhook-endpoints/client-submission/deliveries/${d.id}`, { token: a.live });
+  const detail = await rig.svc.request('GET', `/v2/webhook-endpoints/client-submission/deliveries/${d.id}`, { token: a.live });
   t.is(detail.status, 200);
   t.is(detail.body.attempts.length, 2);
   t.like(detail.body.attempts[0], { attempt_number: 1, status_code: 500, error: { code: 'http_status' } });
@@ -139,7 +120,7 @@ test('a receiver that is down gets the event after it comes back', async (t) => 
     const list = await deliveries(a.key, 'form-submission');
     return list[0]?.status === 'delivered' && list;
   });
-  const detail = await svc.request('GET', `/v2/webhook-endpoints/form-submission/deliveries/${d.id}`, { token: a.key });
+  const detail = await rig.svc.request('GET', `/v2/webhook-endpoints/form-submission/deliveries/${d.id}`, { token: a.key });
   t.is(detail.body.attempts[0].error.code, 'connection');
   t.is(detail.body.attempts.at(-1).status_code, 200);
 });
@@ -151,7 +132,7 @@ test('410 from the production URL disables the endpoint; re-enabling is an API c
   await put(a.live, 'form-submission', { production_url: r.url });
   await emit(a.agencyId, 'live', 'form-submission', null, formData(1));
   const ep = await eventually(async () => {
-    const list = (await svc.request('GET', '/v2/webhook-endpoints', { token: a.live })).body.data;
+    const list = (await rig.svc.request('GET', '/v2/webhook-endpoints', { token: a.live })).body.data;
     return list[0]?.enabled === false && list[0];
   });
   t.regex(ep.disabled_reason, /410/);
@@ -182,7 +163,7 @@ test('a 302 is not followed and counts as a failure', async (t) => {
   });
   t.is(d.attempt_count, 4, 'every configured attempt was made');
   t.is(target.received.length, 0);
-  const detail = await svc.request('GET', `/v2/webhook-endpoints/form-submission/deliveries/${d.id}`, { token: a.key });
+  const detail = await rig.svc.request('GET', `/v2/webhook-endpoints/form-submission/deliveries/${d.id}`, { token: a.key });
   t.is(detail.body.attempts[0].status_code, 302);
   t.regex(detail.body.last_error ?? detail.body.attempts[0].error.message, /redirect|302/);
 });
@@ -195,11 +176,11 @@ test('non-global addresses are refused before any connection unless allow-listed
     const refused = await put(a.key, 'form-submission', { staging_url: url });
     t.is(refused.status, 422, url);
     t.is(refused.body.errors[0].pointer, '/staging_url');
-    await svc.tdb.db.owner.query(`update app_public.webhook_endpoints set staging_url = $2 where agency_id = $1`, [a.agencyId, url]);
+    await rig.svc.tdb.db.owner.query(`update app_public.webhook_endpoints set staging_url = $2 where agency_id = $1`, [a.agencyId, url]);
     const sent = await post(a.key, '/v2/webhook-endpoints/form-submission/test');
     t.is(sent.status, 202, sent.text);
     const detail = await eventually(async () => {
-      const d = await svc.request('GET', `/v2/webhook-endpoints/form-submission/deliveries/${sent.body.id}`, { token: a.key });
+      const d = await rig.svc.request('GET', `/v2/webhook-endpoints/form-submission/deliveries/${sent.body.id}`, { token: a.key });
       return d.body.status === 'failed' && d.body;
     });
     t.is(detail.attempts[0].error.code, 'ssrf_blocked', url);
@@ -211,13 +192,13 @@ test('non-global addresses are refused before any connection unless allow-listed
     422,
     'a name resolving to loopback is refused at registration',
   );
-  await svc.tdb.db.owner.query(`update app_public.webhook_endpoints set staging_url = $2 where agency_id = $1`, [
+  await rig.svc.tdb.db.owner.query(`update app_public.webhook_endpoints set staging_url = $2 where agency_id = $1`, [
     a.agencyId,
     `http://localhost:${r.port}/named`,
   ]);
   const sent = await post(a.key, '/v2/webhook-endpoints/form-submission/test');
   const detail = await eventually(async () => {
-    const d = await svc.request('GET', `/v2/webhook-endpoints/form-submission/deliveries/${sent.body.id}`, { token: a.key });
+    const d = await rig.svc.request('GET', `/v2/webhook-endpoints/form-submission/deliveries/${sent.body.id}`, { token: a.key });
     return d.body.status !== 'pending' && d.body;
   });
   t.is(detail.attempts[0].error?.code, 'ssrf_blocked', 'a name resolving to loopback is refused: only the literal 127.0.0.1 is allow-listed');
@@ -259,11 +240,11 @@ test('alternative auth is sent; secrets and credentials never come back and are 
   await r.waitFor(3);
   t.is(r.received[2].headers.authorization, `Basic ${Buffer.from('u:p:w').toString('base64')}`);
   const everything = JSON.stringify([
-    (await svc.request('GET', '/v2/webhook-endpoints', { token: a.live })).body,
-    (await svc.request('GET', '/v2/webhook-endpoints/form-submission/deliveries', { token: a.live })).body,
+    (await rig.svc.request('GET', '/v2/webhook-endpoints', { token: a.live })).body,
+    (await rig.svc.request('GET', '/v2/webhook-endpoints/form-submission/deliveries', { token: a.live })).body,
   ]);
   for (const s of [secret, 'receiver-token-123', 'k-456', 'p:w']) t.false(everything.includes(s), s);
-  const stored = JSON.stringify((await svc.tdb.db.owner.query('select * from app_public.webhook_endpoints where agency_id = $1', [a.agencyId])).rows);
+  const stored = JSON.stringify((await rig.svc.tdb.db.owner.query('select * from app_public.webhook_endpoints where agency_id = $1', [a.agencyId])).rows);
   for (const s of [secret, 'k-456', 'p:w']) t.false(stored.includes(s), `${s} is not stored in plain text`);
   t.regex(stored, /v1\.[A-Za-z0-9_-]+\./);
 });
@@ -280,7 +261,8 @@ test('rotating the secret signs later attempts with the new one; redelivery keep
   const second = rotated.body.signing_secret;
   t.not(second, first);
   await eventually(
-    async () => (await svc.request('GET', `/v2/webhook-endpoints/form-submission/deliveries/${sent.body.id}`, { token: a.key })).body.status === 'delivered',
+    async () =>
+      (await rig.svc.request('GET', `/v2/webhook-endpoints/form-submission/deliveries/${sent.body.id}`, { token: a.key })).body.status === 'delivered',
   );
   const again = await post(a.key, `/v2/webhook-endpoints/form-submission/deliveries/${sent.body.id}/redeliver`);
   t.is(again.status, 202);
@@ -312,29 +294,29 @@ test('the sample test event of each topic is realistic and goes to the staging U
 });
 
 test('v1 subscriptions: CRUD by admins, unknown events 422, matching events delivered, other agencies 404', async (t) => {
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
-  const b = await svc.agency(c.token);
+  const c = await rig.svc.oauthClient();
+  const a = await rig.svc.agency(c.token);
+  const b = await rig.svc.agency(c.token);
   const plain = (
-    await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, { token: c.token, json: { first_name: 'P', last_name: 'Q', email: 'pq@example.com' } })
+    await rig.svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, { token: c.token, json: { first_name: 'P', last_name: 'Q', email: 'pq@example.com' } })
   ).body.data;
   const r = await receiver();
-  const bad = await svc.request('POST', '/v1/webhooks', { token: a.ownerToken, json: { url: r.url, events: ['client.deleted'] } });
+  const bad = await rig.svc.request('POST', '/v1/webhooks', { token: a.ownerToken, json: { url: r.url, events: ['client.deleted'] } });
   t.is(bad.status, 422);
   t.regex(bad.body.error.details[0].field, /^events/);
-  t.is((await svc.request('POST', '/v1/webhooks', { token: plain.access_token, json: { url: r.url, events: ['*'] } })).status, 403);
-  const all = await svc.request('POST', '/v1/webhooks', { token: a.ownerToken, json: { url: `${r.url}/all`, events: ['*'], description: 'everything' } });
+  t.is((await rig.svc.request('POST', '/v1/webhooks', { token: plain.access_token, json: { url: r.url, events: ['*'] } })).status, 403);
+  const all = await rig.svc.request('POST', '/v1/webhooks', { token: a.ownerToken, json: { url: `${r.url}/all`, events: ['*'], description: 'everything' } });
   t.is(all.status, 200, all.text);
   t.regex(all.body.data.uuid, /^[0-9a-f-]{36}$/);
   t.regex(all.body.data.signing_secret, /^whsec_/);
-  const one = await svc.request('POST', '/v1/webhooks', { token: a.ownerToken, json: { url: `${r.url}/reassigned`, events: ['client.reassigned'] } });
-  const list = await svc.request('GET', '/v1/webhooks', { token: plain.access_token });
+  const one = await rig.svc.request('POST', '/v1/webhooks', { token: a.ownerToken, json: { url: `${r.url}/reassigned`, events: ['client.reassigned'] } });
+  const list = await rig.svc.request('GET', '/v1/webhooks', { token: plain.access_token });
   t.is(list.body.data.length, 2);
   t.false(list.text.includes(all.body.data.signing_secret));
-  t.is((await svc.request('GET', `/v1/webhooks/${one.body.data.uuid}`, { token: b.ownerToken })).status, 404);
-  t.is((await svc.request('PATCH', `/v1/webhooks/${one.body.data.uuid}`, { token: b.ownerToken, json: { url: 'https://evil.example' } })).status, 404);
-  t.is((await svc.request('DELETE', `/v1/webhooks/${one.body.data.uuid}`, { token: b.ownerToken })).status, 404);
-  t.is((await svc.request('GET', '/v1/webhooks/not-a-uuid', { token: a.ownerToken })).status, 400);
+  t.is((await rig.svc.request('GET', `/v1/webhooks/${one.body.data.uuid}`, { token: b.ownerToken })).status, 404);
+  t.is((await rig.svc.request('PATCH', `/v1/webhooks/${one.body.data.uuid}`, { token: b.ownerToken, json: { url: 'https://evil.example' } })).status, 404);
+  t.is((await rig.svc.request('DELETE', `/v1/webhooks/${one.body.data.uuid}`, { token: b.ownerToken })).status, 404);
+  t.is((await rig.svc.request('GET', '/v1/webhooks/not-a-uuid', { token: a.ownerToken })).status, 400);
 
   const updated = sampleV1Event('client.updated').data;
   await emit(a.agencyId, 'live', null, 'client.updated', updated);
@@ -353,22 +335,22 @@ test('v1 subscriptions: CRUD by admins, unknown events 422, matching events deli
     ['/all', '/reassigned'],
   );
 
-  const patched = await svc.request('PATCH', `/v1/webhooks/${one.body.data.uuid}`, {
+  const patched = await rig.svc.request('PATCH', `/v1/webhooks/${one.body.data.uuid}`, {
     token: a.ownerToken,
     json: { events: ['client.updated', 'client.reassigned'], enabled: false },
   });
   t.is(patched.status, 200);
   t.like(patched.body.data, { enabled: false, events: ['client.updated', 'client.reassigned'] });
-  const log = await svc.request('GET', `/v1/webhooks/${all.body.data.uuid}/deliveries`, { token: a.ownerToken });
+  const log = await rig.svc.request('GET', `/v1/webhooks/${all.body.data.uuid}/deliveries`, { token: a.ownerToken });
   t.is(log.body.data.length, 2);
-  const detail = await svc.request('GET', `/v1/webhooks/${all.body.data.uuid}/deliveries/${log.body.data[0].id}`, { token: a.ownerToken });
+  const detail = await rig.svc.request('GET', `/v1/webhooks/${all.body.data.uuid}/deliveries/${log.body.data[0].id}`, { token: a.ownerToken });
   t.is(detail.body.data.attempts.length, 1);
-  const test1 = await svc.request('POST', `/v1/webhooks/${all.body.data.uuid}/test`, { token: a.ownerToken });
+  const test1 = await rig.svc.request('POST', `/v1/webhooks/${all.body.data.uuid}/test`, { token: a.ownerToken });
   t.is(test1.status, 200);
   await r.waitFor(4);
   t.true(r.received[3].json.event.length > 0);
-  t.is((await svc.request('DELETE', `/v1/webhooks/${one.body.data.uuid}`, { token: a.ownerToken })).status, 204);
-  t.is((await svc.request('GET', `/v1/webhooks/${one.body.data.uuid}`, { token: a.ownerToken })).status, 404);
+  t.is((await rig.svc.request('DELETE', `/v1/webhooks/${one.body.data.uuid}`, { token: a.ownerToken })).status, 204);
+  t.is((await rig.svc.request('GET', `/v1/webhooks/${one.body.data.uuid}`, { token: a.ownerToken })).status, 404);
 });
 
 test('a fan-out that runs twice creates no second delivery', async (t) => {
@@ -378,14 +360,14 @@ test('a fan-out that runs twice creates no second delivery', async (t) => {
   const eventId = await emit(a.agencyId, 'test', 'form-submission', null, formData(99));
   await r.waitFor(1);
   // The event waits again, as after a crash that lost the fan-out's mark: the poller fans it out a second time.
-  await svc.tdb.db.owner.query(`insert into app_private.events_waiting (event_id) values ($1)`, [eventId]);
+  await rig.svc.tdb.db.owner.query(`insert into app_private.events_waiting (event_id) values ($1)`, [eventId]);
   await eventually(
-    async () => (await svc.tdb.db.owner.query('select 1 from app_private.events_waiting where event_id = $1', [eventId])).rowCount === 0,
+    async () => (await rig.svc.tdb.db.owner.query('select 1 from app_private.events_waiting where event_id = $1', [eventId])).rowCount === 0,
     10_000,
     'the poller to take the event again',
   );
   await new Promise((res) => setTimeout(res, 1500));
-  const n = await svc.tdb.db.owner.query('select count(*)::int as n from app_public.webhook_deliveries where event_id = $1', [eventId]);
+  const n = await rig.svc.tdb.db.owner.query('select count(*)::int as n from app_public.webhook_deliveries where event_id = $1', [eventId]);
   t.is(n.rows[0].n, 1);
   t.is(r.received.length, 1);
 });
@@ -396,10 +378,12 @@ test('an endpoint failing for longer than five days is disabled', async (t) => {
   r.script({ status: 503 });
   const created = await put(a.live, 'form-submission', { production_url: r.url });
   t.is(created.status, 201);
-  await svc.tdb.db.owner.query(`update app_public.webhook_endpoints set failing_since = now() - interval '5 days 1 hour' where agency_id = $1`, [a.agencyId]);
+  await rig.svc.tdb.db.owner.query(`update app_public.webhook_endpoints set failing_since = now() - interval '5 days 1 hour' where agency_id = $1`, [
+    a.agencyId,
+  ]);
   await emit(a.agencyId, 'live', 'form-submission', null, formData(11));
   const ep = await eventually(async () => {
-    const list = (await svc.request('GET', '/v2/webhook-endpoints', { token: a.live })).body.data;
+    const list = (await rig.svc.request('GET', '/v2/webhook-endpoints', { token: a.live })).body.data;
     return list[0]?.enabled === false && list[0];
   });
   t.regex(ep.disabled_reason, /failing for longer than/);
@@ -410,12 +394,12 @@ test('a retried rotate-secret replays the same new secret, kept encrypted in the
   const a = await agencyWithKey();
   await put(a.live, 'form-submission', { staging_url: 'https://hooks.example.com/x' });
   const key = crypto.randomUUID();
-  const first = await svc.request('POST', '/v2/webhook-endpoints/form-submission/rotate-secret', { token: a.live, headers: { 'Idempotency-Key': key } });
+  const first = await rig.svc.request('POST', '/v2/webhook-endpoints/form-submission/rotate-secret', { token: a.live, headers: { 'Idempotency-Key': key } });
   t.is(first.status, 200);
-  const retry = await svc.request('POST', '/v2/webhook-endpoints/form-submission/rotate-secret', { token: a.live, headers: { 'Idempotency-Key': key } });
+  const retry = await rig.svc.request('POST', '/v2/webhook-endpoints/form-submission/rotate-secret', { token: a.live, headers: { 'Idempotency-Key': key } });
   t.is(retry.headers.get('idempotent-replayed'), 'true');
   t.is(retry.body.signing_secret, first.body.signing_secret, 'no second rotation');
-  const stored = await svc.tdb.db.owner.query(`select response_body::text as body from app_private.idempotency_keys where key = $1`, [key]);
+  const stored = await rig.svc.tdb.db.owner.query(`select response_body::text as body from app_private.idempotency_keys where key = $1`, [key]);
   t.false(stored.rows[0].body.includes(first.body.signing_secret));
   t.regex(stored.rows[0].body, /"sealed"/);
 });

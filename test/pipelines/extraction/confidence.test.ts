@@ -1,14 +1,10 @@
 // Honest values: no guess where the page does not support one, and a record whose required field needs review is partial.
 import test from 'ava';
-import { layoutPage, type TextItem, type PageText, type DocumentText } from '../../../pipelines/documents/index.ts';
+import type { PageText, DocumentText } from '../../../pipelines/documents/index.ts';
+import { textPage as page } from '../../helpers/pages.ts';
 import { extractByRules } from '../../../pipelines/extraction/rules.ts';
 import { extractFromText } from '../../../pipelines/extraction/index.ts';
 
-/** A page from [x, y, text] triples (10 pt text, 4.2 pt per character). */
-function page(cells: [number, number, string][], n = 1): PageText {
-  const items: TextItem[] = cells.map(([x, y, text]) => ({ text, x, y, w: text.length * 4.2, h: 10, source: 'text' }));
-  return layoutPage(n, 612, 792, items, 'text');
-}
 const doc = (pages: PageText[]): DocumentText => ({
   status: 'success',
   errors: [],

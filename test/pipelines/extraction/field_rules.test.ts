@@ -1,6 +1,7 @@
 // Field rules found on real declarations (issue 10), each on a generated page: the cause, not the document.
 import test from 'ava';
 import { layoutPage, type TextItem, type PageText } from '../../../pipelines/documents/layout.ts';
+import { textPage as page, collect } from '../../helpers/pages.ts';
 import type { Candidate } from '../../../pipelines/extraction/candidates.ts';
 import { extractByRules } from '../../../pipelines/extraction/rules.ts';
 import { autoFields, liabilityFields, policyNumber } from '../../../pipelines/extraction/declarations.ts';
@@ -13,16 +14,6 @@ import { propertyLines } from '../../../pipelines/extraction/limits.ts';
 import { emptyExtractedData } from '../../../pipelines/extraction/schema.ts';
 import { scoreAgainstLabel } from '../../../pipelines/extraction/labels.ts';
 
-/** A page from [x, y, text] triples (10 pt text, 4.2 pt per character). */
-function page(cells: [number, number, string][], n = 1): PageText {
-  const items: TextItem[] = cells.map(([x, y, text]) => ({ text, x, y, w: text.length * 4.2, h: 10, source: 'text' }));
-  return layoutPage(n, 612, 792, items, 'text');
-}
-function collect(fn: (emit: (c: Omit<Candidate, 'source' | 'confidence'> & Partial<Candidate>) => void) => void): Candidate[] {
-  const out: Candidate[] = [];
-  fn((c) => out.push({ source: 'rules', confidence: 0.9, ...c }));
-  return out;
-}
 function first(cs: Candidate[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const c of cs) if (!(c.pointer in out)) out[c.pointer] = c.value;

@@ -1,22 +1,8 @@
 import test from 'ava';
-import { layoutPage, type TextItem, type PageText } from '../../../pipelines/documents/layout.ts';
-import type { Candidate } from '../../../pipelines/extraction/candidates.ts';
+import { textPage as page, firstValues as run } from '../../helpers/pages.ts';
 import { findCarrier, findNamedInsured, insurerNamesIn, looksLikeName } from '../../../pipelines/extraction/names.ts';
 import { extractCertificate } from '../../../pipelines/extraction/certificate.ts';
 import { autoLiability, propertyLines } from '../../../pipelines/extraction/limits.ts';
-
-/** A page from [x, y, text] triples (10 pt text, 4.2 pt per character). */
-function page(cells: [number, number, string][], n = 1): PageText {
-  const items: TextItem[] = cells.map(([x, y, text]) => ({ text, x, y, w: text.length * 4.2, h: 10, source: 'text' }));
-  return layoutPage(n, 612, 792, items, 'text');
-}
-function run(fn: (emit: (c: Omit<Candidate, 'source' | 'confidence'> & Partial<Candidate>) => void) => void): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  fn((c) => {
-    if (!(c.pointer in out)) out[c.pointer] = c.value;
-  });
-  return out;
-}
 
 test('insurer legal names are cut out of sentences; agencies and generic phrases are not carriers', (t) => {
   t.deepEqual(insurerNamesIn('policy, which is issued by Liberty Mutual Insurance Company (a stock insurance company), Boston, MA.'), [

@@ -1,25 +1,15 @@
 import test from 'ava';
-import { layoutPage, type TextItem, type PageText } from '../../../pipelines/documents/layout.ts';
-import type { Candidate } from '../../../pipelines/extraction/candidates.ts';
+import type { PageText } from '../../../pipelines/documents/layout.ts';
+import { textPage, firstValues as run, type PlacedText } from '../../helpers/pages.ts';
+
+/** Kinds' pages: 7 pt text. */
+const page = (cells: PlacedText[], n = 1, source: 'text' | 'ocr' = 'text'): PageText => textPage(cells, n, { h: 7, source });
 import { extractCertificate } from '../../../pipelines/extraction/certificate.ts';
 import { certificateForm } from '../../../pipelines/extraction/kinds/index.ts';
 import { findCarrier } from '../../../pipelines/extraction/names.ts';
 import { segmentWords, isRunTogether, segmentRunTogetherPages } from '../../../pipelines/extraction/segment.ts';
 import { buildExtractedData } from '../../../pipelines/extraction/build.ts';
 import { detectKind, describePolicyType } from '../../../pipelines/extraction/rules.ts';
-
-/** A page from [x, y, text] triples (10 pt text, 4.2 pt per character), or (x, y, text, w) with a given width. */
-function page(cells: ([number, number, string] | [number, number, string, number])[], n = 1, source: 'text' | 'ocr' = 'text'): PageText {
-  const items: TextItem[] = cells.map(([x, y, text, w]) => ({ text, x, y, w: w ?? text.length * 4.2, h: 7, source }));
-  return layoutPage(n, 612, 792, items, source);
-}
-function run(fn: (emit: (c: Omit<Candidate, 'source' | 'confidence'> & Partial<Candidate>) => void) => void): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  fn((c) => {
-    if (!(c.pointer in out)) out[c.pointer] = c.value;
-  });
-  return out;
-}
 
 const NOTICE: [number, number, string][] = [
   [162, 24, 'CERTIFICATE OF LIABILITY INSURANCE'],

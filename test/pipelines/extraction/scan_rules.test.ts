@@ -1,6 +1,7 @@
 // Rules for what a scan's OCR does to a page (issue 10), each on generated words: the cause, not the document.
 import test from 'ava';
-import { layoutPage, type TextItem, type PageText } from '../../../pipelines/documents/layout.ts';
+import { layoutPage, type TextItem } from '../../../pipelines/documents/layout.ts';
+import { collect, ocrPage, textPage } from '../../helpers/pages.ts';
 import type { Candidate } from '../../../pipelines/extraction/candidates.ts';
 import { parties as partyFields } from '../../../pipelines/extraction/parties.ts';
 import { ground, indexPages } from '../../../pipelines/extraction/grounding.ts';
@@ -9,28 +10,7 @@ import { propertyLines } from '../../../pipelines/extraction/limits.ts';
 import { joinDoubleReadWords, sharedLetters } from '../../../pipelines/extraction/ocr_cells.ts';
 import { suspectRegions, mergeRereads } from '../../../pipelines/extraction/region_reread.ts';
 
-function collect(fn: (emit: (c: Omit<Candidate, 'source' | 'confidence'> & Partial<Candidate>) => void) => void): Candidate[] {
-  const out: Candidate[] = [];
-  fn((c) => out.push({ source: 'rules', confidence: 0.9, ...c }));
-  return out;
-}
 const firstOf = (cs: Candidate[], pointer: string) => cs.find((c) => c.pointer === pointer);
-
-/** A page of OCR words [x, y, text, h?, engine line?] (4.4 pt per character). */
-function ocrPage(words: [number, number, string, number?, number?][], n = 1, conf = 0.92): PageText {
-  const items: TextItem[] = words.map(([x, y, text, h, line]) => ({ text, x, y, w: text.length * 4.4, h: h ?? 7, source: 'ocr', conf, line }));
-  return layoutPage(n, 612, 792, items, 'ocr');
-}
-/** A text-layer page from [x, y, text] (10 pt text). */
-function textPage(cells: [number, number, string][], n = 1): PageText {
-  return layoutPage(
-    n,
-    612,
-    792,
-    cells.map(([x, y, text]) => ({ text, x, y, w: text.length * 4.2, h: 10, source: 'text' as const })),
-    'text',
-  );
-}
 
 test('property limits: a word that rules a row out counts only in the row, not in the notice printed in the next column', (t) => {
   const p = textPage([
