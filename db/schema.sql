@@ -4933,6 +4933,8 @@ grant execute on function app_private.create_submission(p_form_id bigint, p_snap
 grant execute on function app_private.end_dashboard_session(p_session_hash bytea) to svc_request;
 grant execute on function app_private.form_snapshot(p_form_id bigint, p_snapshot_id bigint, OUT snapshot_id bigint, OUT name text, OUT insurance_line text, OUT structure jsonb) to svc_request;
 grant execute on function app_private.hosted_form(p_agent_slug text, p_public_id text, OUT agent_id bigint, OUT agent_first_name text, OUT agent_last_name text, OUT agent_email text, OUT agency_id bigint, OUT agency_name text, OUT color_code text, OUT logo_key text, OUT form_id bigint, OUT public_id text, OUT form_name text, OUT insurance_line text, OUT mode text, OUT snapshot_id bigint, OUT structure jsonb, OUT embed_origins text[]) to svc_request;
+grant execute on function app_private.label_field(p_pointer text) to svc_analyst;
+grant execute on function app_private.label_kind(p_result jsonb) to svc_analyst;
 grant execute on function app_private.pending_uploads(p_form_id bigint, p_public_ids uuid[]) to svc_request;
 grant execute on function app_private.record_upload(p_form_id bigint, p_agent_id bigint, p_question_id text, p_blob_key text, p_filename text, p_content_type text, p_size integer) to svc_request;
 grant execute on function app_private.release_idempotency_key(p_agency_id bigint, p_mode text, p_key uuid) to svc_request;

@@ -122,6 +122,8 @@ create view app_analyst.review_calibration as
    group by 1, 2, 3;
 comment on view app_analyst.review_calibration is 'Calibration on real traffic, per week (Monday, UTC), field and document kind: values reviewed, wrong, cited at confidence >= 0.9, and how often those were corrected (sharing agencies only).';
 
+-- Functions a view calls are checked against the reader: the two namings are pure.
+grant execute on function app_private.label_field(text), app_private.label_kind(jsonb) to svc_analyst;
 grant select on app_analyst.eval_history_runs, app_analyst.eval_history, app_analyst.eval_history_by_field, app_analyst.corrections,
   app_analyst.review_calibration to svc_analyst;
 
