@@ -32,11 +32,11 @@ test.after.always(async () => {
   if (out) fs.rmSync(out, { recursive: true, force: true });
 });
 
-async function svcEval(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function svcEval(args: string[], databaseUrl = svc.tdb.url): Promise<{ code: number; stdout: string; stderr: string }> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['DATABASE_URL', 'DATA_DIR', 'PORT'].includes(k)));
   const child = spawn(process.execPath, [path.join(root, 'bin/svc.ts'), 'eval', ...args], {
     cwd: root,
-    env: { ...clean, DATABASE_URL: svc.tdb.url, DATA_DIR: svc.dataDir, LOG_LEVEL: 'warn' },
+    env: { ...clean, DATABASE_URL: databaseUrl, DATA_DIR: svc.dataDir, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -159,6 +159,12 @@ test('svc eval --labels records each run in the history, the report charts it pe
   const quiet = await svcEval([...args.slice(0, -2), '--no-history']);
   t.is(quiet.code, 0, quiet.stderr);
   t.regex(quiet.stdout, /^history: not recorded \(--no-history\)$/m);
+  t.is((await o.query('select count(*)::int as n from app_analyst.eval_history_runs')).rows[0].n, 2);
+  // A configured database that cannot be reached: the scores are printed, the failure named, exit 1.
+  const refused = await svcEval([...args.slice(0, -2), '--json'], 'postgres://nobody@127.0.0.1:1/none');
+  t.is(refused.code, 1, refused.stderr);
+  t.like(JSON.parse(refused.stdout).history, { recorded: false, run_id: null });
+  t.regex(refused.stderr, /history: not recorded in postgres:\/\/nobody@127\.0\.0\.1:1\/none: .+\n\(use --no-history to score without recording\)/);
   t.is((await o.query('select count(*)::int as n from app_analyst.eval_history_runs')).rows[0].n, 2);
   const misplaced = await svcEval(['--no-history']);
   t.is(misplaced.code, 2);
