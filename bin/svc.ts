@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { config } from '../lib/config.ts';
 import { createLogger, setLogLevel, setLogStream } from '../lib/log.ts';
 import { blobStoreFromConfig } from '../lib/blobs.ts';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { openDatabase, type Opened } from '../db/connect.ts';
 import { handOverSignals } from '../db/embedded.ts';
@@ -20,6 +21,7 @@ import { sweepUploadDirs } from '../http/body.ts';
 import { startWorker } from '../tasks/index.ts';
 import { loadOrCreateKey, parseKey } from '../lib/crypto.ts';
 import { closeDocumentPools } from '../pipelines/documents/index.ts';
+import { printableDatabase, type HistoryDatabase } from './commands/eval_history.ts';
 import { checkLinkBase, checkRequestRole, checkSecretKey, prepareDirectories, StartupError } from './startup.ts';
 
 const usage = `usage: svc <command> [options]
@@ -45,9 +47,10 @@ commands:
                                          SPEC §2.8 result as JSON
   eval [DIR] [--json]                    precision and recall of extraction over documents with *.expected.json
                                          (default fixtures/)
-  eval --labels DIR [--docs DIR] [--html FILE] [--json]
+  eval --labels DIR [--docs DIR] [--html FILE] [--json] [--no-history]
                                          accuracy against hand labels (corpus label format) per field, per
-                                         document kind, text vs scan; --html writes the analysts' report
+                                         document kind, text vs scan; --html writes the analysts' report; the
+                                         run is kept in app_analyst.eval_history when a database is configured
 `;
 
 const cfg = config();
@@ -170,15 +173,31 @@ async function worker(): Promise<void> {
   });
 }
 
-/** extract and eval need no database; they run and release their worker pools. */
+/**
+ * The database `svc eval --labels` keeps its history in, when one is configured: DATABASE_URL, or the embedded
+ * cluster once `serve` or `migrate` made it in DATA_DIR (eval never creates one).
+ */
+function evalHistoryDatabase(): HistoryDatabase | undefined {
+  const where = cfg.DATABASE_URL
+    ? printableDatabase(cfg.DATABASE_URL)
+    : existsSync(path.join(cfg.dataDir, 'pg', 'PG_VERSION'))
+      ? `the embedded database in ${cfg.dataDir}`
+      : undefined;
+  if (!where) return undefined;
+  return {
+    where,
+    open: async () => {
+      const opened = await openDatabase(cfg, log);
+      return { db: opened.db.owner, close: opened.close };
+    },
+  };
+}
+
+/** extract and eval need no database (eval records its history in one when configured); they run and release their worker pools. */
 async function runLocal(command: 'extract' | 'eval' | 'analyze', args: string[]): Promise<number> {
-  const mod =
-    command === 'extract'
-      ? await import('./commands/extract.ts')
-      : command === 'analyze'
-        ? await import('./commands/analyze.ts')
-        : await import('./commands/eval.ts');
   try {
+    if (command === 'eval') return await (await import('./commands/eval.ts')).run(args, evalHistoryDatabase());
+    const mod = command === 'extract' ? await import('./commands/extract.ts') : await import('./commands/analyze.ts');
     return await mod.run(args);
   } finally {
     await closeDocumentPools();

@@ -42,6 +42,50 @@ create table app_analyst.eval_fields (
 );
 comment on table app_analyst.eval_fields is 'Precision and recall of each field of an eval run.';
 
+create table app_analyst.eval_history (
+  run_id bigint not null,
+  field text not null,
+  kind text not null,
+  compared integer not null,
+  correct integer not null,
+  accuracy numeric generated always as (round(((correct)::numeric / (compared)::numeric), 4)) stored,
+  high_confidence integer not null,
+  high_confidence_wrong integer not null,
+  high_confidence_wrong_rate numeric generated always as (
+CASE
+    WHEN (high_confidence > 0) THEN round(((high_confidence_wrong)::numeric / (high_confidence)::numeric), 4)
+    ELSE NULL::numeric
+END) stored,
+  constraint eval_history_check CHECK (correct >= 0 AND correct <= compared),
+  constraint eval_history_check1 CHECK (high_confidence >= 0 AND high_confidence <= compared),
+  constraint eval_history_check2 CHECK (high_confidence_wrong >= 0 AND high_confidence_wrong <= high_confidence),
+  constraint eval_history_compared_check CHECK (compared > 0),
+  constraint eval_history_field_check CHECK (length(field) >= 1 AND length(field) <= 200),
+  constraint eval_history_kind_check CHECK (length(kind) >= 1 AND length(kind) <= 100),
+  constraint eval_history_pkey PRIMARY KEY (run_id, field, kind),
+  constraint eval_history_run_id_fkey FOREIGN KEY (run_id) REFERENCES app_analyst.eval_history_runs(id) ON DELETE CASCADE
+);
+comment on table app_analyst.eval_history is 'Accuracy and calibration of one field in one document kind in one recorded eval run: values compared, right, cited at confidence >= 0.9, and wrong among those.';
+
+create table app_analyst.eval_history_runs (
+  id bigint generated always as identity not null,
+  labels_dir text not null,
+  documents integer not null,
+  compared integer not null,
+  correct integer not null,
+  high_confidence integer not null,
+  high_confidence_wrong integer not null,
+  recorded_at timestamp with time zone default now() not null,
+  constraint eval_history_runs_check CHECK (correct >= 0 AND correct <= compared),
+  constraint eval_history_runs_check1 CHECK (high_confidence_wrong >= 0 AND high_confidence_wrong <= high_confidence),
+  constraint eval_history_runs_compared_check CHECK (compared >= 0),
+  constraint eval_history_runs_documents_check CHECK (documents >= 0),
+  constraint eval_history_runs_high_confidence_check CHECK (high_confidence >= 0),
+  constraint eval_history_runs_labels_dir_check CHECK (length(labels_dir) >= 1 AND length(labels_dir) <= 1000),
+  constraint eval_history_runs_pkey PRIMARY KEY (id)
+);
+comment on table app_analyst.eval_history_runs is 'One `svc eval --labels` run kept in the history (recorded by record_eval_history): documents scored, values compared and right, values cited at confidence >= 0.9 and how many of those were wrong.';
+
 create table app_analyst.eval_runs (
   id bigint generated always as identity not null,
   label text,
@@ -933,6 +977,8 @@ comment on column app_public.webhook_recoveries.next_position is 'Position in or
 
 -- Indexes
 
+CREATE INDEX eval_history_runs_recorded_at_idx ON app_analyst.eval_history_runs USING btree (recorded_at);
+
 CREATE INDEX agent_tokens_agent_id_idx ON app_private.agent_tokens USING btree (agent_id);
 
 CREATE INDEX dashboard_links_agent_id_idx ON app_private.dashboard_links USING btree (agent_id);
@@ -1142,6 +1188,55 @@ CREATE INDEX webhook_recoveries_mode_idx ON app_public.webhook_recoveries USING 
 CREATE UNIQUE INDEX webhook_recoveries_once_per_window ON app_public.webhook_recoveries USING btree (endpoint_id, COALESCE(mode, 'all'::text), since, COALESCE(until, 'infinity'::timestamp with time zone));
 
 -- Views
+
+create view app_analyst.corrections with (security_barrier=true) as
+ SELECT r.id AS review_id,
+    r.extraction_id,
+    r.agency_id,
+    r.mode,
+    x.entity_type,
+    app_private.label_kind(x.result) AS kind,
+    r.pointer,
+    app_private.label_field(r.pointer) AS field,
+    r.action,
+    r.old_value,
+    r.new_value,
+    r.confidence,
+    r.action = 'corrected'::text AND r.new_value IS DISTINCT FROM r.old_value OR r.action = 'not_on_document'::text AND COALESCE(r.old_value, 'null'::jsonb) <> 'null'::jsonb AS was_wrong,
+    r.after_delivery,
+    r.reviewed_at
+   FROM app_public.field_reviews r
+     JOIN app_public.review_settings s ON s.agency_id = r.agency_id AND s.mode = r.mode AND s.share_reviewed_documents
+     JOIN app_public.extractions x ON x.id = r.extraction_id;
+comment on view app_analyst.corrections is 'Reviewers'' decisions (field_reviews) of agencies that share reviewed documents in that mode: the value before and after, the machine''s confidence, whether it was wrong; no reviewer, no document.';
+
+create view app_analyst.eval_history_by_field as
+ SELECT h.run_id,
+    r.recorded_at,
+    h.field,
+    sum(h.compared)::integer AS compared,
+    sum(h.correct)::integer AS correct,
+    round(sum(h.correct)::numeric / sum(h.compared)::numeric, 4) AS accuracy,
+    sum(h.high_confidence)::integer AS high_confidence,
+    sum(h.high_confidence_wrong)::integer AS high_confidence_wrong,
+    round(sum(h.high_confidence_wrong)::numeric / NULLIF(sum(h.high_confidence), 0)::numeric, 4) AS high_confidence_wrong_rate
+   FROM app_analyst.eval_history h
+     JOIN app_analyst.eval_history_runs r ON r.id = h.run_id
+  GROUP BY h.run_id, r.recorded_at, h.field;
+comment on view app_analyst.eval_history_by_field is 'The eval history per run and field, every document kind together: accuracy and the share of confidence >= 0.9 values that were wrong.';
+
+create view app_analyst.review_calibration as
+ SELECT date_trunc('week'::text, (reviewed_at AT TIME ZONE 'UTC'::text))::date AS week,
+    field,
+    kind,
+    count(*)::integer AS reviewed,
+    count(*) FILTER (WHERE was_wrong)::integer AS wrong,
+    count(*) FILTER (WHERE confidence >= 0.9)::integer AS high_confidence,
+    count(*) FILTER (WHERE confidence >= 0.9 AND was_wrong)::integer AS high_confidence_wrong,
+    round(count(*) FILTER (WHERE confidence >= 0.9 AND was_wrong)::numeric / NULLIF(count(*) FILTER (WHERE confidence >= 0.9), 0)::numeric, 4) AS high_confidence_wrong_rate
+   FROM app_analyst.corrections c
+  GROUP BY (date_trunc('week'::text, (reviewed_at AT TIME ZONE 'UTC'::text))::date), field, kind;
+comment on view app_analyst.review_calibration is 'Calibration on real traffic, per week (Monday, UTC), field and document kind: values reviewed, wrong, cited at confidence >= 0.9, and how often those were corrected (sharing agencies only).';
 
 create view app_analyst.test_extraction_citations with (security_invoker=true) as
  SELECT x.id AS extraction_id,
@@ -2699,6 +2794,40 @@ AS $function$
 $function$;
 comment on function app_private.job_payload(p_payload jsonb) is 'Payload of a job queued in this transaction, with request_id when the transaction has one.';
 
+CREATE OR REPLACE FUNCTION app_private.label_field(p_pointer text)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+ SET search_path TO ''
+AS $function$
+  select case
+    when p_pointer ~ '^/policy/(provider|policy_number|effective_date|expiration_date)$' then 'policy.' || split_part(p_pointer, '/', 3)
+    when p_pointer ~ '^/policyholder/(first_name|last_name|organization)$' then 'policyholder'
+    when p_pointer = '/policyholder/address' then 'policyholder.address'
+    when p_pointer ~ '^/property/[a-z_]+$' then 'property.' || split_part(p_pointer, '/', 3)
+    when p_pointer ~ '^/certificate/(producer|insured|certificate_holder)$' then 'certificate.' || split_part(p_pointer, '/', 3)
+    when p_pointer ~ '^/certificate/insurers/[0-9]+/name$' then 'certificate.insurer'
+    when p_pointer ~ '^/certificate/coverages/[0-9]+/[a-z_]+$' then 'coverage.' || split_part(p_pointer, '/', 5)
+    else regexp_replace(p_pointer, '/[0-9]+(?=/|$)', '/*', 'g')
+  end
+$function$;
+comment on function app_private.label_field(p_pointer text) is 'The field name `svc eval --labels` reports for a JSON pointer of extracted data (policy.provider, coverage.each_occurrence, ...); other pointers with their indices as *.';
+
+CREATE OR REPLACE FUNCTION app_private.label_kind(p_result jsonb)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+ SET search_path TO ''
+AS $function$
+  select case
+    when p_result ->> 'document_kind' = 'certificate' then
+      coalesce('acord' || substring(p_result ->> 'policy_type' from '(?i)acord\s*([0-9]+)'), 'noncord_certificate')
+    else case p_result ->> 'document_kind' when 'personal_auto' then 'auto_dec' when 'homeowners' then 'home_dec'
+           when 'renters' then 'renters_dec' when 'businessowners' then 'bop_dec' else 'other' end
+  end
+$function$;
+comment on function app_private.label_kind(p_result jsonb) is 'The document kind a label of this extraction has (acord25, noncord_certificate, auto_dec, home_dec, renters_dec, bop_dec, other).';
+
 CREATE OR REPLACE FUNCTION app_private.lock_client(p_agent_id bigint, p_client_id uuid)
  RETURNS app_public.clients
  LANGUAGE plpgsql
@@ -3103,6 +3232,27 @@ begin
 end
 $function$;
 comment on function app_private.record_delivery_attempts(p_attempts jsonb, p_disable_after interval) is 'Batch form of record_delivery_attempt: one round trip per send batch.';
+
+CREATE OR REPLACE FUNCTION app_private.record_eval_history(p_labels_dir text, p_documents integer, p_fields jsonb)
+ RETURNS bigint
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_id bigint;
+begin
+  insert into app_analyst.eval_history_runs (labels_dir, documents, compared, correct, high_confidence, high_confidence_wrong)
+  select p_labels_dir, p_documents, coalesce(sum(f.compared), 0), coalesce(sum(f.correct), 0), coalesce(sum(f.high_confidence), 0),
+         coalesce(sum(f.high_confidence_wrong), 0)
+    from jsonb_to_recordset(p_fields) f(compared integer, correct integer, high_confidence integer, high_confidence_wrong integer)
+  returning id into v_id;
+  insert into app_analyst.eval_history (run_id, field, kind, compared, correct, high_confidence, high_confidence_wrong)
+  select v_id, f.field, f.kind, f.compared, f.correct, f.high_confidence, f.high_confidence_wrong
+    from jsonb_to_recordset(p_fields) f(field text, kind text, compared integer, correct integer, high_confidence integer, high_confidence_wrong integer);
+  return v_id;
+end
+$function$;
+comment on function app_private.record_eval_history(p_labels_dir text, p_documents integer, p_fields jsonb) is 'Keep one `svc eval --labels` run in the eval history: per field and document kind, values compared and right, at confidence >= 0.9 and wrong among those.';
 
 CREATE OR REPLACE FUNCTION app_private.record_extraction_result(p_extraction_id uuid, p_outcome text, p_parsing_method text, p_result jsonb, p_stage_errors jsonb)
  RETURNS void
@@ -4156,7 +4306,7 @@ end
 $function$;
 comment on function app_public.reset_agent_token(p_agent_id bigint, p_token_hash bytea) is 'Revoke every token of an active agent and store one new token (by hash).';
 
-CREATE OR REPLACE FUNCTION app_public.review_field(p_extraction_id uuid, p_pointer text, p_action text, p_value jsonb DEFAULT NULL::jsonb)
+CREATE OR REPLACE FUNCTION app_public.review_field(p_extraction_id uuid, p_pointer text, p_action text, p_value jsonb DEFAULT NULL::jsonb, p_document_link text DEFAULT NULL::text)
  RETURNS app_public.extractions
  LANGUAGE plpgsql
  SECURITY DEFINER
@@ -4239,6 +4389,9 @@ begin
         'fields', (select jsonb_agg(jsonb_build_object('pointer', r.pointer, 'action', r.action, 'previous_value', r.old_value, 'value', r.new_value,
                                                         'reviewed_by', r.reviewer_name) order by r.id)
                      from app_public.field_reviews r where r.extraction_id = x.id)));
+      if p_document_link is not null then
+        v_data := jsonb_set(v_data, '{document_link}', to_jsonb(p_document_link));
+      end if;
       x := app_private.deliver_extraction(x.id, v_data);
     end if;
     return x;
@@ -4271,7 +4424,7 @@ begin
   return x;
 end
 $function$;
-comment on function app_public.review_field(p_extraction_id uuid, p_pointer text, p_action text, p_value jsonb) is 'Confirm, correct or mark "not on the document" one value of an extraction (audited in field_reviews); delivers a held extraction at its last field; after delivery updates the record and the client (client.updated).';
+comment on function app_public.review_field(p_extraction_id uuid, p_pointer text, p_action text, p_value jsonb, p_document_link text) is 'Confirm, correct or mark "not on the document" one value of an extraction (audited in field_reviews); delivers a held extraction at its last field, with the document link the caller signed at release; after delivery updates the record and the client (client.updated).';
 
 CREATE OR REPLACE FUNCTION app_public.revoke_api_key(p_agency_id bigint, p_key_id bigint)
  RETURNS app_public.api_keys
@@ -4738,10 +4891,15 @@ create policy select_own_mode on app_public.webhook_recoveries as permissive for
 -- Grants
 
 grant usage on schema app_analyst to svc_analyst;
+grant select on table app_analyst.corrections to svc_analyst;
 grant select on table app_analyst.eval_documents to svc_analyst;
 grant select on table app_analyst.eval_fields to svc_analyst;
+grant select on table app_analyst.eval_history to svc_analyst;
+grant select on table app_analyst.eval_history_by_field to svc_analyst;
+grant select on table app_analyst.eval_history_runs to svc_analyst;
 grant select on table app_analyst.eval_runs to svc_analyst;
 grant select on table app_analyst.fixtures to svc_analyst;
+grant select on table app_analyst.review_calibration to svc_analyst;
 grant select on table app_analyst.test_extraction_citations to svc_analyst;
 grant select on table app_analyst.test_extractions to svc_analyst;
 grant usage on schema app_ops to svc_operator;
@@ -4775,6 +4933,8 @@ grant execute on function app_private.create_submission(p_form_id bigint, p_snap
 grant execute on function app_private.end_dashboard_session(p_session_hash bytea) to svc_request;
 grant execute on function app_private.form_snapshot(p_form_id bigint, p_snapshot_id bigint, OUT snapshot_id bigint, OUT name text, OUT insurance_line text, OUT structure jsonb) to svc_request;
 grant execute on function app_private.hosted_form(p_agent_slug text, p_public_id text, OUT agent_id bigint, OUT agent_first_name text, OUT agent_last_name text, OUT agent_email text, OUT agency_id bigint, OUT agency_name text, OUT color_code text, OUT logo_key text, OUT form_id bigint, OUT public_id text, OUT form_name text, OUT insurance_line text, OUT mode text, OUT snapshot_id bigint, OUT structure jsonb, OUT embed_origins text[]) to svc_request;
+grant execute on function app_private.label_field(p_pointer text) to svc_analyst;
+grant execute on function app_private.label_kind(p_result jsonb) to svc_analyst;
 grant execute on function app_private.pending_uploads(p_form_id bigint, p_public_ids uuid[]) to svc_request;
 grant execute on function app_private.record_upload(p_form_id bigint, p_agent_id bigint, p_question_id text, p_blob_key text, p_filename text, p_content_type text, p_size integer) to svc_request;
 grant execute on function app_private.release_idempotency_key(p_agency_id bigint, p_mode text, p_key uuid) to svc_request;
@@ -4838,7 +4998,7 @@ grant execute on function app_public.recover_deliveries(p_endpoint_id uuid, p_si
 grant execute on function app_public.redeliver(p_delivery_id bigint) to svc_request;
 grant select on table app_public.report_links to svc_request;
 grant execute on function app_public.reset_agent_token(p_agent_id bigint, p_token_hash bytea) to svc_request;
-grant execute on function app_public.review_field(p_extraction_id uuid, p_pointer text, p_action text, p_value jsonb) to svc_request;
+grant execute on function app_public.review_field(p_extraction_id uuid, p_pointer text, p_action text, p_value jsonb, p_document_link text) to svc_request;
 grant select on table app_public.review_settings to svc_request;
 grant execute on function app_public.revoke_api_key(p_agency_id bigint, p_key_id bigint) to svc_request;
 grant execute on function app_public.roll_api_key(p_agency_id bigint, p_key_id bigint, p_grace_seconds integer, p_key_hash bytea, p_prefix text, p_last_four text) to svc_request;

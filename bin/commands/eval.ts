@@ -8,11 +8,12 @@ import { scoreDocument, sumScores, precision, recall, type Miss, type FieldScore
 import { engineOptionsFromConfig } from './extract.ts';
 import { findLeaseCases, evalLease, formatLease, runLeaseLabels } from './eval_lease.ts';
 import { runLabels } from './eval_labels.ts';
+import type { HistoryDatabase, HistoryTarget } from './eval_history.ts';
 import { FAMILIES, generateDocument, type Family } from '../../fixtures/generated.ts';
 
 const usage = `usage: svc eval [DIR] [--json] [--only SUBSTRING]
         svc eval --generated N [--family packet|certificate|declarations|all] [--seed S] [--json]
-        svc eval --labels LABELS_DIR [--docs DOCS_DIR] [--only SUBSTRING] [--json] [--html FILE]
+        svc eval --labels LABELS_DIR [--docs DOCS_DIR] [--only SUBSTRING] [--json] [--html FILE] [--no-history]
         svc eval --lease-labels DIR [--only SUB1,SUB2] [--json]
    DIR          documents beside <name>.expected.json (default fixtures/): precision and recall per field;
                 a DIR of lease/insurance pairs (e.g. fixtures/lease) scores the lease checker
@@ -20,7 +21,10 @@ const usage = `usage: svc eval [DIR] [--json] [--only SUBSTRING]
                 default the labels directory's parent): accuracy per field, per document kind, text vs scan
    --lease-labels  real leases with hand labels (<stem>/lease.pdf, <stem>/expected.json): the lease facts and
                 the ten requirement checks, per fact and per check; --only takes comma-separated stems
-   --html FILE  with --labels, also write a self-contained analyst report with a crop of each miss
+   --html FILE  with --labels, also write a self-contained analyst report with a crop of each miss and charts
+                of the history
+   --no-history with --labels, do not record the run in the eval history (app_analyst.eval_history), which is
+                kept when a database is configured (DATABASE_URL, or the embedded one in DATA_DIR)
    --generated  score a fresh sample of N randomised documents, seeded by --seed (default: now); --family picks
                 them: packet (fixtures/packet.ts: 20-200 pages, declarations on page 1-12, labels, columns),
                 certificate (fixtures/free_certificate.ts: non-ACORD certificates, free layout, a third scanned),
@@ -56,8 +60,8 @@ function progress(i: number, n: number, label: string) {
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(6);
 
-/** Entry point for `svc eval`; returns the exit code. */
-export async function run(argv: string[]): Promise<number> {
+/** Entry point for `svc eval`; returns the exit code. `history` is the database the eval history lives in, if one is configured. */
+export async function run(argv: string[], history?: HistoryDatabase): Promise<number> {
   let args;
   try {
     args = parseArgs({
@@ -73,6 +77,7 @@ export async function run(argv: string[]): Promise<number> {
         generated: { type: 'string' },
         seed: { type: 'string' },
         family: { type: 'string' },
+        'no-history': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -99,10 +104,23 @@ export async function run(argv: string[]): Promise<number> {
     }
     return runGenerated(n, seed, !!args.values.json, family === 'all' ? [...FAMILIES] : [family as Family]);
   }
-  if (args.values.labels)
-    return runLabels({ labels: args.values.labels, docs: args.values.docs, only: args.values.only, json: !!args.values.json, html: args.values.html });
-  if (args.values.html) {
-    process.stderr.write(`--html needs --labels\n${usage}\n`);
+  if (args.values.labels) {
+    const target: HistoryTarget = args.values['no-history']
+      ? { skipped: '--no-history' }
+      : history
+        ? { database: history }
+        : { skipped: 'no database configured: set DATABASE_URL, or run `svc migrate` once for the embedded one' };
+    return runLabels({
+      labels: args.values.labels,
+      docs: args.values.docs,
+      only: args.values.only,
+      json: !!args.values.json,
+      html: args.values.html,
+      history: target,
+    });
+  }
+  if (args.values.html || args.values['no-history']) {
+    process.stderr.write(`${args.values.html ? '--html' : '--no-history'} needs --labels\n${usage}\n`);
     return 2;
   }
   const dir = path.resolve(args.positionals[0] ?? 'fixtures');

@@ -1,13 +1,15 @@
 // `svc eval --labels DIR`: score `svc extract` against hand labels in the corpus label format, per field, per
 // document kind and text vs scan, printing each miss as expected vs got with its page. `--html FILE` writes
-// the analysts' report (see eval_report.ts).
+// the analysts' report (see eval_report.ts). Each run is kept in the eval history when a database is configured
+// (eval_history.ts), and the report draws that history.
 import fs from 'node:fs';
 import path from 'node:path';
 import { extractDocument, closeDocumentPools, entityTypeSchema } from '../../pipelines/extraction/index.ts';
 import { scoreAgainstLabel, accuracy, type Tally } from '../../pipelines/extraction/labels.ts';
 import { engineOptionsFromConfig } from './extract.ts';
 import { writeHtmlReport } from './eval_report.ts';
-import { summarise, total, type LabelledRun } from './eval_summary.ts';
+import { summarise, tallyByFieldAndKind, total, type LabelledRun } from './eval_summary.ts';
+import { recordAndLoad, type HistoryTarget } from './eval_history.ts';
 
 export { summarise, type LabelledRun } from './eval_summary.ts';
 
@@ -152,8 +154,8 @@ export function formatReport(runs: LabelledRun[], labelsDir: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Entry point for `svc eval --labels`; returns the exit code. */
-export async function runLabels(o: { labels: string; docs?: string; only?: string; json: boolean; html?: string }): Promise<number> {
+/** Entry point for `svc eval --labels`; returns the exit code (1 when a configured history could not be recorded). */
+export async function runLabels(o: { labels: string; docs?: string; only?: string; json: boolean; html?: string; history: HistoryTarget }): Promise<number> {
   const labelsDir = path.resolve(o.labels);
   if (!fs.existsSync(labelsDir)) {
     process.stderr.write(`no such directory: ${labelsDir}\n`);
@@ -161,19 +163,24 @@ export async function runLabels(o: { labels: string; docs?: string; only?: strin
   }
   const docsDir = path.resolve(o.docs ?? path.dirname(labelsDir));
   let runs: LabelledRun[];
+  let kept: Awaited<ReturnType<typeof recordAndLoad>>;
   try {
     runs = await runLabelled(labelsDir, docsDir, o.only, progress);
     if (runs.length === 0) {
       process.stderr.write(`no label files found under ${labelsDir}\n`);
       return 2;
     }
-    if (o.html) await writeHtmlReport(o.html, runs, summarise(runs));
+    kept = await recordAndLoad(o.history, { labelsDir, documents: runs.length, fields: tallyByFieldAndKind(runs) });
+    if (o.html) await writeHtmlReport(o.html, runs, summarise(runs), kept.history ?? { points: [], corrections: [], note: kept.note });
   } finally {
     await closeDocumentPools();
   }
+  const failed = !('skipped' in o.history) && kept.recorded === undefined;
   if (o.json) {
     const s = summarise(runs);
-    process.stdout.write(`${JSON.stringify({ labels: labelsDir, ...s, documents_detail: runs.map(({ result: _r, ...r }) => r) }, null, 2)}\n`);
-  } else process.stdout.write(formatReport(runs, labelsDir));
-  return 0;
+    const history = { recorded: kept.recorded !== undefined, run_id: kept.recorded ?? null, note: kept.note };
+    process.stdout.write(`${JSON.stringify({ labels: labelsDir, ...s, history, documents_detail: runs.map(({ result: _r, ...r }) => r) }, null, 2)}\n`);
+  } else process.stdout.write(`${formatReport(runs, labelsDir)}\n${kept.note}\n`);
+  if (failed) process.stderr.write(`${kept.note}\n(use --no-history to score without recording)\n`);
+  return failed ? 1 : 0;
 }

@@ -47,7 +47,39 @@ function calibration(runs: LabelledRun[]): { high: Tally; low: Tally } {
     for (const c of r.comparisons) {
       const cite = c.pointer ? r.result?.extracted_data.citations[c.pointer] : undefined;
       if (!cite || c.got === null) continue;
-      (cite.confidence >= 0.9 ? high : low).push(c);
+      (cite.confidence >= HIGH_CONFIDENCE ? high : low).push(c);
     }
   return { high: total(high), low: total(low) };
+}
+
+/** Confidence from which a cited value is meant to be trusted; calibration is how often such values are wrong. */
+export const HIGH_CONFIDENCE = 0.9;
+
+/** One field in one document kind of a run: values compared and right, values cited at high confidence and wrong among them. */
+export interface FieldKindTally {
+  field: string;
+  kind: string;
+  compared: number;
+  correct: number;
+  high_confidence: number;
+  high_confidence_wrong: number;
+}
+
+/** A run's figures per field and document kind, as the eval history keeps them. */
+export function tallyByFieldAndKind(runs: LabelledRun[]): FieldKindTally[] {
+  const out = new Map<string, FieldKindTally>();
+  for (const r of runs)
+    for (const c of r.comparisons) {
+      const key = `${c.field}\n${r.docKind}`;
+      let t = out.get(key);
+      if (!t) out.set(key, (t = { field: c.field, kind: r.docKind, compared: 0, correct: 0, high_confidence: 0, high_confidence_wrong: 0 }));
+      t.compared++;
+      if (c.ok) t.correct++;
+      const cite = c.pointer ? r.result?.extracted_data.citations[c.pointer] : undefined;
+      if (cite && c.got !== null && cite.confidence >= HIGH_CONFIDENCE) {
+        t.high_confidence++;
+        if (!c.ok) t.high_confidence_wrong++;
+      }
+    }
+  return [...out.values()].sort((a, b) => a.field.localeCompare(b.field) || a.kind.localeCompare(b.kind));
 }

@@ -57,14 +57,17 @@ export async function fieldReviews(db: Queryable, extractionId: string): Promise
   return rows;
 }
 
-/** Record a reviewer's decision on one value (app_public.review_field); returns the extraction's new status. */
+/**
+ * Record a reviewer's decision on one value (app_public.review_field); returns the extraction's new status.
+ * `documentLink`, signed now, replaces the parked link of a held extraction if this review releases it.
+ */
 export async function reviewField(
   db: Queryable,
-  r: { extractionId: string; pointer: string; action: 'confirmed' | 'corrected' | 'not_on_document'; value: unknown },
+  r: { extractionId: string; pointer: string; action: 'confirmed' | 'corrected' | 'not_on_document'; value: unknown; documentLink?: string },
 ): Promise<{ status: string; to_review: number }> {
   const { rows } = await db.query<{ status: string; to_review: number }>(
-    `select x.status, coalesce(jsonb_array_length(x.result -> 'needs_review'), 0) as to_review from app_public.review_field($1, $2, $3, $4) x`,
-    [r.extractionId, r.pointer, r.action, r.value === undefined ? null : JSON.stringify(r.value)],
+    `select x.status, coalesce(jsonb_array_length(x.result -> 'needs_review'), 0) as to_review from app_public.review_field($1, $2, $3, $4, $5) x`,
+    [r.extractionId, r.pointer, r.action, r.value === undefined ? null : JSON.stringify(r.value), r.documentLink ?? null],
   );
   return rows[0];
 }

@@ -64,6 +64,7 @@ test('reviewed documents export as labels of their reviewed fields, with the doc
   await review(ownerB, xb, '/certificate/producer', 'confirmed');
 
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'export-labels-'));
+  t.teardown(() => fs.rmSync(out, { recursive: true, force: true }));
   const n = await exportLabels(svc.tdb.db.owner, svc.deps.blobs, { since: new Date(Date.now() - 86_400_000), out, mode: 'test' });
   t.deepEqual(n, { labels: 2, documents: 1, skipped: 0 });
   const labelA = JSON.parse(fs.readFileSync(path.join(out, 'labels', `agency-${a.agencyId}`, `${xa}.json`), 'utf8'));

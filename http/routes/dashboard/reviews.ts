@@ -3,11 +3,13 @@
 // it). The review page shows each uncertain field beside a crop of the page where it was read, its value,
 // confidence and rule; the reviewer saves the value as shown (a confirmation), a typed correction (checked by
 // the field's schema) or "not on the document". Each decision is app_public.review_field (0026): audited,
-// under RLS, in the session's mode; the last one of a held extraction delivers it.
+// under RLS, in the session's mode; the last one of a held extraction delivers it, with a document link signed
+// then (the one signed when the extraction completed may have expired while it waited for review).
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { getAgencyExtraction } from '../../../db/queries/extractions.ts';
 import { fieldReviews, reviewField, reviewQueue, reviewSettings, setHoldForReview, setShareReviewedDocuments } from '../../../db/queries/reviews.ts';
+import { fileLinkKey, signFileLink } from '../../../lib/links.ts';
 import { documentKinds } from '../../../pipelines/extraction/schema.ts';
 import { base, csrfField, renderPage, when, withSession, type DashboardSession } from '../../dashboard.ts';
 import { ApiError, notFound } from '../../errors.ts';
@@ -215,7 +217,18 @@ export const dashboardReviewRoutes = [
           const current = row.result ? valueAt(row.result, pointer) : undefined;
           decision = typed.value === current ? { action: 'confirmed', value: current } : { action: 'corrected', value: typed.value };
         }
-        await reviewField(tx(ctx), { extractionId: params.id, pointer, ...decision });
+        // Signed on every review of a held extraction: review_field knows whether this one releases it.
+        const documentLink =
+          row.status === 'needs_review' && row.blob_key
+            ? signFileLink({
+                baseUrl: deps.cfg.filesUrl,
+                key: fileLinkKey(deps.secretKey),
+                blobKey: row.blob_key,
+                filename: row.filename,
+                ttlSeconds: deps.cfg.FILE_LINK_TTL_SECONDS,
+              }).url
+            : undefined;
+        await reviewField(tx(ctx), { extractionId: params.id, pointer, ...decision, documentLink });
         ctx.redirect(`${base(s.mode)}/review/${params.id}`);
       }),
   }),
