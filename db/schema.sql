@@ -693,6 +693,51 @@ alter table app_public.field_reviews enable row level security;
 alter table app_public.field_reviews force row level security;
 comment on table app_public.field_reviews is 'Audit of human review (issue 34): one row per decision on an extracted value, who made it and when, old → new. Written only by review_field.';
 
+create table app_public.form_drafts (
+  id bigint generated always as identity not null,
+  public_id uuid default gen_random_uuid() not null,
+  agency_id bigint not null,
+  mode text not null,
+  form_id bigint not null,
+  snapshot_id bigint not null,
+  agent_id bigint not null,
+  status text default 'open'::text not null,
+  step integer default 0 not null,
+  history integer[] default '{}'::integer[] not null,
+  answers jsonb default '{}'::jsonb not null,
+  metadata jsonb default '{}'::jsonb not null,
+  client_key uuid not null,
+  submission_id bigint,
+  created_at timestamp with time zone default now() not null,
+  saved_at timestamp with time zone default now() not null,
+  expires_at timestamp with time zone not null,
+  submitted_at timestamp with time zone,
+  constraint expires_after_creation CHECK (expires_at > created_at),
+  constraint form_drafts_agency_id_fkey FOREIGN KEY (agency_id) REFERENCES app_public.agencies(id) ON DELETE CASCADE,
+  constraint form_drafts_agent_id_fkey FOREIGN KEY (agent_id) REFERENCES app_public.agents(id) ON DELETE CASCADE,
+  constraint form_drafts_answers_check CHECK (jsonb_typeof(answers) = 'object'::text),
+  constraint form_drafts_form_id_fkey FOREIGN KEY (form_id) REFERENCES app_public.forms(id) ON DELETE CASCADE,
+  constraint form_drafts_history_check CHECK (cardinality(history) <= 1000),
+  constraint form_drafts_metadata_check CHECK (jsonb_typeof(metadata) = 'object'::text),
+  constraint form_drafts_mode_check CHECK (mode = ANY (ARRAY['test'::text, 'live'::text])),
+  constraint form_drafts_pkey PRIMARY KEY (id),
+  constraint form_drafts_public_id_key UNIQUE (public_id),
+  constraint form_drafts_snapshot_id_fkey FOREIGN KEY (snapshot_id) REFERENCES app_public.form_snapshots(id) ON DELETE CASCADE,
+  constraint form_drafts_status_check CHECK (status = ANY (ARRAY['open'::text, 'submitted'::text])),
+  constraint form_drafts_step_check CHECK (step >= 0 AND step <= 999),
+  constraint form_drafts_submission_id_fkey FOREIGN KEY (submission_id) REFERENCES app_public.submissions(id) ON DELETE SET NULL
+);
+alter table app_public.form_drafts enable row level security;
+alter table app_public.form_drafts force row level security;
+comment on table app_public.form_drafts is 'Hosted forms saved part-way by their consumer, resumable from a signed link until expires_at; written only by the form-draft functions of app_private, never a submission until submitted.';
+comment on column app_public.form_drafts.public_id is 'The id signed into the resume link (with the form, the agent and an expiry).';
+comment on column app_public.form_drafts.step is 'Index of the step on screen when last saved.';
+comment on column app_public.form_drafts.history is 'Indexes of the steps walked before it (what Back returns to).';
+comment on column app_public.form_drafts.answers is 'The answers as the page holds them, by question id (file questions as [{ upload_id }]); emptied when the draft is submitted.';
+comment on column app_public.form_drafts.metadata is 'The signed link''s metadata, checked when the draft was made; the submission made from the draft carries it.';
+comment on column app_public.form_drafts.client_key is 'The page''s key for this filled form: every submit of the draft, from any browser, repeats it, so one submission is made.';
+comment on column app_public.form_drafts.expires_at is 'The resume link is refused and the draft with its uploads is purged after this instant; every save moves it to FORM_DRAFT_TTL_HOURS later.';
+
 create table app_public.form_snapshots (
   id bigint generated always as identity not null,
   form_id bigint not null,
@@ -794,8 +839,10 @@ create table app_public.submission_uploads (
   content_type text not null,
   size_bytes integer not null,
   created_at timestamp with time zone default now() not null,
+  draft_id bigint,
   constraint submission_uploads_agency_id_fkey FOREIGN KEY (agency_id) REFERENCES app_public.agencies(id) ON DELETE CASCADE,
   constraint submission_uploads_agent_id_fkey FOREIGN KEY (agent_id) REFERENCES app_public.agents(id) ON DELETE CASCADE,
+  constraint submission_uploads_draft_id_fkey FOREIGN KEY (draft_id) REFERENCES app_public.form_drafts(id) ON DELETE SET NULL,
   constraint submission_uploads_filename_check CHECK (length(filename) >= 1 AND length(filename) <= 255),
   constraint submission_uploads_form_id_fkey FOREIGN KEY (form_id) REFERENCES app_public.forms(id) ON DELETE CASCADE,
   constraint submission_uploads_mode_check CHECK (mode = ANY (ARRAY['test'::text, 'live'::text])),
@@ -807,6 +854,7 @@ create table app_public.submission_uploads (
 alter table app_public.submission_uploads enable row level security;
 alter table app_public.submission_uploads force row level security;
 comment on table app_public.submission_uploads is 'Consumer uploads of a hosted form, kept by reference until the submission that uses them.';
+comment on column app_public.submission_uploads.draft_id is 'The open draft whose answers name this upload: it is kept while the draft lives and purged with it.';
 
 create table app_public.submissions (
   id bigint generated always as identity not null,
@@ -1111,6 +1159,20 @@ CREATE INDEX field_reviews_mode_idx ON app_public.field_reviews USING btree (mod
 
 CREATE INDEX field_reviews_reviewer_agent_id_idx ON app_public.field_reviews USING btree (reviewer_agent_id);
 
+CREATE INDEX form_drafts_agency_id_mode_idx ON app_public.form_drafts USING btree (agency_id, mode);
+
+CREATE INDEX form_drafts_agent_id_idx ON app_public.form_drafts USING btree (agent_id);
+
+CREATE INDEX form_drafts_expires_at_idx ON app_public.form_drafts USING btree (expires_at);
+
+CREATE INDEX form_drafts_form_id_idx ON app_public.form_drafts USING btree (form_id);
+
+CREATE INDEX form_drafts_mode_idx ON app_public.form_drafts USING btree (mode);
+
+CREATE INDEX form_drafts_snapshot_id_idx ON app_public.form_drafts USING btree (snapshot_id);
+
+CREATE INDEX form_drafts_submission_id_idx ON app_public.form_drafts USING btree (submission_id) WHERE (submission_id IS NOT NULL);
+
 CREATE INDEX form_snapshots_agency_id_mode_idx ON app_public.form_snapshots USING btree (agency_id, mode);
 
 CREATE INDEX form_snapshots_form_id_idx ON app_public.form_snapshots USING btree (form_id);
@@ -1139,7 +1201,9 @@ CREATE INDEX submission_uploads_agent_id_idx ON app_public.submission_uploads US
 
 CREATE INDEX submission_uploads_blob_key_idx ON app_public.submission_uploads USING btree (blob_key);
 
-CREATE INDEX submission_uploads_created_at_idx ON app_public.submission_uploads USING btree (created_at) WHERE (submission_id IS NULL);
+CREATE INDEX submission_uploads_created_at_idx ON app_public.submission_uploads USING btree (created_at) WHERE ((submission_id IS NULL) AND (draft_id IS NULL));
+
+CREATE INDEX submission_uploads_draft_id_idx ON app_public.submission_uploads USING btree (draft_id) WHERE (draft_id IS NOT NULL);
 
 CREATE INDEX submission_uploads_form_id_idx ON app_public.submission_uploads USING btree (form_id);
 
@@ -1672,6 +1736,25 @@ begin
 end
 $function$;
 comment on function app_private.assert_agency_admin(p_agency_id bigint) is 'Raise NTFND unless the agency is the caller''s own, FORBD unless the caller is one of its admins.';
+
+CREATE OR REPLACE FUNCTION app_private.attach_draft_uploads(p_draft_id bigint, p_upload_ids uuid[])
+ RETURNS void
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  d app_public.form_drafts;
+begin
+  select * into d from app_public.form_drafts where id = p_draft_id;
+  update app_public.submission_uploads u set draft_id = null
+   where u.draft_id = d.id and u.submission_id is null and u.public_id <> all (coalesce(p_upload_ids, '{}'));
+  update app_public.submission_uploads u set draft_id = d.id
+   where u.form_id = d.form_id and u.agent_id = d.agent_id and u.public_id = any (coalesce(p_upload_ids, '{}'))
+     and u.submission_id is null and u.draft_id is null;
+end
+$function$;
+comment on function app_private.attach_draft_uploads(p_draft_id bigint, p_upload_ids uuid[]) is 'Form drafts: the uploads a save names are held by the draft (kept until it expires); uploads it no longer names go back to the abandoned-upload retention.';
 
 CREATE OR REPLACE FUNCTION app_private.authenticate_api_key(p_key_hash bytea, OUT api_key_id bigint, OUT agency_id bigint, OUT mode text, OUT permissions text, OUT plan text, OUT plan_per_minute integer, OUT plan_per_day integer)
  RETURNS SETOF record
@@ -2242,6 +2325,37 @@ end
 $function$;
 comment on function app_private.create_event_deliveries_claimed(p_event_ids bigint[], p_deliveries jsonb, p_worker text, p_lease interval) is 'As create_event_deliveries (one delivery per event and endpoint, existing ones kept, the events marked done), but the deliveries marked "claim" whose endpoint is enabled are queued claimed by the send loop p_worker for p_lease and returned to it, with their endpoint''s state and encrypted credentials; the others are queued due now.';
 
+CREATE OR REPLACE FUNCTION app_private.create_form_draft(p_form_id bigint, p_agent_id bigint, p_snapshot_id bigint, p_metadata jsonb, p_client_key uuid, p_ttl_seconds integer, p_step integer, p_history integer[], p_answers jsonb, p_upload_ids uuid[])
+ RETURNS app_public.form_drafts
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  f app_public.forms;
+  d app_public.form_drafts;
+begin
+  select * into f from app_public.forms where forms.id = p_form_id and status = 'active';
+  if not found then
+    raise exception 'form % is not published', p_form_id using errcode = 'NTFND';
+  end if;
+  if not exists (select 1 from app_public.agents a join app_public.agencies g on g.id = a.agency_id
+                  where a.id = p_agent_id and a.agency_id = f.agency_id and a.status = 'active' and g.status = 'active') then
+    raise exception 'agent % cannot receive submissions of form %', p_agent_id, p_form_id using errcode = 'NTFND';
+  end if;
+  if not exists (select 1 from app_public.form_snapshots fs where fs.id = p_snapshot_id and fs.form_id = f.id) then
+    raise exception 'snapshot % is not a published version of form %', p_snapshot_id, p_form_id using errcode = 'SNAPS';
+  end if;
+  insert into app_public.form_drafts (agency_id, mode, form_id, snapshot_id, agent_id, step, history, answers, metadata, client_key, expires_at)
+  values (f.agency_id, f.mode, f.id, p_snapshot_id, p_agent_id, p_step, coalesce(p_history, '{}'), p_answers, coalesce(p_metadata, '{}'),
+          p_client_key, date_trunc('second', now()) + make_interval(secs => p_ttl_seconds))
+  returning * into d;
+  perform app_private.attach_draft_uploads(d.id, p_upload_ids);
+  return d;
+end
+$function$;
+comment on function app_private.create_form_draft(p_form_id bigint, p_agent_id bigint, p_snapshot_id bigint, p_metadata jsonb, p_client_key uuid, p_ttl_seconds integer, p_step integer, p_history integer[], p_answers jsonb, p_upload_ids uuid[]) is 'Hosted page: save a form part-way for the first time (answers, step, the link''s metadata, the page''s client key), expiring after p_ttl_seconds; no event, no job.';
+
 CREATE OR REPLACE FUNCTION app_private.create_operator_token(p_name text, p_role text, p_token_hash bytea)
  RETURNS bigint
  LANGUAGE sql
@@ -2660,6 +2774,23 @@ AS $function$
 $function$;
 comment on function app_private.forget_expired_blob(p_blob_key text) is 'Retention step 2: the blob is deleted from the store; drop its row.';
 
+CREATE OR REPLACE FUNCTION app_private.form_draft(p_draft uuid, OUT public_id uuid, OUT form_id bigint, OUT agent_id bigint, OUT snapshot_id bigint, OUT step integer, OUT history integer[], OUT answers jsonb, OUT metadata jsonb, OUT client_key uuid, OUT expires_at timestamp with time zone, OUT state text, OUT submission_id bigint, OUT files jsonb)
+ RETURNS SETOF record
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+  select d.public_id, d.form_id, d.agent_id, d.snapshot_id, d.step, d.history, d.answers, d.metadata, d.client_key, d.expires_at,
+         case when d.status = 'submitted' then 'submitted' when d.expires_at <= now() then 'expired' else 'open' end,
+         d.submission_id,
+         coalesce((select jsonb_agg(jsonb_build_object('upload_id', u.public_id, 'question_id', u.question_id, 'filename', u.filename,
+                                                       'content_type', u.content_type, 'size', u.size_bytes) order by u.id)
+                     from app_public.submission_uploads u where u.draft_id = d.id and u.submission_id is null), '[]')
+    from app_public.form_drafts d
+   where d.public_id = p_draft
+$function$;
+comment on function app_private.form_draft(p_draft uuid, OUT public_id uuid, OUT form_id bigint, OUT agent_id bigint, OUT snapshot_id bigint, OUT step integer, OUT history integer[], OUT answers jsonb, OUT metadata jsonb, OUT client_key uuid, OUT expires_at timestamp with time zone, OUT state text, OUT submission_id bigint, OUT files jsonb) is 'Hosted page: the draft a signed resume link names, with its state (open, submitted, expired) and the unclaimed uploads it holds; no row for an unknown or purged draft.';
+
 CREATE OR REPLACE FUNCTION app_private.form_snapshot(p_form_id bigint, p_snapshot_id bigint, OUT snapshot_id bigint, OUT name text, OUT insurance_line text, OUT structure jsonb)
  RETURNS SETOF record
  LANGUAGE sql
@@ -2891,6 +3022,30 @@ end
 $function$;
 comment on function app_private.lock_manageable_agent(p_agent_id bigint) is 'The agent, locked, if the caller may act on it (the linked OAuth client, or an admin of its agency); NTFND or FORBD otherwise.';
 
+CREATE OR REPLACE FUNCTION app_private.lock_open_draft(p_draft uuid, p_form_id bigint, p_agent_id bigint)
+ RETURNS app_public.form_drafts
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  d app_public.form_drafts;
+begin
+  select * into d from app_public.form_drafts where public_id = p_draft for update;
+  if not found or d.form_id <> p_form_id or d.agent_id <> p_agent_id then
+    raise exception 'saved form % not found', p_draft using errcode = 'NTFND';
+  end if;
+  if d.status = 'submitted' then
+    raise exception 'this saved form was already sent' using errcode = 'DRFTS';
+  end if;
+  if d.expires_at <= now() then
+    raise exception 'this saved form has expired' using errcode = 'DRFTX';
+  end if;
+  return d;
+end
+$function$;
+comment on function app_private.lock_open_draft(p_draft uuid, p_form_id bigint, p_agent_id bigint) is 'Form drafts: lock the draft for a save or a submit; NTFND when it is not a draft of this form and agent, DRFTS when already submitted, DRFTX when expired.';
+
 CREATE OR REPLACE FUNCTION app_private.peek_rate_limit(p_bucket text, p_limit integer, p_window_seconds integer, OUT allowed boolean, OUT remaining integer, OUT reset_at bigint)
  RETURNS record
  LANGUAGE sql
@@ -2937,9 +3092,9 @@ begin
   with gone as (
     delete from app_public.submission_uploads u
      where u.id in (select x.id from app_public.submission_uploads x
-                     where x.submission_id is null and x.created_at < now() - make_interval(hours => p_hours)
+                     where x.submission_id is null and x.draft_id is null and x.created_at < now() - make_interval(hours => p_hours)
                      order by x.created_at limit p_limit for update skip locked)
-       and u.submission_id is null
+       and u.submission_id is null and u.draft_id is null
     returning u.id, u.blob_key
   ), listed as (
     -- (this statement's snapshot still shows the rows being deleted: they are not "another upload")
@@ -2955,7 +3110,7 @@ begin
   return n;
 end
 $function$;
-comment on function app_private.purge_abandoned_uploads(p_hours integer, p_limit integer) is 'Housekeeping (maintenance__purge): delete up to p_limit hosted-form uploads left unsubmitted for p_hours, list their blobs for blobs__sweep; returns how many.';
+comment on function app_private.purge_abandoned_uploads(p_hours integer, p_limit integer) is 'Housekeeping (maintenance__purge): delete up to p_limit hosted-form uploads left unsubmitted for p_hours and held by no draft (a draft''s go with it), list their blobs for blobs__sweep; returns how many.';
 
 CREATE OR REPLACE FUNCTION app_private.purge_dashboard_sessions()
  RETURNS void
@@ -2978,6 +3133,45 @@ AS $function$
   delete from app_private.rate_limit_counters where window_start < now() - interval '1 day';
 $function$;
 comment on function app_private.purge_expired() is 'Hourly housekeeping (maintenance__purge): expired OAuth tokens and old rate-limit windows.';
+
+CREATE OR REPLACE FUNCTION app_private.purge_expired_form_drafts(p_limit integer)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  v_ids bigint[];
+  n integer;
+  v_uploads integer;
+begin
+  select array_agg(x.id) into v_ids
+    from (select d.id from app_public.form_drafts d where d.expires_at <= now()
+           order by d.expires_at limit p_limit for update skip locked) x;
+  if v_ids is null then
+    return 0;
+  end if;
+  with gone as (
+    delete from app_public.submission_uploads u
+     where u.draft_id = any (v_ids) and u.submission_id is null
+    returning u.id, u.blob_key
+  ), blobs as (
+    -- (this statement's snapshot still shows the rows being deleted: they are not "another upload")
+    insert into app_private.expired_blobs (blob_key)
+    select distinct g.blob_key from gone g
+     where not exists (select 1 from app_public.submission_uploads o where o.blob_key = g.blob_key and o.id not in (select id from gone))
+    on conflict (blob_key) do nothing returning 1
+  )
+  select count(*) into v_uploads from gone;
+  delete from app_public.form_drafts d where d.id = any (v_ids);
+  get diagnostics n = row_count;
+  if v_uploads > 0 then
+    perform graphile_worker.add_job('blobs__sweep', '{}'::json, job_key => 'blobs:sweep', max_attempts => 25);
+  end if;
+  return n;
+end
+$function$;
+comment on function app_private.purge_expired_form_drafts(p_limit integer) is 'Housekeeping (form_drafts__purge): delete up to p_limit expired drafts with the unclaimed uploads they hold, list those files for blobs__sweep; returns how many drafts.';
 
 CREATE OR REPLACE FUNCTION app_private.purge_idempotency_keys()
  RETURNS integer
@@ -3447,6 +3641,26 @@ end
 $function$;
 comment on function app_private.revoke_report_link(p_analysis_id uuid, p_link_id uuid) is 'Revoke a report link of the caller''s agency and mode (API key): the link is refused from then on; NTFND for a link outside the scope.';
 
+CREATE OR REPLACE FUNCTION app_private.save_form_draft(p_draft uuid, p_form_id bigint, p_agent_id bigint, p_ttl_seconds integer, p_step integer, p_history integer[], p_answers jsonb, p_upload_ids uuid[])
+ RETURNS app_public.form_drafts
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  d app_public.form_drafts;
+begin
+  d := app_private.lock_open_draft(p_draft, p_form_id, p_agent_id);
+  update app_public.form_drafts
+     set step = p_step, history = coalesce(p_history, '{}'), answers = p_answers, saved_at = now(),
+         expires_at = greatest(expires_at, date_trunc('second', now()) + make_interval(secs => p_ttl_seconds))
+   where id = d.id returning * into d;
+  perform app_private.attach_draft_uploads(d.id, p_upload_ids);
+  return d;
+end
+$function$;
+comment on function app_private.save_form_draft(p_draft uuid, p_form_id bigint, p_agent_id bigint, p_ttl_seconds integer, p_step integer, p_history integer[], p_answers jsonb, p_upload_ids uuid[]) is 'Hosted page: save an open draft of this form and agent again (answers, step, the uploads it holds) and extend its life to p_ttl_seconds from now; NTFND, DRFTS, DRFTX.';
+
 CREATE OR REPLACE FUNCTION app_private.send_round(p_worker text, p_attempts jsonb, p_done bigint[], p_release bigint[], p_limit integer, p_lease interval, p_skip_endpoints uuid[], p_disable_after interval)
  RETURNS TABLE(id bigint, attempt_count integer, message_id text, mode text, is_test boolean, url text, body text, endpoint_id uuid, enabled boolean, status text, secret_ciphertext text, auth_ciphertext text, request_id text)
  LANGUAGE plpgsql
@@ -3604,6 +3818,35 @@ begin
 end
 $function$;
 comment on function app_private.submission_of_client_key(p_form_id bigint, p_client_key uuid) is 'Hosted submit replay: lock the page''s key for this transaction and return the submission already made with it.';
+
+CREATE OR REPLACE FUNCTION app_private.submit_form_draft(p_draft uuid, p_form_id bigint, p_agent_id bigint, p_submission_id bigint)
+ RETURNS app_public.form_drafts
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  d app_public.form_drafts;
+begin
+  select * into d from app_public.form_drafts where public_id = p_draft for update;
+  if found and d.status = 'submitted' and d.submission_id = p_submission_id and d.form_id = p_form_id and d.agent_id = p_agent_id then
+    return d; -- the same submit again (a replay): nothing changes
+  end if;
+  d := app_private.lock_open_draft(p_draft, p_form_id, p_agent_id);
+  if not exists (select 1 from app_public.submissions s where s.id = p_submission_id and s.form_id = d.form_id and s.agent_id = d.agent_id) then
+    raise exception 'submission % is not of the draft''s form and agent', p_submission_id using errcode = 'NTFND';
+  end if;
+  perform set_config('svc.transition', 'on', true);
+  update app_public.form_drafts
+     set status = 'submitted', submission_id = p_submission_id, submitted_at = now(), answers = '{}', history = '{}'
+   where id = d.id returning * into d;
+  perform set_config('svc.transition', '', true);
+  -- Files removed from the answers after the last save: back to the abandoned-upload retention.
+  update app_public.submission_uploads u set draft_id = null where u.draft_id = d.id and u.submission_id is null;
+  return d;
+end
+$function$;
+comment on function app_private.submit_form_draft(p_draft uuid, p_form_id bigint, p_agent_id bigint, p_submission_id bigint) is 'Hosted submit of a draft, in the transaction that made the submission: open → submitted, answers emptied, uploads left unclaimed released; the same submission again is a no-op; NTFND, DRFTS (another submission), DRFTX.';
 
 CREATE OR REPLACE FUNCTION app_private.tg__immutable()
  RETURNS trigger
@@ -4751,6 +4994,8 @@ CREATE TRIGGER _200_status BEFORE UPDATE OF status ON app_public.extractions FOR
 
 CREATE TRIGGER _100_immutable BEFORE UPDATE ON app_public.field_reviews FOR EACH ROW EXECUTE FUNCTION app_private.tg__immutable();
 
+CREATE TRIGGER _200_status BEFORE UPDATE OF status ON app_public.form_drafts FOR EACH ROW WHEN (old.status IS DISTINCT FROM new.status) EXECUTE FUNCTION app_private.tg__refuse_direct_status_change('status');
+
 CREATE TRIGGER _100_immutable BEFORE UPDATE ON app_public.form_snapshots FOR EACH ROW EXECUTE FUNCTION app_private.tg__immutable();
 
 CREATE TRIGGER _100_timestamps BEFORE UPDATE ON app_public.forms FOR EACH ROW EXECUTE FUNCTION app_private.tg__set_updated_at();
@@ -4843,6 +5088,9 @@ create policy select_test_mode_for_analysts on app_public.extractions as permiss
 create policy select_own_mode on app_public.field_reviews as permissive for select to public
   using (((agency_id = ( SELECT app_public.current_agency_id() AS current_agency_id)) AND app_public.mode_visible(mode)));
 
+create policy select_own_mode on app_public.form_drafts as permissive for select to public
+  using (((agency_id = ( SELECT app_public.current_agency_id() AS current_agency_id)) AND (mode = ( SELECT app_public.current_mode() AS current_mode))));
+
 create policy select_own_mode on app_public.form_snapshots as permissive for select to public
   using (((agency_id = ( SELECT app_public.current_agency_id() AS current_agency_id)) AND (mode = ( SELECT app_public.current_mode() AS current_mode))));
 
@@ -4928,9 +5176,11 @@ grant execute on function app_private.claim_idempotency_key(p_agency_id bigint, 
 grant execute on function app_private.complete_idempotency_key(p_agency_id bigint, p_mode text, p_key uuid, p_fingerprint text, p_status integer, p_body jsonb, p_headers jsonb) to svc_request;
 grant execute on function app_private.complete_idempotency_key(p_agency_id bigint, p_mode text, p_key uuid, p_status integer, p_body jsonb, p_headers jsonb) to svc_request;
 grant execute on function app_private.consume_rate_limit(p_bucket text, p_limit integer, p_window_seconds integer, OUT allowed boolean, OUT remaining integer, OUT reset_at bigint) to svc_request;
+grant execute on function app_private.create_form_draft(p_form_id bigint, p_agent_id bigint, p_snapshot_id bigint, p_metadata jsonb, p_client_key uuid, p_ttl_seconds integer, p_step integer, p_history integer[], p_answers jsonb, p_upload_ids uuid[]) to svc_request;
 grant execute on function app_private.create_report_link(p_analysis_id uuid, p_ttl_seconds integer) to svc_request;
 grant execute on function app_private.create_submission(p_form_id bigint, p_snapshot_id bigint, p_agent_id bigint, p_answers jsonb, p_contact jsonb, p_metadata jsonb, p_acord_form_ids text[], p_upload_ids uuid[], p_client_key uuid) to svc_request;
 grant execute on function app_private.end_dashboard_session(p_session_hash bytea) to svc_request;
+grant execute on function app_private.form_draft(p_draft uuid, OUT public_id uuid, OUT form_id bigint, OUT agent_id bigint, OUT snapshot_id bigint, OUT step integer, OUT history integer[], OUT answers jsonb, OUT metadata jsonb, OUT client_key uuid, OUT expires_at timestamp with time zone, OUT state text, OUT submission_id bigint, OUT files jsonb) to svc_request;
 grant execute on function app_private.form_snapshot(p_form_id bigint, p_snapshot_id bigint, OUT snapshot_id bigint, OUT name text, OUT insurance_line text, OUT structure jsonb) to svc_request;
 grant execute on function app_private.hosted_form(p_agent_slug text, p_public_id text, OUT agent_id bigint, OUT agent_first_name text, OUT agent_last_name text, OUT agent_email text, OUT agency_id bigint, OUT agency_name text, OUT color_code text, OUT logo_key text, OUT form_id bigint, OUT public_id text, OUT form_name text, OUT insurance_line text, OUT mode text, OUT snapshot_id bigint, OUT structure jsonb, OUT embed_origins text[]) to svc_request;
 grant execute on function app_private.label_field(p_pointer text) to svc_analyst;
@@ -4940,10 +5190,12 @@ grant execute on function app_private.record_upload(p_form_id bigint, p_agent_id
 grant execute on function app_private.release_idempotency_key(p_agency_id bigint, p_mode text, p_key uuid) to svc_request;
 grant execute on function app_private.report_link_target(p_link_id uuid, OUT analysis_id uuid, OUT agency_id bigint, OUT mode text, OUT state text) to svc_request;
 grant execute on function app_private.revoke_report_link(p_analysis_id uuid, p_link_id uuid) to svc_request;
+grant execute on function app_private.save_form_draft(p_draft uuid, p_form_id bigint, p_agent_id bigint, p_ttl_seconds integer, p_step integer, p_history integer[], p_answers jsonb, p_upload_ids uuid[]) to svc_request;
 grant execute on function app_private.start_analysis(p_lease jsonb, p_insurance jsonb, p_as_of date) to svc_request;
 grant execute on function app_private.start_dashboard_session(p_link_hash bytea, p_session_hash bytea) to svc_request;
 grant execute on function app_private.start_extraction(p_agent_id bigint, p_document_id uuid, p_blob_key text, p_filename text, p_content_type text, p_size_bytes bigint, p_sha256 text, p_entity_type text, p_client_id uuid) to svc_request;
 grant execute on function app_private.submission_of_client_key(p_form_id bigint, p_client_key uuid) to svc_request;
+grant execute on function app_private.submit_form_draft(p_draft uuid, p_form_id bigint, p_agent_id bigint, p_submission_id bigint) to svc_request;
 grant usage on schema app_public to svc_analyst;
 grant usage on schema app_public to svc_request;
 grant select on table app_public.agencies to svc_request;
@@ -4985,6 +5237,7 @@ grant select on table app_public.events to svc_request;
 grant select (completed_at, document_id, entity_type, error_code, error_details, id, mode, outcome, parsing_method, queued_at, result, stage_errors, started_at, status) on table app_public.extractions to svc_analyst;
 grant select on table app_public.extractions to svc_request;
 grant select on table app_public.field_reviews to svc_request;
+grant select on table app_public.form_drafts to svc_request;
 grant select on table app_public.form_snapshots to svc_request;
 grant insert (agency_id, insurance_line, mode, name, owner_agent_id, structure, template_id) on table app_public.forms to svc_request;
 grant select on table app_public.forms to svc_request;

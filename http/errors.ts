@@ -51,6 +51,8 @@ export const sqlErrorStatus: Record<string, number> = {
   REVIN: 422,
   RPTNC: 409,
   RCVWN: 422,
+  DRFTS: 409,
+  DRFTX: 410,
   STATE: 500,
   // invalid_parameter_value, raised by app_private.record_analysis_facts for a side other than lease/insurance:
   // a caller's bug, never a client error.
@@ -144,6 +146,7 @@ const apiCodes: Record<number, string> = {
   405: 'method_not_allowed',
   408: 'request_timeout',
   409: 'conflict',
+  410: 'gone',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
   422: 'unprocessable',
@@ -201,6 +204,7 @@ const titles: Record<number, string> = {
   405: 'Method Not Allowed',
   408: 'Request Timeout',
   409: 'Conflict',
+  410: 'Gone',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',

@@ -135,8 +135,17 @@ export const configSchema = z.object({
   DASHBOARD_LINK_TTL_SECONDS: intIn(30, 3600).default(300),
   /** A dashboard session ends after this many seconds without a request. */
   DASHBOARD_SESSION_IDLE_SECONDS: intIn(60, 7 * 86_400).default(3600),
-  /** Hours a file uploaded to a hosted form is kept while no submission uses it (the page keeps answers for its tab only). */
+  /** Hours a file uploaded to a hosted form is kept while no submission uses it and no live draft holds it (a draft's files live as long as the draft). */
   HOSTED_UPLOAD_RETENTION_HOURS: intIn(1, 24 * 366).default(48),
+  /**
+   * Hours a hosted form saved part-way (a draft) stays resumable after its last save; then the draft and the files it
+   * holds are purged by form_drafts__purge. Resume links expire with it (7 days).
+   */
+  FORM_DRAFT_TTL_HOURS: intIn(1, 24 * 366).default(7 * 24),
+  /** Largest saved answers of one draft, in bytes of JSON (files count by reference only): a larger save is a 413. */
+  FORM_DRAFT_MAX_BYTES: intIn(1024, 900_000).default(256 * 1024),
+  /** Draft saves accepted per hosted form link (or draft) and client address per window (the page saves as the consumer types). */
+  RATE_LIMIT_DRAFT_SAVES_PER_WINDOW: intIn(1, 100_000).default(120),
   /** Uploads accepted per hosted form link (signed, or the agent's plain link) and client address per window. */
   RATE_LIMIT_UPLOADS_PER_WINDOW: intIn(1, 100_000).default(20),
   /** Submissions accepted per hosted form link (signed, or the agent's plain link) and client address per window. */

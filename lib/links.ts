@@ -135,3 +135,44 @@ export function checkReportToken(key: Buffer, token: string, now = Date.now()): 
   if (Number(m[2]) * 1000 <= now) return { ok: false, reason: 'expired' };
   return { ok: true, linkId: m[1] };
 }
+
+// ---- hosted form resume links (drafts) ----------------------------------------------------------------
+
+/** The key that signs resume links of saved hosted forms, separate from every other link key. */
+export function formDraftKey(secretKey: Buffer): Buffer {
+  return createHmac('sha256', secretKey).update('svc form drafts v1').digest();
+}
+
+/** What a resume link names: the draft, the form and agent it belongs to, and when it stops working. */
+export interface DraftToken {
+  draft_id: string;
+  form_id: number;
+  agent_id: number;
+  /** Unix seconds. */
+  expires: number;
+}
+
+const draftMac = (key: Buffer, t: DraftToken) => createHmac('sha256', key).update(`${t.draft_id}\n${t.form_id}\n${t.agent_id}\n${t.expires}`).digest();
+
+/** `<draft id>.<form id>.<agent id>.<expires>.<base64url HMAC>`: the form and agent in clear, so a link opened elsewhere is told so. */
+export function signDraftToken(key: Buffer, t: DraftToken): string {
+  return `${t.draft_id}.${t.form_id}.${t.agent_id}.${t.expires}.${draftMac(key, t).toString('base64url')}`;
+}
+
+export type DraftTokenCheck = { ok: true; token: DraftToken } | { ok: false; reason: 'invalid' | 'expired' };
+
+/** Verify a resume token (constant-time signature check, then the signed expiry). */
+export function checkDraftToken(key: Buffer, token: string, now = Date.now()): DraftTokenCheck {
+  const m = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.([1-9]\d{0,14})\.([1-9]\d{0,14})\.([1-9]\d{0,11})\.([A-Za-z0-9_-]{43})$/.exec(
+    token,
+  );
+  // (numbers in their one decimal spelling: a token is accepted only as it was signed)
+  if (!m) return { ok: false, reason: 'invalid' };
+  const t: DraftToken = { draft_id: m[1], form_id: Number(m[2]), agent_id: Number(m[3]), expires: Number(m[4]) };
+  if (!Number.isSafeInteger(t.form_id) || !Number.isSafeInteger(t.agent_id)) return { ok: false, reason: 'invalid' };
+  const expected = draftMac(key, t);
+  const given = Buffer.from(m[5], 'base64url');
+  if (given.length !== expected.length || given.toString('base64url') !== m[5] || !timingSafeEqual(given, expected)) return { ok: false, reason: 'invalid' };
+  if (t.expires * 1000 <= now) return { ok: false, reason: 'expired' };
+  return { ok: true, token: t };
+}

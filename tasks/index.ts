@@ -22,6 +22,7 @@ import { documentsOcr } from './documents__ocr.ts';
 import { documentsRead } from './documents__read.ts';
 import { extractionsComplete } from './extractions__complete.ts';
 import { extractionsExtract } from './extractions__extract.ts';
+import { formDraftsPurge } from './form_drafts__purge.ts';
 import { maintenancePurge } from './maintenance__purge.ts';
 import { submissionsFinalize } from './submissions__finalize.ts';
 
@@ -39,6 +40,7 @@ export function createTaskList(deps: TaskDeps): TaskList {
     analyses__compare: analysesCompare(deps),
     blobs__sweep: blobsSweep(deps),
     submissions__finalize: submissionsFinalize(deps),
+    form_drafts__purge: formDraftsPurge(deps),
   };
   return Object.fromEntries(Object.entries(tasks).map(([name, task]) => [name, instrumented(name, task, deps)]));
 }
@@ -141,6 +143,7 @@ export function tasksByKind(tasks: TaskList): { general: TaskList; documents: Ta
 export const cronItems = parseCronItems([
   { task: 'maintenance__purge', match: '17 * * * *', identifier: 'maintenance__purge' },
   { task: 'documents__expire', match: '41 * * * *', identifier: 'documents__expire' },
+  { task: 'form_drafts__purge', match: '29 * * * *', identifier: 'form_drafts__purge' },
 ]);
 
 /**

@@ -1,6 +1,8 @@
 // The hosted form's browser script: reads the answers from the server-rendered fields, runs the form's own
 // rule engine (pipelines/forms/engine.ts, unchanged) on every change to show, hide and require questions and
 // to pick the next step, uploads files first, submits, and tells the parent frame what happens (SPEC §6.5).
+// It also saves the answers to a draft on the server as the consumer goes (debounced, and at once on a step
+// change or an upload), so "Save and finish later" can hand out a link that reopens the form anywhere.
 // The server checks everything again; this script only makes the form pleasant and immediate.
 import { evaluate, nextStep, validateSubmission, type Evaluation, type SubmissionError } from '../pipelines/forms/engine.ts';
 import type { FormStructure, Question } from '../pipelines/forms/schema.ts';
@@ -11,9 +13,30 @@ interface PageData {
   public_id: string;
   submit_url: string;
   upload_url: string;
+  draft_url: string;
   ctx: string | null;
+  draft: PageDraft | null;
   origins: string[];
   max_upload_bytes: number;
+}
+
+/** A draft a resume link opened (http/pages/form_page.ts PageDraft). */
+interface PageDraft {
+  resume_token: string;
+  resume_url: string;
+  expires_at: string;
+  step: number;
+  history: number[];
+  values: Record<string, unknown>;
+  files: Record<string, UploadedFile[]>;
+  client_key: string;
+}
+
+/** The server's answer to a draft save. */
+interface DraftLink {
+  resume_token: string;
+  resume_url: string;
+  expires_at: string;
 }
 
 interface UploadedFile {
@@ -30,6 +53,8 @@ interface Saved {
   values: Record<string, unknown>;
   files: Record<string, UploadedFile[]>;
   client_key?: string;
+  /** The draft this tab saves to, once it has one. */
+  draft?: DraftLink;
 }
 
 const $ = <T extends Element = HTMLElement>(sel: string, root: ParentNode = document) => root.querySelector<T & Element>(sel) as T | null;
@@ -58,6 +83,11 @@ let submitting = false;
 let uploadsInFlight = 0;
 /** Drawn once per filled form and sent with every submit of it: a submit repeated after a lost answer returns the first submission. */
 let clientKey = newClientKey();
+/** The draft on the server this page saves to (made at the first change), with its resume link. */
+let draftLink: DraftLink | null = data.draft
+  ? { resume_token: data.draft.resume_token, resume_url: data.draft.resume_url, expires_at: data.draft.expires_at }
+  : null;
+let finished = false;
 
 /** A random UUIDv4; getRandomValues works on plain-http pages too, where randomUUID does not exist. */
 function newClientKey(): string {
@@ -159,12 +189,14 @@ function save(): void {
   try {
     const values: Record<string, unknown> = {};
     for (const { q } of questions.values()) if (q.type !== 'file_upload') values[q.id] = readAnswer(q);
-    const saved: Saved = { snapshot_id: data.snapshot_id, current, history, values, files, client_key: clientKey };
+    const saved: Saved = { snapshot_id: data.snapshot_id, current, history, values, files, client_key: clientKey, ...(draftLink ? { draft: draftLink } : {}) };
     sessionStorage.setItem(storageKey, JSON.stringify(saved));
   } catch {
     // private mode or full storage: the form still works, it just does not survive a reload
   }
 }
+
+const draftIdOf = (token: string | undefined) => token?.split('.')[0] ?? null;
 
 function restore(): void {
   let saved: Saved | null = null;
@@ -173,7 +205,16 @@ function restore(): void {
   } catch {
     saved = null;
   }
-  if (!saved || saved.snapshot_id !== data.snapshot_id) return;
+  if (saved && saved.snapshot_id !== data.snapshot_id) saved = null;
+  if (data.draft) {
+    // Opened from a resume link: the draft's answers, unless this tab holds newer ones of the same draft (a reload).
+    const sameDraft = saved?.draft && draftIdOf(saved.draft.resume_token) === draftIdOf(data.draft.resume_token);
+    if (!sameDraft) {
+      const d = data.draft;
+      saved = { snapshot_id: data.snapshot_id, current: d.step, history: d.history, values: d.values, files: d.files, client_key: d.client_key };
+    }
+  } else if (saved?.draft) draftLink = saved.draft;
+  if (!saved) return;
   if (typeof saved.client_key === 'string' && /^[0-9a-f-]{36}$/.test(saved.client_key)) clientKey = saved.client_key;
   Object.assign(files, saved.files ?? {});
   for (const [id, v] of Object.entries(saved.values ?? {})) {
@@ -204,6 +245,131 @@ function writeAnswer(q: Question, v: unknown): void {
   } else if (typeof v === 'string') {
     const el = inputOf(q.id);
     if (el) el.value = v;
+  }
+}
+
+// ---- the draft on the server (a resume link that works on any device) -----------------------------------
+
+const draftState = byId('draft-state')!;
+const btnLater = $<HTMLButtonElement>('[data-action="save-later"]', form)!;
+const savedPanel = byId('form-saved')!;
+/** Wait after the last keystroke before saving; a step change or an upload saves at once. */
+const DRAFT_DEBOUNCE_MS = 1200;
+let draftTimer: number | undefined;
+let draftDirty = false;
+let draftSaving: Promise<boolean> | null = null;
+/** A refusal another save cannot fix (the draft was sent from elsewhere, the link was refused): stop saving. */
+let draftStopped = false;
+
+/** The answers as a draft keeps them: every field as typed, files by their upload ids. */
+function draftAnswers(): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [id, v] of Object.entries(readAll())) {
+    out[id] = questions.get(id)?.q.type === 'file_upload' ? (v as UploadedFile[]).map((f) => ({ upload_id: f.upload_id })) : v;
+  }
+  return out;
+}
+
+function queueDraftSave(delay = DRAFT_DEBOUNCE_MS): void {
+  if (finished || draftStopped) return;
+  draftDirty = true;
+  window.clearTimeout(draftTimer);
+  draftTimer = window.setTimeout(() => void saveDraft(), delay);
+}
+
+/** Save now (one save at a time, in order); true once the server holds the answers as they are. */
+async function saveDraft(): Promise<boolean> {
+  window.clearTimeout(draftTimer);
+  while (draftSaving) await draftSaving;
+  if (finished || draftStopped) return false;
+  if (!draftDirty && draftLink) return true;
+  draftDirty = false;
+  draftSaving = sendDraft();
+  try {
+    return await draftSaving;
+  } finally {
+    draftSaving = null;
+  }
+}
+
+async function sendDraft(): Promise<boolean> {
+  draftState.textContent = 'Saving…';
+  const body = {
+    snapshot_id: data.snapshot_id,
+    ctx: data.ctx,
+    resume: draftLink?.resume_token ?? null,
+    client_key: clientKey,
+    step: current,
+    history,
+    answers: draftAnswers(),
+  };
+  try {
+    const res = await fetch(data.draft_url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const json = await res.json().catch(() => ({}));
+    if (res.status === 200 || res.status === 201) {
+      draftLink = json as DraftLink;
+      save();
+      draftState.textContent = 'Answers saved';
+      return true;
+    }
+    if (res.status === 410 && draftLink) {
+      // The draft outlived its lifetime while the page stayed open: the next save starts a new one.
+      draftLink = null;
+      draftDirty = true;
+      draftState.textContent = '';
+      return false;
+    }
+    if (res.status === 409 || res.status === 403) {
+      draftStopped = true;
+      draftState.textContent = res.status === 409 ? 'These answers were already sent.' : '';
+      return false;
+    }
+    draftDirty = true;
+    draftState.textContent = res.status === 413 ? 'Too long to save; your answers are kept on this page.' : 'Not saved yet; trying again at your next change.';
+    return false;
+  } catch {
+    draftDirty = true;
+    draftState.textContent = 'Not saved yet (no connection); trying again at your next change.';
+    return false;
+  }
+}
+
+async function saveForLater(): Promise<void> {
+  if (uploadsInFlight > 0) {
+    status.textContent = 'Please wait for your files to finish uploading.';
+    return;
+  }
+  btnLater.disabled = true;
+  draftDirty = true; // save even when nothing changed: the link then lasts from now
+  let ok = await saveDraft();
+  if (!ok && !draftLink && !draftStopped) ok = await saveDraft(); // an expired draft: once more, as a new one
+  btnLater.disabled = false;
+  if (!ok || !draftLink) {
+    status.textContent = 'Your answers could not be saved just now. Please try again.';
+    return;
+  }
+  status.textContent = '';
+  const link = draftLink;
+  byId<HTMLInputElement>('resume-link')!.value = link.resume_url;
+  byId('saved-until')!.textContent = new Date(link.expires_at).toLocaleString(undefined, { dateStyle: 'long', timeStyle: 'short' });
+  byId('copy-state')!.textContent = '';
+  savedPanel.hidden = false;
+  savedPanel.focus();
+  savedPanel.scrollIntoView({ block: 'nearest' });
+  post({ type: 'service:saved', resume_url: link.resume_url, expires_at: link.expires_at });
+  requestAnimationFrame(reportHeight);
+}
+
+async function copyLink(): Promise<void> {
+  const input = byId<HTMLInputElement>('resume-link')!;
+  const state = byId('copy-state')!;
+  try {
+    await navigator.clipboard.writeText(input.value);
+    state.textContent = 'Link copied.';
+  } catch {
+    input.focus();
+    input.select();
+    state.textContent = 'Press Ctrl+C (or ⌘C) to copy the selected link.';
   }
 }
 
@@ -259,6 +425,7 @@ function renderFiles(id: string): void {
         files[id].splice(i, 1);
         renderFiles(id);
         refresh();
+        queueDraftSave(0);
       });
       li.append(name, remove);
       return li;
@@ -283,6 +450,7 @@ async function upload(q: Extract<Question, { type: 'file_upload' }>, input: HTML
     const body = new FormData();
     body.append('question_id', q.id);
     if (data.ctx) body.append('ctx', data.ctx);
+    if (draftLink) body.append('resume', draftLink.resume_token);
     body.append('file', file, file.name);
     uploadsInFlight++;
     status.textContent = `Uploading ${file.name}…`;
@@ -296,6 +464,7 @@ async function upload(q: Extract<Question, { type: 'file_upload' }>, input: HTML
       (files[q.id] ??= []).push(json as UploadedFile);
       clearError(q.id);
       renderFiles(q.id);
+      queueDraftSave(0);
       status.textContent = `${(json as UploadedFile).filename} uploaded.`;
     } catch {
       showError(q.id, 'The connection failed while uploading. Please try again.');
@@ -466,6 +635,7 @@ function goNext(): void {
   history.push(current);
   show(next.index, true);
   post({ type: 'service:step', index: next.index, total: steps.length });
+  queueDraftSave(0);
 }
 
 function goBack(): void {
@@ -473,6 +643,7 @@ function goBack(): void {
   if (prev === undefined) return;
   show(prev, true);
   post({ type: 'service:step', index: prev, total: steps.length });
+  queueDraftSave(0);
 }
 
 async function submit(): Promise<void> {
@@ -489,6 +660,7 @@ async function submit(): Promise<void> {
   }
   submitting = true;
   btnSubmit.disabled = true;
+  window.clearTimeout(draftTimer); // the submission supersedes the draft
   status.textContent = 'Sending your answers…';
   // Files travel as the ids of their uploads; everything else as typed.
   const body: Record<string, unknown> = {};
@@ -499,11 +671,18 @@ async function submit(): Promise<void> {
     const res = await fetch(data.submit_url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ snapshot_id: data.snapshot_id, answers: body, ctx: data.ctx, client_key: clientKey }),
+      body: JSON.stringify({ snapshot_id: data.snapshot_id, answers: body, ctx: data.ctx, client_key: clientKey, resume: draftLink?.resume_token ?? null }),
     });
     const json = await res.json().catch(() => ({}));
     if (res.status === 201) {
       done(json.submission_id as number);
+      return;
+    }
+    if (res.status === 410 && draftLink) {
+      // The saved copy expired while the page stayed open: send the answers on this page without it.
+      draftLink = null;
+      submitting = false;
+      await submit();
       return;
     }
     if (res.status === 422 && Array.isArray(json.errors)) {
@@ -531,6 +710,9 @@ async function submit(): Promise<void> {
 }
 
 function done(submissionId: number): void {
+  finished = true;
+  window.clearTimeout(draftTimer);
+  byId('form-saved')!.hidden = true;
   try {
     sessionStorage.removeItem(storageKey);
   } catch {
@@ -555,6 +737,7 @@ form.addEventListener('input', (ev) => {
   const id = (ev.target as HTMLElement).closest<HTMLElement>('.field')?.dataset.qid;
   if (id && fieldOf(id)?.classList.contains('field--invalid')) clearError(id);
   refresh();
+  queueDraftSave();
 });
 form.addEventListener('change', (ev) => {
   const el = ev.target as HTMLInputElement;
@@ -565,6 +748,7 @@ form.addEventListener('change', (ev) => {
     return;
   }
   refresh();
+  queueDraftSave();
 });
 form.addEventListener('click', (ev) => {
   const el = ev.target as HTMLElement;
@@ -572,6 +756,7 @@ form.addEventListener('click', (ev) => {
   if (add) {
     addRow(add.closest<HTMLElement>('.table')!, true);
     refresh();
+    queueDraftSave();
     return;
   }
   const remove = el.closest<HTMLButtonElement>('[data-remove-row]');
@@ -581,9 +766,20 @@ form.addEventListener('click', (ev) => {
     renumber(table);
     $<HTMLButtonElement>('[data-add-row]', table)?.focus();
     refresh();
+    queueDraftSave();
     return;
   }
   if (el.closest('[data-action="back"]')) goBack();
+  if (el.closest('[data-action="save-later"]')) void saveForLater();
+});
+savedPanel.addEventListener('click', (ev) => {
+  const el = ev.target as HTMLElement;
+  if (el.closest('[data-action="copy-link"]')) void copyLink();
+  if (el.closest('[data-action="keep-going"]')) {
+    savedPanel.hidden = true;
+    btnLater.focus();
+    requestAnimationFrame(reportHeight);
+  }
 });
 form.addEventListener('submit', (ev) => {
   ev.preventDefault();

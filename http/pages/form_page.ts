@@ -11,11 +11,30 @@ export interface FormPageData {
   public_id: string;
   submit_url: string;
   upload_url: string;
-  /** Signed link context (agent and metadata), sent back with uploads and the submission. */
+  /** Where the page saves the answers as the consumer goes (a draft tied to the link). */
+  draft_url: string;
+  /** Signed link context (agent and metadata), sent back with uploads, draft saves and the submission. */
   ctx: string | null;
+  /** The draft a resume link opened: restored into the fields, and saved to from then on. */
+  draft: PageDraft | null;
   /** Origins that may frame the page; messages go only to one of them (or to this origin). */
   origins: string[];
   max_upload_bytes: number;
+}
+
+/** A form saved part-way, as a resume link reopens it. */
+export interface PageDraft {
+  /** Sent back with every save, upload and the submit of this draft (and the `resume` of its link). */
+  resume_token: string;
+  resume_url: string;
+  expires_at: string;
+  step: number;
+  history: number[];
+  /** Answers of every question but files, as the fields hold them. */
+  values: Record<string, unknown>;
+  /** The uploads the draft still holds, by question. */
+  files: Record<string, { upload_id: string; filename: string; content_type: string; size: number }[]>;
+  client_key: string;
 }
 
 const qid = (q: { id: string }) => `q-${q.id}`;
@@ -151,20 +170,23 @@ function step(s: Step, index: number): SafeHtml {
 }
 
 /** The form card: title, progress, steps, buttons, the thank-you panel, and the data block for the script. */
-export function formBody(o: { title: string; agentName: string; agencyName: string; data: FormPageData; testMode: boolean }): SafeHtml {
+export function formBody(o: { title: string; agentName: string; agencyName: string; data: FormPageData; testMode: boolean; resumed?: boolean }): SafeHtml {
   const steps = o.data.structure.steps;
   return html`<div class="card" id="form-card">
 ${o.testMode ? html`<p class="badge badge--test">Test mode: submissions go to the agency’s sandbox</p>` : ''}
 <div class="progress" aria-hidden="true"><div class="progress__bar"></div></div>
 <p class="progress__label" id="step-count" aria-live="polite">Step 1 of ${steps.length}</p>
 <h1 class="card__title">${o.title}</h1>
+${o.resumed ? html`<p class="resumed" id="resumed-note">Welcome back: your saved answers are filled in below.</p>` : ''}
 <noscript><p class="notice">This form needs JavaScript to check your answers as you go. Please enable it, or contact ${o.agentName} at ${o.agencyName}.</p></noscript>
 <form id="svc-form" class="form" novalidate>
 <div class="error-summary" id="error-summary" role="alert" tabindex="-1" hidden></div>
 ${steps.map(step)}
 <div class="actions"><button type="button" class="button button--secondary" data-action="back" hidden>Back</button><button type="submit" class="button button--primary" data-action="next">Next</button><button type="submit" class="button button--primary" data-action="submit" hidden>Submit</button></div>
+<div class="later"><button type="button" class="later__button" data-action="save-later">Save and finish later</button><span class="later__state" id="draft-state"></span></div>
 <p class="status" id="form-status" role="status" aria-live="polite"></p>
 </form>
+<section class="saved" id="form-saved" tabindex="-1" aria-labelledby="saved-title" hidden><h2 class="saved__title" id="saved-title">Your answers are saved</h2><p class="saved__text">Open this link to pick up where you left off, on this or another device. It works until <strong id="saved-until"></strong>.</p><div class="saved__link"><label class="sublabel" for="resume-link">Your link to this form</label><div class="saved__row"><input class="input saved__url" id="resume-link" type="url" readonly><button type="button" class="button button--secondary" data-action="copy-link">Copy link</button></div><p class="saved__copied" id="copy-state" role="status" aria-live="polite"></p></div><p class="saved__note">Anyone with this link can see your answers, so keep it to yourself.</p><button type="button" class="button button--secondary" data-action="keep-going">Keep going now</button></section>
 <section class="done" id="form-done" tabindex="-1" hidden><div class="done__icon" aria-hidden="true">✓</div><h2 class="card__title">Thank you — we have your answers</h2><p class="lede">${o.agentName} at ${o.agencyName} will be in touch soon.</p><p class="done__ref">Reference <span id="submission-ref"></span></p></section>
 </div>
 <script type="application/json" id="form-data">${jsonForScript(o.data)}</script>`;

@@ -44,6 +44,7 @@ export function embedSnippet(appUrl: string, path: string): string {
     if (e.origin !== '${origin}') return; // only messages from the form host
     var frame = document.getElementById('service-form');
     if (e.data && e.data.type === 'service:resize') frame.style.height = e.data.height + 'px';
+    if (e.data && e.data.type === 'service:saved') console.log('resume link to email', e.data.resume_url, e.data.expires_at);
     if (e.data && e.data.type === 'service:completed') console.log('submitted', e.data.submission_id);
   });
 </script>`;
@@ -51,7 +52,7 @@ export function embedSnippet(appUrl: string, path: string): string {
 
 function copyBox(id: string, label: string, value: string, multiline: boolean): SafeHtml {
   return html`<div class="field"><label class="field__label" for="${id}">${label}</label>
-<div class="dash-copy">${multiline ? html`<textarea class="input dash-code" id="${id}" readonly rows="9">${value}</textarea>` : html`<input class="input dash-copy__value" id="${id}" readonly value="${value}">`}<button type="button" class="button button--secondary" data-copy="${id}">Copy</button></div>
+<div class="dash-copy">${multiline ? html`<textarea class="input dash-code" id="${id}" readonly rows="10">${value}</textarea>` : html`<input class="input dash-copy__value" id="${id}" readonly value="${value}">`}<button type="button" class="button button--secondary" data-copy="${id}">Copy</button></div>
 <p class="dash-copy__status" role="status" aria-live="polite"></p></div>`;
 }
 
