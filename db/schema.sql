@@ -3183,6 +3183,22 @@ AS $function$
 $function$;
 comment on function app_private.purge_idempotency_keys() is 'Housekeeping (maintenance__purge): delete expired idempotency records; returns how many.';
 
+CREATE OR REPLACE FUNCTION app_private.purge_idle_job_queues()
+ RETURNS integer
+ LANGUAGE sql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+  with gone as (
+    delete from graphile_worker._private_job_queues q
+     where q.locked_at is null
+       and not exists (select 1 from graphile_worker._private_jobs j where j.job_queue_id = q.id)
+    returning 1
+  )
+  select count(*)::integer from gone
+$function$;
+comment on function app_private.purge_idle_job_queues() is 'Delete graphile-worker job queue rows that no job uses and no worker holds (named queues of agencies with nothing queued); returns how many.';
+
 CREATE OR REPLACE FUNCTION app_private.queue_analysis_job(p_task text, p_payload json, p_key text, p_priority integer DEFAULT 0)
  RETURNS void
  LANGUAGE sql

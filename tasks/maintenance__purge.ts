@@ -1,9 +1,10 @@
 // Hourly housekeeping: expired OAuth tokens, old rate-limit windows, idempotency records older than 24 h,
 // dashboard links and sessions long past use, and hosted-form uploads no submission claimed in
-// HOSTED_UPLOAD_RETENTION_HOURS (their files go to blobs__sweep) (cron in tasks/index.ts).
+// HOSTED_UPLOAD_RETENTION_HOURS (their files go to blobs__sweep), and job queue rows no job uses (cron in
+// tasks/index.ts).
 import type { Task } from 'graphile-worker';
 import { purgeIdempotencyKeys } from '../db/queries/idempotency.ts';
-import { purgeAbandonedUploads, purgeDashboardSessions, purgeExpired } from '../db/queries/maintenance.ts';
+import { purgeAbandonedUploads, purgeDashboardSessions, purgeExpired, purgeIdleJobQueues } from '../db/queries/maintenance.ts';
 import type { TaskDeps } from './context.ts';
 
 export function maintenancePurge(deps: TaskDeps): Task {
@@ -17,6 +18,11 @@ export function maintenancePurge(deps: TaskDeps): Task {
       uploads += n;
       if (n < 500) break;
     }
-    helpers.logger.debug('purged expired tokens, rate-limit windows, idempotency records and abandoned uploads', { idempotencyKeys, uploads });
+    const jobQueues = await purgeIdleJobQueues(helpers);
+    helpers.logger.debug('purged expired tokens, rate-limit windows, idempotency records, abandoned uploads and idle job queues', {
+      idempotencyKeys,
+      uploads,
+      jobQueues,
+    });
   };
 }

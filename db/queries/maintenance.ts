@@ -58,3 +58,9 @@ export async function releaseDeadWorkers(db: Queryable, workerIds: string[]): Pr
 export async function forgetOldHeartbeats(db: Queryable): Promise<void> {
   await db.query(`delete from app_private.worker_heartbeats where last_seen < now() - interval '1 day'`);
 }
+
+/** Delete the job queue rows no job uses (per-agency named queues with nothing queued); returns how many. */
+export async function purgeIdleJobQueues(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ n: number }>('select app_private.purge_idle_job_queues() as n');
+  return rows[0].n;
+}
