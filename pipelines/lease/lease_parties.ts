@@ -4,7 +4,7 @@ import type { PageText } from '../documents/layout.ts';
 import { cleanValue } from '../extraction/normalise.ts';
 import { sameParty, type Clause } from './text.ts';
 import type { Cited } from './schema.ts';
-import { type LabelledEntry } from './lease_entries.ts';
+import type { LabelledEntry } from './lease_entries.ts';
 
 // Case spelled out: the name before the role must start with a capital letter (or a street number: "2430 N. Halsted, LLC").
 const ROLE = {
