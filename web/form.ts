@@ -4,81 +4,36 @@
 // It also saves the answers to a draft on the server as the consumer goes (debounced, and at once on a step
 // change or an upload), so "Save and finish later" can hand out a link that reopens the form anywhere.
 // The server checks everything again; this script only makes the form pleasant and immediate.
-import { evaluate, nextStep, validateSubmission, type Evaluation, type SubmissionError } from '../pipelines/forms/engine.ts';
-import type { FormStructure, Question } from '../pipelines/forms/schema.ts';
-
-interface PageData {
-  structure: FormStructure;
-  snapshot_id: number;
-  public_id: string;
-  submit_url: string;
-  upload_url: string;
-  draft_url: string;
-  ctx: string | null;
-  draft: PageDraft | null;
-  origins: string[];
-  max_upload_bytes: number;
-}
-
-/** A draft a resume link opened (http/pages/form_page.ts PageDraft). */
-interface PageDraft {
-  resume_token: string;
-  resume_url: string;
-  expires_at: string;
-  step: number;
-  history: number[];
-  values: Record<string, unknown>;
-  files: Record<string, UploadedFile[]>;
-  client_key: string;
-}
-
-/** The server's answer to a draft save. */
-interface DraftLink {
-  resume_token: string;
-  resume_url: string;
-  expires_at: string;
-}
-
-interface UploadedFile {
-  upload_id: string;
-  filename: string;
-  content_type: string;
-  size: number;
-}
-
-interface Saved {
-  snapshot_id: number;
-  current: number;
-  history: number[];
-  values: Record<string, unknown>;
-  files: Record<string, UploadedFile[]>;
-  client_key?: string;
-  /** The draft this tab saves to, once it has one. */
-  draft?: DraftLink;
-}
-
-const $ = <T extends Element = HTMLElement>(sel: string, root: ParentNode = document) => root.querySelector<T & Element>(sel) as T | null;
-const $$ = <T extends Element = HTMLElement>(sel: string, root: ParentNode = document) => Array.from(root.querySelectorAll(sel)) as T[];
-const byId = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T | null;
-
-const data = JSON.parse(byId('form-data')!.textContent!) as PageData;
-const structure = data.structure;
-const questions = new Map<string, { q: Question; step: number }>();
-structure.steps.forEach((s, i) => s.questions.forEach((q) => questions.set(q.id, { q, step: i })));
-
-const form = byId<HTMLFormElement>('svc-form')!;
-const steps = $$<HTMLElement>('.step', form);
-const btnBack = $<HTMLButtonElement>('[data-action="back"]', form)!;
-const btnNext = $<HTMLButtonElement>('[data-action="next"]', form)!;
-const btnSubmit = $<HTMLButtonElement>('[data-action="submit"]', form)!;
-const summary = byId('error-summary')!;
-const status = byId('form-status')!;
-const stepCount = byId('step-count')!;
-const progressBar = $<HTMLElement>('.progress__bar');
+import { evaluate, nextStep, validateSubmission, type Evaluation } from '../pipelines/forms/engine.ts';
+import type { Question } from '../pipelines/forms/schema.ts';
+import {
+  $,
+  $$,
+  type DraftLink,
+  type UploadedFile,
+  type Saved,
+  byId,
+  data,
+  structure,
+  questions,
+  form,
+  steps,
+  btnBack,
+  btnNext,
+  btnSubmit,
+  status,
+  stepCount,
+  progressBar,
+  files,
+  newClientKey,
+  fieldOf,
+} from './form/page.ts';
+import { post, reportHeight } from './form/parent.ts';
+import { readAnswer, readAll, writeAnswer, renumber, addRow } from './form/answers.ts';
+import { controlsOf, showError, clearError, clearAllErrors, questionOfPointer, showErrors, friendly } from './form/errors.ts';
 
 let current = 0;
 let history: number[] = [];
-const files: Record<string, UploadedFile[]> = {};
 let submitting = false;
 let uploadsInFlight = 0;
 /** Drawn once per filled form and sent with every submit of it: a submit repeated after a lost answer returns the first submission. */
@@ -88,99 +43,6 @@ let draftLink: DraftLink | null = data.draft
   ? { resume_token: data.draft.resume_token, resume_url: data.draft.resume_url, expires_at: data.draft.expires_at }
   : null;
 let finished = false;
-
-/** A random UUIDv4; getRandomValues works on plain-http pages too, where randomUUID does not exist. */
-function newClientKey(): string {
-  const b = crypto.getRandomValues(new Uint8Array(16));
-  b[6] = (b[6] & 0x0f) | 0x40;
-  b[8] = (b[8] & 0x3f) | 0x80;
-  const h = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
-
-// ---- the parent frame (§6.5): an explicit target origin, never '*' -----------------------------------
-
-/** The framing page's origin when it is one the agency registered (or this service itself). */
-function parentOrigin(): string | null {
-  if (window.parent === window) return null;
-  const ancestors = (location as Location & { ancestorOrigins?: DOMStringList }).ancestorOrigins;
-  let candidate = ancestors && ancestors.length ? ancestors[0] : null;
-  if (!candidate && document.referrer) {
-    try {
-      candidate = new URL(document.referrer).origin;
-    } catch {
-      candidate = null;
-    }
-  }
-  if (!candidate) return null;
-  return candidate === location.origin || data.origins.includes(candidate) ? candidate : null;
-}
-const target = parentOrigin();
-function post(message: Record<string, unknown>): void {
-  if (target) window.parent.postMessage(message, target);
-}
-
-let lastHeight = 0;
-function reportHeight(): void {
-  const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
-  if (height !== lastHeight) {
-    lastHeight = height;
-    post({ type: 'service:resize', height });
-  }
-}
-
-// ---- reading answers from the fields -----------------------------------------------------------------
-
-const fieldOf = (id: string) => form.querySelector<HTMLElement>(`.field[data-qid="${CSS.escape(id)}"]`);
-const inputOf = (id: string) => byId<HTMLInputElement>(`q-${id}`);
-
-function readTable(field: HTMLElement, q: Extract<Question, { type: 'data_table' }>): Record<string, string>[] {
-  return $$<HTMLElement>('.table__rows > .table-row', field).map((row) => {
-    const out: Record<string, string> = {};
-    for (const col of q.settings.columns) {
-      const el = $<HTMLInputElement>(`[data-col="${CSS.escape(col.id)}"]`, row);
-      if (el && el.value.trim() !== '') out[col.id] = el.value;
-    }
-    return out;
-  });
-}
-
-function readAnswer(q: Question): unknown {
-  const field = fieldOf(q.id);
-  if (!field) return undefined;
-  switch (q.type) {
-    case 'single_choice':
-      return $<HTMLInputElement>('input:checked', field)?.value;
-    case 'multi_choice': {
-      const picked = $$<HTMLInputElement>('input:checked', field).map((i) => i.value);
-      return picked.length ? picked : undefined;
-    }
-    case 'address': {
-      const out: Record<string, string> = {};
-      for (const el of $$<HTMLInputElement>('[data-part]', field)) if (el.value.trim()) out[el.dataset.part!] = el.value;
-      return Object.keys(out).length ? out : undefined;
-    }
-    case 'data_table': {
-      const rows = readTable(field, q);
-      return rows.some((r) => Object.keys(r).length) ? rows : undefined;
-    }
-    case 'file_upload':
-      return files[q.id]?.length ? files[q.id] : undefined;
-    default: {
-      const el = inputOf(q.id);
-      return el && el.value.trim() !== '' ? el.value : undefined;
-    }
-  }
-}
-
-function readAll(): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const { q } of questions.values()) {
-    const v = readAnswer(q);
-    if (v !== undefined) out[q.id] = v;
-  }
-  return out;
-}
 
 // ---- saving progress (a reload or a lost connection keeps answers and uploaded files) ------------------
 
@@ -226,25 +88,6 @@ function restore(): void {
   if (Number.isInteger(saved.current) && saved.current >= 0 && saved.current < steps.length) {
     current = saved.current;
     history = (saved.history ?? []).filter((i) => Number.isInteger(i) && i >= 0 && i < steps.length);
-  }
-}
-
-function writeAnswer(q: Question, v: unknown): void {
-  const field = fieldOf(q.id);
-  if (!field) return;
-  if (q.type === 'single_choice') for (const el of $$<HTMLInputElement>('input', field)) el.checked = el.value === v;
-  else if (q.type === 'multi_choice') for (const el of $$<HTMLInputElement>('input', field)) el.checked = Array.isArray(v) && v.includes(el.value);
-  else if (q.type === 'address' && v && typeof v === 'object')
-    for (const el of $$<HTMLInputElement>('[data-part]', field)) el.value = String((v as Record<string, unknown>)[el.dataset.part!] ?? '');
-  else if (q.type === 'data_table' && Array.isArray(v)) {
-    const table = $<HTMLElement>('.table', field)!;
-    while ($$('.table__rows > .table-row', table).length < v.length) addRow(table, false);
-    $$<HTMLElement>('.table__rows > .table-row', table).forEach((row, i) => {
-      for (const el of $$<HTMLInputElement>('[data-col]', row)) el.value = String((v[i] as Record<string, unknown> | undefined)?.[el.dataset.col!] ?? '');
-    });
-  } else if (typeof v === 'string') {
-    const el = inputOf(q.id);
-    if (el) el.value = v;
   }
 }
 
@@ -373,33 +216,6 @@ async function copyLink(): Promise<void> {
   }
 }
 
-// ---- data tables ------------------------------------------------------------------------------------
-
-function renumber(table: HTMLElement): void {
-  const rows = $$<HTMLElement>('.table__rows > .table-row', table);
-  const min = Math.max(1, Number(table.dataset.minRows ?? 0));
-  rows.forEach((row, i) => {
-    for (const o of $$('[data-ordinal]', row)) o.textContent = String(i + 1);
-    const remove = $<HTMLButtonElement>('[data-remove-row]', row)!;
-    remove.hidden = rows.length <= min;
-  });
-  const add = $<HTMLButtonElement>('[data-add-row]', table)!;
-  add.hidden = rows.length >= Number(table.dataset.maxRows ?? 100);
-}
-
-let rowSeq = 1000;
-function addRow(table: HTMLElement, focus: boolean): void {
-  const tpl = $<HTMLTemplateElement>('template', table)!;
-  const index = String(rowSeq++);
-  const markup = tpl.innerHTML.replace(/__i__/g, index).replace(/__n__/g, '');
-  const holder = document.createElement('div');
-  holder.innerHTML = markup;
-  const row = holder.firstElementChild as HTMLElement;
-  $<HTMLElement>('.table__rows', table)!.append(row);
-  renumber(table);
-  if (focus) $<HTMLInputElement>('input, select', row)?.focus();
-}
-
 // ---- uploads (sent first; the answer keeps only the upload's id) --------------------------------------
 
 function renderFiles(id: string): void {
@@ -474,93 +290,6 @@ async function upload(q: Extract<Question, { type: 'file_upload' }>, input: HTML
   }
   if (uploadsInFlight === 0 && status.textContent?.startsWith('Uploading')) status.textContent = '';
   refresh();
-}
-
-// ---- errors --------------------------------------------------------------------------------------------
-
-function controlsOf(id: string): HTMLElement[] {
-  const field = fieldOf(id);
-  return field ? $$<HTMLElement>('input:not([type=hidden]), select, textarea', field) : [];
-}
-
-function showError(id: string, message: string): void {
-  const slot = byId(`q-${id}-error`);
-  const field = fieldOf(id);
-  if (!slot || !field) return;
-  slot.textContent = message;
-  slot.hidden = false;
-  field.classList.add('field--invalid');
-  for (const el of controlsOf(id)) el.setAttribute('aria-invalid', 'true');
-}
-
-function clearError(id: string): void {
-  const slot = byId(`q-${id}-error`);
-  const field = fieldOf(id);
-  if (slot) {
-    slot.hidden = true;
-    slot.textContent = '';
-  }
-  field?.classList.remove('field--invalid');
-  for (const el of controlsOf(id)) el.removeAttribute('aria-invalid');
-}
-
-function clearAllErrors(): void {
-  for (const id of questions.keys()) clearError(id);
-  summary.hidden = true;
-  summary.replaceChildren();
-}
-
-/** The message for a question id from an error pointer `/answers/<id>/...`. */
-const questionOfPointer = (pointer: string) => {
-  const id = pointer.split('/')[2]?.replace(/~1/g, '/').replace(/~0/g, '~');
-  return id && questions.has(id) ? id : null;
-};
-
-function showErrors(errors: { question_id: string; message: string }[]): void {
-  clearAllErrors();
-  const seen = new Set<string>();
-  for (const e of errors) {
-    if (seen.has(e.question_id)) continue;
-    seen.add(e.question_id);
-    const label = questions.get(e.question_id)?.q.label ?? '';
-    showError(e.question_id, e.message.startsWith(`${label}: `) ? e.message.slice(label.length + 2) : e.message);
-  }
-  const heading = document.createElement('h2');
-  heading.className = 'error-summary__title';
-  heading.textContent = seen.size === 1 ? 'One answer needs attention' : `${seen.size} answers need attention`;
-  const list = document.createElement('ul');
-  for (const id of seen) {
-    const li = document.createElement('li');
-    const a = document.createElement('a');
-    a.href = `#q-${id}`;
-    a.textContent = questions.get(id)?.q.label ?? id;
-    a.addEventListener('click', (ev) => {
-      ev.preventDefault();
-      (controlsOf(id)[0] ?? fieldOf(id))?.focus();
-    });
-    li.append(a);
-    list.append(li);
-  }
-  summary.replaceChildren(heading, list);
-  summary.hidden = false;
-  summary.focus();
-}
-
-/** Engine errors as the consumer reads them: "This question is required" rather than a code. */
-function friendly(e: SubmissionError): { question_id: string; message: string } {
-  if (e.code === 'required') {
-    const sub = e.path.split('/').slice(3);
-    const q = questions.get(e.question_id)?.q;
-    if (q?.type === 'address' && sub.length)
-      return { question_id: e.question_id, message: `Enter the ${sub[0] === 'postal_code' ? 'ZIP code' : sub[0] === 'line1' ? 'street address' : sub[0]}.` };
-    if (q?.type === 'data_table' && sub.length) return { question_id: e.question_id, message: e.message.replace(/^[^:]+: /, '') };
-    return {
-      question_id: e.question_id,
-      message:
-        q?.type === 'file_upload' ? 'Attach a file.' : q?.type === 'single_choice' || q?.type === 'dropdown' ? 'Choose an answer.' : 'Answer this question.',
-    };
-  }
-  return { question_id: e.question_id, message: e.message };
 }
 
 // ---- logic and navigation -----------------------------------------------------------------------------
