@@ -6,7 +6,7 @@ import { beginAs, commit, rollback, type Identity } from '../db/pool.ts';
 import { authenticateApiKey, authenticateBearer } from '../db/queries/auth.ts';
 import type { Client } from '../db/queries/types.ts';
 import type { Deps } from './context.ts';
-import { ApiError, forbidden, unauthorized } from './errors.ts';
+import { forbidden, tooManyRequests, unauthorized } from './errors.ts';
 import { planLimitedApiKey } from './api_auth.ts';
 
 /**
@@ -37,7 +37,7 @@ async function bearerIdentity(ctx: Context, client: Client, tokenHash: Buffer, r
     ctx.set('X-RateLimit-Reset', String(who.reset_at));
     if (!who.allowed) {
       const retry = Math.max(1, Number(who.reset_at) - Math.floor(Date.now() / 1000));
-      throw new ApiError(429, 'rate limit exceeded', [], { 'Retry-After': String(retry) });
+      throw tooManyRequests('rate limit exceeded', { headers: { 'Retry-After': String(retry) } });
     }
   }
   if (rule === 'oauth_client' && who.kind !== 'oauth_client') throw forbidden('this operation requires an OAuth client access token');

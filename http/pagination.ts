@@ -1,6 +1,8 @@
 // Pagination of list endpoints. Keyset: an opaque cursor holding the id of the last item of a page (v2 and the
 // delivery logs). Offset: page numbers with first/last/prev/next links and a meta block (v1 agents, SPEC §2.6).
-import { ApiError } from './errors.ts';
+import { badRequest } from './errors.ts';
+
+const badCursor = () => badRequest('cursor is not a next_cursor returned by this API', [{ field: 'cursor', message: 'invalid cursor' }]);
 
 export const encodeCursor = (id: number): string => Buffer.from(JSON.stringify({ id })).toString('base64url');
 
@@ -10,7 +12,7 @@ export function decodeCursor(cursor: string): number {
     const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { id?: unknown };
     if (typeof v.id === 'number' && Number.isSafeInteger(v.id) && v.id > 0) return v.id;
   } catch {}
-  throw new ApiError(400, 'cursor is not a next_cursor returned by this API', [{ field: 'cursor', message: 'invalid cursor' }]);
+  throw badCursor();
 }
 
 /**
@@ -25,7 +27,7 @@ export function decodeTimeCursor(cursor: string): { t: string; id: string } {
     const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { t?: unknown; id?: unknown };
     if (typeof v.t === 'string' && !Number.isNaN(Date.parse(v.t)) && typeof v.id === 'string' && /^[0-9a-f-]{36}$/.test(v.id)) return { t: v.t, id: v.id };
   } catch {}
-  throw new ApiError(400, 'cursor is not a next_cursor returned by this API', [{ field: 'cursor', message: 'invalid cursor' }]);
+  throw badCursor();
 }
 
 /**

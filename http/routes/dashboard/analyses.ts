@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { getReport, listAgencyAnalyses } from '../../../db/queries/analysis_reports.ts';
 import { overallWords } from '../../../pipelines/reports/model.ts';
 import { base, pageOf, pager, renderPage, when, withSession } from '../../dashboard.ts';
-import { ApiError, notFound } from '../../errors.ts';
+import { badRequest, notFound } from '../../errors.ts';
 import { html } from '../../pages/html.ts';
 import { sendReport } from '../../reports.ts';
 import { route, tx } from '../../route.ts';
@@ -24,7 +24,7 @@ function positionOf(cursor: string | undefined): { t: string; id: string } | nul
     if (typeof t === 'string' && /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:\d{2})?|Z)$/.test(t) && uuid.safeParse(id).success)
       return { t, id: id as string };
   } catch {}
-  throw new ApiError(400, 'this “older analyses” link is damaged; start again from the first page', [{ field: 'before', message: 'not a page position' }]);
+  throw badRequest('this “older analyses” link is damaged; start again from the first page', [{ field: 'before', message: 'not a page position' }]);
 }
 
 // A finished analysis shows its verdict in the colour of the extraction statuses that mean the same.

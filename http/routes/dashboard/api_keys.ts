@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { apiKeyMode, createApiKey, listApiKeysPage, revokeApiKey, rollApiKey } from '../../../db/queries/api_keys.ts';
 import { newApiKey } from '../../../lib/secrets.ts';
 import { base, csrfField, pageOf, pager, renderPage, shownOnce, when, withSession, type DashboardSession } from '../../dashboard.ts';
-import { ApiError, notFound } from '../../errors.ts';
+import { notFound, unprocessable } from '../../errors.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { presentApiKey } from '../../presenters/api_keys.ts';
 import { route, tx } from '../../route.ts';
@@ -109,8 +109,7 @@ export const dashboardApiKeyRoutes = [
     handler: (ctx, { params, body }, deps) =>
       withSession(ctx, deps, params.mode, true, async (s) => {
         const f = createFields.safeParse(body);
-        if (!f.success)
-          throw new ApiError(422, 'give the key a name and choose its permissions', [{ field: 'name', message: 'required, at most 100 characters' }]);
+        if (!f.success) throw unprocessable('give the key a name and choose its permissions', [{ field: 'name', message: 'required, at most 100 characters' }]);
         const k = newApiKey(s.mode);
         const created = await createApiKey(tx(ctx), s.agency_id, { name: f.data.name, mode: s.mode, permissions: f.data.permissions }, k);
         await keysPage(ctx, s, keyShownOnce(k.key, `Your new key “${created.name}”`), 201);
@@ -130,7 +129,7 @@ export const dashboardApiKeyRoutes = [
     handler: (ctx, { params, body }, deps) =>
       withSession(ctx, deps, params.mode, true, async (s) => {
         const grace = Number(body.grace_period_seconds ?? 0);
-        if (!GRACE.some(([v]) => v === grace)) throw new ApiError(422, 'choose one of the grace periods offered');
+        if (!GRACE.some(([v]) => v === grace)) throw unprocessable('choose one of the grace periods offered');
         const mode = await apiKeyMode(tx(ctx), s.agency_id, params.id);
         if (mode !== s.mode) throw notFound('API key');
         const k = newApiKey(mode);

@@ -6,7 +6,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { getAgencyExtraction, listAgencyExtractions } from '../../../db/queries/extractions.ts';
 import { base, pageOf, pager, renderPage, when, withSession, type DashboardSession } from '../../dashboard.ts';
-import { ApiError, notFound } from '../../errors.ts';
+import { badRequest, notFound } from '../../errors.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { confidenceBadge, fieldLabel, leaves, pageView, shortSpan, showValue, type Citation } from '../../pages/extraction_fields.ts';
 import { pagePreview, pageSize } from '../../page_images.ts';
@@ -33,7 +33,7 @@ function positionOf(cursor: string | undefined): { t: string; id: string } | nul
     if (typeof t === 'string' && /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:\d{2})?|Z)$/.test(t) && uuid.safeParse(id).success)
       return { t, id: id as string };
   } catch {}
-  throw new ApiError(400, 'this “older extractions” link is damaged; start again from the first page', [{ field: 'before', message: 'not a page position' }]);
+  throw badRequest('this “older extractions” link is damaged; start again from the first page', [{ field: 'before', message: 'not a page position' }]);
 }
 
 /** The table of extracted fields: value, confidence and the value's own words; the selected one highlighted. */
@@ -117,7 +117,7 @@ export const dashboardExtractionRoutes = [
         const from = query.from ? new Date(`${query.from}T00:00:00Z`) : null;
         // "to" is a day, included: everything before the next midnight (UTC).
         const to = query.to ? new Date(Date.parse(`${query.to}T00:00:00Z`) + 86_400_000) : null;
-        if (from && to && from >= to) throw new ApiError(400, 'the “from” day must not be after the “to” day', [{ field: 'from', message: 'after to' }]);
+        if (from && to && from >= to) throw badRequest('the “from” day must not be after the “to” day', [{ field: 'from', message: 'after to' }]);
         const rows = await listAgencyExtractions(tx(ctx), {
           agentId: s.isAdmin ? null : s.agent_id,
           status: query.status || null,

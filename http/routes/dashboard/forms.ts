@@ -9,7 +9,7 @@ import { activeAgent, linkTarget } from '../../../db/queries/form_links.ts';
 import { duplicateForm, getForm, listForms, publishForm, type FormRow } from '../../../db/queries/forms.ts';
 import { base, csrfField, pageOf, pager, renderPage, when, withSession, type DashboardSession } from '../../dashboard.ts';
 import type { Deps } from '../../context.ts';
-import { ApiError, notFound } from '../../errors.ts';
+import { notFound, unprocessable } from '../../errors.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { presentFormLink } from '../../presenters/form_links.ts';
 import { hostedFormPath } from '../../pages/urls.ts';
@@ -221,15 +221,15 @@ ${pager(`${base(s.mode)}/forms`, { status: query.status }, { paged: !!query.befo
       withSession(ctx, deps, params.mode, true, async (s) => {
         const f = await loadForm(ctx, s, params.id);
         const target = await linkTarget(tx(ctx), f.id);
-        if (!target || target.status !== 'active' || !target.live_name) throw new ApiError(422, 'publish the form before making links to it');
+        if (!target || target.status !== 'active' || !target.live_name) throw unprocessable('publish the form before making links to it');
         const agentId = id.safeParse(body.agent_id);
         const agent = agentId.success ? await activeAgent(tx(ctx), agentId.data) : undefined;
         if (!agent || (target.owner_agent_id !== null && target.owner_agent_id !== agent.id))
-          throw new ApiError(422, 'choose an active agent who may share this form', [{ field: 'agent_id', message: 'not allowed' }]);
+          throw unprocessable('choose an active agent who may share this form', [{ field: 'agent_id', message: 'not allowed' }]);
         const key = String(body.meta_key ?? '').trim();
         const metadata = key ? { [key]: String(body.meta_value ?? '') } : {};
         if (!storableJson(metadata)) {
-          throw new ApiError(422, 'metadata must not contain NUL characters', [{ field: 'meta_value', message: 'must not contain NUL characters' }]);
+          throw unprocessable('metadata must not contain NUL characters', [{ field: 'meta_value', message: 'must not contain NUL characters' }]);
         }
         const link = presentFormLink(deps, { ...target, live_name: target.live_name }, agent, metadata);
         await formPage(
@@ -266,8 +266,7 @@ ${pager(`${base(s.mode)}/forms`, { status: query.status }, { paged: !!query.befo
         ];
         const bad = origins.filter((o) => !/^https?:\/\/[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?$/.test(o));
         if (bad.length)
-          throw new ApiError(
-            422,
+          throw unprocessable(
             'each origin is scheme://host[:port], without a path',
             bad.map((o) => ({ field: 'origins', message: o })),
           );

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { countRecoverable, getRecovery, recoverDeliveries } from '../../../db/queries/recoveries.ts';
 import { getTopicEndpoint, type EndpointRow } from '../../../db/queries/webhook_endpoints.ts';
 import { base, csrfField, renderPage, when, withSession } from '../../dashboard.ts';
-import { ApiError, notFound } from '../../errors.ts';
+import { badRequest, notFound } from '../../errors.ts';
 import { html } from '../../pages/html.ts';
 import { presentRecovery } from '../../presenters/recoveries.ts';
 import { route, tx } from '../../route.ts';
@@ -24,8 +24,7 @@ const LOCAL_INSTANT = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2})?$/;
 function instantOf(v: unknown): Date {
   const m = typeof v === 'string' ? LOCAL_INSTANT.exec(v.trim()) : null;
   const d = m ? new Date(`${m[1]}T${m[2]}${m[3] ?? ':00'}Z`) : null;
-  if (!d || Number.isNaN(d.getTime()))
-    throw new ApiError(400, 'choose the day and time (UTC) to recover from', [{ field: 'since', message: 'not a date and time' }]);
+  if (!d || Number.isNaN(d.getTime())) throw badRequest('choose the day and time (UTC) to recover from', [{ field: 'since', message: 'not a date and time' }]);
   return d;
 }
 const localValue = (d: Date) => d.toISOString().slice(0, 16);

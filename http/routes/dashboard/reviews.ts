@@ -10,7 +10,7 @@ import { getAgencyExtraction } from '../../../db/queries/extractions.ts';
 import { fieldReviews, reviewField, reviewQueue, reviewSettings, setHoldForReview, setShareReviewedDocuments } from '../../../db/queries/reviews.ts';
 import { documentKinds } from '../../../pipelines/extraction/schema.ts';
 import { base, csrfField, renderPage, when, withSession, type DashboardSession } from '../../dashboard.ts';
-import { ApiError, notFound } from '../../errors.ts';
+import { badRequest, conflict, notFound } from '../../errors.ts';
 import { confidenceBadge, fieldLabel, pageCrop, showValue, valueAt, type Citation } from '../../pages/extraction_fields.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { pageSize } from '../../page_images.ts';
@@ -73,7 +73,7 @@ async function reviewPage(
   if (!row || (!s.isAdmin && row.agent_id !== s.agent_id)) throw notFound('extraction');
   const r = presentExtraction(row);
   const data = r.extracted_data as Record<string, unknown> | null;
-  if (!data) throw new ApiError(409, 'this extraction has no extracted data to review');
+  if (!data) throw conflict('this extraction has no extracted data to review');
   const citations = (data.citations ?? {}) as Record<string, Citation>;
   const uncertain = (data.needs_review ?? []) as string[];
   // After delivery any cited value may be corrected: ?field= adds it to the list.
@@ -161,7 +161,7 @@ export const dashboardReviewRoutes = [
         const onOff = (v: unknown) => (v === 'on' ? true : v === 'off' ? false : undefined);
         const hold = onOff(body.hold);
         const share = onOff(body.share);
-        if (hold === undefined && share === undefined) throw new ApiError(400, 'hold or share is on or off', [{ field: 'hold', message: 'on or off' }]);
+        if (hold === undefined && share === undefined) throw badRequest('hold or share is on or off', [{ field: 'hold', message: 'on or off' }]);
         if (hold !== undefined) await setHoldForReview(tx(ctx), hold);
         if (share !== undefined) await setShareReviewedDocuments(tx(ctx), share);
         ctx.redirect(`${base(s.mode)}/review`);
@@ -194,8 +194,7 @@ export const dashboardReviewRoutes = [
       withSession(ctx, deps, params.mode, false, async (s) => {
         const form = reviewForm.safeParse(body);
         if (!form.success)
-          throw new ApiError(
-            400,
+          throw badRequest(
             'the review form is incomplete',
             form.error.issues.map((i) => ({ field: i.path.join('.'), message: i.message })),
           );

@@ -7,7 +7,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { deleteSubscription, getSubscription, listSubscriptions, type EndpointRow } from '../../../db/queries/webhook_endpoints.ts';
 import { base, csrfField, renderPage, shownOnce, when, withSession, type DashboardSession } from '../../dashboard.ts';
-import { ApiError, notFound, zodDetails } from '../../errors.ts';
+import { notFound, unprocessable, zodDetails } from '../../errors.ts';
 import { deliveryDetailBody, deliveryLogBody, DELIVERY_STATUSES } from '../../pages/dashboard_deliveries.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { presentSubscription } from '../../presenters/webhooks.ts';
@@ -120,7 +120,7 @@ export const dashboardSubscriptionRoutes = [
         const events = body.events === undefined ? [] : Array.isArray(body.events) ? body.events : [body.events];
         const description = typeof body.description === 'string' && body.description.trim() ? body.description : undefined;
         const parsed = createSubscriptionBody.safeParse({ url: typeof body.url === 'string' ? body.url : '', events: [...new Set(events)], description });
-        if (!parsed.success) throw new ApiError(422, 'please check the subscription', zodDetails(parsed.error));
+        if (!parsed.success) throw unprocessable('please check the subscription', zodDetails(parsed.error));
         const { secret } = await subscribe(ctx, deps, parsed.data);
         await subscriptionsPage(ctx, s, secretBox(secret), 201);
       }),

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { getTopicEndpoint, listTopicEndpoints, putTopicEndpoint, setEndpointEnabled, type EndpointRow } from '../../../db/queries/webhook_endpoints.ts';
 import { sampleTopicPayload } from '../../../pipelines/webhooks/payloads.ts';
 import { base, csrfField, renderPage, shownOnce, when, withSession, type DashboardSession } from '../../dashboard.ts';
-import { ApiError, notFound, zodDetails } from '../../errors.ts';
+import { notFound, unprocessable, zodDetails } from '../../errors.ts';
 import { deliveryDetailBody, deliveryLogBody, DELIVERY_STATUSES } from '../../pages/dashboard_deliveries.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { route, tx } from '../../route.ts';
@@ -122,7 +122,7 @@ export const dashboardWebhookRoutes = [
           production_url: str(body.production_url) || null,
           auth: authOf(body),
         });
-        if (!parsed.success) throw new ApiError(422, 'please check the endpoint', zodDetails(parsed.error));
+        if (!parsed.success) throw unprocessable('please check the endpoint', zodDetails(parsed.error));
         checkProductionUrl(deps, parsed.data.production_url, 'production_url');
         const secret = mintSecret(deps);
         const { created } = await putTopicEndpoint(tx(ctx), params.topic, {
