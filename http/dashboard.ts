@@ -204,10 +204,11 @@ export function pageOf<T>(rows: T[], size: number, key: (row: T) => string): { r
 }
 
 /**
- * Run a dashboard handler as the session's agent in `mode`: no or dead session → the sign-in page (401);
+ * Run a dashboard handler as the session's agent in `mode` (what the auth rules 'dashboard' and
+ * 'dashboard_admin' do, after the route's input is validated): no or dead session → the sign-in page (401);
  * a POST without the session's CSRF token → 403 before anything runs; errors → an error page in the shell.
  */
-export async function withSession(ctx: Context, deps: Deps, mode: Mode, requireAdmin: boolean, fn: (s: DashboardSession) => Promise<void>): Promise<void> {
+export async function withSession(ctx: Context, deps: Deps, mode: Mode, requireAdmin: boolean, fn: () => Promise<void>): Promise<void> {
   const hash = sessionHashOf(ctx);
   const client = await deps.db.request.connect();
   let open = false;
@@ -243,7 +244,8 @@ export async function withSession(ctx: Context, deps: Deps, mode: Mode, requireA
     await beginAs(deps.db, client, { ...who, requestId: ctx.state.requestId });
     open = true;
     ctx.state.tx = client;
-    await fn(s);
+    ctx.state.session = s;
+    await fn();
     await commit(client);
     open = false;
   } catch (thrown) {
@@ -268,8 +270,16 @@ export async function withSession(ctx: Context, deps: Deps, mode: Mode, requireA
     else await renderBare(ctx, err.status, title, msg);
   } finally {
     ctx.state.tx = undefined;
+    ctx.state.session = undefined;
     client.release();
   }
+}
+
+/** The signed-in agent of a dashboard route (auth 'dashboard' or 'dashboard_admin'). */
+export function session(ctx: Context): DashboardSession {
+  const s = ctx.state.session as DashboardSession | undefined;
+  if (!s) throw new Error('no dashboard session: the route must declare a dashboard auth rule');
+  return s;
 }
 
 /** `2026-11-23 17:54 UTC`, or an em dash. */

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { getReport, listAgencyAnalyses } from '../../../db/queries/analysis_reports.ts';
 import { overallWords } from '../../../pipelines/reports/model.ts';
-import { base, pageOf, pager, renderPage, when, withSession } from '../../dashboard.ts';
+import { base, pageOf, pager, renderPage, when, session } from '../../dashboard.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { html } from '../../pages/html.ts';
 import { sendReport } from '../../reports.ts';
@@ -41,36 +41,36 @@ export const dashboardAnalysisRoutes = [
     operationId: 'dashboardAnalyses',
     summary: 'Lease analyses page: newest first, each with its compliance report',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeParams,
     query: z.object({ before: z.string().max(300).optional() }),
     responses,
-    handler: (ctx, { params, query }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const rows = await listAgencyAnalyses(tx(ctx), { after: positionOf(query.before), limit: PAGE + 1 });
-        const { rows: shown, next } = pageOf(rows, PAGE, cursorOf);
-        const b = `${base(s.mode)}/analyses`;
-        await renderPage(
-          ctx,
-          s,
-          'Lease checks',
-          html`${
-            shown.length
-              ? html`<div class="dash-table-wrap"><table class="dash-table"><caption class="visually-hidden">Lease analyses</caption>
+    handler: async (ctx, { query }) => {
+      const s = session(ctx);
+      const rows = await listAgencyAnalyses(tx(ctx), { after: positionOf(query.before), limit: PAGE + 1 });
+      const { rows: shown, next } = pageOf(rows, PAGE, cursorOf);
+      const b = `${base(s.mode)}/analyses`;
+      await renderPage(
+        ctx,
+        s,
+        'Lease checks',
+        html`${
+          shown.length
+            ? html`<div class="dash-table-wrap"><table class="dash-table"><caption class="visually-hidden">Lease analyses</caption>
 <thead><tr><th scope="col">Lease</th><th scope="col" class="dash-wide">Insurance document</th><th scope="col">Result</th><th scope="col" class="dash-wide">As of</th><th scope="col">Created</th></tr></thead>
 <tbody>${shown.map(
-                  (r) =>
-                    html`<tr><th scope="row">${
-                      r.status === 'completed'
-                        ? html`<a href="${b}/${r.id}/report">${r.lease_filename}<span class="visually-hidden"> (compliance report)</span></a>`
-                        : r.lease_filename
-                    }</th><td class="dash-wide">${r.insurance_filename}</td><td>${resultBadge(r.status, r.summary_status)}</td><td class="dash-wide">${r.as_of}</td><td>${when(r.created_at)}</td></tr>`,
-                )}</tbody></table></div>`
-              : html`<p class="lede">No ${s.mode} lease analyses yet. Leases are checked through the API (POST /api/analyze).</p>`
-          }
+                (r) =>
+                  html`<tr><th scope="row">${
+                    r.status === 'completed'
+                      ? html`<a href="${b}/${r.id}/report">${r.lease_filename}<span class="visually-hidden"> (compliance report)</span></a>`
+                      : r.lease_filename
+                  }</th><td class="dash-wide">${r.insurance_filename}</td><td>${resultBadge(r.status, r.summary_status)}</td><td class="dash-wide">${r.as_of}</td><td>${when(r.created_at)}</td></tr>`,
+              )}</tbody></table></div>`
+            : html`<p class="lede">No ${s.mode} lease analyses yet. Leases are checked through the API (POST /api/analyze).</p>`
+        }
 ${pager(b, {}, { paged: !!query.before, next, what: 'analyses' })}`,
-        );
-      }),
+      );
+    },
   }),
   route({
     method: 'get',
@@ -78,19 +78,19 @@ ${pager(b, {}, { paged: !!query.before, next, what: 'analyses' })}`,
     operationId: 'dashboardAnalysisReport',
     summary: 'The compliance report of an analysis (HTML, or ?format=pdf)',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: z.object({ mode: z.enum(['test', 'live']), id: uuid }),
     query: reportQuery,
     responses,
-    handler: (ctx, { params, query }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const row = await getReport(tx(ctx), params.id);
-        if (!row) throw notFound('analysis');
-        await sendReport(ctx, deps, row, {
-          format: query.format ?? 'html',
-          paper: query.paper ?? 'a4',
-          pdfUrl: `${base(s.mode)}/analyses/${row.id}/report?format=pdf`,
-        });
-      }),
+    handler: async (ctx, { params, query }, deps) => {
+      const s = session(ctx);
+      const row = await getReport(tx(ctx), params.id);
+      if (!row) throw notFound('analysis');
+      await sendReport(ctx, deps, row, {
+        format: query.format ?? 'html',
+        paper: query.paper ?? 'a4',
+        pdfUrl: `${base(s.mode)}/analyses/${row.id}/report?format=pdf`,
+      });
+    },
   }),
 ];

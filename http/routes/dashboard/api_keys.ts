@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { apiKeyMode, createApiKey, listApiKeysPage, revokeApiKey, rollApiKey } from '../../../db/queries/api_keys.ts';
 import { newApiKey } from '../../../lib/secrets.ts';
-import { base, csrfField, pageOf, pager, renderPage, shownOnce, when, withSession, type DashboardSession } from '../../dashboard.ts';
+import { base, csrfField, pageOf, pager, renderPage, shownOnce, when, session, type DashboardSession } from '../../dashboard.ts';
 import { notFound, unprocessable } from '../../errors.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { presentApiKey } from '../../presenters/api_keys.ts';
@@ -89,11 +89,11 @@ export const dashboardApiKeyRoutes = [
     operationId: 'dashboardApiKeys',
     summary: 'API keys page',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeParams,
     query: z.object({ before: beforeId }),
     responses,
-    handler: (ctx, { params, query }, deps) => withSession(ctx, deps, params.mode, true, (s) => keysPage(ctx, s, null, 200, query.before ?? null)),
+    handler: (ctx, { query }) => keysPage(ctx, session(ctx), null, 200, query.before ?? null),
   }),
   route({
     method: 'post',
@@ -101,19 +101,19 @@ export const dashboardApiKeyRoutes = [
     operationId: 'dashboardCreateApiKey',
     summary: 'Create a key; the answer shows it once',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeParams,
     urlencoded: true,
     body: dashboardForm,
     responses,
-    handler: (ctx, { params, body }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const f = createFields.safeParse(body);
-        if (!f.success) throw unprocessable('give the key a name and choose its permissions', [{ field: 'name', message: 'required, at most 100 characters' }]);
-        const k = newApiKey(s.mode);
-        const created = await createApiKey(tx(ctx), s.agency_id, { name: f.data.name, mode: s.mode, permissions: f.data.permissions }, k);
-        await keysPage(ctx, s, keyShownOnce(k.key, `Your new key “${created.name}”`), 201);
-      }),
+    handler: async (ctx, { body }) => {
+      const s = session(ctx);
+      const f = createFields.safeParse(body);
+      if (!f.success) throw unprocessable('give the key a name and choose its permissions', [{ field: 'name', message: 'required, at most 100 characters' }]);
+      const k = newApiKey(s.mode);
+      const created = await createApiKey(tx(ctx), s.agency_id, { name: f.data.name, mode: s.mode, permissions: f.data.permissions }, k);
+      await keysPage(ctx, s, keyShownOnce(k.key, `Your new key “${created.name}”`), 201);
+    },
   }),
   route({
     method: 'post',
@@ -121,21 +121,21 @@ export const dashboardApiKeyRoutes = [
     operationId: 'dashboardRollApiKey',
     summary: 'Roll a key; the answer shows the replacement once',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeIdParams,
     urlencoded: true,
     body: dashboardForm,
     responses,
-    handler: (ctx, { params, body }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const grace = Number(body.grace_period_seconds ?? 0);
-        if (!GRACE.some(([v]) => v === grace)) throw unprocessable('choose one of the grace periods offered');
-        const mode = await apiKeyMode(tx(ctx), s.agency_id, params.id);
-        if (mode !== s.mode) throw notFound('API key');
-        const k = newApiKey(mode);
-        const rolled = await rollApiKey(tx(ctx), s.agency_id, params.id, grace, k);
-        await keysPage(ctx, s, keyShownOnce(k.key, `The replacement for “${rolled.name}”`));
-      }),
+    handler: async (ctx, { params, body }) => {
+      const s = session(ctx);
+      const grace = Number(body.grace_period_seconds ?? 0);
+      if (!GRACE.some(([v]) => v === grace)) throw unprocessable('choose one of the grace periods offered');
+      const mode = await apiKeyMode(tx(ctx), s.agency_id, params.id);
+      if (mode !== s.mode) throw notFound('API key');
+      const k = newApiKey(mode);
+      const rolled = await rollApiKey(tx(ctx), s.agency_id, params.id, grace, k);
+      await keysPage(ctx, s, keyShownOnce(k.key, `The replacement for “${rolled.name}”`));
+    },
   }),
   route({
     method: 'post',
@@ -143,17 +143,17 @@ export const dashboardApiKeyRoutes = [
     operationId: 'dashboardRevokeApiKey',
     summary: 'Revoke a key at once',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeIdParams,
     urlencoded: true,
     body: dashboardForm,
     responses: { ...responses, 303: { description: 'Back to the keys' } },
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        if ((await apiKeyMode(tx(ctx), s.agency_id, params.id)) !== s.mode) throw notFound('API key');
-        await revokeApiKey(tx(ctx), s.agency_id, params.id);
-        ctx.status = 303;
-        ctx.redirect(`${base(s.mode)}/keys`);
-      }),
+    handler: async (ctx, { params }) => {
+      const s = session(ctx);
+      if ((await apiKeyMode(tx(ctx), s.agency_id, params.id)) !== s.mode) throw notFound('API key');
+      await revokeApiKey(tx(ctx), s.agency_id, params.id);
+      ctx.status = 303;
+      ctx.redirect(`${base(s.mode)}/keys`);
+    },
   }),
 ];

@@ -5,7 +5,7 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { getAgencyExtraction, listAgencyExtractions } from '../../../db/queries/extractions.ts';
-import { base, pageOf, pager, renderPage, when, withSession, type DashboardSession } from '../../dashboard.ts';
+import { base, pageOf, pager, renderPage, when, session, type DashboardSession } from '../../dashboard.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { confidenceBadge, fieldLabel, leaves, pageView, shortSpan, showValue, type Citation } from '../../pages/extraction_fields.ts';
@@ -103,7 +103,7 @@ export const dashboardExtractionRoutes = [
     operationId: 'dashboardExtractions',
     summary: 'Extractions page: filter by status and date, newest first, paged',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard',
     params: modeParams,
     query: z.object({
       status: z.enum(STATUSES).or(z.literal('')).optional(),
@@ -112,28 +112,28 @@ export const dashboardExtractionRoutes = [
       before: z.string().max(300).optional(),
     }),
     responses,
-    handler: (ctx, { params, query }, deps) =>
-      withSession(ctx, deps, params.mode, false, async (s) => {
-        const from = query.from ? new Date(`${query.from}T00:00:00Z`) : null;
-        // "to" is a day, included: everything before the next midnight (UTC).
-        const to = query.to ? new Date(Date.parse(`${query.to}T00:00:00Z`) + 86_400_000) : null;
-        if (from && to && from >= to) throw badRequest('the “from” day must not be after the “to” day', [{ field: 'from', message: 'after to' }]);
-        const rows = await listAgencyExtractions(tx(ctx), {
-          agentId: s.isAdmin ? null : s.agent_id,
-          status: query.status || null,
-          from,
-          to,
-          after: positionOf(query.before),
-          limit: PAGE + 1,
-        });
-        const { rows: shown, next } = pageOf(rows, PAGE, cursorOf);
-        const b = `${base(s.mode)}/extractions`;
-        const filtered = !!(query.status || query.from || query.to);
-        await renderPage(
-          ctx,
-          s,
-          'Extractions',
-          html`<form method="get" class="dash-filter">
+    handler: async (ctx, { query }) => {
+      const s = session(ctx);
+      const from = query.from ? new Date(`${query.from}T00:00:00Z`) : null;
+      // "to" is a day, included: everything before the next midnight (UTC).
+      const to = query.to ? new Date(Date.parse(`${query.to}T00:00:00Z`) + 86_400_000) : null;
+      if (from && to && from >= to) throw badRequest('the “from” day must not be after the “to” day', [{ field: 'from', message: 'after to' }]);
+      const rows = await listAgencyExtractions(tx(ctx), {
+        agentId: s.isAdmin ? null : s.agent_id,
+        status: query.status || null,
+        from,
+        to,
+        after: positionOf(query.before),
+        limit: PAGE + 1,
+      });
+      const { rows: shown, next } = pageOf(rows, PAGE, cursorOf);
+      const b = `${base(s.mode)}/extractions`;
+      const filtered = !!(query.status || query.from || query.to);
+      await renderPage(
+        ctx,
+        s,
+        'Extractions',
+        html`<form method="get" class="dash-filter">
 <div class="field"><label class="field__label" for="status">Status</label><select class="input" id="status" name="status"><option value="">All</option>${STATUSES.map((x) => html`<option value="${x}"${x === query.status ? ' selected' : ''}>${x}</option>`)}</select></div>
 <div class="field"><label class="field__label" for="from">Created from</label><input class="input" type="date" id="from" name="from" value="${query.from ?? ''}"></div>
 <div class="field"><label class="field__label" for="to">Created until</label><input class="input" type="date" id="to" name="to" value="${query.to ?? ''}"></div>
@@ -149,8 +149,8 @@ ${
     : html`<p class="lede">No ${s.mode} extractions${filtered ? ' match these filters' : ' yet'}.${filtered ? '' : ' Documents are uploaded through the API (POST /api/v1/{agent_id}/policy/extract).'}</p>`
 }
 ${pager(b, { status: query.status, from: query.from, to: query.to }, { paged: !!query.before, next, what: 'extractions' })}`,
-        );
-      }),
+      );
+    },
   }),
   route({
     method: 'get',
@@ -158,7 +158,7 @@ ${pager(b, { status: query.status, from: query.from, to: query.to }, { paged: !!
     operationId: 'dashboardExtraction',
     summary: 'One extraction: the fields with their pages and citations beside the page image',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard',
     params: z.object({ mode: z.enum(['test', 'live']), id: uuid }),
     query: z.object({
       page: queryInt(1, 10_000).optional(),
@@ -169,7 +169,7 @@ ${pager(b, { status: query.status, from: query.from, to: query.to }, { paged: !!
         .optional(),
     }),
     responses,
-    handler: (ctx, { params, query }, deps) => withSession(ctx, deps, params.mode, false, (s) => detail(ctx, deps, s, params.id, query.page, query.field)),
+    handler: (ctx, { params, query }, deps) => detail(ctx, deps, session(ctx), params.id, query.page, query.field),
   }),
   route({
     method: 'get',
@@ -177,21 +177,21 @@ ${pager(b, { status: query.status, from: query.from, to: query.to }, { paged: !!
     operationId: 'dashboardExtractionPage',
     summary: 'A page of the extraction’s document as PNG (for the signed-in agent only)',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard',
     params: z.object({ mode: z.enum(['test', 'live']), id: uuid, page: queryInt(1, 10_000) }),
     responses: { 200: { description: 'image/png' }, 401: { description: 'Not signed in' }, 404: { description: 'Not found' } },
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, false, async (s) => {
-        const row = await getAgencyExtraction(tx(ctx), params.id);
-        if (!row || (!s.isAdmin && row.agent_id !== s.agent_id)) throw notFound('extraction');
-        if (!row.blob_key) throw notFound('document file (removed after the retention period)');
-        if (params.page > (row.page_count ?? 1)) throw notFound(`page ${params.page}`);
-        const { png } = await pagePreview(deps, row.blob_key, row.content_type, params.page);
-        ctx.type = 'image/png';
-        ctx.set('Cache-Control', 'private, max-age=300');
-        ctx.set('X-Content-Type-Options', 'nosniff');
-        ctx.set('Content-Disposition', 'inline');
-        ctx.body = png;
-      }),
+    handler: async (ctx, { params }, deps) => {
+      const s = session(ctx);
+      const row = await getAgencyExtraction(tx(ctx), params.id);
+      if (!row || (!s.isAdmin && row.agent_id !== s.agent_id)) throw notFound('extraction');
+      if (!row.blob_key) throw notFound('document file (removed after the retention period)');
+      if (params.page > (row.page_count ?? 1)) throw notFound(`page ${params.page}`);
+      const { png } = await pagePreview(deps, row.blob_key, row.content_type, params.page);
+      ctx.type = 'image/png';
+      ctx.set('Cache-Control', 'private, max-age=300');
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.set('Content-Disposition', 'inline');
+      ctx.body = png;
+    },
   }),
 ];

@@ -7,7 +7,7 @@ import { listAgents } from '../../../db/queries/agents.ts';
 import { listEmbedOrigins, setEmbedOrigins } from '../../../db/queries/embed_origins.ts';
 import { activeAgent, linkTarget } from '../../../db/queries/form_links.ts';
 import { duplicateForm, getForm, listForms, publishForm, type FormRow } from '../../../db/queries/forms.ts';
-import { base, csrfField, pageOf, pager, renderPage, when, withSession, type DashboardSession } from '../../dashboard.ts';
+import { base, csrfField, pageOf, pager, renderPage, when, session, type DashboardSession } from '../../dashboard.ts';
 import type { Deps } from '../../context.ts';
 import { notFound, unprocessable } from '../../errors.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
@@ -119,31 +119,31 @@ export const dashboardFormRoutes = [
     operationId: 'dashboardForms',
     summary: 'Forms page',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard',
     params: modeParams,
     query: z.object({
       status: z.enum(['draft', 'active']).or(z.literal('')).optional(),
       before: beforeId,
     }),
     responses,
-    handler: (ctx, { params, query }, deps) =>
-      withSession(ctx, deps, params.mode, false, async (s) => {
-        const { rows: forms, next } = pageOf(
-          await listForms(tx(ctx), {
-            before: query.before ?? null,
-            status: query.status || null,
-            insuranceLine: null,
-            limit: PAGE + 1,
-            visibleToAgentId: s.isAdmin ? null : s.agent_id,
-          }),
-          PAGE,
-          (f) => String(f.id),
-        );
-        await renderPage(
-          ctx,
-          s,
-          'Forms',
-          html`<form method="get" class="dash-filter"><div class="field"><label class="field__label" for="status">Status</label>
+    handler: async (ctx, { query }) => {
+      const s = session(ctx);
+      const { rows: forms, next } = pageOf(
+        await listForms(tx(ctx), {
+          before: query.before ?? null,
+          status: query.status || null,
+          insuranceLine: null,
+          limit: PAGE + 1,
+          visibleToAgentId: s.isAdmin ? null : s.agent_id,
+        }),
+        PAGE,
+        (f) => String(f.id),
+      );
+      await renderPage(
+        ctx,
+        s,
+        'Forms',
+        html`<form method="get" class="dash-filter"><div class="field"><label class="field__label" for="status">Status</label>
 <select class="input" id="status" name="status"><option value="">All</option><option value="active"${query.status === 'active' ? ' selected' : ''}>Published</option><option value="draft"${query.status === 'draft' ? ' selected' : ''}>Draft</option></select></div>
 <button class="button button--secondary button--small" type="submit">Filter</button></form>
 ${
@@ -154,8 +154,8 @@ ${
     : html`<p class="lede">No ${s.mode} forms${query.status ? ' with this status' : ''}${query.before ? ' older than these' : ''}. Forms are made through the API (POST /v2/forms).</p>`
 }
 ${pager(`${base(s.mode)}/forms`, { status: query.status }, { paged: !!query.before, next, what: 'forms' })}`,
-        );
-      }),
+      );
+    },
   }),
   route({
     method: 'get',
@@ -163,11 +163,13 @@ ${pager(`${base(s.mode)}/forms`, { status: query.status }, { paged: !!query.befo
     operationId: 'dashboardForm',
     summary: 'One form: publish, duplicate, link and embed code',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard',
     params: modeIdParams,
     responses,
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, false, async (s) => formPage(ctx, deps, s, await loadForm(ctx, s, params.id), null)),
+    handler: async (ctx, { params }, deps) => {
+      const s = session(ctx);
+      await formPage(ctx, deps, s, await loadForm(ctx, s, params.id), null);
+    },
   }),
   route({
     method: 'post',
@@ -175,17 +177,17 @@ ${pager(`${base(s.mode)}/forms`, { status: query.status }, { paged: !!query.befo
     operationId: 'dashboardPublishForm',
     summary: 'Publish a form',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeIdParams,
     urlencoded: true,
     body: dashboardForm,
     responses,
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        await loadForm(ctx, s, params.id);
-        const f = await publishForm(tx(ctx), params.id);
-        await formPage(ctx, deps, s, f, html`<p class="notice" role="status">Published.</p>`);
-      }),
+    handler: async (ctx, { params }, deps) => {
+      const s = session(ctx);
+      await loadForm(ctx, s, params.id);
+      const f = await publishForm(tx(ctx), params.id);
+      await formPage(ctx, deps, s, f, html`<p class="notice" role="status">Published.</p>`);
+    },
   }),
   route({
     method: 'post',
@@ -193,18 +195,18 @@ ${pager(`${base(s.mode)}/forms`, { status: query.status }, { paged: !!query.befo
     operationId: 'dashboardDuplicateForm',
     summary: 'Duplicate a form into a new draft',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeIdParams,
     urlencoded: true,
     body: dashboardForm,
     responses: { ...responses, 303: { description: 'To the copy' } },
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        await loadForm(ctx, s, params.id);
-        const copy = await duplicateForm(tx(ctx), params.id);
-        ctx.status = 303;
-        ctx.redirect(`${base(s.mode)}/forms/${copy.id}`);
-      }),
+    handler: async (ctx, { params }) => {
+      const s = session(ctx);
+      await loadForm(ctx, s, params.id);
+      const copy = await duplicateForm(tx(ctx), params.id);
+      ctx.status = 303;
+      ctx.redirect(`${base(s.mode)}/forms/${copy.id}`);
+    },
   }),
   route({
     method: 'post',
@@ -212,35 +214,35 @@ ${pager(`${base(s.mode)}/forms`, { status: query.status }, { paged: !!query.befo
     operationId: 'dashboardFormLink',
     summary: 'A signed link for an agent with metadata',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeIdParams,
     urlencoded: true,
     body: dashboardForm,
     responses,
-    handler: (ctx, { params, body }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const f = await loadForm(ctx, s, params.id);
-        const target = await linkTarget(tx(ctx), f.id);
-        if (!target || target.status !== 'active' || !target.live_name) throw unprocessable('publish the form before making links to it');
-        const agentId = id.safeParse(body.agent_id);
-        const agent = agentId.success ? await activeAgent(tx(ctx), agentId.data) : undefined;
-        if (!agent || (target.owner_agent_id !== null && target.owner_agent_id !== agent.id))
-          throw unprocessable('choose an active agent who may share this form', [{ field: 'agent_id', message: 'not allowed' }]);
-        const key = String(body.meta_key ?? '').trim();
-        const metadata = key ? { [key]: String(body.meta_value ?? '') } : {};
-        if (!storableJson(metadata)) {
-          throw unprocessable('metadata must not contain NUL characters', [{ field: 'meta_value', message: 'must not contain NUL characters' }]);
-        }
-        const link = presentFormLink(deps, { ...target, live_name: target.live_name }, agent, metadata);
-        await formPage(
-          ctx,
-          deps,
-          s,
-          f,
-          html`<section class="dash-secret" aria-label="New link">${copyBox('new-link', `Link for the agent, valid until ${when(link.expires_at)}`, link.url, false)}</section>`,
-          201,
-        );
-      }),
+    handler: async (ctx, { params, body }, deps) => {
+      const s = session(ctx);
+      const f = await loadForm(ctx, s, params.id);
+      const target = await linkTarget(tx(ctx), f.id);
+      if (!target || target.status !== 'active' || !target.live_name) throw unprocessable('publish the form before making links to it');
+      const agentId = id.safeParse(body.agent_id);
+      const agent = agentId.success ? await activeAgent(tx(ctx), agentId.data) : undefined;
+      if (!agent || (target.owner_agent_id !== null && target.owner_agent_id !== agent.id))
+        throw unprocessable('choose an active agent who may share this form', [{ field: 'agent_id', message: 'not allowed' }]);
+      const key = String(body.meta_key ?? '').trim();
+      const metadata = key ? { [key]: String(body.meta_value ?? '') } : {};
+      if (!storableJson(metadata)) {
+        throw unprocessable('metadata must not contain NUL characters', [{ field: 'meta_value', message: 'must not contain NUL characters' }]);
+      }
+      const link = presentFormLink(deps, { ...target, live_name: target.live_name }, agent, metadata);
+      await formPage(
+        ctx,
+        deps,
+        s,
+        f,
+        html`<section class="dash-secret" aria-label="New link">${copyBox('new-link', `Link for the agent, valid until ${when(link.expires_at)}`, link.url, false)}</section>`,
+        201,
+      );
+    },
   }),
   route({
     method: 'post',
@@ -248,30 +250,30 @@ ${pager(`${base(s.mode)}/forms`, { status: query.status }, { paged: !!query.befo
     operationId: 'dashboardEmbedOrigins',
     summary: 'Replace the embed origins',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeIdParams,
     urlencoded: true,
     body: dashboardForm,
     responses,
-    handler: (ctx, { params, body }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const f = await loadForm(ctx, s, params.id);
-        const origins = [
-          ...new Set(
-            String(body.origins ?? '')
-              .split(/[\s,]+/)
-              .map((o) => o.trim().replace(/\/+$/, '').toLowerCase())
-              .filter(Boolean),
-          ),
-        ];
-        const bad = origins.filter((o) => !/^https?:\/\/[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?$/.test(o));
-        if (bad.length)
-          throw unprocessable(
-            'each origin is scheme://host[:port], without a path',
-            bad.map((o) => ({ field: 'origins', message: o })),
-          );
-        await setEmbedOrigins(tx(ctx), origins);
-        await formPage(ctx, deps, s, f, html`<p class="notice" role="status">Origins saved.</p>`);
-      }),
+    handler: async (ctx, { params, body }, deps) => {
+      const s = session(ctx);
+      const f = await loadForm(ctx, s, params.id);
+      const origins = [
+        ...new Set(
+          String(body.origins ?? '')
+            .split(/[\s,]+/)
+            .map((o) => o.trim().replace(/\/+$/, '').toLowerCase())
+            .filter(Boolean),
+        ),
+      ];
+      const bad = origins.filter((o) => !/^https?:\/\/[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?$/.test(o));
+      if (bad.length)
+        throw unprocessable(
+          'each origin is scheme://host[:port], without a path',
+          bad.map((o) => ({ field: 'origins', message: o })),
+        );
+      await setEmbedOrigins(tx(ctx), origins);
+      await formPage(ctx, deps, s, f, html`<p class="notice" role="status">Origins saved.</p>`);
+    },
   }),
 ];

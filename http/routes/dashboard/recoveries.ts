@@ -5,7 +5,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { countRecoverable, getRecovery, recoverDeliveries } from '../../../db/queries/recoveries.ts';
 import { getTopicEndpoint, type EndpointRow } from '../../../db/queries/webhook_endpoints.ts';
-import { base, csrfField, renderPage, when, withSession } from '../../dashboard.ts';
+import { base, csrfField, renderPage, when, session } from '../../dashboard.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { html } from '../../pages/html.ts';
 import { presentRecovery } from '../../presenters/recoveries.ts';
@@ -42,21 +42,21 @@ export const dashboardRecoveryRoutes = [
     operationId: 'dashboardRecoverDeliveries',
     summary: 'Choose since when to recover failed deliveries; shows the count before confirming',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeTopicParams,
     query: z.object({ since: z.string().max(40).optional() }),
     responses,
-    handler: (ctx, { params, query }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const w = await loadEndpoint(ctx, params.topic);
-        const b = `${base(s.mode)}/webhooks/${params.topic}`;
-        const since = query.since ? instantOf(query.since) : null;
-        const count = since ? await countRecoverable(tx(ctx), w.id, since, null) : null;
-        await renderPage(
-          ctx,
-          s,
-          `Recover failed deliveries: ${params.topic}`,
-          html`<p class="lede">After an outage of your receiver, send every ${s.mode} delivery that ended failed since a moment again, in the original order and under its original <code>webhook-id</code> (receivers that de-duplicate drop any they already have).</p>
+    handler: async (ctx, { params, query }) => {
+      const s = session(ctx);
+      const w = await loadEndpoint(ctx, params.topic);
+      const b = `${base(s.mode)}/webhooks/${params.topic}`;
+      const since = query.since ? instantOf(query.since) : null;
+      const count = since ? await countRecoverable(tx(ctx), w.id, since, null) : null;
+      await renderPage(
+        ctx,
+        s,
+        `Recover failed deliveries: ${params.topic}`,
+        html`<p class="lede">After an outage of your receiver, send every ${s.mode} delivery that ended failed since a moment again, in the original order and under its original <code>webhook-id</code> (receivers that de-duplicate drop any they already have).</p>
 <form method="get" action="${b}/recover" class="dash-filter">
 <div class="field"><label class="field__label" for="since">Failed since (UTC)</label><input class="input" type="datetime-local" id="since" name="since" required value="${since ? localValue(since) : localValue(new Date(Date.now() - 86_400_000))}"></div>
 <button class="button button--secondary button--small" type="submit">Count failed deliveries</button></form>
@@ -70,8 +70,8 @@ ${
     : ''
 }
 <p><a href="${base(s.mode)}/webhooks">Back to webhooks</a></p>`,
-        );
-      }),
+      );
+    },
   }),
   route({
     method: 'post',
@@ -79,20 +79,20 @@ ${
     operationId: 'dashboardStartRecovery',
     summary: 'Start the recovery (confirmed), then show its progress',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeTopicParams,
     urlencoded: true,
     body: dashboardForm,
     responses: { ...responses, 303: { description: 'To the recovery' } },
-    handler: (ctx, { params, body }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const w = await loadEndpoint(ctx, params.topic);
-        const raw = (body as Record<string, unknown>).since;
-        const since = typeof raw === 'string' && !Number.isNaN(Date.parse(raw)) && /Z$/.test(raw) ? new Date(raw) : instantOf(raw);
-        const r = await recoverDeliveries(tx(ctx), w.id, since, null);
-        ctx.status = 303;
-        ctx.redirect(`${base(s.mode)}/webhooks/${params.topic}/recoveries/${r.id}`);
-      }),
+    handler: async (ctx, { params, body }) => {
+      const s = session(ctx);
+      const w = await loadEndpoint(ctx, params.topic);
+      const raw = (body as Record<string, unknown>).since;
+      const since = typeof raw === 'string' && !Number.isNaN(Date.parse(raw)) && /Z$/.test(raw) ? new Date(raw) : instantOf(raw);
+      const r = await recoverDeliveries(tx(ctx), w.id, since, null);
+      ctx.status = 303;
+      ctx.redirect(`${base(s.mode)}/webhooks/${params.topic}/recoveries/${r.id}`);
+    },
   }),
   route({
     method: 'get',
@@ -100,20 +100,20 @@ ${
     operationId: 'dashboardRecovery',
     summary: 'Progress of a recovery',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeTopicParams.extend({ recovery_id: z.uuid('a recovery id (UUID)') }),
     responses,
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const w = await loadEndpoint(ctx, params.topic);
-        const row = await getRecovery(tx(ctx), w.id, params.recovery_id);
-        if (!row) throw notFound('recovery');
-        const r = presentRecovery(row);
-        await renderPage(
-          ctx,
-          s,
-          `Recovery of ${params.topic}`,
-          html`<p><span class="dash-status dash-status--${r.status === 'completed' ? 'completed' : 'pending'}">${r.status}</span> since ${when(r.since)} · started ${when(r.created_at)}${r.completed_at ? html` · all sent by ${when(r.completed_at)}` : ''}</p>
+    handler: async (ctx, { params }) => {
+      const s = session(ctx);
+      const w = await loadEndpoint(ctx, params.topic);
+      const row = await getRecovery(tx(ctx), w.id, params.recovery_id);
+      if (!row) throw notFound('recovery');
+      const r = presentRecovery(row);
+      await renderPage(
+        ctx,
+        s,
+        `Recovery of ${params.topic}`,
+        html`<p><span class="dash-status dash-status--${r.status === 'completed' ? 'completed' : 'pending'}">${r.status}</span> since ${when(r.since)} · started ${when(r.created_at)}${r.completed_at ? html` · all sent by ${when(r.completed_at)}` : ''}</p>
 <dl class="dash-counts">
 <div><dt>To send again</dt><dd>${r.total}</dd></div>
 <div><dt>Sent again</dt><dd>${r.queued}</dd></div>
@@ -123,7 +123,7 @@ ${
 </dl>
 ${r.status === 'running' ? html`<p><a href="${base(s.mode)}/webhooks/${params.topic}/recoveries/${r.id}">Reload</a> to see the progress.</p>` : ''}
 <p><a href="${base(s.mode)}/webhooks/${params.topic}/deliveries">Delivery log</a> · <a href="${base(s.mode)}/webhooks">Back to webhooks</a></p>`,
-        );
-      }),
+      );
+    },
   }),
 ];

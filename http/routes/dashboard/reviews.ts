@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { getAgencyExtraction } from '../../../db/queries/extractions.ts';
 import { fieldReviews, reviewField, reviewQueue, reviewSettings, setHoldForReview, setShareReviewedDocuments } from '../../../db/queries/reviews.ts';
 import { documentKinds } from '../../../pipelines/extraction/schema.ts';
-import { base, csrfField, renderPage, when, withSession, type DashboardSession } from '../../dashboard.ts';
+import { base, csrfField, renderPage, when, session, type DashboardSession } from '../../dashboard.ts';
 import { badRequest, conflict, notFound } from '../../errors.ts';
 import { confidenceBadge, fieldLabel, pageCrop, showValue, valueAt, type Citation } from '../../pages/extraction_fields.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
@@ -139,11 +139,11 @@ export const dashboardReviewRoutes = [
     operationId: 'dashboardReviewQueue',
     summary: 'Review queue: extractions with uncertain fields, oldest first, by agent and kind',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard',
     params: modeParams,
     query: reviewQueueQuery,
     responses,
-    handler: (ctx, { params, query }, deps) => withSession(ctx, deps, params.mode, false, (s) => queuePage(ctx, s, query)),
+    handler: (ctx, { query }) => queuePage(ctx, session(ctx), query),
   }),
   route({
     method: 'post',
@@ -151,21 +151,21 @@ export const dashboardReviewRoutes = [
     operationId: 'dashboardReviewSettings',
     summary: 'Hold extractions with uncertain fields for review, or share reviewed documents with the analysts (or stop), in this mode',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeParams,
     urlencoded: true,
     body: dashboardForm,
     responses,
-    handler: (ctx, { params, body }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const onOff = (v: unknown) => (v === 'on' ? true : v === 'off' ? false : undefined);
-        const hold = onOff(body.hold);
-        const share = onOff(body.share);
-        if (hold === undefined && share === undefined) throw badRequest('hold or share is on or off', [{ field: 'hold', message: 'on or off' }]);
-        if (hold !== undefined) await setHoldForReview(tx(ctx), hold);
-        if (share !== undefined) await setShareReviewedDocuments(tx(ctx), share);
-        ctx.redirect(`${base(s.mode)}/review`);
-      }),
+    handler: async (ctx, { body }) => {
+      const s = session(ctx);
+      const onOff = (v: unknown) => (v === 'on' ? true : v === 'off' ? false : undefined);
+      const hold = onOff(body.hold);
+      const share = onOff(body.share);
+      if (hold === undefined && share === undefined) throw badRequest('hold or share is on or off', [{ field: 'hold', message: 'on or off' }]);
+      if (hold !== undefined) await setHoldForReview(tx(ctx), hold);
+      if (share !== undefined) await setShareReviewedDocuments(tx(ctx), share);
+      ctx.redirect(`${base(s.mode)}/review`);
+    },
   }),
   route({
     method: 'get',
@@ -173,11 +173,11 @@ export const dashboardReviewRoutes = [
     operationId: 'dashboardReview',
     summary: 'Review one extraction’s uncertain fields beside crops of the page',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard',
     params: z.object({ mode: z.enum(['test', 'live']), id: uuid }),
     query: z.object({ field: reviewForm.shape.pointer.optional() }),
     responses,
-    handler: (ctx, { params, query }, deps) => withSession(ctx, deps, params.mode, false, (s) => reviewPage(ctx, deps, s, params.id, { field: query.field })),
+    handler: (ctx, { params, query }, deps) => reviewPage(ctx, deps, session(ctx), params.id, { field: query.field }),
   }),
   route({
     method: 'post',
@@ -185,37 +185,37 @@ export const dashboardReviewRoutes = [
     operationId: 'dashboardReviewField',
     summary: 'Confirm, correct or mark "not on the document" one field',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard',
     params: z.object({ mode: z.enum(['test', 'live']), id: uuid }),
     urlencoded: true,
     body: dashboardForm,
     responses,
-    handler: (ctx, { params, body }, deps) =>
-      withSession(ctx, deps, params.mode, false, async (s) => {
-        const form = reviewForm.safeParse(body);
-        if (!form.success)
-          throw badRequest(
-            'the review form is incomplete',
-            form.error.issues.map((i) => ({ field: i.path.join('.'), message: i.message })),
-          );
-        const { pointer, action } = form.data;
-        const row = await getAgencyExtraction(tx(ctx), params.id);
-        if (!row || (!s.isAdmin && row.agent_id !== s.agent_id)) throw notFound('extraction');
-        let decision: { action: 'confirmed' | 'corrected' | 'not_on_document'; value: unknown };
-        if (action === 'not_on_document') decision = { action, value: null };
-        else {
-          const typed = reviewedValue(pointer, form.data.value ?? '');
-          if (!typed.ok) {
-            ctx.status = 422;
-            await reviewPage(ctx, deps, s, params.id, { problem: { pointer, message: typed.message, value: form.data.value ?? '' } });
-            ctx.status = 422;
-            return;
-          }
-          const current = row.result ? valueAt(row.result, pointer) : undefined;
-          decision = typed.value === current ? { action: 'confirmed', value: current } : { action: 'corrected', value: typed.value };
+    handler: async (ctx, { params, body }, deps) => {
+      const s = session(ctx);
+      const form = reviewForm.safeParse(body);
+      if (!form.success)
+        throw badRequest(
+          'the review form is incomplete',
+          form.error.issues.map((i) => ({ field: i.path.join('.'), message: i.message })),
+        );
+      const { pointer, action } = form.data;
+      const row = await getAgencyExtraction(tx(ctx), params.id);
+      if (!row || (!s.isAdmin && row.agent_id !== s.agent_id)) throw notFound('extraction');
+      let decision: { action: 'confirmed' | 'corrected' | 'not_on_document'; value: unknown };
+      if (action === 'not_on_document') decision = { action, value: null };
+      else {
+        const typed = reviewedValue(pointer, form.data.value ?? '');
+        if (!typed.ok) {
+          ctx.status = 422;
+          await reviewPage(ctx, deps, s, params.id, { problem: { pointer, message: typed.message, value: form.data.value ?? '' } });
+          ctx.status = 422;
+          return;
         }
-        await reviewField(tx(ctx), { extractionId: params.id, pointer, ...decision });
-        ctx.redirect(`${base(s.mode)}/review/${params.id}`);
-      }),
+        const current = row.result ? valueAt(row.result, pointer) : undefined;
+        decision = typed.value === current ? { action: 'confirmed', value: current } : { action: 'corrected', value: typed.value };
+      }
+      await reviewField(tx(ctx), { extractionId: params.id, pointer, ...decision });
+      ctx.redirect(`${base(s.mode)}/review/${params.id}`);
+    },
   }),
 ];

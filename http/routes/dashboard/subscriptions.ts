@@ -6,7 +6,7 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { deleteSubscription, getSubscription, listSubscriptions, type EndpointRow } from '../../../db/queries/webhook_endpoints.ts';
-import { base, csrfField, renderPage, shownOnce, when, withSession, type DashboardSession } from '../../dashboard.ts';
+import { base, csrfField, renderPage, shownOnce, when, session, type DashboardSession } from '../../dashboard.ts';
 import { notFound, unprocessable, zodDetails } from '../../errors.ts';
 import { deliveryDetailBody, deliveryLogBody, DELIVERY_STATUSES } from '../../pages/dashboard_deliveries.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
@@ -99,10 +99,10 @@ export const dashboardSubscriptionRoutes = [
     operationId: 'dashboardSubscriptions',
     summary: 'v1 webhook subscriptions page',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeParams,
     responses,
-    handler: (ctx, { params }, deps) => withSession(ctx, deps, params.mode, true, (s) => subscriptionsPage(ctx, s, null)),
+    handler: (ctx) => subscriptionsPage(ctx, session(ctx), null),
   }),
   route({
     method: 'post',
@@ -110,20 +110,20 @@ export const dashboardSubscriptionRoutes = [
     operationId: 'dashboardCreateSubscription',
     summary: 'Subscribe a URL (live view); the signing secret is shown once',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeParams,
     urlencoded: true,
     body: dashboardForm,
     responses,
-    handler: (ctx, { params, body }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const events = body.events === undefined ? [] : Array.isArray(body.events) ? body.events : [body.events];
-        const description = typeof body.description === 'string' && body.description.trim() ? body.description : undefined;
-        const parsed = createSubscriptionBody.safeParse({ url: typeof body.url === 'string' ? body.url : '', events: [...new Set(events)], description });
-        if (!parsed.success) throw unprocessable('please check the subscription', zodDetails(parsed.error));
-        const { secret } = await subscribe(ctx, deps, parsed.data);
-        await subscriptionsPage(ctx, s, secretBox(secret), 201);
-      }),
+    handler: async (ctx, { body }, deps) => {
+      const s = session(ctx);
+      const events = body.events === undefined ? [] : Array.isArray(body.events) ? body.events : [body.events];
+      const description = typeof body.description === 'string' && body.description.trim() ? body.description : undefined;
+      const parsed = createSubscriptionBody.safeParse({ url: typeof body.url === 'string' ? body.url : '', events: [...new Set(events)], description });
+      if (!parsed.success) throw unprocessable('please check the subscription', zodDetails(parsed.error));
+      const { secret } = await subscribe(ctx, deps, parsed.data);
+      await subscriptionsPage(ctx, s, secretBox(secret), 201);
+    },
   }),
   route({
     method: 'post',
@@ -131,18 +131,18 @@ export const dashboardSubscriptionRoutes = [
     operationId: 'dashboardDeleteSubscription',
     summary: 'Delete a subscription and its delivery log (live view)',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: subParams,
     urlencoded: true,
     body: dashboardForm,
     responses: { ...responses, 303: { description: 'Back to the subscriptions' } },
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        // In the test view the delete policy sees nothing (removal routes live data): a 404 like any other.
-        if (!(await deleteSubscription(tx(ctx), params.uuid))) throw notFound('webhook subscription');
-        ctx.status = 303;
-        ctx.redirect(`${base(s.mode)}/subscriptions`);
-      }),
+    handler: async (ctx, { params }) => {
+      const s = session(ctx);
+      // In the test view the delete policy sees nothing (removal routes live data): a 404 like any other.
+      if (!(await deleteSubscription(tx(ctx), params.uuid))) throw notFound('webhook subscription');
+      ctx.status = 303;
+      ctx.redirect(`${base(s.mode)}/subscriptions`);
+    },
   }),
   route({
     method: 'post',
@@ -150,20 +150,20 @@ export const dashboardSubscriptionRoutes = [
     operationId: 'dashboardTestSubscription',
     summary: 'Send a sample event of the first subscribed event name, then show the delivery',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: subParams,
     urlencoded: true,
     body: dashboardForm,
     responses: { ...responses, 303: { description: 'To the new delivery' } },
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const w = await loadSubscription(ctx, params.uuid);
-        const name = w.events.find((e) => e !== '*') ?? 'client-submission.complete';
-        // Filed under this view's mode (the sample carries no customer data), so it shows in this view's log.
-        const d = await sendTest(ctx, w.id, sampleV1Event(name as Parameters<typeof sampleV1Event>[0]));
-        ctx.status = 303;
-        ctx.redirect(`${base(s.mode)}/subscriptions/${w.id}/deliveries/${d.id}`);
-      }),
+    handler: async (ctx, { params }) => {
+      const s = session(ctx);
+      const w = await loadSubscription(ctx, params.uuid);
+      const name = w.events.find((e) => e !== '*') ?? 'client-submission.complete';
+      // Filed under this view's mode (the sample carries no customer data), so it shows in this view's log.
+      const d = await sendTest(ctx, w.id, sampleV1Event(name as Parameters<typeof sampleV1Event>[0]));
+      ctx.status = 303;
+      ctx.redirect(`${base(s.mode)}/subscriptions/${w.id}/deliveries/${d.id}`);
+    },
   }),
   route({
     method: 'get',
@@ -171,27 +171,27 @@ export const dashboardSubscriptionRoutes = [
     operationId: 'dashboardSubscriptionDeliveries',
     summary: 'The delivery log of a subscription in this mode, newest first, filterable by status',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: subParams,
     query: z.object({ status: z.enum(DELIVERY_STATUSES).or(z.literal('')).optional(), before: z.string().max(200).optional() }),
     responses,
-    handler: (ctx, { params, query }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const w = await loadSubscription(ctx, params.uuid);
-        const status = query.status || undefined;
-        const page = await deliveryPage(ctx, w.id, { limit: 50, cursor: query.before, status });
-        await renderPage(
-          ctx,
-          s,
-          `Delivery log: ${w.url}`,
-          deliveryLogBody(`${base(s.mode)}/subscriptions/${w.id}`, page.data, {
-            status,
-            before: query.before,
-            next: page.next_cursor,
-            back: { href: `${base(s.mode)}/subscriptions`, label: 'Back to the subscriptions' },
-          }),
-        );
-      }),
+    handler: async (ctx, { params, query }) => {
+      const s = session(ctx);
+      const w = await loadSubscription(ctx, params.uuid);
+      const status = query.status || undefined;
+      const page = await deliveryPage(ctx, w.id, { limit: 50, cursor: query.before, status });
+      await renderPage(
+        ctx,
+        s,
+        `Delivery log: ${w.url}`,
+        deliveryLogBody(`${base(s.mode)}/subscriptions/${w.id}`, page.data, {
+          status,
+          before: query.before,
+          next: page.next_cursor,
+          back: { href: `${base(s.mode)}/subscriptions`, label: 'Back to the subscriptions' },
+        }),
+      );
+    },
   }),
   route({
     method: 'get',
@@ -199,15 +199,15 @@ export const dashboardSubscriptionRoutes = [
     operationId: 'dashboardSubscriptionDelivery',
     summary: 'One delivery of a subscription with every attempt',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: subDeliveryParams,
     responses,
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const w = await loadSubscription(ctx, params.uuid);
-        const d = await deliveryDetail(ctx, w.id, params.delivery_id);
-        await renderPage(ctx, s, `Delivery #${d.id}`, deliveryDetailBody(s, `${base(s.mode)}/subscriptions/${w.id}`, d));
-      }),
+    handler: async (ctx, { params }) => {
+      const s = session(ctx);
+      const w = await loadSubscription(ctx, params.uuid);
+      const d = await deliveryDetail(ctx, w.id, params.delivery_id);
+      await renderPage(ctx, s, `Delivery #${d.id}`, deliveryDetailBody(s, `${base(s.mode)}/subscriptions/${w.id}`, d));
+    },
   }),
   route({
     method: 'post',
@@ -215,19 +215,19 @@ export const dashboardSubscriptionRoutes = [
     operationId: 'dashboardSubscriptionRedeliver',
     summary: 'Send a delivery of a subscription again',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: subDeliveryParams,
     urlencoded: true,
     body: dashboardForm,
     responses: { ...responses, 303: { description: 'To the new delivery' } },
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const w = await loadSubscription(ctx, params.uuid);
-        // deliveryDetail is read under RLS (this mode only): another mode's delivery is a 404 here.
-        await deliveryDetail(ctx, w.id, params.delivery_id);
-        const d = await redeliverTo(ctx, w.id, params.delivery_id);
-        ctx.status = 303;
-        ctx.redirect(`${base(s.mode)}/subscriptions/${w.id}/deliveries/${d.id}`);
-      }),
+    handler: async (ctx, { params }) => {
+      const s = session(ctx);
+      const w = await loadSubscription(ctx, params.uuid);
+      // deliveryDetail is read under RLS (this mode only): another mode's delivery is a 404 here.
+      await deliveryDetail(ctx, w.id, params.delivery_id);
+      const d = await redeliverTo(ctx, w.id, params.delivery_id);
+      ctx.status = 303;
+      ctx.redirect(`${base(s.mode)}/subscriptions/${w.id}/deliveries/${d.id}`);
+    },
   }),
 ];

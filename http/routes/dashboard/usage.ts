@@ -3,7 +3,7 @@
 // migration 0012). The plan budget is one per agency, spent by test and live keys alike, so both views show it.
 import { agencyPlan } from '../../../db/queries/agencies.ts';
 import { agencyApiUsage } from '../../../db/queries/dashboard.ts';
-import { renderPage, when, withSession } from '../../dashboard.ts';
+import { renderPage, when, session } from '../../dashboard.ts';
 import { notFound } from '../../errors.ts';
 import { html } from '../../pages/html.ts';
 import { presentPlan } from '../../presenters/agencies.ts';
@@ -20,20 +20,20 @@ export const dashboardUsageRoutes = [
     operationId: 'dashboardUsage',
     summary: 'Usage page: the plan, requests this minute and today against its limits, rejections',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeParams,
     responses: { 200: { description: 'HTML page' }, 401: { description: 'Not signed in' }, 403: { description: 'Not an admin' } },
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const row = await agencyPlan(tx(ctx), s.agency_id);
-        const u = await agencyApiUsage(tx(ctx));
-        if (!row || !u) throw notFound('agency');
-        const p = presentPlan(row);
-        await renderPage(
-          ctx,
-          s,
-          'Usage',
-          html`<section class="dash-panel" aria-labelledby="plan-title"><h2 id="plan-title">Plan: ${p.plan}</h2>
+    handler: async (ctx) => {
+      const s = session(ctx);
+      const row = await agencyPlan(tx(ctx), s.agency_id);
+      const u = await agencyApiUsage(tx(ctx));
+      if (!row || !u) throw notFound('agency');
+      const p = presentPlan(row);
+      await renderPage(
+        ctx,
+        s,
+        'Usage',
+        html`<section class="dash-panel" aria-labelledby="plan-title"><h2 id="plan-title">Plan: ${p.plan}</h2>
 <p>The limits apply to the lease checker and the policy extraction API (X-API-Key), to test and live keys together; a request over them is answered 429 with <code>retry_after</code>. Your integration changes the plan.</p>
 <div class="dash-usage">
 <section class="dash-usage__window" aria-labelledby="usage-minute"><h3 id="usage-minute">This minute</h3>
@@ -45,7 +45,7 @@ export const dashboardUsageRoutes = [
 </div>
 <p class="dash-usage__rejected"><strong>Refused today (429):</strong> <span data-usage="rejected">${u.rejected_today}</span>${u.rejected_today ? ' — requests over a limit; they are not counted above.' : ''}</p>
 </section>`,
-        );
-      }),
+      );
+    },
   }),
 ];

@@ -6,7 +6,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { getTopicEndpoint, listTopicEndpoints, putTopicEndpoint, setEndpointEnabled, type EndpointRow } from '../../../db/queries/webhook_endpoints.ts';
 import { sampleTopicPayload } from '../../../pipelines/webhooks/payloads.ts';
-import { base, csrfField, renderPage, shownOnce, when, withSession, type DashboardSession } from '../../dashboard.ts';
+import { base, csrfField, renderPage, shownOnce, when, session, type DashboardSession } from '../../dashboard.ts';
 import { notFound, unprocessable, zodDetails } from '../../errors.ts';
 import { deliveryDetailBody, deliveryLogBody, DELIVERY_STATUSES } from '../../pages/dashboard_deliveries.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
@@ -99,10 +99,10 @@ export const dashboardWebhookRoutes = [
     operationId: 'dashboardWebhooks',
     summary: 'Webhooks page',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeParams,
     responses,
-    handler: (ctx, { params }, deps) => withSession(ctx, deps, params.mode, true, (s) => endpointsPage(ctx, s, null)),
+    handler: (ctx) => endpointsPage(ctx, session(ctx), null),
   }),
   route({
     method: 'post',
@@ -110,34 +110,34 @@ export const dashboardWebhookRoutes = [
     operationId: 'dashboardPutWebhook',
     summary: 'Register or update a topic endpoint; the secret is shown once on creation',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeTopicParams,
     urlencoded: true,
     body: dashboardForm,
     responses,
-    handler: (ctx, { params, body }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const parsed = putEndpointBody.safeParse({
-          staging_url: str(body.staging_url) || null,
-          production_url: str(body.production_url) || null,
-          auth: authOf(body),
-        });
-        if (!parsed.success) throw unprocessable('please check the endpoint', zodDetails(parsed.error));
-        checkProductionUrl(deps, parsed.data.production_url, 'production_url');
-        const secret = mintSecret(deps);
-        const { created } = await putTopicEndpoint(tx(ctx), params.topic, {
-          stagingUrl: parsed.data.staging_url,
-          productionUrl: parsed.data.production_url,
-          auth: parsed.data.auth === undefined ? undefined : sealAuth(deps, parsed.data.auth),
-          secretCiphertext: secret.ciphertext,
-        });
-        await endpointsPage(
-          ctx,
-          s,
-          created ? secretBox(secret.secret, `Signing secret for ${params.topic}`) : html`<p class="notice" role="status">Saved.</p>`,
-          created ? 201 : 200,
-        );
-      }),
+    handler: async (ctx, { params, body }, deps) => {
+      const s = session(ctx);
+      const parsed = putEndpointBody.safeParse({
+        staging_url: str(body.staging_url) || null,
+        production_url: str(body.production_url) || null,
+        auth: authOf(body),
+      });
+      if (!parsed.success) throw unprocessable('please check the endpoint', zodDetails(parsed.error));
+      checkProductionUrl(deps, parsed.data.production_url, 'production_url');
+      const secret = mintSecret(deps);
+      const { created } = await putTopicEndpoint(tx(ctx), params.topic, {
+        stagingUrl: parsed.data.staging_url,
+        productionUrl: parsed.data.production_url,
+        auth: parsed.data.auth === undefined ? undefined : sealAuth(deps, parsed.data.auth),
+        secretCiphertext: secret.ciphertext,
+      });
+      await endpointsPage(
+        ctx,
+        s,
+        created ? secretBox(secret.secret, `Signing secret for ${params.topic}`) : html`<p class="notice" role="status">Saved.</p>`,
+        created ? 201 : 200,
+      );
+    },
   }),
   route({
     method: 'post',
@@ -145,17 +145,17 @@ export const dashboardWebhookRoutes = [
     operationId: 'dashboardRotateWebhookSecret',
     summary: 'Replace the signing secret; shown once',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeTopicParams,
     urlencoded: true,
     body: dashboardForm,
     responses,
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const w = await loadEndpoint(ctx, params.topic);
-        const secret = await rotateSecret(ctx, deps, w.id);
-        await endpointsPage(ctx, s, secretBox(secret, `New signing secret for ${params.topic}`));
-      }),
+    handler: async (ctx, { params }, deps) => {
+      const s = session(ctx);
+      const w = await loadEndpoint(ctx, params.topic);
+      const secret = await rotateSecret(ctx, deps, w.id);
+      await endpointsPage(ctx, s, secretBox(secret, `New signing secret for ${params.topic}`));
+    },
   }),
   route({
     method: 'post',
@@ -163,18 +163,18 @@ export const dashboardWebhookRoutes = [
     operationId: 'dashboardEnableWebhook',
     summary: 'Re-enable a disabled endpoint',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeTopicParams,
     urlencoded: true,
     body: dashboardForm,
     responses: { ...responses, 303: { description: 'Back to the webhooks' } },
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const w = await loadEndpoint(ctx, params.topic);
-        await setEndpointEnabled(tx(ctx), w.id, true);
-        ctx.status = 303;
-        ctx.redirect(`${base(s.mode)}/webhooks`);
-      }),
+    handler: async (ctx, { params }) => {
+      const s = session(ctx);
+      const w = await loadEndpoint(ctx, params.topic);
+      await setEndpointEnabled(tx(ctx), w.id, true);
+      ctx.status = 303;
+      ctx.redirect(`${base(s.mode)}/webhooks`);
+    },
   }),
   route({
     method: 'post',
@@ -182,20 +182,20 @@ export const dashboardWebhookRoutes = [
     operationId: 'dashboardTestWebhook',
     summary: 'Send a sample event to the staging URL, then show the log',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeTopicParams,
     urlencoded: true,
     body: dashboardForm,
     responses: { ...responses, 303: { description: 'To the new delivery' } },
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const w = await loadEndpoint(ctx, params.topic);
-        const d = await sendTest(ctx, w.id, sampleTopicPayload(params.topic as Topic));
-        ctx.status = 303;
-        // Test events are test data: they are shown in the test view whichever view sent them.
-        void s;
-        ctx.redirect(`${base('test')}/webhooks/${params.topic}/deliveries/${d.id}`);
-      }),
+    handler: async (ctx, { params }) => {
+      const s = session(ctx);
+      const w = await loadEndpoint(ctx, params.topic);
+      const d = await sendTest(ctx, w.id, sampleTopicPayload(params.topic as Topic));
+      ctx.status = 303;
+      // Test events are test data: they are shown in the test view whichever view sent them.
+      void s;
+      ctx.redirect(`${base('test')}/webhooks/${params.topic}/deliveries/${d.id}`);
+    },
   }),
   route({
     method: 'get',
@@ -203,28 +203,28 @@ export const dashboardWebhookRoutes = [
     operationId: 'dashboardWebhookDeliveries',
     summary: 'The delivery log of a topic, newest first, filterable by status',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeTopicParams,
     query: z.object({ status: z.enum(DELIVERY_STATUSES).or(z.literal('')).optional(), before: z.string().max(200).optional() }),
     responses,
-    handler: (ctx, { params, query }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const w = await loadEndpoint(ctx, params.topic);
-        const status = query.status || undefined;
-        // Live and test deliveries share an endpoint; RLS shows each mode's view only its own.
-        const page = await deliveryPage(ctx, w.id, { limit: 50, cursor: query.before, status });
-        await renderPage(
-          ctx,
-          s,
-          `Delivery log: ${params.topic}`,
-          deliveryLogBody(`${base(s.mode)}/webhooks/${params.topic}`, page.data, {
-            status,
-            before: query.before,
-            next: page.next_cursor,
-            back: { href: `${base(s.mode)}/webhooks`, label: 'Back to webhooks' },
-          }),
-        );
-      }),
+    handler: async (ctx, { params, query }) => {
+      const s = session(ctx);
+      const w = await loadEndpoint(ctx, params.topic);
+      const status = query.status || undefined;
+      // Live and test deliveries share an endpoint; RLS shows each mode's view only its own.
+      const page = await deliveryPage(ctx, w.id, { limit: 50, cursor: query.before, status });
+      await renderPage(
+        ctx,
+        s,
+        `Delivery log: ${params.topic}`,
+        deliveryLogBody(`${base(s.mode)}/webhooks/${params.topic}`, page.data, {
+          status,
+          before: query.before,
+          next: page.next_cursor,
+          back: { href: `${base(s.mode)}/webhooks`, label: 'Back to webhooks' },
+        }),
+      );
+    },
   }),
   route({
     method: 'get',
@@ -232,16 +232,16 @@ export const dashboardWebhookRoutes = [
     operationId: 'dashboardWebhookDelivery',
     summary: 'One delivery with every attempt',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeTopicDeliveryParams,
     responses,
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const w = await loadEndpoint(ctx, params.topic);
-        const d = await deliveryDetail(ctx, w.id, params.delivery_id);
-        if (d.mode !== s.mode) throw notFound('delivery');
-        await renderPage(ctx, s, `Delivery #${d.id}`, deliveryDetailBody(s, `${base(s.mode)}/webhooks/${params.topic}`, d));
-      }),
+    handler: async (ctx, { params }) => {
+      const s = session(ctx);
+      const w = await loadEndpoint(ctx, params.topic);
+      const d = await deliveryDetail(ctx, w.id, params.delivery_id);
+      if (d.mode !== s.mode) throw notFound('delivery');
+      await renderPage(ctx, s, `Delivery #${d.id}`, deliveryDetailBody(s, `${base(s.mode)}/webhooks/${params.topic}`, d));
+    },
   }),
   route({
     method: 'post',
@@ -249,18 +249,18 @@ export const dashboardWebhookRoutes = [
     operationId: 'dashboardRedeliver',
     summary: 'Send a delivery again',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeTopicDeliveryParams,
     urlencoded: true,
     body: dashboardForm,
     responses: { ...responses, 303: { description: 'To the new delivery' } },
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const w = await loadEndpoint(ctx, params.topic);
-        if ((await deliveryDetail(ctx, w.id, params.delivery_id)).mode !== s.mode) throw notFound('delivery');
-        const d = await redeliverTo(ctx, w.id, params.delivery_id);
-        ctx.status = 303;
-        ctx.redirect(`${base(s.mode)}/webhooks/${params.topic}/deliveries/${d.id}`);
-      }),
+    handler: async (ctx, { params }) => {
+      const s = session(ctx);
+      const w = await loadEndpoint(ctx, params.topic);
+      if ((await deliveryDetail(ctx, w.id, params.delivery_id)).mode !== s.mode) throw notFound('delivery');
+      const d = await redeliverTo(ctx, w.id, params.delivery_id);
+      ctx.status = 303;
+      ctx.redirect(`${base(s.mode)}/webhooks/${params.topic}/deliveries/${d.id}`);
+    },
   }),
 ];
