@@ -8,8 +8,9 @@ import { beginAs, commit, rollback, type Identity } from '../db/pool.ts';
 import { authenticateDashboardSession, type DashboardSessionRow } from '../db/queries/dashboard.ts';
 import { hashToken } from '../lib/secrets.ts';
 import type { Deps } from './context.ts';
-import { toApiError } from './errors.ts';
+import { badRequest, toApiError } from './errors.ts';
 import { pageAssets } from './pages/assets.ts';
+import { decodeTimeCursor } from './pagination.ts';
 import { html, type SafeHtml } from './pages/html.ts';
 import { contentSecurityPolicy, layout } from './pages/layout.ts';
 
@@ -197,10 +198,12 @@ export function pager(
   return html`<nav class="dash-pager" aria-label="Pages of ${o.what}">${o.paged ? html`<a href="${q({})}">Newest ${o.what}</a>` : ''}${o.next ? html`<a href="${q({ before: o.next })}" rel="next">Older ${o.what}</a>` : ''}</nav>`;
 }
 
-/** Split a page fetched with one row more than `size`: the rows to show and the key of the next page. */
-export function pageOf<T>(rows: T[], size: number, key: (row: T) => string): { rows: T[]; next: string | null } {
-  const shown = rows.slice(0, size);
-  return { rows: shown, next: rows.length > size && shown.length ? key(shown[shown.length - 1]) : null };
+/** The position in `?before=` of a list paged by time cursor (null on the first page); a damaged one is a 400 page. */
+export function beforePosition(before: string | undefined, what: string): { t: string; id: string } | null {
+  if (!before) return null;
+  const damaged = () =>
+    badRequest(`this “older ${what}” link is damaged; start again from the first page`, [{ field: 'before', message: 'not a page position' }]);
+  return decodeTimeCursor(before, damaged);
 }
 
 /**

@@ -2,7 +2,7 @@
 // and gets the record at once (queued); the worker chain of migration 0006 does the rest. X-API-Key with the
 // plan's rate limits; errors in the §7.2 body.
 import { findAgent, getExtraction, listExtractions, startExtraction } from '../../../db/queries/extractions.ts';
-import { decodeTimeCursor, encodeTimeCursor } from '../../pagination.ts';
+import { decodeTimeCursor, keysetPage, timeCursorOf } from '../../pagination.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { presentExtraction } from '../../presenters/extractions.ts';
 import { route, tx, type Deps } from '../../route.ts';
@@ -111,9 +111,8 @@ export const extractionRoutes = [
       await requireAgent(ctx, params.agent_id);
       const after = query.cursor ? decodeTimeCursor(query.cursor) : undefined;
       const rows = await listExtractions(tx(ctx), params.agent_id, { status: query.status, after, limit: query.limit + 1 });
-      const page = rows.slice(0, query.limit);
-      const last = page.at(-1);
-      ctx.body = { data: page.map(presentExtraction), next_cursor: rows.length > query.limit && last ? encodeTimeCursor(last.created_key, last.id) : null };
+      const { page, nextCursor } = keysetPage(rows, query.limit, timeCursorOf);
+      ctx.body = { data: page.map(presentExtraction), next_cursor: nextCursor };
     },
   }),
 ];

@@ -4,9 +4,10 @@
 import { z } from 'zod';
 import { getReport, listAgencyAnalyses } from '../../../db/queries/analysis_reports.ts';
 import { overallWords } from '../../../pipelines/reports/model.ts';
-import { base, pageOf, pager, renderPage, when, session } from '../../dashboard.ts';
-import { badRequest, notFound } from '../../errors.ts';
+import { base, beforePosition, pager, renderPage, when, session } from '../../dashboard.ts';
+import { notFound } from '../../errors.ts';
 import { html } from '../../pages/html.ts';
+import { keysetPage, timeCursorOf } from '../../pagination.ts';
 import { sendReport } from '../../reports.ts';
 import { route, tx } from '../../route.ts';
 import { modeParams } from '../../schemas/dashboard.ts';
@@ -15,17 +16,6 @@ import { reportQuery } from '../../schemas/reports.ts';
 const responses = { 200: { description: 'HTML page' }, 401: { description: 'Not signed in' }, 404: { description: 'Not found' } };
 const PAGE = 50;
 const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'an analysis id (UUID)');
-
-const cursorOf = (r: { created_key: string; id: string }) => Buffer.from(JSON.stringify([r.created_key, r.id])).toString('base64url');
-function positionOf(cursor: string | undefined): { t: string; id: string } | null {
-  if (!cursor) return null;
-  try {
-    const [t, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (typeof t === 'string' && /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:\d{2})?|Z)$/.test(t) && uuid.safeParse(id).success)
-      return { t, id: id as string };
-  } catch {}
-  throw badRequest('this “older analyses” link is damaged; start again from the first page', [{ field: 'before', message: 'not a page position' }]);
-}
 
 // A finished analysis shows its verdict in the colour of the extraction statuses that mean the same.
 const verdictStyle: Record<string, string> = { compliant: 'completed', needs_review: 'partial', non_compliant: 'failed' };
@@ -47,8 +37,8 @@ export const dashboardAnalysisRoutes = [
     responses,
     handler: async (ctx, { query }) => {
       const s = session(ctx);
-      const rows = await listAgencyAnalyses(tx(ctx), { after: positionOf(query.before), limit: PAGE + 1 });
-      const { rows: shown, next } = pageOf(rows, PAGE, cursorOf);
+      const rows = await listAgencyAnalyses(tx(ctx), { after: beforePosition(query.before, 'analyses'), limit: PAGE + 1 });
+      const { page: shown, nextCursor: next } = keysetPage(rows, PAGE, timeCursorOf);
       const b = `${base(s.mode)}/analyses`;
       await renderPage(
         ctx,

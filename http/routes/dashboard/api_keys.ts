@@ -3,9 +3,10 @@
 import { z } from 'zod';
 import { apiKeyMode, createApiKey, listApiKeysPage, revokeApiKey, rollApiKey } from '../../../db/queries/api_keys.ts';
 import { newApiKey } from '../../../lib/secrets.ts';
-import { base, csrfField, pageOf, pager, renderPage, shownOnce, when, session, type DashboardSession } from '../../dashboard.ts';
+import { base, csrfField, pager, renderPage, shownOnce, when, session, type DashboardSession } from '../../dashboard.ts';
 import { notFound, unprocessable } from '../../errors.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
+import { keysetPage } from '../../pagination.ts';
 import { presentApiKey } from '../../presenters/api_keys.ts';
 import { route, tx } from '../../route.ts';
 import { beforeId, dashboardForm, modeIdParams, modeParams } from '../../schemas/dashboard.ts';
@@ -31,8 +32,8 @@ async function keysPage(
   status = 200,
   before: number | null = null,
 ): Promise<void> {
-  const page = pageOf(await listApiKeysPage(tx(ctx), s.agency_id, { mode: s.mode, before, limit: PAGE + 1 }), PAGE, (k) => String(k.id));
-  const keys = page.rows.map(presentApiKey);
+  const { page, nextCursor } = keysetPage(await listApiKeysPage(tx(ctx), s.agency_id, { mode: s.mode, before, limit: PAGE + 1 }), PAGE, (k) => String(k.id));
+  const keys = page.map(presentApiKey);
   const b = base(s.mode);
   const rows = keys.map(
     (k) => html`<tr>
@@ -67,7 +68,7 @@ ${
 <tbody>${rows}</tbody></table></div>`
     : html`<p class="lede">No ${s.mode} keys ${before ? 'older than these' : 'yet'}.</p>`
 }
-${pager(`${b}/keys`, {}, { paged: before !== null, next: page.next, what: 'keys' })}
+${pager(`${b}/keys`, {}, { paged: before !== null, next: nextCursor, what: 'keys' })}
 </section>
 <section class="dash-panel" aria-labelledby="new-key"><h2 id="new-key">Create a ${s.mode} key</h2>
 <form method="post" action="${b}/keys" class="dash-form">${csrfField(s)}

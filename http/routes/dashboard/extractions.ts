@@ -5,11 +5,12 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { getAgencyExtraction, listAgencyExtractions } from '../../../db/queries/extractions.ts';
-import { base, pageOf, pager, renderPage, when, session, type DashboardSession } from '../../dashboard.ts';
+import { base, beforePosition, pager, renderPage, when, session, type DashboardSession } from '../../dashboard.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { confidenceBadge, fieldLabel, leaves, pageView, shortSpan, showValue, type Citation } from '../../pages/extraction_fields.ts';
 import { pagePreview, pageSize } from '../../page_images.ts';
+import { keysetPage, timeCursorOf } from '../../pagination.ts';
 import { presentExtraction } from '../../presenters/extractions.ts';
 import { route, tx, type Deps } from '../../route.ts';
 import { modeParams } from '../../schemas/dashboard.ts';
@@ -23,18 +24,6 @@ const day = z
   .string()
   .refine((d) => d === '' || (/^\d{4}-\d{2}-\d{2}$/.test(d) && !Number.isNaN(Date.parse(`${d}T00:00:00Z`))), 'a date as YYYY-MM-DD')
   .optional();
-
-/** The keyset position of the next page: created_at to the microsecond (as Postgres prints it) and the id. */
-const cursorOf = (r: { created_key: string; id: string }) => Buffer.from(JSON.stringify([r.created_key, r.id])).toString('base64url');
-function positionOf(cursor: string | undefined): { t: string; id: string } | null {
-  if (!cursor) return null;
-  try {
-    const [t, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (typeof t === 'string' && /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:\d{2})?|Z)$/.test(t) && uuid.safeParse(id).success)
-      return { t, id: id as string };
-  } catch {}
-  throw badRequest('this “older extractions” link is damaged; start again from the first page', [{ field: 'before', message: 'not a page position' }]);
-}
 
 /** The table of extracted fields: value, confidence and the value's own words; the selected one highlighted. */
 function fieldsTable(b: string, reviewUrl: string | null, data: Record<string, unknown>, selected: string | null): SafeHtml {
@@ -123,10 +112,10 @@ export const dashboardExtractionRoutes = [
         status: query.status || null,
         from,
         to,
-        after: positionOf(query.before),
+        after: beforePosition(query.before, 'extractions'),
         limit: PAGE + 1,
       });
-      const { rows: shown, next } = pageOf(rows, PAGE, cursorOf);
+      const { page: shown, nextCursor: next } = keysetPage(rows, PAGE, timeCursorOf);
       const b = `${base(s.mode)}/extractions`;
       const filtered = !!(query.status || query.from || query.to);
       await renderPage(

@@ -7,10 +7,11 @@ import { listAgents } from '../../../db/queries/agents.ts';
 import { listEmbedOrigins, setEmbedOrigins } from '../../../db/queries/embed_origins.ts';
 import { activeAgent, linkTarget } from '../../../db/queries/form_links.ts';
 import { duplicateForm, getForm, listForms, publishForm, type FormRow } from '../../../db/queries/forms.ts';
-import { base, csrfField, pageOf, pager, renderPage, when, session, type DashboardSession } from '../../dashboard.ts';
+import { base, csrfField, pager, renderPage, when, session, type DashboardSession } from '../../dashboard.ts';
 import type { Deps } from '../../context.ts';
 import { notFound, unprocessable } from '../../errors.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
+import { keysetPage } from '../../pagination.ts';
 import { presentFormLink } from '../../presenters/form_links.ts';
 import { hostedFormPath } from '../../pages/urls.ts';
 import { route, tx } from '../../route.ts';
@@ -128,7 +129,7 @@ export const dashboardFormRoutes = [
     responses,
     handler: async (ctx, { query }) => {
       const s = session(ctx);
-      const { rows: forms, next } = pageOf(
+      const { page: forms, nextCursor: next } = keysetPage(
         await listForms(tx(ctx), {
           before: query.before ?? null,
           status: query.status || null,

@@ -3,9 +3,10 @@
 // (the same presenter as GET /v2/submissions/{id}).
 import { z } from 'zod';
 import { getSubmission, listSubmissions } from '../../../db/queries/submissions.ts';
-import { base, pageOf, pager, renderPage, when, session } from '../../dashboard.ts';
+import { base, pager, renderPage, when, session } from '../../dashboard.ts';
 import { notFound } from '../../errors.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
+import { keysetPage } from '../../pagination.ts';
 import { presentSubmission } from '../../presenters/submissions.ts';
 import { route, tx } from '../../route.ts';
 import { beforeId, modeIdParams, modeParams } from '../../schemas/dashboard.ts';
@@ -51,7 +52,7 @@ export const dashboardSubmissionRoutes = [
         status: query.status || null,
         limit: PAGE + 1,
       });
-      const { rows: page, next } = pageOf(rows, PAGE, (r) => String(r.id));
+      const { page, nextCursor: next } = keysetPage(rows, PAGE, (r) => String(r.id));
       const b = `${base(s.mode)}/submissions`;
       await renderPage(
         ctx,
