@@ -5,9 +5,9 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { countRecoverable, getRecovery, recoverDeliveries } from '../../../db/queries/recoveries.ts';
 import { getTopicEndpoint, type EndpointRow } from '../../../db/queries/webhook_endpoints.ts';
-import { base, csrfField, renderPage, when, session } from '../../dashboard.ts';
+import { base, renderPage, session } from '../../dashboard.ts';
 import { badRequest, notFound } from '../../errors.ts';
-import { html } from '../../pages/html.ts';
+import { recoverBody, recoveryBody } from '../../pages/dashboard_recoveries.ts';
 import { presentRecovery } from '../../presenters/recoveries.ts';
 import { route, tx } from '../../route.ts';
 import { dashboardForm, modeTopicParams } from '../../schemas/dashboard.ts';
@@ -27,7 +27,6 @@ function instantOf(v: unknown): Date {
   if (!d || Number.isNaN(d.getTime())) throw badRequest('choose the day and time (UTC) to recover from', [{ field: 'since', message: 'not a date and time' }]);
   return d;
 }
-const localValue = (d: Date) => d.toISOString().slice(0, 16);
 
 async function loadEndpoint(ctx: Context, topic: string): Promise<EndpointRow> {
   const w = await getTopicEndpoint(tx(ctx), topic);
@@ -49,28 +48,9 @@ export const dashboardRecoveryRoutes = [
     handler: async (ctx, { params, query }) => {
       const s = session(ctx);
       const w = await loadEndpoint(ctx, params.topic);
-      const b = `${base(s.mode)}/webhooks/${params.topic}`;
       const since = query.since ? instantOf(query.since) : null;
       const count = since ? await countRecoverable(tx(ctx), w.id, since, null) : null;
-      await renderPage(
-        ctx,
-        s,
-        `Recover failed deliveries: ${params.topic}`,
-        html`<p class="lede">After an outage of your receiver, send every ${s.mode} delivery that ended failed since a moment again, in the original order and under its original <code>webhook-id</code> (receivers that de-duplicate drop any they already have).</p>
-<form method="get" action="${b}/recover" class="dash-filter">
-<div class="field"><label class="field__label" for="since">Failed since (UTC)</label><input class="input" type="datetime-local" id="since" name="since" required value="${since ? localValue(since) : localValue(new Date(Date.now() - 86_400_000))}"></div>
-<button class="button button--secondary button--small" type="submit">Count failed deliveries</button></form>
-${
-  since && count !== null
-    ? count > 0
-      ? html`<section class="dash-panel" aria-labelledby="confirm-title"><h2 id="confirm-title">${count} failed ${count === 1 ? 'delivery' : 'deliveries'} since ${when(since)}</h2>
-<p>They will be sent again one at a time, oldest first.</p>
-<form method="post" action="${b}/recover">${csrfField(s)}<input type="hidden" name="since" value="${since.toISOString()}"><button class="button button--primary" type="submit">Send ${count} again</button></form></section>`
-      : html`<p class="notice" role="status">No failed ${s.mode} deliveries to recover since ${when(since)}.</p>`
-    : ''
-}
-<p><a href="${base(s.mode)}/webhooks">Back to webhooks</a></p>`,
-      );
+      await renderPage(ctx, s, `Recover failed deliveries: ${params.topic}`, recoverBody(s, params.topic, since, count));
     },
   }),
   route({
@@ -108,22 +88,7 @@ ${
       const w = await loadEndpoint(ctx, params.topic);
       const row = await getRecovery(tx(ctx), w.id, params.recovery_id);
       if (!row) throw notFound('recovery');
-      const r = presentRecovery(row);
-      await renderPage(
-        ctx,
-        s,
-        `Recovery of ${params.topic}`,
-        html`<p><span class="dash-status dash-status--${r.status === 'completed' ? 'completed' : 'pending'}">${r.status}</span> since ${when(r.since)} · started ${when(r.created_at)}${r.completed_at ? html` · all sent by ${when(r.completed_at)}` : ''}</p>
-<dl class="dash-counts">
-<div><dt>To send again</dt><dd>${r.total}</dd></div>
-<div><dt>Sent again</dt><dd>${r.queued}</dd></div>
-<div><dt>Delivered</dt><dd>${r.delivered}</dd></div>
-<div><dt>Failed again</dt><dd>${r.failed}</dd></div>
-<div><dt>Being tried</dt><dd>${r.pending}</dd></div>
-</dl>
-${r.status === 'running' ? html`<p><a href="${base(s.mode)}/webhooks/${params.topic}/recoveries/${r.id}">Reload</a> to see the progress.</p>` : ''}
-<p><a href="${base(s.mode)}/webhooks/${params.topic}/deliveries">Delivery log</a> · <a href="${base(s.mode)}/webhooks">Back to webhooks</a></p>`,
-      );
+      await renderPage(ctx, s, `Recovery of ${params.topic}`, recoveryBody(s, params.topic, presentRecovery(row)));
     },
   }),
 ];
