@@ -2,8 +2,7 @@
 // position of its last row as the next page's cursor: an opaque id cursor (v2 and the delivery logs), a time
 // cursor (policy extractions, the dashboard's extractions and lease checks), or the plain id (the dashboard's
 // other lists). Offset: page numbers with first/last/prev/next links and a meta block (v1 agents, SPEC §2.6).
-import type { ApiError } from './errors.ts';
-import { badRequest } from './errors.ts';
+import { badRequest, type ApiError } from './errors.ts';
 
 const badCursor = () => badRequest('cursor is not a next_cursor returned by this API', [{ field: 'cursor', message: 'invalid cursor' }]);
 

@@ -22,6 +22,7 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   operationId: string;
   summary: string;
   tags: string[];
+  /** Who may call it (http/auth.ts); a dashboard rule ('dashboard', 'dashboard_admin') needs a `mode` path parameter. */
   auth: AuthRule;
   /**
    * Whether the route changes anything (default: every method but GET). A read-only API key gets 403 on every write
@@ -99,7 +100,7 @@ export function mountRoutes(router: Router, specs: RouteSpec[], deps: Deps): voi
           : ((ctx.request as { body?: unknown }).body ?? {}),
         files,
       };
-      // A dashboard page checks its session after its input, as it always did: a bad link is a 400 page whoever opens it.
+      // A dashboard page checks its session after its input, so a bad link is a 400 page whoever opens it.
       if (isDashboardRule(rule)) {
         await withSession(ctx, deps, (params as { mode: Mode }).mode, rule === 'dashboard_admin', () => spec.handler(ctx, input, deps));
       } else await spec.handler(ctx, input, deps);
