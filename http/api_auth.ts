@@ -11,7 +11,7 @@ import { authenticateApiRequest } from '../db/queries/api_limits.ts';
 import type { Client } from '../db/queries/types.ts';
 import { hashToken } from '../lib/secrets.ts';
 import type { Deps } from './context.ts';
-import { ApiError, unauthorized } from './errors.ts';
+import { methodNotAllowed, noRoute, tooManyRequests, unauthorized } from './errors.ts';
 
 const bearer = /^Bearer\s+(\S+)\s*$/i;
 
@@ -51,12 +51,9 @@ export async function planLimitedApiKey(
   ctx.set('X-RateLimit-Reset', String(r.reset_at));
   if (!r.allowed) {
     const retry = Math.max(1, Number(r.reset_at) - Math.floor(Date.now() / 1000));
-    throw new ApiError(
-      429,
+    throw tooManyRequests(
       `rate limit exceeded: ${r.lim} ${!r.agency_id ? 'requests per window without a valid API key' : budget === 'read' ? 'reads per window' : 'document submissions per plan window'}; retry after ${retry} s`,
-      [],
-      { 'Retry-After': String(retry) },
-      'rate_limited',
+      { headers: { 'Retry-After': String(retry) }, code: 'rate_limited' },
     );
   }
   if (!r.api_key_id) {
@@ -76,7 +73,7 @@ export function apiFallback(deps: Deps) {
     } finally {
       client.release();
     }
-    if (ctx.status === 405) throw new ApiError(405, `${ctx.method} is not allowed on ${ctx.path}`);
-    throw new ApiError(404, `no route for ${ctx.method} ${ctx.path}`);
+    if (ctx.status === 405) throw methodNotAllowed(`${ctx.method} is not allowed on ${ctx.path}`);
+    throw noRoute(ctx.method, ctx.path);
   };
 }

@@ -6,20 +6,31 @@ import { beginAs, commit, rollback, type Identity } from '../db/pool.ts';
 import { authenticateApiKey, authenticateBearer } from '../db/queries/auth.ts';
 import type { Client } from '../db/queries/types.ts';
 import type { Deps } from './context.ts';
-import { ApiError, forbidden, unauthorized } from './errors.ts';
+import { forbidden, tooManyRequests, unauthorized } from './errors.ts';
 import { planLimitedApiKey } from './api_auth.ts';
 
 /**
- * Who may call a route: an OAuth client token, an agent token (any role, or admin/owner), an API key
- * (any, or admin permissions: read-only keys get 403), an API key of the /api surface in `X-API-Key` or
- * `Authorization: Bearer svc_…` (always with the agency plan's rate limits, http/api_auth.ts), or anyone.
+ * Who may call an API route: an OAuth client token, an agent token (any role, or admin/owner), an API key
+ * (any, or admin permissions: read-only keys get 403), or an API key of the /api surface in `X-API-Key` or
+ * `Authorization: Bearer svc_…` (always with the agency plan's rate limits, http/api_auth.ts).
  */
-export type AuthRule = 'none' | 'oauth_client' | 'agent' | 'agent_admin' | 'api_key' | 'api_key_admin' | 'api_key_header';
+export type ApiAuthRule = 'oauth_client' | 'agent' | 'agent_admin' | 'api_key' | 'api_key_admin' | 'api_key_header';
+
+/**
+ * Who may open a dashboard page: the agent of the session cookie (any role, or admin/owner), with the CSRF
+ * token of the session on every write (http/dashboard.ts `withSession`).
+ */
+export type DashboardAuthRule = 'dashboard' | 'dashboard_admin';
+
+/** Who may call a route: an API caller, a dashboard session, or anyone. */
+export type AuthRule = 'none' | ApiAuthRule | DashboardAuthRule;
+
+export const isDashboardRule = (rule: AuthRule): rule is DashboardAuthRule => rule === 'dashboard' || rule === 'dashboard_admin';
 
 const bearer = /^Bearer\s+([A-Za-z0-9._~+/=-]+)\s*$/i;
 
 /** The identity behind an API key (svc_test_… / svc_live_…), checked against the route's rule. */
-async function apiKeyIdentity(client: Client, tokenHash: Buffer, rule: AuthRule): Promise<Identity> {
+async function apiKeyIdentity(client: Client, tokenHash: Buffer, rule: ApiAuthRule): Promise<Identity> {
   const key = await authenticateApiKey(client, tokenHash);
   if (!key) throw unauthorized('invalid, expired or revoked API key');
   if (rule === 'api_key_admin' && key.permissions !== 'admin') throw forbidden('this API key is read-only; writes need a key with admin permissions');
@@ -27,7 +38,7 @@ async function apiKeyIdentity(client: Client, tokenHash: Buffer, rule: AuthRule)
 }
 
 /** The identity behind an OAuth or agent token; v1 routes also spend one unit of the token's rate budget. */
-async function bearerIdentity(ctx: Context, client: Client, tokenHash: Buffer, rule: AuthRule, deps: Deps, rateLimit?: 'v1' | 'plan'): Promise<Identity> {
+async function bearerIdentity(ctx: Context, client: Client, tokenHash: Buffer, rule: ApiAuthRule, deps: Deps, rateLimit?: 'v1' | 'plan'): Promise<Identity> {
   const limit = deps.cfg.RATE_LIMIT_V1_PER_WINDOW;
   const who = await authenticateBearer(client, tokenHash, rateLimit ? { limit, windowSeconds: deps.cfg.RATE_LIMIT_WINDOW_SECONDS } : undefined);
   if (!who) throw unauthorized('invalid, expired or revoked access token');
@@ -37,7 +48,7 @@ async function bearerIdentity(ctx: Context, client: Client, tokenHash: Buffer, r
     ctx.set('X-RateLimit-Reset', String(who.reset_at));
     if (!who.allowed) {
       const retry = Math.max(1, Number(who.reset_at) - Math.floor(Date.now() / 1000));
-      throw new ApiError(429, 'rate limit exceeded', [], { 'Retry-After': String(retry) });
+      throw tooManyRequests('rate limit exceeded', { headers: { 'Retry-After': String(retry) } });
     }
   }
   if (rule === 'oauth_client' && who.kind !== 'oauth_client') throw forbidden('this operation requires an OAuth client access token');
@@ -50,7 +61,7 @@ async function bearerIdentity(ctx: Context, client: Client, tokenHash: Buffer, r
  * auth → rate limit → one transaction as the caller, committed after the handler, rolled back on error; then the
  * handler's after-commit work (http/context.ts afterCommit), outside any transaction.
  */
-export function authenticated(rule: Exclude<AuthRule, 'none'>, deps: Deps, rateLimit?: 'v1' | 'plan') {
+export function authenticated(rule: ApiAuthRule, deps: Deps, rateLimit?: 'v1' | 'plan') {
   const wantsApiKey = rule === 'api_key' || rule === 'api_key_admin';
   return async (ctx: Context, next: Next) => {
     let resolve: (client: Client) => Promise<Identity>;

@@ -5,16 +5,16 @@ import type { Context } from 'koa';
 import { ImageRejected, normaliseBrandingImage } from '../pipelines/images/branding.ts';
 import type { UploadedFile } from './body.ts';
 import type { Deps } from './context.ts';
-import { ApiError, notFound } from './errors.ts';
+import { notFound, payloadTooLarge, unprocessable } from './errors.ts';
 
 /** Validate, re-encode and store an uploaded image; returns its blob key. */
 export async function storeBrandingImage(file: UploadedFile, prefix: string, deps: Deps): Promise<string> {
-  if (file.size > deps.cfg.MAX_UPLOAD_BYTES) throw new ApiError(413, `${file.field} exceeds ${deps.cfg.MAX_UPLOAD_BYTES} bytes`);
+  if (file.size > deps.cfg.MAX_UPLOAD_BYTES) throw payloadTooLarge(`${file.field} exceeds ${deps.cfg.MAX_UPLOAD_BYTES} bytes`);
   try {
     const image = await normaliseBrandingImage(await readFile(file.filepath), { maxPixels: deps.cfg.MAX_IMAGE_PIXELS });
     return await deps.blobs.put(prefix, image.bytes, image.ext);
   } catch (err) {
-    if (err instanceof ImageRejected) throw new ApiError(422, `${file.field} is not an acceptable image`, [{ field: file.field, message: err.message }]);
+    if (err instanceof ImageRejected) throw unprocessable(`${file.field} is not an acceptable image`, [{ field: file.field, message: err.message }]);
     throw err;
   }
 }

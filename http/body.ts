@@ -6,7 +6,7 @@ import type { Context, Next } from 'koa';
 import { koaBody } from 'koa-body';
 import type { z } from 'zod';
 import type { Deps } from './context.ts';
-import { ApiError, zodDetails } from './errors.ts';
+import { ApiError, badRequest, payloadTooLarge, unsupportedMediaType, zodDetails } from './errors.ts';
 import { MAX_JSON_DEPTH, nestingExceeds } from '../lib/json.ts';
 
 export interface UploadedFile {
@@ -72,21 +72,25 @@ export async function sweepUploadDirs(tmpDir: string, now = Date.now()): Promise
   return removed;
 }
 
+// A body the reader refused names its §7.2 code on every surface (the /v2 problem and GraphQL bodies show it too).
+const coded = { code: 'bad_request' };
+const repeatedPart = (field: string) =>
+  badRequest(`send one file in ${field}`, { ...coded, details: [{ field, message: 'only one file allowed; the part was repeated' }] });
+
 /** A body that could not be read (bad gzip/deflate, an unknown Content-Encoding, too large) as a client error. */
 function unreadableBody(err: Error & { status?: number; type?: string }): never {
-  if (err.status === 413) throw new ApiError(413, 'request body too large', [], {}, 'payload_too_large');
+  if (err.status === 413) throw payloadTooLarge('request body too large', { code: 'payload_too_large' });
   if (err.status === 415 || err.type === 'encoding.unsupported')
-    throw new ApiError(415, `unsupported Content-Encoding or content type: ${err.message}`, [], {}, 'unsupported_media_type');
-  if (err.status && err.status < 500 && err.type === 'entity.parse.failed')
-    throw new ApiError(400, `invalid request body: ${err.message}`, [], {}, 'bad_request');
+    throw unsupportedMediaType(`unsupported Content-Encoding or content type: ${err.message}`, { code: 'unsupported_media_type' });
+  if (err.status && err.status < 500 && err.type === 'entity.parse.failed') throw badRequest(`invalid request body: ${err.message}`, coded);
   // zlib errors (a body that says gzip or deflate and is not), and anything else the reader refused.
-  throw new ApiError(400, `the request body could not be read: ${err.message}`, [], {}, 'bad_request');
+  throw badRequest(`the request body could not be read: ${err.message}`, coded);
 }
 
 /** Refuse bodies nested deeper than any real document, before anything hashes, canonicalises or stores them. */
 async function depthLimited(ctx: Context, next: Next) {
   if (nestingExceeds((ctx.request as { body?: unknown }).body)) {
-    throw new ApiError(400, `the request body is nested more than ${MAX_JSON_DEPTH} levels deep`, [], {}, 'bad_request');
+    throw badRequest(`the request body is nested more than ${MAX_JSON_DEPTH} levels deep`, coded);
   }
   await next();
 }
@@ -132,32 +136,18 @@ export function bodyParser(spec: BodyRules, deps: Deps) {
           // formidable's error codes (FormidableError): 1006/1007 text fields too large or too many, 1015 too
           // many files, 1009/1016 a file too large.
           const code = (err as { code?: number }).code;
-          if (repeated)
-            throw new ApiError(
-              400,
-              `send one file in ${repeated}`,
-              [{ field: repeated, message: 'only one file allowed; the part was repeated' }],
-              {},
-              'bad_request',
-            );
-          if (code === 1015) throw new ApiError(400, 'too many file parts: send each file field once', [], {}, 'bad_request');
+          if (repeated) throw repeatedPart(repeated);
+          if (code === 1015) throw badRequest('too many file parts: send each file field once', coded);
           if (code === 1006 || code === 1007)
-            throw new ApiError(400, 'a text field is too large (text fields are limited to 1 MB in all; only files may be larger)', [], {}, 'bad_request');
+            throw badRequest('a text field is too large (text fields are limited to 1 MB in all; only files may be larger)', coded);
           if (code === 1009 || code === 1016 || /maxFileSize|maxTotalFileSize/.test(err.message)) {
-            throw new ApiError(413, `a file exceeds the ${deps.cfg.MAX_UPLOAD_BYTES} byte limit`, [], {}, 'payload_too_large');
+            throw payloadTooLarge(`a file exceeds the ${deps.cfg.MAX_UPLOAD_BYTES} byte limit`, { code: 'payload_too_large' });
           }
-          throw new ApiError(400, `invalid multipart body: ${err.message}`, [], {}, 'bad_request');
+          throw badRequest(`invalid multipart body: ${err.message}`, coded);
         },
       });
       await multipart(ctx, async () => {});
-      if (repeated)
-        throw new ApiError(
-          400,
-          `send one file in ${repeated}`,
-          [{ field: repeated, message: 'only one file allowed; the part was repeated' }],
-          {},
-          'bad_request',
-        );
+      if (repeated) throw repeatedPart(repeated);
       await next();
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -170,13 +160,13 @@ export function collectFiles(ctx: Context, spec: BodyRules): Record<string, Uplo
   const out: Record<string, UploadedFile | undefined> = {};
   const files = (ctx.request as { files?: Record<string, unknown> }).files ?? {};
   for (const [field, value] of Object.entries(files)) {
-    if (!spec.files?.[field]) throw new ApiError(400, `unexpected file field ${field}`, [{ field, message: 'is not a file field of this operation' }]);
+    if (!spec.files?.[field]) throw badRequest(`unexpected file field ${field}`, [{ field, message: 'is not a file field of this operation' }]);
     const f = (Array.isArray(value) ? value : [value]) as Array<{ filepath: string; size: number; mimetype: string | null; originalFilename: string | null }>;
-    if (f.length > 1) throw new ApiError(400, `send one file in ${field}`, [{ field, message: 'only one file allowed' }]);
+    if (f.length > 1) throw badRequest(`send one file in ${field}`, [{ field, message: 'only one file allowed' }]);
     out[field] = { field, filepath: f[0].filepath, size: f[0].size, mimetype: f[0].mimetype, originalFilename: f[0].originalFilename };
   }
   for (const [field, def] of Object.entries(spec.files ?? {})) {
-    if (def.required && !out[field]) throw new ApiError(400, `${field} file is required`, [{ field, message: 'is required' }]);
+    if (def.required && !out[field]) throw badRequest(`${field} file is required`, [{ field, message: 'is required' }]);
   }
   return out;
 }

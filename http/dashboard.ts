@@ -8,8 +8,9 @@ import { beginAs, commit, rollback, type Identity } from '../db/pool.ts';
 import { authenticateDashboardSession, type DashboardSessionRow } from '../db/queries/dashboard.ts';
 import { hashToken } from '../lib/secrets.ts';
 import type { Deps } from './context.ts';
-import { toApiError } from './errors.ts';
+import { badRequest, toApiError } from './errors.ts';
 import { pageAssets } from './pages/assets.ts';
+import { decodeTimeCursor } from './pagination.ts';
 import { html, type SafeHtml } from './pages/html.ts';
 import { contentSecurityPolicy, layout } from './pages/layout.ts';
 
@@ -197,17 +198,20 @@ export function pager(
   return html`<nav class="dash-pager" aria-label="Pages of ${o.what}">${o.paged ? html`<a href="${q({})}">Newest ${o.what}</a>` : ''}${o.next ? html`<a href="${q({ before: o.next })}" rel="next">Older ${o.what}</a>` : ''}</nav>`;
 }
 
-/** Split a page fetched with one row more than `size`: the rows to show and the key of the next page. */
-export function pageOf<T>(rows: T[], size: number, key: (row: T) => string): { rows: T[]; next: string | null } {
-  const shown = rows.slice(0, size);
-  return { rows: shown, next: rows.length > size && shown.length ? key(shown[shown.length - 1]) : null };
+/** The position in `?before=` of a list paged by time cursor (null on the first page); a damaged one is a 400 page. */
+export function beforePosition(before: string | undefined, what: string): { t: string; id: string } | null {
+  if (!before) return null;
+  const damaged = () =>
+    badRequest(`this “older ${what}” link is damaged; start again from the first page`, [{ field: 'before', message: 'not a page position' }]);
+  return decodeTimeCursor(before, damaged);
 }
 
 /**
- * Run a dashboard handler as the session's agent in `mode`: no or dead session → the sign-in page (401);
+ * Run a dashboard handler as the session's agent in `mode` (what the auth rules 'dashboard' and
+ * 'dashboard_admin' do, after the route's input is validated): no or dead session → the sign-in page (401);
  * a POST without the session's CSRF token → 403 before anything runs; errors → an error page in the shell.
  */
-export async function withSession(ctx: Context, deps: Deps, mode: Mode, requireAdmin: boolean, fn: (s: DashboardSession) => Promise<void>): Promise<void> {
+export async function withSession(ctx: Context, deps: Deps, mode: Mode, requireAdmin: boolean, fn: () => Promise<void>): Promise<void> {
   const hash = sessionHashOf(ctx);
   const client = await deps.db.request.connect();
   let open = false;
@@ -243,7 +247,8 @@ export async function withSession(ctx: Context, deps: Deps, mode: Mode, requireA
     await beginAs(deps.db, client, { ...who, requestId: ctx.state.requestId });
     open = true;
     ctx.state.tx = client;
-    await fn(s);
+    ctx.state.session = s;
+    await fn();
     await commit(client);
     open = false;
   } catch (thrown) {
@@ -268,8 +273,16 @@ export async function withSession(ctx: Context, deps: Deps, mode: Mode, requireA
     else await renderBare(ctx, err.status, title, msg);
   } finally {
     ctx.state.tx = undefined;
+    ctx.state.session = undefined;
     client.release();
   }
+}
+
+/** The signed-in agent of a dashboard route (auth 'dashboard' or 'dashboard_admin'). */
+export function session(ctx: Context): DashboardSession {
+  const s = ctx.state.session as DashboardSession | undefined;
+  if (!s) throw new Error('no dashboard session: the route must declare a dashboard auth rule');
+  return s;
 }
 
 /** `2026-11-23 17:54 UTC`, or an em dash. */

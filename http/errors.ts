@@ -26,9 +26,39 @@ export class ApiError extends Error {
   }
 }
 
-export const notFound = (what: string) => new ApiError(404, `${what} not found`);
-export const forbidden = (why: string) => new ApiError(403, why);
-export const unauthorized = (why = 'invalid or missing authentication') => new ApiError(401, why);
+/**
+ * What a named error may carry beyond its message: the bad fields (`[{ field, message }]` alone, or in `details`),
+ * headers to send, and a machine code of its own. A code is shown by the surfaces that carry one (/api, /v2
+ * problems, GraphQL); give one only where the answer must name it, since /api derives the code of a status.
+ */
+export type ErrorMore = ErrorDetail[] | { details?: ErrorDetail[]; headers?: Record<string, string>; code?: string };
+
+/** The factory of the errors of one status: `badRequest('why', [{ field, message }])`. */
+function named(status: number) {
+  return (message: string, more: ErrorMore = []): ApiError => {
+    const o = Array.isArray(more) ? { details: more } : more;
+    return new ApiError(status, message, o.details, o.headers, o.code);
+  };
+}
+
+export const badRequest = named(400);
+export const unauthorized = (why = 'invalid or missing authentication', more?: ErrorMore) => named(401)(why, more);
+export const forbidden = named(403);
+/** `notFound('form')`: "form not found". */
+export const notFound = (what: string, more?: ErrorMore) => named(404)(`${what} not found`, more);
+/** A path no route answers. */
+export const noRoute = (method: string, path: string) => named(404)(`no route for ${method} ${path}`);
+export const methodNotAllowed = named(405);
+export const requestTimeout = named(408);
+export const conflict = named(409);
+export const gone = named(410);
+export const payloadTooLarge = named(413);
+export const unsupportedMediaType = named(415);
+export const unprocessable = named(422);
+export const tooManyRequests = named(429);
+export const headersTooLarge = named(431);
+export const internalError = named(500);
+export const notImplemented = named(501);
 
 /** Five-character codes raised by SQL functions, with their HTTP status (mirrors db/ERROR_CODES.md). */
 export const sqlErrorStatus: Record<string, number> = {
@@ -105,27 +135,27 @@ function fromPostgres(err: PgError): ApiError | undefined {
   // A state function names the bad input field with `raise … using column = 'owner.agent_id', detail = 'why'`.
   if (mapped) return new ApiError(mapped, err.message, err.column ? [{ field: err.column, message: err.detail ?? err.message }] : []);
   const known = err.constraint ? constraintErrors[err.constraint] : undefined;
-  if (known && (err.code === '23505' || err.code === '23514')) return new ApiError(422, known.summary, [{ field: known.field, message: known.message }]);
+  if (known && (err.code === '23505' || err.code === '23514')) return unprocessable(known.summary, [{ field: known.field, message: known.message }]);
   switch (err.code) {
     case '23505':
-      return new ApiError(422, 'a resource with these values already exists', [{ field: err.constraint, message: 'must be unique' }]);
+      return unprocessable('a resource with these values already exists', [{ field: err.constraint, message: 'must be unique' }]);
     case '23514':
-      return new ApiError(422, 'a value is not allowed', [{ field: err.constraint, message: err.message }]);
+      return unprocessable('a value is not allowed', [{ field: err.constraint, message: err.message }]);
     case '23502':
-      return new ApiError(422, `${err.column ?? 'a field'} is required`, [{ field: err.column, message: 'is required' }]);
+      return unprocessable(`${err.column ?? 'a field'} is required`, [{ field: err.column, message: 'is required' }]);
     case '22P02':
     case '22003':
-      return new ApiError(400, 'a parameter has an invalid format');
+      return badRequest('a parameter has an invalid format');
     case '22021': // character_not_in_repertoire: invalid UTF-8, or a NUL byte in text
     case '22P05': // untranslatable_character: \u0000 in jsonb
-      return new ApiError(400, 'a value contains a NUL character or bytes that are not valid UTF-8');
+      return badRequest('a value contains a NUL character or bytes that are not valid UTF-8');
     case '54001': // statement_too_complex: nesting beyond Postgres' stack depth
-      return new ApiError(400, 'a value is nested too deeply');
+      return badRequest('a value is nested too deeply');
     case '42501':
-      return new ApiError(403, 'insufficient permissions');
+      return forbidden('insufficient permissions');
     default:
       // Any other data exception (class 22: a value out of range, malformed or too long) is the client's.
-      if (err.code.startsWith('22')) return new ApiError(400, 'a value is not valid for its field');
+      if (err.code.startsWith('22')) return badRequest('a value is not valid for its field');
       return undefined;
   }
 }
@@ -232,7 +262,7 @@ export const problemBody: ErrorPresenter = Object.assign(
 /** Any thrown value as an ApiError: ours as is, SQLSTATEs and our codes mapped, anything else a logged 500. */
 export function toApiError(thrown: unknown, log?: Logger, context?: Record<string, unknown>): ApiError {
   if (thrown instanceof ApiError) return thrown;
-  if (thrown instanceof z.ZodError) return new ApiError(422, 'validation failed', zodDetails(thrown));
+  if (thrown instanceof z.ZodError) return unprocessable('validation failed', zodDetails(thrown));
   if (thrown instanceof DocumentError) {
     const api = fromDocumentError(thrown);
     if (api.status >= 500) log?.error('document pipeline failure', { err: thrown, ...context });
@@ -245,7 +275,7 @@ export function toApiError(thrown: unknown, log?: Logger, context?: Record<strin
     return new ApiError(status, statusMessage(status, (thrown as Error).message));
   }
   log?.error('unhandled error', { err: thrown, ...context });
-  return new ApiError(500, 'internal server error');
+  return internalError('internal server error');
 }
 
 /** Middleware mapping every thrown error to a status and the surface's body; unknown errors are 500 and logged. */
@@ -253,13 +283,13 @@ export function errorMiddleware(log: Logger, presenterFor: (ctx: Context) => Err
   return async (ctx: Context, next: Next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, `no route for ${ctx.method} ${ctx.path}`);
+      if (ctx.status === 404 && ctx.body === undefined) throw noRoute(ctx.method, ctx.path);
       // The router answers these without a body; give them the surface's error shape (Allow kept).
       if ((ctx.status === 405 || ctx.status === 501) && !ctx.body) {
         const allow = String(ctx.response.get('Allow') ?? '');
         throw ctx.status === 405
-          ? new ApiError(405, `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow}`, [], { Allow: allow }, 'method_not_allowed')
-          : new ApiError(501, `the method ${ctx.method} is not implemented`, [], allow ? { Allow: allow } : {}, 'not_implemented');
+          ? methodNotAllowed(`${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow}`, { headers: { Allow: allow }, code: 'method_not_allowed' })
+          : notImplemented(`the method ${ctx.method} is not implemented`, { headers: allow ? { Allow: allow } : {}, code: 'not_implemented' });
       }
     } catch (thrown) {
       const err = toApiError(thrown, log, { requestId: ctx.state.requestId, path: ctx.path });

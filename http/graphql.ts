@@ -21,7 +21,7 @@ import {
 } from 'postgraphile/graphql';
 import type { PostGraphileInstance } from 'postgraphile';
 import { exportGraphileEnv } from '../lib/config.ts';
-import { ApiError } from './errors.ts';
+import { badRequest } from './errors.ts';
 import { operatorAuth } from './operator_auth.ts';
 import type { Deps } from './route.ts';
 
@@ -211,7 +211,7 @@ export function graphqlMiddleware(deps: Deps, limits: GraphqlLimits = defaultGra
               limits,
             );
           } catch (err) {
-            if (err instanceof LimitError) throw new ApiError(400, err.message, [], {}, 'query_too_expensive');
+            if (err instanceof LimitError) throw badRequest(err.message, { code: 'query_too_expensive' });
             throw err;
           }
         }

@@ -9,7 +9,7 @@ import { consumeRateLimit, type HostedFormRow } from '../db/queries/hosted_forms
 import type { ResumedDraftRow } from '../db/queries/form_drafts.ts';
 import { checkDraftToken, checkFormContext, formDraftKey, formLinkKey, signDraftToken } from '../lib/links.ts';
 import type { FormStructure, Question } from '../pipelines/forms/schema.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, conflict, forbidden, gone, tooManyRequests } from './errors.ts';
 import { pageAssets } from './pages/assets.ts';
 import type { PageDraft } from './pages/form_page.ts';
 import { contentSecurityPolicy, messagePage, type Brand } from './pages/layout.ts';
@@ -56,7 +56,7 @@ export function linkContext(deps: Deps, token: string | undefined | null, f: Hos
 
 export function requireLink(deps: Deps, token: string | undefined | null, f: HostedFormRow): Record<string, unknown> {
   const c = linkContext(deps, token, f);
-  if (!c.ok) throw new ApiError(c.status, `${c.title}. ${c.message}`, [], {}, 'link_refused');
+  if (!c.ok) throw forbidden(`${c.title}. ${c.message}`, { code: 'link_refused' });
   return c.metadata;
 }
 
@@ -106,21 +106,15 @@ export function requireDraft(deps: Deps, token: string, f: HostedFormRow): strin
 /** The state of a draft read from its row, as the refusal a save or submit gets (none while it is open). */
 export function draftGone(draft: ResumedDraftRow | undefined, deps: Deps): ApiError | null {
   if (!draft || draft.state === 'expired')
-    return new ApiError(
-      410,
-      `This saved form has expired. Answers saved part-way are kept for ${ttlWords(deps)} after the last change.`,
-      [{ field: '/resume', message: 'expired' }],
-      {},
-      'draft_expired',
-    );
+    return gone(`This saved form has expired. Answers saved part-way are kept for ${ttlWords(deps)} after the last change.`, {
+      details: [{ field: '/resume', message: 'expired' }],
+      code: 'draft_expired',
+    });
   if (draft.state === 'submitted')
-    return new ApiError(
-      409,
-      'These answers were already sent; there is nothing more to do.',
-      [{ field: '/resume', message: 'already submitted' }],
-      {},
-      'draft_submitted',
-    );
+    return conflict('These answers were already sent; there is nothing more to do.', {
+      details: [{ field: '/resume', message: 'already submitted' }],
+      code: 'draft_submitted',
+    });
   return null;
 }
 
@@ -224,7 +218,7 @@ export async function rateLimit(
   if (!r.allowed) {
     const retry = Math.max(1, r.reset_at - Math.floor(Date.now() / 1000));
     const what = kind === 'upload' ? 'uploads' : kind === 'draft' ? 'saves' : 'submissions';
-    throw new ApiError(429, `too many ${what} from this link; try again shortly`, [], { 'Retry-After': String(retry) });
+    throw tooManyRequests(`too many ${what} from this link; try again shortly`, { headers: { 'Retry-After': String(retry) } });
   }
 }
 

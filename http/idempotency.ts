@@ -9,7 +9,7 @@ import { decryptSecret, encryptSecret } from '../lib/crypto.ts';
 import { canonicalJson } from '../lib/json.ts';
 import { claimIdempotencyKey, completeIdempotencyKey, type IdempotencyScope } from '../db/queries/idempotency.ts';
 import { identity, tx, type Deps } from './context.ts';
-import { ApiError, problemBody, toApiError } from './errors.ts';
+import { badRequest, conflict, problemBody, toApiError, unprocessable } from './errors.ts';
 
 const uuidV4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
@@ -23,10 +23,8 @@ export function idempotency(deps: Deps, sealed = false) {
   return async (ctx: Context, next: Next) => {
     const key = ctx.get('idempotency-key').trim();
     if (!key)
-      throw new ApiError(400, 'the Idempotency-Key header is required on every POST and PATCH under /v2', [
-        { field: 'Idempotency-Key', message: 'is required' },
-      ]);
-    if (!uuidV4.test(key)) throw new ApiError(400, 'the Idempotency-Key header must be a UUIDv4', [{ field: 'Idempotency-Key', message: 'must be a UUIDv4' }]);
+      throw badRequest('the Idempotency-Key header is required on every POST and PATCH under /v2', [{ field: 'Idempotency-Key', message: 'is required' }]);
+    if (!uuidV4.test(key)) throw badRequest('the Idempotency-Key header must be a UUIDv4', [{ field: 'Idempotency-Key', message: 'must be a UUIDv4' }]);
     const who = identity(ctx);
     const body = (ctx.request as { body?: unknown }).body;
     const fingerprint = createHash('sha256')
@@ -35,11 +33,11 @@ export function idempotency(deps: Deps, sealed = false) {
     const scope: IdempotencyScope = [who.agencyId, who.mode, key.toLowerCase()];
     const claim = await claimIdempotencyKey(tx(ctx), scope, fingerprint);
     if (claim.outcome === 'mismatch') {
-      throw new ApiError(422, 'this Idempotency-Key was already used with a different request; use a fresh key for each distinct operation', [
+      throw unprocessable('this Idempotency-Key was already used with a different request; use a fresh key for each distinct operation', [
         { field: 'Idempotency-Key', message: 'reused with a different method, path or body' },
       ]);
     }
-    if (claim.outcome === 'running') throw new ApiError(409, 'a request with this Idempotency-Key is still in progress; retry it shortly');
+    if (claim.outcome === 'running') throw conflict('a request with this Idempotency-Key is still in progress; retry it shortly');
     if (claim.outcome === 'done') {
       ctx.status = claim.response_status ?? 200;
       ctx.body = unseal(claim.response_body) ?? undefined;

@@ -1,6 +1,10 @@
-// Pagination of list endpoints. Keyset: an opaque cursor holding the id of the last item of a page (v2 and the
-// delivery logs). Offset: page numbers with first/last/prev/next links and a meta block (v1 agents, SPEC §2.6).
-import { ApiError } from './errors.ts';
+// Pagination of every list. Keyset (`keysetPage`): a page fetched with one row more than it shows, and the
+// position of its last row as the next page's cursor: an opaque id cursor (v2 and the delivery logs), a time
+// cursor (policy extractions, the dashboard's extractions and lease checks), or the plain id (the dashboard's
+// other lists). Offset: page numbers with first/last/prev/next links and a meta block (v1 agents, SPEC §2.6).
+import { badRequest, type ApiError } from './errors.ts';
+
+const badCursor = () => badRequest('cursor is not a next_cursor returned by this API', [{ field: 'cursor', message: 'invalid cursor' }]);
 
 export const encodeCursor = (id: number): string => Buffer.from(JSON.stringify({ id })).toString('base64url');
 
@@ -10,7 +14,7 @@ export function decodeCursor(cursor: string): number {
     const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { id?: unknown };
     if (typeof v.id === 'number' && Number.isSafeInteger(v.id) && v.id > 0) return v.id;
   } catch {}
-  throw new ApiError(400, 'cursor is not a next_cursor returned by this API', [{ field: 'cursor', message: 'invalid cursor' }]);
+  throw badCursor();
 }
 
 /**
@@ -19,22 +23,27 @@ export function decodeCursor(cursor: string): number {
  */
 export const encodeTimeCursor = (createdAt: string, id: string): string => Buffer.from(JSON.stringify({ t: createdAt, id })).toString('base64url');
 
-/** The position inside a time cursor; anything else is a 400 naming the `cursor` parameter. */
-export function decodeTimeCursor(cursor: string): { t: string; id: string } {
+/** The time cursor of a row that carries its `created_key`. */
+export const timeCursorOf = (row: { created_key: string; id: string }): string => encodeTimeCursor(row.created_key, row.id);
+
+/** The position inside a time cursor; anything else is `refused` (by default a 400 naming the `cursor` parameter). */
+export function decodeTimeCursor(cursor: string, refused: () => ApiError = badCursor): { t: string; id: string } {
   try {
     const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { t?: unknown; id?: unknown };
     if (typeof v.t === 'string' && !Number.isNaN(Date.parse(v.t)) && typeof v.id === 'string' && /^[0-9a-f-]{36}$/.test(v.id)) return { t: v.t, id: v.id };
   } catch {}
-  throw new ApiError(400, 'cursor is not a next_cursor returned by this API', [{ field: 'cursor', message: 'invalid cursor' }]);
+  throw refused();
 }
 
 /**
  * A keyset page from `limit + 1` rows fetched newest first: the first `limit` rows and the cursor of the
- * next page when the extra row shows there is one.
+ * next page (`cursorOf` its last row; by default the opaque id cursor) when the extra row shows there is one.
  */
-export function keysetPage<R extends { id: number }>(rows: R[], limit: number): { page: R[]; nextCursor: string | null } {
+export function keysetPage<R extends { id: number }>(rows: R[], limit: number): { page: R[]; nextCursor: string | null };
+export function keysetPage<R>(rows: R[], limit: number, cursorOf: (row: R) => string): { page: R[]; nextCursor: string | null };
+export function keysetPage<R>(rows: R[], limit: number, cursorOf = (row: R) => encodeCursor((row as { id: number }).id)) {
   const page = rows.slice(0, limit);
-  return { page, nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1].id) : null };
+  return { page, nextCursor: rows.length > limit && page.length ? cursorOf(page[page.length - 1]) : null };
 }
 
 function pageUrl(base: string, query: Record<string, unknown>, page: number): string {

@@ -5,7 +5,7 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { STATUS_CODES } from 'node:http';
-import { ApiError, type ErrorPresenter } from './errors.ts';
+import { badRequest, headersTooLarge, notImplemented, requestTimeout, type ApiError, type ErrorPresenter } from './errors.ts';
 
 interface ParseError extends Error {
   code?: string;
@@ -49,13 +49,13 @@ export function pathOf(target: string): string {
 export function parseErrorAsApiError(err: ParseError, method: string | undefined): ApiError {
   switch (err.code) {
     case 'HPE_INVALID_METHOD':
-      return new ApiError(501, `the method ${method && /^[\x21-\x7e]+$/.test(method) ? method : '(unreadable)'} is not implemented`, [], {}, 'not_implemented');
+      return notImplemented(`the method ${method && /^[\x21-\x7e]+$/.test(method) ? method : '(unreadable)'} is not implemented`, { code: 'not_implemented' });
     case 'HPE_HEADER_OVERFLOW':
-      return new ApiError(431, 'the request headers are too large');
+      return headersTooLarge('the request headers are too large');
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new ApiError(408, 'the request did not arrive in time');
+      return requestTimeout('the request did not arrive in time');
     default:
-      return new ApiError(400, `the request is not valid HTTP/1.1 (${err.code ?? 'parse error'})`);
+      return badRequest(`the request is not valid HTTP/1.1 (${err.code ?? 'parse error'})`);
   }
 }
 
@@ -101,7 +101,7 @@ export function answerParseErrors(server: Server, presenterFor: (path: string) =
     } else answer();
   });
   server.on('connect', (req: { url?: string; method?: string }, socket: Socket) => {
-    const err = new ApiError(501, `the method ${req.method ?? 'CONNECT'} is not implemented`, [], {}, 'not_implemented');
+    const err = notImplemented(`the method ${req.method ?? 'CONNECT'} is not implemented`, { code: 'not_implemented' });
     socket.on('error', () => socket.destroy());
     socket.end(rawErrorResponse(err, presenterFor(pathOf(req.url ?? '/'))));
   });

@@ -11,7 +11,7 @@ import { cropToQuote } from '../pipelines/reports/crop.ts';
 import { citedEvidence, reportModel, type EvidencePage, type ReportModel } from '../pipelines/reports/model.ts';
 import { renderReportPdf, type Paper } from '../pipelines/reports/pdf.ts';
 import type { Deps } from './context.ts';
-import { ApiError } from './errors.ts';
+import { conflict, unprocessable } from './errors.ts';
 import { pageAssets } from './pages/assets.ts';
 import { contentSecurityPolicy, type Brand } from './pages/layout.ts';
 import { reportDocument } from './pages/report.ts';
@@ -21,8 +21,8 @@ const EVIDENCE_WIDTH = 900;
 
 /** The report of a completed analysis; 409 while it runs, 422 when it failed. */
 export async function buildReportModel(deps: Deps, row: ReportRow): Promise<ReportModel> {
-  if (row.status === 'failed') throw new ApiError(422, `analysis ${row.id} failed: it has no report`, [], {}, 'analysis_failed');
-  if (row.status !== 'completed' || !row.result) throw new ApiError(409, `analysis ${row.id} is ${row.status}: its report exists once it is completed`);
+  if (row.status === 'failed') throw unprocessable(`analysis ${row.id} failed: it has no report`, { code: 'analysis_failed' });
+  if (row.status !== 'completed' || !row.result) throw conflict(`analysis ${row.id} is ${row.status}: its report exists once it is completed`);
   const result = row.result as unknown as AnalysisResult;
   const evidence = await drawEvidence(deps, row, citedEvidence(result.comparison));
   return reportModel({

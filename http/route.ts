@@ -5,9 +5,10 @@
 import type Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { z } from 'zod';
-import { authenticated, type AuthRule } from './auth.ts';
+import { authenticated, isDashboardRule, type AuthRule } from './auth.ts';
 import { bodyParser, collectFiles, parseInput, type RouteInput } from './body.ts';
 import { identity, type Deps } from './context.ts';
+import { withSession, type Mode } from './dashboard.ts';
 import { forbidden } from './errors.ts';
 import { idempotency } from './idempotency.ts';
 
@@ -21,6 +22,7 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   operationId: string;
   summary: string;
   tags: string[];
+  /** Who may call it (http/auth.ts); a dashboard rule ('dashboard', 'dashboard_admin') needs a `mode` path parameter. */
   auth: AuthRule;
   /**
    * Whether the route changes anything (default: every method but GET). A read-only API key gets 403 on every write
@@ -79,8 +81,11 @@ async function refuseReadOnly(ctx: Context, next: Next): Promise<void> {
 export function mountRoutes(router: Router, specs: RouteSpec[], deps: Deps): void {
   for (const spec of specs) {
     const chain: Array<(ctx: Context, next: Next) => Promise<unknown>> = [];
-    if (spec.auth !== 'none') chain.push(authenticated(spec.auth, deps, spec.rateLimit));
-    if (spec.auth !== 'none' && isWrite(spec)) chain.push(refuseReadOnly);
+    const rule = spec.auth;
+    if (rule !== 'none' && !isDashboardRule(rule)) {
+      chain.push(authenticated(rule, deps, spec.rateLimit));
+      if (isWrite(spec)) chain.push(refuseReadOnly);
+    }
     if (spec.body || spec.files || spec.docBody) chain.push(bodyParser(spec, deps));
     if (spec.idempotent) chain.push(idempotency(deps, spec.idempotent === 'sealed'));
     chain.push(async (ctx) => {
@@ -95,7 +100,10 @@ export function mountRoutes(router: Router, specs: RouteSpec[], deps: Deps): voi
           : ((ctx.request as { body?: unknown }).body ?? {}),
         files,
       };
-      await spec.handler(ctx, input, deps);
+      // A dashboard page checks its session after its input, so a bad link is a 400 page whoever opens it.
+      if (isDashboardRule(rule)) {
+        await withSession(ctx, deps, (params as { mode: Mode }).mode, rule === 'dashboard_admin', () => spec.handler(ctx, input, deps));
+      } else await spec.handler(ctx, input, deps);
     });
     (router[spec.method] as (path: string, ...mw: unknown[]) => unknown).call(router, spec.path, ...chain);
   }

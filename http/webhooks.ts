@@ -9,7 +9,7 @@ import { encryptSecret } from '../lib/crypto.ts';
 import { resolveTarget } from '../pipelines/webhooks/deliver.ts';
 import { newSigningSecret } from '../pipelines/webhooks/sign.ts';
 import { tx, type Deps } from './context.ts';
-import { ApiError, notFound } from './errors.ts';
+import { notFound, unprocessable } from './errors.ts';
 import { decodeCursor, keysetPage } from './pagination.ts';
 import { presentDelivery, presentDeliveryDetail } from './presenters/deliveries.ts';
 import type { createSubscriptionBody, endpointAuth } from './schemas/webhooks.ts';
@@ -48,7 +48,7 @@ export function checkProductionUrl(deps: Deps, url: string | null | undefined, f
   if (!url || !deps.cfg.WEBHOOK_REQUIRE_HTTPS || url.startsWith('https:')) return;
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   if (!deps.cfg.WEBHOOK_ALLOW_HOSTS.includes(host)) {
-    throw new ApiError(422, `${field} must use https`, [{ field, message: 'must be an https URL (plain http is only allowed for allow-listed hosts)' }]);
+    throw unprocessable(`${field} must use https`, [{ field, message: 'must be an https URL (plain http is only allowed for allow-listed hosts)' }]);
   }
 }
 
@@ -73,7 +73,7 @@ export async function checkWebhookUrl(deps: Deps, url: string | null | undefined
     const code = (err as { code?: string }).code;
     if (code === 'dns') return;
     const message = code === 'ssrf_blocked' ? 'must be a public address (private, loopback and link-local hosts are refused)' : (err as Error).message;
-    throw new ApiError(422, `${field} ${message}`, [{ field, message }]);
+    throw unprocessable(`${field} ${message}`, [{ field, message }]);
   }
 }
 

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { blobListedForDeletion } from '../../db/queries/files.ts';
 import { checkFileLink, fileLinkKey } from '../../lib/links.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, forbidden } from '../errors.ts';
 import { route } from '../route.ts';
 import { apiError } from '../schemas/extractions.ts';
 
@@ -50,11 +50,11 @@ export const fileRoutes = [
     handler: async (ctx, { params, query }, deps) => {
       const key = params.key;
       const check = checkFileLink(fileLinkKey(deps.secretKey), key, query.expires, query.filename, query.signature);
-      if (check === 'expired') throw new ApiError(403, 'this link has expired; request a fresh one', [], {}, 'link_expired');
-      if (check !== 'ok') throw new ApiError(403, 'this link is not valid (its signature does not match)', [], {}, 'forbidden');
-      if (await blobListedForDeletion(deps.db.owner, key)) throw new ApiError(404, 'this file no longer exists', [], {}, 'not_found');
-      const bytes = await deps.blobs.get(key).catch(() => undefined);
-      if (!bytes) throw new ApiError(404, 'this file no longer exists', [], {}, 'not_found');
+      if (check === 'expired') throw forbidden('this link has expired; request a fresh one', { code: 'link_expired' });
+      if (check !== 'ok') throw forbidden('this link is not valid (its signature does not match)');
+      // A file listed for deletion is gone already, whether or not the sweep has removed its bytes yet.
+      const bytes = (await blobListedForDeletion(deps.db.owner, key)) ? undefined : await deps.blobs.get(key).catch(() => undefined);
+      if (!bytes) throw new ApiError(404, 'this file no longer exists');
       const ext = key.slice(key.lastIndexOf('.') + 1).toLowerCase();
       ctx.type = contentTypes[ext] ?? 'application/octet-stream';
       ctx.set('Cache-Control', 'private, no-store');

@@ -5,7 +5,7 @@
 import type { Context } from 'koa';
 import { analysisById, getAnalysis, startAnalysis, type AnalysisRow, type StoredDocument } from '../../../db/queries/analyses.ts';
 import { DocumentError } from '../../../pipelines/documents/errors.ts';
-import { ApiError, documentErrorStatus } from '../../errors.ts';
+import { ApiError, badRequest, documentErrorStatus, notFound } from '../../errors.ts';
 import { presentAnalysis, statusUrl } from '../../presenters/analyses.ts';
 import { afterCommit } from '../../context.ts';
 import { route, tx, type Deps, type UploadedFile } from '../../route.ts';
@@ -13,7 +13,6 @@ import { keepUpload, readUpload, safeFilename, type Upload } from '../../uploads
 import { analysisParams, analysisResult, analysisStatus, analyzeBody, analyzeFields, analyzeQuery } from '../../schemas/analyses.ts';
 import { apiErrors } from '../../schemas/extractions.ts';
 
-const badRequest = (message: string, field?: string) => new ApiError(400, message, field ? [{ field, message }] : [], {}, 'bad_request');
 /** Sniff (type from the bytes, size, single-page images) and store one part; a refused file names its part. */
 async function store(deps: Deps, part: 'lease' | 'insurance', file: UploadedFile): Promise<StoredDocument> {
   let upload: Upload;
@@ -106,11 +105,10 @@ export const analysisRoutes = [
     },
     handler: async (ctx, { query, body, files }, deps: Deps) => {
       const missing = (['lease', 'insurance'] as const).filter((p) => !files[p]);
-      if (missing.length)
-        throw badRequest(
-          `both files are required: the ${missing.join(' and ')} part${missing.length > 1 ? 's are' : ' is'} missing (multipart/form-data parts "lease" and "insurance")`,
-          missing[0],
-        );
+      if (missing.length) {
+        const message = `both files are required: the ${missing.join(' and ')} part${missing.length > 1 ? 's are' : ' is'} missing (multipart/form-data parts "lease" and "insurance")`;
+        throw badRequest(message, [{ field: missing[0], message }]);
+      }
       const asOf = body.as_of ?? new Date().toISOString().slice(0, 10);
       const lease = await store(deps, 'lease', files.lease!);
       let insurance: StoredDocument | undefined;
@@ -147,7 +145,7 @@ export const analysisRoutes = [
     },
     handler: async (ctx, { params }) => {
       const row = await getAnalysis(tx(ctx), params.analysis_id);
-      if (!row) throw new ApiError(404, `analysis ${params.analysis_id} not found`, [], {}, 'not_found');
+      if (!row) throw notFound(`analysis ${params.analysis_id}`);
       ctx.body = presentAnalysis(row);
     },
   }),

@@ -2,8 +2,8 @@
 // and gets the record at once (queued); the worker chain of migration 0006 does the rest. X-API-Key with the
 // plan's rate limits; errors in the §7.2 body.
 import { findAgent, getExtraction, listExtractions, startExtraction } from '../../../db/queries/extractions.ts';
-import { decodeTimeCursor, encodeTimeCursor } from '../../pagination.ts';
-import { ApiError } from '../../errors.ts';
+import { decodeTimeCursor, keysetPage, timeCursorOf } from '../../pagination.ts';
+import { badRequest, notFound } from '../../errors.ts';
 import { presentExtraction } from '../../presenters/extractions.ts';
 import { route, tx, type Deps } from '../../route.ts';
 import { keepUpload, readUpload, safeFilename } from '../../uploads.ts';
@@ -19,12 +19,10 @@ import {
 } from '../../schemas/extractions.ts';
 import type { Context } from 'koa';
 
-const badRequest = (message: string, field?: string) => new ApiError(400, message, field ? [{ field, message }] : [], {}, 'bad_request');
-
 /** The agent must be in the key's agency (else 404, never confirming other tenants' ids) and active. */
 async function requireAgent(ctx: Context, agentId: number) {
   const a = await findAgent(tx(ctx), agentId);
-  if (!a) throw new ApiError(404, `agent ${agentId} not found`, [], {}, 'not_found');
+  if (!a) throw notFound(`agent ${agentId}`);
   return a;
 }
 
@@ -52,7 +50,10 @@ export const extractionRoutes = [
     },
     handler: async (ctx, { params, body, files }, deps: Deps) => {
       const file = files.file;
-      if (!file) throw badRequest('a file part named "file" is required (multipart/form-data)', 'file');
+      if (!file) {
+        const message = 'a file part named "file" is required (multipart/form-data)';
+        throw badRequest(message, [{ field: 'file', message }]);
+      }
       await requireAgent(ctx, params.agent_id);
       // The size was capped while the body arrived (413 before this point); the type comes from the bytes.
       const upload = await readUpload(file, { maxBytes: deps.cfg.MAX_UPLOAD_BYTES, maxImagePixels: deps.cfg.MAX_IMAGE_PIXELS });
@@ -91,7 +92,7 @@ export const extractionRoutes = [
     handler: async (ctx, { params }) => {
       await requireAgent(ctx, params.agent_id);
       const row = await getExtraction(tx(ctx), params.agent_id, params.extraction_id);
-      if (!row) throw new ApiError(404, `extraction ${params.extraction_id} not found`, [], {}, 'not_found');
+      if (!row) throw notFound(`extraction ${params.extraction_id}`);
       ctx.body = presentExtraction(row);
     },
   }),
@@ -110,9 +111,8 @@ export const extractionRoutes = [
       await requireAgent(ctx, params.agent_id);
       const after = query.cursor ? decodeTimeCursor(query.cursor) : undefined;
       const rows = await listExtractions(tx(ctx), params.agent_id, { status: query.status, after, limit: query.limit + 1 });
-      const page = rows.slice(0, query.limit);
-      const last = page.at(-1);
-      ctx.body = { data: page.map(presentExtraction), next_cursor: rows.length > query.limit && last ? encodeTimeCursor(last.created_key, last.id) : null };
+      const { page, nextCursor } = keysetPage(rows, query.limit, timeCursorOf);
+      ctx.body = { data: page.map(presentExtraction), next_cursor: nextCursor };
     },
   }),
 ];

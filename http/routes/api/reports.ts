@@ -6,7 +6,7 @@ import type { Context } from 'koa';
 import { createReportLink, getReport, reportLinkTarget, reportOfLink, revokeReportLink } from '../../../db/queries/analysis_reports.ts';
 import { consumeRateLimit } from '../../../db/queries/oauth.ts';
 import { checkReportToken, reportLinkKey } from '../../../lib/links.ts';
-import { ApiError, notFound } from '../../errors.ts';
+import { ApiError, notFound, tooManyRequests } from '../../errors.ts';
 import { pageAssets } from '../../pages/assets.ts';
 import { contentSecurityPolicy, messagePage } from '../../pages/layout.ts';
 import { presentReportLink, reportLinkPath, reportPath } from '../../presenters/reports.ts';
@@ -121,8 +121,8 @@ export const reportRoutes = [
         deps.cfg.RATE_LIMIT_WINDOW_SECONDS,
       );
       if (!budget.allowed)
-        throw new ApiError(429, 'this link was opened too often from here; try again shortly', [], {
-          'Retry-After': String(Math.max(1, budget.resetAt - Math.floor(Date.now() / 1000))),
+        throw tooManyRequests('this link was opened too often from here; try again shortly', {
+          headers: { 'Retry-After': String(Math.max(1, budget.resetAt - Math.floor(Date.now() / 1000))) },
         });
       const target = await reportLinkTarget(deps.db.owner, check.linkId);
       if (!target) return refuseLink(ctx, 404, 'not_found', 'This report no longer exists', askAgain);

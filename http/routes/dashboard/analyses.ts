@@ -3,10 +3,10 @@
 // Admins only: an analysis belongs to the agency (made with an API key), not to an agent.
 import { z } from 'zod';
 import { getReport, listAgencyAnalyses } from '../../../db/queries/analysis_reports.ts';
-import { overallWords } from '../../../pipelines/reports/model.ts';
-import { base, pageOf, pager, renderPage, when, withSession } from '../../dashboard.ts';
-import { ApiError, notFound } from '../../errors.ts';
-import { html } from '../../pages/html.ts';
+import { base, beforePosition, renderPage, session } from '../../dashboard.ts';
+import { notFound } from '../../errors.ts';
+import { analysesBody } from '../../pages/dashboard_analyses.ts';
+import { keysetPage, timeCursorOf } from '../../pagination.ts';
 import { sendReport } from '../../reports.ts';
 import { route, tx } from '../../route.ts';
 import { modeParams } from '../../schemas/dashboard.ts';
@@ -16,24 +16,6 @@ const responses = { 200: { description: 'HTML page' }, 401: { description: 'Not 
 const PAGE = 50;
 const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'an analysis id (UUID)');
 
-const cursorOf = (r: { created_key: string; id: string }) => Buffer.from(JSON.stringify([r.created_key, r.id])).toString('base64url');
-function positionOf(cursor: string | undefined): { t: string; id: string } | null {
-  if (!cursor) return null;
-  try {
-    const [t, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (typeof t === 'string' && /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:\d{2})?|Z)$/.test(t) && uuid.safeParse(id).success)
-      return { t, id: id as string };
-  } catch {}
-  throw new ApiError(400, 'this “older analyses” link is damaged; start again from the first page', [{ field: 'before', message: 'not a page position' }]);
-}
-
-// A finished analysis shows its verdict in the colour of the extraction statuses that mean the same.
-const verdictStyle: Record<string, string> = { compliant: 'completed', needs_review: 'partial', non_compliant: 'failed' };
-function resultBadge(status: string, verdict: string | null) {
-  if (status !== 'completed' || !verdict) return html`<span class="dash-status dash-status--${status}">${status}</span>`;
-  return html`<span class="dash-status dash-status--${verdictStyle[verdict] ?? 'partial'}">${overallWords[verdict as keyof typeof overallWords] ?? verdict}</span>`;
-}
-
 export const dashboardAnalysisRoutes = [
   route({
     method: 'get',
@@ -41,36 +23,16 @@ export const dashboardAnalysisRoutes = [
     operationId: 'dashboardAnalyses',
     summary: 'Lease analyses page: newest first, each with its compliance report',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeParams,
     query: z.object({ before: z.string().max(300).optional() }),
     responses,
-    handler: (ctx, { params, query }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const rows = await listAgencyAnalyses(tx(ctx), { after: positionOf(query.before), limit: PAGE + 1 });
-        const { rows: shown, next } = pageOf(rows, PAGE, cursorOf);
-        const b = `${base(s.mode)}/analyses`;
-        await renderPage(
-          ctx,
-          s,
-          'Lease checks',
-          html`${
-            shown.length
-              ? html`<div class="dash-table-wrap"><table class="dash-table"><caption class="visually-hidden">Lease analyses</caption>
-<thead><tr><th scope="col">Lease</th><th scope="col" class="dash-wide">Insurance document</th><th scope="col">Result</th><th scope="col" class="dash-wide">As of</th><th scope="col">Created</th></tr></thead>
-<tbody>${shown.map(
-                  (r) =>
-                    html`<tr><th scope="row">${
-                      r.status === 'completed'
-                        ? html`<a href="${b}/${r.id}/report">${r.lease_filename}<span class="visually-hidden"> (compliance report)</span></a>`
-                        : r.lease_filename
-                    }</th><td class="dash-wide">${r.insurance_filename}</td><td>${resultBadge(r.status, r.summary_status)}</td><td class="dash-wide">${r.as_of}</td><td>${when(r.created_at)}</td></tr>`,
-                )}</tbody></table></div>`
-              : html`<p class="lede">No ${s.mode} lease analyses yet. Leases are checked through the API (POST /api/analyze).</p>`
-          }
-${pager(b, {}, { paged: !!query.before, next, what: 'analyses' })}`,
-        );
-      }),
+    handler: async (ctx, { query }) => {
+      const s = session(ctx);
+      const rows = await listAgencyAnalyses(tx(ctx), { after: beforePosition(query.before, 'analyses'), limit: PAGE + 1 });
+      const { page: shown, nextCursor: next } = keysetPage(rows, PAGE, timeCursorOf);
+      await renderPage(ctx, s, 'Lease checks', analysesBody(s, shown, query, next));
+    },
   }),
   route({
     method: 'get',
@@ -78,19 +40,19 @@ ${pager(b, {}, { paged: !!query.before, next, what: 'analyses' })}`,
     operationId: 'dashboardAnalysisReport',
     summary: 'The compliance report of an analysis (HTML, or ?format=pdf)',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: z.object({ mode: z.enum(['test', 'live']), id: uuid }),
     query: reportQuery,
     responses,
-    handler: (ctx, { params, query }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const row = await getReport(tx(ctx), params.id);
-        if (!row) throw notFound('analysis');
-        await sendReport(ctx, deps, row, {
-          format: query.format ?? 'html',
-          paper: query.paper ?? 'a4',
-          pdfUrl: `${base(s.mode)}/analyses/${row.id}/report?format=pdf`,
-        });
-      }),
+    handler: async (ctx, { params, query }, deps) => {
+      const s = session(ctx);
+      const row = await getReport(tx(ctx), params.id);
+      if (!row) throw notFound('analysis');
+      await sendReport(ctx, deps, row, {
+        format: query.format ?? 'html',
+        paper: query.paper ?? 'a4',
+        pdfUrl: `${base(s.mode)}/analyses/${row.id}/report?format=pdf`,
+      });
+    },
   }),
 ];

@@ -5,9 +5,9 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { countRecoverable, getRecovery, recoverDeliveries } from '../../../db/queries/recoveries.ts';
 import { getTopicEndpoint, type EndpointRow } from '../../../db/queries/webhook_endpoints.ts';
-import { base, csrfField, renderPage, when, withSession } from '../../dashboard.ts';
-import { ApiError, notFound } from '../../errors.ts';
-import { html } from '../../pages/html.ts';
+import { base, renderPage, session } from '../../dashboard.ts';
+import { badRequest, notFound } from '../../errors.ts';
+import { recoverBody, recoveryBody } from '../../pages/dashboard_recoveries.ts';
 import { presentRecovery } from '../../presenters/recoveries.ts';
 import { route, tx } from '../../route.ts';
 import { dashboardForm, modeTopicParams } from '../../schemas/dashboard.ts';
@@ -24,11 +24,9 @@ const LOCAL_INSTANT = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2})?$/;
 function instantOf(v: unknown): Date {
   const m = typeof v === 'string' ? LOCAL_INSTANT.exec(v.trim()) : null;
   const d = m ? new Date(`${m[1]}T${m[2]}${m[3] ?? ':00'}Z`) : null;
-  if (!d || Number.isNaN(d.getTime()))
-    throw new ApiError(400, 'choose the day and time (UTC) to recover from', [{ field: 'since', message: 'not a date and time' }]);
+  if (!d || Number.isNaN(d.getTime())) throw badRequest('choose the day and time (UTC) to recover from', [{ field: 'since', message: 'not a date and time' }]);
   return d;
 }
-const localValue = (d: Date) => d.toISOString().slice(0, 16);
 
 async function loadEndpoint(ctx: Context, topic: string): Promise<EndpointRow> {
   const w = await getTopicEndpoint(tx(ctx), topic);
@@ -43,36 +41,17 @@ export const dashboardRecoveryRoutes = [
     operationId: 'dashboardRecoverDeliveries',
     summary: 'Choose since when to recover failed deliveries; shows the count before confirming',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeTopicParams,
     query: z.object({ since: z.string().max(40).optional() }),
     responses,
-    handler: (ctx, { params, query }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const w = await loadEndpoint(ctx, params.topic);
-        const b = `${base(s.mode)}/webhooks/${params.topic}`;
-        const since = query.since ? instantOf(query.since) : null;
-        const count = since ? await countRecoverable(tx(ctx), w.id, since, null) : null;
-        await renderPage(
-          ctx,
-          s,
-          `Recover failed deliveries: ${params.topic}`,
-          html`<p class="lede">After an outage of your receiver, send every ${s.mode} delivery that ended failed since a moment again, in the original order and under its original <code>webhook-id</code> (receivers that de-duplicate drop any they already have).</p>
-<form method="get" action="${b}/recover" class="dash-filter">
-<div class="field"><label class="field__label" for="since">Failed since (UTC)</label><input class="input" type="datetime-local" id="since" name="since" required value="${since ? localValue(since) : localValue(new Date(Date.now() - 86_400_000))}"></div>
-<button class="button button--secondary button--small" type="submit">Count failed deliveries</button></form>
-${
-  since && count !== null
-    ? count > 0
-      ? html`<section class="dash-panel" aria-labelledby="confirm-title"><h2 id="confirm-title">${count} failed ${count === 1 ? 'delivery' : 'deliveries'} since ${when(since)}</h2>
-<p>They will be sent again one at a time, oldest first.</p>
-<form method="post" action="${b}/recover">${csrfField(s)}<input type="hidden" name="since" value="${since.toISOString()}"><button class="button button--primary" type="submit">Send ${count} again</button></form></section>`
-      : html`<p class="notice" role="status">No failed ${s.mode} deliveries to recover since ${when(since)}.</p>`
-    : ''
-}
-<p><a href="${base(s.mode)}/webhooks">Back to webhooks</a></p>`,
-        );
-      }),
+    handler: async (ctx, { params, query }) => {
+      const s = session(ctx);
+      const w = await loadEndpoint(ctx, params.topic);
+      const since = query.since ? instantOf(query.since) : null;
+      const count = since ? await countRecoverable(tx(ctx), w.id, since, null) : null;
+      await renderPage(ctx, s, `Recover failed deliveries: ${params.topic}`, recoverBody(s, params.topic, since, count));
+    },
   }),
   route({
     method: 'post',
@@ -80,20 +59,20 @@ ${
     operationId: 'dashboardStartRecovery',
     summary: 'Start the recovery (confirmed), then show its progress',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeTopicParams,
     urlencoded: true,
     body: dashboardForm,
     responses: { ...responses, 303: { description: 'To the recovery' } },
-    handler: (ctx, { params, body }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const w = await loadEndpoint(ctx, params.topic);
-        const raw = (body as Record<string, unknown>).since;
-        const since = typeof raw === 'string' && !Number.isNaN(Date.parse(raw)) && /Z$/.test(raw) ? new Date(raw) : instantOf(raw);
-        const r = await recoverDeliveries(tx(ctx), w.id, since, null);
-        ctx.status = 303;
-        ctx.redirect(`${base(s.mode)}/webhooks/${params.topic}/recoveries/${r.id}`);
-      }),
+    handler: async (ctx, { params, body }) => {
+      const s = session(ctx);
+      const w = await loadEndpoint(ctx, params.topic);
+      const raw = (body as Record<string, unknown>).since;
+      const since = typeof raw === 'string' && !Number.isNaN(Date.parse(raw)) && /Z$/.test(raw) ? new Date(raw) : instantOf(raw);
+      const r = await recoverDeliveries(tx(ctx), w.id, since, null);
+      ctx.status = 303;
+      ctx.redirect(`${base(s.mode)}/webhooks/${params.topic}/recoveries/${r.id}`);
+    },
   }),
   route({
     method: 'get',
@@ -101,30 +80,15 @@ ${
     operationId: 'dashboardRecovery',
     summary: 'Progress of a recovery',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeTopicParams.extend({ recovery_id: z.uuid('a recovery id (UUID)') }),
     responses,
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const w = await loadEndpoint(ctx, params.topic);
-        const row = await getRecovery(tx(ctx), w.id, params.recovery_id);
-        if (!row) throw notFound('recovery');
-        const r = presentRecovery(row);
-        await renderPage(
-          ctx,
-          s,
-          `Recovery of ${params.topic}`,
-          html`<p><span class="dash-status dash-status--${r.status === 'completed' ? 'completed' : 'pending'}">${r.status}</span> since ${when(r.since)} · started ${when(r.created_at)}${r.completed_at ? html` · all sent by ${when(r.completed_at)}` : ''}</p>
-<dl class="dash-counts">
-<div><dt>To send again</dt><dd>${r.total}</dd></div>
-<div><dt>Sent again</dt><dd>${r.queued}</dd></div>
-<div><dt>Delivered</dt><dd>${r.delivered}</dd></div>
-<div><dt>Failed again</dt><dd>${r.failed}</dd></div>
-<div><dt>Being tried</dt><dd>${r.pending}</dd></div>
-</dl>
-${r.status === 'running' ? html`<p><a href="${base(s.mode)}/webhooks/${params.topic}/recoveries/${r.id}">Reload</a> to see the progress.</p>` : ''}
-<p><a href="${base(s.mode)}/webhooks/${params.topic}/deliveries">Delivery log</a> · <a href="${base(s.mode)}/webhooks">Back to webhooks</a></p>`,
-        );
-      }),
+    handler: async (ctx, { params }) => {
+      const s = session(ctx);
+      const w = await loadEndpoint(ctx, params.topic);
+      const row = await getRecovery(tx(ctx), w.id, params.recovery_id);
+      if (!row) throw notFound('recovery');
+      await renderPage(ctx, s, `Recovery of ${params.topic}`, recoveryBody(s, params.topic, presentRecovery(row)));
+    },
   }),
 ];

@@ -3,9 +3,10 @@
 // (the same presenter as GET /v2/submissions/{id}).
 import { z } from 'zod';
 import { getSubmission, listSubmissions } from '../../../db/queries/submissions.ts';
-import { base, pageOf, pager, renderPage, when, withSession } from '../../dashboard.ts';
+import { renderPage, session } from '../../dashboard.ts';
 import { notFound } from '../../errors.ts';
-import { html, type SafeHtml } from '../../pages/html.ts';
+import { submissionBody, submissionsBody } from '../../pages/dashboard_submissions.ts';
+import { keysetPage } from '../../pagination.ts';
 import { presentSubmission } from '../../presenters/submissions.ts';
 import { route, tx } from '../../route.ts';
 import { beforeId, modeIdParams, modeParams } from '../../schemas/dashboard.ts';
@@ -14,19 +15,6 @@ import { id } from '../../schemas/common.ts';
 const responses = { 200: { description: 'HTML page' }, 401: { description: 'Not signed in' }, 404: { description: 'Not found' } };
 const PAGE = 50;
 
-function answerValue(v: unknown): SafeHtml | string {
-  if (v === null || v === undefined || v === '') return '—';
-  if (Array.isArray(v) && v.every((x) => x && typeof x === 'object' && 'url' in x)) {
-    return html`<ul>${(v as { filename: string; url: string }[]).map((f) => html`<li><a href="${f.url}" rel="noreferrer">${f.filename}</a></li>`)}</ul>`;
-  }
-  if (Array.isArray(v)) return v.every((x) => typeof x !== 'object') ? v.join(', ') : html`<ul>${v.map((x) => html`<li>${answerValue(x)}</li>`)}</ul>`;
-  if (typeof v === 'object')
-    return Object.entries(v as Record<string, unknown>)
-      .map(([k, x]) => `${k.replace(/_/g, ' ')}: ${typeof x === 'object' ? JSON.stringify(x) : String(x)}`)
-      .join('; ');
-  return String(v);
-}
-
 export const dashboardSubmissionRoutes = [
   route({
     method: 'get',
@@ -34,7 +22,7 @@ export const dashboardSubmissionRoutes = [
     operationId: 'dashboardSubmissions',
     summary: 'Submissions page',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard',
     params: modeParams,
     query: z.object({
       form_id: id.or(z.literal('')).optional(),
@@ -42,35 +30,18 @@ export const dashboardSubmissionRoutes = [
       before: beforeId,
     }),
     responses,
-    handler: (ctx, { params, query }, deps) =>
-      withSession(ctx, deps, params.mode, false, async (s) => {
-        const rows = await listSubmissions(tx(ctx), {
-          before: query.before ?? null,
-          formId: query.form_id || null,
-          agentId: s.isAdmin ? null : s.agent_id,
-          status: query.status || null,
-          limit: PAGE + 1,
-        });
-        const { rows: page, next } = pageOf(rows, PAGE, (r) => String(r.id));
-        const b = `${base(s.mode)}/submissions`;
-        await renderPage(
-          ctx,
-          s,
-          'Submissions',
-          html`<form method="get" class="dash-filter">
-<div class="field"><label class="field__label" for="form_id">Form id</label><input class="input" id="form_id" name="form_id" inputmode="numeric" value="${query.form_id ? String(query.form_id) : ''}"></div>
-<div class="field"><label class="field__label" for="status">Status</label><select class="input" id="status" name="status"><option value="">All</option>${['processing', 'complete'].map((x) => html`<option value="${x}"${x === query.status ? ' selected' : ''}>${x}</option>`)}</select></div>
-<button class="button button--secondary button--small" type="submit">Filter</button></form>
-${
-  page.length
-    ? html`<div class="dash-table-wrap"><table class="dash-table"><caption class="visually-hidden">Submissions</caption>
-<thead><tr><th scope="col">Submission</th><th scope="col">Form</th><th scope="col">Contact</th><th scope="col">Agent</th><th scope="col">Status</th><th scope="col">Submitted</th></tr></thead>
-<tbody>${page.map((r) => html`<tr><th scope="row"><a href="${b}/${r.id}">#${r.id}</a></th><td>${r.form_name}</td><td>${r.contact?.name ?? r.contact?.email ?? '—'}</td><td>${r.agent_name}</td><td><span class="dash-status">${r.status}</span></td><td>${when(r.submitted_at)}</td></tr>`)}</tbody></table></div>`
-    : html`<p class="lede">No submissions${query.form_id || query.status ? ' match these filters' : ' yet'}.</p>`
-}
-${pager(b, { form_id: query.form_id || null, status: query.status }, { paged: !!query.before, next, what: 'submissions' })}`,
-        );
-      }),
+    handler: async (ctx, { query }) => {
+      const s = session(ctx);
+      const rows = await listSubmissions(tx(ctx), {
+        before: query.before ?? null,
+        formId: query.form_id || null,
+        agentId: s.isAdmin ? null : s.agent_id,
+        status: query.status || null,
+        limit: PAGE + 1,
+      });
+      const { page, nextCursor: next } = keysetPage(rows, PAGE, (r) => String(r.id));
+      await renderPage(ctx, s, 'Submissions', submissionsBody(s, page, query, next));
+    },
   }),
   route({
     method: 'get',
@@ -78,25 +49,15 @@ ${pager(b, { form_id: query.form_id || null, status: query.status }, { paged: !!
     operationId: 'dashboardSubmission',
     summary: 'One submission: answers, files and the ACORD archive',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard',
     params: modeIdParams,
     responses,
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, false, async (s) => {
-        const row = await getSubmission(tx(ctx), params.id);
-        if (!row || (!s.isAdmin && row.agent_id !== s.agent_id)) throw notFound('submission');
-        const d = presentSubmission(row, deps);
-        await renderPage(
-          ctx,
-          s,
-          `Submission #${d.submission_id}`,
-          html`<p>${d.form.name} · ${when(d.submitted_at)} · agent ${d.agent.name} · trace <code>${d.trace_id}</code> · ${row.status}</p>
-<div class="dash-table-wrap"><table class="dash-table"><caption class="visually-hidden">Answers</caption><thead><tr><th scope="col">Question</th><th scope="col">Answer</th></tr></thead>
-<tbody>${d.answers.map((a) => html`<tr><th scope="row">${a.label}</th><td>${answerValue(a.value)}</td></tr>`)}</tbody></table></div>
-${'acord' in d && d.acord ? html`<section class="dash-panel" aria-labelledby="acord-title"><h2 id="acord-title">ACORD</h2><p>Forms: ${d.acord.form_ids.join(', ')}</p>${d.acord.archive_url ? html`<p><a href="${d.acord.archive_url}" rel="noreferrer">Download the ACORD archive</a></p>` : html`<p>The archive is being prepared.</p>`}</section>` : ''}
-${Object.keys(d.metadata ?? {}).length ? html`<h2>Metadata</h2><pre class="dash-pre">${JSON.stringify(d.metadata, null, 2)}</pre>` : ''}
-<p><a href="${base(s.mode)}/submissions">All submissions</a></p>`,
-        );
-      }),
+    handler: async (ctx, { params }, deps) => {
+      const s = session(ctx);
+      const row = await getSubmission(tx(ctx), params.id);
+      if (!row || (!s.isAdmin && row.agent_id !== s.agent_id)) throw notFound('submission');
+      const d = presentSubmission(row, deps);
+      await renderPage(ctx, s, `Submission #${d.submission_id}`, submissionBody(s, d, row.status));
+    },
   }),
 ];

@@ -6,15 +6,16 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { deleteSubscription, getSubscription, listSubscriptions, type EndpointRow } from '../../../db/queries/webhook_endpoints.ts';
-import { base, csrfField, renderPage, shownOnce, when, withSession, type DashboardSession } from '../../dashboard.ts';
-import { ApiError, notFound, zodDetails } from '../../errors.ts';
+import { base, renderPage, shownOnce, session, type DashboardSession } from '../../dashboard.ts';
+import { notFound, unprocessable, zodDetails } from '../../errors.ts';
 import { deliveryDetailBody, deliveryLogBody, DELIVERY_STATUSES } from '../../pages/dashboard_deliveries.ts';
+import { subscriptionsBody } from '../../pages/dashboard_subscriptions.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { presentSubscription } from '../../presenters/webhooks.ts';
 import { route, tx } from '../../route.ts';
 import { dashboardForm, modeParams } from '../../schemas/dashboard.ts';
 import { id } from '../../schemas/common.ts';
-import { createSubscriptionBody, SUBSCRIPTION_EVENTS } from '../../schemas/webhooks.ts';
+import { createSubscriptionBody } from '../../schemas/webhooks.ts';
 import { sampleV1Event } from '../../../pipelines/webhooks/payloads.ts';
 import { deliveryDetail, deliveryPage, redeliverTo, sendTest, subscribe } from '../../webhooks.ts';
 
@@ -45,51 +46,7 @@ const secretBox = (secret: string) =>
 
 async function subscriptionsPage(ctx: Context, s: DashboardSession, top: SafeHtml | null, status = 200): Promise<void> {
   const subs = (await listSubscriptions(tx(ctx))).map(presentSubscription);
-  const b = `${base(s.mode)}/subscriptions`;
-  const live = s.mode === 'live';
-  await renderPage(
-    ctx,
-    s,
-    'v1 webhook subscriptions',
-    html`${top}<p>Subscriptions of the v1 API: each URL gets the events it names, test and live alike, signed with its own secret. The delivery logs below show ${live ? 'live' : 'test'} deliveries only.</p>
-${
-  subs.length
-    ? html`<div class="dash-table-wrap"><table class="dash-table dash-stack"><caption class="visually-hidden">Subscriptions</caption>
-<thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col" class="dash-wide">Created</th><th scope="col">Actions</th></tr></thead>
-<tbody>${subs.map(
-        (
-          w,
-        ) => html`<tr><th scope="row"><code>${w.url}</code>${w.description ? html`<br><small>${w.description}</small>` : ''}</th><td data-label="Events:">${w.events.join(', ')}</td>
-<td><span class="dash-status dash-status--${w.enabled ? 'active' : 'disabled'}">${w.enabled ? 'enabled' : 'disabled'}</span>${w.disabled_reason ? html`<br><small>${w.disabled_reason}</small>` : ''}</td><td class="dash-wide">${when(w.created_at)}</td>
-<td class="dash-actions"><a href="${b}/${w.uuid}/deliveries">Delivery log<span class="visually-hidden"> of ${w.url}</span></a>${
-          live
-            ? ''
-            : html`<form method="post" action="${b}/${w.uuid}/test">${csrfField(s)}<button class="button button--secondary button--small" type="submit">Send test event<span class="visually-hidden"> to ${w.url}</span></button></form>`
-        }${
-          live
-            ? html`<details class="dash-confirm"><summary>Delete<span class="visually-hidden"> ${w.url}</span></summary><form method="post" action="${b}/${w.uuid}/delete">${csrfField(s)}
-<p>Events stop going to this URL at once, and its delivery log is removed. This cannot be undone.</p>
-<button class="button button--danger button--small" type="submit">Delete the subscription now</button></form></details>`
-            : ''
-        }</td></tr>`,
-      )}</tbody></table></div>`
-    : html`<p class="lede">No subscriptions yet.</p>`
-}
-${
-  live
-    ? html`<section class="dash-panel" aria-labelledby="new-sub"><h2 id="new-sub">Subscribe a URL</h2>
-<form method="post" action="${b}" class="dash-form">${csrfField(s)}
-<div class="field"><label class="field__label" for="sub-url">URL</label><input class="input" type="url" id="sub-url" name="url" required maxlength="2000" inputmode="url" autocomplete="off"></div>
-<fieldset class="field"><legend class="field__label">Events</legend>${SUBSCRIPTION_EVENTS.map(
-        (e, i) =>
-          html`<label class="choice"><input class="choice__input" type="checkbox" name="events" value="${e}"${i === 0 ? ' checked' : ''}> <span class="choice__label">${e === '*' ? 'Every event (*)' : e}</span></label>`,
-      )}</fieldset>
-<div class="field"><label class="field__label" for="sub-description">Description (optional)</label><input class="input" id="sub-description" name="description" maxlength="500" autocomplete="off"></div>
-<button class="button button--primary" type="submit">Subscribe</button></form></section>`
-    : html`<p class="notice">Subscriptions receive live events too, so they are created and deleted in the <a href="${base('live')}/subscriptions">live view</a>.</p>`
-}`,
-    status,
-  );
+  await renderPage(ctx, s, 'v1 webhook subscriptions', subscriptionsBody(s, subs, top), status);
 }
 
 export const dashboardSubscriptionRoutes = [
@@ -99,10 +56,10 @@ export const dashboardSubscriptionRoutes = [
     operationId: 'dashboardSubscriptions',
     summary: 'v1 webhook subscriptions page',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeParams,
     responses,
-    handler: (ctx, { params }, deps) => withSession(ctx, deps, params.mode, true, (s) => subscriptionsPage(ctx, s, null)),
+    handler: (ctx) => subscriptionsPage(ctx, session(ctx), null),
   }),
   route({
     method: 'post',
@@ -110,20 +67,20 @@ export const dashboardSubscriptionRoutes = [
     operationId: 'dashboardCreateSubscription',
     summary: 'Subscribe a URL (live view); the signing secret is shown once',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeParams,
     urlencoded: true,
     body: dashboardForm,
     responses,
-    handler: (ctx, { params, body }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const events = body.events === undefined ? [] : Array.isArray(body.events) ? body.events : [body.events];
-        const description = typeof body.description === 'string' && body.description.trim() ? body.description : undefined;
-        const parsed = createSubscriptionBody.safeParse({ url: typeof body.url === 'string' ? body.url : '', events: [...new Set(events)], description });
-        if (!parsed.success) throw new ApiError(422, 'please check the subscription', zodDetails(parsed.error));
-        const { secret } = await subscribe(ctx, deps, parsed.data);
-        await subscriptionsPage(ctx, s, secretBox(secret), 201);
-      }),
+    handler: async (ctx, { body }, deps) => {
+      const s = session(ctx);
+      const events = body.events === undefined ? [] : Array.isArray(body.events) ? body.events : [body.events];
+      const description = typeof body.description === 'string' && body.description.trim() ? body.description : undefined;
+      const parsed = createSubscriptionBody.safeParse({ url: typeof body.url === 'string' ? body.url : '', events: [...new Set(events)], description });
+      if (!parsed.success) throw unprocessable('please check the subscription', zodDetails(parsed.error));
+      const { secret } = await subscribe(ctx, deps, parsed.data);
+      await subscriptionsPage(ctx, s, secretBox(secret), 201);
+    },
   }),
   route({
     method: 'post',
@@ -131,18 +88,18 @@ export const dashboardSubscriptionRoutes = [
     operationId: 'dashboardDeleteSubscription',
     summary: 'Delete a subscription and its delivery log (live view)',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: subParams,
     urlencoded: true,
     body: dashboardForm,
     responses: { ...responses, 303: { description: 'Back to the subscriptions' } },
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        // In the test view the delete policy sees nothing (removal routes live data): a 404 like any other.
-        if (!(await deleteSubscription(tx(ctx), params.uuid))) throw notFound('webhook subscription');
-        ctx.status = 303;
-        ctx.redirect(`${base(s.mode)}/subscriptions`);
-      }),
+    handler: async (ctx, { params }) => {
+      const s = session(ctx);
+      // In the test view the delete policy sees nothing (removal routes live data): a 404 like any other.
+      if (!(await deleteSubscription(tx(ctx), params.uuid))) throw notFound('webhook subscription');
+      ctx.status = 303;
+      ctx.redirect(`${base(s.mode)}/subscriptions`);
+    },
   }),
   route({
     method: 'post',
@@ -150,20 +107,20 @@ export const dashboardSubscriptionRoutes = [
     operationId: 'dashboardTestSubscription',
     summary: 'Send a sample event of the first subscribed event name, then show the delivery',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: subParams,
     urlencoded: true,
     body: dashboardForm,
     responses: { ...responses, 303: { description: 'To the new delivery' } },
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const w = await loadSubscription(ctx, params.uuid);
-        const name = w.events.find((e) => e !== '*') ?? 'client-submission.complete';
-        // Filed under this view's mode (the sample carries no customer data), so it shows in this view's log.
-        const d = await sendTest(ctx, w.id, sampleV1Event(name as Parameters<typeof sampleV1Event>[0]));
-        ctx.status = 303;
-        ctx.redirect(`${base(s.mode)}/subscriptions/${w.id}/deliveries/${d.id}`);
-      }),
+    handler: async (ctx, { params }) => {
+      const s = session(ctx);
+      const w = await loadSubscription(ctx, params.uuid);
+      const name = w.events.find((e) => e !== '*') ?? 'client-submission.complete';
+      // Filed under this view's mode (the sample carries no customer data), so it shows in this view's log.
+      const d = await sendTest(ctx, w.id, sampleV1Event(name as Parameters<typeof sampleV1Event>[0]));
+      ctx.status = 303;
+      ctx.redirect(`${base(s.mode)}/subscriptions/${w.id}/deliveries/${d.id}`);
+    },
   }),
   route({
     method: 'get',
@@ -171,27 +128,27 @@ export const dashboardSubscriptionRoutes = [
     operationId: 'dashboardSubscriptionDeliveries',
     summary: 'The delivery log of a subscription in this mode, newest first, filterable by status',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: subParams,
     query: z.object({ status: z.enum(DELIVERY_STATUSES).or(z.literal('')).optional(), before: z.string().max(200).optional() }),
     responses,
-    handler: (ctx, { params, query }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const w = await loadSubscription(ctx, params.uuid);
-        const status = query.status || undefined;
-        const page = await deliveryPage(ctx, w.id, { limit: 50, cursor: query.before, status });
-        await renderPage(
-          ctx,
-          s,
-          `Delivery log: ${w.url}`,
-          deliveryLogBody(`${base(s.mode)}/subscriptions/${w.id}`, page.data, {
-            status,
-            before: query.before,
-            next: page.next_cursor,
-            back: { href: `${base(s.mode)}/subscriptions`, label: 'Back to the subscriptions' },
-          }),
-        );
-      }),
+    handler: async (ctx, { params, query }) => {
+      const s = session(ctx);
+      const w = await loadSubscription(ctx, params.uuid);
+      const status = query.status || undefined;
+      const page = await deliveryPage(ctx, w.id, { limit: 50, cursor: query.before, status });
+      await renderPage(
+        ctx,
+        s,
+        `Delivery log: ${w.url}`,
+        deliveryLogBody(`${base(s.mode)}/subscriptions/${w.id}`, page.data, {
+          status,
+          before: query.before,
+          next: page.next_cursor,
+          back: { href: `${base(s.mode)}/subscriptions`, label: 'Back to the subscriptions' },
+        }),
+      );
+    },
   }),
   route({
     method: 'get',
@@ -199,15 +156,15 @@ export const dashboardSubscriptionRoutes = [
     operationId: 'dashboardSubscriptionDelivery',
     summary: 'One delivery of a subscription with every attempt',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: subDeliveryParams,
     responses,
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const w = await loadSubscription(ctx, params.uuid);
-        const d = await deliveryDetail(ctx, w.id, params.delivery_id);
-        await renderPage(ctx, s, `Delivery #${d.id}`, deliveryDetailBody(s, `${base(s.mode)}/subscriptions/${w.id}`, d));
-      }),
+    handler: async (ctx, { params }) => {
+      const s = session(ctx);
+      const w = await loadSubscription(ctx, params.uuid);
+      const d = await deliveryDetail(ctx, w.id, params.delivery_id);
+      await renderPage(ctx, s, `Delivery #${d.id}`, deliveryDetailBody(s, `${base(s.mode)}/subscriptions/${w.id}`, d));
+    },
   }),
   route({
     method: 'post',
@@ -215,19 +172,19 @@ export const dashboardSubscriptionRoutes = [
     operationId: 'dashboardSubscriptionRedeliver',
     summary: 'Send a delivery of a subscription again',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: subDeliveryParams,
     urlencoded: true,
     body: dashboardForm,
     responses: { ...responses, 303: { description: 'To the new delivery' } },
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const w = await loadSubscription(ctx, params.uuid);
-        // deliveryDetail is read under RLS (this mode only): another mode's delivery is a 404 here.
-        await deliveryDetail(ctx, w.id, params.delivery_id);
-        const d = await redeliverTo(ctx, w.id, params.delivery_id);
-        ctx.status = 303;
-        ctx.redirect(`${base(s.mode)}/subscriptions/${w.id}/deliveries/${d.id}`);
-      }),
+    handler: async (ctx, { params }) => {
+      const s = session(ctx);
+      const w = await loadSubscription(ctx, params.uuid);
+      // deliveryDetail is read under RLS (this mode only): another mode's delivery is a 404 here.
+      await deliveryDetail(ctx, w.id, params.delivery_id);
+      const d = await redeliverTo(ctx, w.id, params.delivery_id);
+      ctx.status = 303;
+      ctx.redirect(`${base(s.mode)}/subscriptions/${w.id}/deliveries/${d.id}`);
+    },
   }),
 ];

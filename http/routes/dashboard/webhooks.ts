@@ -6,19 +6,16 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { getTopicEndpoint, listTopicEndpoints, putTopicEndpoint, setEndpointEnabled, type EndpointRow } from '../../../db/queries/webhook_endpoints.ts';
 import { sampleTopicPayload } from '../../../pipelines/webhooks/payloads.ts';
-import { base, csrfField, renderPage, shownOnce, when, withSession, type DashboardSession } from '../../dashboard.ts';
-import { ApiError, notFound, zodDetails } from '../../errors.ts';
+import { base, renderPage, shownOnce, session, type DashboardSession } from '../../dashboard.ts';
+import { notFound, unprocessable, zodDetails } from '../../errors.ts';
 import { deliveryDetailBody, deliveryLogBody, DELIVERY_STATUSES } from '../../pages/dashboard_deliveries.ts';
+import { endpointCard, TOPICS } from '../../pages/dashboard_webhooks.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { route, tx } from '../../route.ts';
 import { dashboardForm, modeParams, modeTopicDeliveryParams, modeTopicParams } from '../../schemas/dashboard.ts';
 import { putEndpointBody } from '../../schemas/webhooks.ts';
 import { checkProductionUrl, deliveryDetail, deliveryPage, mintSecret, redeliverTo, rotateSecret, sealAuth, sendTest } from '../../webhooks.ts';
 
-const TOPICS = [
-  { topic: 'form-submission', label: 'Form submissions', about: 'A consumer submitted a hosted form (SPEC §6.3).' },
-  { topic: 'client-submission', label: 'Policy data', about: 'Data extracted from a policy document (SPEC §6.2).' },
-] as const;
 type Topic = (typeof TOPICS)[number]['topic'];
 
 const responses = {
@@ -30,42 +27,6 @@ const responses = {
 
 const secretBox = (secret: string, title: string) =>
   shownOnce(title, secret, html`Your receiver checks each delivery’s <code>x-signature</code> with it (HMAC-SHA256 of the raw body).`);
-
-function endpointCard(s: DashboardSession, topic: (typeof TOPICS)[number], w: EndpointRow | undefined): SafeHtml {
-  const b = `${base(s.mode)}/webhooks/${topic.topic}`;
-  const id = topic.topic;
-  return html`<section class="dash-panel" aria-labelledby="t-${id}">
-<h2 id="t-${id}">${topic.label} <small><code>${id}</code></small></h2>
-<p>${topic.about}</p>
-${
-  w && !w.enabled
-    ? html`<div class="notice" role="alert"><strong>Disabled ${when(w.disabled_at)}.</strong> ${w.disabled_reason ?? 'Deliveries kept failing.'} Pending deliveries wait until you re-enable it.
-<form method="post" action="${b}/enable">${csrfField(s)}<button class="button button--primary button--small" type="submit">Re-enable ${topic.label}</button></form></div>`
-    : ''
-}
-${w?.failing_since && w.enabled ? html`<p class="notice">Failing since ${when(w.failing_since)}: after five days of failures the endpoint is disabled.</p>` : ''}
-<form method="post" action="${b}" class="dash-form">${csrfField(s)}
-<div class="field"><label class="field__label" for="${id}-staging">Staging URL</label><p class="field__help" id="${id}-staging-help">Receives test-data events and test events.</p><input class="input" type="url" id="${id}-staging" name="staging_url" value="${w?.staging_url ?? ''}" aria-describedby="${id}-staging-help" inputmode="url" autocomplete="off"></div>
-<div class="field"><label class="field__label" for="${id}-production">Production URL</label><p class="field__help" id="${id}-production-help">Receives live-data events; must use https.</p><input class="input" type="url" id="${id}-production" name="production_url" value="${w?.production_url ?? ''}" aria-describedby="${id}-production-help" inputmode="url" autocomplete="off"></div>
-<div class="field"><label class="field__label" for="${id}-auth">Also authenticate with</label>
-<select class="input" id="${id}-auth" name="auth_kind">
-<option value="keep"${w ? ' selected' : ''}>${w?.auth_kind ? `Keep the current ${w.auth_kind} credentials` : w ? 'Keep as it is (signature only)' : 'Signature only'}</option>
-<option value="none">Signature only (remove credentials)</option>
-<option value="bearer">Bearer token</option><option value="basic">Basic auth</option><option value="header">A header</option></select></div>
-<div class="field"><label class="field__label" for="${id}-auth-a">Token, user name or header name</label><input class="input" id="${id}-auth-a" name="auth_a" autocomplete="off"></div>
-<div class="field"><label class="field__label" for="${id}-auth-b">Password or header value</label><input class="input" id="${id}-auth-b" name="auth_b" type="password" autocomplete="new-password"></div>
-<button class="button button--primary" type="submit">${w ? 'Save' : 'Register'} ${topic.label}</button></form>
-${
-  w
-    ? html`<div class="dash-filter">
-${s.mode === 'test' ? html`<form method="post" action="${b}/test">${csrfField(s)}<button class="button button--secondary button--small" type="submit"${w.staging_url ? '' : ' disabled'}>Send test event</button></form>` : ''}
-<form method="post" action="${b}/rotate-secret">${csrfField(s)}<button class="button button--secondary button--small" type="submit">Rotate signing secret</button></form>
-<a class="button button--secondary button--small" href="${b}/deliveries">Delivery log</a>
-<a class="button button--secondary button--small" href="${b}/recover">Recover failed deliveries since…</a></div>`
-    : ''
-}
-</section>`;
-}
 
 async function endpointsPage(ctx: Context, s: DashboardSession, top: SafeHtml | null, status = 200): Promise<void> {
   const byTopic = new Map((await listTopicEndpoints(tx(ctx))).map((w) => [w.topic, w]));
@@ -99,10 +60,10 @@ export const dashboardWebhookRoutes = [
     operationId: 'dashboardWebhooks',
     summary: 'Webhooks page',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeParams,
     responses,
-    handler: (ctx, { params }, deps) => withSession(ctx, deps, params.mode, true, (s) => endpointsPage(ctx, s, null)),
+    handler: (ctx) => endpointsPage(ctx, session(ctx), null),
   }),
   route({
     method: 'post',
@@ -110,34 +71,34 @@ export const dashboardWebhookRoutes = [
     operationId: 'dashboardPutWebhook',
     summary: 'Register or update a topic endpoint; the secret is shown once on creation',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeTopicParams,
     urlencoded: true,
     body: dashboardForm,
     responses,
-    handler: (ctx, { params, body }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const parsed = putEndpointBody.safeParse({
-          staging_url: str(body.staging_url) || null,
-          production_url: str(body.production_url) || null,
-          auth: authOf(body),
-        });
-        if (!parsed.success) throw new ApiError(422, 'please check the endpoint', zodDetails(parsed.error));
-        checkProductionUrl(deps, parsed.data.production_url, 'production_url');
-        const secret = mintSecret(deps);
-        const { created } = await putTopicEndpoint(tx(ctx), params.topic, {
-          stagingUrl: parsed.data.staging_url,
-          productionUrl: parsed.data.production_url,
-          auth: parsed.data.auth === undefined ? undefined : sealAuth(deps, parsed.data.auth),
-          secretCiphertext: secret.ciphertext,
-        });
-        await endpointsPage(
-          ctx,
-          s,
-          created ? secretBox(secret.secret, `Signing secret for ${params.topic}`) : html`<p class="notice" role="status">Saved.</p>`,
-          created ? 201 : 200,
-        );
-      }),
+    handler: async (ctx, { params, body }, deps) => {
+      const s = session(ctx);
+      const parsed = putEndpointBody.safeParse({
+        staging_url: str(body.staging_url) || null,
+        production_url: str(body.production_url) || null,
+        auth: authOf(body),
+      });
+      if (!parsed.success) throw unprocessable('please check the endpoint', zodDetails(parsed.error));
+      checkProductionUrl(deps, parsed.data.production_url, 'production_url');
+      const secret = mintSecret(deps);
+      const { created } = await putTopicEndpoint(tx(ctx), params.topic, {
+        stagingUrl: parsed.data.staging_url,
+        productionUrl: parsed.data.production_url,
+        auth: parsed.data.auth === undefined ? undefined : sealAuth(deps, parsed.data.auth),
+        secretCiphertext: secret.ciphertext,
+      });
+      await endpointsPage(
+        ctx,
+        s,
+        created ? secretBox(secret.secret, `Signing secret for ${params.topic}`) : html`<p class="notice" role="status">Saved.</p>`,
+        created ? 201 : 200,
+      );
+    },
   }),
   route({
     method: 'post',
@@ -145,17 +106,17 @@ export const dashboardWebhookRoutes = [
     operationId: 'dashboardRotateWebhookSecret',
     summary: 'Replace the signing secret; shown once',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeTopicParams,
     urlencoded: true,
     body: dashboardForm,
     responses,
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const w = await loadEndpoint(ctx, params.topic);
-        const secret = await rotateSecret(ctx, deps, w.id);
-        await endpointsPage(ctx, s, secretBox(secret, `New signing secret for ${params.topic}`));
-      }),
+    handler: async (ctx, { params }, deps) => {
+      const s = session(ctx);
+      const w = await loadEndpoint(ctx, params.topic);
+      const secret = await rotateSecret(ctx, deps, w.id);
+      await endpointsPage(ctx, s, secretBox(secret, `New signing secret for ${params.topic}`));
+    },
   }),
   route({
     method: 'post',
@@ -163,18 +124,18 @@ export const dashboardWebhookRoutes = [
     operationId: 'dashboardEnableWebhook',
     summary: 'Re-enable a disabled endpoint',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeTopicParams,
     urlencoded: true,
     body: dashboardForm,
     responses: { ...responses, 303: { description: 'Back to the webhooks' } },
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const w = await loadEndpoint(ctx, params.topic);
-        await setEndpointEnabled(tx(ctx), w.id, true);
-        ctx.status = 303;
-        ctx.redirect(`${base(s.mode)}/webhooks`);
-      }),
+    handler: async (ctx, { params }) => {
+      const s = session(ctx);
+      const w = await loadEndpoint(ctx, params.topic);
+      await setEndpointEnabled(tx(ctx), w.id, true);
+      ctx.status = 303;
+      ctx.redirect(`${base(s.mode)}/webhooks`);
+    },
   }),
   route({
     method: 'post',
@@ -182,20 +143,20 @@ export const dashboardWebhookRoutes = [
     operationId: 'dashboardTestWebhook',
     summary: 'Send a sample event to the staging URL, then show the log',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeTopicParams,
     urlencoded: true,
     body: dashboardForm,
     responses: { ...responses, 303: { description: 'To the new delivery' } },
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const w = await loadEndpoint(ctx, params.topic);
-        const d = await sendTest(ctx, w.id, sampleTopicPayload(params.topic as Topic));
-        ctx.status = 303;
-        // Test events are test data: they are shown in the test view whichever view sent them.
-        void s;
-        ctx.redirect(`${base('test')}/webhooks/${params.topic}/deliveries/${d.id}`);
-      }),
+    handler: async (ctx, { params }) => {
+      const s = session(ctx);
+      const w = await loadEndpoint(ctx, params.topic);
+      const d = await sendTest(ctx, w.id, sampleTopicPayload(params.topic as Topic));
+      ctx.status = 303;
+      // Test events are test data: they are shown in the test view whichever view sent them.
+      void s;
+      ctx.redirect(`${base('test')}/webhooks/${params.topic}/deliveries/${d.id}`);
+    },
   }),
   route({
     method: 'get',
@@ -203,28 +164,28 @@ export const dashboardWebhookRoutes = [
     operationId: 'dashboardWebhookDeliveries',
     summary: 'The delivery log of a topic, newest first, filterable by status',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeTopicParams,
     query: z.object({ status: z.enum(DELIVERY_STATUSES).or(z.literal('')).optional(), before: z.string().max(200).optional() }),
     responses,
-    handler: (ctx, { params, query }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const w = await loadEndpoint(ctx, params.topic);
-        const status = query.status || undefined;
-        // Live and test deliveries share an endpoint; RLS shows each mode's view only its own.
-        const page = await deliveryPage(ctx, w.id, { limit: 50, cursor: query.before, status });
-        await renderPage(
-          ctx,
-          s,
-          `Delivery log: ${params.topic}`,
-          deliveryLogBody(`${base(s.mode)}/webhooks/${params.topic}`, page.data, {
-            status,
-            before: query.before,
-            next: page.next_cursor,
-            back: { href: `${base(s.mode)}/webhooks`, label: 'Back to webhooks' },
-          }),
-        );
-      }),
+    handler: async (ctx, { params, query }) => {
+      const s = session(ctx);
+      const w = await loadEndpoint(ctx, params.topic);
+      const status = query.status || undefined;
+      // Live and test deliveries share an endpoint; RLS shows each mode's view only its own.
+      const page = await deliveryPage(ctx, w.id, { limit: 50, cursor: query.before, status });
+      await renderPage(
+        ctx,
+        s,
+        `Delivery log: ${params.topic}`,
+        deliveryLogBody(`${base(s.mode)}/webhooks/${params.topic}`, page.data, {
+          status,
+          before: query.before,
+          next: page.next_cursor,
+          back: { href: `${base(s.mode)}/webhooks`, label: 'Back to webhooks' },
+        }),
+      );
+    },
   }),
   route({
     method: 'get',
@@ -232,16 +193,16 @@ export const dashboardWebhookRoutes = [
     operationId: 'dashboardWebhookDelivery',
     summary: 'One delivery with every attempt',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeTopicDeliveryParams,
     responses,
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const w = await loadEndpoint(ctx, params.topic);
-        const d = await deliveryDetail(ctx, w.id, params.delivery_id);
-        if (d.mode !== s.mode) throw notFound('delivery');
-        await renderPage(ctx, s, `Delivery #${d.id}`, deliveryDetailBody(s, `${base(s.mode)}/webhooks/${params.topic}`, d));
-      }),
+    handler: async (ctx, { params }) => {
+      const s = session(ctx);
+      const w = await loadEndpoint(ctx, params.topic);
+      const d = await deliveryDetail(ctx, w.id, params.delivery_id);
+      if (d.mode !== s.mode) throw notFound('delivery');
+      await renderPage(ctx, s, `Delivery #${d.id}`, deliveryDetailBody(s, `${base(s.mode)}/webhooks/${params.topic}`, d));
+    },
   }),
   route({
     method: 'post',
@@ -249,18 +210,18 @@ export const dashboardWebhookRoutes = [
     operationId: 'dashboardRedeliver',
     summary: 'Send a delivery again',
     tags: ['Dashboard'],
-    auth: 'none',
+    auth: 'dashboard_admin',
     params: modeTopicDeliveryParams,
     urlencoded: true,
     body: dashboardForm,
     responses: { ...responses, 303: { description: 'To the new delivery' } },
-    handler: (ctx, { params }, deps) =>
-      withSession(ctx, deps, params.mode, true, async (s) => {
-        const w = await loadEndpoint(ctx, params.topic);
-        if ((await deliveryDetail(ctx, w.id, params.delivery_id)).mode !== s.mode) throw notFound('delivery');
-        const d = await redeliverTo(ctx, w.id, params.delivery_id);
-        ctx.status = 303;
-        ctx.redirect(`${base(s.mode)}/webhooks/${params.topic}/deliveries/${d.id}`);
-      }),
+    handler: async (ctx, { params }) => {
+      const s = session(ctx);
+      const w = await loadEndpoint(ctx, params.topic);
+      if ((await deliveryDetail(ctx, w.id, params.delivery_id)).mode !== s.mode) throw notFound('delivery');
+      const d = await redeliverTo(ctx, w.id, params.delivery_id);
+      ctx.status = 303;
+      ctx.redirect(`${base(s.mode)}/webhooks/${params.topic}/deliveries/${d.id}`);
+    },
   }),
 ];

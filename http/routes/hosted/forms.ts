@@ -9,7 +9,7 @@ import { createFormDraft, formDraft, saveFormDraft, submitFormDraft } from '../.
 import { mapToAcord } from '../../../pipelines/acord/map.ts';
 import { validateSubmission } from '../../../pipelines/forms/engine.ts';
 import { contactOf, storedAnswers, type StoredFile } from '../../../pipelines/forms/submission.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError, notFound, payloadTooLarge, unprocessable, unsupportedMediaType } from '../../errors.ts';
 import { pageAssets } from '../../pages/assets.ts';
 import { formBody, type FormPageData, type PageDraft } from '../../pages/form_page.ts';
 import { html } from '../../pages/html.ts';
@@ -192,44 +192,35 @@ export const hostedRoutes = [
     },
     handler: async (ctx, { params, body, files }, deps) => {
       const f = await anonymous(deps.db, (c) => hostedForm(c, params.agentSlug, params.publicId));
-      if (!f) throw new ApiError(404, 'form not found');
+      if (!f) throw notFound('form');
       // A resumed page has the draft's token instead of the link's context.
       const draftId = body.resume ? requireDraft(deps, body.resume, f) : (requireLink(deps, body.ctx, f), null);
       await rateLimit(ctx, deps, 'upload', f, draftId ? `draft:${draftId}` : body.ctx);
       const q = fileQuestions(f.structure).get(body.question_id);
-      if (!q) throw new ApiError(422, 'question_id is not a file question of this form', [{ field: '/question_id', message: 'not a file_upload question' }]);
+      if (!q) throw unprocessable('question_id is not a file question of this form', [{ field: '/question_id', message: 'not a file_upload question' }]);
       const file = files.file!;
       const max = Math.min(q.settings?.max_file_bytes ?? deps.cfg.MAX_UPLOAD_BYTES, deps.cfg.MAX_UPLOAD_BYTES);
       if (file.size > max)
-        throw new ApiError(
-          413,
-          `the file is larger than ${Math.round(max / 1024 / 1024)} MB`,
-          [{ field: '/file', message: `at most ${max} bytes` }],
-          {},
-          'payload_too_large',
-        );
+        throw payloadTooLarge(`the file is larger than ${Math.round(max / 1024 / 1024)} MB`, {
+          details: [{ field: '/file', message: `at most ${max} bytes` }],
+          code: 'payload_too_large',
+        });
       let upload: Upload;
       try {
         upload = await readUpload(file, { maxBytes: max, maxImagePixels: deps.cfg.MAX_IMAGE_PIXELS });
       } catch (err) {
-        throw new ApiError(
-          415,
-          `this file can’t be used: ${(err as Error).message}`,
-          [{ field: '/file', message: 'send a PDF, JPG or PNG' }],
-          {},
-          'unsupported_media_type',
-        );
+        throw unsupportedMediaType(`this file can’t be used: ${(err as Error).message}`, {
+          details: [{ field: '/file', message: 'send a PDF, JPG or PNG' }],
+          code: 'unsupported_media_type',
+        });
       }
       const { sniffed, bytes } = upload;
       const filename = downloadName(file.originalFilename, sniffed.kind);
       if (!acceptOk(q, filename, sniffed.mime)) {
-        throw new ApiError(
-          415,
-          `this question accepts ${q.settings?.accept?.join(', ')}`,
-          [{ field: '/file', message: 'type not accepted' }],
-          {},
-          'unsupported_media_type',
-        );
+        throw unsupportedMediaType(`this question accepts ${q.settings?.accept?.join(', ')}`, {
+          details: [{ field: '/file', message: 'type not accepted' }],
+          code: 'unsupported_media_type',
+        });
       }
       const { blobKey } = await keepUpload(deps.blobs, upload, 'uploads');
       const uploadId = await anonymous(deps.db, (c) =>
@@ -261,19 +252,16 @@ export const hostedRoutes = [
     },
     handler: async (ctx, { params, body }, deps) => {
       const f = await anonymous(deps.db, (c) => hostedForm(c, params.agentSlug, params.publicId));
-      if (!f) throw new ApiError(404, 'form not found');
+      if (!f) throw notFound('form');
       const draftId = body.resume ? requireDraft(deps, body.resume, f) : null;
       const metadata = draftId ? {} : requireLink(deps, body.ctx, f);
       const max = deps.cfg.FORM_DRAFT_MAX_BYTES;
       const size = Buffer.byteLength(JSON.stringify(body.answers));
       if (size > max)
-        throw new ApiError(
-          413,
-          `the answers are too large to save (${Math.ceil(size / 1024)} KB; at most ${Math.floor(max / 1024)} KB)`,
-          [{ field: '/answers', message: `at most ${max} bytes of JSON` }],
-          {},
-          'payload_too_large',
-        );
+        throw payloadTooLarge(`the answers are too large to save (${Math.ceil(size / 1024)} KB; at most ${Math.floor(max / 1024)} KB)`, {
+          details: [{ field: '/answers', message: `at most ${max} bytes of JSON` }],
+          code: 'payload_too_large',
+        });
       await rateLimit(ctx, deps, 'draft', f, draftId ? `draft:${draftId}` : body.ctx);
       const ttlSeconds = deps.cfg.FORM_DRAFT_TTL_HOURS * 3600;
       const saved = await anonymous(deps.db, async (c) => {
@@ -290,11 +278,11 @@ export const hostedRoutes = [
               ? { structure: f.structure }
               : await formSnapshot(c, f.form_id, snapshotId);
         if (!snap)
-          throw new ApiError(422, 'this page is out of date; reload it to see the current form', [
+          throw unprocessable('this page is out of date; reload it to see the current form', [
             { field: '/snapshot_id', message: existing ? 'not the version of the form this draft was saved on' : 'not a published version of this form' },
           ]);
         const problems = draftProblems(snap.structure, body);
-        if (problems.length) throw new ApiError(422, 'the saved answers do not fit this form', problems);
+        if (problems.length) throw unprocessable('the saved answers do not fit this form', problems);
         const content = { step: body.step, history: body.history, answers: body.answers, uploadIds: namedUploads(snap.structure, body.answers) };
         const common = { ...content, formId: f.form_id, agentId: f.agent_id, ttlSeconds };
         return draftId
@@ -325,7 +313,7 @@ export const hostedRoutes = [
     },
     handler: async (ctx, { params, body }, deps) => {
       const f = await anonymous(deps.db, (c) => hostedForm(c, params.agentSlug, params.publicId));
-      if (!f) throw new ApiError(404, 'form not found');
+      if (!f) throw notFound('form');
       const draftId = body.resume ? requireDraft(deps, body.resume, f) : null;
       const linkMetadata = draftId ? {} : requireLink(deps, body.ctx, f);
       await rateLimit(ctx, deps, 'submit', f, draftId ? `draft:${draftId}` : body.ctx);
@@ -345,7 +333,7 @@ export const hostedRoutes = [
         // The page may have been rendered from a snapshot replaced since: check against that one.
         const snap = body.snapshot_id === f.snapshot_id ? { structure: f.structure } : await formSnapshot(c, f.form_id, body.snapshot_id);
         if (!snap)
-          throw new ApiError(422, 'this page is out of date; reload it to see the current form', [
+          throw unprocessable('this page is out of date; reload it to see the current form', [
             { field: '/snapshot_id', message: 'not a published version of this form' },
           ]);
         const structure = snap.structure;
@@ -393,7 +381,7 @@ export const hostedRoutes = [
           ...problems.filter((p) => !check.dropped.some((d) => p.field.startsWith(`/answers/${d.question_id}`))),
           ...check.errors.map((e) => ({ field: e.path, message: e.message })),
         ];
-        if (errors.length) throw new ApiError(422, 'some answers need attention', errors);
+        if (errors.length) throw unprocessable('some answers need attention', errors);
         const stored = storedAnswers(structure, check.answers);
         const uploadIds = stored.filter((a) => a.type === 'file_upload').flatMap((a) => (a.value as StoredFile[]).map((x) => x.upload_id));
         const made = await createSubmission(c, {

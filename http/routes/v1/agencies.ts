@@ -6,7 +6,7 @@ import { createAgency } from '../../../db/queries/agents.ts';
 import { hashToken, newToken, tokenPrefix } from '../../../lib/secrets.ts';
 import { slugify } from '../../../lib/slug.ts';
 import { serveBlob, storeBrandingImage } from '../../blobs.ts';
-import { ApiError, notFound } from '../../errors.ts';
+import { badRequest, notFound } from '../../errors.ts';
 import { presentAgency, presentAgencyBrief } from '../../presenters/agencies.ts';
 import { presentNewOwner } from '../../presenters/agents.ts';
 import { route, tx, type Deps, type RouteInput } from '../../route.ts';
@@ -20,7 +20,7 @@ async function updateAgency(
   deps: Deps,
 ) {
   if (ctx.method === 'POST' && body._method?.toUpperCase() !== 'PATCH') {
-    throw new ApiError(400, 'a POST to this path must carry _method=PATCH', [{ field: '_method', message: 'must be PATCH' }]);
+    throw badRequest('a POST to this path must carry _method=PATCH', [{ field: '_method', message: 'must be PATCH' }]);
   }
   const logoKey = files.logo ? await storeBrandingImage(files.logo, 'logos', deps) : undefined;
   const agency = await updateAgencyBranding(tx(ctx), params.agency_id, {

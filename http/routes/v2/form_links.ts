@@ -2,7 +2,7 @@
 // partner's correlation metadata travel in the URL under an HMAC, so the consumer cannot change them; the
 // webhook echoes the metadata in data.metadata.
 import { activeAgent, linkTarget } from '../../../db/queries/form_links.ts';
-import { ApiError, notFound } from '../../errors.ts';
+import { notFound, unprocessable } from '../../errors.ts';
 import { presentFormLink } from '../../presenters/form_links.ts';
 import { route, tx } from '../../route.ts';
 import { formParams, problem } from '../../schemas/forms.ts';
@@ -33,11 +33,11 @@ export const formLinkRoutes = [
       const form = await linkTarget(tx(ctx), params.id);
       if (!form) throw notFound('form');
       if (form.status !== 'active' || !form.live_name)
-        throw new ApiError(422, 'publish the form before making links to it', [{ field: '/id', message: 'form is a draft' }]);
+        throw unprocessable('publish the form before making links to it', [{ field: '/id', message: 'form is a draft' }]);
       const agent = await activeAgent(tx(ctx), body.agent_id);
-      if (!agent) throw new ApiError(422, 'agent_id is not an active agent of the agency', [{ field: '/agent_id', message: 'unknown or deactivated agent' }]);
+      if (!agent) throw unprocessable('agent_id is not an active agent of the agency', [{ field: '/agent_id', message: 'unknown or deactivated agent' }]);
       if (form.owner_agent_id !== null && form.owner_agent_id !== agent.id) {
-        throw new ApiError(422, 'this form belongs to another agent', [{ field: '/agent_id', message: 'is not the owner of this agent-owned form' }]);
+        throw unprocessable('this form belongs to another agent', [{ field: '/agent_id', message: 'is not the owner of this agent-owned form' }]);
       }
       ctx.status = 201;
       ctx.body = presentFormLink(deps, { ...form, live_name: form.live_name }, agent, body.metadata, body.expires_in);

@@ -5,16 +5,15 @@ import type { Context } from 'koa';
 import { createForm, duplicateForm, getForm, listForms, publishForm, updateFormStructure, type FormRow } from '../../../db/queries/forms.ts';
 import { template } from '../../../pipelines/forms/templates.ts';
 import { validateForPublish, validateStructure, type Problem } from '../../../pipelines/forms/validate.ts';
-import { ApiError, forbidden, notFound } from '../../errors.ts';
+import { forbidden, notFound, unprocessable } from '../../errors.ts';
 import { decodeCursor, keysetPage } from '../../pagination.ts';
 import { presentForm, presentFormSummary } from '../../presenters/forms.ts';
 import { identity, route, tx } from '../../route.ts';
 import { problem } from '../../schemas/common.ts';
 import { createFormBody, form, formList, formParams, listFormsQuery, READ_ONLY_FORM_KEYS, updateFormBody, updateFormDoc } from '../../schemas/forms.ts';
 
-const problems = (status: number, message: string, list: Problem[]) =>
-  new ApiError(
-    status,
+const problems = (message: string, list: Problem[]) =>
+  unprocessable(
     message,
     list.map((p) => ({ field: p.path || '/', message: p.message })),
   );
@@ -63,8 +62,7 @@ function checkReadOnlyKeys(body: Record<string, unknown>, stored: ReturnType<typ
     return !isDeepStrictEqual(sent, have);
   });
   if (differing.length)
-    throw new ApiError(
-      422,
+    throw unprocessable(
       'read-only fields differ from the stored form',
       differing.map((k) => ({ field: k, message: `${k} is read only: send the stored value or leave it out` })),
     );
@@ -145,7 +143,7 @@ export const formRoutes = [
     handler: async (ctx, { params, body }) => {
       checkReadOnlyKeys(body, presentForm(ctx.state.form as FormRow));
       const checked = validateStructure({ steps: body.steps });
-      if (!checked.ok) throw problems(422, 'the form structure is invalid', checked.problems);
+      if (!checked.ok) throw problems('the form structure is invalid', checked.problems);
       ctx.body = presentForm(await updateFormStructure(tx(ctx), params.id, checked.structure, body.name ?? null, body.insurance_line ?? null));
     },
   }),
@@ -162,7 +160,7 @@ export const formRoutes = [
     handler: async (ctx, { params }) => {
       const current = await loadForm(ctx, params.id, true);
       const refused = validateForPublish(current.structure);
-      if (refused.length) throw problems(422, 'the form cannot be published as it is', refused);
+      if (refused.length) throw problems('the form cannot be published as it is', refused);
       ctx.body = presentForm(await publishForm(tx(ctx), params.id));
     },
   }),
