@@ -283,17 +283,27 @@ export async function startWorker(
 /** Fetch one job per round trip and complete each at once: what named queues need to stay one job at a time. */
 const singleFetchPreset = { completeJobBatchDelay: -1, failJobBatchDelay: -1 };
 
-/** Several runners as one: one promise, stopped together, jobs added through the first. */
+/**
+ * Several runners as one: one promise, stopped together, jobs added through the first. A worker asked to run only
+ * the outbox poller or the send loop has no runner at all: its promise then lasts until it is stopped.
+ */
 function combinedRunner(runners: Runner[], events: WorkerEvents): Runner {
+  let ended = () => {};
+  const idle = runners.length ? undefined : new Promise<void>((resolve) => (ended = resolve));
+  const noTasks: Runner['addJob'] = async () => {
+    throw new Error('this worker runs no tasks (only the outbox poller or the send loop): add jobs through another');
+  };
   return {
     events,
-    addJob: runners[0].addJob,
-    promise: Promise.all(runners.map((r) => r.promise)).then(() => {}),
+    addJob: runners[0]?.addJob ?? noTasks,
+    promise: idle ?? Promise.all(runners.map((r) => r.promise)).then(() => {}),
     stop: async (reason?: string) => {
       await Promise.all(runners.map((r) => r.stop(reason)));
+      ended();
     },
     kill: async (reason?: string) => {
       await Promise.all(runners.map((r) => r.kill(reason)));
+      ended();
     },
   };
 }

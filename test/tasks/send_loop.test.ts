@@ -9,6 +9,7 @@ import { sampleTopicPayload } from '../../pipelines/webhooks/payloads.ts';
 import { beginAs, commit } from '../../db/pool.ts';
 import { startSendLoop } from '../../tasks/webhooks/send_loop.ts';
 import { startOutboxPoller } from '../../tasks/webhooks/outbox.ts';
+import { startWorker } from '../../tasks/index.ts';
 import type { Receiver } from '../helpers/receiver.ts';
 import { serviceRig } from '../helpers/rig.ts';
 import { eventually, startTestWorker } from '../helpers/worker.ts';
@@ -422,4 +423,33 @@ test.serial('an endpoint is claimed until the loop holds `hold` times its share 
     t.is(await claimed(workerId), 0);
   }
   await db().query('delete from app_public.webhook_deliveries where agency_id = $1', [agencyId]);
+});
+
+test('a worker asked to run only the outbox poller fans events out and keeps running until stopped', async (t) => {
+  const r = await receiver();
+  const { agencyId } = await endpointTo(r.url);
+  const w = await startWorker(db(), {
+    concurrency: 1,
+    log: rig.svc.deps.log,
+    deps: { cfg: rig.svc.deps.cfg, log: rig.svc.deps.log, secretKey: rig.svc.deps.secretKey, blobs: rig.svc.deps.blobs },
+    pollInterval: 100,
+    only: ['events__fan_out'],
+  });
+  try {
+    const eventId = await emit(agencyId, 7001);
+    const due = await eventually(
+      async () => {
+        const rows = await dueOf(eventId);
+        return rows.length ? rows : undefined;
+      },
+      10_000,
+      'the event fanned out',
+    );
+    t.is(due.length, 1, 'one delivery, due for a send loop this worker does not run');
+    const second = await emit(agencyId, 7002);
+    await eventually(async () => (await dueOf(second)).length === 1, 10_000, 'a later event fanned out too: the poller is still running');
+    t.is(submission(r, 7001).length, 0, 'nothing sent: this worker runs no send loop');
+  } finally {
+    await w.stop();
+  }
 });
