@@ -1,6 +1,11 @@
 // Each test file gets its own database cloned from the migrated template (see test/run.ts).
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
+import { migrate, migrationsDir } from '../../db/migrate.ts';
 import { createDatabase, type Database } from '../../db/pool.ts';
 
 export function adminUrl(): string {
@@ -57,4 +62,38 @@ export async function testDatabase(): Promise<TestDatabase> {
       await admin((c) => c.query(`drop database if exists "${name}" with (force)`));
     },
   };
+}
+
+/**
+ * A database of its own migrated up to (not including) migration `before`; `fn` seeds it with what older releases
+ * left, then calls `rest()` to apply the migrations from `before` on. Dropped afterwards.
+ */
+export async function acrossMigration(
+  before: string,
+  fn: (q: (sql: string, values?: unknown[]) => Promise<any[]>, rest: () => Promise<void>) => Promise<void>,
+): Promise<void> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'svc-migrations-'));
+  const name = `t_across_${before}_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: adminUrl() });
+  await admin.connect();
+  await admin.query(`create database "${name}"`);
+  const pool = new pg.Pool({ connectionString: databaseUrl(name), max: 2 });
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+  try {
+    await cp(migrationsDir, dir, { recursive: true });
+    const later = fs.readdirSync(dir).filter((f) => f >= before);
+    for (const f of later) fs.renameSync(path.join(dir, f), path.join(dir, `${f}.later`));
+    await migrate(pool, { dir });
+    const q = (sql: string, values: unknown[] = []) => pool.query(sql, values).then((r) => r.rows);
+    await fn(q, async () => {
+      for (const f of later) fs.renameSync(path.join(dir, `${f}.later`), path.join(dir, f));
+      await migrate(pool, { dir });
+    });
+  } finally {
+    await pool.end();
+    await admin.query(`drop database if exists "${name}" with (force)`).catch(() => {});
+    await admin.end();
+    await rm(dir, { recursive: true, force: true });
+  }
 }

@@ -1,32 +1,13 @@
 // Webhook jobs only older releases queued are drained by a migration, so the worker keeps one path for each:
 // events__fan_out jobs go (their events wait in app_private.events_waiting for the outbox poller), and a
 // deliveries__send job carrying an array of first attempts becomes those deliveries' rows in deliveries_due.
-import fs from 'node:fs';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import test from 'ava';
-import pg from 'pg';
-import { migrate, migrationsDir } from '../../db/migrate.ts';
-import { adminUrl, databaseUrl } from '../helpers/db.ts';
+import { acrossMigration } from '../helpers/db.ts';
 
 const DRAIN = '0029';
 
 test('webhook jobs queued by older releases are drained into the outbox and the send loop', async (t) => {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'svc-migrations-'));
-  const name = `t_drain_${Date.now().toString(36)}`;
-  const admin = new pg.Client({ connectionString: adminUrl() });
-  await admin.connect();
-  await admin.query(`create database "${name}"`);
-  const pool = new pg.Pool({ connectionString: databaseUrl(name), max: 2 });
-  pool.on('error', () => {});
-  pool.on('connect', (client) => client.on('error', () => {}));
-  try {
-    await cp(migrationsDir, dir, { recursive: true });
-    const later = fs.readdirSync(dir).filter((f) => f >= DRAIN);
-    for (const f of later) fs.renameSync(path.join(dir, f), path.join(dir, `${f}.later`));
-    await migrate(pool, { dir });
-    const q = (sql: string, values: unknown[] = []) => pool.query(sql, values).then((r) => r.rows);
+  await acrossMigration(DRAIN, async (q, rest) => {
     const [oc] = await q(
       `insert into app_private.oauth_clients (client_id, name, secret_hash) values ('oc_d', 'd', decode(repeat('00', 32), 'hex')) returning id`,
     );
@@ -58,8 +39,7 @@ test('webhook jobs queued by older releases are drained into the outbox and the 
     );
     await q(`select graphile_worker.add_job('deliveries__send', json_build_object('delivery_id', $1::bigint), run_at => now() + interval '1 minute')`, [retry]);
 
-    for (const f of later) fs.renameSync(path.join(dir, `${f}.later`), path.join(dir, f));
-    await migrate(pool, { dir });
+    await rest();
     const jobs = await q(
       `select t.identifier as task, j.payload::jsonb as payload from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id`,
     );
@@ -68,10 +48,5 @@ test('webhook jobs queued by older releases are drained into the outbox and the 
     t.deepEqual(due, [{ delivery_id: pending, endpoint_id: ep.id }], 'the pending first attempt waits for the send loop; the delivered one does not');
     const waiting = await q(`select event_id from app_private.events_waiting`);
     t.deepEqual(waiting, [{ event_id: ev.id }], 'the event still waits for the outbox poller');
-  } finally {
-    await pool.end();
-    await admin.query(`drop database if exists "${name}" with (force)`).catch(() => {});
-    await admin.end();
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 });

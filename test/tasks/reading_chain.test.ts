@@ -3,16 +3,12 @@
 // page content; the synchronous analyze request waits for its result outside any transaction; and jobs of the
 // old per-product chains still queued when 0023 runs move to the one chain.
 import fs from 'node:fs';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
-import pg from 'pg';
 import type { Runner } from 'graphile-worker';
-import { migrate, migrationsDir } from '../../db/migrate.ts';
 import { closeDocumentPools } from '../../pipelines/documents/index.ts';
-import { adminUrl, databaseUrl } from '../helpers/db.ts';
+import { acrossMigration } from '../helpers/db.ts';
 import { finished, policyFixture, upload } from '../helpers/extraction.ts';
 import { startService, type TestService } from '../helpers/server.ts';
 import { startTestWorker } from '../helpers/worker.ts';
@@ -132,20 +128,7 @@ test.serial('a synchronous analyze holds no open transaction while it waits for 
 });
 
 test('jobs of the old per-product chains queued before 0023 move to the one chain', async (t) => {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'svc-migrations-'));
-  const name = `t_chain_${Date.now().toString(36)}`;
-  const admin = new pg.Client({ connectionString: adminUrl() });
-  await admin.connect();
-  await admin.query(`create database "${name}"`);
-  const pool = new pg.Pool({ connectionString: databaseUrl(name), max: 2 });
-  pool.on('error', () => {});
-  pool.on('connect', (client) => client.on('error', () => {}));
-  try {
-    await cp(migrationsDir, dir, { recursive: true });
-    const later = fs.readdirSync(dir).filter((f) => f >= '0023');
-    for (const f of later) fs.renameSync(path.join(dir, f), path.join(dir, `${f}.later`));
-    await migrate(pool, { dir });
-    const q = (sql: string, values: unknown[] = []) => pool.query(sql, values).then((r) => r.rows);
+  await acrossMigration('0023', async (q, rest) => {
     const [oc] = await q(
       `insert into app_private.oauth_clients (client_id, name, secret_hash) values ('oc_m', 'm', decode(repeat('00', 32), 'hex')) returning id`,
     );
@@ -185,8 +168,7 @@ test('jobs of the old per-product chains queued before 0023 move to the one chai
       [an.id],
     );
 
-    for (const f of later) fs.renameSync(path.join(dir, `${f}.later`), path.join(dir, f));
-    await migrate(pool, { dir });
+    await rest();
     const jobs = await q(
       `select t.identifier as task, j.key, j.payload::jsonb as payload, j.priority
          from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id order by t.identifier, j.key`,
@@ -201,10 +183,5 @@ test('jobs of the old per-product chains queued before 0023 move to the one chai
         { task: 'documents__read', key: `document:read:${policyDoc}`, payload: { document_id: policyDoc }, priority: 0 },
       ].sort((p, r) => p.key.localeCompare(r.key)),
     );
-  } finally {
-    await pool.end();
-    await admin.query(`drop database if exists "${name}" with (force)`);
-    await admin.end();
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 });
