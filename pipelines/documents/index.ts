@@ -70,7 +70,8 @@ export class StageBudgetError extends DocumentError {
 }
 
 /** The clock of one stage: each worker call's time-out shortened to the budget left, and the budget error when it is spent. */
-function stageClock(stage: string, budgetMs: number | undefined) {
+export type StageClock = ReturnType<typeof stageClock>;
+export function stageClock(stage: string, budgetMs: number | undefined) {
   const deadline = budgetMs === undefined ? Infinity : Date.now() + budgetMs;
   const spent = () => Date.now() >= deadline;
   return {

@@ -4,6 +4,8 @@ import { z } from 'zod';
 import {
   readDocument,
   readOptionsSchema,
+  stageClock,
+  StageBudgetError,
   DocumentError,
   LOCATE_ABOVE_PAGES,
   type DocumentText,
@@ -164,18 +166,26 @@ export async function extractReadDocument(
   ctx: { signal?: AbortSignal } = {},
 ): Promise<ExtractionResult> {
   const o = extractOptionsSchema.parse(options);
+  // The region reads share the stage budget: past it, the document is extracted from what was read (and says so).
+  const clock = stageClock('region OCR', o.read.stageBudgetMs);
+  const skipped: StageError[] = [];
+  const unread = (e: unknown) => {
+    if (e instanceof StageBudgetError) skipped.push({ stage: 'extract', message: `a region was not read again: ${e.details ?? e.message}` });
+    return undefined;
+  };
+  const noted = (r: ExtractionResult) => (skipped.length ? { ...r, errors: [...r.errors, ...skipped] } : r);
   // Scanned pages: the places where OCR visibly lost text are read again first (see region_reread.ts).
   let file: Uint8Array | undefined;
   if (doc.pages.some((p) => p.source === 'ocr' && suspectRegions(p).length > 0)) {
     file = await bytes().catch(() => undefined);
-    const reread = file ? await withSuspectRegionsReread(file, doc, o.read).catch(() => undefined) : undefined;
+    const reread = file ? await withSuspectRegionsReread(file, doc, o.read, clock).catch(unread) : undefined;
     if (reread) doc = reread;
   }
   const r = await extractFromText(doc, options, ctx);
-  if (r.extracted_data.policy.provider !== null || r._raw.detected_kind === 'certificate') return r;
+  if (r.extracted_data.policy.provider !== null || r._raw.detected_kind === 'certificate') return noted(r);
   file ??= await bytes().catch(() => undefined);
-  const banded = file ? await withHeaderBandOcr(file, doc, o.read).catch(() => undefined) : undefined;
-  return banded ? extractFromText(banded, options, ctx) : r;
+  const banded = file ? await withHeaderBandOcr(file, doc, o.read, clock).catch(unread) : undefined;
+  return noted(banded ? await extractFromText(banded, options, ctx) : r);
 }
 
 /** Extract policy data from a document already read (the service reads it in stages). Throws DocumentError when it has no text. */

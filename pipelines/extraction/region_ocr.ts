@@ -10,6 +10,8 @@ import {
   layoutPage,
   buildBlocks,
   readOptionsSchema,
+  stageClock,
+  type StageClock,
   type DocumentText,
   type PageText,
   type ReadOptions,
@@ -31,11 +33,16 @@ export interface PageRegion {
 export const HEADER_BAND = 0.16;
 
 /** OCR the words inside `region` of a PDF page; positions are page points. */
-export async function ocrRegion(bytes: Uint8Array, region: PageRegion, options: ReadOptions = {}): Promise<TextItem[]> {
+export async function ocrRegion(
+  bytes: Uint8Array,
+  region: PageRegion,
+  options: ReadOptions = {},
+  clock: StageClock = stageClock('region OCR', undefined),
+): Promise<TextItem[]> {
   const o = readOptionsSchema.parse(options);
   if (o.ocr === false) return [];
   const dpi = o.ocr.dpi;
-  const r = await rasterPdfPage(bytes, region.page, dpi, 12_000_000);
+  const r = await clock.step(() => rasterPdfPage(bytes, region.page, dpi, 12_000_000, clock.within(60_000)));
   const meta = await sharp(r.data).metadata();
   const width = meta.width ?? 0;
   const height = meta.height ?? 0;
@@ -49,7 +56,8 @@ export async function ocrRegion(bytes: Uint8Array, region: PageRegion, options: 
   const crop = await sharp(r.data).extract({ left, top, width: w, height: h }).png({ compressionLevel: 1 }).toBuffer();
   const img = await normaliseImage(crop, { dpi, maxInputPixels: o.ocr.maxInputPixels, pageWidthPt: region.w, removeFormLines: o.ocr.removeFormLines });
   // A band of a page is a few lines of text: tesseract's "sparse text" mode finds words around logos.
-  const words = await ocrImage(img, { ...o.ocr, psm: 11 });
+  const ocr = o.ocr;
+  const words = await clock.step(() => ocrImage(img, { ...ocr, psm: 11, timeoutMs: clock.within(ocr.timeoutMs) }));
   return words.words.map((wd) => ({ ...wd, x: wd.x + region.x, y: wd.y + region.y }));
 }
 
@@ -77,10 +85,15 @@ export function addRegionWords(page: PageText, words: TextItem[]): PageText | un
  * The document with the header band of its first page read by OCR, when that page came from a text layer
  * (a scanned page was read whole by OCR already). Undefined when the band added nothing.
  */
-export async function withHeaderBandOcr(bytes: Uint8Array, doc: DocumentText, options: ReadOptions = {}): Promise<DocumentText | undefined> {
+export async function withHeaderBandOcr(
+  bytes: Uint8Array,
+  doc: DocumentText,
+  options: ReadOptions = {},
+  clock?: StageClock,
+): Promise<DocumentText | undefined> {
   const first = doc.pages.find((p) => p.page === 1);
   if (doc.sniffed.kind !== 'pdf' || !first || first.source !== 'text') return undefined;
-  const words = await ocrRegion(bytes, { page: 1, x: 0, y: 0, w: first.width, h: first.height * HEADER_BAND }, options);
+  const words = await ocrRegion(bytes, { page: 1, x: 0, y: 0, w: first.width, h: first.height * HEADER_BAND }, options, clock);
   const page = addRegionWords(first, words);
   if (!page) return undefined;
   return { ...doc, pages: doc.pages.map((p) => (p === first ? page : p)), method: doc.method === 'text' ? 'mixed' : doc.method };

@@ -19,6 +19,8 @@ import {
   buildBlocks,
   cellGap,
   readOptionsSchema,
+  stageClock,
+  type StageClock,
   type DocumentText,
   type PageText,
   type ReadOptions,
@@ -306,7 +308,12 @@ export function mergeRereads(page: PageText, suspects: Suspect[], words: TextIte
  * The document with its OCR'd pages' suspect places read again (see suspectRegions), or undefined when no page
  * had one or nothing read was better. Each page with places is rendered once and read in one engine call.
  */
-export async function withSuspectRegionsReread(bytes: Uint8Array, doc: DocumentText, options: ReadOptions = {}): Promise<DocumentText | undefined> {
+export async function withSuspectRegionsReread(
+  bytes: Uint8Array,
+  doc: DocumentText,
+  options: ReadOptions = {},
+  clock: StageClock = stageClock('region OCR', undefined),
+): Promise<DocumentText | undefined> {
   const o = readOptionsSchema.parse(options);
   if (o.ocr === false) return undefined;
   let changed = false;
@@ -320,14 +327,18 @@ export async function withSuspectRegionsReread(bytes: Uint8Array, doc: DocumentT
     let img: NormalisedImage;
     const opts = { dpi: o.ocr.dpi, maxInputPixels: o.ocr.maxInputPixels, removeFormLines: o.ocr.removeFormLines };
     if (doc.sniffed.kind === 'pdf') {
-      const r = await rasterPdfPage(bytes, page.page, o.ocr.dpi, 12_000_000);
+      const dpi = o.ocr.dpi;
+      const r = await clock.step(() => rasterPdfPage(bytes, page.page, dpi, 12_000_000, clock.within(60_000)));
       img = await normaliseImage(r.data, { ...opts, pageWidthPt: r.pageWidth });
     } else img = await normaliseImage(bytes, opts);
-    const words = await readRegionsOfImage(
-      img,
-      suspects.map((s) => s.region),
-      options,
-      suspects.map((s) => s.scale),
+    const ocr = o.ocr;
+    const words = await clock.step(() =>
+      readRegionsOfImage(
+        img,
+        suspects.map((s) => s.region),
+        { ...options, ocr: { ...ocr, timeoutMs: clock.within(ocr.timeoutMs) } },
+        suspects.map((s) => s.scale),
+      ),
     );
     const merged = mergeRereads(page, suspects, words);
     if (merged) changed = true;

@@ -2,7 +2,7 @@ import test from 'ava';
 import { readDocument, closeDocumentPools } from '../../../pipelines/documents/index.ts';
 import { layoutPage, type TextItem } from '../../../pipelines/documents/layout.ts';
 import { withHeaderBandOcr, addRegionWords, ocrRegion } from '../../../pipelines/extraction/region_ocr.ts';
-import { extractDocument } from '../../../pipelines/extraction/index.ts';
+import { extractDocument, extractReadDocument } from '../../../pipelines/extraction/index.ts';
 import { logoPdf } from '../../helpers/logo_pdf.ts';
 
 test.after.always(() => closeDocumentPools());
@@ -59,4 +59,19 @@ test('extraction: a carrier only in the logo is found by OCR of the header band,
   t.true(r._raw.pages[0].ocr_assisted);
   // The rest is read from the text layer as before.
   t.is(r.extracted_data.policy.policy_number, '77-AB-120934');
+});
+
+test('region OCR shares the stage budget: past it the document is extracted from its text layer, and says a region was not read', async (t) => {
+  const bytes = await logoPdf('HANOVER');
+  const doc = await readDocument(bytes);
+  const started = Date.now();
+  const r = await extractReadDocument(doc, async () => bytes, { entityType: 'auto_policy', read: { stageBudgetMs: 1 } });
+  t.true(Date.now() - started < 5_000, 'no OCR ran past the budget');
+  t.is(r.extracted_data.policy.provider, null, 'the logo was not read');
+  t.is(r.parsing_method, 'pdf_text');
+  t.is(r.extracted_data.policy.policy_number, '77-AB-120934', 'the text layer is still extracted');
+  t.true(
+    r.errors.some((e) => /a region was not read again: the region OCR stage took longer than its budget of 1 ms/.test(e.message)),
+    JSON.stringify(r.errors),
+  );
 });
