@@ -56,6 +56,24 @@ function toDocumentError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
 }
 
+/**
+ * A file this large is likely a long document (a 100-page text lease is about 180 KB, a one-page certificate a few
+ * dozen): when every page is read (no page location) and two workers are free, its pages are shared between them
+ * (each opens the file and reads every other page), so a long lease reads in about half the time. Otherwise one
+ * worker reads it, so a busy pool is never asked for more than one worker per document.
+ */
+export const SPLIT_ABOVE_BYTES = 64 * 1024;
+
+/** Results of the workers that read shares of one document's pages, as one. */
+function mergeParts(parts: PdfTextResult[]): PdfTextResult {
+  return {
+    pageCount: parts[0].pageCount,
+    pages: parts.flatMap((p) => p.pages).sort((a, b) => a.page - b.page),
+    needOcr: parts.flatMap((p) => p.needOcr).sort((a, b) => a - b),
+    warnings: parts.flatMap((p) => p.warnings),
+  };
+}
+
 /** Text items of every page (positions, AcroForm values) and the pages that need OCR. */
 export async function readPdfText(
   bytes: Uint8Array,
@@ -64,14 +82,20 @@ export async function readPdfText(
   repairs: boolean | readonly TextRepair[] = true,
   locateAbovePages?: number,
 ): Promise<PdfTextResult> {
-  const copy = new Uint8Array(bytes); // pdf.js detaches the buffer it is given
   const repair = repairs === true ? [...textRepairs] : repairs === false ? [] : [...repairs];
-  try {
-    return await pdfPool().run<PdfTextResult>(
-      { op: 'text', bytes: copy, maxPages, repair, missingText: repairs === true, locateAbovePages },
+  const pool = pdfPool();
+  const of = locateAbovePages === undefined && bytes.length >= SPLIT_ABOVE_BYTES && pool.idle() >= 2 ? 2 : 1;
+  const read = (part?: { index: number; of: number }) => {
+    const copy = new Uint8Array(bytes); // pdf.js detaches the buffer it is given
+    return pool.run<PdfTextResult>(
+      { op: 'text', bytes: copy, maxPages, repair, missingText: repairs === true, locateAbovePages, ...(part ? { part } : {}) },
       [copy.buffer as ArrayBuffer],
       timeoutMs,
     );
+  };
+  try {
+    if (of === 1) return await read();
+    return mergeParts(await Promise.all(Array.from({ length: of }, (_, index) => read({ index, of }))));
   } catch (e) {
     throw toDocumentError(e);
   }

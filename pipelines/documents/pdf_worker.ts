@@ -70,6 +70,8 @@ export interface PdfTextRequest {
   decodeLimits?: DecodeLimits;
   /** Locate the pages that matter (page_roles.ts) in a PDF of more pages than this; absent: read every page. */
   locateAbovePages?: number;
+  /** Read only this share of the pages (those whose 0-based index is `index` modulo `of`), beside workers reading the rest. */
+  part?: { index: number; of: number };
 }
 export interface PdfTextResult {
   pageCount: number;
@@ -216,7 +218,10 @@ async function text(req: PdfTextRequest): Promise<PdfTextResult> {
       located = choosePages(scores);
       for (const l of located) if (!l.read) skimmed.delete(l.page);
     }
-    const toRead = located ? located.filter((l) => l.read).map((l) => l.page) : Array.from({ length: pageCount }, (_, k) => k + 1);
+    const part = located ? undefined : req.part;
+    const toRead = located
+      ? located.filter((l) => l.read).map((l) => l.page)
+      : Array.from({ length: pageCount }, (_, k) => k + 1).filter((n) => !part || (n - 1) % part.of === part.index);
     for (const n of toRead) {
       const page = await doc.getPage(n);
       try {

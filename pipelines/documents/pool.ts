@@ -55,6 +55,11 @@ export class WorkerPool {
   }
 
   /** Run one message on a free worker; rejects on error, crash or time-out. */
+  /** Workers free for a new task now (not busy, and no task waiting for them). */
+  idle(): number {
+    return Math.max(0, this.size - this.slots.filter((s) => s.busy).length - this.queue.length);
+  }
+
   run<T>(msg: unknown, transfer: ArrayBuffer[] = [], timeoutMs = 60_000): Promise<T> {
     if (this.closed) return Promise.reject(new Error('worker pool is closed'));
     return new Promise<T>((resolve, reject) => {
