@@ -296,3 +296,15 @@ test('digit count: a number a digit wider than its width allows is read again at
     [],
   );
 });
+
+test('OCR: a "#" read on its own ("POLICY #" under a policy number) stays in its caption; a doubtful one is still a speck', (t) => {
+  const words = (hashConf: number): TextItem[] => [
+    { text: 'BOP54830561', x: 331, y: 61, w: 45, h: 7, source: 'ocr', conf: 0.9, line: 0 },
+    { text: 'POLICY', x: 331, y: 76, w: 21, h: 5, source: 'ocr', conf: 0.93, line: 1 },
+    { text: '#', x: 355, y: 76, w: 4, h: 5, source: 'ocr', conf: hashConf, line: 1 },
+  ];
+  const sure = layoutPage(1, 612, 792, words(0.93), 'ocr');
+  t.is(sure.lines[1].text, 'POLICY #');
+  const doubtful = layoutPage(1, 612, 792, words(0.4), 'ocr');
+  t.is(doubtful.lines[1].text, 'POLICY');
+});
