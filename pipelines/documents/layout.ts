@@ -264,10 +264,7 @@ function buildPage(page: number, width: number, height: number, rows: TextItem[]
         const t = cur[k].text;
         if (k > 0) {
           const gap = cur[k].x - (cur[k - 1].x + cur[k - 1].w);
-          // Two OCR words are two words (the engine saw a space), however close small type sets them; text-layer
-          // items may be pieces of one word.
-          const words = cur[k].source === 'ocr' && cur[k - 1].source === 'ocr';
-          if ((words || gap > 0.15 * h) && !text.endsWith(' ') && !t.startsWith(' ')) text += ' ';
+          if (gap > 0.15 * h && !text.endsWith(' ') && !t.startsWith(' ')) text += ' ';
         }
         text += t;
       }

@@ -337,21 +337,3 @@ test('OCR: a line in a fixed-pitch type keeps its words in one cell though its w
     ['INSURED', 'Illinois', 'WMW'],
   );
 });
-
-test('OCR: two words of small type set close together are two words in their cell ("Name of Insured", not "Nameof")', (t) => {
-  const word = (text: string, x: number, w: number): TextItem => ({ text, x, y: 148, w, h: 9, source: 'ocr', conf: 0.95, line: 0 });
-  const p = layoutPage(1, 612, 792, [word('Name', 39, 20), word('of', 60, 8), word('Insured:', 69, 30)], 'ocr');
-  t.is(p.lines[0].cells[0].text, 'Name of Insured:');
-  // Text-layer pieces of one word closer than a space stay one word.
-  const text = layoutPage(
-    1,
-    612,
-    792,
-    [
-      { text: 'Insur', x: 39, y: 148, w: 20, h: 9, source: 'text' },
-      { text: 'ed', x: 59.5, y: 148, w: 8, h: 9, source: 'text' },
-    ],
-    'text',
-  );
-  t.is(text.lines[0].cells[0].text, 'Insured');
-});
