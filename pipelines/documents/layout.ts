@@ -106,7 +106,7 @@ export function layoutPage(page: number, width: number, height: number, items: T
   usable = usable.filter(
     (i) =>
       i.source !== 'ocr' ||
-      ((i.conf ?? 1) >= MIN_WORD_CONF && (/[A-Za-z0-9$]/.test(i.text) || (i.text.trim() === '&' && (i.conf ?? 1) >= 0.6)) && i.h <= typical * 3.5),
+      ((i.conf ?? 1) >= MIN_WORD_CONF && (/[A-Za-z0-9$]/.test(i.text) || (/^[&#]$/.test(i.text.trim()) && (i.conf ?? 1) >= 0.6)) && i.h <= typical * 3.5),
   );
   usable.sort((a, b) => a.y - b.y || a.x - b.x);
   const rows: TextItem[][] = usable.length > 0 && usable.every((i) => i.line !== undefined) ? rowsFromEngineLines(usable) : rowsByOverlap(usable);
@@ -196,8 +196,58 @@ export function columnEdges(rows: TextItem[][]): Set<TextItem> {
   return edges;
 }
 
+/** A fixed-pitch line's word widths fit `pitch × letters + c` within this share of the pitch (root mean square). */
+const FIXED_PITCH_FIT = 0.1;
+/** Word pairs whose start-to-start distance per letter is within this share of the fitted pitch measure it. */
+const FIXED_PITCH_PAIR = 0.2;
+const FIXED_PITCH_SPACE = 1.5;
+
+/**
+ * The character pitch of each OCR engine line set in a fixed-pitch type (Courier): its words' widths grow by one
+ * pitch a letter and its words start on one grid. There a word space is a whole character wide, plus the side
+ * bearings of narrow glyphs ("Tulsa, OK": a comma's cell is mostly blank), wider than a cell gap reckoned from
+ * the words' ink height, and the line's words would fall into separate cells. Needs three words of two letters
+ * or more: proportional type fits a pitch no better than 0.2 of it.
+ */
+export function fixedPitchLines(items: TextItem[]): Map<number, number> {
+  const byLine = new Map<number, TextItem[]>();
+  for (const it of items) if (it.source === 'ocr' && it.line !== undefined) (byLine.get(it.line) ?? byLine.set(it.line, []).get(it.line)!).push(it);
+  const pitches = new Map<number, number>();
+  for (const [line, all] of byLine) {
+    const ws = all.filter((w) => w.text.length >= 2 && (w.conf ?? 1) >= 0.6);
+    if (ws.length < 3) continue;
+    const xs = ws.map((w) => w.text.length);
+    const ys = ws.map((w) => w.w);
+    const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
+    const my = ys.reduce((a, b) => a + b, 0) / ys.length;
+    let num = 0;
+    let den = 0;
+    for (let i = 0; i < xs.length; i++) {
+      num += (xs[i] - mx) * (ys[i] - my);
+      den += (xs[i] - mx) ** 2;
+    }
+    if (den === 0) continue;
+    const pitch = num / den;
+    const c = my - pitch * mx;
+    if (!(pitch > 0) || c > 0.3 * pitch || c < -pitch) continue;
+    const rms = Math.sqrt(ys.reduce((a, y, i) => a + (y - (pitch * xs[i] + c)) ** 2, 0) / ys.length);
+    if (rms > FIXED_PITCH_FIT * pitch) continue;
+    // The fit's slope is rough with a few words; a word and the next one space on start one pitch past its
+    // letters, whatever their glyphs' side bearings, so such pairs measure the pitch itself.
+    const sorted = [...all].sort((a, b) => a.x - b.x);
+    const perLetter = sorted
+      .slice(1)
+      .map((w, k) => (w.x - sorted[k].x) / (sorted[k].text.length + 1))
+      .filter((q) => Math.abs(q - pitch) <= FIXED_PITCH_PAIR * pitch)
+      .sort((a, b) => a - b);
+    pitches.set(line, perLetter.length ? perLetter[Math.floor(perLetter.length / 2)] : pitch);
+  }
+  return pitches;
+}
+
 function buildPage(page: number, width: number, height: number, rows: TextItem[][], source: PageText['source'], fields: FormField[]): PageText {
   const edges = source === 'text' ? columnEdges(rows) : new Set<TextItem>();
+  const pitches = source === 'ocr' ? fixedPitchLines(rows.flat()) : new Map<number, number>();
   const lines: Line[] = rows.map((row) => {
     row.sort((a, b) => a.x - b.x);
     const h = median(row.map((i) => i.h));
@@ -238,7 +288,9 @@ function buildPage(page: number, width: number, height: number, rows: TextItem[]
       const prev = cur[cur.length - 1];
       if (prev) {
         const gap = it.x - (prev.x + prev.w);
-        if (gap > cellGap(h) || it.source !== prev.source || edges.has(it)) flush();
+        const pitch = it.line !== undefined && it.line === prev.line ? pitches.get(it.line) : undefined;
+        const oneSpace = pitch !== undefined && it.x - prev.x - prev.text.length * pitch < FIXED_PITCH_SPACE * pitch;
+        if ((gap > cellGap(h) && !oneSpace) || it.source !== prev.source || edges.has(it)) flush();
       }
       cur.push(it);
     }

@@ -55,7 +55,7 @@ export async function normaliseImage(
       .toBuffer({ resolveWithObject: true });
     if (info.channels !== 1 || info.width !== width || info.height !== height)
       throw new Error(`unexpected image ${info.width}x${info.height}x${info.channels}`);
-    await stretchContrast(data, width, height);
+    await stretchPage(data, width, height);
     const header = Buffer.from(`P5\n${width} ${height}\n255\n`, 'latin1');
     const pgm = Buffer.concat([header, data]);
     const pageWidthPt = opts.pageWidthPt ?? (width / dpi) * 72;
@@ -67,6 +67,56 @@ export async function normaliseImage(
     if (/pixel limit/i.test(msg)) throw new DocumentError('bad_request', 'image_too_large', 'the image has too many pixels', msg);
     throw new DocumentError('extraction_failed', 'corrupt_image', 'the image could not be decoded', msg);
   }
+}
+
+/** Share of the darkest pixels the usual stretch makes black (sharp's `normalise` lower percentile). */
+const BLACK_SHARE = 0.01;
+/** Darkest pixels taken as the page's ink level (after the median, dust is gone). */
+const INK_LEVEL_SHARE = 0.001;
+
+/**
+ * Stretch a page's contrast so that its ink is black and its paper white. Usually sharp's 1st–99th percentile
+ * stretch (`stretchContrast`). But on a page whose ink covers under 1% of it (a sparse declarations page, a
+ * 150 dpi scan of small type) the 1st percentile is paper: stretching from there turns the paper's scanner
+ * noise into a field of grey speckles as dark as the text and tesseract reads nothing. There the black point
+ * is put halfway into the ink instead (`stretchFrom`), and the noise stays near white. Returns which was done.
+ */
+export async function stretchPage(px: Uint8Array, width: number, height: number): Promise<'probe' | 'page' | 'ink'> {
+  const n = px.length;
+  const hist = new Float64Array(256);
+  for (let i = 0; i < n; i++) hist[px[i]]++;
+  const level = (share: number) => {
+    for (let g = 0, c = 0; g < 256; g++) if ((c += hist[g]) >= share * n) return g;
+    return 255;
+  };
+  const ink = level(INK_LEVEL_SHARE);
+  const paper = level(0.5);
+  const top = level(1 - BLACK_SHARE);
+  const mid = (ink + paper) / 2;
+  let inkPixels = 0;
+  for (let g = 0; g < mid; g++) inkPixels += hist[g];
+  const black = level(BLACK_SHARE);
+  if (black <= mid || black >= top) return stretchContrast(px, width, height);
+  await stretchFrom(px, level(inkPixels / n / 2), top);
+  return 'ink';
+}
+
+/**
+ * A linear stretch of CIE lightness (as sharp's `normalise` does it) that makes gray level `lo` and below black
+ * and `hi` and above white, in place.
+ */
+async function stretchFrom(px: Uint8Array, lo: number, hi: number): Promise<void> {
+  const l = await grayLightness();
+  const [l0, l1] = [l[lo], l[hi]];
+  const lut = new Uint8Array(256);
+  for (let g = 0, k = 0; g < 256; g++) {
+    const want = Math.min(100, Math.max(0, ((l[g] - l0) * 100) / (l1 - l0)));
+    // The gray level of that lightness, between the two levels whose lightness brackets it.
+    while (k < 255 && l[k + 1] < want) k++;
+    const f = k < 255 && l[k + 1] > l[k] ? (want - l[k]) / (l[k + 1] - l[k]) : 0;
+    lut[g] = want <= l[0] ? 0 : Math.min(255, Math.round(k + Math.max(0, Math.min(1, f))));
+  }
+  for (let i = 0; i < px.length; i++) px[i] = lut[px[i]];
 }
 
 /** CIE lightness (0-100) of each gray level, as sharp computes it. */

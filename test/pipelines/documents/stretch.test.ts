@@ -1,7 +1,9 @@
 import test from 'ava';
 import sharp from 'sharp';
 import { rasterPdfPage, closeDocumentPools, normaliseImage, grayPixels } from '../../../pipelines/documents/index.ts';
-import { stretchContrast } from '../../../pipelines/documents/ocr.ts';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { stretchContrast, stretchPage, ocrImage } from '../../../pipelines/documents/ocr.ts';
+import { scanPdfRandom } from '../../../fixtures/scan.ts';
 import { fixture } from './helpers.ts';
 
 test.after.always(() => closeDocumentPools());
@@ -87,4 +89,51 @@ test('a scanned page normalises exactly as sharp alone did (resize, grey, median
     .raw()
     .toBuffer();
   t.true(Buffer.from(grayPixels(img)).equals(want));
+});
+
+/** A one-page declarations-like PDF: a few lines of small type, under 1% of the page inked. */
+async function sparsePage(font: StandardFonts, size: number): Promise<{ pdf: Uint8Array; words: string[] }> {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([612, 792]);
+  const f = await doc.embedFont(font);
+  const lines = ['Bluewater Mutual Insurance Company', 'Policy Number GL46519658', 'Blue Fin Cafe Inc', '88 Foundry Rd'];
+  lines.forEach((s, k) => page.drawText(s, { x: 72, y: 700 - k * 18, size, font: f }));
+  return { pdf: await doc.save(), words: lines.join(' ').split(' ') };
+}
+
+for (const [font, size, dpi] of [
+  [StandardFonts.Courier, 9, 150],
+  [StandardFonts.Courier, 9, 200],
+  [StandardFonts.Helvetica, 8, 150],
+] as const)
+  test(`a sparse ${dpi} dpi scan of ${font} ${size} with paper noise is read: the stretch keeps the noise near white`, async (t) => {
+    const { pdf, words } = await sparsePage(font, size);
+    const spec = { seed: 7, dpi, angle: 0.6, noise: 30, dust: 0, blur: 0, jpegQuality: 75 };
+    const raster = await rasterPdfPage(await scanPdfRandom(pdf, spec), 1);
+    const img = await normaliseImage(raster.data, { pageWidthPt: raster.pageWidth });
+    const px = grayPixels(img);
+    // The paper (most of the page) stays white-ish; with the 1st percentile as black point it went mid-grey.
+    const sorted = Uint8Array.from(px).sort();
+    t.true(sorted[Math.floor(px.length * 0.1)] > 200, `10th percentile ${sorted[Math.floor(px.length * 0.1)]}`);
+    const read = (await ocrImage(img)).words.map((w) => w.text).join(' ');
+    const found = words.filter((w) => read.includes(w));
+    t.true(found.length >= words.length - 2, `read ${found.length} of ${words.length} words: ${read}`);
+  });
+
+test('the ink-anchored stretch is taken only where the 1st percentile is paper', async (t) => {
+  const [width, height] = [1000, 300];
+  for (const [share, want] of [
+    [0.004, 'ink'],
+    [0.03, 'sharp'],
+  ] as const) {
+    const r = rng(11);
+    const px = new Uint8Array(width * height).map(() => 235 + Math.floor(r() * 20));
+    px.fill(20, 0, Math.round(share * px.length));
+    const done = await stretchPage(px, width, height);
+    t.is(done === 'ink' ? 'ink' : 'sharp', want, `ink share ${share}: ${done}`);
+    if (want === 'ink') {
+      t.is(px[0], 0);
+      t.true(px[px.length - 1] > 200, `paper became ${px[px.length - 1]}`);
+    }
+  }
 });

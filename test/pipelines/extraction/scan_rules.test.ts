@@ -296,3 +296,44 @@ test('digit count: a number a digit wider than its width allows is read again at
     [],
   );
 });
+
+test('OCR: a "#" read on its own ("POLICY #" under a policy number) stays in its caption; a doubtful one is still a speck', (t) => {
+  const words = (hashConf: number): TextItem[] => [
+    { text: 'BOP54830561', x: 331, y: 61, w: 45, h: 7, source: 'ocr', conf: 0.9, line: 0 },
+    { text: 'POLICY', x: 331, y: 76, w: 21, h: 5, source: 'ocr', conf: 0.93, line: 1 },
+    { text: '#', x: 355, y: 76, w: 4, h: 5, source: 'ocr', conf: hashConf, line: 1 },
+  ];
+  const sure = layoutPage(1, 612, 792, words(0.93), 'ocr');
+  t.is(sure.lines[1].text, 'POLICY #');
+  const doubtful = layoutPage(1, 612, 792, words(0.4), 'ocr');
+  t.is(doubtful.lines[1].text, 'POLICY');
+});
+
+test('OCR: a line in a fixed-pitch type keeps its words in one cell though its word spaces are wider than a cell gap', (t) => {
+  // Courier 9 as OCR boxed it on a 240 dpi scan: 5.4 pt a letter, ink a little narrower than the letters' cells
+  // (a comma's cell is mostly blank), 6 pt tall.
+  const pitch = 5.4;
+  const line = (words: string[], x0: number, y: number, n: number, per = pitch): TextItem[] => {
+    let x = x0;
+    return words.map((text) => {
+      const w: TextItem = { text, x: x + 0.4, y, w: text.length * per - (text.endsWith(',') ? 2.2 : 0.8), h: 6, source: 'ocr', conf: 0.95, line: n };
+      x += (text.length + 1) * per;
+      return w;
+    });
+  };
+  const courier = layoutPage(1, 612, 792, [...line(['Tulsa,', 'OK', '74103'], 50, 172, 0), ...line(['45', 'Market', 'St'], 50, 160, 1)], 'ocr');
+  t.deepEqual(
+    courier.lines.map((l) => l.cells.map((c) => c.text)),
+    [['45 Market St'], ['Tulsa, OK 74103']],
+  );
+  // Proportional type whose widths do not grow by one pitch a letter: a gap wider than a cell gap still splits.
+  const words: TextItem[] = [
+    { text: 'INSURED', x: 50, y: 100, w: 34, h: 6, source: 'ocr', conf: 0.95, line: 0 },
+    { text: 'Illinois', x: 92, y: 100, w: 22, h: 6, source: 'ocr', conf: 0.95, line: 0 },
+    { text: 'WMW', x: 122, y: 100, w: 21, h: 6, source: 'ocr', conf: 0.95, line: 0 },
+  ];
+  t.deepEqual(
+    layoutPage(1, 612, 792, words, 'ocr').lines[0].cells.map((c) => c.text),
+    ['INSURED', 'Illinois', 'WMW'],
+  );
+});
