@@ -1,5 +1,6 @@
 import test from 'ava';
 import { createOAuthClient } from '../../db/queries/oauth.ts';
+import { hashToken } from '../../lib/secrets.ts';
 import { startService, type TestService } from '../helpers/server.ts';
 
 let svc: TestService;
@@ -85,7 +86,10 @@ test('missing fields, both auth methods at once and malformed bodies are invalid
 test('an expired token is refused with 401', async (t) => {
   const c = await svc.oauthClient('expiry');
   t.is((await svc.request('GET', '/v1/agents', { token: c.token })).status, 200);
-  await svc.tdb.db.owner.query(`update app_private.oauth_access_tokens set expires_at = now() - interval '1 second'`);
+  // This test's token only: the other tests of the file run meanwhile with tokens of their own.
+  await svc.tdb.db.owner.query(`update app_private.oauth_access_tokens set expires_at = now() - interval '1 second' where token_hash = $1`, [
+    hashToken(c.token),
+  ]);
   const r = await svc.request('GET', '/v1/agents', { token: c.token });
   t.is(r.status, 401);
   t.truthy(r.body.error.message);
