@@ -1,4 +1,4 @@
-// What every dashboard page shares (issue 16): the session cookie, the request's transaction opened as the
+// What every dashboard page shares: the session cookie, the request's transaction opened as the
 // session's agent (same role and agency as its token, under RLS) in the mode the URL names, the CSRF token of
 // every state-changing form, the page shell with its navigation and "Test data" banner, and errors as pages.
 // The dashboard is a presentation of the existing state functions: handlers call the same queries as the API.

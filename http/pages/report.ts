@@ -1,4 +1,4 @@
-// The compliance report page (issue 31): what a property manager forwards to the tenant. One document for the
+// The compliance report page: what a property manager forwards to the tenant. One document for the
 // browser, the printer and the PDF: status and counts, the recommendations as a checklist, each of the 15 checks
 // with the lease clause and the policy's evidence and their pages, what was uncertain, and the cited pages drawn
 // as images. Images (pages, logo) are inline data URLs, so the page needs nothing but its stylesheet.

@@ -1,4 +1,4 @@
-// Request and response schemas of bulk delivery recovery (issue 31), shared by /v2 topic endpoints and /v1 subscriptions.
+// Request and response schemas of bulk delivery recovery, shared by /v2 topic endpoints and /v1 subscriptions.
 import { z } from 'zod';
 import { timestamp } from './common.ts';
 import { TOPIC_NAMES } from './webhooks.ts';

@@ -1,4 +1,4 @@
-// Request and response schemas of the compliance report (issue 31): the report of an analysis and its signed links.
+// Request and response schemas of the compliance report: the report of an analysis and its signed links.
 import { z } from 'zod';
 import { paperSizes } from '../../pipelines/reports/pdf.ts';
 

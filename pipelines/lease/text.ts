@@ -1,7 +1,7 @@
 // Text helpers of the lease checker: clauses with their page, amounts, party names and addresses compared the
 // way the product's decision rules say (case, punctuation, LLC/Inc., c/o; St/Street, Apt/#/Unit).
 import type { PageText } from '../documents/layout.ts';
-import { normaliseText, parseMoney, dateTokens } from '../extraction/normalise.ts';
+import { normaliseText, parseMoney } from '../extraction/normalise.ts';
 import { ground, indexPages } from '../extraction/grounding.ts';
 import type { Cited } from './schema.ts';
 
@@ -86,9 +86,6 @@ export function shortDate(iso: string): string {
   const [y, m, d] = iso.split('-').map(Number);
   return `${MONTHS[m - 1]} ${d}, ${y}`;
 }
-
-/** The dates in a text as ISO strings. */
-export const isoDates = (text: string) => dateTokens(text).map((d) => d.iso);
 
 const ENTITY_WORDS = /\b(llc|l l c|inc|incorporated|corp|corporation|co|company|ltd|limited|lp|llp|pllc|pc|plc|the|a|an)\b/g;
 

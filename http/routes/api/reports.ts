@@ -1,4 +1,4 @@
-// The compliance report of a lease analysis (issue 31): GET …/report answers the report page (HTML, or ?format=pdf
+// The compliance report of a lease analysis: GET …/report answers the report page (HTML, or ?format=pdf
 // the same page printed) under the same key rules as the analysis; POST …/report-links makes a signed, expiring,
 // revocable URL that opens the report without credentials, for the property manager to forward to the tenant.
 import { randomBytes } from 'node:crypto';

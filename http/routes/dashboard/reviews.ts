@@ -1,4 +1,4 @@
-// Dashboard: review of uncertain fields (issue 34). The queue lists extractions with fields to check, oldest
+// Dashboard: review of uncertain fields. The queue lists extractions with fields to check, oldest
 // first, filterable by agent and kind, with the agency's hold-for-review setting of this mode (admins change
 // it). The review page shows each uncertain field beside a crop of the page where it was read, its value,
 // confidence and rule; the reviewer saves the value as shown (a confirmation), a typed correction (checked by

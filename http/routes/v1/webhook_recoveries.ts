@@ -1,4 +1,4 @@
-// Bulk recovery of a v1 subscription's failed deliveries (issue 31), as for /v2 topic endpoints, in the v1
+// Bulk recovery of a v1 subscription's failed deliveries, as for /v2 topic endpoints, in the v1
 // envelope. Agent tokens see both modes, so an admin's recovery sends the failed deliveries of both again.
 import type { Context } from 'koa';
 import { getRecovery, recoverDeliveries } from '../../../db/queries/recoveries.ts';

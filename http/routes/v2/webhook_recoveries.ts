@@ -1,4 +1,4 @@
-// Bulk recovery of a topic endpoint's failed deliveries (issue 31): after an outage on the partner's side, every
+// Bulk recovery of a topic endpoint's failed deliveries: after an outage on the partner's side, every
 // delivery that ended failed in a window is sent again in its original order under its original webhook-id.
 // Admin API keys; a key recovers its own mode's deliveries only (a sandbox key: test deliveries).
 import type { Context } from 'koa';
