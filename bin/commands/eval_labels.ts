@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { extractDocument, closeDocumentPools, entityTypeSchema } from '../../pipelines/extraction/index.ts';
 import { scoreAgainstLabel, accuracy, type Tally } from '../../pipelines/extraction/labels.ts';
+import { emptyExtractedData } from '../../pipelines/extraction/schema.ts';
 import { engineOptionsFromConfig } from './extract.ts';
 import { writeHtmlReport } from './eval_report.ts';
 import { summarise, tallyByFieldAndKind, total, type LabelledRun } from './eval_summary.ts';
@@ -71,7 +72,7 @@ export async function runLabelled(
       });
     } catch (e) {
       const ms = performance.now() - t0;
-      const s = scoreAgainstLabel(label, emptyData());
+      const s = scoreAgainstLabel(label, emptyExtractedData('unknown'));
       runs.push({
         file: rel,
         path: doc,
@@ -87,22 +88,6 @@ export async function runLabelled(
   }
   onProgress?.(files.length, files.length, 'done');
   return runs;
-}
-
-function emptyData() {
-  return {
-    policy_type: '',
-    document_kind: 'unknown',
-    policy: { provider: null, policy_number: null, effective_date: null, expiration_date: null, premium: null },
-    policyholder: { first_name: null, last_name: null, organization: null, address: null },
-    coverages: [],
-    vehicles: [],
-    drivers: [],
-    property: null,
-    interested_parties: [],
-    certificate: null,
-    citations: {},
-  } as Parameters<typeof scoreAgainstLabel>[1];
 }
 
 function progress(i: number, n: number, label: string) {

@@ -1,5 +1,6 @@
 // What a labelled run of `svc eval --labels` is and the figures drawn from it, shared by the text report
 // (eval_labels.ts), the HTML report (eval_report.ts) and the documents bench.
+import type { EvalHistoryField } from '../../db/queries/analysts.ts';
 import type { ExtractionResult } from '../../pipelines/extraction/index.ts';
 import { tallyByField, type FieldComparison, type Tally } from '../../pipelines/extraction/labels.ts';
 
@@ -55,15 +56,8 @@ function calibration(runs: LabelledRun[]): { high: Tally; low: Tally } {
 /** Confidence from which a cited value is meant to be trusted; calibration is how often such values are wrong. */
 export const HIGH_CONFIDENCE = 0.9;
 
-/** One field in one document kind of a run: values compared and right, values cited at high confidence and wrong among them. */
-export interface FieldKindTally {
-  field: string;
-  kind: string;
-  compared: number;
-  correct: number;
-  high_confidence: number;
-  high_confidence_wrong: number;
-}
+/** One field in one document kind of a run: values compared and right, values cited at high confidence and wrong among them (as the eval history keeps it). */
+export type FieldKindTally = EvalHistoryField;
 
 /** A run's figures per field and document kind, as the eval history keeps them. */
 export function tallyByFieldAndKind(runs: LabelledRun[]): FieldKindTally[] {

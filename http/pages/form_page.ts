@@ -1,41 +1,11 @@
 // The hosted form's markup: every step and question rendered on the server (labels, help, error slots,
 // the parts of an address, a data table's row template), so the page is readable at once; web/form.ts then
 // runs the rule engine on it. Every input has a visible <label>; choices are fieldsets with a legend.
-import type { FormStructure, Question, Step, TableColumn } from '../../pipelines/forms/schema.ts';
+import type { Question, Step, TableColumn } from '../../pipelines/forms/schema.ts';
 import { html, jsonForScript, raw, type SafeHtml } from './html.ts';
+import type { FormPageData } from '../../pipelines/forms/page_data.ts';
 
-/** What the browser script reads from the page (a JSON block, never executed). */
-export interface FormPageData {
-  structure: FormStructure;
-  snapshot_id: number;
-  public_id: string;
-  submit_url: string;
-  upload_url: string;
-  /** Where the page saves the answers as the consumer goes (a draft tied to the link). */
-  draft_url: string;
-  /** Signed link context (agent and metadata), sent back with uploads, draft saves and the submission. */
-  ctx: string | null;
-  /** The draft a resume link opened: restored into the fields, and saved to from then on. */
-  draft: PageDraft | null;
-  /** Origins that may frame the page; messages go only to one of them (or to this origin). */
-  origins: string[];
-  max_upload_bytes: number;
-}
-
-/** A form saved part-way, as a resume link reopens it. */
-export interface PageDraft {
-  /** Sent back with every save, upload and the submit of this draft (and the `resume` of its link). */
-  resume_token: string;
-  resume_url: string;
-  expires_at: string;
-  step: number;
-  history: number[];
-  /** Answers of every question but files, as the fields hold them. */
-  values: Record<string, unknown>;
-  /** The uploads the draft still holds, by question. */
-  files: Record<string, { upload_id: string; filename: string; content_type: string; size: number }[]>;
-  client_key: string;
-}
+export type { FormPageData, PageDraft } from '../../pipelines/forms/page_data.ts';
 
 const qid = (q: { id: string }) => `q-${q.id}`;
 

@@ -202,6 +202,21 @@ const FIXED_PITCH_FIT = 0.1;
 const FIXED_PITCH_PAIR = 0.2;
 const FIXED_PITCH_SPACE = 1.5;
 
+/** The least-squares line through points (xs, ys): its slope and intercept; undefined when the xs are all one value. */
+export function leastSquares(xs: number[], ys: number[]): { slope: number; intercept: number } | undefined {
+  const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const my = ys.reduce((a, b) => a + b, 0) / ys.length;
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < xs.length; i++) {
+    num += (xs[i] - mx) * (ys[i] - my);
+    den += (xs[i] - mx) ** 2;
+  }
+  if (den === 0) return undefined;
+  const slope = num / den;
+  return { slope, intercept: my - slope * mx };
+}
+
 /**
  * The character pitch of each OCR engine line set in a fixed-pitch type (Courier): its words' widths grow by one
  * pitch a letter and its words start on one grid. There a word space is a whole character wide, plus the side
@@ -218,17 +233,9 @@ export function fixedPitchLines(items: TextItem[]): Map<number, number> {
     if (ws.length < 3) continue;
     const xs = ws.map((w) => w.text.length);
     const ys = ws.map((w) => w.w);
-    const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
-    const my = ys.reduce((a, b) => a + b, 0) / ys.length;
-    let num = 0;
-    let den = 0;
-    for (let i = 0; i < xs.length; i++) {
-      num += (xs[i] - mx) * (ys[i] - my);
-      den += (xs[i] - mx) ** 2;
-    }
-    if (den === 0) continue;
-    const pitch = num / den;
-    const c = my - pitch * mx;
+    const fit = leastSquares(xs, ys);
+    if (!fit) continue;
+    const { slope: pitch, intercept: c } = fit;
     if (!(pitch > 0) || c > 0.3 * pitch || c < -pitch) continue;
     const rms = Math.sqrt(ys.reduce((a, y, i) => a + (y - (pitch * xs[i] + c)) ** 2, 0) / ys.length);
     if (rms > FIXED_PITCH_FIT * pitch) continue;

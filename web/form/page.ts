@@ -1,44 +1,15 @@
 // The hosted form page's data and elements, shared by the parts of its script: what the server rendered (the
 // structure, the draft, the registered origins) and the form's controls.
-import type { FormStructure, Question } from '../../pipelines/forms/schema.ts';
+import type { Question } from '../../pipelines/forms/schema.ts';
+import type { FormPageData as PageData, PageDraft, UploadedFile } from '../../pipelines/forms/page_data.ts';
 
-export interface PageData {
-  structure: FormStructure;
-  snapshot_id: number;
-  public_id: string;
-  submit_url: string;
-  upload_url: string;
-  draft_url: string;
-  ctx: string | null;
-  draft: PageDraft | null;
-  origins: string[];
-  max_upload_bytes: number;
-}
-
-/** A draft a resume link opened (http/pages/form_page.ts PageDraft). */
-export interface PageDraft {
-  resume_token: string;
-  resume_url: string;
-  expires_at: string;
-  step: number;
-  history: number[];
-  values: Record<string, unknown>;
-  files: Record<string, UploadedFile[]>;
-  client_key: string;
-}
+export type { PageData, PageDraft, UploadedFile };
 
 /** The server's answer to a draft save. */
 export interface DraftLink {
   resume_token: string;
   resume_url: string;
   expires_at: string;
-}
-
-export interface UploadedFile {
-  upload_id: string;
-  filename: string;
-  content_type: string;
-  size: number;
 }
 
 export interface Saved {

@@ -1,6 +1,6 @@
 // The engines' TSV as words with positions: lines in the engine's reading order, amounts read in pieces joined,
 // box borders dropped, quotes straightened and page skew undone.
-import type { TextItem } from '../layout.ts';
+import { leastSquares, type TextItem } from '../layout.ts';
 
 const GROUP_TAIL = /[;:\]}|)]+$/;
 /**
@@ -94,15 +94,8 @@ export function deskew(lines: TextItem[][]): TextItem[] {
     if (l.length < 3) continue;
     const xs = l.map((w) => w.x + w.w / 2);
     const ys = l.map((w) => w.y + w.h);
-    const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
-    const my = ys.reduce((a, b) => a + b, 0) / ys.length;
-    let num = 0;
-    let den = 0;
-    for (let i = 0; i < xs.length; i++) {
-      num += (xs[i] - mx) * (ys[i] - my);
-      den += (xs[i] - mx) ** 2;
-    }
-    if (den > 0 && xs[xs.length - 1] - xs[0] > 60) slopes.push(num / den);
+    const fit = leastSquares(xs, ys);
+    if (fit && xs[xs.length - 1] - xs[0] > 60) slopes.push(fit.slope);
   }
   const words = lines.flat();
   if (slopes.length < 3) return words;
