@@ -49,6 +49,8 @@ interface EncodedStream {
   filters: Filter[];
   /** LZW's EarlyChange (1 unless the dictionary says 0). */
   earlyChange: 0 | 1;
+  /** An object stream (`/Type /ObjStm`): compressed objects, dictionaries among them. */
+  objects: boolean;
 }
 
 /** The streams of a PDF's raw bytes that a filter of FILTERS encodes: where each one's data starts and ends. */
@@ -69,7 +71,13 @@ function* encodedStreams(b: Buffer): Generator<EncodedStream> {
     const filters = streamFilters(own);
     if (!filters.length) continue;
     const end = b.indexOf('endstream', start, 'latin1');
-    yield { start, end: end < 0 ? b.length : end, filters, earlyChange: /\/EarlyChange\s+0\b/.test(own) ? 0 : 1 };
+    yield {
+      start,
+      end: end < 0 ? b.length : end,
+      filters,
+      earlyChange: /\/EarlyChange\s+0\b/.test(own) ? 0 : 1,
+      objects: /\/Type\s*\/ObjStm\b/.test(own),
+    };
     if (end > 0) at = end + 9;
   }
 }
@@ -264,3 +272,31 @@ export function checkDecodedSize(bytes: Uint8Array, limits: DecodeLimits = DEFAU
 }
 
 const mib = (n: number) => `${Math.round(n / 1024 / 1024)} MiB`;
+
+/** Most bytes one object stream is decoded to when looking inside it (a dictionary holder, not page content). */
+const MAX_OBJECT_STREAM_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Whether a PDF's dictionaries may hold any of `names` (`/Annots`, `/Type3`, ...): in its raw bytes, or inside
+ * its compressed object streams, which are decoded to look. True when it cannot tell (an encrypted file, an
+ * object stream that will not decode), so a caller only skips work when the name is surely absent.
+ */
+export function mayContainName(bytes: Uint8Array, names: readonly string[]): boolean {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (names.some((n) => b.includes(n, 0, 'latin1'))) return true;
+  if (!b.includes('/ObjStm', 0, 'latin1')) return false;
+  if (b.includes('/Encrypt', 0, 'latin1')) return true;
+  for (const s of encodedStreams(b)) {
+    if (!s.objects) continue;
+    let data = b.subarray(s.start, s.end);
+    try {
+      for (const f of s.filters) data = decodeFilter(f, data, MAX_OBJECT_STREAM_BYTES, s.earlyChange);
+    } catch {
+      return true;
+    }
+    // Nothing decoded (not zlib data here): pdf.js's own decoders are more forgiving, so it may still read it.
+    if (data.length === 0 && s.end > s.start) return true;
+    if (names.some((n) => data.includes(n, 0, 'latin1'))) return true;
+  }
+  return false;
+}

@@ -10,6 +10,7 @@
 // text costs one scan of the file's bytes.
 import type { TextItem } from './layout.ts';
 import { mul, type Matrix } from './invisible.ts';
+import { mayContainName } from './decoded.ts';
 
 /** Operator numbers of pdf.js (`OPS`), the ones read here. */
 export interface InkOps {
@@ -42,10 +43,10 @@ export interface InkOperatorList {
   argsArray: unknown[];
 }
 
-/** Whether the file may draw text outside its text layer (image masks, images, Type3 fonts, or objects it hides compressed). */
+/** Whether the file may draw text outside its text layer: it has image masks, images or Type3 fonts (or cannot be told). */
 export function mayDrawText(bytes: Uint8Array): boolean {
-  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return b.includes('/ImageMask') || b.includes('/Type3') || b.includes('/Image') || b.includes('/ObjStm') || b.includes('/Encrypt');
+  // `/Image` also finds `/ImageMask`; names inside compressed object streams are looked for there.
+  return mayContainName(bytes, ['/Image', '/Type3']);
 }
 
 const IDENTITY: Matrix = [1, 0, 0, 1, 0, 0];

@@ -5,12 +5,13 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import v8 from 'node:v8';
 import zlib from 'node:zlib';
-import { checkDecodedSize, type DecodeLimits } from './decoded.ts';
+import { checkDecodedSize, mayContainName, type DecodeLimits } from './decoded.ts';
 import { layoutPage, hasUsableText, type TextItem, type FormField, type PageText } from './layout.ts';
 import { repairTextItems, runsWordsTogether, textRepairs, type TextRepair } from './repair.ts';
 import { mayHideText, hiddenItems, unreadable, type PdfOps } from './invisible.ts';
 import { mayDrawText, uncoveredInk, hasMissingText, keepTextImages, MIN_UNCOVERED_IMAGES, type InkOps, type ImagePixels } from './missing_text.ts';
 import { scorePage, choosePages, type PageLocation } from './page_roles.ts';
+import { portPair } from './pdf_port.ts';
 
 // pdf-lib (which reads a scan's stored JPEG, embeddedJpeg below) reports each damaged object of a broken PDF with
 // console.warn and skips it. In the service those lines would land as plain text on stderr beside the JSON log,
@@ -32,6 +33,18 @@ const standardFontDataUrl = path.join(pdfjsDir, 'standard_fonts') + path.sep;
 type Pdfjs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 let pdfjsP: Promise<Pdfjs> | undefined;
 const pdfjs = () => (pdfjsP ??= import('pdfjs-dist/legacy/build/pdf.mjs'));
+
+/** This thread's one pdf.js worker: its worker code runs here too, joined to the API by `portPair` (pdf_port.ts). */
+let workerP: Promise<InstanceType<Pdfjs['PDFWorker']>> | undefined;
+const pdfWorker = () =>
+  (workerP ??= (async () => {
+    const { PDFWorker } = await pdfjs();
+    // @ts-expect-error pdf.js ships no types for its worker module; WorkerMessageHandler is its one export.
+    const { WorkerMessageHandler } = await import('pdfjs-dist/legacy/build/pdf.worker.mjs');
+    const [api, worker] = portPair();
+    WorkerMessageHandler.initializeFromPort(worker);
+    return new PDFWorker({ port: api as unknown as Worker, verbosity: 0 });
+  })());
 
 /**
  * pdf.js inflates content streams through the web DecompressionStream, whose stream machinery costs more
@@ -110,6 +123,7 @@ export async function openPdf(bytes: Uint8Array, forText = false) {
   const { getDocument } = await pdfjs();
   const task = getDocument({
     data: bytes,
+    worker: await pdfWorker(),
     isEvalSupported: false,
     maxImageSize: 40_000_000,
     ...(forText ? {} : { standardFontDataUrl }),
@@ -151,11 +165,8 @@ function classify(e: unknown): Error & { code?: string; reason?: string; details
   return Object.assign(new Error(message), { code: 'extraction_failed', reason: 'unreadable', details: message });
 }
 
-/** Whether the file may hold annotations (form fields): "/Annots" appears, or objects are compressed where it could hide. */
-function mayHaveAnnotations(bytes: Uint8Array): boolean {
-  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return b.includes('/Annots') || b.includes('/ObjStm');
-}
+/** Whether the file may hold annotations (form fields): "/Annots" appears in its dictionaries, compressed or not. */
+const mayHaveAnnotations = (bytes: Uint8Array) => mayContainName(bytes, ['/Annots']);
 
 /** A page's text runs as items in viewport coordinates (points from the top-left corner), blank runs left out. */
 export function textItemsOf(
