@@ -1,8 +1,10 @@
 // Policy extraction through the service: HTTP upload → the worker's task chain (2 workers, as on 2 cores) →
 // signed client-submission received by a local webhook receiver. Prints
+//  - one 1-page text PDF at a time on the idle service: upload → webhook p50/p99 (target p50 ≤ 1.5 s)
 //  - extraction jobs per minute for text PDFs and for scanned PDFs, and upload → webhook latency p50/p99
 //  - text documents' latency while scans are queued ahead of them (OCR pages run at a lower priority)
-//  - another agency's text uploads while one agency's burst of scans waits (each agency's own queues), beside that backlog
+//  - another agency's text uploads while one agency's burst of scans and decompression bombs waits (each agency's
+//    own queues), beside that backlog, and the process's peak memory meanwhile (target p50 ≤ 2 s, under 1 GB)
 //  - peer: the same documents through extractDocument() in process (no HTTP, queue or database) in this run
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -10,7 +12,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import zlib from 'node:zlib';
 import type { Server } from 'node:http';
+import { PDFDocument, PDFName } from 'pdf-lib';
 import { withIdentity } from '../db/pool.ts';
 import { createApp } from '../http/app.ts';
 import { blobStoreFromConfig } from '../lib/blobs.ts';
@@ -28,6 +32,20 @@ import type { BenchContext } from './lib.ts';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/policies');
 const read = (f: string) => fs.readFileSync(path.join(fixtures, f));
+
+/**
+ * A one-page PDF whose content is `streams` deflated streams of `mib` MiB of spaces each: a few hundred KB that
+ * pdf.js would inflate to `streams × mib` MiB. Under the decode limits (64 MiB a stream, 1 GiB a document) it
+ * is read, and costs what the service lets one document cost; over them it is refused before pdf.js opens it.
+ */
+export async function bombPdf(streams: number, mib: number): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([612, 792]);
+  const data = zlib.deflateSync(Buffer.alloc(mib * 2 ** 20, 0x20), { level: 9 });
+  const refs = Array.from({ length: streams }, () => doc.context.register(doc.context.stream(data, { Filter: 'FlateDecode' })));
+  page.node.set(PDFName.of('Contents'), doc.context.obj(refs));
+  return Buffer.from(await doc.save());
+}
 
 export async function run(ctx: BenchContext): Promise<void> {
   setLogLevel('silent');
@@ -116,6 +134,18 @@ export async function run(ctx: BenchContext): Promise<void> {
   const nText = ctx.quick ? 12 : 36;
   const nScan = ctx.quick ? 4 : 8;
 
+  // 0. One 1-page text PDF at a time on the idle service.
+  const single: string[] = [];
+  for (let i = 0; i < (ctx.quick ? 5 : 15); i++) {
+    const id = await uploadOne(read('auto_acme_mutual.pdf'), `one${i}.pdf`);
+    single.push(id);
+    await waitAll([id]);
+  }
+  const ls = latencies(single);
+  process.stdout.write(
+    `${`one 1-page text PDF at a time, idle service (${single.length})`.padEnd(58)} upload→webhook p50 ${fmt(percentile(ls, 50) / 1000, 2)} s   p99 ${fmt(percentile(ls, 99) / 1000, 2)} s   (target p50 ≤ 1.5 s)\n`,
+  );
+
   // 1. Text PDFs alone.
   let t0 = performance.now();
   const textIds: string[] = [];
@@ -144,13 +174,21 @@ export async function run(ctx: BenchContext): Promise<void> {
   );
   await waitAll(queuedScans);
 
-  // 4. Another agency's one-page text uploads, one after another, while this agency's burst of scans waits.
+  // 4. Another agency's one-page text uploads, one after another, while this agency's burst of scans and four
+  // decompression bombs waits: two over the decode limits (200 MiB in one stream, 12 × 60 MiB), refused before
+  // pdf.js opens them, and two just under them (15 MiB, 15 × 8 MiB), read and rendered for OCR.
   const other = await seedWithHook(`bench-extract-other-${Date.now()}`);
   const nBurst = ctx.quick ? 10 : 20;
+  const bombs = [await bombPdf(1, 200), await bombPdf(1, 15), await bombPdf(15, 8), await bombPdf(12, 60)];
   let peakRss = process.memoryUsage.rss();
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 200);
   const burst: string[] = [];
-  for (let i = 0; i < nBurst; i++) burst.push(await uploadOne(read(scans[i % scans.length]), `burst${i}.pdf`));
+  const bombIds: string[] = [];
+  for (let i = 0; i < nBurst; i++) {
+    burst.push(await uploadOne(read(scans[i % scans.length]), `burst${i}.pdf`));
+    if (i % Math.floor(nBurst / bombs.length) === 0 && bombIds.length < bombs.length)
+      bombIds.push(await uploadOne(bombs[bombIds.length], `bomb${bombIds.length}.pdf`));
+  }
   const neighbour: string[] = [];
   const backlog: number[] = [];
   for (let i = 0; i < (ctx.quick ? 3 : 6); i++) {
@@ -161,11 +199,25 @@ export async function run(ctx: BenchContext): Promise<void> {
   }
   const ln = latencies(neighbour);
   process.stdout.write(
-    `${`another agency's 1-page text PDFs beside a burst of ${nBurst} scans (${neighbour.length})`.padEnd(58)} upload→webhook p50 ${fmt(percentile(ln, 50) / 1000, 2)} s   p99 ${fmt(percentile(ln, 99) / 1000, 2)} s   (alone: p50 ${fmt(percentile(la, 50) / 1000, 2)} s; the burst's scans not yet delivered: ${backlog.join(', ')} of ${nBurst})\n`,
+    `${`another agency's 1-page text PDFs beside ${nBurst} scans + ${bombIds.length} bombs (${neighbour.length})`.padEnd(58)} upload→webhook p50 ${fmt(percentile(ln, 50) / 1000, 2)} s   p99 ${fmt(percentile(ln, 99) / 1000, 2)} s   (alone: p50 ${fmt(percentile(la, 50) / 1000, 2)} s; the burst's scans not yet delivered: ${backlog.join(', ')} of ${nBurst})\n`,
   );
   await waitAll(burst);
+  // A failed document sends no webhook: the bombs are followed in the database.
+  const bombStatus = async () =>
+    (
+      await db.owner.query<{ status: string; error_details: string | null }>(
+        `select status, error_details from app_public.extractions where document_id = any($1::uuid[])`,
+        [bombIds],
+      )
+    ).rows;
+  while ((await bombStatus()).some((r) => r.status === 'queued' || r.status === 'processing')) await new Promise((r) => setTimeout(r, 200));
   clearInterval(sampler);
-  process.stdout.write(`${'peak RSS of this process (API, worker, PDF and OCR workers) during the burst'.padEnd(58)} ${fmt(peakRss / 2 ** 20, 0)} MB\n`);
+  process.stdout.write(
+    `${'peak RSS of this process (API, worker, PDF and OCR workers) during the burst'.padEnd(58)} ${fmt(peakRss / 2 ** 20, 0)} MB (target under 1024 MB)\n`,
+  );
+  process.stdout.write(
+    `${'  the bombs ended'.padEnd(58)} ${(await bombStatus()).map((r) => `${r.status}${r.error_details ? ` (${r.error_details.slice(0, 60)})` : ''}`).join('; ')}\n`,
+  );
 
   // Peer: the engine in process on the same files, one at a time per "worker", no HTTP, queue or database.
   const opts = engineOptions(cfg);

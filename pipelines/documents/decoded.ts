@@ -6,10 +6,18 @@
 // when its encoded size times its filters' ratios could reach a limit: an ordinary document is checked by arithmetic,
 // a bomb by decoding it up to the limit and no further. Image codecs (DCT, JPX, CCITT, JBIG2) end a chain: their pixels
 // have their own bound.
+//
+// Streams that are not images (page content, fonts, object streams) have tighter limits, MAX_CONTENT_STREAM_DECODED_BYTES
+// each and MAX_CONTENT_DECODED_BYTES together: pdf.js joins a page's content streams into one buffer, growing it by
+// doubling, and parses it whole, once for the text and again to render the page, so a page of twelve 60 MB content
+// streams held gigabytes in the PDF worker. A real page's content is kilobytes to a few MB (a 300-page packet is
+// tens of MB in all); a flate-encoded scan is an image and keeps the larger limits.
 import zlib from 'node:zlib';
 
 export const MAX_STREAM_DECODED_BYTES = 64 * 1024 * 1024;
 export const MAX_DOCUMENT_DECODED_BYTES = 1024 * 1024 * 1024;
+export const MAX_CONTENT_STREAM_DECODED_BYTES = 16 * 1024 * 1024;
+export const MAX_CONTENT_DECODED_BYTES = 128 * 1024 * 1024;
 /** How far back from `stream` its dictionary may start. */
 const DICT_WINDOW = 4096;
 
@@ -25,11 +33,20 @@ type Filter = keyof typeof FILTERS;
 const ABBREVIATIONS: Record<string, Filter> = { Fl: 'FlateDecode', LZW: 'LZWDecode', RL: 'RunLengthDecode', AHx: 'ASCIIHexDecode', A85: 'ASCII85Decode' };
 
 export interface DecodeLimits {
+  /** Most one stream may decode to, and all of a document's streams together. */
   streamBytes: number;
   documentBytes: number;
+  /** The same for the streams that are not images (each under both limits that apply). */
+  contentStreamBytes?: number;
+  contentDocumentBytes?: number;
 }
 
-export const DEFAULT_DECODE_LIMITS: DecodeLimits = { streamBytes: MAX_STREAM_DECODED_BYTES, documentBytes: MAX_DOCUMENT_DECODED_BYTES };
+export const DEFAULT_DECODE_LIMITS: DecodeLimits = {
+  streamBytes: MAX_STREAM_DECODED_BYTES,
+  documentBytes: MAX_DOCUMENT_DECODED_BYTES,
+  contentStreamBytes: MAX_CONTENT_STREAM_DECODED_BYTES,
+  contentDocumentBytes: MAX_CONTENT_DECODED_BYTES,
+};
 
 /** A document over a decoding limit: which limit, for the document's failure reason. */
 export class DecodeLimitError extends Error {
@@ -51,6 +68,8 @@ interface EncodedStream {
   earlyChange: 0 | 1;
   /** An object stream (`/Type /ObjStm`): compressed objects, dictionaries among them. */
   objects: boolean;
+  /** An image XObject (`/Subtype /Image`): decoded when its page is rendered, not held with the page's content. */
+  image: boolean;
 }
 
 /** The streams of a PDF's raw bytes that a filter of FILTERS encodes: where each one's data starts and ends. */
@@ -77,6 +96,7 @@ function* encodedStreams(b: Buffer): Generator<EncodedStream> {
       filters,
       earlyChange: /\/EarlyChange\s+0\b/.test(own) ? 0 : 1,
       objects: /\/Type\s*\/ObjStm\b/.test(own),
+      image: /\/Subtype\s*\/Image\b/.test(own),
     };
     if (end > 0) at = end + 9;
   }
@@ -242,33 +262,45 @@ function ascii85Decode(data: Buffer): Buffer {
 /** Throw a DecodeLimitError when a stream, or all of them together, would decode past the limits. */
 export function checkDecodedSize(bytes: Uint8Array, limits: DecodeLimits = DEFAULT_DECODE_LIMITS): void {
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const contentStream = Math.min(limits.streamBytes, limits.contentStreamBytes ?? Infinity);
+  const contentDocument = Math.min(limits.documentBytes, limits.contentDocumentBytes ?? Infinity);
   // Each stream's size: known once decoded, else at most its bound (its encoded size times its filters' ratios).
   const streams = [...encodedStreams(b)].map((s) => ({
     ...s,
     size: s.filters.reduce((n, f) => n * FILTERS[f], s.end - s.start),
     exact: false,
+    limit: s.image ? limits.streamBytes : contentStream,
   }));
-  const decode = (s: (typeof streams)[number]) => {
+  type Sized = (typeof streams)[number];
+  const decode = (s: Sized) => {
     s.exact = true;
     let data = b.subarray(s.start, s.end);
     try {
-      for (const f of s.filters) data = decodeFilter(f, data, limits.streamBytes, s.earlyChange);
+      for (const f of s.filters) data = decodeFilter(f, data, s.limit, s.earlyChange);
       s.size = data.length;
     } catch (err) {
       if (!(err instanceof OverLimit)) throw err;
-      s.size = limits.streamBytes + 1;
+      s.size = s.limit + 1;
     }
-    if (s.size > limits.streamBytes) throw new DecodeLimitError(`a stream decompresses to more than ${mib(limits.streamBytes)}`);
+    if (s.size > s.limit) throw new DecodeLimitError(`${s.image ? 'an image' : 'a stream'} decompresses to more than ${mib(s.limit)}`);
   };
-  for (const s of streams) if (s.size > limits.streamBytes) decode(s);
-  // The document: replace the largest bounds by exact sizes until the sum is under the limit, or exact and over it.
-  const sum = () => streams.reduce((n, s) => n + s.size, 0);
-  const pending = streams.filter((s) => !s.exact).sort((x, y) => y.size - x.size);
-  while (sum() > limits.documentBytes) {
-    const next = pending.shift();
-    if (!next) throw new DecodeLimitError(`the streams decompress to more than ${mib(limits.documentBytes)} together`);
-    decode(next);
-  }
+  for (const s of streams) if (s.size > s.limit) decode(s);
+  // Together: replace the largest bounds by exact sizes until the sum is under the limit, or exact and over it.
+  const within = (set: Sized[], limit: number, what: string) => {
+    const sum = () => set.reduce((n, s) => n + s.size, 0);
+    const pending = set.filter((s) => !s.exact).sort((x, y) => y.size - x.size);
+    while (sum() > limit) {
+      const next = pending.shift();
+      if (!next) throw new DecodeLimitError(`${what} decompress to more than ${mib(limit)} together`);
+      decode(next);
+    }
+  };
+  within(
+    streams.filter((s) => !s.image),
+    contentDocument,
+    'the page contents and other streams that are not images',
+  );
+  within(streams, limits.documentBytes, 'the streams');
 }
 
 const mib = (n: number) => `${Math.round(n / 1024 / 1024)} MiB`;

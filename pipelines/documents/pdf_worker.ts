@@ -43,7 +43,7 @@ const pdfWorker = () =>
     const { WorkerMessageHandler } = await import('pdfjs-dist/legacy/build/pdf.worker.mjs');
     const [api, worker] = portPair();
     WorkerMessageHandler.initializeFromPort(worker);
-    return new PDFWorker({ port: api as unknown as Worker, verbosity: 0 });
+    return new PDFWorker({ port: api as never, verbosity: 0 });
   })());
 
 /**

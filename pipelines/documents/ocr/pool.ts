@@ -28,7 +28,7 @@ interface Slot {
 /** Pages a tesseract.js worker reads before it is replaced, by default. */
 export const OCR_RECYCLE_AFTER_PAGES = 200;
 /** Process RSS (MB) above which a tesseract.js worker that finished a page is replaced, by default. */
-export const OCR_RECYCLE_ABOVE_RSS_MB = 1536;
+export const OCR_RECYCLE_ABOVE_RSS_MB = 896;
 
 interface TesseractPoolOptions {
   size: number;

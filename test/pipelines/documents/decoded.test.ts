@@ -3,7 +3,13 @@
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import test from 'ava';
-import { checkDecodedSize, DecodeLimitError, MAX_STREAM_DECODED_BYTES } from '../../../pipelines/documents/decoded.ts';
+import {
+  checkDecodedSize,
+  DecodeLimitError,
+  MAX_CONTENT_DECODED_BYTES,
+  MAX_CONTENT_STREAM_DECODED_BYTES,
+  MAX_STREAM_DECODED_BYTES,
+} from '../../../pipelines/documents/decoded.ts';
 import { DocumentError } from '../../../pipelines/documents/errors.ts';
 import { closePdfPool, readPdfText } from '../../../pipelines/documents/pdf.ts';
 import { fixture, fixturesDir, rawPdf, textPdf } from './helpers.ts';
@@ -21,6 +27,17 @@ function pdfWithStreams(streams: Buffer[]): Uint8Array {
   ]);
 }
 
+/** A one-page PDF that draws one gray image XObject whose pixels are these deflated bytes (`width` pixels a row). */
+function pdfWithImage(pixels: Buffer, width: number, height: number): Uint8Array {
+  return rawPdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Im1 5 0 R >> >> /Contents 4 0 R >>',
+    '<< /Length 28 >>\nstream\nq 612 0 0 792 0 0 cm /Im1 Do Q\nendstream',
+    `<< /Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace /DeviceGray /BitsPerComponent 8 /Length ${pixels.length} /Filter /FlateDecode >>\nstream\n${pixels.toString('latin1')}\nendstream`,
+  ]);
+}
+
 const spaces = (n: number) => zlib.deflateSync(Buffer.alloc(n, 0x20), { level: 9 });
 
 test('a flate stream decompressing past the stream limit is refused, even truncated', (t) => {
@@ -28,9 +45,27 @@ test('a flate stream decompressing past the stream limit is refused, even trunca
   t.true(bomb.length < 200_000, `a small file: ${bomb.length} bytes`);
   const err = t.throws(() => checkDecodedSize(pdfWithStreams([bomb])), { instanceOf: DecodeLimitError });
   t.is(err?.reason, 'decompression_bomb');
-  t.regex(err?.details ?? '', /a stream decompresses to more than 64 MiB/);
+  t.regex(err?.details ?? '', /a stream decompresses to more than 16 MiB/);
   // Without its end (no checksum), as pdf.js would still inflate it.
   t.throws(() => checkDecodedSize(pdfWithStreams([bomb.subarray(0, bomb.length - 100)])), { instanceOf: DecodeLimitError });
+  // An image has the larger limit, and past it is refused too.
+  const image = t.throws(() => checkDecodedSize(pdfWithImage(bomb, 8192, 10240)), { instanceOf: DecodeLimitError });
+  t.regex(image?.details ?? '', /an image decompresses to more than 64 MiB/);
+});
+
+test('page content is held whole by pdf.js, so it has tighter limits than an image: a flate scan of 24 MiB passes', (t) => {
+  t.is(MAX_CONTENT_STREAM_DECODED_BYTES, 16 * 1024 * 1024);
+  // A 300 dpi gray scan of a Letter page, flate-encoded: 2550 × 3300 bytes each, well over the content limit.
+  const scan = zlib.deflateSync(Buffer.alloc(2550 * 3300 * 3, 0xff));
+  t.notThrows(() => checkDecodedSize(pdfWithImage(scan, 2550, 3300 * 3)));
+  t.throws(() => checkDecodedSize(pdfWithStreams([scan])), { instanceOf: DecodeLimitError });
+  // Content streams each under their limit are refused together past the content limit (pdf.js joins a page's
+  // content streams into one buffer): nine of 15 MiB are 135 MiB.
+  const part = spaces(15 * 1024 * 1024);
+  t.notThrows(() => checkDecodedSize(pdfWithStreams(Array(8).fill(part))));
+  const err = t.throws(() => checkDecodedSize(pdfWithStreams(Array(9).fill(part))), { instanceOf: DecodeLimitError });
+  t.true(9 * 15 * 1024 * 1024 > MAX_CONTENT_DECODED_BYTES);
+  t.regex(err?.details ?? '', /not images decompress to more than 128 MiB together/);
 });
 
 test('streams each under the stream limit are refused together past the document limit', (t) => {
