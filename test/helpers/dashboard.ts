@@ -66,6 +66,17 @@ export async function signInLink(w: Pick<DashboardWorld, 'svc' | 'oauth'>, agent
   return r.body.data.url;
 }
 
+/** The session cookie a fresh sign-in link sets, for requests without a browser (asserts the link was given). */
+export async function signInCookie(t: ExecutionContext, svc: TestService, oauthToken: string, agentId: number): Promise<string> {
+  const link = await svc.request('POST', `/v1/agents/${agentId}/dashboard-link`, { token: oauthToken });
+  t.is(link.status, 200, link.text);
+  const signIn = await fetch(link.body.data.url, { redirect: 'manual' });
+  return signIn.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+}
+
 /** A signed-in browser context (cookie set by following a fresh link). */
 export async function signedIn(
   w: Pick<DashboardWorld, 'svc' | 'oauth' | 'browser'>,

@@ -64,6 +64,19 @@ export async function testDatabase(): Promise<TestDatabase> {
   };
 }
 
+/** One statement as `role` (the role analysts or operators log in with), in a transaction rolled back after it. */
+export async function asRole(db: Database, role: 'svc_analyst' | 'svc_operator', sql: string, values: unknown[] = []): Promise<any[]> {
+  const c = await db.owner.connect();
+  try {
+    await c.query('begin');
+    await c.query(`set local role ${role}`);
+    return (await c.query(sql, values)).rows;
+  } finally {
+    await c.query('rollback').catch(() => {});
+    c.release();
+  }
+}
+
 /**
  * A database of its own migrated up to (not including) migration `before`; `fn` seeds it with what older releases
  * left, then calls `rest()` to apply the migrations from `before` on. Dropped afterwards.

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { emptyExtractedData } from '../../pipelines/extraction/schema.ts';
 import type { TestService, Reply } from './server.ts';
 import { eventually } from './worker.ts';
 
@@ -37,3 +38,19 @@ export async function finished(svc: Pick<TestService, 'request'>, key: string, a
     `extraction ${extractionId} to finish`,
   );
 }
+
+/** A certificate's result held for review: its policy number read by OCR with low confidence, the one field to review. */
+export const HELD_CERTIFICATE = {
+  ...emptyExtractedData('certificate'),
+  policy_type: 'Certificate of Liability Insurance',
+  policy: {
+    provider: 'Commonwealth Casualty Company',
+    policy_number: 'GL-88120O45',
+    effective_date: '2025-03-01',
+    expiration_date: '2026-03-01',
+    premium: null,
+  },
+  policyholder: { first_name: null, last_name: null, organization: 'Beacon Hill Renovations Inc', address: '22 Charles St' },
+  citations: { '/policy/policy_number': { page: 1, text: 'GL-88120O45', confidence: 0.55, source: 'ocr' } },
+  needs_review: ['/policy/policy_number'],
+};

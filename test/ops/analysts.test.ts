@@ -6,9 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
-import type pg from 'pg';
 import { createOperatorToken } from '../../db/queries/operators.ts';
 import { hashToken, newToken } from '../../lib/secrets.ts';
+import { asRole } from '../helpers/db.ts';
 import { startService, type TestService } from '../helpers/server.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -22,17 +22,7 @@ test.before(async () => {
 });
 test.after.always(async () => svc?.close());
 
-async function as<T extends pg.QueryResultRow = any>(role: 'svc_analyst' | 'svc_operator', sql: string, values: unknown[] = []): Promise<T[]> {
-  const c = await svc.tdb.db.owner.connect();
-  try {
-    await c.query('begin');
-    await c.query(`set local role ${role}`);
-    return (await c.query<T>(sql, values)).rows;
-  } finally {
-    await c.query('rollback').catch(() => {});
-    c.release();
-  }
-}
+const as = (role: 'svc_analyst' | 'svc_operator', sql: string, values?: unknown[]) => asRole(svc.tdb.db, role, sql, values);
 
 async function seedExtraction(mode: 'test' | 'live', result: unknown): Promise<string> {
   const o = svc.tdb.db.owner;

@@ -1,10 +1,10 @@
 // The operators' views (app_ops) over real jobs, deliveries and rate-limit counters made by the real
 // service, worker and receivers; and what the svc_operator role can and cannot read.
 import test from 'ava';
-import type pg from 'pg';
 import { PassThrough } from 'node:stream';
 import { setLogLevel, setLogStream } from '../../lib/log.ts';
 import { sampleTopicPayload } from '../../pipelines/webhooks/payloads.ts';
+import { asRole } from '../helpers/db.ts';
 import { serviceRig } from '../helpers/rig.ts';
 import { eventually } from '../helpers/worker.ts';
 
@@ -18,18 +18,7 @@ const rig = serviceRig({
 const { receiver } = rig;
 
 /** Run `sql` as svc_operator, the role operators log in with. */
-async function asOperator<T extends pg.QueryResultRow = any>(sql: string, values: unknown[] = []): Promise<T[]> {
-  const c = await rig.svc.tdb.db.owner.connect();
-  try {
-    await c.query('begin');
-    await c.query('set local role svc_operator');
-    const { rows } = await c.query<T>(sql, values);
-    return rows;
-  } finally {
-    await c.query('rollback').catch(() => {});
-    c.release();
-  }
-}
+const asOperator = (sql: string, values?: unknown[]) => asRole(rig.svc.tdb.db, 'svc_operator', sql, values);
 
 async function agencyWithKey() {
   const c = await rig.svc.oauthClient();
