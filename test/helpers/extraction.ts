@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ExecutionContext } from 'ava';
 import { withIdentity, type Identity } from '../../db/pool.ts';
 import { extractDocument } from '../../pipelines/extraction/index.ts';
 import { emptyExtractedData } from '../../pipelines/extraction/schema.ts';
@@ -94,3 +95,23 @@ export const HELD_CERTIFICATE = {
   citations: { '/policy/policy_number': { page: 1, text: 'GL-88120O45', confidence: 0.55, source: 'ocr' } },
   needs_review: ['/policy/policy_number'],
 };
+
+/**
+ * `file` (a policy fixture) uploaded with a new test key of agency `a` (its answer asserted 200) and read by the
+ * worker: the key and the finished record. With `planBy`, that OAuth token first puts the agency on the enterprise
+ * plan, room for the polling.
+ */
+export async function uploadFinished(
+  t: ExecutionContext,
+  svc: Pick<TestService, 'request' | 'apiKey'>,
+  a: { agencyId: number; ownerId: number; ownerToken: string },
+  file: string,
+  planBy?: string,
+) {
+  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  if (planBy)
+    await svc.request('PUT', `/v1/agencies/${a.agencyId}/plan`, { token: planBy, json: { plan: 'enterprise', per_minute: 10_000, per_day: 100_000 } });
+  const up = await upload(svc, key, a.ownerId, policyFixture(file), file);
+  t.is(up.status, 200, up.text);
+  return { key, rec: await finished(svc, key, a.ownerId, up.body.extraction_id) };
+}
