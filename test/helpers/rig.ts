@@ -24,6 +24,13 @@ export interface Rig {
 
 export type AgencyWithKeys = Awaited<ReturnType<TestService['agency']>> & { oauth: { token: string }; test: string; live: string };
 
+/** A new agency of a new OAuth client, with an admin API key in each mode. */
+export async function agencyWithKeys(svc: TestService): Promise<AgencyWithKeys> {
+  const oauth = await svc.oauthClient();
+  const a = await svc.agency(oauth.token);
+  return { ...a, oauth, test: await svc.apiKey(a.ownerToken, a.agencyId, 'test'), live: await svc.apiKey(a.ownerToken, a.agencyId, 'live') };
+}
+
 /** The data of a form-submission event for submission `submission_id` (the documented sample's, renumbered). */
 export const formData = (submission_id: number) => ({ ...sampleTopicPayload('form-submission').data, submission_id });
 
@@ -56,11 +63,7 @@ export function serviceRig(env: Record<string, string>, opts: { worker?: boolean
       receivers.push(r);
       return r;
     },
-    async agency() {
-      const oauth = await started().oauthClient();
-      const a = await started().agency(oauth.token);
-      return { ...a, oauth, test: await started().apiKey(a.ownerToken, a.agencyId, 'test'), live: await started().apiKey(a.ownerToken, a.agencyId, 'live') };
-    },
+    agency: () => agencyWithKeys(started()),
     async endpointTo(url) {
       const c = await started().oauthClient();
       const a = await started().agency(c.token);

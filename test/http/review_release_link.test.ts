@@ -7,13 +7,9 @@ import { withIdentity } from '../../db/pool.ts';
 import { fileLinkKey, signFileLink } from '../../lib/links.ts';
 import { HELD_CERTIFICATE, policyFixture } from '../helpers/extraction.ts';
 import { signInCookie } from '../helpers/dashboard.ts';
-import { startService, type TestService } from '../helpers/server.ts';
+import { fileService } from '../helpers/server.ts';
 
-let svc: TestService;
-test.before(async () => {
-  svc = await startService();
-});
-test.after.always(async () => svc?.close());
+const svc = fileService();
 
 const RESULT = HELD_CERTIFICATE;
 

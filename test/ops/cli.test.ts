@@ -3,13 +3,9 @@
 import test from 'ava';
 import { hashToken } from '../../lib/secrets.ts';
 import { runSvc } from '../helpers/cli.ts';
-import { startService, type TestService } from '../helpers/server.ts';
+import { fileService } from '../helpers/server.ts';
 
-let svc: TestService;
-test.before(async () => {
-  svc = await startService();
-});
-test.after.always(async () => svc?.close());
+const svc = fileService();
 
 const cli = (args: string[]) => runSvc(svc, args);
 
