@@ -1,50 +1,23 @@
-// What the hosted form's browser tests share: a service with a worker, a webhook receiver and Chromium, the agency
-// "Harbor Lane Insurance" (its colour set) with a test key whose form-submission endpoint is the receiver, and a
-// partner's page on another origin that frames the form and records the messages it receives.
+// What the hosted form's browser tests share: the dashboard tests' world (a service with a worker, a webhook receiver
+// and Chromium, the agency "Harbor Lane Insurance") with a test key whose form-submission endpoint is the receiver,
+// and a partner's page on another origin that frames the form and records the messages it receives.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Runner } from 'graphile-worker';
-import type { Browser } from 'playwright-core';
-import { launchBrowser } from './browser.ts';
-import { startReceiver, type Receiver } from './receiver.ts';
-import { startService, type TestService } from './server.ts';
-import { startTestWorker } from './worker.ts';
+import { startDashboardWorld, type DashboardWorld } from './dashboard.ts';
 
-export interface HostedWorld {
-  svc: TestService;
-  worker: Runner;
-  receiver: Receiver;
-  browser: Browser;
-  a: Awaited<ReturnType<TestService['agency']>>;
-  /** The agency's test key. */
+export interface HostedWorld extends DashboardWorld {
+  /** Agency a's test key. */
   key: string;
-  close(): Promise<void>;
 }
 
+/** The dashboard tests' world, with Harbor Lane's colour set and a test key whose form-submission endpoint is the receiver. */
 export async function startHostedWorld(): Promise<HostedWorld> {
-  const svc = await startService({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
-  const worker = await startTestWorker(svc);
-  const receiver = await startReceiver();
-  const browser = await launchBrowser();
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token, 'Harbor Lane Insurance');
+  const w = await startDashboardWorld();
+  const { svc, a, receiver } = w;
   await svc.request('PATCH', `/v1/agencies/${a.agencyId}`, { token: a.ownerToken, json: { color_code: '0E7C66' } });
   const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
   await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: key, json: { staging_url: `${receiver.url}/hooks` } });
-  return {
-    svc,
-    worker,
-    receiver,
-    browser,
-    a,
-    key,
-    close: async () => {
-      await browser.close();
-      await worker.stop();
-      await receiver.close();
-      await svc.close();
-    },
-  };
+  return { ...w, key };
 }
 
 /** A partner's page that frames `src` (`height` px tall) and records every message it receives in `window.__messages`. */
