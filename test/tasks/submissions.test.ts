@@ -7,6 +7,7 @@ import { FormSubmissionData } from '../../pipelines/webhooks/payloads.ts';
 import { OWNER_ANSWERS, TINY_PDF, publishedForm } from '../helpers/hosted.ts';
 import { serviceRig } from '../helpers/rig.ts';
 import { eventually } from '../helpers/worker.ts';
+import { zipEntries } from '../helpers/zip.ts';
 
 const rig = serviceRig({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_RETRY_SCHEDULE: '1', WEBHOOK_MAX_ATTEMPTS: '4', WEBHOOK_TIMEOUT_MS: '2000' });
 
@@ -248,17 +249,3 @@ test('an upload no submission used is deleted after the retention, with its file
   t.is(late.status, 422, 'a page still naming the deleted upload is asked to upload it again');
   t.is(late.body.errors[0].pointer, '/answers/declarations/0');
 });
-
-/** File names in a zip, from its central directory. */
-function zipEntries(zip: Buffer): string[] {
-  const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
-  const count = zip.readUInt16LE(eocd + 10);
-  let at = zip.readUInt32LE(eocd + 16);
-  const names: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const nameLen = zip.readUInt16LE(at + 28);
-    names.push(zip.subarray(at + 46, at + 46 + nameLen).toString('utf8'));
-    at += 46 + nameLen + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
-  }
-  return names;
-}
