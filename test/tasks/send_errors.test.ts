@@ -81,6 +81,17 @@ const deliveryOf = async (eventId: number) =>
     )
   ).rows[0];
 
+/** The event's delivery once its first attempt is recorded. */
+const attempted = (eventId: number, what: string) =>
+  eventually(
+    async () => {
+      const d = await deliveryOf(eventId);
+      return d?.attempt_count >= 1 ? d : null;
+    },
+    15_000,
+    what,
+  );
+
 test.serial('a stored credential that makes the send throw is a failed attempt with backoff, and other endpoints are served meanwhile', async (t) => {
   const bad = await receiver();
   const good = await receiver();
@@ -99,14 +110,7 @@ test.serial('a stored credential that makes the send throw is a failed attempt w
     const badEvent = await emit(b.agencyId, 1);
     const goodEvents = [];
     for (let i = 0; i < 5; i++) goodEvents.push(await emit(g.agencyId, 100 + i));
-    const failed = await eventually(
-      async () => {
-        const d = await deliveryOf(badEvent);
-        return d?.attempt_count >= 1 ? d : null;
-      },
-      15_000,
-      'the failed attempt',
-    );
+    const failed = await attempted(badEvent, 'the failed attempt');
     await eventually(async () => good.received.length >= 5, 15_000, 'the other endpoint’s deliveries');
     // Another second of the loop: no second attempt (the retry waits its 60 s), no flood of log lines.
     await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -136,14 +140,7 @@ test.serial('a receiver answering with a NUL in its body is recorded (the NUL re
   const worker = await startTestWorker(rig.svc);
   try {
     const eventId = await emit(e.agencyId, 7);
-    const d = await eventually(
-      async () => {
-        const x = await deliveryOf(eventId);
-        return x?.attempt_count >= 1 ? x : null;
-      },
-      15_000,
-      'the recorded attempt',
-    );
+    const d = await attempted(eventId, 'the recorded attempt');
     t.is(d.attempts[0].body, 'bad\uFFFDbody');
     t.true(d.backed_off);
     await emit(o.agencyId, 8);

@@ -63,17 +63,23 @@ async function withWorker<T>(fn: (w: Runner) => Promise<T>): Promise<T> {
   }
 }
 
-// Serial: each test starts the worker it needs; another test's worker would take this one's claims.
-test.serial('the claim of a worker that hangs while sending comes back when its lease ends, and the delivery is sent once', async (t) => {
+/** A receiver, an endpoint to it, and a test-mode delivery `messageId` with `body` (no event) queued to be sent. */
+async function queuedDelivery(messageId: string, body: string) {
   const r = await receiver();
   const { agencyId, endpointId } = await rig.endpointTo(r.url);
-  const { rows } = await db().query<{ id: number; message_id: string }>(
+  const { rows } = await db().query<{ id: number }>(
     `insert into app_public.webhook_deliveries (agency_id, endpoint_id, message_id, mode, url, body)
-     values ($1, $2, 'msg_killed_claim', 'test', $3, '{"topic":"form-submission","data":{"submission_id":1}}') returning id, message_id`,
-    [agencyId, endpointId, `${r.url}/h`],
+     values ($1, $2, $3, 'test', $4, $5) returning id`,
+    [agencyId, endpointId, messageId, `${r.url}/h`, body],
   );
   const id = rows[0].id;
   await db().query('select app_private.queue_deliveries($1, $2)', [endpointId, [id]]);
+  return { r, agencyId, endpointId, id };
+}
+
+// Serial: each test starts the worker it needs; another test's worker would take this one's claims.
+test.serial('the claim of a worker that hangs while sending comes back when its lease ends, and the delivery is sent once', async (t) => {
+  const { r, id } = await queuedDelivery('msg_killed_claim', '{"topic":"form-submission","data":{"submission_id":1}}');
   // A worker claims it for a 3-second lease and hangs (its process still beats) without recording anything.
   await db().query(`insert into app_private.worker_heartbeats (worker_id) values ('send_loop_hung') on conflict (worker_id) do update set last_seen = now()`);
   const claimed = await db().query(
@@ -103,14 +109,7 @@ test.serial('the claim of a worker that hangs while sending comes back when its 
 });
 
 test.serial('the claims of a worker that stopped beating come back at the next heartbeat, long before their lease ends', async (t) => {
-  const r = await receiver();
-  const { agencyId, endpointId } = await rig.endpointTo(r.url);
-  const { rows } = await db().query<{ id: number }>(
-    `insert into app_public.webhook_deliveries (agency_id, endpoint_id, message_id, mode, url, body)
-     values ($1, $2, 'msg_dead_claim', 'test', $3, '{"topic":"form-submission","data":{"submission_id":2}}') returning id`,
-    [agencyId, endpointId, `${r.url}/h`],
-  );
-  await db().query('select app_private.queue_deliveries($1, $2)', [endpointId, [rows[0].id]]);
+  const { r, id } = await queuedDelivery('msg_dead_claim', '{"topic":"form-submission","data":{"submission_id":2}}');
   // Killed an hour ago with a claim of an hour: its last heartbeat is older than WORKER_STALE_AFTER_SECONDS.
   await db().query(
     `insert into app_private.worker_heartbeats (worker_id, last_seen) values ('send_loop_killed', now() - interval '1 hour')
@@ -119,7 +118,7 @@ test.serial('the claims of a worker that stopped beating come back at the next h
   const claimed = await db().query(
     `select id from app_private.send_round('send_loop_killed', '[]', '{}', '{}', 100, interval '1 hour', '{}', interval '5 days')`,
   );
-  t.true(claimed.rows.some((x) => Number(x.id) === rows[0].id));
+  t.true(claimed.rows.some((x) => Number(x.id) === id));
   await withWorker(async () => {
     await eventually(async () => submission(r, 2).length >= 1, 10_000, 'the delivery released by the heartbeat');
   });
@@ -246,15 +245,7 @@ test.serial('a fan-out or a record lost with an asynchronous commit is redone, u
 });
 
 test.serial('a delivery made due again while a loop holds its claim (its endpoint enabled again) is not dropped by that loop', async (t) => {
-  const r = await receiver();
-  const { agencyId, endpointId } = await rig.endpointTo(r.url);
-  const { rows } = await db().query<{ id: number }>(
-    `insert into app_public.webhook_deliveries (agency_id, endpoint_id, message_id, mode, url, body)
-     values ($1, $2, 'msg_requeued', 'test', $3, '{}') returning id`,
-    [agencyId, endpointId, `${r.url}/h`],
-  );
-  const id = rows[0].id;
-  await db().query('select app_private.queue_deliveries($1, $2)', [endpointId, [id]]);
+  const { endpointId, id } = await queuedDelivery('msg_requeued', '{}');
   const claimed = (
     await db().query(`select id from app_private.send_round('send_loop_a', '[]', '{}', '{}', 100, interval '1 hour', '{}', interval '5 days')`)
   ).rows.map((x) => Number(x.id));
