@@ -15,7 +15,7 @@ const leaseFixture = (f: string) => fs.readFileSync(path.resolve(path.dirname(fi
 
 // The synchronous analyze below waits as long as a scanned certificate takes to read.
 const rig = serviceRig({ ANALYZE_DEADLINE_MS: '300000' });
-test.after.always(() => closeDocumentPools());
+test.serial.after.always(() => closeDocumentPools());
 
 interface PageRow {
   page: number;

@@ -8,7 +8,7 @@ import { eventually } from '../helpers/worker.ts';
 
 // 1 ms: no PDF is read that fast.
 const rig = serviceRig({ DOCUMENT_STAGE_BUDGET_MS: '1' });
-test.after.always(() => closeDocumentPools());
+test.serial.after.always(() => closeDocumentPools());
 
 test('a document whose text stage runs past its budget ends failed: extraction_failed, the reason in details', async (t) => {
   const c = await rig.svc.oauthClient();
