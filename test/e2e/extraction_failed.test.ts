@@ -1,9 +1,9 @@
 // A failed extraction through the real chain (upload → read → OCR → extract): the §2.9 record with its §7.2
 // error part, and a parsing_method that says what was used.
-import sharp from 'sharp';
 import test from 'ava';
 import { finished, upload } from '../helpers/extraction.ts';
 import { serviceRig } from '../helpers/rig.ts';
+import { solidImage } from '../helpers/images.ts';
 
 const rig = serviceRig({ OCR_ENGINE: 'tesseract-cli' });
 
@@ -11,9 +11,7 @@ test('a photo with no policy on it fails as a §2.9 record with error, message a
   const c = await rig.svc.oauthClient();
   const a = await rig.svc.agency(c.token);
   const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
-  const blank = await sharp({ create: { width: 1200, height: 900, channels: 3, background: '#ffffff' } })
-    .png()
-    .toBuffer();
+  const blank = await solidImage(1200, 900, '#ffffff');
   const r = await upload(rig.svc, key, a.ownerId, blank, 'blank-photo.png');
   t.is(r.status, 200, r.text);
   const rec = await finished(rig.svc, key, a.ownerId, r.body.extraction_id, 120_000);

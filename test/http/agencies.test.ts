@@ -2,13 +2,11 @@ import { readdir } from 'node:fs/promises';
 import test from 'ava';
 import sharp from 'sharp';
 import { fileService, twoClients } from '../helpers/server.ts';
+import { solidImage } from '../helpers/images.ts';
 
 const svc = fileService({ MAX_UPLOAD_BYTES: String(2 * 1024 * 1024), MAX_IMAGE_PIXELS: String(4_000_000) });
 
-const png = (w = 64, h = 32) =>
-  sharp({ create: { width: w, height: h, channels: 3, background: '#3366cc' } })
-    .png()
-    .toBuffer();
+const png = (w = 64, h = 32) => solidImage(w, h, '#3366cc');
 
 /** Upload folders left in this service's own temporary directory. */
 async function uploadDirs(): Promise<string[]> {

@@ -1,6 +1,7 @@
 import test from 'ava';
 import sharp from 'sharp';
 import { fileService, twoClients } from '../helpers/server.ts';
+import { solidImage } from '../helpers/images.ts';
 
 const svc = fileService({ MAX_UPLOAD_BYTES: String(1024 * 1024) });
 
@@ -45,9 +46,7 @@ test('an agent with a profile picture is created by multipart; non-images are re
   form.set('last_name', 'Pictured');
   form.set('email', 'pia@example.com');
   form.set('is_admin', 'true');
-  const jpeg = await sharp({ create: { width: 2000, height: 1500, channels: 3, background: '#a0a0a0' } })
-    .jpeg()
-    .toBuffer();
+  const jpeg = await solidImage(2000, 1500, '#a0a0a0', 'jpeg');
   form.set('profile_picture', new Blob([new Uint8Array(jpeg)], { type: 'image/jpeg' }), 'me.jpg');
   const r = await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, { token: c.token, form });
   t.is(r.status, 200, r.text);
