@@ -1,16 +1,12 @@
 // The API key state functions tested as SQL: created, rolled and revoked by the agency's admin agents.
 import test from 'ava';
 import { hashToken } from '../../lib/secrets.ts';
-import { testDatabase, type TestDatabase } from '../helpers/db.ts';
-import { as, seedAgency, sqlError, type SeededAgency } from '../helpers/seed.ts';
+import type { TestDatabase } from '../helpers/db.ts';
+import { as, sqlError, twoAgencies, type SeededAgency } from '../helpers/seed.ts';
 
-let tdb: TestDatabase;
-let a: SeededAgency;
-let b: SeededAgency;
+let tdb: TestDatabase, a: SeededAgency, b: SeededAgency;
 test.before(async () => {
-  tdb = await testDatabase();
-  a = await seedAgency(tdb, 'keys-a');
-  b = await seedAgency(tdb, 'keys-b');
+  ({ tdb, a, b } = await twoAgencies('keys'));
 });
 test.after.always(async () => tdb?.drop());
 

@@ -4,13 +4,9 @@ import test from 'ava';
 import { withIdentity } from '../../db/pool.ts';
 import { SALES_FUNNEL_MOVES, SALES_FUNNEL_STATUSES } from '../../http/schemas/clients.ts';
 import { agencyWithAgents, extractFor } from '../helpers/clients.ts';
-import { startService, type TestService } from '../helpers/server.ts';
+import { fileService } from '../helpers/server.ts';
 
-let svc: TestService;
-test.before(async () => {
-  svc = await startService();
-});
-test.after.always(async () => svc?.close());
+const svc = fileService();
 
 test('the sales-funnel statuses and moves of the API are exactly those SQL enforces', async (t) => {
   const s = await svc.tdb.db.owner.query<{ status: string }>('select status from app_private.sales_funnel_statuses order by position');

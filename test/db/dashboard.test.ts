@@ -4,16 +4,12 @@
 import test from 'ava';
 import { withIdentity } from '../../db/pool.ts';
 import { hashToken } from '../../lib/secrets.ts';
-import { testDatabase, type TestDatabase } from '../helpers/db.ts';
-import { seedAgency, seedAgent, sqlError, type SeededAgency } from '../helpers/seed.ts';
+import type { TestDatabase } from '../helpers/db.ts';
+import { seedAgent, sqlError, twoAgencies, type SeededAgency } from '../helpers/seed.ts';
 
-let tdb: TestDatabase;
-let a: SeededAgency;
-let other: SeededAgency;
+let tdb: TestDatabase, a: SeededAgency, other: SeededAgency;
 test.before(async () => {
-  tdb = await testDatabase();
-  a = await seedAgency(tdb, 'dash-a');
-  other = await seedAgency(tdb, 'dash-b');
+  ({ tdb, a, b: other } = await twoAgencies('dash'));
 });
 test.after.always(async () => tdb?.drop());
 

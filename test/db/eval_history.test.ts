@@ -3,8 +3,8 @@
 // reads the history and the reviewers' corrections (app_analyst.corrections, review_calibration) of agencies that
 // share reviewed documents in that mode, and nothing of an agency that does not, nor the audit table itself.
 import test from 'ava';
-import type pg from 'pg';
-import { testDatabase, type TestDatabase } from '../helpers/db.ts';
+import { emptyExtractedData } from '../../pipelines/extraction/schema.ts';
+import { asRole, testDatabase, type TestDatabase } from '../helpers/db.ts';
 import { as, seedAgency, sqlError } from '../helpers/seed.ts';
 
 let tdb: TestDatabase;
@@ -14,17 +14,7 @@ test.before(async () => {
 test.after.always(async () => tdb?.drop());
 
 /** One statement as svc_analyst (the role PostGraphile gives an analyst token). */
-async function asAnalyst<T extends pg.QueryResultRow = any>(sql: string, values: unknown[] = []): Promise<T[]> {
-  const c = await tdb.db.owner.connect();
-  try {
-    await c.query('begin');
-    await c.query('set local role svc_analyst');
-    return (await c.query<T>(sql, values)).rows;
-  } finally {
-    await c.query('rollback').catch(() => {});
-    c.release();
-  }
-}
+const asAnalyst = (sql: string, values?: unknown[]) => asRole(tdb.db, 'svc_analyst', sql, values);
 
 const record = (dir: string, documents: number, fields: unknown[]) =>
   tdb.db.owner
@@ -82,15 +72,8 @@ test('record_eval_history keeps a run per field and kind with its accuracy and c
 });
 
 const CERTIFICATE = {
+  ...emptyExtractedData('certificate'),
   policy_type: 'ACORD 25 Certificate of Liability Insurance',
-  document_kind: 'certificate',
-  policy: { provider: null, policy_number: null, effective_date: null, expiration_date: null, premium: null },
-  policyholder: { first_name: null, last_name: null, organization: null, address: null },
-  coverages: [],
-  vehicles: [],
-  drivers: [],
-  property: null,
-  interested_parties: [],
   certificate: {
     producer: 'Alpha Risk Advisors LLC',
     insured: 'Harbor Lane Bakery',

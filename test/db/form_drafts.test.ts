@@ -4,12 +4,10 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { withIdentity, type Identity } from '../../db/pool.ts';
-import { testDatabase, type TestDatabase } from '../helpers/db.ts';
-import { as, queuedJobs, seedAgency, seedAgent, sqlError, type SeededAgency } from '../helpers/seed.ts';
+import type { TestDatabase } from '../helpers/db.ts';
+import { as, queuedJobs, seedAgent, sqlError, twoAgencies, type SeededAgency } from '../helpers/seed.ts';
 
-let tdb: TestDatabase;
-let a: SeededAgency;
-let b: SeededAgency;
+let tdb: TestDatabase, a: SeededAgency, b: SeededAgency;
 let otherAgent: number;
 const ids: Record<string, number> = {};
 const consumer: Identity = { role: 'system' };
@@ -26,9 +24,7 @@ async function publishedForm(agency: SeededAgency, mode: 'test' | 'live', name: 
 }
 
 test.before(async () => {
-  tdb = await testDatabase();
-  a = await seedAgency(tdb, 'drafts-a');
-  b = await seedAgency(tdb, 'drafts-b');
+  ({ tdb, a, b } = await twoAgencies('drafts'));
   otherAgent = await seedAgent(tdb, a, 'drafts-a2');
   const f = await publishedForm(a, 'test', 'Renters intake');
   ids.form = f.form;

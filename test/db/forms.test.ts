@@ -1,16 +1,12 @@
 // The form state functions tested as SQL: called as the request role with an API key's identity.
 import test from 'ava';
 import { withIdentity } from '../../db/pool.ts';
-import { testDatabase, type TestDatabase } from '../helpers/db.ts';
-import { as, seedAgency, seedAgent, sqlError, type SeededAgency } from '../helpers/seed.ts';
+import type { TestDatabase } from '../helpers/db.ts';
+import { as, seedAgent, sqlError, twoAgencies, type SeededAgency } from '../helpers/seed.ts';
 
-let tdb: TestDatabase;
-let a: SeededAgency;
-let b: SeededAgency;
+let tdb: TestDatabase, a: SeededAgency, b: SeededAgency;
 test.before(async () => {
-  tdb = await testDatabase();
-  a = await seedAgency(tdb, 'forms-a');
-  b = await seedAgency(tdb, 'forms-b');
+  ({ tdb, a, b } = await twoAgencies('forms'));
 });
 test.after.always(async () => tdb?.drop());
 

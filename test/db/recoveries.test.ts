@@ -5,17 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import { withIdentity, type Identity } from '../../db/pool.ts';
-import { testDatabase, type TestDatabase } from '../helpers/db.ts';
-import { queuedJobs, seedAgency, sqlError, type SeededAgency } from '../helpers/seed.ts';
+import type { TestDatabase } from '../helpers/db.ts';
+import { queuedJobs, sqlError, twoAgencies, type SeededAgency } from '../helpers/seed.ts';
 
-let tdb: TestDatabase;
-let a: SeededAgency;
-let other: SeededAgency;
+let tdb: TestDatabase, a: SeededAgency, other: SeededAgency;
 let endpoint: string;
 test.before(async () => {
-  tdb = await testDatabase();
-  a = await seedAgency(tdb, 'recover-a');
-  other = await seedAgency(tdb, 'recover-b');
+  ({ tdb, a, b: other } = await twoAgencies('recover'));
   const w = await tdb.db.owner.query<{ id: string }>(
     `insert into app_public.webhook_endpoints (agency_id, kind, topic, staging_url, production_url, secret_ciphertext)
      values ($1, 'topic', 'form-submission', 'https://staging.example/now', 'https://prod.example/', 'x') returning id`,

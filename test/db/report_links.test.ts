@@ -4,16 +4,12 @@
 import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import { withIdentity, type Identity } from '../../db/pool.ts';
-import { testDatabase, type TestDatabase } from '../helpers/db.ts';
-import { seedAgency, sqlError, type SeededAgency } from '../helpers/seed.ts';
+import type { TestDatabase } from '../helpers/db.ts';
+import { sqlError, twoAgencies, type SeededAgency } from '../helpers/seed.ts';
 
-let tdb: TestDatabase;
-let a: SeededAgency;
-let other: SeededAgency;
+let tdb: TestDatabase, a: SeededAgency, other: SeededAgency;
 test.before(async () => {
-  tdb = await testDatabase();
-  a = await seedAgency(tdb, 'report-a');
-  other = await seedAgency(tdb, 'report-b');
+  ({ tdb, a, b: other } = await twoAgencies('report'));
 });
 test.after.always(async () => tdb?.drop());
 

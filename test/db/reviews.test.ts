@@ -4,6 +4,7 @@
 // the last field in the same transaction, and a correction after delivery updating the client (client.updated).
 import test from 'ava';
 import { testDatabase, type TestDatabase } from '../helpers/db.ts';
+import { HELD_CERTIFICATE } from '../helpers/extraction.ts';
 import { as, seedAgency, seedAgent, sqlError } from '../helpers/seed.ts';
 
 let tdb: TestDatabase;
@@ -12,23 +13,10 @@ test.before(async () => {
 });
 test.after.always(async () => tdb?.drop());
 
+// The held certificate with three uncertain fields: the insured's name read as "Hil".
 const RESULT = {
-  policy_type: 'Certificate of Liability Insurance',
-  document_kind: 'certificate',
-  policy: {
-    provider: 'Commonwealth Casualty Company',
-    policy_number: 'GL-88120O45',
-    effective_date: '2025-03-01',
-    expiration_date: '2026-03-01',
-    premium: null,
-  },
-  policyholder: { first_name: null, last_name: null, organization: 'Beacon Hil Renovations Inc', address: '22 Charles St' },
-  coverages: [],
-  vehicles: [],
-  drivers: [],
-  property: null,
-  interested_parties: [],
-  certificate: null,
+  ...HELD_CERTIFICATE,
+  policyholder: { ...HELD_CERTIFICATE.policyholder, organization: 'Beacon Hil Renovations Inc' },
   citations: {
     '/policy/policy_number': { page: 1, text: 'GL-88120O45', confidence: 0.55, source: 'ocr', span: 'GL-88120O45', box: { x: 10, y: 10, w: 50, h: 9 } },
     '/policy/expiration_date': { page: 1, text: '03/01/2026', confidence: 0.62, source: 'ocr' },

@@ -2,34 +2,17 @@
 import test from 'ava';
 import { hashToken } from '../../lib/secrets.ts';
 import { withIdentity, type Identity } from '../../db/pool.ts';
-import { testDatabase, type TestDatabase } from '../helpers/db.ts';
+import type { TestDatabase } from '../helpers/db.ts';
+import { twoAgencies } from '../helpers/seed.ts';
 
 let tdb: TestDatabase;
 const ids: Record<string, number> = {};
 
 test.before(async () => {
-  tdb = await testDatabase();
-  const o = tdb.db.owner;
-  for (const k of ['c1', 'c2']) {
-    ids[k] = (
-      await o.query(`insert into app_private.oauth_clients (client_id, name, secret_hash) values ($1, $1, $2) returning id`, [k, hashToken(k)])
-    ).rows[0].id;
-  }
-  for (const [agency, client] of [
-    ['a', 'c1'],
-    ['b', 'c2'],
-  ] as const) {
-    const r = await withIdentity(tdb.db, { role: 'oauth_client', oauthClientId: ids[client] }, (c) =>
-      c.query(`select (r.agency).id as agency_id, (r.agent).id as agent_id from app_public.create_agency($1, null, 'F', 'L', $2, $3, $4) r`, [
-        `Agency ${agency}`,
-        `${agency}@example.com`,
-        `owner-${agency}`,
-        hashToken(agency),
-      ]),
-    );
-    ids[agency] = r.rows[0].agency_id;
-    ids[`${agency}_owner`] = r.rows[0].agent_id;
-  }
+  const seeded = await twoAgencies('rls');
+  tdb = seeded.tdb;
+  const { a, b } = seeded;
+  Object.assign(ids, { c1: a.oauthClientId, c2: b.oauthClientId, a: a.agencyId, b: b.agencyId, a_owner: a.ownerId, b_owner: b.ownerId });
 });
 test.after.always(async () => tdb?.drop());
 

@@ -1,31 +1,18 @@
 // Submissions, uploads and embed origins: agency B (and agency A in the other mode) can neither read nor
 // change agency A's rows; requests write them only through the state functions.
 import test from 'ava';
-import { hashToken } from '../../lib/secrets.ts';
 import { withIdentity, type Identity } from '../../db/pool.ts';
-import { testDatabase, type TestDatabase } from '../helpers/db.ts';
+import type { TestDatabase } from '../helpers/db.ts';
+import { twoAgencies } from '../helpers/seed.ts';
 
 let tdb: TestDatabase;
 const ids: Record<string, number> = {};
 
 test.before(async () => {
-  tdb = await testDatabase();
+  const seeded = await twoAgencies('rls-sub');
+  tdb = seeded.tdb;
+  Object.assign(ids, { a: seeded.a.agencyId, b: seeded.b.agencyId, a_agent: seeded.a.ownerId, b_agent: seeded.b.ownerId });
   const o = tdb.db.owner;
-  for (const agency of ['a', 'b']) {
-    const client = (
-      await o.query(`insert into app_private.oauth_clients (client_id, name, secret_hash) values ($1, $1, $2) returning id`, [`c${agency}`, hashToken(agency)])
-    ).rows[0].id;
-    const r = await withIdentity(tdb.db, { role: 'oauth_client', oauthClientId: client }, (c) =>
-      c.query(`select (r.agency).id as agency_id, (r.agent).id as agent_id from app_public.create_agency($1, null, 'F', 'L', $2, $3, $4) r`, [
-        `Agency ${agency}`,
-        `${agency}@example.com`,
-        `owner-${agency}`,
-        hashToken(`t${agency}`),
-      ]),
-    );
-    ids[agency] = r.rows[0].agency_id;
-    ids[`${agency}_agent`] = r.rows[0].agent_id;
-  }
   const form = await o.query(`insert into app_public.forms (agency_id, mode, name, insurance_line) values ($1, 'test', 'A form', 'renters') returning id`, [
     ids.a,
   ]);

@@ -3,28 +3,25 @@
 // agency's ids answered with 404 pages, sign-out and token reset ending the session; axe on every page and
 // phone and desktop screenshots (written to the temp dir for people to look at).
 import { browserTest, browserUnavailable, VIEWPORTS } from '../helpers/browser.ts';
-import { csrfOf, look, signedIn as signedInTo, signInLink as linkFor, startDashboardWorld, type DashboardWorld } from '../helpers/dashboard.ts';
+import {
+  csrfOf,
+  look,
+  plainAgentSignedIn,
+  reloadUntilHeading,
+  signedIn as signedInTo,
+  signInLink as linkFor,
+  dashboardWorld,
+  type DashboardWorld,
+} from '../helpers/dashboard.ts';
 import { HOSTED_STEPS, OWNER_ANSWERS, publishedForm } from '../helpers/hosted.ts';
-import { eventually } from '../helpers/worker.ts';
 import test from 'ava';
 
-let w: DashboardWorld;
-let svc: DashboardWorld['svc'];
-let browser: DashboardWorld['browser'];
-let receiver: DashboardWorld['receiver'];
-let oauth: DashboardWorld['oauth'];
-let a: DashboardWorld['a'];
-let b: DashboardWorld['b'];
+// Set when the world starts, before the first test.
+let { svc, browser, receiver, oauth, a, b } = {} as DashboardWorld;
+const world = dashboardWorld((w) => ({ svc, browser, receiver, oauth, a, b } = w));
 
-test.before(async () => {
-  if (browserUnavailable) return;
-  w = await startDashboardWorld();
-  ({ svc, browser, receiver, oauth, a, b } = w);
-});
-test.after.always(async () => w?.close());
-
-const signInLink = (agentId: number) => linkFor(w, agentId);
-const signedIn = (agentId: number, viewport?: { width: number; height: number }) => signedInTo(w, agentId, viewport);
+const signInLink = (agentId: number) => linkFor(world(), agentId);
+const signedIn = (agentId: number, viewport?: { width: number; height: number }) => signedInTo(world(), agentId, viewport);
 
 test('the dashboard-link endpoint needs the OAuth client token and an agent of a linked agency', async (t) => {
   if (browserUnavailable) return t.pass();
@@ -202,14 +199,7 @@ browserTest(
     // The signature checks out with the secret shown once.
     const { createHmac } = await import('node:crypto');
     t.is(got[0].headers['x-signature'], createHmac('sha256', secret).update(got[0].raw).digest('hex'));
-    await eventually(
-      async () => {
-        await page.reload();
-        return (await page.getByRole('heading', { name: /Attempt 1: 503/ }).count()) > 0;
-      },
-      15_000,
-      'the first attempt in the log',
-    );
+    await reloadUntilHeading(page, /Attempt 1: 503/, 'the first attempt in the log');
     t.true(await page.getByText('x-receiver: busy').isVisible());
     t.true(await page.getByText('try later').first().isVisible());
     await look(t, page, 'webhook-delivery');
@@ -217,14 +207,7 @@ browserTest(
     await page.getByRole('button', { name: 'Redeliver' }).click();
     await page.waitForURL(/\/deliveries\/\d+$/);
     await receiver.waitFor(2);
-    await eventually(
-      async () => {
-        await page.reload();
-        return (await page.getByRole('heading', { name: /Attempt 1: 200/ }).count()) > 0;
-      },
-      15_000,
-      'the redelivery answered 200',
-    );
+    await reloadUntilHeading(page, /Attempt 1: 200/, 'the redelivery answered 200');
 
     await page.goto(`${svc.url}/dashboard/test/webhooks/form-submission/deliveries`);
     t.true((await page.getByRole('row').count()) >= 3, 'header and two deliveries');
@@ -363,12 +346,7 @@ browserTest('submissions: the list filters by form, the detail shows the answers
   await context.close();
 
   // An agent without admin rights sees only submissions made through its own links.
-  const other = await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, {
-    token: oauth.token,
-    json: { first_name: 'Bo', last_name: 'Agent', email: 'bo@example.com' },
-  });
-  const boId = other.body.data.agent?.id ?? other.body.data.id;
-  const bo = await signedIn(boId);
+  const bo = await plainAgentSignedIn(world(), a.agencyId, 'Bo', 'bo@example.com');
   await bo.page.goto(`${svc.url}/dashboard/test/submissions`);
   await bo.page.getByText('No submissions yet.').waitFor();
   t.is((await bo.page.goto(`${svc.url}/dashboard/test/submissions/${sent.body.submission_id}`))?.status(), 404);

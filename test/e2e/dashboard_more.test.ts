@@ -3,36 +3,21 @@
 // with the secret once, test event in the delivery log, delete), usage counts against the plan with
 // rejections, paging of the keys and forms lists, and HTML error pages for a bad mode or parameter. axe on
 // every page; phone and desktop screenshots in the temp dir (dashboard-screens) for people to look at.
-import { browserTest, browserUnavailable, VIEWPORTS } from '../helpers/browser.ts';
-import { csrfOf, look, signedIn as signedInTo, startDashboardWorld, type DashboardWorld } from '../helpers/dashboard.ts';
+import { browserTest, VIEWPORTS } from '../helpers/browser.ts';
+import { csrfOf, look, plainAgentSignedIn, reloadUntilHeading, signedIn as signedInTo, dashboardWorld, type DashboardWorld } from '../helpers/dashboard.ts';
 import { seedExtractionRows } from '../helpers/dashboard_seed.ts';
-import { finished, policyFixture, upload } from '../helpers/extraction.ts';
+import { uploadFinished } from '../helpers/extraction.ts';
 import { eventually } from '../helpers/worker.ts';
-import test from 'ava';
 
-let w: DashboardWorld;
-let svc: DashboardWorld['svc'];
-let receiver: DashboardWorld['receiver'];
-let oauth: DashboardWorld['oauth'];
-let a: DashboardWorld['a'];
-let b: DashboardWorld['b'];
+// Set when the world starts, before the first test.
+let { svc, receiver, oauth, a, b } = {} as DashboardWorld;
+const world = dashboardWorld((w) => ({ svc, receiver, oauth, a, b } = w));
 
-test.before(async () => {
-  if (browserUnavailable) return;
-  w = await startDashboardWorld();
-  ({ svc, receiver, oauth, a, b } = w);
-});
-test.after.always(async () => w?.close());
-
-const signedIn = (agentId: number, viewport?: { width: number; height: number }) => signedInTo(w, agentId, viewport);
+const signedIn = (agentId: number, viewport?: { width: number; height: number }) => signedInTo(world(), agentId, viewport);
 
 browserTest('extractions: a real upload listed, filtered and shown with each field’s page and citation beside the rendered page', async (t) => {
   t.timeout(240_000);
-  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
-  await svc.request('PUT', `/v1/agencies/${a.agencyId}/plan`, { token: oauth.token, json: { plan: 'enterprise', per_minute: 10_000, per_day: 100_000 } });
-  const up = await upload(svc, key, a.ownerId, policyFixture('auto_acme_mutual.pdf'), 'auto_acme_mutual.pdf');
-  t.is(up.status, 200, up.text);
-  const rec = await finished(svc, key, a.ownerId, up.body.extraction_id);
+  const { rec } = await uploadFinished(t, svc, a, 'auto_acme_mutual.pdf', oauth.token);
   t.is(rec.parsing_status, 'completed', JSON.stringify(rec));
   const number = rec.extracted_data.policy.policy_number as string;
   const cite = rec.extracted_data.citations['/policy/policy_number'];
@@ -76,12 +61,7 @@ browserTest('extractions: a real upload listed, filtered and shown with each fie
   t.is((await fetch(`${svc.url}${src}`)).status, 401, 'the image needs the session');
 
   // An agent without admin rights sees only its own extractions.
-  const ann = await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, {
-    token: oauth.token,
-    json: { first_name: 'Ann', last_name: 'Agent', email: 'ann.x@example.com' },
-  });
-  const annId = ann.body.data.agent?.id ?? ann.body.data.id;
-  const asAnn = await signedIn(annId);
+  const asAnn = await plainAgentSignedIn(world(), a.agencyId, 'Ann', 'ann.x@example.com');
   await asAnn.page.goto(`${svc.url}/dashboard/test/extractions`);
   await asAnn.page.getByText('No test extractions yet.').waitFor();
   t.is((await asAnn.page.goto(`${svc.url}/dashboard/test/extractions/${rec.extraction_id}`))?.status(), 404);
@@ -173,14 +153,7 @@ browserTest('v1 subscriptions: created in the live view with the secret once, a 
   t.is(got.at(-1)!.path, '/v1-hooks');
   const { createHmac } = await import('node:crypto');
   t.is(got.at(-1)!.headers['x-signature'], createHmac('sha256', secret).update(got.at(-1)!.raw).digest('hex'));
-  await eventually(
-    async () => {
-      await page.reload();
-      return (await page.getByRole('heading', { name: /Attempt 1: 202/ }).count()) > 0;
-    },
-    15_000,
-    'the attempt in the log',
-  );
+  await reloadUntilHeading(page, /Attempt 1: 202/, 'the attempt in the log');
   t.true(await page.getByText('x-receiver: v1').isVisible());
   await look(t, page, 'subscription-delivery');
   await page.getByRole('link', { name: 'Back to the delivery log' }).click();

@@ -3,43 +3,28 @@
 // declaration page exist. Text PDF, scanned PDF and a photo.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import test from 'ava';
-import type { Runner } from 'graphile-worker';
 import { finished, policyFixture, upload } from '../helpers/extraction.ts';
 import { logoPdf } from '../helpers/logo_pdf.ts';
-import { startReceiver, type Receiver } from '../helpers/receiver.ts';
-import { startService, type TestService } from '../helpers/server.ts';
-import { eventually, startTestWorker } from '../helpers/worker.ts';
+import { serviceRig } from '../helpers/rig.ts';
+import { eventually } from '../helpers/worker.ts';
 
-let svc: TestService;
-let worker: Runner;
-const receivers: Receiver[] = [];
-
-test.before(async () => {
-  svc = await startService({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_RETRY_SCHEDULE: '1', WEBHOOK_TIMEOUT_MS: '30000', OCR_ENGINE: 'tesseract-cli' });
-  worker = await startTestWorker(svc);
-});
-test.after.always(async () => {
-  await worker?.stop();
-  await Promise.all(receivers.map((r) => r.close()));
-  await svc?.close();
-});
+const rig = serviceRig({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_RETRY_SCHEDULE: '1', WEBHOOK_TIMEOUT_MS: '30000', OCR_ENGINE: 'tesseract-cli' });
 
 async function setup(mode: 'test' | 'live') {
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
-  const key = await svc.apiKey(a.ownerToken, a.agencyId, mode);
-  const staging = await startReceiver();
-  const production = await startReceiver();
-  receivers.push(staging, production);
+  const c = await rig.svc.oauthClient();
+  const a = await rig.svc.agency(c.token);
+  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, mode);
+  const staging = await rig.receiver();
+  const production = await rig.receiver();
   // The production URL is a live key's to set (a sandbox key may set the staging URL only).
-  const liveKey = mode === 'live' ? key : await svc.apiKey(a.ownerToken, a.agencyId, 'live');
-  const ep = await svc.request('PUT', '/v2/webhook-endpoints/client-submission', {
+  const liveKey = mode === 'live' ? key : await rig.svc.apiKey(a.ownerToken, a.agencyId, 'live');
+  const ep = await rig.svc.request('PUT', '/v2/webhook-endpoints/client-submission', {
     token: liveKey,
     json: { staging_url: `${staging.url}/hook`, production_url: `${production.url}/hook` },
   });
   if (ep.status !== 201) throw new Error(ep.text);
   // Pro plan, so the three uploads and the polling stay inside the per-minute budget.
-  await svc.request('PUT', `/v1/agencies/${a.agencyId}/plan`, { token: c.token, json: { plan: 'enterprise', per_minute: 10_000, per_day: 100_000 } });
+  await rig.svc.request('PUT', `/v1/agencies/${a.agencyId}/plan`, { token: c.token, json: { plan: 'enterprise', per_minute: 10_000, per_day: 100_000 } });
   return { ...a, key, secret: ep.body.signing_secret as string, staging, production };
 }
 
@@ -61,7 +46,7 @@ test('a text PDF, a scanned PDF and a photo each complete and send exactly one s
   const uploaded: Array<(typeof cases)[number] & { bytes: Buffer; id: string }> = [];
   for (const c of cases) {
     const bytes = policyFixture(c.file);
-    const r = await upload(svc, a.key, a.ownerId, bytes, c.file);
+    const r = await upload(rig.svc, a.key, a.ownerId, bytes, c.file);
     t.is(r.status, 200, r.text);
     t.is(r.body.parsing_status, 'queued');
     t.is(r.body.filename, c.file);
@@ -72,7 +57,7 @@ test('a text PDF, a scanned PDF and a photo each complete and send exactly one s
     uploaded.push({ ...c, bytes, id: r.body.extraction_id as string });
   }
   for (const u of uploaded) {
-    const rec = await finished(svc, a.key, a.ownerId, u.id, 180_000);
+    const rec = await finished(rig.svc, a.key, a.ownerId, u.id, 180_000);
     t.true(['completed', 'partial'].includes(rec.parsing_status), `${u.file}: ${JSON.stringify(rec)}`);
     t.is(rec.parsing_method, u.method, u.file);
     t.truthy(rec.extracted_data?.policy, u.file);
@@ -106,7 +91,7 @@ test('a text PDF, a scanned PDF and a photo each complete and send exactly one s
     t.is(tampered.status, 403);
   }
   // The client model: one client per policyholder, one submission and one declaration page per extraction.
-  const { rows } = await svc.tdb.db.owner.query(
+  const { rows } = await rig.svc.tdb.db.owner.query(
     `select e.id, e.client_id, s.id as submission_id, p.id as page_id, p.document_id, c.first_name, c.last_name, c.agent_id
        from app_public.extractions e join app_public.client_submissions s on s.extraction_id = e.id
        join app_public.declaration_pages p on p.submission_id = s.id join app_public.clients c on c.id = e.client_id
@@ -117,7 +102,7 @@ test('a text PDF, a scanned PDF and a photo each complete and send exactly one s
   for (const r of rows) t.is(r.agent_id, a.ownerId);
   const smith = rows.find((r) => r.id === uploaded[0].id);
   t.deepEqual([smith.first_name, smith.last_name], uploaded[0].holder);
-  const events = await svc.tdb.db.owner.query(`select topic, event_name from app_public.events where agency_id = $1`, [a.agencyId]);
+  const events = await rig.svc.tdb.db.owner.query(`select topic, event_name from app_public.events where agency_id = $1`, [a.agencyId]);
   const names = events.rows.map((e) => e.topic ?? e.event_name).sort();
   t.deepEqual(
     names,
@@ -132,22 +117,21 @@ test('a text PDF, a scanned PDF and a photo each complete and send exactly one s
 test('a second document of the same policyholder attaches to the same client; client_uuid attaches to a given client; v1 subscriptions get both events', async (t) => {
   t.timeout(300_000);
   const a = await setup('test');
-  const subscriber = await startReceiver();
-  receivers.push(subscriber);
-  const sub = await svc.request('POST', '/v1/webhooks', { token: a.ownerToken, json: { url: `${subscriber.url}/v1`, events: ['*'] } });
+  const subscriber = await rig.receiver();
+  const sub = await rig.svc.request('POST', '/v1/webhooks', { token: a.ownerToken, json: { url: `${subscriber.url}/v1`, events: ['*'] } });
   t.is(sub.status, 200, sub.text);
   const bytes = policyFixture('auto_acme_mutual.pdf');
-  const first = await upload(svc, a.key, a.ownerId, bytes, 'first.pdf');
-  const r1 = await finished(svc, a.key, a.ownerId, first.body.extraction_id);
-  const second = await upload(svc, a.key, a.ownerId, bytes, 'second.pdf');
-  const r2 = await finished(svc, a.key, a.ownerId, second.body.extraction_id);
+  const first = await upload(rig.svc, a.key, a.ownerId, bytes, 'first.pdf');
+  const r1 = await finished(rig.svc, a.key, a.ownerId, first.body.extraction_id);
+  const second = await upload(rig.svc, a.key, a.ownerId, bytes, 'second.pdf');
+  const r2 = await finished(rig.svc, a.key, a.ownerId, second.body.extraction_id);
   t.is(r2.client_uuid, r1.client_uuid);
   t.not(r2.client_submission_uuid, r1.client_submission_uuid);
-  const other = await upload(svc, a.key, a.ownerId, policyFixture('home_granite.pdf'), 'home.pdf', { client_uuid: r1.client_uuid });
+  const other = await upload(rig.svc, a.key, a.ownerId, policyFixture('home_granite.pdf'), 'home.pdf', { client_uuid: r1.client_uuid });
   t.is(other.status, 200, other.text);
-  const r3 = await finished(svc, a.key, a.ownerId, other.body.extraction_id);
+  const r3 = await finished(rig.svc, a.key, a.ownerId, other.body.extraction_id);
   t.is(r3.client_uuid, r1.client_uuid, 'the requested client wins over the name on the document');
-  const unknown = await upload(svc, a.key, a.ownerId, bytes, 'x.pdf', { client_uuid: crypto.randomUUID() });
+  const unknown = await upload(rig.svc, a.key, a.ownerId, bytes, 'x.pdf', { client_uuid: crypto.randomUUID() });
   t.is(unknown.status, 404);
   t.deepEqual(Object.keys(unknown.body).sort(), ['error', 'message']);
   // Two v1 events per extraction, each a valid envelope naming the client, submission and declaration page.
@@ -171,15 +155,15 @@ test('a live event whose first delivery gets 500 arrives again by the retry sche
   t.timeout(300_000);
   const a = await setup('live');
   a.production.script({ status: 500, body: 'boom' });
-  const r = await upload(svc, a.key, a.ownerId, policyFixture('auto_acme_mutual.pdf'), 'policy.pdf');
+  const r = await upload(rig.svc, a.key, a.ownerId, policyFixture('auto_acme_mutual.pdf'), 'policy.pdf');
   t.is(r.status, 200, r.text);
-  await finished(svc, a.key, a.ownerId, r.body.extraction_id);
+  await finished(rig.svc, a.key, a.ownerId, r.body.extraction_id);
   const [first, second] = await a.production.waitFor(2, 60_000);
   t.is(a.staging.received.length, 0, 'live data goes to the production URL');
   t.is(first.headers['webhook-id'], second.headers['webhook-id']);
   t.deepEqual(first.raw, second.raw);
   const d = await eventually(async () => {
-    const q = await svc.tdb.db.owner.query(`select status, attempt_count from app_public.webhook_deliveries where agency_id = $1`, [a.agencyId]);
+    const q = await rig.svc.tdb.db.owner.query(`select status, attempt_count from app_public.webhook_deliveries where agency_id = $1`, [a.agencyId]);
     return q.rows[0]?.status === 'delivered' && q.rows[0];
   });
   t.is(d.attempt_count, 2);
@@ -188,9 +172,9 @@ test('a live event whose first delivery gets 500 arrives again by the retry sche
 test('a carrier printed only in a logo is read by OCR of the header band in the service too, and the reading says hybrid', async (t) => {
   t.timeout(300_000);
   const a = await setup('test');
-  const r = await upload(svc, a.key, a.ownerId, Buffer.from(await logoPdf('HANOVER')), 'logo.pdf');
+  const r = await upload(rig.svc, a.key, a.ownerId, Buffer.from(await logoPdf('HANOVER')), 'logo.pdf');
   t.is(r.status, 200, r.text);
-  const rec = await finished(svc, a.key, a.ownerId, r.body.extraction_id as string, 180_000);
+  const rec = await finished(rig.svc, a.key, a.ownerId, r.body.extraction_id as string, 180_000);
   t.true(['completed', 'partial'].includes(rec.parsing_status), JSON.stringify(rec));
   t.regex(String(rec.extracted_data.policy.provider), /hanover/i);
   t.is(rec.parsing_method, 'hybrid', 'the text layer and OCR of the header band');

@@ -1,33 +1,20 @@
 // A failed extraction through the real chain (upload → read → OCR → extract): the §2.9 record with its §7.2
 // error part, and a parsing_method that says what was used.
-import sharp from 'sharp';
 import test from 'ava';
-import type { Runner } from 'graphile-worker';
 import { finished, upload } from '../helpers/extraction.ts';
-import { startService, type TestService } from '../helpers/server.ts';
-import { startTestWorker } from '../helpers/worker.ts';
+import { serviceRig } from '../helpers/rig.ts';
+import { solidImage } from '../helpers/images.ts';
 
-let svc: TestService;
-let worker: Runner;
-test.before(async () => {
-  svc = await startService({ OCR_ENGINE: 'tesseract-cli' });
-  worker = await startTestWorker(svc);
-});
-test.after.always(async () => {
-  await worker?.stop();
-  await svc?.close();
-});
+const rig = serviceRig({ OCR_ENGINE: 'tesseract-cli' });
 
 test('a photo with no policy on it fails as a §2.9 record with error, message and details, read by ocr', async (t) => {
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
-  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
-  const blank = await sharp({ create: { width: 1200, height: 900, channels: 3, background: '#ffffff' } })
-    .png()
-    .toBuffer();
-  const r = await upload(svc, key, a.ownerId, blank, 'blank-photo.png');
+  const c = await rig.svc.oauthClient();
+  const a = await rig.svc.agency(c.token);
+  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const blank = await solidImage(1200, 900, '#ffffff');
+  const r = await upload(rig.svc, key, a.ownerId, blank, 'blank-photo.png');
   t.is(r.status, 200, r.text);
-  const rec = await finished(svc, key, a.ownerId, r.body.extraction_id, 120_000);
+  const rec = await finished(rig.svc, key, a.ownerId, r.body.extraction_id, 120_000);
   t.is(rec.parsing_status, 'failed', JSON.stringify(rec));
   t.false(rec.success);
   t.is(rec.parsing_method, 'ocr', 'an image is read by OCR only, even when OCR finds nothing');

@@ -5,23 +5,19 @@
 // form on a phone (390×844) and a desktop (1280×800) are written for people to look at.
 import { mkdir } from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { Runner } from 'graphile-worker';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { FormSubmissionData } from '../../pipelines/webhooks/payloads.ts';
-import { assertAccessible, axe, browserTest, browserUnavailable, launchBrowser } from '../helpers/browser.ts';
-import { TINY_PDF, publishedForm } from '../helpers/hosted.ts';
-import { startReceiver, type Receiver } from '../helpers/receiver.ts';
-import { startService, type TestService } from '../helpers/server.ts';
-import { eventually, startTestWorker } from '../helpers/worker.ts';
+import { assertAccessible, axe, browserTest, browserUnavailable } from '../helpers/browser.ts';
+import { HOSTED_STEPS, TINY_PDF, publishedForm } from '../helpers/hosted.ts';
+import { closeServer, listen, partnerPage, startHostedWorld, type HostedWorld } from '../helpers/hosted_browser.ts';
+import { eventually } from '../helpers/worker.ts';
 import test from 'ava';
 
-let svc: TestService;
-let worker: Runner;
-let receiver: Receiver;
-let browser: Browser;
+let world: HostedWorld | undefined;
+// Set when the world starts, before the first test.
+let { svc, receiver, browser } = {} as HostedWorld;
 let partner: http.Server;
 let partnerOrigin: string;
 let linkUrl: string;
@@ -35,11 +31,8 @@ const STEPS = [
   {
     id: 'about',
     name: 'About you',
-    questions: [
-      { id: 'first_name', type: 'short_text', label: 'First name', required: true, acord_field: 'ACORD80.Applicant.FirstName' },
-      { id: 'last_name', type: 'short_text', label: 'Last name', required: true, acord_field: 'ACORD80.Applicant.LastName' },
-      { id: 'email', type: 'email', label: 'Email address', required: true, acord_field: 'ACORD80.Applicant.Email' },
-    ],
+    // The hosted form's first three: first name, last name, email address.
+    questions: HOSTED_STEPS[0].questions.slice(0, 3),
   },
   {
     id: 'documents',
@@ -66,24 +59,12 @@ const STEPS = [
 
 test.before(async () => {
   if (browserUnavailable) return;
-  svc = await startService({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
-  worker = await startTestWorker(svc);
-  receiver = await startReceiver();
-  browser = await launchBrowser();
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token, 'Harbor Lane Insurance');
-  await svc.request('PATCH', `/v1/agencies/${a.agencyId}`, { token: a.ownerToken, json: { color_code: '0E7C66' } });
-  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  world = await startHostedWorld();
+  ({ svc, receiver, browser } = world);
+  const { a, key } = world;
   form = await publishedForm(svc, key, a.agencyId, 'Home insurance quote', STEPS);
-  await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: key, json: { staging_url: `${receiver.url}/hooks` } });
-  partner = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><html lang="en"><head><title>Partner site</title></head><body><h1>Get a quote</h1>
-<script>window.__messages = []; window.addEventListener('message', function (e) { window.__messages.push({ origin: e.origin, data: e.data }); });</script>
-<iframe id="quote" title="Quote form" src="${linkUrl}&embed=1" style="width:100%;max-width:760px;height:1100px;border:0"></iframe></body></html>`);
-  });
-  await new Promise<void>((r) => partner.listen(0, '127.0.0.1', () => r()));
-  partnerOrigin = `http://localhost:${(partner.address() as AddressInfo).port}`;
+  partner = partnerPage(() => `${linkUrl}&embed=1`, 1100);
+  partnerOrigin = await listen(partner);
   const put = await svc.request('PUT', '/v2/embed-origins', { token: key, json: { origins: [partnerOrigin] } });
   if (put.status !== 200) throw new Error(put.text);
   const link = await svc.request('POST', `/v2/forms/${form.id}/links`, {
@@ -96,11 +77,8 @@ test.before(async () => {
 });
 
 test.after.always(async () => {
-  await browser?.close();
-  await worker?.stop();
-  await receiver?.close();
-  if (partner?.listening) await new Promise<void>((r) => partner.close(() => r()));
-  await svc?.close();
+  await closeServer(partner);
+  await world?.close();
 });
 
 type Message = { origin: string; data: { type: string; [k: string]: unknown } };

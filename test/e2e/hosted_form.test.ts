@@ -4,23 +4,19 @@
 // frame; axe finds no serious violations; phone and desktop screenshots are written for people to look at.
 import { mkdir } from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
-import type { Runner } from 'graphile-worker';
-import type { Browser, FrameLocator, Page } from 'playwright-core';
+import type { FrameLocator, Page } from 'playwright-core';
 import { FormSubmissionData } from '../../pipelines/webhooks/payloads.ts';
-import { assertAccessible, axe, browserTest, browserUnavailable, launchBrowser, VIEWPORTS } from '../helpers/browser.ts';
+import { assertAccessible, axe, browserTest, browserUnavailable, VIEWPORTS } from '../helpers/browser.ts';
 import { TINY_PDF, publishedForm } from '../helpers/hosted.ts';
-import { startReceiver, type Receiver } from '../helpers/receiver.ts';
-import { startService, type TestService } from '../helpers/server.ts';
-import { eventually, startTestWorker } from '../helpers/worker.ts';
+import { closeServer, listen, partnerPage, startHostedWorld, type HostedWorld } from '../helpers/hosted_browser.ts';
+import { eventually } from '../helpers/worker.ts';
 
-let svc: TestService;
-let worker: Runner;
-let receiver: Receiver;
-let browser: Browser;
+let world: HostedWorld | undefined;
+// Set when the world starts, before the first test.
+let { svc, receiver, browser } = {} as HostedWorld;
 let listed: http.Server;
 let unlisted: http.Server;
 let listedOrigin: string;
@@ -31,34 +27,12 @@ let dropUrl: string;
 let callback: { id: number; public_id: string; url: string };
 const screens = path.join(os.tmpdir(), 'hosted-form-screens');
 
-/** A partner's page on `localhost` that frames `src` and records every message it receives. */
-function partnerPage(getSrc: () => string): http.Server {
-  return http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><html lang="en"><head><title>Partner site</title></head><body><h1>Get a quote</h1>
-<script>window.__messages = []; window.addEventListener('message', function (e) { window.__messages.push({ origin: e.origin, data: e.data }); });</script>
-<iframe id="quote" title="Quote form" src="${getSrc()}" style="width:100%;max-width:760px;height:900px;border:0"></iframe></body></html>`);
-  });
-}
-
-async function listen(server: http.Server): Promise<string> {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  // Another host name than the service's 127.0.0.1: a different origin, as on the web.
-  return `http://localhost:${(server.address() as AddressInfo).port}`;
-}
-
 test.before(async () => {
   if (browserUnavailable) return;
-  svc = await startService({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
-  worker = await startTestWorker(svc);
-  receiver = await startReceiver();
-  browser = await launchBrowser();
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token, 'Harbor Lane Insurance');
-  await svc.request('PATCH', `/v1/agencies/${a.agencyId}`, { token: a.ownerToken, json: { color_code: '0E7C66' } });
-  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  world = await startHostedWorld();
+  ({ svc, receiver, browser } = world);
+  const { a, key } = world;
   const form = await publishedForm(svc, key, a.agencyId);
-  await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: key, json: { staging_url: `${receiver.url}/hooks` } });
   listed = partnerPage(() => `${linkUrl}&embed=1`);
   unlisted = partnerPage(() => `${formUrl}?embed=1`);
   listedOrigin = await listen(listed);
@@ -92,11 +66,8 @@ test.before(async () => {
 });
 
 test.after.always(async () => {
-  await browser?.close();
-  await worker?.stop();
-  await receiver?.close();
-  for (const s of [listed, unlisted]) if (s?.listening) await new Promise<void>((r) => s.close(() => r()));
-  await svc?.close();
+  for (const s of [listed, unlisted]) await closeServer(s);
+  await world?.close();
 });
 
 type Message = { origin: string; data: { type: string; [k: string]: unknown } };

@@ -8,23 +8,14 @@ import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { assertAccessible, axe, browserTest, launchBrowser, VIEWPORTS } from '../helpers/browser.ts';
-import { sampleTopicPayload, sampleV1Event } from '../../pipelines/webhooks/payloads.ts';
-import { serviceRig } from '../helpers/rig.ts';
+import { sampleV1Event } from '../../pipelines/webhooks/payloads.ts';
+import { formData, serviceRig } from '../helpers/rig.ts';
 import { eventually } from '../helpers/worker.ts';
 
 // One attempt: a delivery the receiver refuses ends failed at once (the outage outlived its retries).
 const rig = serviceRig({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_MAX_ATTEMPTS: '1' });
 const { receiver } = rig;
 
-async function agency() {
-  const c = await rig.svc.oauthClient();
-  const a = await rig.svc.agency(c.token);
-  return { ...a, oauth: c, test: await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test'), live: await rig.svc.apiKey(a.ownerToken, a.agencyId, 'live') };
-}
-
-const emit = (agencyId: number, mode: 'test' | 'live', topic: string | null, eventName: string | null, data: unknown) =>
-  rig.svc.tdb.db.owner.query('select app_private.emit_event($1, $2, $3, $4, $5) as id', [agencyId, mode, topic, eventName, JSON.stringify(data)]);
-const formData = (submission_id: number) => ({ ...sampleTopicPayload('form-submission').data, submission_id });
 const failedCount = (agencyId: number, mode: string) =>
   rig.svc.tdb.db.owner
     .query<{ n: number }>(`select count(*)::int as n from app_public.webhook_deliveries where agency_id = $1 and mode = $2 and status = 'failed'`, [
@@ -37,7 +28,7 @@ const recover = (key: string, body: unknown) => rig.svc.request('POST', '/v2/web
 
 test.serial('a receiver down for 200 events gets each once, in order, under its webhook-id, after one recovery', async (t) => {
   t.timeout(300_000);
-  const a = await agency();
+  const a = await rig.agency();
   const staging = await receiver();
   const production = await receiver();
   t.is(
@@ -54,8 +45,8 @@ test.serial('a receiver down for 200 events gets each once, in order, under its 
   // The outage: 200 test events and 5 live ones, every delivery refused.
   staging.script(...down(200));
   production.script(...down(5));
-  for (let i = 1; i <= 200; i++) await emit(a.agencyId, 'test', 'form-submission', null, formData(i));
-  for (let i = 1; i <= 5; i++) await emit(a.agencyId, 'live', 'form-submission', null, formData(1000 + i));
+  for (let i = 1; i <= 200; i++) await rig.emit(a.agencyId, 'test', 'form-submission', null, formData(i));
+  for (let i = 1; i <= 5; i++) await rig.emit(a.agencyId, 'live', 'form-submission', null, formData(1000 + i));
   await eventually(async () => (await failedCount(a.agencyId, 'test')) === 200 && (await failedCount(a.agencyId, 'live')) === 5, 120_000, 'the failures');
   const outage = staging.received.slice(0, 200);
   const idOf = new Map(outage.map((r) => [r.json.data.submission_id as number, r.headers['webhook-id'] as string]));
@@ -110,7 +101,7 @@ test.serial('a receiver down for 200 events gets each once, in order, under its 
 });
 
 test('bad windows are refused naming the field; another agency’s endpoint is 404; agents need admin', async (t) => {
-  const a = await agency();
+  const a = await rig.agency();
   const rec = await receiver();
   t.is((await rig.svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: a.test, json: { staging_url: rec.url } })).status, 201);
   const backwards = await recover(a.test, { since: '2026-11-02T00:00:00Z', until: '2026-11-01T00:00:00Z' });
@@ -124,20 +115,20 @@ test('bad windows are refused naming the field; another agency’s endpoint is 4
   t.true(JSON.stringify(notTime.body).includes('since'));
   const extra = await recover(a.test, { since: '2026-11-01T00:00:00Z', topic: 'x' });
   t.is(extra.status, 422);
-  const b = await agency();
+  const b = await rig.agency();
   t.is((await recover(b.test, { since: '2026-11-01T00:00:00Z' })).status, 404, 'no endpoint of this topic in that agency');
   t.is((await rig.svc.request('GET', `/v2/webhook-endpoints/form-submission/recoveries/${crypto.randomUUID()}`, { token: a.test })).status, 404);
 });
 
 test('a v1 subscription recovers its failed deliveries the same way, in the v1 envelope', async (t) => {
-  const a = await agency();
+  const a = await rig.agency();
   const rec = await receiver();
   const made = await rig.svc.request('POST', '/v1/webhooks', { token: a.ownerToken, json: { url: rec.url, events: ['*'] } });
   t.is(made.status, 200, made.text);
   const since = new Date(Date.now() - 1000).toISOString();
   rec.script(...down(3));
   const ev = sampleV1Event('client.updated');
-  for (let i = 0; i < 3; i++) await emit(a.agencyId, i === 2 ? 'live' : 'test', null, ev.event, ev.data);
+  for (let i = 0; i < 3; i++) await rig.emit(a.agencyId, i === 2 ? 'live' : 'test', null, ev.event, ev.data);
   await eventually(async () => (await failedCount(a.agencyId, 'test')) + (await failedCount(a.agencyId, 'live')) === 3, 60_000, 'the failures');
   const r = await rig.svc.request('POST', `/v1/webhooks/${made.body.data.uuid}/recover`, { token: a.ownerToken, json: { since } });
   t.is(r.status, 202, r.text);
@@ -155,11 +146,11 @@ test('a v1 subscription recovers its failed deliveries the same way, in the v1 e
 browserTest('the dashboard’s “Recover failed deliveries since…” shows the count, then sends them again', async (t) => {
   const screens = path.join(os.tmpdir(), 'recovery-screens');
   await mkdir(screens, { recursive: true });
-  const a = await agency();
+  const a = await rig.agency();
   const rec = await receiver();
   t.is((await rig.svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: a.test, json: { staging_url: rec.url } })).status, 201);
   rec.script(...down(3));
-  for (let i = 1; i <= 3; i++) await emit(a.agencyId, 'test', 'form-submission', null, formData(i));
+  for (let i = 1; i <= 3; i++) await rig.emit(a.agencyId, 'test', 'form-submission', null, formData(i));
   await eventually(async () => (await failedCount(a.agencyId, 'test')) === 3, 60_000, 'the failures');
 
   const link = await rig.svc.request('POST', `/v1/agents/${a.ownerId}/dashboard-link`, { token: a.oauth.token });

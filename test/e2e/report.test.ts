@@ -11,7 +11,6 @@ import path from 'node:path';
 import test from 'ava';
 import type { Runner } from 'graphile-worker';
 import { PDFDocument } from 'pdf-lib';
-import sharp from 'sharp';
 import type { Browser } from 'playwright-core';
 import { reportLinkKey, signReportToken } from '../../lib/links.ts';
 import { closeDocumentPools } from '../../pipelines/documents/index.ts';
@@ -19,6 +18,7 @@ import { comparisonFields } from '../../pipelines/lease/schema.ts';
 import { assertAccessible, axe, browserTest, browserUnavailable, launchBrowser, VIEWPORTS } from '../helpers/browser.ts';
 import { startService, type TestService } from '../helpers/server.ts';
 import { eventually, startTestWorker } from '../helpers/worker.ts';
+import { solidImage } from '../helpers/images.ts';
 
 const screens = path.join(os.tmpdir(), 'report-screens');
 const pair = 'fixtures/lease/com_gaps';
@@ -46,9 +46,7 @@ test.before(async () => {
   const brand = new FormData();
   brand.set('_method', 'PATCH');
   brand.set('color_code', '0f766e');
-  const logo = await sharp({ create: { width: 96, height: 32, channels: 3, background: '#0f766e' } })
-    .png()
-    .toBuffer();
+  const logo = await solidImage(96, 32, '#0f766e');
   brand.set('logo', new Blob([new Uint8Array(logo)], { type: 'image/png' }), 'logo.png');
   const branded = await svc.request('POST', `/v1/agencies/${a.agencyId}`, { token: a.ownerToken, form: brand });
   if (branded.status !== 200) throw new Error(branded.text);

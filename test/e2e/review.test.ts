@@ -3,18 +3,12 @@
 // highlighted); the review queue and page driven by the keyboard; an extraction held for review delivered once,
 // with the corrected values and the reviewer, when its last field is reviewed; a correction after delivery. axe
 // on every page; phone and desktop screenshots in the temp dir (dashboard-screens).
-import test from 'ava';
-import { browserTest, browserUnavailable } from '../helpers/browser.ts';
-import { csrfOf, look, signedIn as signedInTo, startDashboardWorld, type DashboardWorld } from '../helpers/dashboard.ts';
-import { finished, policyFixture, upload } from '../helpers/extraction.ts';
+import { browserTest } from '../helpers/browser.ts';
+import { csrfOf, look, signedIn as signedInTo, dashboardWorld } from '../helpers/dashboard.ts';
+import { finished, uploadFinished } from '../helpers/extraction.ts';
 import { eventually } from '../helpers/worker.ts';
 
-let w: DashboardWorld;
-test.before(async () => {
-  if (browserUnavailable) return;
-  w = await startDashboardWorld();
-});
-test.after.always(async () => w?.close());
+const w = dashboardWorld();
 
 const LAPTOP = { width: 1366, height: 768 };
 
@@ -22,14 +16,10 @@ browserTest(
   'extraction page: a one-page certificate’s fields beside its page on a laptop, cited boxes on the page, the selected field highlighted',
   async (t) => {
     t.timeout(240_000);
-    const { svc, a, oauth } = w;
-    const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
-    await svc.request('PUT', `/v1/agencies/${a.agencyId}/plan`, { token: oauth.token, json: { plan: 'enterprise', per_minute: 10_000, per_day: 100_000 } });
-    const up = await upload(svc, key, a.ownerId, policyFixture('coi_alpha.pdf'), 'coi_alpha.pdf');
-    t.is(up.status, 200, up.text);
-    const rec = await finished(svc, key, a.ownerId, up.body.extraction_id);
+    const { svc, a, oauth } = w();
+    const { rec } = await uploadFinished(t, svc, a, 'coi_alpha.pdf', oauth.token);
     t.is(rec.parsing_status, 'completed');
-    const { context, page } = await signedInTo(w, a.ownerId, LAPTOP);
+    const { context, page } = await signedInTo(w(), a.ownerId, LAPTOP);
     const url = `${svc.url}/dashboard/test/extractions/${rec.extraction_id}`;
     await page.goto(url);
     await page.getByRole('heading', { name: 'Extraction: coi_alpha.pdf' }).waitFor();
@@ -68,11 +58,9 @@ browserTest(
   'a held extraction reviewed field by field with the keyboard: the webhook arrives once, with the corrected values and the reviewer; then a correction after delivery',
   async (t) => {
     t.timeout(240_000);
-    const { svc, a, receiver } = w;
-    const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
-    const up = await upload(svc, key, a.ownerId, policyFixture('coi_alpha.pdf'), 'coi_alpha.pdf');
-    const rec = await finished(svc, key, a.ownerId, up.body.extraction_id);
-    const { context, page } = await signedInTo(w, a.ownerId);
+    const { svc, a, receiver } = w();
+    const { key, rec } = await uploadFinished(t, svc, a, 'coi_alpha.pdf');
+    const { context, page } = await signedInTo(w(), a.ownerId);
 
     // An admin turns hold for review on for test data.
     await page.goto(`${svc.url}/dashboard/test/review`);
@@ -161,7 +149,7 @@ browserTest(
     t.is(done.extracted_data.policy.expiration_date, '2026-03-02');
 
     // Another agency, the other mode and a form without the session's CSRF token get nothing.
-    const other = await signedInTo(w, w.b.ownerId);
+    const other = await signedInTo(w(), w().b.ownerId);
     t.is((await other.page.goto(`${svc.url}/dashboard/test/review/${held}`))?.status(), 404);
     t.is(
       (

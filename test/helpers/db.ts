@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { ExecutionContext } from 'ava';
 import pg from 'pg';
 import { migrate, migrationsDir } from '../../db/migrate.ts';
 import { createDatabase, type Database } from '../../db/pool.ts';
@@ -62,6 +63,27 @@ export async function testDatabase(): Promise<TestDatabase> {
       await admin((c) => c.query(`drop database if exists "${name}" with (force)`));
     },
   };
+}
+
+/** One statement as `role` (the role analysts or operators log in with), in a transaction rolled back after it. */
+export async function asRole(db: Database, role: 'svc_analyst' | 'svc_operator', sql: string, values: unknown[] = []): Promise<any[]> {
+  const c = await db.owner.connect();
+  try {
+    await c.query('begin');
+    await c.query(`set local role ${role}`);
+    return (await c.query(sql, values)).rows;
+  } finally {
+    await c.query('rollback').catch(() => {});
+    c.release();
+  }
+}
+
+/** Each statement fails as `role` for want of privilege (42501), each assertion labelled with its SQL. */
+export async function refusedAs(t: ExecutionContext, db: Database, role: 'svc_analyst' | 'svc_operator', statements: string[]): Promise<void> {
+  for (const sql of statements) {
+    const err = await t.throwsAsync(asRole(db, role, sql), undefined, sql);
+    t.is((err as { code?: string }).code, '42501', sql);
+  }
 }
 
 /**

@@ -109,6 +109,16 @@ export async function publishedForm(
   return { id: created.body.id, public_id: created.body.public_id };
 }
 
+/** An agency of a new OAuth client with a test key and the hosted form (HOSTED_STEPS) published: where the hosted-page HTTP tests start. */
+export async function agencyWithForm(svc: TestService) {
+  const c = await svc.oauthClient();
+  const a = await svc.agency(c.token);
+  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const form = await publishedForm(svc, key, a.agencyId);
+  return { oauth: c.token, agencyId: a.agencyId, ownerId: a.ownerId, slug: a.slug, key, form };
+}
+export type AgencyWithForm = Awaited<ReturnType<typeof agencyWithForm>>;
+
 /** A minimal valid PDF (enough for magic-byte checks and for a receiver to store). */
 export const TINY_PDF = Buffer.from(
   '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n',

@@ -3,7 +3,7 @@
 import type pg from 'pg';
 import { withIdentity, type Identity } from '../../db/pool.ts';
 import { hashToken } from '../../lib/secrets.ts';
-import type { TestDatabase } from './db.ts';
+import { testDatabase, type TestDatabase } from './db.ts';
 
 export interface SeededAgency {
   oauthClientId: number;
@@ -47,6 +47,12 @@ export async function seedAgency(tdb: TestDatabase, label: string): Promise<Seed
     adminKey: (mode) => key(mode, 'admin'),
     readOnlyKey: key('test', 'read_only'),
   };
+}
+
+/** A database of the test file's own with two agencies, `${label}-a` and `${label}-b` (the other tenant of the isolation checks). */
+export async function twoAgencies(label: string): Promise<{ tdb: TestDatabase; a: SeededAgency; b: SeededAgency }> {
+  const tdb = await testDatabase();
+  return { tdb, a: await seedAgency(tdb, `${label}-a`), b: await seedAgency(tdb, `${label}-b`) };
 }
 
 /** Add an agent to a seeded agency (as its OAuth client). */

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import test from 'ava';
 import { parseConfig, type Config } from '../../lib/config.ts';
 import { blobStoreFromConfig } from '../../lib/blobs.ts';
 import { loadOrCreateKey } from '../../lib/crypto.ts';
@@ -45,6 +46,31 @@ export interface TestService {
 }
 
 let seq = 0;
+
+/** Two OAuth clients named `names`, each with an agency of its own (c1's a1, c2's a2): a tenant and a stranger. */
+export async function twoClients(svc: TestService, names: [string, string]) {
+  const c1 = await svc.oauthClient(names[0]);
+  const c2 = await svc.oauthClient(names[1]);
+  return { c1, c2, a1: await svc.agency(c1.token), a2: await svc.agency(c2.token) };
+}
+
+/**
+ * The test file's service: started (with `env`) before its first test and closed after its last. The value stands
+ * for that service; reading it before the start throws.
+ */
+export function fileService(env: Record<string, string> = {}): TestService {
+  let svc: TestService | undefined;
+  test.before(async () => {
+    svc = await startService(env);
+  });
+  test.after.always(async () => svc?.close());
+  return new Proxy({} as TestService, {
+    get(_target, prop) {
+      if (!svc) throw new Error('the service is not started yet (use it inside a test or hook)');
+      return Reflect.get(svc, prop, svc);
+    },
+  });
+}
 
 export async function startService(env: Record<string, string> = {}): Promise<TestService> {
   setLogLevel('silent');

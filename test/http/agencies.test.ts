@@ -1,18 +1,12 @@
 import { readdir } from 'node:fs/promises';
 import test from 'ava';
 import sharp from 'sharp';
-import { startService, type TestService } from '../helpers/server.ts';
+import { fileService, twoClients } from '../helpers/server.ts';
+import { solidImage } from '../helpers/images.ts';
 
-let svc: TestService;
-test.before(async () => {
-  svc = await startService({ MAX_UPLOAD_BYTES: String(2 * 1024 * 1024), MAX_IMAGE_PIXELS: String(4_000_000) });
-});
-test.after.always(async () => svc?.close());
+const svc = fileService({ MAX_UPLOAD_BYTES: String(2 * 1024 * 1024), MAX_IMAGE_PIXELS: String(4_000_000) });
 
-const png = (w = 64, h = 32) =>
-  sharp({ create: { width: w, height: h, channels: 3, background: '#3366cc' } })
-    .png()
-    .toBuffer();
+const png = (w = 64, h = 32) => solidImage(w, h, '#3366cc');
 
 /** Upload folders left in this service's own temporary directory. */
 async function uploadDirs(): Promise<string[]> {
@@ -168,10 +162,7 @@ test('deactivating an agency deactivates its agents; their tokens then get 401; 
 });
 
 test('another OAuth client and another agency get 404 on every agency route of the first', async (t) => {
-  const c1 = await svc.oauthClient('one');
-  const c2 = await svc.oauthClient('two');
-  const a1 = await svc.agency(c1.token);
-  const a2 = await svc.agency(c2.token);
+  const { c2, a1, a2 } = await twoClients(svc, ['one', 'two']);
   t.is((await svc.request('DELETE', `/v1/agencies/${a1.agencyId}`, { token: c2.token })).status, 404);
   t.is(
     (await svc.request('POST', `/v1/agencies/${a1.agencyId}/agents`, { token: c2.token, json: { first_name: 'X', last_name: 'Y', email: 'x@y.co' } })).status,

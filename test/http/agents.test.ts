@@ -1,12 +1,9 @@
 import test from 'ava';
 import sharp from 'sharp';
-import { startService, type TestService } from '../helpers/server.ts';
+import { fileService, twoClients } from '../helpers/server.ts';
+import { solidImage } from '../helpers/images.ts';
 
-let svc: TestService;
-test.before(async () => {
-  svc = await startService({ MAX_UPLOAD_BYTES: String(1024 * 1024) });
-});
-test.after.always(async () => svc?.close());
+const svc = fileService({ MAX_UPLOAD_BYTES: String(1024 * 1024) });
 
 const addAgent = (token: string, agencyId: number, json: Record<string, unknown>) => svc.request('POST', `/v1/agencies/${agencyId}/agents`, { token, json });
 
@@ -49,9 +46,7 @@ test('an agent with a profile picture is created by multipart; non-images are re
   form.set('last_name', 'Pictured');
   form.set('email', 'pia@example.com');
   form.set('is_admin', 'true');
-  const jpeg = await sharp({ create: { width: 2000, height: 1500, channels: 3, background: '#a0a0a0' } })
-    .jpeg()
-    .toBuffer();
+  const jpeg = await solidImage(2000, 1500, '#a0a0a0', 'jpeg');
   form.set('profile_picture', new Blob([new Uint8Array(jpeg)], { type: 'image/jpeg' }), 'me.jpg');
   const r = await svc.request('POST', `/v1/agencies/${a.agencyId}/agents`, { token: c.token, form });
   t.is(r.status, 200, r.text);
@@ -192,10 +187,7 @@ test('agents read, admins update and deactivate the agents of their own agency',
 });
 
 test('another OAuth client and another agency get 404 on every agent route of the first', async (t) => {
-  const c1 = await svc.oauthClient('first');
-  const c2 = await svc.oauthClient('second');
-  const a1 = await svc.agency(c1.token);
-  const a2 = await svc.agency(c2.token);
+  const { c1, c2, a1, a2 } = await twoClients(svc, ['first', 'second']);
   const agent = (await addAgent(c1.token, a1.agencyId, { first_name: 'Kept', last_name: 'Safe', email: 'kept@example.com' })).body.data;
   t.is((await svc.request('DELETE', `/v1/agents/${agent.id}`, { token: c2.token })).status, 404);
   t.is((await svc.request('POST', `/v1/agents/${agent.id}/reset-access-token`, { token: c2.token })).status, 404);

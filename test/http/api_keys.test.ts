@@ -1,11 +1,7 @@
 import test from 'ava';
-import { startService, type TestService } from '../helpers/server.ts';
+import { fileService } from '../helpers/server.ts';
 
-let svc: TestService;
-test.before(async () => {
-  svc = await startService();
-});
-test.after.always(async () => svc?.close());
+const svc = fileService();
 
 test('an admin creates test and live keys, shown once; the list has no secrets', async (t) => {
   const c = await svc.oauthClient();

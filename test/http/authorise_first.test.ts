@@ -2,13 +2,9 @@
 // agency's resource answers 404 (or 403, SPEC §5 rule 4, §7.3) whatever the body, so an invalid body cannot
 // tell the caller whether the resource exists.
 import test from 'ava';
-import { startService, type TestService } from '../helpers/server.ts';
+import { fileService } from '../helpers/server.ts';
 
-let svc: TestService;
-test.before(async () => {
-  svc = await startService({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
-});
-test.after.always(async () => svc?.close());
+const svc = fileService({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
 
 test('another agency’s resources are 403/404 whatever the body, never a validation error first', async (t) => {
   const mine = await svc.oauthClient('Mine');

@@ -3,13 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import { agencyWithAgents, extractFor, type Agency } from '../helpers/clients.ts';
-import { startService, type TestService } from '../helpers/server.ts';
+import { fileService, startService } from '../helpers/server.ts';
 
-let svc: TestService;
-test.before(async () => {
-  svc = await startService();
-});
-test.after.always(async () => svc?.close());
+const svc = fileService();
 
 const create = (token: string, json: unknown) => svc.request('POST', '/v1/client', { token, json });
 const base = (agentId: number, clientId?: string) => `/v1/agents/${agentId}/clients${clientId ? `/${clientId}` : ''}`;

@@ -2,13 +2,9 @@
 // tests received against /openapi.json when it closes; here, that the check refuses what it must.
 import test from 'ava';
 import { contractChecker } from '../helpers/contract.ts';
-import { startService, type TestService } from '../helpers/server.ts';
+import { fileService } from '../helpers/server.ts';
 
-let svc: TestService;
-test.before(async () => {
-  svc = await startService();
-});
-test.after.always(async () => svc?.close());
+const svc = fileService();
 
 test('real answers match the document; an extra key, a wrong type or an undocumented status does not', async (t) => {
   const c = await svc.oauthClient();

@@ -32,20 +32,16 @@ async function tenant(tag: string) {
   const test = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
   const live = await svc.apiKey(a.ownerToken, a.agencyId, 'live');
   const keys = (await svc.request('GET', `/v1/agencies/${a.agencyId}/api-keys`, { token: a.ownerToken })).body.data as Array<{ id: number; mode: string }>;
-  const form = (
-    await svc.request('POST', '/v2/forms', {
-      token: test,
-      headers: idem(),
-      json: { name: `marker-${tag}-testform`, owner: { type: 'agency', agency_id: a.agencyId }, insurance_line: 'personal_auto' },
-    })
-  ).body;
-  const liveForm = (
-    await svc.request('POST', '/v2/forms', {
-      token: live,
-      headers: idem(),
-      json: { name: `marker-${tag}-liveform`, owner: { type: 'agency', agency_id: a.agencyId }, insurance_line: 'personal_auto' },
-    })
-  ).body;
+  const newForm = async (token: string, name: string) =>
+    (
+      await svc.request('POST', '/v2/forms', {
+        token,
+        headers: idem(),
+        json: { name, owner: { type: 'agency', agency_id: a.agencyId }, insurance_line: 'personal_auto' },
+      })
+    ).body;
+  const form = await newForm(test, `marker-${tag}-testform`);
+  const liveForm = await newForm(live, `marker-${tag}-liveform`);
   const sub = (
     await svc.request('POST', '/v1/webhooks', {
       token: a.ownerToken,

@@ -7,13 +7,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
 import { DOCS_CSP, scalarBundlePath } from '../../http/docs.ts';
-import { startService, type TestService } from '../helpers/server.ts';
+import { fileService } from '../helpers/server.ts';
 
-let svc: TestService;
-test.before(async () => {
-  svc = await startService();
-});
-test.after.always(async () => svc?.close());
+const svc = fileService();
 
 test('the OpenAPI document passes `redocly lint` with the strict recommended rules (headers and webhooks included), public operations saying security: []', async (t) => {
   const doc = (await svc.request('GET', '/openapi.json')).body;

@@ -4,13 +4,9 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import { policyFixture, upload } from '../helpers/extraction.ts';
-import { startService, type TestService, type Reply } from '../helpers/server.ts';
+import { fileService, type Reply } from '../helpers/server.ts';
 
-let svc: TestService;
-test.before(async () => {
-  svc = await startService({ RATE_LIMIT_API_READS_PER_WINDOW: '40' });
-});
-test.after.always(async () => svc?.close());
+const svc = fileService({ RATE_LIMIT_API_READS_PER_WINDOW: '40' });
 
 async function agency(plan?: { plan: string; per_minute?: number; per_day?: number }) {
   const c = await svc.oauthClient();

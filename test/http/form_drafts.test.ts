@@ -4,16 +4,12 @@
 // bounded in size and shape. The submit retried after a lost answer still returns the first submission (0016).
 import test from 'ava';
 import { formDraftKey, signDraftToken } from '../../lib/links.ts';
-import { HOSTED_STEPS, OWNER_ANSWERS, TINY_PDF, publishedForm } from '../helpers/hosted.ts';
+import { HOSTED_STEPS, OWNER_ANSWERS, TINY_PDF, agencyWithForm, publishedForm, type AgencyWithForm } from '../helpers/hosted.ts';
 import { startService, type TestService } from '../helpers/server.ts';
 
 let svc: TestService;
-let agencyId: number;
-let ownerId: number;
-let slug: string;
-let key: string;
-let oauth: string;
-let form: { id: number; public_id: string };
+// Set before the first test.
+let { agencyId, ownerId, slug, key, oauth, form } = {} as AgencyWithForm;
 let other: { id: number; public_id: string };
 
 test.before(async () => {
@@ -23,14 +19,7 @@ test.before(async () => {
     RATE_LIMIT_DRAFT_SAVES_PER_WINDOW: '1000',
     FORM_DRAFT_MAX_BYTES: '4096',
   });
-  const c = await svc.oauthClient();
-  oauth = c.token;
-  const a = await svc.agency(c.token);
-  agencyId = a.agencyId;
-  ownerId = a.ownerId;
-  slug = a.slug;
-  key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
-  form = await publishedForm(svc, key, agencyId);
+  ({ agencyId, ownerId, slug, key, oauth, form } = await agencyWithForm(svc));
   other = await publishedForm(svc, key, agencyId, 'Second form');
 });
 test.after.always(async () => svc?.close());

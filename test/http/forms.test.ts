@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { startService, type TestService } from '../helpers/server.ts';
 
 let svc: TestService;
@@ -254,12 +254,17 @@ test('GET /v2/forms pages with limit and an opaque cursor and filters by status 
   t.is((await svc.request('GET', '/v2/forms?limit=1000', { token: key })).status, 400);
 });
 
+/** Form `f` is 404 to `token` on each of its routes: read, change, publish, duplicate. */
+async function notFoundTo(t: ExecutionContext, f: { id: number }, token: string) {
+  t.is((await svc.request('GET', `/v2/forms/${f.id}`, { token })).status, 404);
+  t.is((await write('PATCH', `/v2/forms/${f.id}`, { steps }, token)).status, 404);
+  t.is((await write('POST', `/v2/forms/${f.id}/publish`, undefined, token)).status, 404);
+  t.is((await write('POST', `/v2/forms/${f.id}/duplicate`, undefined, token)).status, 404);
+}
+
 test('a test key sees and changes only test data; a live key only live data (RLS)', async (t) => {
   const f = (await newForm()).body;
-  t.is((await svc.request('GET', `/v2/forms/${f.id}`, { token: liveKey })).status, 404);
-  t.is((await write('PATCH', `/v2/forms/${f.id}`, { steps }, liveKey)).status, 404);
-  t.is((await write('POST', `/v2/forms/${f.id}/publish`, undefined, liveKey)).status, 404);
-  t.is((await write('POST', `/v2/forms/${f.id}/duplicate`, undefined, liveKey)).status, 404);
+  await notFoundTo(t, f, liveKey);
   const liveList = await svc.request('GET', '/v2/forms?limit=100', { token: liveKey });
   t.false(liveList.body.data.some((x: { id: number }) => x.id === f.id));
   const live = (await newForm({}, liveKey)).body;
@@ -336,10 +341,7 @@ test('authorisation before validation: another agency’s form is 404 and anothe
 
 test('another agency gets 404 on every form route; tokens that are not API keys get 401/403', async (t) => {
   const f = (await newForm()).body;
-  t.is((await svc.request('GET', `/v2/forms/${f.id}`, { token: otherKey })).status, 404);
-  t.is((await write('PATCH', `/v2/forms/${f.id}`, { steps }, otherKey)).status, 404);
-  t.is((await write('POST', `/v2/forms/${f.id}/publish`, undefined, otherKey)).status, 404);
-  t.is((await write('POST', `/v2/forms/${f.id}/duplicate`, undefined, otherKey)).status, 404);
+  await notFoundTo(t, f, otherKey);
   t.false((await svc.request('GET', '/v2/forms?limit=100', { token: otherKey })).body.data.some((x: { id: number }) => x.id === f.id));
   t.is((await svc.request('GET', `/v2/forms/${f.id}`, { token: ownerToken })).status, 401);
   t.is((await svc.request('GET', `/v2/forms/${f.id}`)).status, 401);

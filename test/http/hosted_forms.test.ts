@@ -4,27 +4,17 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import { formLinkKey, signFormContext } from '../../lib/links.ts';
-import { HOSTED_STEPS, OWNER_ANSWERS, TINY_PDF, publishedForm } from '../helpers/hosted.ts';
+import { HOSTED_STEPS, OWNER_ANSWERS, TINY_PDF, agencyWithForm, publishedForm, type AgencyWithForm } from '../helpers/hosted.ts';
+import { agencyWithKeys } from '../helpers/rig.ts';
 import { startService, type TestService } from '../helpers/server.ts';
 
 let svc: TestService;
-let agencyId: number;
-let ownerId: number;
-let slug: string;
-let key: string;
-let oauth: string;
-let form: { id: number; public_id: string };
+// Set before the first test.
+let { agencyId, ownerId, slug, key, oauth, form } = {} as AgencyWithForm;
 
 test.before(async () => {
   svc = await startService({ RATE_LIMIT_UPLOADS_PER_WINDOW: '1000', RATE_LIMIT_SUBMISSIONS_PER_WINDOW: '1000' });
-  const c = await svc.oauthClient();
-  oauth = c.token;
-  const a = await svc.agency(c.token);
-  agencyId = a.agencyId;
-  ownerId = a.ownerId;
-  slug = a.slug;
-  key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
-  form = await publishedForm(svc, key, agencyId);
+  ({ agencyId, ownerId, slug, key, oauth, form } = await agencyWithForm(svc));
 });
 test.after.always(async () => svc?.close());
 
@@ -342,10 +332,7 @@ test('GET /v2/submissions/{id} is scoped to the key’s agency and mode', async 
 });
 
 test('embed origins belong to a mode: a sandbox key sets those of test forms only, live form pages keep the live list', async (t) => {
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
-  const testKey = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
-  const liveKey = await svc.apiKey(a.ownerToken, a.agencyId, 'live');
+  const { test: testKey, live: liveKey, ...a } = await agencyWithKeys(svc);
   const testForm = await publishedForm(svc, testKey, a.agencyId);
   const liveForm = await publishedForm(svc, liveKey, a.agencyId);
   const put = (token: string, origins: string[]) => svc.request('PUT', '/v2/embed-origins', { token, json: { origins } });

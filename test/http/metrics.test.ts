@@ -2,31 +2,20 @@
 // operator tokens only; and the credential-free metrics port.
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
-import type { Runner } from 'graphile-worker';
 import parsePrometheusTextFormat, { type MetricFamily } from 'parse-prometheus-text-format';
 import { createOperatorToken } from '../../db/queries/operators.ts';
 import { metricsServer } from '../../http/metrics.ts';
 import { hashToken, newToken } from '../../lib/secrets.ts';
-import { startReceiver, type Receiver } from '../helpers/receiver.ts';
-import { startService, type TestService } from '../helpers/server.ts';
-import { eventually, startTestWorker } from '../helpers/worker.ts';
+import { serviceRig } from '../helpers/rig.ts';
+import { eventually } from '../helpers/worker.ts';
 
-let svc: TestService;
-let worker: Runner;
-let receiver: Receiver;
+const rig = serviceRig({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1', RATE_LIMIT_V1_PER_WINDOW: '2' });
 let operator: string;
 
-test.before(async () => {
-  svc = await startService({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1', RATE_LIMIT_V1_PER_WINDOW: '2' });
-  worker = await startTestWorker(svc);
-  receiver = await startReceiver();
+// Serial: after the rig's own hook has started the service.
+test.serial.before(async () => {
   operator = newToken('ops_', 32);
-  await createOperatorToken(svc.tdb.db.owner, 'Prometheus', 'operator', hashToken(operator));
-});
-test.after.always(async () => {
-  await worker?.stop();
-  await receiver?.close();
-  await svc?.close();
+  await createOperatorToken(rig.svc.tdb.db.owner, 'Prometheus', 'operator', hashToken(operator));
 });
 
 /**
@@ -35,7 +24,7 @@ test.after.always(async () => {
  * a family of its own, labels kept.
  */
 async function scrape(): Promise<MetricFamily[]> {
-  const r = await svc.request('GET', '/metrics', { token: operator });
+  const r = await rig.svc.request('GET', '/metrics', { token: operator });
   if (r.status !== 200) throw new Error(`GET /metrics: ${r.status} ${r.text}`);
   return [...parsePrometheusTextFormat(r.text), ...parsePrometheusTextFormat(r.text.replace(/^# (TYPE|HELP) \S+ .*$/gm, ''))];
 }
@@ -50,7 +39,7 @@ function value(families: MetricFamily[], name: string, labels: Record<string, st
 }
 
 test('the text parses and names every family the issue asks for', async (t) => {
-  const r = await svc.request('GET', '/metrics', { token: operator });
+  const r = await rig.svc.request('GET', '/metrics', { token: operator });
   t.is(r.status, 200);
   t.regex(r.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
   const names = parsePrometheusTextFormat(r.text).map((f) => f.name);
@@ -69,11 +58,11 @@ test('the text parses and names every family the issue asks for', async (t) => {
 });
 
 test('HTTP histograms and rate-limit rejections move with requests', async (t) => {
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
+  const c = await rig.svc.oauthClient();
+  const a = await rig.svc.agency(c.token);
   const route = '/v1/agencies/:agency_id';
   const before = await scrape();
-  const get = () => svc.request('GET', `/v1/agencies/${a.agencyId}`, { token: a.ownerToken });
+  const get = () => rig.svc.request('GET', `/v1/agencies/${a.agencyId}`, { token: a.ownerToken });
   t.is((await get()).status, 200);
   t.is((await get()).status, 200);
   t.is((await get()).status, 429);
@@ -87,7 +76,7 @@ test('HTTP histograms and rate-limit rejections move with requests', async (t) =
     1,
   );
   t.is(value(after, 'svc_rate_limit_rejections_total', { surface: 'v1' }) - value(before, 'svc_rate_limit_rejections_total', { surface: 'v1' }), 1);
-  const unmatched = await svc.request('GET', '/no/such/path/98765');
+  const unmatched = await rig.svc.request('GET', '/no/such/path/98765');
   t.is(unmatched.status, 404);
   const routes = (await scrape()).filter((f) => f.name === 'svc_http_request_duration_seconds_count').flatMap((f) => f.metrics.map((m) => m.labels?.route));
   t.false(
@@ -99,15 +88,16 @@ test('HTTP histograms and rate-limit rejections move with requests', async (t) =
 });
 
 test('queue depth by task and state, job durations and delivery outcomes move with jobs', async (t) => {
-  await svc.tdb.db.owner.query(`select graphile_worker.add_job('metrics_test__nobody_runs', '{}')`);
+  await rig.svc.tdb.db.owner.query(`select graphile_worker.add_job('metrics_test__nobody_runs', '{}')`);
   const before = await scrape();
   t.is(value(before, 'svc_jobs', { task: 'metrics_test__nobody_runs', state: 'queued' }), 1);
 
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
-  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
-  await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: key, json: { staging_url: `${receiver.url}/h` } });
-  const sent = await svc.request('POST', '/v2/webhook-endpoints/form-submission/test', { token: key, headers: { 'Idempotency-Key': crypto.randomUUID() } });
+  const c = await rig.svc.oauthClient();
+  const a = await rig.svc.agency(c.token);
+  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const receiver = await rig.receiver();
+  await rig.svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: key, json: { staging_url: `${receiver.url}/h` } });
+  const sent = await rig.svc.request('POST', '/v2/webhook-endpoints/form-submission/test', { token: key, headers: { 'Idempotency-Key': crypto.randomUUID() } });
   t.is(sent.status, 202);
   // The attempt is counted when it is made, the job's duration when the job has finished (its attempt recorded):
   // a scrape between the two sees one without the other, so both are waited for.
@@ -129,16 +119,16 @@ test('queue depth by task and state, job durations and delivery outcomes move wi
 
 test('only operator tokens read /metrics', async (t) => {
   const analyst = newToken('ops_', 32);
-  await createOperatorToken(svc.tdb.db.owner, 'Ana', 'analyst', hashToken(analyst));
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
-  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
-  t.is((await svc.request('GET', '/metrics', { token: analyst })).status, 403);
-  for (const token of [key, a.ownerToken, c.token, undefined]) t.is((await svc.request('GET', '/metrics', { token })).status, 401);
+  await createOperatorToken(rig.svc.tdb.db.owner, 'Ana', 'analyst', hashToken(analyst));
+  const c = await rig.svc.oauthClient();
+  const a = await rig.svc.agency(c.token);
+  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  t.is((await rig.svc.request('GET', '/metrics', { token: analyst })).status, 403);
+  for (const token of [key, a.ownerToken, c.token, undefined]) t.is((await rig.svc.request('GET', '/metrics', { token })).status, 401);
 });
 
 test('the metrics port serves the same registry without credentials, and nothing else', async (t) => {
-  const server = metricsServer(svc.deps.metrics!).listen(0, '127.0.0.1');
+  const server = metricsServer(rig.svc.deps.metrics!).listen(0, '127.0.0.1');
   await new Promise<void>((r) => server.once('listening', () => r()));
   try {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

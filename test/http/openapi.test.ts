@@ -1,12 +1,8 @@
 import test from 'ava';
 import { allRoutes } from '../../http/app.ts';
-import { startService, type TestService } from '../helpers/server.ts';
+import { fileService } from '../helpers/server.ts';
 
-let svc: TestService;
-test.before(async () => {
-  svc = await startService();
-});
-test.after.always(async () => svc?.close());
+const svc = fileService();
 
 test('GET /openapi.json documents every route with its schemas', async (t) => {
   const r = await svc.request('GET', '/openapi.json');

@@ -4,13 +4,9 @@
 import test from 'ava';
 import { allRoutes } from '../../http/app.ts';
 import { isWrite } from '../../http/route.ts';
-import { startService, type TestService } from '../helpers/server.ts';
+import { fileService } from '../helpers/server.ts';
 
-let svc: TestService;
-test.before(async () => {
-  svc = await startService();
-});
-test.after.always(async () => svc?.close());
+const svc = fileService();
 
 type Operation = { operationId: string; security?: Array<Record<string, string[]>> };
 

@@ -5,35 +5,13 @@ import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import { withIdentity } from '../../db/pool.ts';
 import { fileLinkKey, signFileLink } from '../../lib/links.ts';
-import { policyFixture } from '../helpers/extraction.ts';
-import { startService, type TestService } from '../helpers/server.ts';
+import { HELD_CERTIFICATE, policyFixture } from '../helpers/extraction.ts';
+import { signInCookie } from '../helpers/dashboard.ts';
+import { fileService } from '../helpers/server.ts';
 
-let svc: TestService;
-test.before(async () => {
-  svc = await startService();
-});
-test.after.always(async () => svc?.close());
+const svc = fileService();
 
-const RESULT = {
-  policy_type: 'Certificate of Liability Insurance',
-  document_kind: 'certificate',
-  policy: {
-    provider: 'Commonwealth Casualty Company',
-    policy_number: 'GL-88120O45',
-    effective_date: '2025-03-01',
-    expiration_date: '2026-03-01',
-    premium: null,
-  },
-  policyholder: { first_name: null, last_name: null, organization: 'Beacon Hill Renovations Inc', address: '22 Charles St' },
-  coverages: [],
-  vehicles: [],
-  drivers: [],
-  property: null,
-  interested_parties: [],
-  certificate: null,
-  citations: { '/policy/policy_number': { page: 1, text: 'GL-88120O45', confidence: 0.55, source: 'ocr' } },
-  needs_review: ['/policy/policy_number'],
-};
+const RESULT = HELD_CERTIFICATE;
 
 test('a held extraction reviewed after its first link expired is delivered with a link that opens the document', async (t) => {
   const oauth = await svc.oauthClient();
@@ -72,13 +50,7 @@ test('a held extraction reviewed after its first link expired is delivered with 
   t.is(stale.status, 403, 'the link signed at completion has expired');
 
   // The reviewer signs in to the dashboard and confirms the one uncertain field.
-  const link = await svc.request('POST', `/v1/agents/${a.ownerId}/dashboard-link`, { token: oauth.token });
-  t.is(link.status, 200, link.text);
-  const signIn = await fetch(link.body.data.url, { redirect: 'manual' });
-  const cookie = signIn.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0])
-    .join('; ');
+  const cookie = await signInCookie(t, svc, oauth.token, a.ownerId);
   const page = await fetch(`${svc.url}/dashboard/test/review/${id}`, { headers: { cookie } });
   t.is(page.status, 200);
   const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1];

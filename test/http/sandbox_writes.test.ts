@@ -3,19 +3,13 @@
 // routing and credentials, deliveries) is the same afterwards. A new /v2 write must be added to CALLS (checked).
 import test from 'ava';
 import { publishedForm } from '../helpers/hosted.ts';
-import { startService, type TestService } from '../helpers/server.ts';
+import { agencyWithKeys } from '../helpers/rig.ts';
+import { fileService } from '../helpers/server.ts';
 
-let svc: TestService;
-test.before(async () => {
-  svc = await startService({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
-});
-test.after.always(async () => svc?.close());
+const svc = fileService({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
 
 test('every /v2 write with a sandbox key leaves live data as it was', async (t) => {
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
-  const testKey = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
-  const liveKey = await svc.apiKey(a.ownerToken, a.agencyId, 'live');
+  const { test: testKey, live: liveKey, ...a } = await agencyWithKeys(svc);
   const live = await publishedForm(svc, liveKey, a.agencyId);
   const put = await svc.request('PUT', '/v2/webhook-endpoints/form-submission', {
     token: liveKey,

@@ -3,6 +3,7 @@
 // metadata is refused when the link is made, not when each consumer submits.
 import test from 'ava';
 import { publishedForm } from '../helpers/hosted.ts';
+import { signInCookie } from '../helpers/dashboard.ts';
 import { startService, type TestService } from '../helpers/server.ts';
 
 let svc: TestService;
@@ -46,13 +47,7 @@ test('a number in a query string is decimal digits or a 400 in the surface’s e
 });
 
 test('a number in a dashboard path or query is decimal digits or a 400 page', async (t) => {
-  const link = await svc.request('POST', `/v1/agents/${a.ownerId}/dashboard-link`, { token: oauth });
-  t.is(link.status, 200, link.text);
-  const signIn = await fetch(link.body.data.url, { redirect: 'manual' });
-  const cookie = signIn.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0])
-    .join('; ');
+  const cookie = await signInCookie(t, svc, oauth, a.ownerId);
   t.truthy(cookie);
   const testKey = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
   const form = await publishedForm(svc, testKey, a.agencyId);

@@ -1,13 +1,9 @@
 // v1 webhook subscriptions as a resource: an agency has at most 100 (the list is returned whole and each event
 // fans out to every matching one), refused in the v1 error shape with the field named.
 import test from 'ava';
-import { startService, type TestService } from '../helpers/server.ts';
+import { fileService } from '../helpers/server.ts';
 
-let svc: TestService;
-test.before(async () => {
-  svc = await startService({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
-});
-test.after.always(async () => svc?.close());
+const svc = fileService({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
 
 test('an agency has at most 100 subscriptions: the 101st is 422 naming the url, and one deleted makes room', async (t) => {
   const c = await svc.oauthClient();

@@ -1,17 +1,15 @@
 // Analysts (GraphQL names of app_analyst carry the schema: allAppAnalystEvalRuns): test-mode extractions with their citations under a row-level policy, eval runs and fixtures
 // imported from `svc eval --json`; and what svc_analyst cannot read.
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import test from 'ava';
-import type pg from 'pg';
 import { createOperatorToken } from '../../db/queries/operators.ts';
 import { hashToken, newToken } from '../../lib/secrets.ts';
+import { asRole, refusedAs } from '../helpers/db.ts';
+import { runSvc } from '../helpers/cli.ts';
 import { startService, type TestService } from '../helpers/server.ts';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 let svc: TestService;
 let agency: { agencyId: number; ownerId: number };
 
@@ -22,17 +20,7 @@ test.before(async () => {
 });
 test.after.always(async () => svc?.close());
 
-async function as<T extends pg.QueryResultRow = any>(role: 'svc_analyst' | 'svc_operator', sql: string, values: unknown[] = []): Promise<T[]> {
-  const c = await svc.tdb.db.owner.connect();
-  try {
-    await c.query('begin');
-    await c.query(`set local role ${role}`);
-    return (await c.query<T>(sql, values)).rows;
-  } finally {
-    await c.query('rollback').catch(() => {});
-    c.release();
-  }
-}
+const as = (role: 'svc_analyst' | 'svc_operator', sql: string, values?: unknown[]) => asRole(svc.tdb.db, role, sql, values);
 
 async function seedExtraction(mode: 'test' | 'live', result: unknown): Promise<string> {
   const o = svc.tdb.db.owner;
@@ -79,21 +67,15 @@ test('analysts see test-mode extractions and one row per cited value; live custo
 });
 
 test("svc_analyst cannot read operators' views, documents, agencies, secrets or columns outside its grant; operators cannot read analysts' tables", async (t) => {
-  for (const sql of [
+  await refusedAs(t, svc.tdb.db, 'svc_analyst', [
     'select * from app_ops.jobs',
     'select filename from app_public.documents',
     'select agency_id from app_public.extractions',
     'select * from app_public.agencies',
     'select * from app_private.operator_tokens',
     'select * from graphile_worker.jobs',
-  ]) {
-    const err = await t.throwsAsync(as('svc_analyst', sql), undefined, sql);
-    t.is((err as { code?: string }).code, '42501', sql);
-  }
-  for (const sql of ['select * from app_analyst.test_extractions', 'select * from app_analyst.eval_runs']) {
-    const err = await t.throwsAsync(as('svc_operator', sql), undefined, sql);
-    t.is((err as { code?: string }).code, '42501', sql);
-  }
+  ]);
+  await refusedAs(t, svc.tdb.db, 'svc_operator', ['select * from app_analyst.test_extractions', 'select * from app_analyst.eval_runs']);
 });
 
 test('svc analysts import-eval stores a report and its fixtures; analysts query them over GraphQL', async (t) => {
@@ -120,16 +102,9 @@ test('svc analysts import-eval stores a report and its fixtures; analysts query 
     };
     const file = path.join(dir, 'report.json');
     await writeFile(file, JSON.stringify(report));
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['DATABASE_URL', 'DATA_DIR'].includes(k)));
-    const child = spawn(process.execPath, [path.join(root, 'bin/svc.ts'), 'analysts', 'import-eval', file, '--label', 'nightly'], {
-      cwd: root,
-      env: { ...clean, DATABASE_URL: svc.tdb.url, DATA_DIR: svc.dataDir, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    t.is(await new Promise<number>((r) => child.on('close', (c) => r(c ?? 1))), 0, out);
+    const imported = await runSvc(svc, ['analysts', 'import-eval', file, '--label', 'nightly']);
+    const out = imported.stdout + imported.stderr;
+    t.is(imported.code, 0, out);
     t.regex(out, /eval run \d+ stored: 1 documents, 1 fixtures/);
 
     const [run] = await as('svc_analyst', 'select * from app_analyst.eval_runs');

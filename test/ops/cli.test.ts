@@ -1,34 +1,13 @@
 // `svc operators create|revoke`: a token printed once, stored hashed, that opens /graphql and /metrics
 // until it is revoked.
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { hashToken } from '../../lib/secrets.ts';
-import { startService, type TestService } from '../helpers/server.ts';
+import { runSvc } from '../helpers/cli.ts';
+import { fileService } from '../helpers/server.ts';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const svc = fileService();
 
-let svc: TestService;
-test.before(async () => {
-  svc = await startService();
-});
-test.after.always(async () => svc?.close());
-
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['DATABASE_URL', 'DATA_DIR', 'PORT'].includes(k)));
-  const child = spawn(process.execPath, [path.join(root, 'bin/svc.ts'), ...args], {
-    cwd: root,
-    env: { ...clean, DATABASE_URL: svc.tdb.url, DATA_DIR: svc.dataDir, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  const code = await new Promise<number>((r) => child.on('close', (c) => r(c ?? 1)));
-  return { code, stdout, stderr };
-}
+const cli = (args: string[]) => runSvc(svc, args);
 
 test('operators create prints a token once as JSON; it is stored hashed and opens /graphql and /metrics until revoked', async (t) => {
   const created = await cli(['operators', 'create', '--role', 'operator', '--name', 'Olga', '--json']);

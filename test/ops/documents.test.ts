@@ -3,8 +3,8 @@
 import { PassThrough } from 'node:stream';
 import test from 'ava';
 import type { Runner } from 'graphile-worker';
-import type pg from 'pg';
 import { setLogLevel, setLogStream } from '../../lib/log.ts';
+import { asRole } from '../helpers/db.ts';
 import { finished, policyFixture, upload } from '../helpers/extraction.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { startService, type TestService } from '../helpers/server.ts';
@@ -32,17 +32,7 @@ test.after.always(async () => {
   await svc?.close();
 });
 
-async function asOperator<T extends pg.QueryResultRow = any>(sql: string, values: unknown[] = []): Promise<T[]> {
-  const c = await svc.tdb.db.owner.connect();
-  try {
-    await c.query('begin');
-    await c.query('set local role svc_operator');
-    return (await c.query<T>(sql, values)).rows;
-  } finally {
-    await c.query('rollback').catch(() => {});
-    c.release();
-  }
-}
+const asOperator = (sql: string, values?: unknown[]) => asRole(svc.tdb.db, 'svc_operator', sql, values);
 
 async function setup() {
   const c = await svc.oauthClient();

@@ -3,23 +3,19 @@
 // the output; the HTML report draws one chart per field (inline SVG with title and description, the figures in a
 // table), with the calibration reviewers' corrections show on real traffic; `--no-history` records nothing; an
 // analyst token reads the history and the corrections of the sharing agency over /graphql, never the private one's.
-import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { exportLabels } from '../../bin/commands/analysts.ts';
-import { withIdentity, type Identity } from '../../db/pool.ts';
 import { createOperatorToken } from '../../db/queries/operators.ts';
 import { hashToken, newToken } from '../../lib/secrets.ts';
-import { closeDocumentPools, extractDocument } from '../../pipelines/extraction/index.ts';
+import { closeDocumentPools } from '../../pipelines/extraction/index.ts';
 import { assertAccessible, axe, browserUnavailable, launchBrowser } from '../helpers/browser.ts';
-import { policyFixture } from '../helpers/extraction.ts';
+import { extractedCoi, sharingAndPrivate } from '../helpers/extraction.ts';
+import { runSvc } from '../helpers/cli.ts';
 import { startService, type TestService } from '../helpers/server.ts';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 let svc: TestService;
 let out: string;
 test.before(async () => {
@@ -32,54 +28,13 @@ test.after.always(async () => {
   if (out) fs.rmSync(out, { recursive: true, force: true });
 });
 
-async function svcEval(args: string[], databaseUrl = svc.tdb.url): Promise<{ code: number; stdout: string; stderr: string }> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['DATABASE_URL', 'DATA_DIR', 'PORT'].includes(k)));
-  const child = spawn(process.execPath, [path.join(root, 'bin/svc.ts'), 'eval', ...args], {
-    cwd: root,
-    env: { ...clean, DATABASE_URL: databaseUrl, DATA_DIR: svc.dataDir, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  const code = await new Promise<number>((r) => child.on('close', (c) => r(c ?? 1)));
-  return { code, stdout, stderr };
-}
-
-/** A completed test-mode extraction of coi_alpha.pdf (the engine's real result), its file in the blob store. */
-async function extracted(agency: { agencyId: number; ownerId: number }): Promise<string> {
-  const bytes = policyFixture('coi_alpha.pdf');
-  const r = await extractDocument(new Uint8Array(bytes), { filename: 'coi_alpha.pdf' });
-  const key = `documents/${randomUUID()}.pdf`;
-  await svc.deps.blobs.putAt(key, bytes, 'application/pdf');
-  const o = svc.tdb.db.owner;
-  const doc = await o.query<{ id: string }>(
-    `insert into app_public.documents (agency_id, agent_id, mode, blob_key, filename, content_type, size_bytes, sha256, page_count)
-     values ($1, $2, 'test', $3, 'coi_alpha.pdf', 'application/pdf', $4, repeat('c', 64), 1) returning id`,
-    [agency.agencyId, agency.ownerId, key, bytes.length],
-  );
-  const x = await o.query<{ id: string }>(
-    `insert into app_public.extractions (document_id, agency_id, agent_id, mode, entity_type, status, parsing_method, result)
-     values ($1, $2, $3, 'test', 'declaration_page', 'completed', 'text', $4) returning id`,
-    [doc.rows[0].id, agency.agencyId, agency.ownerId, JSON.stringify(r.extracted_data)],
-  );
-  return x.rows[0].id;
-}
+const svcEval = (args: string[], databaseUrl?: string) => runSvc(svc, ['eval', ...args], databaseUrl);
 
 test('svc eval --labels records each run in the history, the report charts it per field, and analysts read history and corrections over GraphQL', async (t) => {
   t.timeout(300_000);
-  const oauth = await svc.oauthClient();
-  const a = await svc.agency(oauth.token, 'Sharing Agency');
-  const b = await svc.agency(oauth.token, 'Private Agency');
-  const ownerA: Identity = { role: 'owner', agencyId: a.agencyId, agentId: a.ownerId, mode: 'test' };
-  const ownerB: Identity = { role: 'owner', agencyId: b.agencyId, agentId: b.ownerId, mode: 'test' };
-  const as = (who: Identity, sql: string, values: unknown[]) => withIdentity(svc.tdb.db, who, (c) => c.query(sql, values));
-  await as(ownerA, 'select app_public.set_share_reviewed_documents(true)', []);
-  const xa = await extracted(a);
-  const xb = await extracted(b);
-  const review = (who: Identity, id: string, pointer: string, action: string, value: unknown = null) =>
-    as(who, 'select app_public.review_field($1, $2, $3, $4)', [id, pointer, action, JSON.stringify(value)]);
+  const { a, b, ownerA, ownerB, review } = await sharingAndPrivate(svc);
+  const xa = await extractedCoi(svc, a);
+  const xb = await extractedCoi(svc, b);
   await review(ownerA, xa, '/certificate/producer', 'confirmed');
   await review(ownerA, xa, '/certificate/insured', 'corrected', 'Someone Else Inc');
   await review(ownerA, xa, '/certificate/coverages/0/each_occurrence', 'confirmed');

@@ -1,16 +1,14 @@
 // `svc analysts export-labels`: reviewed extractions become label files in the corpus labels' schema (only the
 // fields a person reviewed), with the document where the agency opted in; the export round-trips through
 // `svc eval --labels` (runLabelled), which scores the engine against the reviewers' values.
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { runLabelled, summarise } from '../../bin/commands/eval_labels.ts';
 import { exportLabels, run } from '../../bin/commands/analysts.ts';
-import { withIdentity, type Identity } from '../../db/pool.ts';
-import { closeDocumentPools, extractDocument } from '../../pipelines/extraction/index.ts';
-import { policyFixture } from '../helpers/extraction.ts';
+import { closeDocumentPools } from '../../pipelines/extraction/index.ts';
+import { extractedCoi, sharingAndPrivate } from '../helpers/extraction.ts';
 import { startService, type TestService } from '../helpers/server.ts';
 
 let svc: TestService;
@@ -22,41 +20,12 @@ test.after.always(async () => {
   await svc?.close();
 });
 
-/** A completed test-mode extraction of coi_alpha.pdf (the engine's real result), its file in the blob store. */
-async function extracted(agency: { agencyId: number; ownerId: number }): Promise<string> {
-  const bytes = policyFixture('coi_alpha.pdf');
-  const r = await extractDocument(new Uint8Array(bytes), { filename: 'coi_alpha.pdf' });
-  const key = `documents/${randomUUID()}.pdf`;
-  await svc.deps.blobs.putAt(key, bytes, 'application/pdf');
-  const o = svc.tdb.db.owner;
-  const doc = await o.query<{ id: string }>(
-    `insert into app_public.documents (agency_id, agent_id, mode, blob_key, filename, content_type, size_bytes, sha256, page_count)
-     values ($1, $2, 'test', $3, 'coi_alpha.pdf', 'application/pdf', $4, repeat('c', 64), 1) returning id`,
-    [agency.agencyId, agency.ownerId, key, bytes.length],
-  );
-  const x = await o.query<{ id: string }>(
-    `insert into app_public.extractions (document_id, agency_id, agent_id, mode, entity_type, status, parsing_method, result)
-     values ($1, $2, $3, 'test', 'declaration_page', 'completed', 'text', $4) returning id`,
-    [doc.rows[0].id, agency.agencyId, agency.ownerId, JSON.stringify(r.extracted_data)],
-  );
-  return x.rows[0].id;
-}
-
-const as = (who: Identity, sql: string, values: unknown[]) => withIdentity(svc.tdb.db, who, (c) => c.query(sql, values));
-
 test('reviewed documents export as labels of their reviewed fields, with the document where the agency shares it, and score through svc eval --labels', async (t) => {
   t.timeout(120_000);
-  const oauth = await svc.oauthClient();
-  const a = await svc.agency(oauth.token, 'Sharing Agency');
-  const b = await svc.agency(oauth.token, 'Private Agency');
-  const ownerA: Identity = { role: 'owner', agencyId: a.agencyId, agentId: a.ownerId, mode: 'test' };
-  const ownerB: Identity = { role: 'owner', agencyId: b.agencyId, agentId: b.ownerId, mode: 'test' };
-  await as(ownerA, 'select app_public.set_share_reviewed_documents(true)', []);
-  const xa = await extracted(a);
-  const xb = await extracted(b);
-  const notReviewed = await extracted(a);
-  const review = (who: Identity, id: string, pointer: string, action: string, value: unknown = null) =>
-    as(who, 'select app_public.review_field($1, $2, $3, $4)', [id, pointer, action, JSON.stringify(value)]);
+  const { a, b, ownerA, ownerB, review } = await sharingAndPrivate(svc);
+  const xa = await extractedCoi(svc, a);
+  const xb = await extractedCoi(svc, b);
+  const notReviewed = await extractedCoi(svc, a);
   await review(ownerA, xa, '/certificate/producer', 'confirmed');
   await review(ownerA, xa, '/certificate/insured', 'corrected', 'Someone Else Inc'); // the engine will be scored wrong here
   await review(ownerA, xa, '/certificate/coverages/0/each_occurrence', 'confirmed');

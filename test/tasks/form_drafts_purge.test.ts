@@ -78,17 +78,23 @@ async function noDanglingRows(): Promise<string[]> {
   return missing;
 }
 
+/** Two uploads, each in a draft of its own: the first draft expired, and both uploads past the upload retention. */
+async function expiredAndLive(expiredName: string, liveName: string) {
+  const s = await setup();
+  const expiredFile = await s.uploadOne(expiredName);
+  const liveFile = await s.uploadOne(liveName);
+  const expired = await s.draftWith([expiredFile.id]);
+  const live = await s.draftWith([liveFile.id]);
+  await age([expired], true, [expiredFile.id, liveFile.id]);
+  return { expiredFile, liveFile, expired, live };
+}
+
 test('form_drafts__purge runs hourly from the cron list', (t) => {
   t.truthy(cronItems.find((c) => c.task === 'form_drafts__purge'));
 });
 
 test.serial('an expired draft goes with its files; a live draft keeps its own past the upload retention', async (t) => {
-  const s = await setup();
-  const expiredFile = await s.uploadOne('expired.pdf');
-  const liveFile = await s.uploadOne('live.pdf');
-  const expired = await s.draftWith([expiredFile.id]);
-  const live = await s.draftWith([liveFile.id]);
-  await age([expired], true, [expiredFile.id, liveFile.id]);
+  const { expiredFile, liveFile, expired, live } = await expiredAndLive('expired.pdf', 'live.pdf');
 
   // The hourly upload purge leaves both to their drafts.
   await runTask('maintenance__purge');
@@ -116,12 +122,7 @@ test.serial('an expired draft goes with its files; a live draft keeps its own pa
 });
 
 test.serial('a crash between the rows and the files leaves only files no row names, which the retried sweep deletes', async (t) => {
-  const s = await setup();
-  const file = await s.uploadOne('crash.pdf');
-  const kept = await s.uploadOne('kept.pdf');
-  const draft = await s.draftWith([file.id]);
-  const other = await s.draftWith([kept.id]);
-  await age([draft], true, [file.id, kept.id]);
+  const { expiredFile: file, liveFile: kept, expired: draft, live: other } = await expiredAndLive('crash.pdf', 'kept.pdf');
   // The blob store fails the first deletes (a store outage, or the process dying mid-sweep).
   const blobs = svc.deps.blobs;
   const realDelete = blobs.delete.bind(blobs);

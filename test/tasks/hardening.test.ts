@@ -5,8 +5,8 @@ import test from 'ava';
 import pg from 'pg';
 import { createOAuthClient } from '../../db/queries/oauth.ts';
 import { setIdentity } from '../../db/pool.ts';
-import { sampleTopicPayload, sampleV1Event } from '../../pipelines/webhooks/payloads.ts';
-import { serviceRig } from '../helpers/rig.ts';
+import { sampleV1Event } from '../../pipelines/webhooks/payloads.ts';
+import { formData, serviceRig } from '../helpers/rig.ts';
 import { eventually } from '../helpers/worker.ts';
 
 const rig = serviceRig({
@@ -19,27 +19,16 @@ const rig = serviceRig({
 });
 const { receiver } = rig;
 
-async function agency() {
-  const c = await rig.svc.oauthClient();
-  const a = await rig.svc.agency(c.token);
-  return { ...a, test: await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test'), live: await rig.svc.apiKey(a.ownerToken, a.agencyId, 'live') };
-}
-
 const put = (key: string, body: unknown) => rig.svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: key, json: body });
 const post = (key: string, path: string) => rig.svc.request('POST', path, { token: key, headers: { 'Idempotency-Key': crypto.randomUUID() } });
-const emit = (agencyId: number, mode: 'test' | 'live', topic: string | null, eventName: string | null, data: unknown) =>
-  rig.svc.tdb.db.owner
-    .query('select app_private.emit_event($1, $2, $3, $4, $5) as id', [agencyId, mode, topic, eventName, JSON.stringify(data)])
-    .then((r) => Number(r.rows[0].id));
-const formData = (submission_id: number) => ({ ...sampleTopicPayload('form-submission').data, submission_id });
 
 test('a sandbox key neither sees nor touches live webhook data or live settings, and a live key does not see test data', async (t) => {
-  const a = await agency();
+  const a = await rig.agency();
   const staging = await receiver();
   const production = await receiver();
   t.is((await put(a.live, { staging_url: staging.url, production_url: production.url })).status, 201);
-  await emit(a.agencyId, 'live', 'form-submission', null, formData(1));
-  await emit(a.agencyId, 'test', 'form-submission', null, formData(2));
+  await rig.emit(a.agencyId, 'live', 'form-submission', null, formData(1));
+  await rig.emit(a.agencyId, 'test', 'form-submission', null, formData(2));
   await production.waitFor(1);
   await staging.waitFor(1);
 
@@ -117,13 +106,13 @@ test('a sandbox key neither sees nor touches live webhook data or live settings,
 });
 
 test('a failing staging URL does not disable live deliveries', async (t) => {
-  const a = await agency();
+  const a = await rig.agency();
   const staging = await receiver();
   const production = await receiver();
   staging.script({ status: 410 });
   await put(a.live, { staging_url: staging.url, production_url: production.url });
   await rig.svc.tdb.db.owner.query(`update app_public.webhook_endpoints set failing_since = null where agency_id = $1`, [a.agencyId]);
-  await emit(a.agencyId, 'test', 'form-submission', null, formData(1));
+  await rig.emit(a.agencyId, 'test', 'form-submission', null, formData(1));
   await staging.waitFor(1);
   await eventually(
     async () =>
@@ -131,13 +120,13 @@ test('a failing staging URL does not disable live deliveries', async (t) => {
   );
   const ep = (await rig.svc.tdb.db.owner.query(`select enabled, failing_since from app_public.webhook_endpoints where agency_id = $1`, [a.agencyId])).rows[0];
   t.deepEqual(ep, { enabled: true, failing_since: null });
-  await emit(a.agencyId, 'live', 'form-submission', null, formData(2));
+  await rig.emit(a.agencyId, 'live', 'form-submission', null, formData(2));
   const [got] = await production.waitFor(1);
   t.is(got.json.data.submission_id, 2);
 });
 
 test('fan-out delivers to every target that can take the event and skips the others, never failing the event', async (t) => {
-  const a = await agency();
+  const a = await rig.agency();
   const topicReceiver = await receiver();
   const subReceiver = await receiver();
   await put(a.live, { staging_url: topicReceiver.url });
@@ -145,15 +134,15 @@ test('fan-out delivers to every target that can take the event and skips the oth
   t.is(sub.status, 200, sub.text);
 
   // A topic event has no v1 event name: the `*` subscription cannot take it, the topic endpoint can.
-  const topicEvent = await emit(a.agencyId, 'test', 'form-submission', null, formData(7));
+  const topicEvent = await rig.emit(a.agencyId, 'test', 'form-submission', null, formData(7));
   const [got] = await topicReceiver.waitFor(1);
   t.is(got.json.data.submission_id, 7);
   // A named v1 event reaches the subscription.
-  await emit(a.agencyId, 'test', null, 'client.updated', sampleV1Event('client.updated').data);
+  await rig.emit(a.agencyId, 'test', null, 'client.updated', sampleV1Event('client.updated').data);
   await subReceiver.waitFor(1);
   t.is(subReceiver.received[0].json.event, 'client.updated');
   // An event that names both but whose data fits only one envelope goes where it fits.
-  const both = await emit(a.agencyId, 'test', 'form-submission', 'client.updated', sampleV1Event('client.updated').data);
+  const both = await rig.emit(a.agencyId, 'test', 'form-submission', 'client.updated', sampleV1Event('client.updated').data);
   await subReceiver.waitFor(2);
   const deliveries = await rig.svc.tdb.db.owner.query(`select event_id, endpoint_id from app_public.webhook_deliveries where event_id = any($1)`, [
     [topicEvent, both],
@@ -174,11 +163,11 @@ test('fan-out delivers to every target that can take the event and skips the oth
 });
 
 test('a burst of events to one endpoint is delivered exactly once each, batched into fewer jobs', async (t) => {
-  const a = await agency();
+  const a = await rig.agency();
   const r = await receiver();
   await put(a.live, { staging_url: r.url });
   const n = 60;
-  await Promise.all(Array.from({ length: n }, (_, i) => emit(a.agencyId, 'test', 'form-submission', null, formData(1000 + i))));
+  await Promise.all(Array.from({ length: n }, (_, i) => rig.emit(a.agencyId, 'test', 'form-submission', null, formData(1000 + i))));
   await r.waitFor(n);
   await new Promise((res) => setTimeout(res, 500));
   const ids = r.received.map((x) => x.json.data.submission_id as number);
@@ -196,7 +185,7 @@ test('a burst of events to one endpoint is delivered exactly once each, batched 
 });
 
 test('a fan-out transaction that dies mid-batch leaves its events waiting: the outbox poller then delivers each exactly once', async (t) => {
-  const a = await agency();
+  const a = await rig.agency();
   const r = await receiver();
   await put(a.live, { staging_url: r.url });
   const endpoint = (await rig.svc.tdb.db.owner.query('select id from app_public.webhook_endpoints where agency_id = $1', [a.agencyId])).rows[0].id as string;
@@ -209,7 +198,7 @@ test('a fan-out transaction that dies mid-batch leaves its events waiting: the o
     let ids: number[] = [];
     for (let attempt = 0; attempt < 20 && !ids.length; attempt++) {
       submissions = [0, 1, 2].map((i) => 3000 + attempt * 10 + i);
-      const emitted = await Promise.all(submissions.map((n) => emit(a.agencyId, 'test', 'form-submission', null, formData(n))));
+      const emitted = await Promise.all(submissions.map((n) => rig.emit(a.agencyId, 'test', 'form-submission', null, formData(n))));
       await doomed.query('begin');
       const locked = await doomed.query('select event_id from app_private.events_waiting where event_id = any($1) for update skip locked', [emitted]);
       if (locked.rowCount === emitted.length) ids = emitted;
@@ -245,8 +234,8 @@ test('a fan-out transaction that dies mid-batch leaves its events waiting: the o
 
 // Serial: the fault is injected with DDL on webhook_deliveries, whose lock would queue the other tests' writes.
 test.serial('an event whose fan-out fails on its own is held with its reason; the events behind it, of any agency, still go out', async (t) => {
-  const a = await agency();
-  const b = await agency();
+  const a = await rig.agency();
+  const b = await rig.agency();
   const ra = await receiver();
   const rb = await receiver();
   await put(a.live, { staging_url: ra.url });
@@ -259,11 +248,11 @@ test.serial('an event whose fan-out fails on its own is held with its reason; th
     `create trigger poison before insert on app_public.webhook_deliveries for each row when (position('"submission_id":${poison}' in new.body) > 0) execute function test_poison_delivery()`,
   );
   try {
-    const before = await emit(a.agencyId, 'test', 'form-submission', null, formData(4_747_000));
-    const bad = await emit(a.agencyId, 'test', 'form-submission', null, formData(poison));
+    const before = await rig.emit(a.agencyId, 'test', 'form-submission', null, formData(4_747_000));
+    const bad = await rig.emit(a.agencyId, 'test', 'form-submission', null, formData(poison));
     const after = [
-      await emit(a.agencyId, 'test', 'form-submission', null, formData(4_747_002)),
-      await emit(b.agencyId, 'test', 'form-submission', null, formData(4_747_003)),
+      await rig.emit(a.agencyId, 'test', 'form-submission', null, formData(4_747_002)),
+      await rig.emit(b.agencyId, 'test', 'form-submission', null, formData(4_747_003)),
     ];
     t.true(before < bad && bad < after[0]);
     await eventually(async () => ra.received.length >= 2 && rb.received.length >= 1, 15_000, 'the good deliveries');
@@ -287,7 +276,7 @@ test.serial('an event whose fan-out fails on its own is held with its reason; th
 });
 
 test('an Idempotency-Key claim dies with its request: a killed request frees the key, a running one holds it', async (t) => {
-  const a = await agency();
+  const a = await rig.agency();
   const key = crypto.randomUUID();
   const claim = (c: pg.ClientBase) =>
     c.query(`select outcome from app_private.claim_idempotency_key($1, 'test', $2, 'fp')`, [a.agencyId, key]).then((r) => r.rows[0].outcome as string);

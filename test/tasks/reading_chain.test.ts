@@ -6,28 +6,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
-import type { Runner } from 'graphile-worker';
 import { closeDocumentPools } from '../../pipelines/documents/index.ts';
 import { acrossMigration } from '../helpers/db.ts';
 import { finished, policyFixture, upload } from '../helpers/extraction.ts';
-import { startService, type TestService } from '../helpers/server.ts';
-import { startTestWorker } from '../helpers/worker.ts';
+import { serviceRig } from '../helpers/rig.ts';
 
 const leaseFixture = (f: string) => fs.readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/lease', f));
 
-let svc: TestService;
-let worker: Runner;
-
-test.before(async () => {
-  // The synchronous analyze below waits as long as a scanned certificate takes to read.
-  svc = await startService({ ANALYZE_DEADLINE_MS: '300000' });
-  worker = await startTestWorker(svc);
-});
-test.after.always(async () => {
-  await worker?.stop();
-  await svc?.close();
-  await closeDocumentPools();
-});
+// The synchronous analyze below waits as long as a scanned certificate takes to read.
+const rig = serviceRig({ ANALYZE_DEADLINE_MS: '300000' });
+test.serial.after.always(() => closeDocumentPools());
 
 interface PageRow {
   page: number;
@@ -37,7 +25,7 @@ interface PageRow {
 }
 
 async function pagesOf(documentId: string): Promise<PageRow[]> {
-  const { rows } = await svc.tdb.db.owner.query<PageRow>(
+  const { rows } = await rig.svc.tdb.db.owner.query<PageRow>(
     `select page, state, engine, coalesce(content ? 'ocr_engine', false) as has_engine_in_content
        from app_private.document_pages where document_id = $1 order by page`,
     [documentId],
@@ -47,16 +35,16 @@ async function pagesOf(documentId: string): Promise<PageRow[]> {
 
 test.serial('a scanned policy and a lease analysis are read by the one chain: OCR pages carry their engine as a column', async (t) => {
   t.timeout(600_000);
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
-  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const c = await rig.svc.oauthClient();
+  const a = await rig.svc.agency(c.token);
+  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
 
-  const r = await upload(svc, key, a.ownerId, policyFixture('coi_alpha_scan.pdf'), 'coi_alpha_scan.pdf', { entity_type: 'declaration_page' });
+  const r = await upload(rig.svc, key, a.ownerId, policyFixture('coi_alpha_scan.pdf'), 'coi_alpha_scan.pdf', { entity_type: 'declaration_page' });
   t.is(r.status, 200, r.text);
-  const rec = await finished(svc, key, a.ownerId, r.body.extraction_id, 300_000);
+  const rec = await finished(rig.svc, key, a.ownerId, r.body.extraction_id, 300_000);
   t.not(rec.parsing_status, 'failed', JSON.stringify(rec).slice(0, 400));
   t.is(rec.parsing_method.split('+')[0], 'ocr');
-  const { rows: ext } = await svc.tdb.db.owner.query('select document_id from app_public.extractions where id = $1', [r.body.extraction_id]);
+  const { rows: ext } = await rig.svc.tdb.db.owner.query('select document_id from app_public.extractions where id = $1', [r.body.extraction_id]);
   const pages = await pagesOf(ext[0].document_id);
   t.true(pages.length > 0);
   for (const p of pages) {
@@ -69,18 +57,18 @@ test.serial('a scanned policy and a lease analysis are read by the one chain: OC
   form.append('lease', new Blob([leaseFixture('com_scanned_coi.lease.pdf')], { type: 'application/pdf' }), 'lease.pdf');
   form.append('insurance', new Blob([leaseFixture('com_scanned_coi.insurance.pdf')], { type: 'application/pdf' }), 'insurance.pdf');
   form.append('as_of', '2026-02-15');
-  const started = await svc.request('POST', '/api/analyze?async=true', { form, headers: { 'x-api-key': key } });
+  const started = await rig.svc.request('POST', '/api/analyze?async=true', { form, headers: { 'x-api-key': key } });
   t.is(started.status, 202, started.text);
   // The jobs queued by start_analysis read each document by its id; no per-product reading task exists.
   const docs = (
-    await svc.tdb.db.owner.query<{ lease_document_id: string; insurance_document_id: string }>(
+    await rig.svc.tdb.db.owner.query<{ lease_document_id: string; insurance_document_id: string }>(
       'select lease_document_id, insurance_document_id from app_public.analyses where id = $1',
       [started.body.id],
     )
   ).rows[0];
   const done = await (async () => {
     for (const until = Date.now() + 480_000; Date.now() < until; await new Promise((res) => setTimeout(res, 200))) {
-      const g = await svc.request('GET', `/api/analyses/${started.body.id}`, { headers: { 'x-api-key': key } });
+      const g = await rig.svc.request('GET', `/api/analyses/${started.body.id}`, { headers: { 'x-api-key': key } });
       if (g.body?.status === 'completed' || g.body?.status === 'failed') return g.body;
     }
     throw new Error('the analysis did not finish');
@@ -100,19 +88,19 @@ test.serial('a scanned policy and a lease analysis are read by the one chain: OC
 
 test.serial('a synchronous analyze holds no open transaction while it waits for the workers', async (t) => {
   t.timeout(600_000);
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
-  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const c = await rig.svc.oauthClient();
+  const a = await rig.svc.agency(c.token);
+  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
   const form = new FormData();
   form.append('lease', new Blob([leaseFixture('com_scanned_coi.lease.pdf')], { type: 'application/pdf' }), 'lease.pdf');
   form.append('insurance', new Blob([leaseFixture('com_scanned_coi.insurance.pdf')], { type: 'application/pdf' }), 'insurance.pdf');
   form.append('as_of', '2026-02-15');
   let answered = false;
-  const pending = svc.request('POST', '/api/analyze', { form, headers: { 'x-api-key': key } }).finally(() => (answered = true));
+  const pending = rig.svc.request('POST', '/api/analyze', { form, headers: { 'x-api-key': key } }).finally(() => (answered = true));
   let sawWaiting = 0;
   let idleInTransaction = 0;
   while (!answered) {
-    const { rows } = await svc.tdb.db.owner.query<{ n: number; waiting: number }>(
+    const { rows } = await rig.svc.tdb.db.owner.query<{ n: number; waiting: number }>(
       `select count(*) filter (where application_name = 'svc-request' and state like 'idle in transaction%')::int as n,
               (select count(*)::int from app_public.analyses where status in ('queued', 'processing')) as waiting
          from pg_stat_activity where datname = current_database()`,

@@ -5,8 +5,7 @@ import { Writable } from 'node:stream';
 import test from 'ava';
 import { encryptSecret } from '../../lib/crypto.ts';
 import { setLogLevel, setLogStream } from '../../lib/log.ts';
-import { sampleTopicPayload } from '../../pipelines/webhooks/payloads.ts';
-import { serviceRig } from '../helpers/rig.ts';
+import { formData, serviceRig } from '../helpers/rig.ts';
 import { eventually, startTestWorker } from '../helpers/worker.ts';
 
 const rig = serviceRig(
@@ -69,24 +68,7 @@ test('a v1 subscription with a credential that cannot go into a header is refuse
   t.is(patch.status, 422, patch.text);
 });
 
-/** An agency with a form-submission endpoint whose staging URL is `url`; its id and endpoint id. */
-async function endpointTo(url: string): Promise<{ agencyId: number; endpointId: string }> {
-  const c = await rig.svc.oauthClient();
-  const a = await rig.svc.agency(c.token);
-  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
-  const put = await rig.svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: key, json: { staging_url: `${url}/h` } });
-  if (put.status !== 201 && put.status !== 200) throw new Error(`endpoint: ${put.status} ${put.text}`);
-  const { rows } = await db().query('select id from app_public.webhook_endpoints where agency_id = $1', [a.agencyId]);
-  return { agencyId: a.agencyId, endpointId: rows[0].id as string };
-}
-
-const emit = (agencyId: number, submissionId: number) =>
-  db()
-    .query(`select app_private.emit_event($1, 'test', 'form-submission', null, $2) as id`, [
-      agencyId,
-      JSON.stringify({ ...sampleTopicPayload('form-submission').data, submission_id: submissionId }),
-    ])
-    .then((r) => Number(r.rows[0].id));
+const emit = (agencyId: number, submissionId: number) => rig.emit(agencyId, 'test', 'form-submission', null, formData(submissionId));
 
 const deliveryOf = async (eventId: number) =>
   (
@@ -99,11 +81,22 @@ const deliveryOf = async (eventId: number) =>
     )
   ).rows[0];
 
+/** The event's delivery once its first attempt is recorded. */
+const attempted = (eventId: number, what: string) =>
+  eventually(
+    async () => {
+      const d = await deliveryOf(eventId);
+      return d?.attempt_count >= 1 ? d : null;
+    },
+    15_000,
+    what,
+  );
+
 test.serial('a stored credential that makes the send throw is a failed attempt with backoff, and other endpoints are served meanwhile', async (t) => {
   const bad = await receiver();
   const good = await receiver();
-  const b = await endpointTo(bad.url);
-  const g = await endpointTo(good.url);
+  const b = await rig.endpointTo(bad.url);
+  const g = await rig.endpointTo(good.url);
   // A credential saved before registration checked it: sealed as the route would, bypassing its validation.
   await db().query(`update app_public.webhook_endpoints set auth_kind = 'bearer', auth_ciphertext = $2 where id = $1`, [
     b.endpointId,
@@ -117,14 +110,7 @@ test.serial('a stored credential that makes the send throw is a failed attempt w
     const badEvent = await emit(b.agencyId, 1);
     const goodEvents = [];
     for (let i = 0; i < 5; i++) goodEvents.push(await emit(g.agencyId, 100 + i));
-    const failed = await eventually(
-      async () => {
-        const d = await deliveryOf(badEvent);
-        return d?.attempt_count >= 1 ? d : null;
-      },
-      15_000,
-      'the failed attempt',
-    );
+    const failed = await attempted(badEvent, 'the failed attempt');
     await eventually(async () => good.received.length >= 5, 15_000, 'the other endpoint’s deliveries');
     // Another second of the loop: no second attempt (the retry waits its 60 s), no flood of log lines.
     await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -148,20 +134,13 @@ test.serial('a stored credential that makes the send throw is a failed attempt w
 test.serial('a receiver answering with a NUL in its body is recorded (the NUL replaced) and does not stop the rounds', async (t) => {
   const r = await receiver();
   const other = await receiver();
-  const e = await endpointTo(r.url);
-  const o = await endpointTo(other.url);
+  const e = await rig.endpointTo(r.url);
+  const o = await rig.endpointTo(other.url);
   r.script({ status: 500, body: 'bad\u0000body' });
   const worker = await startTestWorker(rig.svc);
   try {
     const eventId = await emit(e.agencyId, 7);
-    const d = await eventually(
-      async () => {
-        const x = await deliveryOf(eventId);
-        return x?.attempt_count >= 1 ? x : null;
-      },
-      15_000,
-      'the recorded attempt',
-    );
+    const d = await attempted(eventId, 'the recorded attempt');
     t.is(d.attempts[0].body, 'bad\uFFFDbody');
     t.true(d.backed_off);
     await emit(o.agencyId, 8);

@@ -5,13 +5,12 @@
 import test from 'ava';
 import type { Runner } from 'graphile-worker';
 import type { DueDeliveryRow } from '../../db/queries/deliveries.ts';
-import { sampleTopicPayload } from '../../pipelines/webhooks/payloads.ts';
 import { beginAs, commit } from '../../db/pool.ts';
 import { startSendLoop } from '../../tasks/webhooks/send_loop.ts';
 import { startOutboxPoller } from '../../tasks/webhooks/outbox.ts';
 import { startWorker } from '../../tasks/index.ts';
 import type { Receiver } from '../helpers/receiver.ts';
-import { serviceRig } from '../helpers/rig.ts';
+import { formData, serviceRig } from '../helpers/rig.ts';
 import { eventually, startTestWorker } from '../helpers/worker.ts';
 
 const rig = serviceRig(
@@ -22,24 +21,7 @@ const { receiver } = rig;
 
 const db = () => rig.svc.tdb.db.owner;
 
-/** An agency with a form-submission endpoint whose staging URL is `url`; its id and endpoint id. */
-async function endpointTo(url: string): Promise<{ agencyId: number; endpointId: string }> {
-  const c = await rig.svc.oauthClient();
-  const a = await rig.svc.agency(c.token);
-  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
-  const put = await rig.svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: key, json: { staging_url: `${url}/h` } });
-  if (put.status !== 201 && put.status !== 200) throw new Error(`endpoint: ${put.status} ${put.text}`);
-  const { rows } = await db().query('select id from app_public.webhook_endpoints where agency_id = $1', [a.agencyId]);
-  return { agencyId: a.agencyId, endpointId: rows[0].id as string };
-}
-
-const emit = (agencyId: number, submissionId: number) =>
-  db()
-    .query(`select app_private.emit_event($1, 'test', 'form-submission', null, $2) as id`, [
-      agencyId,
-      JSON.stringify({ ...sampleTopicPayload('form-submission').data, submission_id: submissionId }),
-    ])
-    .then((r) => Number(r.rows[0].id));
+const emit = (agencyId: number, submissionId: number) => rig.emit(agencyId, 'test', 'form-submission', null, formData(submissionId));
 
 /** Disable an endpoint through its state function, as a live admin of its agency would. */
 async function disable(agencyId: number, endpointId: string): Promise<void> {
@@ -56,7 +38,7 @@ async function disable(agencyId: number, endpointId: string): Promise<void> {
 /** A disabled endpoint and an event for it, emitted while it is disabled. */
 async function eventOfDisabledEndpoint(submissionId: number) {
   const r = await receiver();
-  const { agencyId, endpointId } = await endpointTo(r.url);
+  const { agencyId, endpointId } = await rig.endpointTo(r.url);
   await disable(agencyId, endpointId);
   return { r, agencyId, endpointId, eventId: await emit(agencyId, submissionId) };
 }
@@ -81,17 +63,23 @@ async function withWorker<T>(fn: (w: Runner) => Promise<T>): Promise<T> {
   }
 }
 
-// Serial: each test starts the worker it needs; another test's worker would take this one's claims.
-test.serial('the claim of a worker that hangs while sending comes back when its lease ends, and the delivery is sent once', async (t) => {
+/** A receiver, an endpoint to it, and a test-mode delivery `messageId` with `body` (no event) queued to be sent. */
+async function queuedDelivery(messageId: string, body: string) {
   const r = await receiver();
-  const { agencyId, endpointId } = await endpointTo(r.url);
-  const { rows } = await db().query<{ id: number; message_id: string }>(
+  const { agencyId, endpointId } = await rig.endpointTo(r.url);
+  const { rows } = await db().query<{ id: number }>(
     `insert into app_public.webhook_deliveries (agency_id, endpoint_id, message_id, mode, url, body)
-     values ($1, $2, 'msg_killed_claim', 'test', $3, '{"topic":"form-submission","data":{"submission_id":1}}') returning id, message_id`,
-    [agencyId, endpointId, `${r.url}/h`],
+     values ($1, $2, $3, 'test', $4, $5) returning id`,
+    [agencyId, endpointId, messageId, `${r.url}/h`, body],
   );
   const id = rows[0].id;
   await db().query('select app_private.queue_deliveries($1, $2)', [endpointId, [id]]);
+  return { r, agencyId, endpointId, id };
+}
+
+// Serial: each test starts the worker it needs; another test's worker would take this one's claims.
+test.serial('the claim of a worker that hangs while sending comes back when its lease ends, and the delivery is sent once', async (t) => {
+  const { r, id } = await queuedDelivery('msg_killed_claim', '{"topic":"form-submission","data":{"submission_id":1}}');
   // A worker claims it for a 3-second lease and hangs (its process still beats) without recording anything.
   await db().query(`insert into app_private.worker_heartbeats (worker_id) values ('send_loop_hung') on conflict (worker_id) do update set last_seen = now()`);
   const claimed = await db().query(
@@ -121,14 +109,7 @@ test.serial('the claim of a worker that hangs while sending comes back when its 
 });
 
 test.serial('the claims of a worker that stopped beating come back at the next heartbeat, long before their lease ends', async (t) => {
-  const r = await receiver();
-  const { agencyId, endpointId } = await endpointTo(r.url);
-  const { rows } = await db().query<{ id: number }>(
-    `insert into app_public.webhook_deliveries (agency_id, endpoint_id, message_id, mode, url, body)
-     values ($1, $2, 'msg_dead_claim', 'test', $3, '{"topic":"form-submission","data":{"submission_id":2}}') returning id`,
-    [agencyId, endpointId, `${r.url}/h`],
-  );
-  await db().query('select app_private.queue_deliveries($1, $2)', [endpointId, [rows[0].id]]);
+  const { r, id } = await queuedDelivery('msg_dead_claim', '{"topic":"form-submission","data":{"submission_id":2}}');
   // Killed an hour ago with a claim of an hour: its last heartbeat is older than WORKER_STALE_AFTER_SECONDS.
   await db().query(
     `insert into app_private.worker_heartbeats (worker_id, last_seen) values ('send_loop_killed', now() - interval '1 hour')
@@ -137,7 +118,7 @@ test.serial('the claims of a worker that stopped beating come back at the next h
   const claimed = await db().query(
     `select id from app_private.send_round('send_loop_killed', '[]', '{}', '{}', 100, interval '1 hour', '{}', interval '5 days')`,
   );
-  t.true(claimed.rows.some((x) => Number(x.id) === rows[0].id));
+  t.true(claimed.rows.some((x) => Number(x.id) === id));
   await withWorker(async () => {
     await eventually(async () => submission(r, 2).length >= 1, 10_000, 'the delivery released by the heartbeat');
   });
@@ -150,9 +131,9 @@ test.serial('a failing and a hanging receiver among good ones: the good ones arr
   const good = await receiver();
   const failing = await receiver();
   const hanging = await receiver();
-  const g = await endpointTo(good.url);
-  const f = await endpointTo(failing.url);
-  const h = await endpointTo(hanging.url);
+  const g = await rig.endpointTo(good.url);
+  const f = await rig.endpointTo(failing.url);
+  const h = await rig.endpointTo(hanging.url);
   failing.script({ status: 500, body: 'down' });
   hanging.script('hang');
   await withWorker(async () => {
@@ -191,8 +172,8 @@ test.serial('a failing and a hanging receiver among good ones: the good ones arr
 test.serial('two workers claiming at once send every delivery exactly once', async (t) => {
   const r1 = await receiver();
   const r2 = await receiver();
-  const a = await endpointTo(r1.url);
-  const b = await endpointTo(r2.url);
+  const a = await rig.endpointTo(r1.url);
+  const b = await rig.endpointTo(r2.url);
   const n = 150;
   const w1 = await startTestWorker(rig.svc);
   const w2 = await startTestWorker(rig.svc);
@@ -221,7 +202,7 @@ test.serial('two workers claiming at once send every delivery exactly once', asy
 
 test.serial('a fan-out or a record lost with an asynchronous commit is redone, under the same webhook-id', async (t) => {
   const r = await receiver();
-  const { agencyId } = await endpointTo(r.url);
+  const { agencyId } = await rig.endpointTo(r.url);
   let firstId = '';
   await withWorker(async () => {
     const eventId = await emit(agencyId, 77);
@@ -264,15 +245,7 @@ test.serial('a fan-out or a record lost with an asynchronous commit is redone, u
 });
 
 test.serial('a delivery made due again while a loop holds its claim (its endpoint enabled again) is not dropped by that loop', async (t) => {
-  const r = await receiver();
-  const { agencyId, endpointId } = await endpointTo(r.url);
-  const { rows } = await db().query<{ id: number }>(
-    `insert into app_public.webhook_deliveries (agency_id, endpoint_id, message_id, mode, url, body)
-     values ($1, $2, 'msg_requeued', 'test', $3, '{}') returning id`,
-    [agencyId, endpointId, `${r.url}/h`],
-  );
-  const id = rows[0].id;
-  await db().query('select app_private.queue_deliveries($1, $2)', [endpointId, [id]]);
+  const { endpointId, id } = await queuedDelivery('msg_requeued', '{}');
   const claimed = (
     await db().query(`select id from app_private.send_round('send_loop_a', '[]', '{}', '{}', 100, interval '1 hour', '{}', interval '5 days')`)
   ).rows.map((x) => Number(x.id));
@@ -290,7 +263,7 @@ test.serial('a delivery made due again while a loop holds its claim (its endpoin
 
 test.serial('the fan-out hands its send loop the deliveries the loop has room for, claimed in its commit; the rest wait due for any loop', async (t) => {
   const r = await receiver();
-  const { agencyId, endpointId } = await endpointTo(r.url);
+  const { agencyId, endpointId } = await rig.endpointTo(r.url);
   const events = [await emit(agencyId, 901), await emit(agencyId, 902), await emit(agencyId, 903)];
   // The poller of a process whose send loop has room for two deliveries (a loop of our own that only collects them).
   const taken: DueDeliveryRow[] = [];
@@ -392,7 +365,7 @@ test.serial('an endpoint is claimed until the loop holds `hold` times its share 
   // A receiver that never answers keeps every claimed delivery of its endpoint held by the loop.
   const r = await receiver();
   r.script(...Array.from({ length: 20 }, () => 'hang' as const));
-  const { agencyId, endpointId } = await endpointTo(r.url);
+  const { agencyId, endpointId } = await rig.endpointTo(r.url);
   const events: number[] = [];
   for (let i = 0; i < 20; i++) events.push(await emit(agencyId, 2000 + i));
   // Fanned out by a poller without a loop: all 20 wait due.
@@ -427,7 +400,7 @@ test.serial('an endpoint is claimed until the loop holds `hold` times its share 
 
 test('a worker asked to run only the outbox poller fans events out and keeps running until stopped', async (t) => {
   const r = await receiver();
-  const { agencyId } = await endpointTo(r.url);
+  const { agencyId } = await rig.endpointTo(r.url);
   const w = await startWorker(db(), {
     concurrency: 1,
     log: rig.svc.deps.log,

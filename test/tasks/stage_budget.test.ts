@@ -1,35 +1,25 @@
 // The stage budget through the worker: a document whose reading runs past DOCUMENT_STAGE_BUDGET_MS ends failed with
 // extraction_failed and the reason in its details, and the task is not retried.
 import test from 'ava';
-import type { Runner } from 'graphile-worker';
 import { closeDocumentPools } from '../../pipelines/documents/index.ts';
 import { policyFixture, upload } from '../helpers/extraction.ts';
-import { startService, type TestService } from '../helpers/server.ts';
-import { eventually, startTestWorker } from '../helpers/worker.ts';
+import { serviceRig } from '../helpers/rig.ts';
+import { eventually } from '../helpers/worker.ts';
 
-let svc: TestService;
-let worker: Runner | undefined;
-test.before(async () => {
-  // 1 ms: no PDF is read that fast.
-  svc = await startService({ DOCUMENT_STAGE_BUDGET_MS: '1' });
-  worker = await startTestWorker(svc);
-});
-test.after.always(async () => {
-  await worker?.stop();
-  await closeDocumentPools();
-  await svc?.close();
-});
+// 1 ms: no PDF is read that fast.
+const rig = serviceRig({ DOCUMENT_STAGE_BUDGET_MS: '1' });
+test.serial.after.always(() => closeDocumentPools());
 
 test('a document whose text stage runs past its budget ends failed: extraction_failed, the reason in details', async (t) => {
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
-  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
-  const r = await upload(svc, key, a.ownerId, policyFixture('auto_acme_mutual.pdf'), 'p.pdf');
+  const c = await rig.svc.oauthClient();
+  const a = await rig.svc.agency(c.token);
+  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const r = await upload(rig.svc, key, a.ownerId, policyFixture('auto_acme_mutual.pdf'), 'p.pdf');
   t.is(r.status, 200, r.text);
   const id = r.body.extraction_id as string;
   const done = await eventually(
     async () => {
-      const g = await svc.request('GET', `/api/v1/${a.ownerId}/policy/extractions/${id}`, { headers: { 'x-api-key': key } });
+      const g = await rig.svc.request('GET', `/api/v1/${a.ownerId}/policy/extractions/${id}`, { headers: { 'x-api-key': key } });
       return g.body?.parsing_status === 'failed' && g.body;
     },
     60_000,
@@ -37,6 +27,6 @@ test('a document whose text stage runs past its budget ends failed: extraction_f
   );
   t.is(done.error, 'extraction_failed', JSON.stringify(done));
   t.regex(String(done.details), /took longer than its budget of 1 ms/);
-  const jobs = await svc.tdb.db.owner.query('select count(*)::int n from graphile_worker.jobs where last_error is not null');
+  const jobs = await rig.svc.tdb.db.owner.query('select count(*)::int n from graphile_worker.jobs where last_error is not null');
   t.is(jobs.rows[0].n, 0, 'no job failed and waits for a retry');
 });

@@ -3,42 +3,28 @@
 // a receiver that fails the first delivery gets it again by the retry schedule.
 import { createHmac } from 'node:crypto';
 import test from 'ava';
-import type { Runner } from 'graphile-worker';
 import { FormSubmissionData } from '../../pipelines/webhooks/payloads.ts';
 import { OWNER_ANSWERS, TINY_PDF, publishedForm } from '../helpers/hosted.ts';
-import { startReceiver, type Receiver } from '../helpers/receiver.ts';
-import { startService, type TestService } from '../helpers/server.ts';
-import { eventually, startTestWorker } from '../helpers/worker.ts';
+import { serviceRig } from '../helpers/rig.ts';
+import { eventually } from '../helpers/worker.ts';
+import { zipEntries } from '../helpers/zip.ts';
 
-let svc: TestService;
-let worker: Runner;
-const receivers: Receiver[] = [];
-
-test.before(async () => {
-  svc = await startService({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_RETRY_SCHEDULE: '1', WEBHOOK_MAX_ATTEMPTS: '4', WEBHOOK_TIMEOUT_MS: '2000' });
-  worker = await startTestWorker(svc);
-});
-test.after.always(async () => {
-  await worker?.stop();
-  await Promise.all(receivers.map((r) => r.close()));
-  await svc?.close();
-});
+const rig = serviceRig({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_RETRY_SCHEDULE: '1', WEBHOOK_MAX_ATTEMPTS: '4', WEBHOOK_TIMEOUT_MS: '2000' });
 
 async function setup() {
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
-  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
-  const form = await publishedForm(svc, key, a.agencyId);
-  const receiver = await startReceiver();
-  receivers.push(receiver);
-  const ep = await svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: key, json: { staging_url: `${receiver.url}/hooks` } });
+  const c = await rig.svc.oauthClient();
+  const a = await rig.svc.agency(c.token);
+  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const form = await publishedForm(rig.svc, key, a.agencyId);
+  const receiver = await rig.receiver();
+  const ep = await rig.svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: key, json: { staging_url: `${receiver.url}/hooks` } });
   if (ep.status !== 201) throw new Error(ep.text);
-  const agent = (await svc.request('GET', `/v1/agencies/${a.agencyId}/agents/${a.ownerId}`, { token: a.ownerToken })).body.data;
+  const agent = (await rig.svc.request('GET', `/v1/agencies/${a.agencyId}/agents/${a.ownerId}`, { token: a.ownerToken })).body.data;
   return { ...a, key, form, receiver, secret: ep.body.signing_secret as string, agent };
 }
 
 async function snapshotOf(slug: string, publicId: string): Promise<number> {
-  const page = await svc.request('GET', `/${slug}/form/${publicId}/home-insurance-quote`);
+  const page = await rig.svc.request('GET', `/${slug}/form/${publicId}/home-insurance-quote`);
   return JSON.parse(/id="form-data">(.*?)<\/script>/s.exec(page.text)![1]).snapshot_id;
 }
 
@@ -47,10 +33,10 @@ async function consumerSubmits(s: Awaited<ReturnType<typeof setup>>, ctx?: strin
   fd.append('question_id', 'declarations');
   if (ctx) fd.append('ctx', ctx);
   fd.append('file', new Blob([new Uint8Array(TINY_PDF)]), 'my declarations.pdf');
-  const up = await svc.request('POST', `/${s.slug}/form/${s.form.public_id}/uploads`, { form: fd });
+  const up = await rig.svc.request('POST', `/${s.slug}/form/${s.form.public_id}/uploads`, { form: fd });
   if (up.status !== 201) throw new Error(up.text);
   const snapshot_id = await snapshotOf(s.slug, s.form.public_id);
-  const r = await svc.request('POST', `/${s.slug}/form/${s.form.public_id}/submissions`, {
+  const r = await rig.svc.request('POST', `/${s.slug}/form/${s.form.public_id}/submissions`, {
     json: { snapshot_id, ctx, answers: { ...OWNER_ANSWERS, declarations: [{ upload_id: up.body.upload_id }] } },
   });
   if (r.status !== 201) throw new Error(r.text);
@@ -59,7 +45,7 @@ async function consumerSubmits(s: Awaited<ReturnType<typeof setup>>, ctx?: strin
 
 test('a submission reaches the receiver as the exact §6.3 payload, with metadata, file links and the ACORD archive', async (t) => {
   const s = await setup();
-  const link = await svc.request('POST', `/v2/forms/${s.form.id}/links`, {
+  const link = await rig.svc.request('POST', `/v2/forms/${s.form.id}/links`, {
     token: s.key,
     json: { agent_id: s.ownerId, metadata: { crm_id: 'lead-42', campaign: 'spring' } },
     headers: { 'Idempotency-Key': crypto.randomUUID() },
@@ -116,7 +102,7 @@ test('a submission reaches the receiver as the exact §6.3 payload, with metadat
   t.deepEqual(zipEntries(zip), ['ACORD_80.pdf'], 'the zip lists exactly form_ids');
 
   // The record keeps the ACORD report; GET re-signs the links on every read.
-  const first = await svc.request('GET', `/v2/submissions/${created.submission_id}`, { token: s.key });
+  const first = await rig.svc.request('GET', `/v2/submissions/${created.submission_id}`, { token: s.key });
   t.is(first.status, 200);
   const { acord_report, ...rest } = first.body;
   t.deepEqual(
@@ -129,7 +115,7 @@ test('a submission reaches the receiver as the exact §6.3 payload, with metadat
     'effective date was not asked',
   );
   await new Promise((r) => setTimeout(r, 1100));
-  const second = await svc.request('GET', `/v2/submissions/${created.submission_id}`, { token: s.key });
+  const second = await rig.svc.request('GET', `/v2/submissions/${created.submission_id}`, { token: s.key });
   const expires = (u: string) => Number(new URL(u).searchParams.get('expires'));
   t.true(expires(second.body.acord.archive_url) > expires(first.body.acord.archive_url), 'a later read signs a later expiry');
   t.true(expires(second.body.answers.find((a: { type: string }) => a.type === 'file_upload').value[0].url) > expires(file.url));
@@ -144,7 +130,7 @@ test('a receiver that fails the first delivery of a real submission gets it agai
   t.deepEqual(a.raw, b.raw, 'the same bytes again');
   t.is(b.json.data.submission_id, created.submission_id);
   const status = await eventually(async () => {
-    const d = (await svc.request('GET', '/v2/webhook-endpoints/form-submission/deliveries', { token: s.key })).body.data;
+    const d = (await rig.svc.request('GET', '/v2/webhook-endpoints/form-submission/deliveries', { token: s.key })).body.data;
     return d[0]?.status === 'delivered' && d[0];
   });
   t.is(status.attempt_count, 2);
@@ -152,23 +138,25 @@ test('a receiver that fails the first delivery of a real submission gets it agai
 
 test('a form without ACORD fields sends no acord object, and the event comes from the SQL state function', async (t) => {
   const s = await setup();
-  const plain = await publishedForm(svc, s.key, s.agencyId, 'Callback request', [
+  const plain = await publishedForm(rig.svc, s.key, s.agencyId, 'Callback request', [
     { id: 's', name: 'Call me', questions: [{ id: 'name', type: 'short_text', label: 'Your name', required: true }] },
   ]);
-  const page = await svc.request('GET', `/${s.slug}/form/${plain.public_id}/callback-request`);
+  const page = await rig.svc.request('GET', `/${s.slug}/form/${plain.public_id}/callback-request`);
   const snapshot_id = JSON.parse(/id="form-data">(.*?)<\/script>/s.exec(page.text)![1]).snapshot_id;
-  const r = await svc.request('POST', `/${s.slug}/form/${plain.public_id}/submissions`, { json: { snapshot_id, answers: { name: 'Kim' } } });
+  const r = await rig.svc.request('POST', `/${s.slug}/form/${plain.public_id}/submissions`, { json: { snapshot_id, answers: { name: 'Kim' } } });
   t.is(r.status, 201);
   const [got] = await s.receiver.waitFor(1);
   t.is(got.json.data.acord, undefined);
   t.deepEqual(got.json.data.contact, { name: 'Kim' });
-  const row = await svc.tdb.db.owner.query(
+  const row = await rig.svc.tdb.db.owner.query(
     'select s.status, e.topic, e.data from app_public.submissions s join app_public.events e on e.id = s.event_id where s.id = $1',
     [r.body.submission_id],
   );
   t.like(row.rows[0], { status: 'complete', topic: 'form-submission' });
   t.is(row.rows[0].data.submission_id, r.body.submission_id);
-  const direct = await t.throwsAsync(svc.tdb.db.owner.query(`update app_public.submissions set status = 'processing' where id = $1`, [r.body.submission_id]));
+  const direct = await t.throwsAsync(
+    rig.svc.tdb.db.owner.query(`update app_public.submissions set status = 'processing' where id = $1`, [r.body.submission_id]),
+  );
   t.regex(direct!.message, /changes only through its state function/);
 });
 
@@ -177,12 +165,12 @@ test('a submit repeated with its client key (a lost answer, a double click) make
   const fd = new FormData();
   fd.append('question_id', 'declarations');
   fd.append('file', new Blob([new Uint8Array(TINY_PDF)]), 'decl.pdf');
-  const up = await svc.request('POST', `/${s.slug}/form/${s.form.public_id}/uploads`, { form: fd });
+  const up = await rig.svc.request('POST', `/${s.slug}/form/${s.form.public_id}/uploads`, { form: fd });
   t.is(up.status, 201, up.text);
   const snapshot_id = await snapshotOf(s.slug, s.form.public_id);
   const client_key = crypto.randomUUID();
   const body = { snapshot_id, client_key, answers: { ...OWNER_ANSWERS, declarations: [{ upload_id: up.body.upload_id }] } };
-  const send = () => svc.request('POST', `/${s.slug}/form/${s.form.public_id}/submissions`, { json: body });
+  const send = () => rig.svc.request('POST', `/${s.slug}/form/${s.form.public_id}/submissions`, { json: body });
   // A double click: both in flight at once; then a retry after the answer was lost.
   const [a, b] = await Promise.all([send(), send()]);
   const c = await send();
@@ -192,7 +180,7 @@ test('a submit repeated with its client key (a lost answer, a double click) make
   t.is(c.body.trace_id, a.body.trace_id);
   t.is(c.headers.get('idempotent-replayed'), 'true');
   t.is([a, b].filter((r) => r.headers.get('idempotent-replayed') === 'true').length, 1, 'exactly one of the two made it');
-  const rows = await svc.tdb.db.owner.query('select id from app_public.submissions where client_key = $1', [client_key]);
+  const rows = await rig.svc.tdb.db.owner.query('select id from app_public.submissions where client_key = $1', [client_key]);
   t.deepEqual(
     rows.rows.map((r) => Number(r.id)),
     [a.body.submission_id],
@@ -201,23 +189,23 @@ test('a submit repeated with its client key (a lost answer, a double click) make
   t.is(got.json.data.submission_id, a.body.submission_id);
   // Nothing else is on its way: no finalize job left, no second event about this form.
   await eventually(async () => {
-    const left = await svc.tdb.db.owner.query(`select 1 from graphile_worker.jobs where task_identifier = 'submissions__finalize'`);
+    const left = await rig.svc.tdb.db.owner.query(`select 1 from graphile_worker.jobs where task_identifier = 'submissions__finalize'`);
     return left.rowCount === 0;
   });
-  const events = await svc.tdb.db.owner.query(
+  const events = await rig.svc.tdb.db.owner.query(
     `select count(*)::int n from app_public.events where topic = 'form-submission' and data->'form'->>'public_id' = $1`,
     [s.form.public_id],
   );
   t.is(events.rows[0].n, 1);
   t.is(s.receiver.received.length, 1);
   // Another filled form (a new key) with the same answers is another submission.
-  const again = await svc.request('POST', `/${s.slug}/form/${s.form.public_id}/submissions`, {
+  const again = await rig.svc.request('POST', `/${s.slug}/form/${s.form.public_id}/submissions`, {
     json: { snapshot_id, client_key: crypto.randomUUID(), answers: OWNER_ANSWERS },
   });
   t.is(again.status, 201, again.text);
   t.not(again.body.submission_id, a.body.submission_id);
   t.is(again.headers.get('idempotent-replayed'), null);
-  const bad = await svc.request('POST', `/${s.slug}/form/${s.form.public_id}/submissions`, { json: { ...body, client_key: 'not-a-uuid' } });
+  const bad = await rig.svc.request('POST', `/${s.slug}/form/${s.form.public_id}/submissions`, { json: { ...body, client_key: 'not-a-uuid' } });
   t.is(bad.status, 422);
 });
 
@@ -227,9 +215,9 @@ test('an upload no submission used is deleted after the retention, with its file
     const fd = new FormData();
     fd.append('question_id', 'declarations');
     fd.append('file', new Blob([new Uint8Array(TINY_PDF)]), name);
-    const up = await svc.request('POST', `/${s.slug}/form/${s.form.public_id}/uploads`, { form: fd });
+    const up = await rig.svc.request('POST', `/${s.slug}/form/${s.form.public_id}/uploads`, { form: fd });
     if (up.status !== 201) throw new Error(up.text);
-    const row = await svc.tdb.db.owner.query('select blob_key from app_public.submission_uploads where public_id = $1', [up.body.upload_id]);
+    const row = await rig.svc.tdb.db.owner.query('select blob_key from app_public.submission_uploads where public_id = $1', [up.body.upload_id]);
     return { id: up.body.upload_id as string, blobKey: row.rows[0].blob_key as string };
   };
   const abandoned = await uploadOne('left.pdf');
@@ -237,41 +225,27 @@ test('an upload no submission used is deleted after the retention, with its file
   const used = await uploadOne('used.pdf');
   // Uploads used to be stored under a key made of their content: an abandoned one may share its file with a used one.
   const sharing = await uploadOne('same-bytes.pdf');
-  await svc.tdb.db.owner.query('update app_public.submission_uploads set blob_key = $2 where public_id = $1', [sharing.id, used.blobKey]);
+  await rig.svc.tdb.db.owner.query('update app_public.submission_uploads set blob_key = $2 where public_id = $1', [sharing.id, used.blobKey]);
   const snapshot_id = await snapshotOf(s.slug, s.form.public_id);
-  const r = await svc.request('POST', `/${s.slug}/form/${s.form.public_id}/submissions`, {
+  const r = await rig.svc.request('POST', `/${s.slug}/form/${s.form.public_id}/submissions`, {
     json: { snapshot_id, answers: { ...OWNER_ANSWERS, declarations: [{ upload_id: used.id }] } },
   });
   t.is(r.status, 201, r.text);
   // Two days pass for the abandoned and the submitted file; the fresh one was uploaded just now.
-  await svc.tdb.db.owner.query(`update app_public.submission_uploads set created_at = now() - interval '49 hours' where public_id = any($1::uuid[])`, [
+  await rig.svc.tdb.db.owner.query(`update app_public.submission_uploads set created_at = now() - interval '49 hours' where public_id = any($1::uuid[])`, [
     [abandoned.id, used.id, sharing.id],
   ]);
-  await svc.tdb.db.owner.query(`select graphile_worker.add_job('maintenance__purge', '{}'::json)`);
-  await eventually(async () => (await svc.deps.blobs.get(abandoned.blobKey)) === undefined, 20_000, 'the abandoned file to be deleted');
-  const left = await svc.tdb.db.owner.query('select public_id::text from app_public.submission_uploads where public_id = any($1::uuid[])', [
+  await rig.svc.tdb.db.owner.query(`select graphile_worker.add_job('maintenance__purge', '{}'::json)`);
+  await eventually(async () => (await rig.svc.deps.blobs.get(abandoned.blobKey)) === undefined, 20_000, 'the abandoned file to be deleted');
+  const left = await rig.svc.tdb.db.owner.query('select public_id::text from app_public.submission_uploads where public_id = any($1::uuid[])', [
     [abandoned.id, fresh.id, used.id, sharing.id],
   ]);
   t.deepEqual(left.rows.map((x) => x.public_id).sort(), [fresh.id, used.id].sort());
-  t.truthy(await svc.deps.blobs.get(fresh.blobKey));
-  t.truthy(await svc.deps.blobs.get(used.blobKey), 'a file another upload still holds is kept');
-  const late = await svc.request('POST', `/${s.slug}/form/${s.form.public_id}/submissions`, {
+  t.truthy(await rig.svc.deps.blobs.get(fresh.blobKey));
+  t.truthy(await rig.svc.deps.blobs.get(used.blobKey), 'a file another upload still holds is kept');
+  const late = await rig.svc.request('POST', `/${s.slug}/form/${s.form.public_id}/submissions`, {
     json: { snapshot_id, answers: { ...OWNER_ANSWERS, declarations: [{ upload_id: abandoned.id }] } },
   });
   t.is(late.status, 422, 'a page still naming the deleted upload is asked to upload it again');
   t.is(late.body.errors[0].pointer, '/answers/declarations/0');
 });
-
-/** File names in a zip, from its central directory. */
-function zipEntries(zip: Buffer): string[] {
-  const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
-  const count = zip.readUInt16LE(eocd + 10);
-  let at = zip.readUInt32LE(eocd + 16);
-  const names: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const nameLen = zip.readUInt16LE(at + 28);
-    names.push(zip.subarray(at + 46, at + 46 + nameLen).toString('utf8'));
-    at += 46 + nameLen + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
-  }
-  return names;
-}

@@ -3,7 +3,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import test from 'ava';
 import { sampleTopicPayload, sampleV1Event } from '../../pipelines/webhooks/payloads.ts';
-import { serviceRig } from '../helpers/rig.ts';
+import { formData, serviceRig } from '../helpers/rig.ts';
 import { eventually } from '../helpers/worker.ts';
 
 const rig = serviceRig({
@@ -15,22 +15,12 @@ const rig = serviceRig({
 const { receiver } = rig;
 
 async function agencyWithKey() {
-  const c = await rig.svc.oauthClient();
-  const a = await rig.svc.agency(c.token);
-  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
-  // Production URLs, credentials, secrets and enabling belong to live keys (a sandbox key sets staging only).
-  const live = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'live');
-  return { ...a, key, live, oauth: c.token };
+  const a = await rig.agency();
+  return { ...a, key: a.test };
 }
 
 const put = (key: string, topic: string, body: unknown) => rig.svc.request('PUT', `/v2/webhook-endpoints/${topic}`, { token: key, json: body });
 const post = (key: string, path: string) => rig.svc.request('POST', path, { token: key, headers: { 'Idempotency-Key': crypto.randomUUID() } });
-const emit = (agencyId: number, mode: 'test' | 'live', topic: string | null, eventName: string | null, data: unknown) =>
-  rig.svc.tdb.db.owner
-    .query('select app_private.emit_event($1, $2, $3, $4, $5) as id', [agencyId, mode, topic, eventName, JSON.stringify(data)])
-    .then((r) => Number(r.rows[0].id));
-
-const formData = (submission_id: number) => ({ ...sampleTopicPayload('form-submission').data, submission_id });
 const clientData = () => sampleTopicPayload('client-submission').data;
 
 /** x-signature as a receiver computes it: HMAC-SHA256 of the raw bytes, lowercase hex, constant-time compare. */
@@ -58,7 +48,7 @@ test('an event of test data is delivered to the staging URL, signed over the exa
   t.regex(secret, /^whsec_/);
   const sample = formData(42) as { answers: Array<Record<string, unknown>> };
   const data = { ...sample, answers: [{ question_id: 'q', label: 'Ünïcode ✓', type: 'short_text', value: 'x' }] };
-  await emit(a.agencyId, 'test', 'form-submission', null, data);
+  await rig.emit(a.agencyId, 'test', 'form-submission', null, data);
   const [got] = await staging.waitFor(1);
   t.is(got.path, '/hooks');
   t.is(got.headers['content-type'], 'application/json');
@@ -87,7 +77,7 @@ test('live data goes to the production URL; a receiver answering 500 then 200 ge
   const production = await receiver();
   production.script({ status: 500, body: 'boom '.repeat(2000) });
   await put(a.live, 'client-submission', { production_url: `${production.url}/live` });
-  await emit(a.agencyId, 'live', 'client-submission', null, clientData());
+  await rig.emit(a.agencyId, 'live', 'client-submission', null, clientData());
   await production.waitFor(2);
   t.deepEqual(production.received[0].raw, production.received[1].raw, 'the retry sends the same bytes');
   t.is(production.received[0].headers['webhook-id'], production.received[1].headers['webhook-id']);
@@ -112,7 +102,7 @@ test('a receiver that is down gets the event after it comes back', async (t) => 
   const port = r.port;
   await r.close();
   await put(a.key, 'form-submission', { staging_url: `http://127.0.0.1:${port}/back` });
-  await emit(a.agencyId, 'test', 'form-submission', null, formData(7));
+  await rig.emit(a.agencyId, 'test', 'form-submission', null, formData(7));
   await eventually(async () => (await deliveries(a.key, 'form-submission'))[0]?.attempt_count >= 1, 20_000, 'a failed attempt');
   await r.listen(port);
   await r.waitFor(1);
@@ -130,14 +120,14 @@ test('410 from the production URL disables the endpoint; re-enabling is an API c
   const r = await receiver();
   r.script({ status: 410 });
   await put(a.live, 'form-submission', { production_url: r.url });
-  await emit(a.agencyId, 'live', 'form-submission', null, formData(1));
+  await rig.emit(a.agencyId, 'live', 'form-submission', null, formData(1));
   const ep = await eventually(async () => {
     const list = (await rig.svc.request('GET', '/v2/webhook-endpoints', { token: a.live })).body.data;
     return list[0]?.enabled === false && list[0];
   });
   t.regex(ep.disabled_reason, /410/);
   t.is((await deliveries(a.live, 'form-submission'))[0].status, 'failed');
-  await emit(a.agencyId, 'live', 'form-submission', null, formData(2));
+  await rig.emit(a.agencyId, 'live', 'form-submission', null, formData(2));
   const again = await put(a.live, 'form-submission', { enabled: true });
   t.is(again.status, 200);
   t.true(again.body.enabled);
@@ -156,7 +146,7 @@ test('a 302 is not followed and counts as a failure', async (t) => {
     { status: 302, headers: { location: `${target.url}/elsewhere` } },
   );
   await put(a.key, 'form-submission', { staging_url: r.url });
-  await emit(a.agencyId, 'test', 'form-submission', null, formData(3));
+  await rig.emit(a.agencyId, 'test', 'form-submission', null, formData(3));
   const [d] = await eventually(async () => {
     const list = await deliveries(a.key, 'form-submission');
     return list[0]?.status === 'failed' && list;
@@ -319,13 +309,13 @@ test('v1 subscriptions: CRUD by admins, unknown events 422, matching events deli
   t.is((await rig.svc.request('GET', '/v1/webhooks/not-a-uuid', { token: a.ownerToken })).status, 400);
 
   const updated = sampleV1Event('client.updated').data;
-  await emit(a.agencyId, 'live', null, 'client.updated', updated);
+  await rig.emit(a.agencyId, 'live', null, 'client.updated', updated);
   const [got] = await r.waitFor(1);
   t.is(got.path, '/all');
   t.like(got.json, { event: 'client.updated', data: updated });
   t.regex(got.json.id, /^[0-9a-f-]{36}$/);
   t.true(receiverAccepts(all.body.data.signing_secret, got.raw, got.headers['x-signature']));
-  await emit(a.agencyId, 'live', null, 'client.reassigned', sampleV1Event('client.reassigned').data);
+  await rig.emit(a.agencyId, 'live', null, 'client.reassigned', sampleV1Event('client.reassigned').data);
   await r.waitFor(3);
   t.deepEqual(
     r.received
@@ -357,7 +347,7 @@ test('a fan-out that runs twice creates no second delivery', async (t) => {
   const a = await agencyWithKey();
   const r = await receiver();
   await put(a.key, 'form-submission', { staging_url: r.url });
-  const eventId = await emit(a.agencyId, 'test', 'form-submission', null, formData(99));
+  const eventId = await rig.emit(a.agencyId, 'test', 'form-submission', null, formData(99));
   await r.waitFor(1);
   // The event waits again, as after a crash that lost the fan-out's mark: the poller fans it out a second time.
   await rig.svc.tdb.db.owner.query(`insert into app_private.events_waiting (event_id) values ($1)`, [eventId]);
@@ -381,7 +371,7 @@ test('an endpoint failing for longer than five days is disabled', async (t) => {
   await rig.svc.tdb.db.owner.query(`update app_public.webhook_endpoints set failing_since = now() - interval '5 days 1 hour' where agency_id = $1`, [
     a.agencyId,
   ]);
-  await emit(a.agencyId, 'live', 'form-submission', null, formData(11));
+  await rig.emit(a.agencyId, 'live', 'form-submission', null, formData(11));
   const ep = await eventually(async () => {
     const list = (await rig.svc.request('GET', '/v2/webhook-endpoints', { token: a.live })).body.data;
     return list[0]?.enabled === false && list[0];

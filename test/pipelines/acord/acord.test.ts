@@ -5,6 +5,7 @@ import path from 'node:path';
 import test from 'ava';
 import { buildAcordPacket, mapToAcord, renderAcordForm, winAnsi, type FieldBox } from '../../../pipelines/acord/index.ts';
 import { template } from '../../../pipelines/forms/templates.ts';
+import { zipEntries } from '../../helpers/zip.ts';
 
 const require = createRequire(import.meta.url);
 const standardFontDataUrl = path.join(path.dirname(require.resolve('pdfjs-dist/package.json')), 'standard_fonts') + path.sep;
@@ -148,19 +149,3 @@ test('text the standard fonts cannot draw is replaced, never fatal', async (t) =
   const items = await textItems(pdf.bytes);
   t.true(items.some((it) => it.str.includes('Lukasz')));
 });
-
-/** File names in a zip, from its central directory. */
-function zipEntries(zip: Buffer): string[] {
-  const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
-  const count = zip.readUInt16LE(eocd + 10);
-  let at = zip.readUInt32LE(eocd + 16);
-  const names: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const nameLen = zip.readUInt16LE(at + 28);
-    const extra = zip.readUInt16LE(at + 30);
-    const comment = zip.readUInt16LE(at + 32);
-    names.push(zip.subarray(at + 46, at + 46 + nameLen).toString('utf8'));
-    at += 46 + nameLen + extra + comment;
-  }
-  return names;
-}

@@ -7,6 +7,7 @@ import { layoutPage, type TextItem, type PageText } from '../../../pipelines/doc
 import { leaseFacts } from '../../../pipelines/lease/lease_facts.ts';
 import { leaseStage } from '../../../pipelines/lease/index.ts';
 import type { DocumentText } from '../../../pipelines/documents/index.ts';
+import { insuranceFacts, readDocument } from '../../helpers/lease.ts';
 
 /** A page of lines; a line may hold cells ("LANDLORD", "TENANT") at their own x. */
 function page(n: number, lines: (string | [number, string][])[]): PageText {
@@ -84,8 +85,7 @@ test('the analysis stage keeps a premises put together from the suite and the st
     page(1, ['LEASE', 'Premises:', 'Suite 725 of the building located at 1200 Grant Avenue, San Mateo, California 94402.']),
     page(2, ['Commencement Date:', 'The date on which Landlord delivers the Premises to Tenant.']),
   ];
-  const doc = { pages, pageCount: 2, method: 'text', errors: [], status: 'success', sniffed: { mime: 'application/pdf', bytes: 1 } } as unknown as DocumentText;
-  const out = leaseStage(doc);
+  const out = leaseStage(readDocument(pages));
   t.is(out.facts.propertyAddress?.value, '1200 Grant Avenue, Suite 725, San Mateo, California 94402');
   t.is(out.facts.termRules.start?.page, 2);
   t.deepEqual(out.dropped, []);
@@ -198,39 +198,10 @@ test('per-occurrence and aggregate kept apart whatever their order; a combined s
 test('summary.uncertain counts the verdicts that rest on a missing or uncertain fact', async (t) => {
   const { buildResult } = await import('../../../pipelines/lease/index.ts');
   const leasePages = [page(1, ['Commencement Date:', 'The date Landlord delivers the Premises.', 'Tenant shall maintain renters insurance.'])];
-  const doc = {
-    pages: leasePages,
-    pageCount: 1,
-    method: 'text',
-    errors: [],
-    status: 'success',
-    sniffed: { mime: 'application/pdf', bytes: 1 },
-  } as unknown as DocumentText;
-  const l = leaseStage(doc);
+  const l = leaseStage(readDocument(leasePages));
   const ins = {
     document: { ...l.document },
-    facts: {
-      kind: 'renters',
-      policyType: 'Renters (HO-4)',
-      carrier: null,
-      policyNumber: null,
-      policyNumbers: [],
-      insured: null,
-      effectiveDate: null,
-      expirationDate: null,
-      liability: null,
-      propertyDamage: null,
-      workersComp: null,
-      umbrella: null,
-      auto: null,
-      professional: null,
-      parties: [],
-      hasCertificateHolderSection: false,
-      waiverOfSubrogation: null,
-      primaryNonContributory: null,
-      propertyAddress: null,
-      markers: [],
-    },
+    facts: insuranceFacts(),
     extracted: {} as never,
     dropped: [],
   } as Parameters<typeof buildResult>[1];
@@ -277,28 +248,10 @@ test('a residential form: "referred to as Landlord", a blank term line, and an u
   t.is(f.leaseStart, null);
   t.is(f.termRules.start, null);
   t.regex(f.requirements.renters?.uncertain ?? '', /checkbox/);
-  const ins = {
-    kind: 'renters',
-    policyType: 'Renters (HO-4)',
-    carrier: null,
-    policyNumber: null,
-    policyNumbers: [],
+  const ins = insuranceFacts({
     insured: { value: 'Jordan Lee', page: 1, text: 'Jordan Lee' },
-    effectiveDate: null,
-    expirationDate: null,
     liability: { value: 300000, page: 1, text: '$300,000', label: 'Personal Liability' },
-    propertyDamage: null,
-    workersComp: null,
-    umbrella: null,
-    auto: null,
-    professional: null,
-    parties: [],
-    hasCertificateHolderSection: false,
-    waiverOfSubrogation: null,
-    primaryNonContributory: null,
-    propertyAddress: null,
-    markers: [],
-  };
+  });
   const renters = compare({ ...f, tenant: { value: 'Jordan Lee', page: 1, text: 'x' } }, ins, { asOf: '2026-02-15' }).find(
     (c) => c.field === 'Renters Insurance Required',
   )!;
@@ -427,40 +380,19 @@ test('never a false pass: a lease with a page OCR read with low confidence gives
     'Tenant shall maintain renters insurance with personal liability of at least $100,000.',
   ];
   const scanned = { ...page(2, ['Tenant shall ma1ntain aut0 l1ab1l1ty 1nsurance of $50O,00O']), source: 'ocr' as const, confidence: 0.41 };
-  const docOf = (pages: PageText[]) =>
-    ({
-      pages,
-      pageCount: pages.length,
-      method: 'mixed',
-      errors: [],
-      status: 'success',
-      sniffed: { mime: 'application/pdf', bytes: 1 },
-    }) as unknown as DocumentText;
+  const docOf = (pages: PageText[]) => readDocument(pages, 'mixed');
   const ins = (l: ReturnType<typeof leaseStage>) =>
     ({
       document: { ...l.document, lowConfidencePages: [] },
-      facts: {
-        kind: 'renters',
-        policyType: 'Renters (HO-4)',
+      facts: insuranceFacts({
         carrier: { value: 'Evergreen Indemnity', page: 1, text: 'Evergreen Indemnity' },
         policyNumber: { value: 'RN-1', page: 1, text: 'RN-1' },
-        policyNumbers: [],
         insured: { value: 'Jordan Lee', page: 1, text: 'Jordan Lee' },
         effectiveDate: { value: '2026-01-01', page: 1, text: '01/01/2026' },
         expirationDate: { value: '2027-01-01', page: 1, text: '01/01/2027' },
         liability: { value: 300000, page: 1, text: '$300,000', label: 'Personal Liability' },
-        propertyDamage: null,
-        workersComp: null,
-        umbrella: null,
-        auto: null,
-        professional: null,
-        parties: [],
-        hasCertificateHolderSection: false,
-        waiverOfSubrogation: null,
-        primaryNonContributory: null,
         propertyAddress: { value: '12 Elm Street, Apt 4B, Springfield, IL 62701', page: 1, text: '12 Elm Street', from: 'premises' as const },
-        markers: [],
-      },
+      }),
       extracted: {} as never,
       dropped: [],
     }) as Parameters<typeof buildResult>[1];
@@ -510,28 +442,12 @@ test('a coverage the landlord may require later is neither required nor a "Not r
   t.is(f.requirements.liability?.amount, 1000000);
   t.false(f.requirements.umbrella?.required);
   t.regex(f.requirements.umbrella?.uncertain ?? '', /lets the landlord require it \("Landlord may from time to time require"\)/);
-  const ins = {
+  const ins = insuranceFacts({
     kind: 'certificate',
     policyType: 'Certificate of Liability Insurance',
-    carrier: null,
-    policyNumber: null,
-    policyNumbers: [],
-    insured: null,
-    effectiveDate: null,
-    expirationDate: null,
     liability: { value: 1000000, page: 1, text: '$1,000,000', label: 'Each Occurrence' },
-    propertyDamage: null,
-    workersComp: null,
-    umbrella: null,
-    auto: null,
-    professional: null,
-    parties: [],
     hasCertificateHolderSection: true,
-    waiverOfSubrogation: null,
-    primaryNonContributory: null,
-    propertyAddress: null,
-    markers: [],
-  };
+  });
   const umbrella = compare(f, ins as never, { asOf: '2026-02-15' }).find((c) => c.field === 'Umbrella/Excess Liability')!;
   t.is(umbrella.status, 'warning');
   t.regex(umbrella.gap ?? '', /uncertain: the lease lets the landlord require it/);

@@ -13,6 +13,7 @@ import {
   type RequirementKind,
   type ComparisonField,
 } from '../../../pipelines/lease/index.ts';
+import { insuranceFacts } from '../../helpers/lease.ts';
 
 const c = <T>(value: T, page = 1) => ({ value, page, text: String(value) });
 const req = (kind: RequirementKind, amount: number | null = null, extra: Partial<LeaseRequirement> = {}): LeaseRequirement => ({
@@ -40,29 +41,16 @@ function lease(over: Partial<LeaseFacts> = {}): LeaseFacts {
   };
 }
 function policy(over: Partial<InsuranceFacts> = {}): InsuranceFacts {
-  return {
-    kind: 'renters',
-    policyType: 'Renters (HO-4)',
+  return insuranceFacts({
     carrier: c('Lakeside Mutual'),
     policyNumber: c('RNT-1'),
     policyNumbers: ['RNT-1'],
     insured: c('Jordan Lee'),
     effectiveDate: c('2026-02-01'),
     expirationDate: c('2027-02-01'),
-    liability: null,
-    propertyDamage: null,
-    workersComp: null,
-    umbrella: null,
-    auto: null,
-    professional: null,
-    parties: [],
-    hasCertificateHolderSection: false,
-    waiverOfSubrogation: null,
-    primaryNonContributory: null,
     propertyAddress: { ...c('12 Oak St #4B, Springfield, IL 62704'), from: 'premises' },
-    markers: [],
     ...over,
-  };
+  });
 }
 const limit = (value: number | null, label = 'limit', extra = {}) => ({ value, page: 1, text: `${label} ${value}`, label, ...extra });
 const check = (field: ComparisonField, l: LeaseFacts, p: InsuranceFacts, asOf = '2026-02-15') => compare(l, p, { asOf }).find((x) => x.field === field)!;

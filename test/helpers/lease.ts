@@ -1,0 +1,43 @@
+// What the lease tests build by hand: the facts of an insurance document and a read document for the lease stage.
+import type { DocumentText } from '../../pipelines/documents/index.ts';
+import type { PageText } from '../../pipelines/documents/layout.ts';
+import type { InsuranceFacts } from '../../pipelines/lease/index.ts';
+
+/** The facts of a renters policy that states nothing (every field empty); `over` sets what a test needs. */
+export function insuranceFacts(over: Partial<InsuranceFacts> = {}): InsuranceFacts {
+  return {
+    kind: 'renters',
+    policyType: 'Renters (HO-4)',
+    carrier: null,
+    policyNumber: null,
+    policyNumbers: [],
+    insured: null,
+    effectiveDate: null,
+    expirationDate: null,
+    liability: null,
+    propertyDamage: null,
+    workersComp: null,
+    umbrella: null,
+    auto: null,
+    professional: null,
+    parties: [],
+    hasCertificateHolderSection: false,
+    waiverOfSubrogation: null,
+    primaryNonContributory: null,
+    propertyAddress: null,
+    markers: [],
+    ...over,
+  };
+}
+
+/** `pages` as the reading stage hands a read PDF to the lease stage (`method` how its pages were read). */
+export function readDocument(pages: PageText[], method: 'text' | 'mixed' = 'text'): DocumentText {
+  return {
+    pages,
+    pageCount: pages.length,
+    method,
+    errors: [],
+    status: 'success',
+    sniffed: { mime: 'application/pdf', bytes: 1 },
+  } as unknown as DocumentText;
+}
