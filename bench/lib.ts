@@ -1,4 +1,7 @@
-// Small helpers shared by the benchmarks: latency percentiles, a fixed-concurrency load loop, seed data.
+// Small helpers shared by the benchmarks: latency percentiles, a fixed-concurrency load loop, seed data, local
+// servers and the requests a suite sends them.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { hashToken } from '../lib/secrets.ts';
 import { withIdentity, type Database } from '../db/pool.ts';
 
@@ -69,3 +72,77 @@ export async function seedAgency(db: Database, label: string): Promise<{ oauthCl
   );
   return { oauthClientId: client.rows[0].id, agencyId: created.rows[0].agency_id, agentId: created.rows[0].agent_id, agentToken };
 }
+
+/** The port of a server listening (or about to listen, as `app.listen(0, '127.0.0.1')` leaves it) on 127.0.0.1. */
+export async function localPort(server: http.Server): Promise<number> {
+  if (!server.listening) await new Promise<void>((r) => server.once('listening', () => r()));
+  return (server.address() as AddressInfo).port;
+}
+
+/** A webhook receiver on a free local port that answers 204 after handing `onBody` each JSON body; its URL. */
+export async function jsonReceiver(onBody: (body: unknown) => void): Promise<{ server: http.Server; url: string }> {
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      onBody(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      res.writeHead(204).end();
+    });
+  });
+  return { server, url: `http://127.0.0.1:${await localPort(server.listen(0, '127.0.0.1'))}/hook` };
+}
+
+/** The keep-alive connections of a suite's requests. */
+export const keepAliveAgent = () => new http.Agent({ keepAlive: true, maxSockets: 16 });
+
+type Answer = { status: number; text: string; headers: http.IncomingHttpHeaders };
+
+/**
+ * One request to the service on 127.0.0.1:`port` (a JSON body when there is one): the answer's status, text and
+ * headers, or only the status with the body read and dropped (`statusOnly`, for load loops); status 0 when it fails.
+ */
+function send(
+  agent: http.Agent,
+  port: number,
+  method: string,
+  p: string,
+  body: string | undefined,
+  headers: Record<string, string>,
+  statusOnly: true,
+): Promise<number>;
+function send(
+  agent: http.Agent,
+  port: number,
+  method: string,
+  p: string,
+  body: string | undefined,
+  headers: Record<string, string>,
+  statusOnly: false,
+): Promise<Answer>;
+function send(agent: http.Agent, port: number, method: string, p: string, body: string | undefined, headers: Record<string, string>, statusOnly: boolean) {
+  return new Promise<number | Answer>((resolve) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, path: p, method, agent, headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers } },
+      (res) => {
+        if (statusOnly) {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+          return;
+        }
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+      },
+    );
+    req.on('error', () => resolve(statusOnly ? 0 : { status: 0, text: '', headers: {} }));
+    req.end(body);
+  });
+}
+
+/** A request's answer: status, text and headers. */
+export const request = (agent: http.Agent, port: number, method: string, p: string, body?: string, headers: Record<string, string> = {}) =>
+  send(agent, port, method, p, body, headers, false);
+
+/** A request's status only, for load loops. */
+export const requestStatus = (agent: http.Agent, port: number, method: string, p: string, body?: string, headers: Record<string, string> = {}) =>
+  send(agent, port, method, p, body, headers, true);
