@@ -95,54 +95,44 @@ export async function jsonReceiver(onBody: (body: unknown) => void): Promise<{ s
 /** The keep-alive connections of a suite's requests. */
 export const keepAliveAgent = () => new http.Agent({ keepAlive: true, maxSockets: 16 });
 
-type Answer = { status: number; text: string; headers: http.IncomingHttpHeaders };
+interface Request {
+  agent: http.Agent;
+  port: number;
+  method: string;
+  path: string;
+  body?: string;
+  headers: Record<string, string>;
+}
 
-/**
- * One request to the service on 127.0.0.1:`port` (a JSON body when there is one): the answer's status, text and
- * headers, or only the status with the body read and dropped (`statusOnly`, for load loops); status 0 when it fails.
- */
-function send(
-  agent: http.Agent,
-  port: number,
-  method: string,
-  p: string,
-  body: string | undefined,
-  headers: Record<string, string>,
-  statusOnly: true,
-): Promise<number>;
-function send(
-  agent: http.Agent,
-  port: number,
-  method: string,
-  p: string,
-  body: string | undefined,
-  headers: Record<string, string>,
-  statusOnly: false,
-): Promise<Answer>;
-function send(agent: http.Agent, port: number, method: string, p: string, body: string | undefined, headers: Record<string, string>, statusOnly: boolean) {
-  return new Promise<number | Answer>((resolve) => {
-    const req = http.request(
-      { host: '127.0.0.1', port, path: p, method, agent, headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers } },
-      (res) => {
-        if (statusOnly) {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-          return;
-        }
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
-      },
-    );
-    req.on('error', () => resolve(statusOnly ? 0 : { status: 0, text: '', headers: {} }));
-    req.end(body);
+/** One request to the service on 127.0.0.1 (a JSON body when there is one); `read` makes the answer, `failed` stands for none. */
+function send<T>(r: Request, read: (res: http.IncomingMessage, done: (v: T) => void) => void, failed: T): Promise<T> {
+  return new Promise<T>((resolve) => {
+    const headers = { ...(r.body ? { 'content-type': 'application/json' } : {}), ...r.headers };
+    const req = http.request({ host: '127.0.0.1', port: r.port, path: r.path, method: r.method, agent: r.agent, headers }, (res) => read(res, resolve));
+    req.on('error', () => resolve(failed));
+    req.end(r.body);
   });
 }
 
-/** A request's answer: status, text and headers. */
-export const request = (agent: http.Agent, port: number, method: string, p: string, body?: string, headers: Record<string, string> = {}) =>
-  send(agent, port, method, p, body, headers, false);
+/** A request's answer: status, text and headers (status 0 when it fails). */
+export const request = (agent: http.Agent, port: number, method: string, path: string, body?: string, headers: Record<string, string> = {}) =>
+  send<{ status: number; text: string; headers: http.IncomingHttpHeaders }>(
+    { agent, port, method, path, body, headers },
+    (res, done) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => done({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+    },
+    { status: 0, text: '', headers: {} },
+  );
 
-/** A request's status only, for load loops. */
-export const requestStatus = (agent: http.Agent, port: number, method: string, p: string, body?: string, headers: Record<string, string> = {}) =>
-  send(agent, port, method, p, body, headers, true);
+/** A request's status only, the body read and dropped, for load loops (0 when it fails). */
+export const requestStatus = (agent: http.Agent, port: number, method: string, path: string, body?: string, headers: Record<string, string> = {}) =>
+  send<number>(
+    { agent, port, method, path, body, headers },
+    (res, done) => {
+      res.resume();
+      res.on('end', () => done(res.statusCode ?? 0));
+    },
+    0,
+  );
