@@ -1,7 +1,7 @@
 // `svc analyze --lease FILE --insurance FILE [--as-of YYYY-MM-DD]`: run the lease checker locally (no server,
 // no database) and print the SPEC §2.8 result as JSON. A refused file exits non-zero with its §7.2 code.
 import fs from 'node:fs';
-import { parseArgs } from 'node:util';
+import { commandArgs } from './args.ts';
 import { analyzePair } from '../../pipelines/lease/index.ts';
 import { closeDocumentPools } from '../../pipelines/documents/index.ts';
 import { DocumentError } from '../../pipelines/documents/errors.ts';
@@ -17,9 +17,8 @@ export const today = () => new Date().toISOString().slice(0, 10);
 
 /** Entry point for `svc analyze`; returns the exit code. */
 export async function run(argv: string[]): Promise<number> {
-  let args;
-  try {
-    args = parseArgs({
+  const args = commandArgs(
+    {
       args: argv,
       options: {
         lease: { type: 'string' },
@@ -28,15 +27,10 @@ export async function run(argv: string[]): Promise<number> {
         raw: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
-    });
-  } catch (e) {
-    process.stderr.write(`${(e as Error).message}\n${usage}\n`);
-    return 2;
-  }
-  if (args.values.help) {
-    process.stdout.write(`${usage}\n`);
-    return 0;
-  }
+    },
+    usage,
+  );
+  if (typeof args === 'number') return args;
   const { lease, insurance } = args.values;
   if (!lease || !insurance) {
     process.stderr.write(`bad_request: both --lease and --insurance are required\n${usage}\n`);

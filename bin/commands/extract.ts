@@ -2,7 +2,7 @@
 // print the SPEC §2.9 record. A file the pipeline refuses exits non-zero with its §7.2 error code.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { commandArgs } from './args.ts';
 import { config } from '../../lib/config.ts';
 import { extractDocument, closeDocumentPools, entityTypeSchema, type ExtractOptions, type ExtractionResult } from '../../pipelines/extraction/index.ts';
 import { apiErrorBody, fromDocumentError } from '../../http/errors.ts';
@@ -64,21 +64,15 @@ function printHuman(r: ExtractionResult) {
 
 /** Entry point for `svc extract`; returns the exit code. */
 export async function run(argv: string[]): Promise<number> {
-  let args;
-  try {
-    args = parseArgs({
+  const args = commandArgs(
+    {
       args: argv,
       allowPositionals: true,
       options: { type: { type: 'string' }, json: { type: 'boolean' }, raw: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (e) {
-    process.stderr.write(`${(e as Error).message}\n${usage}\n`);
-    return 2;
-  }
-  if (args.values.help) {
-    process.stdout.write(`${usage}\n`);
-    return 0;
-  }
+    },
+    usage,
+  );
+  if (typeof args === 'number') return args;
   const file = args.positionals[0];
   if (!file) {
     process.stderr.write(`${usage}\n`);
