@@ -2,11 +2,9 @@
 // print the SPEC §2.9 record. A file the pipeline refuses exits non-zero with its §7.2 error code.
 import fs from 'node:fs';
 import path from 'node:path';
-import { commandArgs } from './args.ts';
+import { commandArgs, documentFailure } from './args.ts';
 import { config } from '../../lib/config.ts';
 import { extractDocument, closeDocumentPools, entityTypeSchema, type ExtractOptions, type ExtractionResult } from '../../pipelines/extraction/index.ts';
-import { apiErrorBody, fromDocumentError } from '../../http/errors.ts';
-import { DocumentError } from '../../pipelines/documents/errors.ts';
 import { presentLocalExtraction, presentParsingMethod } from '../../http/presenters/extractions.ts';
 
 const usage = `usage: svc extract FILE [--type ENTITY_TYPE] [--json] [--raw]
@@ -96,13 +94,7 @@ export async function run(argv: string[]): Promise<number> {
     else printHuman(r);
     return r.success ? 0 : 1;
   } catch (e) {
-    if (e instanceof DocumentError) {
-      if (args.values.json) process.stdout.write(`${JSON.stringify(apiErrorBody(fromDocumentError(e)), null, 2)}\n`);
-      process.stderr.write(`${e.code}: ${e.message}${e.details ? ` (${e.details})` : ''}\n`);
-      return e.code === 'payload_too_large' ? 4 : 3;
-    }
-    process.stderr.write(`internal_error: ${(e as Error).stack ?? e}\n`);
-    return 70;
+    return documentFailure(e, !!args.values.json);
   } finally {
     await closeDocumentPools();
   }
