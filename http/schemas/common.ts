@@ -48,6 +48,26 @@ export const emailAddress = z.string().trim().toLowerCase().max(254).pipe(z.emai
 
 export const timestamp = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
 
+/** A /v1 list page (SPEC §4: Laravel's paginator): the rows, the page links and the counts. */
+export function v1Page<T extends z.ZodType>(row: T, id: string) {
+  const pageLink = z.string().nullable();
+  return z
+    .object({
+      data: z.array(row),
+      links: z.object({ first: pageLink, last: pageLink, prev: pageLink, next: pageLink }),
+      meta: z.object({
+        current_page: z.number().int(),
+        from: z.number().int().nullable(),
+        last_page: z.number().int(),
+        path: z.string(),
+        per_page: z.number().int(),
+        to: z.number().int().nullable(),
+        total: z.number().int(),
+      }),
+    })
+    .meta({ id });
+}
+
 export const v1Error = z
   .object({
     error: z.object({
@@ -83,6 +103,10 @@ export const problem = z
     errors: z.array(z.object({ pointer: z.string().optional(), detail: z.string() })).optional(),
   })
   .meta({ id: 'Problem', description: 'RFC 9457 problem details' });
+
+/** Problem-details answers of these statuses, described by their status alone. */
+export const problemErrors = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((s) => [s, { description: `Problem details (${s})`, schema: problem }]));
 
 /**
  * The text fields of a multipart body checked by `shape`'s schemas: each trimmed, an empty one absent (HTML forms

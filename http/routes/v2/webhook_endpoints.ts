@@ -6,7 +6,7 @@ import { listTopicEndpoints, putTopicEndpoint, type EndpointRow } from '../../..
 import { sampleTopicPayload } from '../../../pipelines/webhooks/payloads.ts';
 import { presentTopicEndpoint } from '../../presenters/webhooks.ts';
 import { identity, route, tx } from '../../route.ts';
-import { problem } from '../../schemas/common.ts';
+import { problemErrors as errors } from '../../schemas/common.ts';
 import {
   listDeliveriesQuery,
   delivery,
@@ -32,8 +32,6 @@ import {
 } from '../../webhooks.ts';
 
 const present = (ctx: Context) => (w: EndpointRow) => presentTopicEndpoint(w, identity(ctx).mode);
-
-const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, { description: `Problem details (${s})`, schema: problem }]));
 
 export const webhookEndpointRoutes = [
   route({

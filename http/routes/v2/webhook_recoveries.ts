@@ -5,12 +5,10 @@ import { getRecovery, recoverDeliveries } from '../../../db/queries/recoveries.t
 import { notFound } from '../../errors.ts';
 import { presentRecovery } from '../../presenters/recoveries.ts';
 import { route, tx } from '../../route.ts';
-import { problem } from '../../schemas/common.ts';
+import { problemErrors as errors } from '../../schemas/common.ts';
 import { recoverBody, recovery, topicRecoveryParams } from '../../schemas/recoveries.ts';
 import { topicParams } from '../../schemas/webhooks.ts';
 import { loadTopicEndpoint } from '../../webhooks.ts';
-
-const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, { description: `Problem details (${s})`, schema: problem }]));
 
 export const topicRecoveryRoutes = [
   route({
