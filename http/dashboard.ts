@@ -309,22 +309,38 @@ export const agentPageResponses: RouteSpec['responses'] = {
   404: { description: 'Not found' },
 };
 
-/** A dashboard page (GET), declared like any route but for its method, tag and (by default) `pageResponses`. */
+/** A dashboard route's input: the route's, and `s`, the signed-in agent (`session(ctx)`). */
+type DashboardInput<P extends z.ZodType, Q extends z.ZodType, B> = RouteInput<z.infer<P>, z.infer<Q>, B> & { s: DashboardSession };
+
+/**
+ * A dashboard page (GET), declared like any route but for its method, tag and (by default) `pageResponses`; its
+ * handler is handed the session as `s`.
+ */
 export function dashboardPage<P extends z.ZodType, Q extends z.ZodType = z.ZodObject<{}>>(
-  spec: Omit<RouteSpec<P, Q>, 'method' | 'tags' | 'responses'> & { responses?: RouteSpec['responses'] },
+  spec: Omit<RouteSpec<P, Q>, 'method' | 'tags' | 'responses' | 'handler'> & {
+    responses?: RouteSpec['responses'];
+    handler: (ctx: Context, input: DashboardInput<P, Q, unknown>, deps: Deps) => Promise<void>;
+  },
 ): RouteSpec {
-  return { method: 'get', tags: ['Dashboard'], responses: pageResponses, ...spec } as unknown as RouteSpec;
+  const { handler, ...rest } = spec;
+  return {
+    method: 'get',
+    tags: ['Dashboard'],
+    responses: pageResponses,
+    ...rest,
+    handler: (ctx: Context, input: RouteInput<z.infer<P>, z.infer<Q>, unknown>, deps: Deps) => handler(ctx, { ...input, s: session(ctx) }, deps),
+  } as unknown as RouteSpec;
 }
 
 /**
- * The action of a dashboard form (POST, urlencoded `dashboardForm`, whose `_csrf` `withSession` checks). The handler
- * renders a page, or returns the path to answer 303 See Other to, which `seeOther` describes.
+ * The action of a dashboard form (POST, urlencoded `dashboardForm`, whose `_csrf` `withSession` checks). The handler,
+ * handed the session as `s`, renders a page, or returns the path to answer 303 See Other to, which `seeOther` describes.
  */
 export function dashboardAction<P extends z.ZodType>(
   spec: Omit<RouteSpec<P, z.ZodObject<{}>, typeof dashboardForm>, 'method' | 'tags' | 'urlencoded' | 'body' | 'responses' | 'handler'> & {
     responses?: RouteSpec['responses'];
     seeOther?: string;
-    handler: (ctx: Context, input: RouteInput<z.infer<P>, {}, z.infer<typeof dashboardForm>>, deps: Deps) => Promise<string | void>;
+    handler: (ctx: Context, input: DashboardInput<P, z.ZodObject<{}>, z.infer<typeof dashboardForm>>, deps: Deps) => Promise<string | void>;
   },
 ): RouteSpec {
   const { seeOther, handler, responses = pageResponses, ...rest } = spec;
@@ -336,7 +352,7 @@ export function dashboardAction<P extends z.ZodType>(
     responses: seeOther ? { ...responses, 303: { description: seeOther } } : responses,
     ...rest,
     handler: async (ctx: Context, input: RouteInput<z.infer<P>, {}, z.infer<typeof dashboardForm>>, deps: Deps) => {
-      const to = await handler(ctx, input, deps);
+      const to = await handler(ctx, { ...input, s: session(ctx) }, deps);
       if (typeof to === 'string') {
         ctx.status = 303;
         ctx.redirect(to);

@@ -3,7 +3,7 @@
 // Admins only: an analysis belongs to the agency (made with an API key), not to an agent.
 import { z } from 'zod';
 import { getReport, listAgencyAnalyses } from '../../../db/queries/analysis_reports.ts';
-import { base, beforePosition, dashboardPage, renderPage, session } from '../../dashboard.ts';
+import { base, beforePosition, dashboardPage, renderPage } from '../../dashboard.ts';
 import { notFound } from '../../errors.ts';
 import { analysesBody } from '../../pages/dashboard_analyses.ts';
 import { keysetPage, timeCursorOf } from '../../pagination.ts';
@@ -23,8 +23,7 @@ export const dashboardAnalysisRoutes = [
     auth: 'dashboard_admin',
     params: modeParams,
     query: z.object({ before: z.string().max(300).optional() }),
-    handler: async (ctx, { query }) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, query }) => {
       const rows = await listAgencyAnalyses(tx(ctx), { after: beforePosition(query.before, 'analyses'), limit: PAGE + 1 });
       const { page: shown, nextCursor: next } = keysetPage(rows, PAGE, timeCursorOf);
       await renderPage(ctx, s, 'Lease checks', analysesBody(s, shown, query, next));
@@ -37,8 +36,7 @@ export const dashboardAnalysisRoutes = [
     auth: 'dashboard_admin',
     params: z.object({ mode: z.enum(['test', 'live']), id: uuid }),
     query: reportQuery,
-    handler: async (ctx, { params, query }, deps) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params, query }, deps) => {
       const row = await getReport(tx(ctx), params.id);
       if (!row) throw notFound('analysis');
       await sendReport(ctx, deps, row, {

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { apiKeyMode, createApiKey, listApiKeysPage, revokeApiKey, rollApiKey } from '../../../db/queries/api_keys.ts';
 import { newApiKey } from '../../../lib/secrets.ts';
-import { base, dashboardAction, dashboardPage, renderPage, shownOnce, session, type DashboardSession } from '../../dashboard.ts';
+import { base, dashboardAction, dashboardPage, renderPage, shownOnce, type DashboardSession } from '../../dashboard.ts';
 import { notFound, unprocessable } from '../../errors.ts';
 import { apiKeysBody, GRACE } from '../../pages/dashboard_api_keys.ts';
 import type { SafeHtml } from '../../pages/html.ts';
@@ -39,7 +39,7 @@ export const dashboardApiKeyRoutes = [
     auth: 'dashboard_admin',
     params: modeParams,
     query: z.object({ before: beforeId }),
-    handler: (ctx, { query }) => keysPage(ctx, session(ctx), null, 200, query.before ?? null),
+    handler: (ctx, { s, query }) => keysPage(ctx, s, null, 200, query.before ?? null),
   }),
   dashboardAction({
     path: '/dashboard/:mode/keys',
@@ -47,8 +47,7 @@ export const dashboardApiKeyRoutes = [
     summary: 'Create a key; the answer shows it once',
     auth: 'dashboard_admin',
     params: modeParams,
-    handler: async (ctx, { body }) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, body }) => {
       const f = createFields.safeParse(body);
       if (!f.success) throw unprocessable('give the key a name and choose its permissions', [{ field: 'name', message: 'required, at most 100 characters' }]);
       const k = newApiKey(s.mode);
@@ -62,8 +61,7 @@ export const dashboardApiKeyRoutes = [
     summary: 'Roll a key; the answer shows the replacement once',
     auth: 'dashboard_admin',
     params: modeIdParams,
-    handler: async (ctx, { params, body }) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params, body }) => {
       const grace = Number(body.grace_period_seconds ?? 0);
       if (!GRACE.some(([v]) => v === grace)) throw unprocessable('choose one of the grace periods offered');
       const mode = await apiKeyMode(tx(ctx), s.agency_id, params.id);
@@ -80,8 +78,7 @@ export const dashboardApiKeyRoutes = [
     auth: 'dashboard_admin',
     params: modeIdParams,
     seeOther: 'Back to the keys',
-    handler: async (ctx, { params }) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params }) => {
       if ((await apiKeyMode(tx(ctx), s.agency_id, params.id)) !== s.mode) throw notFound('API key');
       await revokeApiKey(tx(ctx), s.agency_id, params.id);
       return `${base(s.mode)}/keys`;

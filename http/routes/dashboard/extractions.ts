@@ -5,7 +5,7 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { getAgencyExtraction, listAgencyExtractions } from '../../../db/queries/extractions.ts';
-import { agentPageResponses, beforePosition, dashboardPage, renderPage, session, type DashboardSession } from '../../dashboard.ts';
+import { agentPageResponses, beforePosition, dashboardPage, renderPage, type DashboardSession } from '../../dashboard.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { extractionBody, extractionsBody, EXTRACTION_STATUSES } from '../../pages/dashboard_extractions.ts';
 import type { Citation } from '../../pages/extraction_fields.ts';
@@ -58,8 +58,7 @@ export const dashboardExtractionRoutes = [
       to: day,
       before: z.string().max(300).optional(),
     }),
-    handler: async (ctx, { query }) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, query }) => {
       const from = query.from ? new Date(`${query.from}T00:00:00Z`) : null;
       // "to" is a day, included: everything before the next midnight (UTC).
       const to = query.to ? new Date(Date.parse(`${query.to}T00:00:00Z`) + 86_400_000) : null;
@@ -91,7 +90,7 @@ export const dashboardExtractionRoutes = [
         .max(200)
         .optional(),
     }),
-    handler: (ctx, { params, query }, deps) => detail(ctx, deps, session(ctx), params.id, query.page, query.field),
+    handler: (ctx, { s, params, query }, deps) => detail(ctx, deps, s, params.id, query.page, query.field),
   }),
   dashboardPage({
     path: '/dashboard/:mode/extractions/:id/pages/:page',
@@ -100,8 +99,7 @@ export const dashboardExtractionRoutes = [
     auth: 'dashboard',
     params: z.object({ mode: z.enum(['test', 'live']), id: uuid, page: queryInt(1, 10_000) }),
     responses: { 200: { description: 'image/png' }, 401: { description: 'Not signed in' }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }, deps) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params }, deps) => {
       const row = await getAgencyExtraction(tx(ctx), params.id);
       if (!row || (!s.isAdmin && row.agent_id !== s.agent_id)) throw notFound('extraction');
       if (!row.blob_key) throw notFound('document file (removed after the retention period)');

@@ -7,7 +7,7 @@ import { listAgents } from '../../../db/queries/agents.ts';
 import { listEmbedOrigins, setEmbedOrigins } from '../../../db/queries/embed_origins.ts';
 import { activeAgent, linkTarget } from '../../../db/queries/form_links.ts';
 import { duplicateForm, getForm, listForms, publishForm, type FormRow } from '../../../db/queries/forms.ts';
-import { base, dashboardAction, dashboardPage, renderPage, when, session, type DashboardSession } from '../../dashboard.ts';
+import { base, dashboardAction, dashboardPage, renderPage, when, type DashboardSession } from '../../dashboard.ts';
 import type { Deps } from '../../context.ts';
 import { notFound, unprocessable } from '../../errors.ts';
 import { copyBox, formBody, formsBody } from '../../pages/dashboard_forms.ts';
@@ -51,8 +51,7 @@ export const dashboardFormRoutes = [
       status: z.enum(['draft', 'active']).or(z.literal('')).optional(),
       before: beforeId,
     }),
-    handler: async (ctx, { query }) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, query }) => {
       const { page: forms, nextCursor: next } = keysetPage(
         await listForms(tx(ctx), {
           before: query.before ?? null,
@@ -73,8 +72,7 @@ export const dashboardFormRoutes = [
     summary: 'One form: publish, duplicate, link and embed code',
     auth: 'dashboard',
     params: modeIdParams,
-    handler: async (ctx, { params }, deps) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params }, deps) => {
       await formPage(ctx, deps, s, await loadForm(ctx, s, params.id), null);
     },
   }),
@@ -84,8 +82,7 @@ export const dashboardFormRoutes = [
     summary: 'Publish a form',
     auth: 'dashboard_admin',
     params: modeIdParams,
-    handler: async (ctx, { params }, deps) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params }, deps) => {
       await loadForm(ctx, s, params.id);
       const f = await publishForm(tx(ctx), params.id);
       await formPage(ctx, deps, s, f, html`<p class="notice" role="status">Published.</p>`);
@@ -98,8 +95,7 @@ export const dashboardFormRoutes = [
     auth: 'dashboard_admin',
     params: modeIdParams,
     seeOther: 'To the copy',
-    handler: async (ctx, { params }) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params }) => {
       await loadForm(ctx, s, params.id);
       const copy = await duplicateForm(tx(ctx), params.id);
       return `${base(s.mode)}/forms/${copy.id}`;
@@ -111,8 +107,7 @@ export const dashboardFormRoutes = [
     summary: 'A signed link for an agent with metadata',
     auth: 'dashboard_admin',
     params: modeIdParams,
-    handler: async (ctx, { params, body }, deps) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params, body }, deps) => {
       const f = await loadForm(ctx, s, params.id);
       const target = await linkTarget(tx(ctx), f.id);
       if (!target || target.status !== 'active' || !target.live_name) throw unprocessable('publish the form before making links to it');
@@ -142,8 +137,7 @@ export const dashboardFormRoutes = [
     summary: 'Replace the embed origins',
     auth: 'dashboard_admin',
     params: modeIdParams,
-    handler: async (ctx, { params, body }, deps) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params, body }, deps) => {
       const f = await loadForm(ctx, s, params.id);
       const origins = [
         ...new Set(

@@ -3,7 +3,7 @@
 // state function as POST /v2/webhook-endpoints/{topic}/recover) and shows its progress.
 import { z } from 'zod';
 import { countRecoverable, getRecovery, recoverDeliveries } from '../../../db/queries/recoveries.ts';
-import { base, dashboardAction, dashboardPage, renderPage, session } from '../../dashboard.ts';
+import { base, dashboardAction, dashboardPage, renderPage } from '../../dashboard.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { recoverBody, recoveryBody } from '../../pages/dashboard_recoveries.ts';
 import { presentRecovery } from '../../presenters/recoveries.ts';
@@ -28,8 +28,7 @@ export const dashboardRecoveryRoutes = [
     auth: 'dashboard_admin',
     params: modeTopicParams,
     query: z.object({ since: z.string().max(40).optional() }),
-    handler: async (ctx, { params, query }) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params, query }) => {
       const w = await loadTopicEndpoint(ctx, params.topic);
       const since = query.since ? instantOf(query.since) : null;
       const count = since ? await countRecoverable(tx(ctx), w.id, since, null) : null;
@@ -43,12 +42,12 @@ export const dashboardRecoveryRoutes = [
     auth: 'dashboard_admin',
     params: modeTopicParams,
     seeOther: 'To the recovery',
-    handler: async (ctx, { params, body }) => {
+    handler: async (ctx, { s, params, body }) => {
       const w = await loadTopicEndpoint(ctx, params.topic);
       const raw = (body as Record<string, unknown>).since;
       const since = typeof raw === 'string' && !Number.isNaN(Date.parse(raw)) && /Z$/.test(raw) ? new Date(raw) : instantOf(raw);
       const r = await recoverDeliveries(tx(ctx), w.id, since, null);
-      return `${base(session(ctx).mode)}/webhooks/${params.topic}/recoveries/${r.id}`;
+      return `${base(s.mode)}/webhooks/${params.topic}/recoveries/${r.id}`;
     },
   }),
   dashboardPage({
@@ -57,8 +56,7 @@ export const dashboardRecoveryRoutes = [
     summary: 'Progress of a recovery',
     auth: 'dashboard_admin',
     params: modeTopicParams.extend({ recovery_id: z.uuid('a recovery id (UUID)') }),
-    handler: async (ctx, { params }) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params }) => {
       const row = await getRecovery(tx(ctx), (await loadTopicEndpoint(ctx, params.topic)).id, params.recovery_id);
       if (!row) throw notFound('recovery');
       await renderPage(ctx, s, `Recovery of ${params.topic}`, recoveryBody(s, params.topic, presentRecovery(row)));

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { getAgencyExtraction } from '../../../db/queries/extractions.ts';
 import { fieldReviews, reviewField, reviewQueue, reviewSettings, setHoldForReview, setShareReviewedDocuments } from '../../../db/queries/reviews.ts';
 import { fileLinkKey, signFileLink } from '../../../lib/links.ts';
-import { base, dashboardAction, dashboardPage, renderPage, session, type DashboardSession } from '../../dashboard.ts';
+import { base, dashboardAction, dashboardPage, renderPage, type DashboardSession } from '../../dashboard.ts';
 import { badRequest, conflict, notFound } from '../../errors.ts';
 import { queueBody, reviewBody } from '../../pages/dashboard_reviews.ts';
 import { valueAt, type Citation } from '../../pages/extraction_fields.ts';
@@ -70,7 +70,7 @@ export const dashboardReviewRoutes = [
     auth: 'dashboard',
     params: modeParams,
     query: reviewQueueQuery,
-    handler: (ctx, { query }) => queuePage(ctx, session(ctx), query),
+    handler: (ctx, { s, query }) => queuePage(ctx, s, query),
   }),
   dashboardAction({
     path: '/dashboard/:mode/review/settings',
@@ -78,8 +78,7 @@ export const dashboardReviewRoutes = [
     summary: 'Hold extractions with uncertain fields for review, or share reviewed documents with the analysts (or stop), in this mode',
     auth: 'dashboard_admin',
     params: modeParams,
-    handler: async (ctx, { body }) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, body }) => {
       const onOff = (v: unknown) => (v === 'on' ? true : v === 'off' ? false : undefined);
       const hold = onOff(body.hold);
       const share = onOff(body.share);
@@ -96,7 +95,7 @@ export const dashboardReviewRoutes = [
     auth: 'dashboard',
     params: z.object({ mode: z.enum(['test', 'live']), id: uuid }),
     query: z.object({ field: reviewForm.shape.pointer.optional() }),
-    handler: (ctx, { params, query }, deps) => reviewPage(ctx, deps, session(ctx), params.id, { field: query.field }),
+    handler: (ctx, { s, params, query }, deps) => reviewPage(ctx, deps, s, params.id, { field: query.field }),
   }),
   dashboardAction({
     path: '/dashboard/:mode/review/:id',
@@ -104,8 +103,7 @@ export const dashboardReviewRoutes = [
     summary: 'Confirm, correct or mark "not on the document" one field',
     auth: 'dashboard',
     params: z.object({ mode: z.enum(['test', 'live']), id: uuid }),
-    handler: async (ctx, { params, body }, deps) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params, body }, deps) => {
       const form = reviewForm.safeParse(body);
       if (!form.success)
         throw badRequest(

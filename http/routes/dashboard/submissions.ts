@@ -3,7 +3,7 @@
 // (the same presenter as GET /v2/submissions/{id}).
 import { z } from 'zod';
 import { getSubmission, listSubmissions } from '../../../db/queries/submissions.ts';
-import { agentPageResponses, dashboardPage, renderPage, session } from '../../dashboard.ts';
+import { agentPageResponses, dashboardPage, renderPage } from '../../dashboard.ts';
 import { notFound } from '../../errors.ts';
 import { submissionBody, submissionsBody } from '../../pages/dashboard_submissions.ts';
 import { keysetPage } from '../../pagination.ts';
@@ -27,8 +27,7 @@ export const dashboardSubmissionRoutes = [
       status: z.enum(['processing', 'complete']).or(z.literal('')).optional(),
       before: beforeId,
     }),
-    handler: async (ctx, { query }) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, query }) => {
       const rows = await listSubmissions(tx(ctx), {
         before: query.before ?? null,
         formId: query.form_id || null,
@@ -47,8 +46,7 @@ export const dashboardSubmissionRoutes = [
     auth: 'dashboard',
     responses: agentPageResponses,
     params: modeIdParams,
-    handler: async (ctx, { params }, deps) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params }, deps) => {
       const row = await getSubmission(tx(ctx), params.id);
       if (!row || (!s.isAdmin && row.agent_id !== s.agent_id)) throw notFound('submission');
       const d = presentSubmission(row, deps);

@@ -6,7 +6,7 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { deleteSubscription, listSubscriptions } from '../../../db/queries/webhook_endpoints.ts';
-import { base, dashboardAction, dashboardPage, renderPage, shownOnce, session, type DashboardSession } from '../../dashboard.ts';
+import { base, dashboardAction, dashboardPage, renderPage, shownOnce, type DashboardSession } from '../../dashboard.ts';
 import { notFound, unprocessable, zodDetails } from '../../errors.ts';
 import { deliveryDetailBody } from '../../pages/dashboard_deliveries.ts';
 import { subscriptionsBody } from '../../pages/dashboard_subscriptions.ts';
@@ -44,7 +44,7 @@ export const dashboardSubscriptionRoutes = [
     summary: 'v1 webhook subscriptions page',
     auth: 'dashboard_admin',
     params: modeParams,
-    handler: (ctx) => subscriptionsPage(ctx, session(ctx), null),
+    handler: (ctx, { s }) => subscriptionsPage(ctx, s, null),
   }),
   dashboardAction({
     path: '/dashboard/:mode/subscriptions',
@@ -52,8 +52,7 @@ export const dashboardSubscriptionRoutes = [
     summary: 'Subscribe a URL (live view); the signing secret is shown once',
     auth: 'dashboard_admin',
     params: modeParams,
-    handler: async (ctx, { body }, deps) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, body }, deps) => {
       const events = body.events === undefined ? [] : Array.isArray(body.events) ? body.events : [body.events];
       const description = typeof body.description === 'string' && body.description.trim() ? body.description : undefined;
       const parsed = createSubscriptionBody.safeParse({ url: typeof body.url === 'string' ? body.url : '', events: [...new Set(events)], description });
@@ -69,10 +68,10 @@ export const dashboardSubscriptionRoutes = [
     auth: 'dashboard_admin',
     params: subParams,
     seeOther: 'Back to the subscriptions',
-    handler: async (ctx, { params }) => {
+    handler: async (ctx, { s, params }) => {
       // In the test view the delete policy sees nothing (removal routes live data): a 404 like any other.
       if (!(await deleteSubscription(tx(ctx), params.uuid))) throw notFound('webhook subscription');
-      return `${base(session(ctx).mode)}/subscriptions`;
+      return `${base(s.mode)}/subscriptions`;
     },
   }),
   dashboardAction({
@@ -82,12 +81,12 @@ export const dashboardSubscriptionRoutes = [
     auth: 'dashboard_admin',
     params: subParams,
     seeOther: 'To the new delivery',
-    handler: async (ctx, { params }) => {
+    handler: async (ctx, { s, params }) => {
       const w = await loadSubscription(ctx, params.uuid);
       const name = w.events.find((e) => e !== '*') ?? 'client-submission.complete';
       // Filed under this view's mode (the sample carries no customer data), so it shows in this view's log.
       const d = await sendTest(ctx, w.id, sampleV1Event(name as Parameters<typeof sampleV1Event>[0]));
-      return `${base(session(ctx).mode)}/subscriptions/${w.id}/deliveries/${d.id}`;
+      return `${base(s.mode)}/subscriptions/${w.id}/deliveries/${d.id}`;
     },
   }),
   dashboardPage({
@@ -97,8 +96,7 @@ export const dashboardSubscriptionRoutes = [
     auth: 'dashboard_admin',
     params: subParams,
     query: deliveryLogQuery,
-    handler: async (ctx, { params, query }) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params, query }) => {
       const w = await loadSubscription(ctx, params.uuid);
       await deliveryLogPage(ctx, s, w.id, {
         title: `Delivery log: ${w.url}`,
@@ -114,8 +112,7 @@ export const dashboardSubscriptionRoutes = [
     summary: 'One delivery of a subscription with every attempt',
     auth: 'dashboard_admin',
     params: subDeliveryParams,
-    handler: async (ctx, { params }) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params }) => {
       const w = await loadSubscription(ctx, params.uuid);
       const d = await deliveryDetail(ctx, w.id, params.delivery_id);
       await renderPage(ctx, s, `Delivery #${d.id}`, deliveryDetailBody(s, `${base(s.mode)}/subscriptions/${w.id}`, d));
@@ -128,12 +125,12 @@ export const dashboardSubscriptionRoutes = [
     auth: 'dashboard_admin',
     params: subDeliveryParams,
     seeOther: 'To the new delivery',
-    handler: async (ctx, { params }) => {
+    handler: async (ctx, { s, params }) => {
       const w = await loadSubscription(ctx, params.uuid);
       // deliveryDetail is read under RLS (this mode only): another mode's delivery is a 404 here.
       await deliveryDetail(ctx, w.id, params.delivery_id);
       const d = await redeliverTo(ctx, w.id, params.delivery_id);
-      return `${base(session(ctx).mode)}/subscriptions/${w.id}/deliveries/${d.id}`;
+      return `${base(s.mode)}/subscriptions/${w.id}/deliveries/${d.id}`;
     },
   }),
 ];

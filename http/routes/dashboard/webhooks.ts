@@ -5,7 +5,7 @@
 import type { Context } from 'koa';
 import { listTopicEndpoints, putTopicEndpoint, setEndpointEnabled } from '../../../db/queries/webhook_endpoints.ts';
 import { sampleTopicPayload } from '../../../pipelines/webhooks/payloads.ts';
-import { base, dashboardAction, dashboardPage, renderPage, shownOnce, session, type DashboardSession } from '../../dashboard.ts';
+import { base, dashboardAction, dashboardPage, renderPage, shownOnce, type DashboardSession } from '../../dashboard.ts';
 import { notFound, unprocessable, zodDetails } from '../../errors.ts';
 import { deliveryDetailBody } from '../../pages/dashboard_deliveries.ts';
 import { endpointCard, TOPICS } from '../../pages/dashboard_webhooks.ts';
@@ -56,7 +56,7 @@ export const dashboardWebhookRoutes = [
     summary: 'Webhooks page',
     auth: 'dashboard_admin',
     params: modeParams,
-    handler: (ctx) => endpointsPage(ctx, session(ctx), null),
+    handler: (ctx, { s }) => endpointsPage(ctx, s, null),
   }),
   dashboardAction({
     path: '/dashboard/:mode/webhooks/:topic',
@@ -64,8 +64,7 @@ export const dashboardWebhookRoutes = [
     summary: 'Register or update a topic endpoint; the secret is shown once on creation',
     auth: 'dashboard_admin',
     params: modeTopicParams,
-    handler: async (ctx, { params, body }, deps) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params, body }, deps) => {
       const parsed = putEndpointBody.safeParse({
         staging_url: str(body.staging_url) || null,
         production_url: str(body.production_url) || null,
@@ -94,9 +93,9 @@ export const dashboardWebhookRoutes = [
     summary: 'Replace the signing secret; shown once',
     auth: 'dashboard_admin',
     params: modeTopicParams,
-    handler: async (ctx, { params }, deps) => {
+    handler: async (ctx, { s, params }, deps) => {
       const secret = await rotateSecret(ctx, deps, (await loadTopicEndpoint(ctx, params.topic)).id);
-      await endpointsPage(ctx, session(ctx), secretBox(secret, `New signing secret for ${params.topic}`));
+      await endpointsPage(ctx, s, secretBox(secret, `New signing secret for ${params.topic}`));
     },
   }),
   dashboardAction({
@@ -106,9 +105,9 @@ export const dashboardWebhookRoutes = [
     auth: 'dashboard_admin',
     params: modeTopicParams,
     seeOther: 'Back to the webhooks',
-    handler: async (ctx, { params }) => {
+    handler: async (ctx, { s, params }) => {
       await setEndpointEnabled(tx(ctx), (await loadTopicEndpoint(ctx, params.topic)).id, true);
-      return `${base(session(ctx).mode)}/webhooks`;
+      return `${base(s.mode)}/webhooks`;
     },
   }),
   dashboardAction({
@@ -132,8 +131,7 @@ export const dashboardWebhookRoutes = [
     auth: 'dashboard_admin',
     params: modeTopicParams,
     query: deliveryLogQuery,
-    handler: async (ctx, { params, query }) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params, query }) => {
       const w = await loadTopicEndpoint(ctx, params.topic);
       await deliveryLogPage(ctx, s, w.id, {
         title: `Delivery log: ${params.topic}`,
@@ -149,8 +147,7 @@ export const dashboardWebhookRoutes = [
     summary: 'One delivery with every attempt',
     auth: 'dashboard_admin',
     params: modeTopicDeliveryParams,
-    handler: async (ctx, { params }) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params }) => {
       const d = await deliveryDetail(ctx, (await loadTopicEndpoint(ctx, params.topic)).id, params.delivery_id);
       if (d.mode !== s.mode) throw notFound('delivery');
       await renderPage(ctx, s, `Delivery #${d.id}`, deliveryDetailBody(s, `${base(s.mode)}/webhooks/${params.topic}`, d));
@@ -163,8 +160,8 @@ export const dashboardWebhookRoutes = [
     auth: 'dashboard_admin',
     params: modeTopicDeliveryParams,
     seeOther: 'To the new delivery',
-    handler: async (ctx, { params }) => {
-      const mode = session(ctx).mode;
+    handler: async (ctx, { s, params }) => {
+      const mode = s.mode;
       const w = await loadTopicEndpoint(ctx, params.topic);
       if ((await deliveryDetail(ctx, w.id, params.delivery_id)).mode !== mode) throw notFound('delivery');
       const d = await redeliverTo(ctx, w.id, params.delivery_id);
