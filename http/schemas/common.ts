@@ -77,11 +77,13 @@ export const v1Error = z
   })
   .meta({ id: 'V1Error' });
 
-export const v1Errors = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, { description: v1ErrorDescriptions[s] ?? 'Error', schema: v1Error }])) as Record<
-    number,
-    { description: string; schema: typeof v1Error }
-  >;
+/** Declared error answers: for each status given, `schema` described by `describe(status)`. */
+export const errorAnswers =
+  <S extends z.ZodType>(schema: S, describe: (status: number) => string) =>
+  (...statuses: number[]) =>
+    Object.fromEntries(statuses.map((s) => [s, { description: describe(s), schema }])) as Record<number, { description: string; schema: S }>;
+
+export const v1Errors = errorAnswers(v1Error, (s) => v1ErrorDescriptions[s] ?? 'Error');
 
 const v1ErrorDescriptions: Record<number, string> = {
   400: 'Invalid request parameters',
@@ -105,8 +107,7 @@ export const problem = z
   .meta({ id: 'Problem', description: 'RFC 9457 problem details' });
 
 /** Problem-details answers of these statuses, described by their status alone. */
-export const problemErrors = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, { description: `Problem details (${s})`, schema: problem }]));
+export const problemErrors = errorAnswers(problem, (s) => `Problem details (${s})`);
 
 /**
  * The text fields of a multipart body checked by `shape`'s schemas: each trimmed, an empty one absent (HTML forms
