@@ -2,8 +2,6 @@
 // policy) and for the owner (admin), with and without a search filter, among many clients of other agents and
 // agencies; the peer in the same run is GET /v1/agencies/{id} (one-row read, same auth and transaction path).
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parseConfig } from '../lib/config.ts';
 import { fileBlobStore } from '../lib/blobs.ts';
@@ -11,7 +9,7 @@ import { createLogger, setLogLevel } from '../lib/log.ts';
 import { hashToken } from '../lib/secrets.ts';
 import { withIdentity } from '../db/pool.ts';
 import { createApp } from '../http/app.ts';
-import { load, report, seedAgency } from './lib.ts';
+import { keepAliveAgent, load, localPort, report, requestStatus, seedAgency } from './lib.ts';
 import type { BenchContext } from './lib.ts';
 
 export async function run(ctx: BenchContext): Promise<void> {
@@ -46,17 +44,9 @@ export async function run(ctx: BenchContext): Promise<void> {
 
   const app = createApp({ db, cfg, log: createLogger(), blobs: fileBlobStore(path.join(ctx.dataDir, 'blobs')), secretKey: randomBytes(32) });
   const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((r) => server.once('listening', () => r()));
-  const port = (server.address() as AddressInfo).port;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-  const get = (p: string, token: string) => () =>
-    new Promise<boolean>((resolve) => {
-      const req = http.get({ host: '127.0.0.1', port, path: p, agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode === 200));
-      });
-      req.on('error', () => resolve(false));
-    });
+  const port = await localPort(server);
+  const agent = keepAliveAgent();
+  const get = (p: string, token: string) => async () => (await requestStatus(agent, port, 'GET', p, undefined, { authorization: `Bearer ${token}` })) === 200;
 
   const seconds = ctx.quick ? 2 : 6;
   const cases: Array<[string, () => Promise<boolean>]> = [

@@ -3,8 +3,6 @@
 // and /healthz as peers, in the same run. The extraction page's image (a PDF page rendered by pdf.js and
 // sharp on each request) is measured beside the page itself, and the review page of the same record beside it.
 import { randomBytes, randomUUID } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { fileBlobStore } from '../lib/blobs.ts';
@@ -16,7 +14,7 @@ import { createLogger, setLogLevel } from '../lib/log.ts';
 import { hashToken } from '../lib/secrets.ts';
 import { withIdentity } from '../db/pool.ts';
 import { createApp } from '../http/app.ts';
-import { load, report, seedAgency } from './lib.ts';
+import { keepAliveAgent, load, localPort, report, request, seedAgency } from './lib.ts';
 import type { BenchContext } from './lib.ts';
 
 const STEPS = [{ id: 'you', name: 'About you', questions: [{ id: 'name', type: 'short_text', label: 'Your name', required: true }] }];
@@ -36,30 +34,9 @@ export async function run(ctx: BenchContext): Promise<void> {
   const blobs = fileBlobStore(path.join(ctx.dataDir, 'blobs'));
   const app = createApp({ db, cfg, log: createLogger(), blobs, secretKey });
   const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((r) => server.once('listening', () => r()));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-  const call = (method: string, p: string, body?: string, headers: Record<string, string> = {}) =>
-    new Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }>((resolve) => {
-      const u = new URL(base + p);
-      const req = http.request(
-        {
-          host: u.hostname,
-          port: u.port,
-          path: u.pathname + u.search,
-          method,
-          agent,
-          headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
-        },
-      );
-      req.on('error', () => resolve({ status: 0, text: '', headers: {} }));
-      req.end(body);
-    });
+  const port = await localPort(server);
+  const agent = keepAliveAgent();
+  const call = (method: string, p: string, body?: string, headers: Record<string, string> = {}) => request(agent, port, method, p, body, headers);
 
   // ---- seed: keys, forms, deliveries, submissions, all through the state functions -------------------
   const label = `bench-dash-${process.pid}`;

@@ -8,8 +8,6 @@
 //  - peer: the same documents through extractDocument() in process (no HTTP, queue or database) in this run
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
@@ -27,7 +25,7 @@ import { extractDocument } from '../pipelines/extraction/index.ts';
 import { newSigningSecret } from '../pipelines/webhooks/sign.ts';
 import { engineOptions } from '../tasks/context.ts';
 import { startWorker } from '../tasks/index.ts';
-import { fmt, percentile, seedAgency } from './lib.ts';
+import { fmt, jsonReceiver, localPort, percentile, seedAgency } from './lib.ts';
 import type { BenchContext } from './lib.ts';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/policies');
@@ -53,19 +51,12 @@ export async function run(ctx: BenchContext): Promise<void> {
   const step = (m: string) => process.env.BENCH_DEBUG && process.stderr.write(`${m}\n`);
   const arrivals = new Map<string, number>();
   let onArrival = () => {};
-  const receiver = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const link = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { document_link: string } }).data.document_link;
-      const doc = /documents\/([0-9a-f-]{36})\./.exec(link)?.[1];
-      if (doc && !arrivals.has(doc)) arrivals.set(doc, performance.now());
-      res.writeHead(204).end();
-      onArrival();
-    });
+  const { server: receiver, url: hookUrl } = await jsonReceiver((body) => {
+    const link = (body as { data: { document_link: string } }).data.document_link;
+    const doc = /documents\/([0-9a-f-]{36})\./.exec(link)?.[1];
+    if (doc && !arrivals.has(doc)) arrivals.set(doc, performance.now());
+    onArrival();
   });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
-  const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
   const cfg0 = parseConfig({
     DATABASE_URL: ctx.url,
@@ -79,8 +70,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   const blobs = blobStoreFromConfig(cfg0);
   const app = createApp({ db, cfg: cfg0, log, blobs, secretKey });
   const server: Server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((r) => server.once('listening', () => r()));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const base = `http://127.0.0.1:${await localPort(server)}`;
   const cfg = { ...cfg0, publicUrl: base, filesUrl: base };
   step('app listening');
   const runner = await startWorker(db.owner, { concurrency: 2, log, deps: { cfg, log, secretKey, blobs }, pollInterval: 200 });

@@ -1,8 +1,6 @@
 // Forms API: POST /v2/forms (idempotent write: key claim, insert, stored response) and GET /v2/forms/{id}
 // over HTTP, beside the GET of a v1 agency in the same run as the peer of the same request pipeline.
 import { randomBytes, randomUUID } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parseConfig } from '../lib/config.ts';
 import { fileBlobStore } from '../lib/blobs.ts';
@@ -11,7 +9,7 @@ import { hashToken } from '../lib/secrets.ts';
 import { withIdentity } from '../db/pool.ts';
 import { createApp } from '../http/app.ts';
 import { template } from '../pipelines/forms/templates.ts';
-import { load, report, seedAgency } from './lib.ts';
+import { keepAliveAgent, load, localPort, report, requestStatus, seedAgency } from './lib.ts';
 import type { BenchContext } from './lib.ts';
 
 export async function run(ctx: BenchContext): Promise<void> {
@@ -26,28 +24,10 @@ export async function run(ctx: BenchContext): Promise<void> {
 
   const app = createApp({ db, cfg, log: createLogger(), blobs: fileBlobStore(path.join(ctx.dataDir, 'blobs')), secretKey: randomBytes(32) });
   const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((r) => server.once('listening', () => r()));
-  const port = (server.address() as AddressInfo).port;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+  const port = await localPort(server);
+  const agent = keepAliveAgent();
   const call = (method: string, p: string, token: string, body?: string, headers: Record<string, string> = {}) =>
-    new Promise<number>((resolve) => {
-      const req = http.request(
-        {
-          host: '127.0.0.1',
-          port,
-          path: p,
-          method,
-          agent,
-          headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        },
-      );
-      req.on('error', () => resolve(0));
-      req.end(body);
-    });
+    requestStatus(agent, port, method, p, body, { authorization: `Bearer ${token}`, ...headers });
 
   const createBody = JSON.stringify({
     name: 'Bench form',

@@ -3,8 +3,6 @@
 // beside the HTTP submit alone as the peer; and the page's weight (HTML + JS + CSS, gzip) beside the rule
 // engine's own minified size, all measured in the same run.
 import { randomBytes, randomUUID } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -19,7 +17,7 @@ import { createApp } from '../http/app.ts';
 import { pageAssets } from '../http/pages/assets.ts';
 import { newSigningSecret } from '../pipelines/webhooks/sign.ts';
 import { startWorker } from '../tasks/index.ts';
-import { fmt, load, percentile, report, seedAgency } from './lib.ts';
+import { fmt, jsonReceiver, keepAliveAgent, load, localPort, percentile, report, request, seedAgency } from './lib.ts';
 import type { BenchContext } from './lib.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -70,18 +68,11 @@ export async function run(ctx: BenchContext): Promise<void> {
   const { db } = ctx;
   const arrivals = new Map<number, number>();
   let onArrival = () => {};
-  const receiver = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const id = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { submission_id: number } }).data.submission_id;
-      if (!arrivals.has(id)) arrivals.set(id, performance.now());
-      res.writeHead(204).end();
-      onArrival();
-    });
+  const { server: receiver, url: hookUrl } = await jsonReceiver((body) => {
+    const id = (body as { data: { submission_id: number } }).data.submission_id;
+    if (!arrivals.has(id)) arrivals.set(id, performance.now());
+    onArrival();
   });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
-  const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
   const cfg = parseConfig({
     DATABASE_URL: ctx.url,
@@ -104,30 +95,9 @@ export async function run(ctx: BenchContext): Promise<void> {
   );
   const app = createApp({ db, cfg, log, blobs, secretKey });
   const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((r) => server.once('listening', () => r()));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-  const call = (method: string, p: string, body?: string, headers: Record<string, string> = {}) =>
-    new Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }>((resolve) => {
-      const u = new URL(base + p);
-      const req = http.request(
-        {
-          host: u.hostname,
-          port: u.port,
-          path: u.pathname + u.search,
-          method,
-          agent,
-          headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
-        },
-      );
-      req.on('error', () => resolve({ status: 0, text: '', headers: {} }));
-      req.end(body);
-    });
+  const port = await localPort(server);
+  const agent = keepAliveAgent();
+  const call = (method: string, p: string, body?: string, headers: Record<string, string> = {}) => request(agent, port, method, p, body, headers);
   const admin = (method: string, p: string, json?: unknown) =>
     call(method, p, json === undefined ? undefined : JSON.stringify(json), { authorization: `Bearer ${apiKey}`, 'idempotency-key': randomUUID() });
   const created = JSON.parse(

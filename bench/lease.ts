@@ -6,7 +6,6 @@ import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseConfig } from '../lib/config.ts';
@@ -17,7 +16,7 @@ import { startWorker } from '../tasks/index.ts';
 import { extractDocument } from '../pipelines/extraction/index.ts';
 import { analyzePair, readForAnalysis, insuranceStage } from '../pipelines/lease/index.ts';
 import { closeDocumentPools } from '../pipelines/documents/index.ts';
-import { fmt, percentile, seedAgency } from './lib.ts';
+import { fmt, localPort, percentile, seedAgency } from './lib.ts';
 import type { BenchContext } from './lib.ts';
 
 const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/lease');
@@ -120,8 +119,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   const secretKey = randomBytes(32);
   const app = createApp({ db: ctx.db, cfg, log, blobs, secretKey });
   const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((r) => server.once('listening', () => r()));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const base = `http://127.0.0.1:${await localPort(server)}`;
   const runner = await startWorker(ctx.db.owner, { concurrency: 2, log, deps: { cfg, log, secretKey, blobs } });
   try {
     const seed = await seedAgency(ctx.db, 'bench-lease');

@@ -1,4 +1,7 @@
-// Small helpers shared by the benchmarks: latency percentiles, a fixed-concurrency load loop, seed data.
+// Small helpers shared by the benchmarks: latency percentiles, a fixed-concurrency load loop, seed data, local
+// servers and the requests a suite sends them.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { hashToken } from '../lib/secrets.ts';
 import { withIdentity, type Database } from '../db/pool.ts';
 
@@ -69,3 +72,67 @@ export async function seedAgency(db: Database, label: string): Promise<{ oauthCl
   );
   return { oauthClientId: client.rows[0].id, agencyId: created.rows[0].agency_id, agentId: created.rows[0].agent_id, agentToken };
 }
+
+/** The port of a server listening (or about to listen, as `app.listen(0, '127.0.0.1')` leaves it) on 127.0.0.1. */
+export async function localPort(server: http.Server): Promise<number> {
+  if (!server.listening) await new Promise<void>((r) => server.once('listening', () => r()));
+  return (server.address() as AddressInfo).port;
+}
+
+/** A webhook receiver on a free local port that answers 204 after handing `onBody` each JSON body; its URL. */
+export async function jsonReceiver(onBody: (body: unknown) => void): Promise<{ server: http.Server; url: string }> {
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      onBody(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      res.writeHead(204).end();
+    });
+  });
+  return { server, url: `http://127.0.0.1:${await localPort(server.listen(0, '127.0.0.1'))}/hook` };
+}
+
+/** The keep-alive connections of a suite's requests. */
+export const keepAliveAgent = () => new http.Agent({ keepAlive: true, maxSockets: 16 });
+
+interface Request {
+  agent: http.Agent;
+  port: number;
+  method: string;
+  path: string;
+  body?: string;
+  headers: Record<string, string>;
+}
+
+/** One request to the service on 127.0.0.1 (a JSON body when there is one); `read` makes the answer, `failed` stands for none. */
+function send<T>(r: Request, read: (res: http.IncomingMessage, done: (v: T) => void) => void, failed: T): Promise<T> {
+  return new Promise<T>((resolve) => {
+    const headers = { ...(r.body ? { 'content-type': 'application/json' } : {}), ...r.headers };
+    const req = http.request({ host: '127.0.0.1', port: r.port, path: r.path, method: r.method, agent: r.agent, headers }, (res) => read(res, resolve));
+    req.on('error', () => resolve(failed));
+    req.end(r.body);
+  });
+}
+
+/** A request's answer: status, text and headers (status 0 when it fails). */
+export const request = (agent: http.Agent, port: number, method: string, path: string, body?: string, headers: Record<string, string> = {}) =>
+  send<{ status: number; text: string; headers: http.IncomingHttpHeaders }>(
+    { agent, port, method, path, body, headers },
+    (res, done) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => done({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+    },
+    { status: 0, text: '', headers: {} },
+  );
+
+/** A request's status only, the body read and dropped, for load loops (0 when it fails). */
+export const requestStatus = (agent: http.Agent, port: number, method: string, path: string, body?: string, headers: Record<string, string> = {}) =>
+  send<number>(
+    { agent, port, method, path, body, headers },
+    (res, done) => {
+      res.resume();
+      res.on('end', () => done(res.statusCode ?? 0));
+    },
+    0,
+  );

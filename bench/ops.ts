@@ -2,8 +2,6 @@
 // request log line and Prometheus HTTP metrics, and without them (the peer), in the same run over the same
 // database, measured in alternating rounds so drift hits both alike.
 import { randomBytes, randomUUID } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { parseConfig } from '../lib/config.ts';
@@ -12,7 +10,7 @@ import { createLogger, setLogLevel, setLogStream } from '../lib/log.ts';
 import { hashToken } from '../lib/secrets.ts';
 import { withIdentity } from '../db/pool.ts';
 import { createApp } from '../http/app.ts';
-import { fmt, load, report, seedAgency, type LoadResult } from './lib.ts';
+import { fmt, keepAliveAgent, load, type LoadResult, localPort, report, requestStatus, seedAgency } from './lib.ts';
 import type { BenchContext } from './lib.ts';
 
 export async function run(ctx: BenchContext): Promise<void> {
@@ -27,31 +25,13 @@ export async function run(ctx: BenchContext): Promise<void> {
   const deps = () => ({ db, cfg, log: createLogger(), blobs: fileBlobStore(path.join(ctx.dataDir, 'blobs')), secretKey: randomBytes(32) });
   const listen = async (instrument: boolean) => {
     const server = createApp(deps(), { instrument }).listen(0, '127.0.0.1');
-    await new Promise<void>((r) => server.once('listening', () => r()));
-    return { server, port: (server.address() as AddressInfo).port };
+    return { server, port: await localPort(server) };
   };
   const bare = await listen(false);
   const instrumented = await listen(true);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+  const agent = keepAliveAgent();
   const call = (port: number, method: string, p: string, body?: string, headers: Record<string, string> = {}) =>
-    new Promise<number>((resolve) => {
-      const req = http.request(
-        {
-          host: '127.0.0.1',
-          port,
-          path: p,
-          method,
-          agent,
-          headers: { authorization: `Bearer ${apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        },
-      );
-      req.on('error', () => resolve(0));
-      req.end(body);
-    });
+    requestStatus(agent, port, method, p, body, { authorization: `Bearer ${apiKey}`, ...headers });
   const created = await call(
     bare.port,
     'POST',

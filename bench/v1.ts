@@ -1,8 +1,6 @@
 // Provisioning API: GET /v1/agencies/{id} with an agent token over HTTP, and the cost of RLS measured
 // against the same lookup with an explicit filter and no RLS, in the same run.
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parseConfig } from '../lib/config.ts';
 import { fileBlobStore } from '../lib/blobs.ts';
@@ -10,7 +8,7 @@ import { createLogger, setLogLevel } from '../lib/log.ts';
 import { hashToken } from '../lib/secrets.ts';
 import { setIdentity, withIdentity } from '../db/pool.ts';
 import { createApp } from '../http/app.ts';
-import { load, report, fmt, seedAgency } from './lib.ts';
+import { fmt, keepAliveAgent, load, localPort, report, requestStatus, seedAgency } from './lib.ts';
 import type { BenchContext } from './lib.ts';
 
 export async function run(ctx: BenchContext): Promise<void> {
@@ -27,17 +25,9 @@ export async function run(ctx: BenchContext): Promise<void> {
 
   const app = createApp({ db, cfg, log: createLogger(), blobs: fileBlobStore(path.join(ctx.dataDir, 'blobs')), secretKey: randomBytes(32) });
   const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((r) => server.once('listening', () => r()));
-  const port = (server.address() as AddressInfo).port;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-  const get = () =>
-    new Promise<boolean>((resolve) => {
-      const req = http.get({ host: '127.0.0.1', port, path: `/v1/agencies/${agencyId}`, agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode === 200));
-      });
-      req.on('error', () => resolve(false));
-    });
+  const port = await localPort(server);
+  const agent = keepAliveAgent();
+  const get = async () => (await requestStatus(agent, port, 'GET', `/v1/agencies/${agencyId}`, undefined, { authorization: `Bearer ${token}` })) === 200;
 
   const seconds = ctx.quick ? 2 : 8;
   await load(get, { concurrency: 8, seconds: 1 }); // warm-up

@@ -20,7 +20,7 @@ import { closeDeliveryConnections, deliver } from '../pipelines/webhooks/deliver
 import { sampleTopicPayload } from '../pipelines/webhooks/payloads.ts';
 import { newSigningSecret } from '../pipelines/webhooks/sign.ts';
 import { startWorker } from '../tasks/index.ts';
-import { fmt, percentile, seedAgency } from './lib.ts';
+import { fmt, jsonReceiver, percentile, seedAgency } from './lib.ts';
 import type { BenchContext } from './lib.ts';
 
 // What the database did: commits, WAL bytes, WAL flushes (Postgres 18 counts these in pg_stat_io).
@@ -215,18 +215,11 @@ export async function run(ctx: BenchContext): Promise<void> {
   const events = ctx.quick ? 300 : 3000;
   const arrivals = new Map<number, number>();
   let onArrival = () => {};
-  const receiver = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const id = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { submission_id: number } }).data.submission_id;
-      if (!arrivals.has(id)) arrivals.set(id, performance.now());
-      res.writeHead(204).end();
-      onArrival();
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
-  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  let onId = (id: number) => {
+    if (!arrivals.has(id)) arrivals.set(id, performance.now());
+    onArrival();
+  };
+  const { server: receiver, url } = await jsonReceiver((body) => onId((body as { data: { submission_id: number } }).data.submission_id));
 
   const cfg = parseConfig({ DATABASE_URL: ctx.url, DATA_DIR: ctx.dataDir, WEBHOOK_ALLOW_HOSTS: '127.0.0.1', LOG_LEVEL: 'silent' });
   const secretKey = randomBytes(32);
@@ -258,20 +251,13 @@ export async function run(ctx: BenchContext): Promise<void> {
   const countDoubles = (id: number) => {
     if (arrivals.has(id)) doubled++;
   };
-  receiver.removeAllListeners('request');
-  receiver.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      // The peers' POSTs are read the same way (the receiver's cost is the same for both) but not counted.
-      const id = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { submission_id: number } }).data.submission_id;
-      res.writeHead(204).end();
-      if (!counting) return;
-      countDoubles(id);
-      if (!arrivals.has(id)) arrivals.set(id, performance.now());
-      onArrival();
-    });
-  });
+  onId = (id) => {
+    // The peers' POSTs are read the same way (the receiver's cost is the same for both) but not counted.
+    if (!counting) return;
+    countDoubles(id);
+    if (!arrivals.has(id)) arrivals.set(id, performance.now());
+    onArrival();
+  };
   const until = (n: number) =>
     new Promise<void>((resolve) => {
       waitFor = n;

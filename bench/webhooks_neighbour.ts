@@ -5,7 +5,6 @@
 // the failing neighbour, twice) give the figures; the worker runs in this process with its send loop.
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileBlobStore } from '../lib/blobs.ts';
 import { parseConfig } from '../lib/config.ts';
@@ -15,7 +14,7 @@ import { closeDeliveryConnections } from '../pipelines/webhooks/deliver.ts';
 import { sampleTopicPayload } from '../pipelines/webhooks/payloads.ts';
 import { newSigningSecret } from '../pipelines/webhooks/sign.ts';
 import { startWorker } from '../tasks/index.ts';
-import { fmt, percentile, seedAgency } from './lib.ts';
+import { fmt, jsonReceiver, localPort, percentile, seedAgency } from './lib.ts';
 import type { BenchContext } from './lib.ts';
 
 const FAILING = 1000;
@@ -27,14 +26,9 @@ export async function run(ctx: BenchContext): Promise<void> {
   const healthyCount = ctx.quick ? 100 : 250;
   const arrivals = new Map<number, number>();
   let failed = 0;
-  const healthy = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const id = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { submission_id: number } }).data.submission_id;
-      if (!arrivals.has(id)) arrivals.set(id, performance.now());
-      res.writeHead(204).end();
-    });
+  const { server: healthy, url: healthyUrl } = await jsonReceiver((body) => {
+    const id = (body as { data: { submission_id: number } }).data.submission_id;
+    if (!arrivals.has(id)) arrivals.set(id, performance.now());
   });
   const failing = http.createServer((req, res) => {
     req.resume();
@@ -45,12 +39,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       }, 100),
     );
   });
-  const listen = async (s: http.Server) => {
-    await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-    return `http://127.0.0.1:${(s.address() as AddressInfo).port}/hook`;
-  };
-  const healthyUrl = await listen(healthy);
-  const failingUrl = await listen(failing);
+  const failingUrl = `http://127.0.0.1:${await localPort(failing.listen(0, '127.0.0.1'))}/hook`;
 
   const cfg = parseConfig({
     DATABASE_URL: ctx.url,

@@ -5,11 +5,11 @@ import type { Context } from 'koa';
 import type pg from 'pg';
 import { z } from 'zod';
 import { withIdentity, type Database } from '../db/pool.ts';
-import { consumeRateLimit, type HostedFormRow } from '../db/queries/hosted_forms.ts';
+import { consumeRateLimit, hostedForm, type HostedFormRow } from '../db/queries/hosted_forms.ts';
 import type { ResumedDraftRow } from '../db/queries/form_drafts.ts';
 import { checkDraftToken, checkFormContext, formDraftKey, formLinkKey, signDraftToken } from '../lib/links.ts';
 import type { FormStructure, Question } from '../pipelines/forms/schema.ts';
-import { ApiError, conflict, forbidden, gone, tooManyRequests } from './errors.ts';
+import { ApiError, conflict, forbidden, gone, notFound, tooManyRequests } from './errors.ts';
 import { pageAssets } from './pages/assets.ts';
 import type { PageDraft } from './pages/form_page.ts';
 import { contentSecurityPolicy, messagePage, type Brand } from './pages/layout.ts';
@@ -101,6 +101,23 @@ export function requireDraft(deps: Deps, token: string, f: HostedFormRow): strin
   const c = draftAccess(deps, token, f);
   if (!c.ok) throw new ApiError(c.status, `${c.title}. ${c.message}`, [{ field: '/resume', message: c.title.toLowerCase() }], {}, c.code);
   return c.draftId;
+}
+
+/**
+ * The form a write of the hosted page (an upload, a draft save, a submit) names, or 404, and who writes: the draft
+ * its resume token names, or else the signed link its context carries, with the link's metadata (checked either
+ * way), and the key the write's rate limit counts under (the draft's, or the link's).
+ */
+export async function formOfWrite(
+  deps: Deps,
+  params: { agentSlug: string; publicId: string },
+  body: { resume?: string | null; ctx?: string | null },
+): Promise<{ f: HostedFormRow; draftId: string | null; metadata: Record<string, unknown>; rateKey: string | null | undefined }> {
+  const f = await anonymous(deps.db, (c) => hostedForm(c, params.agentSlug, params.publicId));
+  if (!f) throw notFound('form');
+  const draftId = body.resume ? requireDraft(deps, body.resume, f) : null;
+  const metadata = draftId ? {} : requireLink(deps, body.ctx, f);
+  return { f, draftId, metadata, rateKey: draftId ? `draft:${draftId}` : body.ctx };
 }
 
 /** The state of a draft read from its row, as the refusal a save or submit gets (none while it is open). */

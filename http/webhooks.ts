@@ -4,13 +4,22 @@
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import { deliveryOfEndpoint, getDelivery, listDeliveries, listDeliveryAttempts, redeliver, sendTestDelivery } from '../db/queries/deliveries.ts';
-import { createSubscription, replaceEndpointSecret, type EndpointRow, type SealedAuth } from '../db/queries/webhook_endpoints.ts';
+import {
+  createSubscription,
+  getSubscription,
+  getTopicEndpoint,
+  replaceEndpointSecret,
+  type EndpointRow,
+  type SealedAuth,
+} from '../db/queries/webhook_endpoints.ts';
 import { encryptSecret } from '../lib/crypto.ts';
 import { resolveTarget } from '../pipelines/webhooks/deliver.ts';
 import { newSigningSecret } from '../pipelines/webhooks/sign.ts';
 import { tx, type Deps } from './context.ts';
+import { renderPage, type DashboardSession } from './dashboard.ts';
 import { notFound, unprocessable } from './errors.ts';
 import { decodeCursor, keysetPage } from './pagination.ts';
+import { deliveryLogBody } from './pages/dashboard_deliveries.ts';
 import { presentDelivery, presentDeliveryDetail } from './presenters/deliveries.ts';
 import type { createSubscriptionBody, endpointAuth } from './schemas/webhooks.ts';
 
@@ -77,11 +86,41 @@ export async function checkWebhookUrl(deps: Deps, url: string | null | undefined
   }
 }
 
+/** The agency's endpoint of a topic (as the caller, under RLS), or 404. */
+export async function loadTopicEndpoint(ctx: Context, topic: string): Promise<EndpointRow> {
+  const w = await getTopicEndpoint(tx(ctx), topic);
+  if (!w) throw notFound(`webhook endpoint for ${topic}`);
+  return w;
+}
+
+/** A v1 webhook subscription of the agency (as the caller, under RLS), or 404. */
+export async function loadSubscription(ctx: Context, uuid: string): Promise<EndpointRow> {
+  const w = await getSubscription(tx(ctx), uuid);
+  if (!w) throw notFound('webhook subscription');
+  return w;
+}
+
 /** A page of an endpoint's deliveries, newest first. */
 export async function deliveryPage(ctx: Context, endpointId: string, q: { limit: number; cursor?: string; status?: string }) {
   const rows = await listDeliveries(tx(ctx), endpointId, { before: q.cursor ? decodeCursor(q.cursor) : null, status: q.status ?? null, limit: q.limit + 1 });
   const { page, nextCursor } = keysetPage(rows, q.limit);
   return { data: page.map(presentDelivery), next_cursor: nextCursor };
+}
+
+/**
+ * The dashboard's delivery log of an endpoint (a topic endpoint or a v1 subscription) whose pages live under
+ * `path`: 50 a page, newest first, filtered by `?status=`. Live and test deliveries share an endpoint; RLS shows
+ * each mode's view only its own.
+ */
+export async function deliveryLogPage(
+  ctx: Context,
+  s: DashboardSession,
+  endpointId: string,
+  o: { title: string; path: string; back: { href: string; label: string }; query: { status?: string; before?: string } },
+): Promise<void> {
+  const status = o.query.status || undefined;
+  const page = await deliveryPage(ctx, endpointId, { limit: 50, cursor: o.query.before, status });
+  await renderPage(ctx, s, o.title, deliveryLogBody(o.path, page.data, { status, before: o.query.before, next: page.next_cursor, back: o.back }));
 }
 
 /** One delivery with the exact body sent and every attempt. */

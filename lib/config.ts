@@ -6,6 +6,16 @@ import { z } from 'zod';
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 const intIn = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/** A comma-separated list, each item trimmed, empty ones dropped (unset: none). */
+const commaList = z
+  .string()
+  .default('')
+  .transform((v) =>
+    v
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean),
+  );
 
 export const configSchema = z.object({
   PORT: intIn(0, 65535).default(3000),
@@ -71,26 +81,10 @@ export const configSchema = z.object({
   /** An endpoint failing without a success for this long is disabled. */
   WEBHOOK_DISABLE_AFTER_HOURS: intIn(1, 24 * 30).default(120),
   /** Hosts, IPs or CIDRs webhooks may reach although they are not public (comma-separated), e.g. 127.0.0.1. */
-  WEBHOOK_ALLOW_HOSTS: z
-    .string()
-    .default('')
-    .transform((v) =>
-      v
-        .split(',')
-        .map((x) => x.trim())
-        .filter(Boolean),
-    ),
+  WEBHOOK_ALLOW_HOSTS: commaList,
   /** Waits in seconds before attempts 2, 3, … (comma-separated); empty = the default schedule of about 27 hours. */
-  WEBHOOK_RETRY_SCHEDULE: z
-    .string()
-    .default('')
-    .transform((v) =>
-      v
-        .split(',')
-        .map((x) => x.trim())
-        .filter(Boolean)
-        .map(Number),
-    )
+  WEBHOOK_RETRY_SCHEDULE: commaList
+    .transform((a) => a.map(Number))
     .refine((a) => a.every((n) => Number.isFinite(n) && n > 0), 'must be positive numbers of seconds, comma-separated'),
   /** Base URL of the host that serves signed file links ({files_url}); defaults to PUBLIC_URL. */
   FILES_URL: z.url().optional(),

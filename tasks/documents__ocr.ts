@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { documentPage, failReading, readingWork, recordReadingPage } from '../db/queries/readings.ts';
 import { DocumentError, ocrPage, storedSniff } from '../pipelines/documents/index.ts';
 import { engineOptions, type TaskDeps } from './context.ts';
-import { failureCode, readerOf, storedFile } from './reading.ts';
+import { failureCode, readerOf, storedFileOrFail } from './reading.ts';
 
 const payload = z.object({ document_id: z.uuid(), page: z.number().int().positive() });
 
@@ -20,11 +20,8 @@ export function documentsOcr(deps: TaskDeps): Task {
     const row = await helpers.withPgClient((c) => documentPage(c, document_id, page));
     if (!row || row.state !== 'ocr_pending') return; // done by an earlier run of this job
     const reader = readerOf(work);
-    const bytes = await storedFile(deps, work);
-    if (!bytes) {
-      await helpers.withPgClient((c) => failReading(c, document_id, 'internal_error', reader.unavailable, null));
-      return;
-    }
+    const bytes = await storedFileOrFail(deps, helpers, work);
+    if (!bytes) return;
     try {
       const r = await ocrPage(bytes, storedSniff(work.content_type, work.size_bytes), page, reader.options(read), row.content ?? undefined);
       if (helpers.abortSignal?.aborted) throw new Error('worker shutting down');

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { beginReading, failReading, recordReadingText } from '../db/queries/readings.ts';
 import { DocumentError, readTextLayer } from '../pipelines/documents/index.ts';
 import { engineOptions, type TaskDeps } from './context.ts';
-import { failureCode, readerOf, storedFile } from './reading.ts';
+import { failureCode, readerOf, storedFileOrFail } from './reading.ts';
 
 const payload = z.object({ document_id: z.uuid() });
 
@@ -17,11 +17,8 @@ export function documentsRead(deps: TaskDeps): Task {
     const work = await helpers.withPgClient((c) => beginReading(c, document_id));
     if (!work) return; // its owner finished or was removed: no longer relevant
     const reader = readerOf(work);
-    const bytes = await storedFile(deps, work);
-    if (!bytes) {
-      await helpers.withPgClient((c) => failReading(c, document_id, 'internal_error', reader.unavailable, null));
-      return;
-    }
+    const bytes = await storedFileOrFail(deps, helpers, work);
+    if (!bytes) return;
     try {
       const layer = await readTextLayer(bytes, reader.options(read));
       // A located packet's pages not chosen are counted too (only the chosen ones are in `pages`).

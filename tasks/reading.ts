@@ -1,7 +1,8 @@
 // What differs between the owners of a document's reading (documents__read, documents__ocr): how the document is
 // read and how its failure is worded. A product that reads documents adds its purpose here and one branch in
 // app_private.reading_done (the continuation it queues).
-import type { DocumentPurpose, ReadingWork } from '../db/queries/readings.ts';
+import type { JobHelpers } from 'graphile-worker';
+import { failReading, type DocumentPurpose, type ReadingWork } from '../db/queries/readings.ts';
 import { LOCATE_ABOVE_PAGES, type DocumentError, type ReadOptions } from '../pipelines/documents/index.ts';
 import { analysisFailureMessage, analysisReadOptions } from '../pipelines/lease/index.ts';
 import { taskBlobs, type TaskDeps } from './context.ts';
@@ -38,7 +39,12 @@ export const readerOf = (work: Pick<ReadingWork, 'purpose'>): Reader => readers[
 /** The §7.2 code a refused document ends with (a file over a limit is the caller's bad request). */
 export const failureCode = (err: DocumentError): string => (err.code === 'payload_too_large' ? 'bad_request' : err.code);
 
-/** The stored file of a document being read, or undefined when it is gone. */
-export async function storedFile(deps: TaskDeps, work: Pick<ReadingWork, 'blob_key'>): Promise<Uint8Array | undefined> {
-  return work.blob_key ? await taskBlobs(deps).get(work.blob_key) : undefined;
+/**
+ * The stored file of a document being read; when it is gone the reading fails (internal_error, in the words of its
+ * reader) and this is undefined.
+ */
+export async function storedFileOrFail(deps: TaskDeps, helpers: JobHelpers, work: ReadingWork): Promise<Uint8Array | undefined> {
+  const bytes = work.blob_key ? await taskBlobs(deps).get(work.blob_key) : undefined;
+  if (!bytes) await helpers.withPgClient((c) => failReading(c, work.document_id, 'internal_error', readerOf(work).unavailable, null));
+  return bytes;
 }

@@ -5,7 +5,7 @@
 // agency shares reviewed documents and retention kept it, so `svc eval --labels DIR/labels --docs DIR/docs` scores it.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { commandArgs } from './args.ts';
 import type pg from 'pg';
 import { importEval } from '../../db/queries/analysts.ts';
 import { reviewedExtractions } from '../../db/queries/reviews.ts';
@@ -66,17 +66,15 @@ export async function exportLabels(
 }
 
 export async function run(argv: string[], pool: () => Promise<{ db: pg.Pool; close(): Promise<void> }>, blobs?: () => BlobStore): Promise<number> {
-  let args;
-  try {
-    args = parseArgs({
+  const args = commandArgs(
+    {
       args: argv,
       allowPositionals: true,
       options: { label: { type: 'string' }, since: { type: 'string' }, out: { type: 'string' }, mode: { type: 'string', default: 'live' } },
-    });
-  } catch (e) {
-    process.stderr.write(`${(e as Error).message}\n${usage}\n`);
-    return 2;
-  }
+    },
+    usage,
+  );
+  if (typeof args === 'number') return args;
   const [sub, file] = args.positionals;
   if (sub === 'export-labels') {
     const { since, out, mode } = args.values;

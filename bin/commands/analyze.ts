@@ -1,11 +1,9 @@
 // `svc analyze --lease FILE --insurance FILE [--as-of YYYY-MM-DD]`: run the lease checker locally (no server,
 // no database) and print the SPEC §2.8 result as JSON. A refused file exits non-zero with its §7.2 code.
 import fs from 'node:fs';
-import { parseArgs } from 'node:util';
+import { commandArgs, documentFailure } from './args.ts';
 import { analyzePair } from '../../pipelines/lease/index.ts';
 import { closeDocumentPools } from '../../pipelines/documents/index.ts';
-import { DocumentError } from '../../pipelines/documents/errors.ts';
-import { apiErrorBody, fromDocumentError } from '../../http/errors.ts';
 import { engineOptionsFromConfig } from './extract.ts';
 
 const usage = `usage: svc analyze --lease FILE --insurance FILE [--as-of YYYY-MM-DD] [--raw]
@@ -17,9 +15,8 @@ export const today = () => new Date().toISOString().slice(0, 10);
 
 /** Entry point for `svc analyze`; returns the exit code. */
 export async function run(argv: string[]): Promise<number> {
-  let args;
-  try {
-    args = parseArgs({
+  const args = commandArgs(
+    {
       args: argv,
       options: {
         lease: { type: 'string' },
@@ -28,15 +25,10 @@ export async function run(argv: string[]): Promise<number> {
         raw: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
-    });
-  } catch (e) {
-    process.stderr.write(`${(e as Error).message}\n${usage}\n`);
-    return 2;
-  }
-  if (args.values.help) {
-    process.stdout.write(`${usage}\n`);
-    return 0;
-  }
+    },
+    usage,
+  );
+  if (typeof args === 'number') return args;
   const { lease, insurance } = args.values;
   if (!lease || !insurance) {
     process.stderr.write(`bad_request: both --lease and --insurance are required\n${usage}\n`);
@@ -63,13 +55,7 @@ export async function run(argv: string[]): Promise<number> {
     void _raw;
     return 0;
   } catch (e) {
-    if (e instanceof DocumentError) {
-      process.stdout.write(`${JSON.stringify(apiErrorBody(fromDocumentError(e)), null, 2)}\n`);
-      process.stderr.write(`${e.code}: ${e.message}${e.details ? ` (${e.details})` : ''}\n`);
-      return e.code === 'payload_too_large' ? 4 : 3;
-    }
-    process.stderr.write(`internal_error: ${(e as Error).stack ?? e}\n`);
-    return 70;
+    return documentFailure(e, true);
   } finally {
     await closeDocumentPools();
   }

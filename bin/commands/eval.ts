@@ -2,7 +2,7 @@
 // beside it (default fixtures/) and print per-field precision and recall, then the misses.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { commandArgs, filesUnder } from './args.ts';
 import { extractDocument, closeDocumentPools, entityTypeSchema } from '../../pipelines/extraction/index.ts';
 import { scoreDocument, sumScores, precision, recall, type Miss, type FieldScore } from '../../pipelines/extraction/evaluate.ts';
 import { engineOptionsFromConfig } from './extract.ts';
@@ -35,18 +35,11 @@ const DOC_EXT = ['.pdf', '.png', '.jpg', '.jpeg'];
 /** Pairs of (document, expected.json) under a directory, recursively, sorted by path. */
 export function findCases(dir: string): { doc: string; expected: string }[] {
   const out: { doc: string; expected: string }[] = [];
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith('.expected.json')) {
-        const base = p.slice(0, -'.expected.json'.length);
-        const doc = DOC_EXT.map((x) => base + x).find((f) => fs.existsSync(f));
-        if (doc) out.push({ doc, expected: p });
-      }
-    }
-  };
-  walk(dir);
+  for (const p of filesUnder(dir).filter((f) => f.endsWith('.expected.json'))) {
+    const base = p.slice(0, -'.expected.json'.length);
+    const doc = DOC_EXT.map((x) => base + x).find((f) => fs.existsSync(f));
+    if (doc) out.push({ doc, expected: p });
+  }
   return out.sort((a, b) => a.doc.localeCompare(b.doc));
 }
 
@@ -60,11 +53,28 @@ function progress(i: number, n: number, label: string) {
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(6);
 
+/** The sum of the scores of every field. */
+const overallOf = (fields: Record<string, FieldScore>): FieldScore =>
+  Object.values(fields).reduce((a, s) => ({ tp: a.tp + s.tp, fp: a.fp + s.fp, fn: a.fn + s.fn }), { tp: 0, fp: 0, fn: 0 });
+
+/** The report of a scored run: `title`, a row per field, the overall row, then each document's error and misses. */
+function scoreLines(title: string, total: Record<string, FieldScore>, all: FieldScore, perDoc: { file: string; misses: Miss[]; error?: string }[]): string[] {
+  const row = (name: string, s: FieldScore) =>
+    `${name.padEnd(46)} ${String(s.tp).padStart(4)} ${String(s.fp).padStart(4)} ${String(s.fn).padStart(4)}  ${pct(precision(s))}    ${pct(recall(s))}`;
+  const lines = [title, `${'field'.padEnd(46)} ${'tp'.padStart(4)} ${'fp'.padStart(4)} ${'fn'.padStart(4)}  precision  recall`];
+  for (const [f, s] of Object.entries(total).sort()) lines.push(row(f, s));
+  lines.push(row('overall', all), '', 'misses:');
+  for (const d of perDoc) {
+    if (d.error) lines.push(`  ${d.file}: ${d.error}`);
+    for (const m of d.misses) lines.push(`  ${d.file} ${m.pointer}: expected ${JSON.stringify(m.expected)} got ${JSON.stringify(m.got)}`);
+  }
+  return lines;
+}
+
 /** Entry point for `svc eval`; returns the exit code. `history` is the database the eval history lives in, if one is configured. */
 export async function run(argv: string[], history?: HistoryDatabase): Promise<number> {
-  let args;
-  try {
-    args = parseArgs({
+  const args = commandArgs(
+    {
       args: argv,
       allowPositionals: true,
       options: {
@@ -80,15 +90,10 @@ export async function run(argv: string[], history?: HistoryDatabase): Promise<nu
         'no-history': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
-    });
-  } catch (e) {
-    process.stderr.write(`${(e as Error).message}\n${usage}\n`);
-    return 2;
-  }
-  if (args.values.help) {
-    process.stdout.write(`${usage}\n`);
-    return 0;
-  }
+    },
+    usage,
+  );
+  if (typeof args === 'number') return args;
   if (args.values['lease-labels']) return runLeaseLabels({ dir: path.resolve(args.values['lease-labels']), only: args.values.only, json: !!args.values.json });
   if (args.values.generated !== undefined) {
     const n = Number(args.values.generated);
@@ -172,7 +177,7 @@ export async function run(argv: string[], history?: HistoryDatabase): Promise<nu
     await closeDocumentPools();
   }
   const total = sumScores(perDoc.map((d) => d.fields));
-  const all = Object.values(total).reduce((a, s) => ({ tp: a.tp + s.tp, fp: a.fp + s.fp, fn: a.fn + s.fn }), { tp: 0, fp: 0, fn: 0 });
+  const all = overallOf(total);
   if (args.values.json) {
     const fields = Object.fromEntries(
       Object.entries(total)
@@ -184,24 +189,10 @@ export async function run(argv: string[], history?: HistoryDatabase): Promise<nu
     );
     return 0;
   }
-  const lines: string[] = [];
-  lines.push(`${perDoc.length} documents under ${dir}`);
-  lines.push(`${'field'.padEnd(46)} ${'tp'.padStart(4)} ${'fp'.padStart(4)} ${'fn'.padStart(4)}  precision  recall`);
-  for (const [f, s] of Object.entries(total).sort())
-    lines.push(
-      `${f.padEnd(46)} ${String(s.tp).padStart(4)} ${String(s.fp).padStart(4)} ${String(s.fn).padStart(4)}  ${pct(precision(s))}    ${pct(recall(s))}`,
-    );
-  lines.push(
-    `${'overall'.padEnd(46)} ${String(all.tp).padStart(4)} ${String(all.fp).padStart(4)} ${String(all.fn).padStart(4)}  ${pct(precision(all))}    ${pct(recall(all))}`,
-  );
-  lines.push('', 'misses:');
-  for (const d of perDoc) {
-    if (d.error) lines.push(`  ${d.file}: ${d.error}`);
-    for (const m of d.misses) lines.push(`  ${d.file} ${m.pointer}: expected ${JSON.stringify(m.expected)} got ${JSON.stringify(m.got)}`);
-  }
+  const lines = scoreLines(`${perDoc.length} documents under ${dir}`, total, all, perDoc);
   lines.push('', 'per document:');
   for (const d of perDoc) {
-    const s = Object.values(d.fields).reduce((a, x) => ({ tp: a.tp + x.tp, fp: a.fp + x.fp, fn: a.fn + x.fn }), { tp: 0, fp: 0, fn: 0 });
+    const s = overallOf(d.fields);
     lines.push(`  ${d.file.padEnd(44)} ${d.method ?? 'error'.padEnd(8)} P ${pct(precision(s))} R ${pct(recall(s))} ${(d.ms / 1000).toFixed(1)}s`);
   }
   process.stdout.write(`${lines.join('\n')}\n`);
@@ -230,29 +221,14 @@ async function runGenerated(n: number, seed: number, json: boolean, families: Fa
     await closeDocumentPools();
   }
   const total = sumScores(perDoc.map((d) => d.fields));
-  const all = Object.values(total).reduce((a, x) => ({ tp: a.tp + x.tp, fp: a.fp + x.fp, fn: a.fn + x.fn }), { tp: 0, fp: 0, fn: 0 });
+  const all = overallOf(total);
   if (json) {
     process.stdout.write(
       `${JSON.stringify({ generated: n, families, seed, overall: { ...all, precision: precision(all), recall: recall(all) }, fields: total, documents_detail: perDoc }, null, 2)}\n`,
     );
     return 0;
   }
-  const lines = [
-    `${n} generated ${families.join(' + ')} documents${families.length > 1 ? ' each' : ''}, seed ${seed}`,
-    `${'field'.padEnd(46)} ${'tp'.padStart(4)} ${'fp'.padStart(4)} ${'fn'.padStart(4)}  precision  recall`,
-  ];
-  for (const [f, x] of Object.entries(total).sort())
-    lines.push(
-      `${f.padEnd(46)} ${String(x.tp).padStart(4)} ${String(x.fp).padStart(4)} ${String(x.fn).padStart(4)}  ${pct(precision(x))}    ${pct(recall(x))}`,
-    );
-  lines.push(
-    `${'overall'.padEnd(46)} ${String(all.tp).padStart(4)} ${String(all.fp).padStart(4)} ${String(all.fn).padStart(4)}  ${pct(precision(all))}    ${pct(recall(all))}`,
-  );
-  lines.push('', 'misses:');
-  for (const d of perDoc) {
-    if (d.error) lines.push(`  ${d.file}: ${d.error}`);
-    for (const m of d.misses) lines.push(`  ${d.file} ${m.pointer}: expected ${JSON.stringify(m.expected)} got ${JSON.stringify(m.got)}`);
-  }
+  const lines = scoreLines(`${n} generated ${families.join(' + ')} documents${families.length > 1 ? ' each' : ''}, seed ${seed}`, total, all, perDoc);
   process.stdout.write(`${lines.join('\n')}\n`);
   return 0;
 }

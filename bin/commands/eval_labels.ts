@@ -4,6 +4,7 @@
 // (eval_history.ts), and the report draws that history.
 import fs from 'node:fs';
 import path from 'node:path';
+import { filesUnder } from './args.ts';
 import { extractDocument, closeDocumentPools, entityTypeSchema } from '../../pipelines/extraction/index.ts';
 import { scoreAgainstLabel, accuracy, type Tally } from '../../pipelines/extraction/labels.ts';
 import { emptyExtractedData } from '../../pipelines/extraction/schema.ts';
@@ -16,16 +17,9 @@ export { summarise, type LabelledRun } from './eval_summary.ts';
 
 /** Label files under a directory, recursively, sorted. */
 export function findLabels(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith('.json')) out.push(p);
-    }
-  };
-  walk(dir);
-  return out.sort();
+  return filesUnder(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
 }
 
 const pct = (t: Tally) => `${(accuracy(t) * 100).toFixed(1)}%`.padStart(6);

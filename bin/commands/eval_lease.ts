@@ -2,6 +2,7 @@
 // is analysed and scored on its facts (values and pages) and the 15 statuses.
 import fs from 'node:fs';
 import path from 'node:path';
+import { filesUnder } from './args.ts';
 import { analyzePair, analysisReadOptions, readForAnalysis, leaseStage, shortDate } from '../../pipelines/lease/index.ts';
 import { closeDocumentPools } from '../../pipelines/documents/index.ts';
 import { scoreAnalysis, scoreLeaseLabel, type LeaseExpected, type LeaseScore, type LeaseLabel, type LabelScore } from '../../pipelines/lease/evaluate.ts';
@@ -19,19 +20,12 @@ export interface LeaseCase {
 /** Lease/insurance pairs with expected results under a directory, recursively, sorted by name. */
 export function findLeaseCases(dir: string): LeaseCase[] {
   const out: LeaseCase[] = [];
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith('.expected.json')) {
-        const base = p.slice(0, -'.expected.json'.length);
-        const lease = DOC_EXT.map((x) => `${base}.lease${x}`).find((f) => fs.existsSync(f));
-        const insurance = DOC_EXT.map((x) => `${base}.insurance${x}`).find((f) => fs.existsSync(f));
-        if (lease && insurance) out.push({ name: path.relative(dir, base), lease, insurance, expected: p });
-      }
-    }
-  };
-  walk(dir);
+  for (const p of filesUnder(dir).filter((f) => f.endsWith('.expected.json'))) {
+    const base = p.slice(0, -'.expected.json'.length);
+    const lease = DOC_EXT.map((x) => `${base}.lease${x}`).find((f) => fs.existsSync(f));
+    const insurance = DOC_EXT.map((x) => `${base}.insurance${x}`).find((f) => fs.existsSync(f));
+    if (lease && insurance) out.push({ name: path.relative(dir, base), lease, insurance, expected: p });
+  }
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }
 

@@ -2,11 +2,9 @@
 // print the SPEC §2.9 record. A file the pipeline refuses exits non-zero with its §7.2 error code.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { commandArgs, documentFailure } from './args.ts';
 import { config } from '../../lib/config.ts';
 import { extractDocument, closeDocumentPools, entityTypeSchema, type ExtractOptions, type ExtractionResult } from '../../pipelines/extraction/index.ts';
-import { apiErrorBody, fromDocumentError } from '../../http/errors.ts';
-import { DocumentError } from '../../pipelines/documents/errors.ts';
 import { presentLocalExtraction, presentParsingMethod } from '../../http/presenters/extractions.ts';
 
 const usage = `usage: svc extract FILE [--type ENTITY_TYPE] [--json] [--raw]
@@ -64,21 +62,15 @@ function printHuman(r: ExtractionResult) {
 
 /** Entry point for `svc extract`; returns the exit code. */
 export async function run(argv: string[]): Promise<number> {
-  let args;
-  try {
-    args = parseArgs({
+  const args = commandArgs(
+    {
       args: argv,
       allowPositionals: true,
       options: { type: { type: 'string' }, json: { type: 'boolean' }, raw: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (e) {
-    process.stderr.write(`${(e as Error).message}\n${usage}\n`);
-    return 2;
-  }
-  if (args.values.help) {
-    process.stdout.write(`${usage}\n`);
-    return 0;
-  }
+    },
+    usage,
+  );
+  if (typeof args === 'number') return args;
   const file = args.positionals[0];
   if (!file) {
     process.stderr.write(`${usage}\n`);
@@ -102,13 +94,7 @@ export async function run(argv: string[]): Promise<number> {
     else printHuman(r);
     return r.success ? 0 : 1;
   } catch (e) {
-    if (e instanceof DocumentError) {
-      if (args.values.json) process.stdout.write(`${JSON.stringify(apiErrorBody(fromDocumentError(e)), null, 2)}\n`);
-      process.stderr.write(`${e.code}: ${e.message}${e.details ? ` (${e.details})` : ''}\n`);
-      return e.code === 'payload_too_large' ? 4 : 3;
-    }
-    process.stderr.write(`internal_error: ${(e as Error).stack ?? e}\n`);
-    return 70;
+    return documentFailure(e, !!args.values.json);
   } finally {
     await closeDocumentPools();
   }

@@ -3,9 +3,8 @@
 // response headers and body excerpt, and a redeliver button.
 import { csrfField, pager, when, type DashboardSession } from '../dashboard.ts';
 import type { presentDelivery, presentDeliveryDetail } from '../presenters/deliveries.ts';
+import { DELIVERY_STATUSES } from '../schemas/dashboard.ts';
 import { html, type SafeHtml } from './html.ts';
-
-export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 
 /** The log of an endpoint whose pages live under `b` (`…/deliveries`, `…/deliveries/{id}`). */
 export function deliveryLogBody(

@@ -41,13 +41,18 @@ export const agency = z
   })
   .meta({ id: 'Agency' });
 
+/** Who an agent is in every answer that shows one: its id, name, email and slug. */
+export const agentNames = {
+  id: z.number().int(),
+  first_name: z.string(),
+  last_name: z.string(),
+  email: z.string(),
+  slug: z.string(),
+};
+
 export const ownerWithAccessToken = z
   .object({
-    id: z.number().int(),
-    first_name: z.string(),
-    last_name: z.string(),
-    email: z.string(),
-    slug: z.string(),
+    ...agentNames,
     is_admin: z.boolean(),
     access_token: z.string().describe('Shown once; store it now'),
   })

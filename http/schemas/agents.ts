@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { agencyBrief } from './agencies.ts';
-import { emailAddress, formBoolean, id, personName, queryInt, timestamp } from './common.ts';
+import { agencyBrief, agentNames } from './agencies.ts';
+import { emailAddress, formBoolean, id, personName, queryInt, timestamp, v1Page } from './common.ts';
 
 const phone = z
   .string()
@@ -47,11 +47,7 @@ export const updateAgentBody = z
 
 export const agent = z
   .object({
-    id: z.number().int(),
-    first_name: z.string(),
-    last_name: z.string(),
-    email: z.string(),
-    slug: z.string(),
+    ...agentNames,
     phone_number: z.string().nullable(),
     is_admin: z.boolean(),
     is_owner: z.boolean(),
@@ -66,28 +62,13 @@ export const agent = z
 
 export const agentWithAccessToken = agent.extend({ access_token: z.string().describe('Shown once; store it now') }).meta({ id: 'AgentWithAccessToken' });
 
-const pageLink = z.string().nullable();
-export const agentList = z
-  .object({
-    data: z.array(agent),
-    links: z.object({ first: pageLink, last: pageLink, prev: pageLink, next: pageLink }),
-    meta: z.object({
-      current_page: z.number().int(),
-      from: z.number().int().nullable(),
-      last_page: z.number().int(),
-      path: z.string(),
-      per_page: z.number().int(),
-      to: z.number().int().nullable(),
-      total: z.number().int(),
-    }),
-  })
-  .meta({ id: 'AgentList' });
+export const agentList = v1Page(agent, 'AgentList');
 
 export const resetTokenResponse = z
   .object({
     data: z.object({
       agency: agencyBrief,
-      agent: z.object({ id: z.number().int(), first_name: z.string(), last_name: z.string(), email: z.string(), slug: z.string(), access_token: z.string() }),
+      agent: z.object({ ...agentNames, access_token: z.string() }),
     }),
   })
   .meta({ id: 'ResetTokenResponse' });

@@ -2,7 +2,7 @@
 // sales-funnel statuses with the moves allowed between them (db/migrations/0009_clients.sql holds the same
 // list as data, and test/db/clients.test.ts checks the two agree).
 import { z } from 'zod';
-import { bodyId, emailAddress, formBoolean, id, personName, queryInt, timestamp } from './common.ts';
+import { bodyId, emailAddress, formBoolean, id, personName, queryInt, timestamp, v1Page } from './common.ts';
 
 /** Sales-funnel statuses, in funnel order. */
 export const SALES_FUNNEL_STATUSES = ['new', 'contacted', 'quoted', 'bound', 'lost'] as const;
@@ -231,19 +231,4 @@ export const declarationPageLink = z
   })
   .meta({ id: 'DeclarationPageLink' });
 
-const pageLink = z.string().nullable();
-export const clientList = z
-  .object({
-    data: z.array(client),
-    links: z.object({ first: pageLink, last: pageLink, prev: pageLink, next: pageLink }),
-    meta: z.object({
-      current_page: z.number().int(),
-      from: z.number().int().nullable(),
-      last_page: z.number().int(),
-      path: z.string(),
-      per_page: z.number().int(),
-      to: z.number().int().nullable(),
-      total: z.number().int(),
-    }),
-  })
-  .meta({ id: 'ClientList' });
+export const clientList = v1Page(client, 'ClientList');

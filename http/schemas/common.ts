@@ -48,6 +48,26 @@ export const emailAddress = z.string().trim().toLowerCase().max(254).pipe(z.emai
 
 export const timestamp = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
 
+/** A /v1 list page (SPEC §4: Laravel's paginator): the rows, the page links and the counts. */
+export function v1Page<T extends z.ZodType>(row: T, id: string) {
+  const pageLink = z.string().nullable();
+  return z
+    .object({
+      data: z.array(row),
+      links: z.object({ first: pageLink, last: pageLink, prev: pageLink, next: pageLink }),
+      meta: z.object({
+        current_page: z.number().int(),
+        from: z.number().int().nullable(),
+        last_page: z.number().int(),
+        path: z.string(),
+        per_page: z.number().int(),
+        to: z.number().int().nullable(),
+        total: z.number().int(),
+      }),
+    })
+    .meta({ id });
+}
+
 export const v1Error = z
   .object({
     error: z.object({
@@ -57,11 +77,13 @@ export const v1Error = z
   })
   .meta({ id: 'V1Error' });
 
-export const v1Errors = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, { description: v1ErrorDescriptions[s] ?? 'Error', schema: v1Error }])) as Record<
-    number,
-    { description: string; schema: typeof v1Error }
-  >;
+/** Declared error answers: for each status given, `schema` described by `describe(status)`. */
+export const errorAnswers =
+  <S extends z.ZodType>(schema: S, describe: (status: number) => string) =>
+  (...statuses: number[]) =>
+    Object.fromEntries(statuses.map((s) => [s, { description: describe(s), schema }])) as Record<number, { description: string; schema: S }>;
+
+export const v1Errors = errorAnswers(v1Error, (s) => v1ErrorDescriptions[s] ?? 'Error');
 
 const v1ErrorDescriptions: Record<number, string> = {
   400: 'Invalid request parameters',
@@ -83,6 +105,9 @@ export const problem = z
     errors: z.array(z.object({ pointer: z.string().optional(), detail: z.string() })).optional(),
   })
   .meta({ id: 'Problem', description: 'RFC 9457 problem details' });
+
+/** Problem-details answers of these statuses, described by their status alone. */
+export const problemErrors = errorAnswers(problem, (s) => `Problem details (${s})`);
 
 /**
  * The text fields of a multipart body checked by `shape`'s schemas: each trimmed, an empty one absent (HTML forms

@@ -23,6 +23,10 @@ export const modeTopicParams = z.object({ mode: z.enum(['test', 'live']), topic:
 export const modeTopicDeliveryParams = modeTopicParams.extend({
   delivery_id: id,
 });
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+
+/** `?status=&before=` of a delivery log. */
+export const deliveryLogQuery = z.object({ status: z.enum(DELIVERY_STATUSES).or(z.literal('')).optional(), before: z.string().max(200).optional() });
 
 /** Any dashboard form: the CSRF token and a few short text fields. */
 export const dashboardForm = z

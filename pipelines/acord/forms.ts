@@ -41,6 +41,14 @@ const g = (key: string, label: string, columns: [string, string][], required = f
   required,
 });
 
+/** The columns that say which vehicle a row is, first in every vehicle schedule. */
+const vehicleIdentity: [string, string][] = [
+  ['ModelYear', 'Year'],
+  ['Make', 'Make'],
+  ['Model', 'Model'],
+  ['VIN', 'VIN'],
+];
+
 const priorCarrier = (extra: AcordFieldDef[] = []): AcordSection => ({
   title: 'Prior carrier',
   fields: [
@@ -204,20 +212,7 @@ export const ACORD_FORMS: Record<string, AcordFormDef> = {
         ],
         true,
       ),
-      g(
-        'Vehicle',
-        'Vehicles',
-        [
-          ['ModelYear', 'Year'],
-          ['Make', 'Make'],
-          ['Model', 'Model'],
-          ['VIN', 'VIN'],
-          ['Use', 'Use'],
-          ['AnnualMileage', 'Miles/yr'],
-          ['OwnershipType', 'Ownership'],
-        ],
-        true,
-      ),
+      g('Vehicle', 'Vehicles', [...vehicleIdentity, ['Use', 'Use'], ['AnnualMileage', 'Miles/yr'], ['OwnershipType', 'Ownership']], true),
       g('DriverHistory.Incident', 'Accidents and violations', [
         ['DriverName', 'Driver'],
         ['Date', 'Date'],
@@ -327,18 +322,7 @@ export const ACORD_FORMS: Record<string, AcordFormDef> = {
         ],
         true,
       ),
-      g(
-        'Vehicle',
-        'Vehicles',
-        [
-          ['ModelYear', 'Year'],
-          ['Make', 'Make'],
-          ['Model', 'Model'],
-          ['VIN', 'VIN'],
-          ['CostNew', 'Cost new'],
-        ],
-        true,
-      ),
+      g('Vehicle', 'Vehicles', [...vehicleIdentity, ['CostNew', 'Cost new']], true),
     ],
   },
   '137': {

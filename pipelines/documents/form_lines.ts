@@ -18,6 +18,29 @@ export interface FormLineOptions {
 }
 
 /**
+ * The runs of set cells among the first `n` of `band`, a run bridging gaps of up to `gap` unset cells: `onRun` is
+ * given each run's first and last set cell, in order.
+ */
+function eachRun(band: Uint8Array, n: number, gap: number, onRun: (start: number, last: number) => void): void {
+  let i = 0;
+  while (i < n) {
+    if (!band[i]) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let last = i;
+    i++;
+    while (i < n && i - last <= gap) {
+      if (band[i]) last = i;
+      i++;
+    }
+    onRun(start, last);
+    i = last + 1;
+  }
+}
+
+/**
  * Whiten long thin horizontal and vertical rules in place in a one-channel image (`px`, `width` × `height`).
  * Returns the number of pixels whitened.
  */
@@ -38,22 +61,9 @@ export function removeFormLines(px: Uint8Array, width: number, height: number, o
     const up = y > 0 ? row - width : row;
     const down = y < height - 1 ? row + width : row;
     for (let x = 0; x < width; x++) band[x] = px[row + x] < ink || px[up + x] < ink || px[down + x] < ink ? 1 : 0;
-    let x = 0;
-    while (x < width) {
-      if (!band[x]) {
-        x++;
-        continue;
-      }
-      const start = x;
-      let last = x;
-      x++;
-      while (x < width && x - last <= gap) {
-        if (band[x]) last = x;
-        x++;
-      }
+    eachRun(band, width, gap, (start, last) => {
       if (last - start + 1 >= minH) for (let k = start; k <= last; k++) if (px[row + k] < ink) mask[row + k] |= 1;
-      x = last + 1;
-    }
+    });
   }
   // Vertical runs, column by column.
   for (let x = 0; x < width; x++) {
@@ -63,22 +73,9 @@ export function removeFormLines(px: Uint8Array, width: number, height: number, o
       const row = y * width;
       band[y] = px[row + x] < ink || px[row + l] < ink || px[row + r] < ink ? 1 : 0;
     }
-    let y = 0;
-    while (y < height) {
-      if (!band[y]) {
-        y++;
-        continue;
-      }
-      const start = y;
-      let last = y;
-      y++;
-      while (y < height && y - last <= gap) {
-        if (band[y]) last = y;
-        y++;
-      }
+    eachRun(band, height, gap, (start, last) => {
       if (last - start + 1 >= minV) for (let k = start; k <= last; k++) if (px[k * width + x] < ink) mask[k * width + x] |= 2;
-      y = last + 1;
-    }
+    });
   }
   // Thin only: a horizontal run that is part of a tall stack of such runs is a filled area, not a rule.
   for (let x = 0; x < width; x++) {

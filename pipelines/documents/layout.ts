@@ -339,6 +339,20 @@ export function hasUsableText(items: TextItem[]): boolean {
   return chars >= 25;
 }
 
+/** A line made of `cells`, its box the union of theirs and its text their texts joined as layout joins cells. */
+export const lineOf = (cells: Cell[]): Line => {
+  const x = Math.min(...cells.map((c) => c.x));
+  const y = Math.min(...cells.map((c) => c.y));
+  return {
+    text: cells.map((c) => c.text).join('  '),
+    x,
+    y,
+    w: Math.max(...cells.map((c) => c.x + c.w)) - x,
+    h: Math.max(...cells.map((c) => c.y + c.h)) - y,
+    cells,
+  };
+};
+
 /**
  * Blocks: runs of cells that continue one another vertically in the same column (so two columns make two
  * blocks, not one), put in reading order: a block comes after the blocks above it in its column and after
@@ -407,19 +421,7 @@ export function buildBlocks(lines: Line[]): Block[] {
       if (row) row.push(c);
       else rows.push([c]);
     }
-    const blines: Line[] = rows.map((r) => {
-      r.sort((p, q) => p.x - q.x);
-      const x = Math.min(...r.map((c) => c.x));
-      const y = Math.min(...r.map((c) => c.y));
-      return {
-        text: r.map((c) => c.text).join('  '),
-        x,
-        y,
-        w: Math.max(...r.map((c) => c.x + c.w)) - x,
-        h: Math.max(...r.map((c) => c.y + c.h)) - y,
-        cells: r,
-      };
-    });
+    const blines: Line[] = rows.map((r) => lineOf(r.sort((p, q) => p.x - q.x)));
     return { text: blines.map((l) => l.text).join('\n'), x: b.x, y: b.y, w: b.right - b.x, h: b.bottom - b.y, lines: blines };
   });
 }

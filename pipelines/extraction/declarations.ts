@@ -66,22 +66,9 @@ export function period(pages: PageText[], emit: Emit) {
       if (dates.length >= 2 && dates[1].iso > dates[0].iso && daysBetween(dates[0].iso, dates[1].iso) <= 400) {
         const src = text.startsWith(line.text) && dates[1].index < line.text.length ? line.text : text;
         const conf = page.source === 'ocr' ? 0.8 : 0.9;
-        emit({
-          pointer: '/policy/effective_date',
-          value: dates[0].iso,
-          page: page.page,
-          text: src,
-          confidence: conf,
-          source: page.source === 'ocr' ? 'ocr' : 'rules',
-        });
-        emit({
-          pointer: '/policy/expiration_date',
-          value: dates[1].iso,
-          page: page.page,
-          text: src,
-          confidence: conf,
-          source: page.source === 'ocr' ? 'ocr' : 'rules',
-        });
+        const source = page.source === 'ocr' ? 'ocr' : 'rules';
+        emit({ pointer: '/policy/effective_date', value: dates[0].iso, page: page.page, text: src, confidence: conf, source });
+        emit({ pointer: '/policy/expiration_date', value: dates[1].iso, page: page.page, text: src, confidence: conf, source });
         return;
       }
     }

@@ -139,16 +139,7 @@ function pageOf(label: Obj, ...keys: string[]): number | null {
 export function scoreAgainstLabel(label: Obj, data: ExtractedData): LabelScore {
   const out: FieldComparison[] = [];
   const cite = (pointer: string | null) => (pointer ? (data.citations[pointer]?.page ?? null) : null);
-  const add = (
-    field: string,
-    where: string,
-    kind: CompareKind,
-    expected: unknown,
-    got: unknown,
-    pointer: string | null,
-    expectedPage: number | null,
-    scoreEmpty = true,
-  ) => {
+  const add: Add = (field, where, kind, expected, got, pointer, expectedPage, scoreEmpty = true) => {
     // Limits a coverage row cannot have (a CSL on a GL row) count only when the extractor invents one.
     if (!scoreEmpty && expected == null && got == null) return;
     out.push({

@@ -144,6 +144,16 @@ export function findLabelled<T>(pages: PageText[], label: RegExp, parse: (s: str
   const inParens = new RegExp(`^\\s*\\((?:${label.source})\\s*[:#.]?\\)\\s*$`, 'i');
   for (const page of pages) {
     if (opts.pages && !opts.pages.includes(page.page)) continue;
+    /** The value `v` read in cell `at` of line `atLine`, `text` the label and value as they read, its confidence weighed. */
+    const found = (v: T, at: Cell, atLine: Line, text: string, weight = 1): Found<T> => ({
+      value: v,
+      page: page.page,
+      text,
+      confidence: confOf(page, at) * weight,
+      source: cellSource(page, at),
+      cell: at,
+      line: atLine,
+    });
     for (const line of page.lines) {
       if (opts.skipLine?.(line)) continue;
       for (let ci = 0; ci < line.cells.length; ci++) {
@@ -155,51 +165,23 @@ export function findLabelled<T>(pages: PageText[], label: RegExp, parse: (s: str
           // The value is the cell before it on the line, however far (the captions stand in their own column).
           const prev = line.cells[ci - 1];
           const v = prev ? parse(prev.text) : undefined;
-          if (prev && v !== undefined)
-            return {
-              value: v,
-              page: page.page,
-              text: `${prev.text} ${cell.text}`,
-              confidence: confOf(page, prev) * 0.85,
-              source: cellSource(page, prev),
-              cell: prev,
-              line,
-            };
+          if (prev && v !== undefined) return found(v, prev, line, `${prev.text} ${cell.text}`, 0.85);
           continue;
         }
         const rest = cell.text.slice(m[0].length).trim();
         if (rest) {
           const v = parse(rest);
-          if (v !== undefined)
-            return { value: v, page: page.page, text: cell.text, confidence: confOf(page, cell), source: cellSource(page, cell), cell, line };
+          if (v !== undefined) return found(v, cell, line, cell.text);
           continue; // the label is followed by something else (e.g. "Policy Number Prefix")
         }
         const next = line.cells[ci + 1];
         if (next) {
           const v = parse(next.text);
-          if (v !== undefined)
-            return {
-              value: v,
-              page: page.page,
-              text: `${cell.text} ${next.text}`,
-              confidence: confOf(page, next),
-              source: cellSource(page, next),
-              cell: next,
-              line,
-            };
+          if (v !== undefined) return found(v, next, line, `${cell.text} ${next.text}`);
         }
         for (const b of cellsBelow(page, line, cell, opts.below ?? 2.5).slice(0, 1)) {
           const v = parse(b.cell.text);
-          if (v !== undefined)
-            return {
-              value: v,
-              page: page.page,
-              text: `${cell.text} ${b.cell.text}`,
-              confidence: confOf(page, b.cell) * 0.95,
-              source: cellSource(page, b.cell),
-              cell: b.cell,
-              line: b.line,
-            };
+          if (v !== undefined) return found(v, b.cell, b.line, `${cell.text} ${b.cell.text}`, 0.95);
         }
         // A form's caption printed under its value, on the rule the value was typed on ("GL 4471209" over "POLICY NUMBER"):
         // a bare caption (no colon, nothing after it) with the value just above it, starting where it starts.
@@ -211,31 +193,13 @@ export function findLabelled<T>(pages: PageText[], label: RegExp, parse: (s: str
           // over "Lienholder" is a two-line column header, not a value and its caption).
           const caption = over && (cell.h < over.h * 0.92 || (cell.text === cell.text.toUpperCase() && /[a-z\d]/.test(over.text)));
           const v = over && caption ? parse(over.text) : undefined;
-          if (over && above && v !== undefined)
-            return {
-              value: v,
-              page: page.page,
-              text: `${over.text}\n${cell.text}`,
-              confidence: confOf(page, over) * 0.85,
-              source: cellSource(page, over),
-              cell: over,
-              line: above,
-            };
+          if (over && above && v !== undefined) return found(v, over, above, `${over.text}\n${cell.text}`, 0.85);
         }
         // Some forms print the value first and its caption to the right ("$10,400   Personal Property").
         const prev = line.cells[ci - 1];
         if (prev && cell.x - (prev.x + prev.w) < 120) {
           const v = parse(prev.text);
-          if (v !== undefined)
-            return {
-              value: v,
-              page: page.page,
-              text: `${prev.text} ${cell.text}`,
-              confidence: confOf(page, prev) * 0.85,
-              source: cellSource(page, prev),
-              cell: prev,
-              line,
-            };
+          if (v !== undefined) return found(v, prev, line, `${prev.text} ${cell.text}`, 0.85);
         }
       }
     }

@@ -3,7 +3,7 @@
 // the fragment is not a word of its own, and the name cut there is not found on the page. The two cells are one
 // word read twice; they are joined on the letters they share, before any rule reads the page (so the rules and the
 // grounding see the same text). Text-layer pages are never touched.
-import { buildBlocks, type PageText, type Cell, type Line } from '../documents/layout.ts';
+import { buildBlocks, lineOf, type PageText, type Cell, type Line } from '../documents/layout.ts';
 
 /** The number of letters `a` ends with that `b` starts with (at least 2, case-insensitive), or 0. */
 export function sharedLetters(a: string, b: string): number {
@@ -52,20 +52,6 @@ export function joinDoubleReadWords(page: PageText): PageText {
   const blocks = buildBlocks([...lines].sort((a, b) => a.y - b.y || a.x - b.x));
   return { ...page, lines, blocks, text: lines.map((l) => l.text).join('\n') };
 }
-
-/** A line made of `cells`, its box the union of theirs and its text their texts joined as layout joins cells. */
-export const lineOf = (cells: Cell[]): Line => {
-  const x = Math.min(...cells.map((c) => c.x));
-  const y = Math.min(...cells.map((c) => c.y));
-  return {
-    text: cells.map((c) => c.text).join('  '),
-    x,
-    y,
-    w: Math.max(...cells.map((c) => c.x + c.w)) - x,
-    h: Math.max(...cells.map((c) => c.y + c.h)) - y,
-    cells,
-  };
-};
 
 /** Cells `a` and `b` (b right of a) as one cell: the union of their boxes, their texts a space apart, the weaker confidence. */
 export const joinCells = (a: Cell, b: Cell): Cell => {

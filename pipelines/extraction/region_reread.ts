@@ -28,10 +28,11 @@ import {
   type Line,
   type Cell,
   type NormalisedImage,
+  lineOf,
 } from '../documents/index.ts';
 import { readPixelBoxes } from '../documents/ocr/boxes.ts';
 import type { PageRegion } from './region_ocr.ts';
-import { joinCells, lineOf } from './ocr_cells.ts';
+import { joinCells } from './ocr_cells.ts';
 
 export type SuspectKind = 'hidden_line' | 'lost_lead' | 'amount_fragment' | 'weak_words' | 'digit_count';
 

@@ -27,6 +27,9 @@ const step = (id: string, name: string, type: Step['type'], segment: Step['segme
 const structure = (steps: StepDraft[]): FormStructure => ({ steps: steps.map((s, position) => ({ ...s, position }) as Step) });
 
 const YES_NO = ['Yes', 'No'];
+/** A required Yes/No question. */
+const yesNo = (id: string, label: string, acord_field: string, extra: Extra = {}): Question =>
+  q('single_choice', id, label, acord_field, { required: true, options: YES_NO, ...extra });
 const col = (
   id: string,
   label: string,
@@ -64,10 +67,7 @@ const auto = structure([
   ]),
   step('policy', 'Policy', 'coverage', 'main', [
     q('date', 'effective_date', 'When should the policy start?', 'ACORD90.Policy.EffectiveDate', { required: true }),
-    q('single_choice', 'garaged_at_mailing', 'Are all vehicles kept overnight at your mailing address?', 'ACORD90.Policy.GaragingSameAsMailing', {
-      required: true,
-      options: YES_NO,
-    }),
+    yesNo('garaged_at_mailing', 'Are all vehicles kept overnight at your mailing address?', 'ACORD90.Policy.GaragingSameAsMailing'),
     q(
       'address',
       'garaging_address',
@@ -97,16 +97,7 @@ const auto = structure([
         { min_rows: 1, max_rows: 10 },
       ),
     }),
-    q(
-      'single_choice',
-      'incidents',
-      'Has any driver had an accident, violation or licence suspension in the last 5 years?',
-      'ACORD90.DriverHistory.AnyIncidents',
-      {
-        required: true,
-        options: YES_NO,
-      },
-    ),
+    yesNo('incidents', 'Has any driver had an accident, violation or licence suspension in the last 5 years?', 'ACORD90.DriverHistory.AnyIncidents'),
     q('data_table', 'incident_details', 'Tell us about each accident or violation', 'ACORD90.DriverHistory.Incident', {
       ...revealedWhen(when('incidents', 'equals', 'Yes')),
       settings: table(
@@ -139,10 +130,7 @@ const auto = structure([
         { min_rows: 1, max_rows: 10 },
       ),
     }),
-    q('single_choice', 'has_lienholder', 'Is any vehicle financed or leased?', 'ACORD90.AdditionalInterest.LienholderIndicator', {
-      required: true,
-      options: YES_NO,
-    }),
+    yesNo('has_lienholder', 'Is any vehicle financed or leased?', 'ACORD90.AdditionalInterest.LienholderIndicator'),
     q(
       'long_text',
       'lienholder_details',
@@ -157,10 +145,7 @@ const auto = structure([
       options: ['State minimum', '25/50/25', '50/100/50', '100/300/100', '250/500/100', '500 CSL'],
       help_text: 'Bodily injury per person / per accident / property damage, in thousands of dollars.',
     }),
-    q('single_choice', 'physical_damage', 'Do you want comprehensive and collision coverage?', 'ACORD90.Coverage.PhysicalDamageIndicator', {
-      required: true,
-      options: YES_NO,
-    }),
+    yesNo('physical_damage', 'Do you want comprehensive and collision coverage?', 'ACORD90.Coverage.PhysicalDamageIndicator'),
     q('dropdown', 'deductible', 'Comprehensive and collision deductible', 'ACORD90.Coverage.CollisionDeductible', {
       ...revealedWhen(when('physical_damage', 'equals', 'Yes')),
       options: ['$250', '$500', '$1,000', '$2,500'],
@@ -170,9 +155,7 @@ const auto = structure([
     }),
   ]),
   step('current_insurance', 'Current insurance', 'prior_insurance', 'main', [
-    q('single_choice', 'currently_insured', 'Do you have auto insurance today?', 'ACORD90.PriorCarrier.CurrentlyInsured', {
-      required: true,
-      options: YES_NO,
+    yesNo('currently_insured', 'Do you have auto insurance today?', 'ACORD90.PriorCarrier.CurrentlyInsured', {
       rules: [rule('skip_to_step', [when('currently_insured', 'equals', 'No')], { target_step_id: 'review' })],
     }),
   ]),
@@ -204,7 +187,7 @@ const home = structure([
       required: true,
       settings: { include_line2: true, include_county: true },
     }),
-    q('single_choice', 'mailing_same', 'Is this also your mailing address?', 'ACORD80.Applicant.MailingSameAsLocation', { required: true, options: YES_NO }),
+    yesNo('mailing_same', 'Is this also your mailing address?', 'ACORD80.Applicant.MailingSameAsLocation'),
     q('address', 'mailing_address', 'Mailing address', 'ACORD80.Applicant.MailingAddress', revealedWhen(when('mailing_same', 'equals', 'No'))),
   ]),
   step('property', 'The home', 'property', 'main', [
@@ -255,13 +238,13 @@ const home = structure([
     q('multi_choice', 'protective_devices', 'Protective devices', 'ACORD80.Protection.Devices', {
       options: ['Smoke detectors', 'Central fire alarm', 'Central burglar alarm', 'Sprinklers', 'Deadbolts', 'Fire extinguisher', 'Water leak sensors'],
     }),
-    q('single_choice', 'pool', 'Is there a swimming pool?', 'ACORD80.Hazards.SwimmingPool', { required: true, options: YES_NO }),
+    yesNo('pool', 'Is there a swimming pool?', 'ACORD80.Hazards.SwimmingPool'),
     q('single_choice', 'pool_fenced', 'Is the pool fenced with a locking gate?', 'ACORD80.Hazards.PoolFenced', {
       ...revealedWhen(when('pool', 'equals', 'Yes')),
       options: YES_NO,
     }),
-    q('single_choice', 'trampoline', 'Is there a trampoline?', 'ACORD80.Hazards.Trampoline', { required: true, options: YES_NO }),
-    q('single_choice', 'dogs', 'Do you have any dogs?', 'ACORD80.Hazards.Animals', { required: true, options: YES_NO }),
+    yesNo('trampoline', 'Is there a trampoline?', 'ACORD80.Hazards.Trampoline'),
+    yesNo('dogs', 'Do you have any dogs?', 'ACORD80.Hazards.Animals'),
     q('short_text', 'dog_breeds', 'Breeds', 'ACORD80.Hazards.AnimalBreeds', revealedWhen(when('dogs', 'equals', 'Yes'))),
   ]),
   step('coverage', 'Coverage', 'coverage', 'main', [
@@ -271,10 +254,7 @@ const home = structure([
       required: true,
       options: ['$500', '$1,000', '$2,500', '$5,000', '1%', '2%'],
     }),
-    q('single_choice', 'has_mortgage', 'Is there a mortgage on the home?', 'ACORD80.AdditionalInterest.MortgageeIndicator', {
-      required: true,
-      options: YES_NO,
-    }),
+    yesNo('has_mortgage', 'Is there a mortgage on the home?', 'ACORD80.AdditionalInterest.MortgageeIndicator'),
     q('data_table', 'mortgagees', 'Mortgage companies', 'ACORD80.AdditionalInterest.Mortgagee', {
       ...revealedWhen(when('has_mortgage', 'equals', 'Yes')),
       settings: table(
@@ -288,10 +268,7 @@ const home = structure([
     }),
   ]),
   step('loss_history', 'Prior losses', 'loss_history', 'main', [
-    q('single_choice', 'prior_losses', 'Any claims or losses at any home you owned in the last 5 years?', 'ACORD80.LossHistory.AnyLosses', {
-      required: true,
-      options: YES_NO,
-    }),
+    yesNo('prior_losses', 'Any claims or losses at any home you owned in the last 5 years?', 'ACORD80.LossHistory.AnyLosses'),
     q('data_table', 'losses', 'Each loss', 'ACORD80.LossHistory.Loss', {
       ...revealedWhen(when('prior_losses', 'equals', 'Yes')),
       settings: table(
@@ -309,7 +286,7 @@ const home = structure([
     }),
   ]),
   step('prior_insurance', 'Current insurance', 'prior_insurance', 'main', [
-    q('single_choice', 'currently_insured', 'Is the home insured today?', 'ACORD80.PriorCarrier.CurrentlyInsured', { required: true, options: YES_NO }),
+    yesNo('currently_insured', 'Is the home insured today?', 'ACORD80.PriorCarrier.CurrentlyInsured'),
     q('short_text', 'prior_carrier', 'Current insurance company', 'ACORD80.PriorCarrier.Name', revealedWhen(when('currently_insured', 'equals', 'Yes'))),
     q(
       'short_text',
@@ -382,14 +359,14 @@ const intake = structure([
     q('number', 'annual_revenue', 'Annual revenue', 'ACORD125.NamedInsured.AnnualRevenue', { settings: { min: 0, unit: 'USD' } }),
   ]),
   step('prior_insurance', 'Current insurance', 'prior_insurance', 'main', [
-    q('single_choice', 'has_insurance', 'Do you have this insurance today?', 'ACORD125.PriorCarrier.CurrentlyInsured', { required: true, options: YES_NO }),
+    yesNo('has_insurance', 'Do you have this insurance today?', 'ACORD125.PriorCarrier.CurrentlyInsured'),
     q('short_text', 'current_carrier', 'Current insurance company', 'ACORD125.PriorCarrier.Name', revealedWhen(when('has_insurance', 'equals', 'Yes'))),
     q('date', 'renewal_date', 'Renewal date', 'ACORD125.PriorCarrier.ExpirationDate', revealedWhen(when('has_insurance', 'equals', 'Yes'), false)),
     q('number', 'current_premium', 'Current annual premium', 'ACORD125.PriorCarrier.Premium', {
       ...revealedWhen(when('has_insurance', 'equals', 'Yes'), false),
       settings: { min: 0, unit: 'USD' },
     }),
-    q('single_choice', 'prior_losses', 'Any claims in the last 5 years?', 'ACORD125.LossHistory.AnyLosses', { required: true, options: YES_NO }),
+    yesNo('prior_losses', 'Any claims in the last 5 years?', 'ACORD125.LossHistory.AnyLosses'),
     q(
       'long_text',
       'loss_details',
@@ -531,7 +508,7 @@ const habitational = structure([
     ),
   ]),
   step('loss_history', 'Loss history', 'loss_history', 'main', [
-    q('single_choice', 'any_losses', 'Any losses at this property in the last 5 years?', 'ACORD125.LossHistory.AnyLosses', { required: true, options: YES_NO }),
+    yesNo('any_losses', 'Any losses at this property in the last 5 years?', 'ACORD125.LossHistory.AnyLosses'),
     q('data_table', 'losses', 'Each loss', 'ACORD125.LossHistory.Loss', {
       ...revealedWhen(when('any_losses', 'equals', 'Yes')),
       settings: table(
@@ -553,15 +530,10 @@ const habitational = structure([
     q('short_text', 'current_carrier', 'Current property insurer', 'ACORD125.PriorCarrier.Name'),
     q('date', 'current_expiration', 'Current policy expiration', 'ACORD125.PriorCarrier.ExpirationDate'),
     q('number', 'current_premium', 'Current annual premium', 'ACORD125.PriorCarrier.Premium', { settings: { min: 0, unit: 'USD' } }),
-    q(
-      'single_choice',
+    yesNo(
       'declined',
       'Has any insurer declined, cancelled or non-renewed this property in the last 3 years?',
       'ACORD125.PriorCarrier.DeclinedCancelledNonRenewed',
-      {
-        required: true,
-        options: YES_NO,
-      },
     ),
     q('long_text', 'declined_reason', 'What happened?', 'ACORD125.PriorCarrier.DeclinedReason', revealedWhen(when('declined', 'equals', 'Yes'))),
   ]),

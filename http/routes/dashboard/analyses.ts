@@ -3,49 +3,40 @@
 // Admins only: an analysis belongs to the agency (made with an API key), not to an agent.
 import { z } from 'zod';
 import { getReport, listAgencyAnalyses } from '../../../db/queries/analysis_reports.ts';
-import { base, beforePosition, renderPage, session } from '../../dashboard.ts';
+import { base, beforePosition, dashboardPage, renderPage } from '../../dashboard.ts';
 import { notFound } from '../../errors.ts';
 import { analysesBody } from '../../pages/dashboard_analyses.ts';
 import { keysetPage, timeCursorOf } from '../../pagination.ts';
 import { sendReport } from '../../reports.ts';
-import { route, tx } from '../../route.ts';
+import { tx } from '../../route.ts';
 import { modeParams } from '../../schemas/dashboard.ts';
 import { reportQuery } from '../../schemas/reports.ts';
 
-const responses = { 200: { description: 'HTML page' }, 401: { description: 'Not signed in' }, 404: { description: 'Not found' } };
 const PAGE = 50;
 const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'an analysis id (UUID)');
 
 export const dashboardAnalysisRoutes = [
-  route({
-    method: 'get',
+  dashboardPage({
     path: '/dashboard/:mode/analyses',
     operationId: 'dashboardAnalyses',
     summary: 'Lease analyses page: newest first, each with its compliance report',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: modeParams,
     query: z.object({ before: z.string().max(300).optional() }),
-    responses,
-    handler: async (ctx, { query }) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, query }) => {
       const rows = await listAgencyAnalyses(tx(ctx), { after: beforePosition(query.before, 'analyses'), limit: PAGE + 1 });
       const { page: shown, nextCursor: next } = keysetPage(rows, PAGE, timeCursorOf);
       await renderPage(ctx, s, 'Lease checks', analysesBody(s, shown, query, next));
     },
   }),
-  route({
-    method: 'get',
+  dashboardPage({
     path: '/dashboard/:mode/analyses/:id/report',
     operationId: 'dashboardAnalysisReport',
     summary: 'The compliance report of an analysis (HTML, or ?format=pdf)',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: z.object({ mode: z.enum(['test', 'live']), id: uuid }),
     query: reportQuery,
-    responses,
-    handler: async (ctx, { params, query }, deps) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params, query }, deps) => {
       const row = await getReport(tx(ctx), params.id);
       if (!row) throw notFound('analysis');
       await sendReport(ctx, deps, row, {

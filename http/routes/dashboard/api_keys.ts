@@ -3,16 +3,14 @@
 import { z } from 'zod';
 import { apiKeyMode, createApiKey, listApiKeysPage, revokeApiKey, rollApiKey } from '../../../db/queries/api_keys.ts';
 import { newApiKey } from '../../../lib/secrets.ts';
-import { base, renderPage, shownOnce, session, type DashboardSession } from '../../dashboard.ts';
+import { base, dashboardAction, dashboardPage, renderPage, shownOnce, type DashboardSession } from '../../dashboard.ts';
 import { notFound, unprocessable } from '../../errors.ts';
 import { apiKeysBody, GRACE } from '../../pages/dashboard_api_keys.ts';
 import type { SafeHtml } from '../../pages/html.ts';
 import { keysetPage } from '../../pagination.ts';
 import { presentApiKey } from '../../presenters/api_keys.ts';
-import { route, tx } from '../../route.ts';
-import { beforeId, dashboardForm, modeIdParams, modeParams } from '../../schemas/dashboard.ts';
-
-const responses = { 200: { description: 'HTML page' }, 401: { description: 'Not signed in' }, 403: { description: 'No CSRF token, or not an admin' } };
+import { tx } from '../../route.ts';
+import { beforeId, modeIdParams, modeParams } from '../../schemas/dashboard.ts';
 
 const keyShownOnce = (key: string, what: string) =>
   shownOnce(what, key, 'We store only a hash, so nobody can show it to you again. Keep it on your server; never put it in browser code or a URL.');
@@ -34,31 +32,22 @@ async function keysPage(
 const createFields = z.object({ name: z.string().trim().min(1).max(100), permissions: z.enum(['admin', 'read_only']) });
 
 export const dashboardApiKeyRoutes = [
-  route({
-    method: 'get',
+  dashboardPage({
     path: '/dashboard/:mode/keys',
     operationId: 'dashboardApiKeys',
     summary: 'API keys page',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: modeParams,
     query: z.object({ before: beforeId }),
-    responses,
-    handler: (ctx, { query }) => keysPage(ctx, session(ctx), null, 200, query.before ?? null),
+    handler: (ctx, { s, query }) => keysPage(ctx, s, null, 200, query.before ?? null),
   }),
-  route({
-    method: 'post',
+  dashboardAction({
     path: '/dashboard/:mode/keys',
     operationId: 'dashboardCreateApiKey',
     summary: 'Create a key; the answer shows it once',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: modeParams,
-    urlencoded: true,
-    body: dashboardForm,
-    responses,
-    handler: async (ctx, { body }) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, body }) => {
       const f = createFields.safeParse(body);
       if (!f.success) throw unprocessable('give the key a name and choose its permissions', [{ field: 'name', message: 'required, at most 100 characters' }]);
       const k = newApiKey(s.mode);
@@ -66,19 +55,13 @@ export const dashboardApiKeyRoutes = [
       await keysPage(ctx, s, keyShownOnce(k.key, `Your new key “${created.name}”`), 201);
     },
   }),
-  route({
-    method: 'post',
+  dashboardAction({
     path: '/dashboard/:mode/keys/:id/roll',
     operationId: 'dashboardRollApiKey',
     summary: 'Roll a key; the answer shows the replacement once',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: modeIdParams,
-    urlencoded: true,
-    body: dashboardForm,
-    responses,
-    handler: async (ctx, { params, body }) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params, body }) => {
       const grace = Number(body.grace_period_seconds ?? 0);
       if (!GRACE.some(([v]) => v === grace)) throw unprocessable('choose one of the grace periods offered');
       const mode = await apiKeyMode(tx(ctx), s.agency_id, params.id);
@@ -88,23 +71,17 @@ export const dashboardApiKeyRoutes = [
       await keysPage(ctx, s, keyShownOnce(k.key, `The replacement for “${rolled.name}”`));
     },
   }),
-  route({
-    method: 'post',
+  dashboardAction({
     path: '/dashboard/:mode/keys/:id/revoke',
     operationId: 'dashboardRevokeApiKey',
     summary: 'Revoke a key at once',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: modeIdParams,
-    urlencoded: true,
-    body: dashboardForm,
-    responses: { ...responses, 303: { description: 'Back to the keys' } },
-    handler: async (ctx, { params }) => {
-      const s = session(ctx);
+    seeOther: 'Back to the keys',
+    handler: async (ctx, { s, params }) => {
       if ((await apiKeyMode(tx(ctx), s.agency_id, params.id)) !== s.mode) throw notFound('API key');
       await revokeApiKey(tx(ctx), s.agency_id, params.id);
-      ctx.status = 303;
-      ctx.redirect(`${base(s.mode)}/keys`);
+      return `${base(s.mode)}/keys`;
     },
   }),
 ];

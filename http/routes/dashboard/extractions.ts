@@ -5,18 +5,17 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { getAgencyExtraction, listAgencyExtractions } from '../../../db/queries/extractions.ts';
-import { beforePosition, renderPage, session, type DashboardSession } from '../../dashboard.ts';
+import { agentPageResponses, beforePosition, dashboardPage, renderPage, type DashboardSession } from '../../dashboard.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { extractionBody, extractionsBody, EXTRACTION_STATUSES } from '../../pages/dashboard_extractions.ts';
 import type { Citation } from '../../pages/extraction_fields.ts';
 import { pagePreview, pageSize } from '../../page_images.ts';
 import { keysetPage, timeCursorOf } from '../../pagination.ts';
 import { presentExtraction } from '../../presenters/extractions.ts';
-import { route, tx, type Deps } from '../../route.ts';
+import { tx, type Deps } from '../../route.ts';
 import { modeParams } from '../../schemas/dashboard.ts';
 import { queryInt } from '../../schemas/common.ts';
 
-const responses = { 200: { description: 'HTML page' }, 401: { description: 'Not signed in' }, 404: { description: 'Not found' } };
 const PAGE = 50;
 const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'an extraction id (UUID)');
 const day = z
@@ -46,13 +45,12 @@ async function detail(ctx: Context, deps: Deps, s: DashboardSession, id: string,
 }
 
 export const dashboardExtractionRoutes = [
-  route({
-    method: 'get',
+  dashboardPage({
     path: '/dashboard/:mode/extractions',
     operationId: 'dashboardExtractions',
     summary: 'Extractions page: filter by status and date, newest first, paged',
-    tags: ['Dashboard'],
     auth: 'dashboard',
+    responses: agentPageResponses,
     params: modeParams,
     query: z.object({
       status: z.enum(EXTRACTION_STATUSES).or(z.literal('')).optional(),
@@ -60,9 +58,7 @@ export const dashboardExtractionRoutes = [
       to: day,
       before: z.string().max(300).optional(),
     }),
-    responses,
-    handler: async (ctx, { query }) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, query }) => {
       const from = query.from ? new Date(`${query.from}T00:00:00Z`) : null;
       // "to" is a day, included: everything before the next midnight (UTC).
       const to = query.to ? new Date(Date.parse(`${query.to}T00:00:00Z`) + 86_400_000) : null;
@@ -79,13 +75,12 @@ export const dashboardExtractionRoutes = [
       await renderPage(ctx, s, 'Extractions', extractionsBody(s, shown, query, next));
     },
   }),
-  route({
-    method: 'get',
+  dashboardPage({
     path: '/dashboard/:mode/extractions/:id',
     operationId: 'dashboardExtraction',
     summary: 'One extraction: the fields with their pages and citations beside the page image',
-    tags: ['Dashboard'],
     auth: 'dashboard',
+    responses: agentPageResponses,
     params: z.object({ mode: z.enum(['test', 'live']), id: uuid }),
     query: z.object({
       page: queryInt(1, 10_000).optional(),
@@ -95,20 +90,16 @@ export const dashboardExtractionRoutes = [
         .max(200)
         .optional(),
     }),
-    responses,
-    handler: (ctx, { params, query }, deps) => detail(ctx, deps, session(ctx), params.id, query.page, query.field),
+    handler: (ctx, { s, params, query }, deps) => detail(ctx, deps, s, params.id, query.page, query.field),
   }),
-  route({
-    method: 'get',
+  dashboardPage({
     path: '/dashboard/:mode/extractions/:id/pages/:page',
     operationId: 'dashboardExtractionPage',
     summary: 'A page of the extraction’s document as PNG (for the signed-in agent only)',
-    tags: ['Dashboard'],
     auth: 'dashboard',
     params: z.object({ mode: z.enum(['test', 'live']), id: uuid, page: queryInt(1, 10_000) }),
     responses: { 200: { description: 'image/png' }, 401: { description: 'Not signed in' }, 404: { description: 'Not found' } },
-    handler: async (ctx, { params }, deps) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params }, deps) => {
       const row = await getAgencyExtraction(tx(ctx), params.id);
       if (!row || (!s.isAdmin && row.agent_id !== s.agent_id)) throw notFound('extraction');
       if (!row.blob_key) throw notFound('document file (removed after the retention period)');

@@ -7,7 +7,7 @@ import { listAgents } from '../../../db/queries/agents.ts';
 import { listEmbedOrigins, setEmbedOrigins } from '../../../db/queries/embed_origins.ts';
 import { activeAgent, linkTarget } from '../../../db/queries/form_links.ts';
 import { duplicateForm, getForm, listForms, publishForm, type FormRow } from '../../../db/queries/forms.ts';
-import { base, renderPage, when, session, type DashboardSession } from '../../dashboard.ts';
+import { base, dashboardAction, dashboardPage, renderPage, when, type DashboardSession } from '../../dashboard.ts';
 import type { Deps } from '../../context.ts';
 import { notFound, unprocessable } from '../../errors.ts';
 import { copyBox, formBody, formsBody } from '../../pages/dashboard_forms.ts';
@@ -15,16 +15,9 @@ import { html, type SafeHtml } from '../../pages/html.ts';
 import { keysetPage } from '../../pagination.ts';
 import { presentFormLink } from '../../presenters/form_links.ts';
 import { hostedFormPath } from '../../pages/urls.ts';
-import { route, tx } from '../../route.ts';
-import { beforeId, dashboardForm, modeIdParams, modeParams } from '../../schemas/dashboard.ts';
+import { tx } from '../../route.ts';
+import { beforeId, modeIdParams, modeParams } from '../../schemas/dashboard.ts';
 import { id, storableJson } from '../../schemas/common.ts';
-
-const responses = {
-  200: { description: 'HTML page' },
-  401: { description: 'Not signed in' },
-  403: { description: 'No CSRF token, or not an admin' },
-  404: { description: 'Not found' },
-};
 
 const PAGE = 50;
 
@@ -48,21 +41,17 @@ async function formPage(ctx: Context, deps: Deps, s: DashboardSession, f: FormRo
 }
 
 export const dashboardFormRoutes = [
-  route({
-    method: 'get',
+  dashboardPage({
     path: '/dashboard/:mode/forms',
     operationId: 'dashboardForms',
     summary: 'Forms page',
-    tags: ['Dashboard'],
     auth: 'dashboard',
     params: modeParams,
     query: z.object({
       status: z.enum(['draft', 'active']).or(z.literal('')).optional(),
       before: beforeId,
     }),
-    responses,
-    handler: async (ctx, { query }) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, query }) => {
       const { page: forms, nextCursor: next } = keysetPage(
         await listForms(tx(ctx), {
           before: query.before ?? null,
@@ -77,70 +66,48 @@ export const dashboardFormRoutes = [
       await renderPage(ctx, s, 'Forms', formsBody(s, forms, query, next));
     },
   }),
-  route({
-    method: 'get',
+  dashboardPage({
     path: '/dashboard/:mode/forms/:id',
     operationId: 'dashboardForm',
     summary: 'One form: publish, duplicate, link and embed code',
-    tags: ['Dashboard'],
     auth: 'dashboard',
     params: modeIdParams,
-    responses,
-    handler: async (ctx, { params }, deps) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params }, deps) => {
       await formPage(ctx, deps, s, await loadForm(ctx, s, params.id), null);
     },
   }),
-  route({
-    method: 'post',
+  dashboardAction({
     path: '/dashboard/:mode/forms/:id/publish',
     operationId: 'dashboardPublishForm',
     summary: 'Publish a form',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: modeIdParams,
-    urlencoded: true,
-    body: dashboardForm,
-    responses,
-    handler: async (ctx, { params }, deps) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params }, deps) => {
       await loadForm(ctx, s, params.id);
       const f = await publishForm(tx(ctx), params.id);
       await formPage(ctx, deps, s, f, html`<p class="notice" role="status">Published.</p>`);
     },
   }),
-  route({
-    method: 'post',
+  dashboardAction({
     path: '/dashboard/:mode/forms/:id/duplicate',
     operationId: 'dashboardDuplicateForm',
     summary: 'Duplicate a form into a new draft',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: modeIdParams,
-    urlencoded: true,
-    body: dashboardForm,
-    responses: { ...responses, 303: { description: 'To the copy' } },
-    handler: async (ctx, { params }) => {
-      const s = session(ctx);
+    seeOther: 'To the copy',
+    handler: async (ctx, { s, params }) => {
       await loadForm(ctx, s, params.id);
       const copy = await duplicateForm(tx(ctx), params.id);
-      ctx.status = 303;
-      ctx.redirect(`${base(s.mode)}/forms/${copy.id}`);
+      return `${base(s.mode)}/forms/${copy.id}`;
     },
   }),
-  route({
-    method: 'post',
+  dashboardAction({
     path: '/dashboard/:mode/forms/:id/links',
     operationId: 'dashboardFormLink',
     summary: 'A signed link for an agent with metadata',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: modeIdParams,
-    urlencoded: true,
-    body: dashboardForm,
-    responses,
-    handler: async (ctx, { params, body }, deps) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params, body }, deps) => {
       const f = await loadForm(ctx, s, params.id);
       const target = await linkTarget(tx(ctx), f.id);
       if (!target || target.status !== 'active' || !target.live_name) throw unprocessable('publish the form before making links to it');
@@ -164,19 +131,13 @@ export const dashboardFormRoutes = [
       );
     },
   }),
-  route({
-    method: 'post',
+  dashboardAction({
     path: '/dashboard/:mode/forms/:id/embed-origins',
     operationId: 'dashboardEmbedOrigins',
     summary: 'Replace the embed origins',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: modeIdParams,
-    urlencoded: true,
-    body: dashboardForm,
-    responses,
-    handler: async (ctx, { params, body }, deps) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params, body }, deps) => {
       const f = await loadForm(ctx, s, params.id);
       const origins = [
         ...new Set(

@@ -1,23 +1,15 @@
 // Dashboard: "Recover failed deliveries since…" on a topic endpoint. Choosing the instant shows how many failed
 // deliveries of this mode would be sent again before anything is sent; confirming starts the recovery (the same
 // state function as POST /v2/webhook-endpoints/{topic}/recover) and shows its progress.
-import type { Context } from 'koa';
 import { z } from 'zod';
 import { countRecoverable, getRecovery, recoverDeliveries } from '../../../db/queries/recoveries.ts';
-import { getTopicEndpoint, type EndpointRow } from '../../../db/queries/webhook_endpoints.ts';
-import { base, renderPage, session } from '../../dashboard.ts';
+import { base, dashboardAction, dashboardPage, renderPage } from '../../dashboard.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { recoverBody, recoveryBody } from '../../pages/dashboard_recoveries.ts';
 import { presentRecovery } from '../../presenters/recoveries.ts';
-import { route, tx } from '../../route.ts';
-import { dashboardForm, modeTopicParams } from '../../schemas/dashboard.ts';
-
-const responses = {
-  200: { description: 'HTML page' },
-  401: { description: 'Not signed in' },
-  403: { description: 'No CSRF token, or not an admin' },
-  404: { description: 'Not found' },
-};
+import { tx } from '../../route.ts';
+import { modeTopicParams } from '../../schemas/dashboard.ts';
+import { loadTopicEndpoint } from '../../webhooks.ts';
 
 // The browser's datetime-local value, read as UTC (the dashboard shows every time in UTC).
 const LOCAL_INSTANT = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2})?$/;
@@ -28,65 +20,44 @@ function instantOf(v: unknown): Date {
   return d;
 }
 
-async function loadEndpoint(ctx: Context, topic: string): Promise<EndpointRow> {
-  const w = await getTopicEndpoint(tx(ctx), topic);
-  if (!w) throw notFound(`webhook endpoint for ${topic}`);
-  return w;
-}
-
 export const dashboardRecoveryRoutes = [
-  route({
-    method: 'get',
+  dashboardPage({
     path: '/dashboard/:mode/webhooks/:topic/recover',
     operationId: 'dashboardRecoverDeliveries',
     summary: 'Choose since when to recover failed deliveries; shows the count before confirming',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: modeTopicParams,
     query: z.object({ since: z.string().max(40).optional() }),
-    responses,
-    handler: async (ctx, { params, query }) => {
-      const s = session(ctx);
-      const w = await loadEndpoint(ctx, params.topic);
+    handler: async (ctx, { s, params, query }) => {
+      const w = await loadTopicEndpoint(ctx, params.topic);
       const since = query.since ? instantOf(query.since) : null;
       const count = since ? await countRecoverable(tx(ctx), w.id, since, null) : null;
       await renderPage(ctx, s, `Recover failed deliveries: ${params.topic}`, recoverBody(s, params.topic, since, count));
     },
   }),
-  route({
-    method: 'post',
+  dashboardAction({
     path: '/dashboard/:mode/webhooks/:topic/recover',
     operationId: 'dashboardStartRecovery',
     summary: 'Start the recovery (confirmed), then show its progress',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: modeTopicParams,
-    urlencoded: true,
-    body: dashboardForm,
-    responses: { ...responses, 303: { description: 'To the recovery' } },
-    handler: async (ctx, { params, body }) => {
-      const s = session(ctx);
-      const w = await loadEndpoint(ctx, params.topic);
+    seeOther: 'To the recovery',
+    handler: async (ctx, { s, params, body }) => {
+      const w = await loadTopicEndpoint(ctx, params.topic);
       const raw = (body as Record<string, unknown>).since;
       const since = typeof raw === 'string' && !Number.isNaN(Date.parse(raw)) && /Z$/.test(raw) ? new Date(raw) : instantOf(raw);
       const r = await recoverDeliveries(tx(ctx), w.id, since, null);
-      ctx.status = 303;
-      ctx.redirect(`${base(s.mode)}/webhooks/${params.topic}/recoveries/${r.id}`);
+      return `${base(s.mode)}/webhooks/${params.topic}/recoveries/${r.id}`;
     },
   }),
-  route({
-    method: 'get',
+  dashboardPage({
     path: '/dashboard/:mode/webhooks/:topic/recoveries/:recovery_id',
     operationId: 'dashboardRecovery',
     summary: 'Progress of a recovery',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: modeTopicParams.extend({ recovery_id: z.uuid('a recovery id (UUID)') }),
-    responses,
-    handler: async (ctx, { params }) => {
-      const s = session(ctx);
-      const w = await loadEndpoint(ctx, params.topic);
-      const row = await getRecovery(tx(ctx), w.id, params.recovery_id);
+    handler: async (ctx, { s, params }) => {
+      const row = await getRecovery(tx(ctx), (await loadTopicEndpoint(ctx, params.topic)).id, params.recovery_id);
       if (!row) throw notFound('recovery');
       await renderPage(ctx, s, `Recovery of ${params.topic}`, recoveryBody(s, params.topic, presentRecovery(row)));
     },

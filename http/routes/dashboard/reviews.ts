@@ -10,18 +10,17 @@ import { z } from 'zod';
 import { getAgencyExtraction } from '../../../db/queries/extractions.ts';
 import { fieldReviews, reviewField, reviewQueue, reviewSettings, setHoldForReview, setShareReviewedDocuments } from '../../../db/queries/reviews.ts';
 import { fileLinkKey, signFileLink } from '../../../lib/links.ts';
-import { base, renderPage, session, type DashboardSession } from '../../dashboard.ts';
+import { base, dashboardAction, dashboardPage, renderPage, type DashboardSession } from '../../dashboard.ts';
 import { badRequest, conflict, notFound } from '../../errors.ts';
 import { queueBody, reviewBody } from '../../pages/dashboard_reviews.ts';
 import { valueAt, type Citation } from '../../pages/extraction_fields.ts';
 import type { SafeHtml } from '../../pages/html.ts';
 import { pageSize } from '../../page_images.ts';
 import { presentExtraction } from '../../presenters/extractions.ts';
-import { route, tx, type Deps } from '../../route.ts';
-import { dashboardForm, modeParams } from '../../schemas/dashboard.ts';
+import { tx, type Deps } from '../../route.ts';
+import { modeParams } from '../../schemas/dashboard.ts';
 import { reviewedValue, reviewForm, reviewQueueQuery } from '../../schemas/reviews.ts';
 
-const responses = { 200: { description: 'HTML page' }, 401: { description: 'Not signed in' }, 404: { description: 'Not found' } };
 const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'an extraction id (UUID)');
 const QUEUE_SIZE = 100;
 
@@ -64,31 +63,22 @@ async function reviewPage(
 }
 
 export const dashboardReviewRoutes = [
-  route({
-    method: 'get',
+  dashboardPage({
     path: '/dashboard/:mode/review',
     operationId: 'dashboardReviewQueue',
     summary: 'Review queue: extractions with uncertain fields, oldest first, by agent and kind',
-    tags: ['Dashboard'],
     auth: 'dashboard',
     params: modeParams,
     query: reviewQueueQuery,
-    responses,
-    handler: (ctx, { query }) => queuePage(ctx, session(ctx), query),
+    handler: (ctx, { s, query }) => queuePage(ctx, s, query),
   }),
-  route({
-    method: 'post',
+  dashboardAction({
     path: '/dashboard/:mode/review/settings',
     operationId: 'dashboardReviewSettings',
     summary: 'Hold extractions with uncertain fields for review, or share reviewed documents with the analysts (or stop), in this mode',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: modeParams,
-    urlencoded: true,
-    body: dashboardForm,
-    responses,
-    handler: async (ctx, { body }) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, body }) => {
       const onOff = (v: unknown) => (v === 'on' ? true : v === 'off' ? false : undefined);
       const hold = onOff(body.hold);
       const share = onOff(body.share);
@@ -98,31 +88,22 @@ export const dashboardReviewRoutes = [
       ctx.redirect(`${base(s.mode)}/review`);
     },
   }),
-  route({
-    method: 'get',
+  dashboardPage({
     path: '/dashboard/:mode/review/:id',
     operationId: 'dashboardReview',
     summary: 'Review one extraction’s uncertain fields beside crops of the page',
-    tags: ['Dashboard'],
     auth: 'dashboard',
     params: z.object({ mode: z.enum(['test', 'live']), id: uuid }),
     query: z.object({ field: reviewForm.shape.pointer.optional() }),
-    responses,
-    handler: (ctx, { params, query }, deps) => reviewPage(ctx, deps, session(ctx), params.id, { field: query.field }),
+    handler: (ctx, { s, params, query }, deps) => reviewPage(ctx, deps, s, params.id, { field: query.field }),
   }),
-  route({
-    method: 'post',
+  dashboardAction({
     path: '/dashboard/:mode/review/:id',
     operationId: 'dashboardReviewField',
     summary: 'Confirm, correct or mark "not on the document" one field',
-    tags: ['Dashboard'],
     auth: 'dashboard',
     params: z.object({ mode: z.enum(['test', 'live']), id: uuid }),
-    urlencoded: true,
-    body: dashboardForm,
-    responses,
-    handler: async (ctx, { params, body }, deps) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params, body }, deps) => {
       const form = reviewForm.safeParse(body);
       if (!form.success)
         throw badRequest(

@@ -3,35 +3,31 @@
 // (the same presenter as GET /v2/submissions/{id}).
 import { z } from 'zod';
 import { getSubmission, listSubmissions } from '../../../db/queries/submissions.ts';
-import { renderPage, session } from '../../dashboard.ts';
+import { agentPageResponses, dashboardPage, renderPage } from '../../dashboard.ts';
 import { notFound } from '../../errors.ts';
 import { submissionBody, submissionsBody } from '../../pages/dashboard_submissions.ts';
 import { keysetPage } from '../../pagination.ts';
 import { presentSubmission } from '../../presenters/submissions.ts';
-import { route, tx } from '../../route.ts';
+import { tx } from '../../route.ts';
 import { beforeId, modeIdParams, modeParams } from '../../schemas/dashboard.ts';
 import { id } from '../../schemas/common.ts';
 
-const responses = { 200: { description: 'HTML page' }, 401: { description: 'Not signed in' }, 404: { description: 'Not found' } };
 const PAGE = 50;
 
 export const dashboardSubmissionRoutes = [
-  route({
-    method: 'get',
+  dashboardPage({
     path: '/dashboard/:mode/submissions',
     operationId: 'dashboardSubmissions',
     summary: 'Submissions page',
-    tags: ['Dashboard'],
     auth: 'dashboard',
+    responses: agentPageResponses,
     params: modeParams,
     query: z.object({
       form_id: id.or(z.literal('')).optional(),
       status: z.enum(['processing', 'complete']).or(z.literal('')).optional(),
       before: beforeId,
     }),
-    responses,
-    handler: async (ctx, { query }) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, query }) => {
       const rows = await listSubmissions(tx(ctx), {
         before: query.before ?? null,
         formId: query.form_id || null,
@@ -43,17 +39,14 @@ export const dashboardSubmissionRoutes = [
       await renderPage(ctx, s, 'Submissions', submissionsBody(s, page, query, next));
     },
   }),
-  route({
-    method: 'get',
+  dashboardPage({
     path: '/dashboard/:mode/submissions/:id',
     operationId: 'dashboardSubmission',
     summary: 'One submission: answers, files and the ACORD archive',
-    tags: ['Dashboard'],
     auth: 'dashboard',
+    responses: agentPageResponses,
     params: modeIdParams,
-    responses,
-    handler: async (ctx, { params }, deps) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params }, deps) => {
       const row = await getSubmission(tx(ctx), params.id);
       if (!row || (!s.isAdmin && row.agent_id !== s.agent_id)) throw notFound('submission');
       const d = presentSubmission(row, deps);

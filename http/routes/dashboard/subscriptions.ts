@@ -5,37 +5,25 @@
 // Every action is the same query or helper the /v1/webhooks routes use.
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { deleteSubscription, getSubscription, listSubscriptions, type EndpointRow } from '../../../db/queries/webhook_endpoints.ts';
-import { base, renderPage, shownOnce, session, type DashboardSession } from '../../dashboard.ts';
+import { deleteSubscription, listSubscriptions } from '../../../db/queries/webhook_endpoints.ts';
+import { base, dashboardAction, dashboardPage, renderPage, shownOnce, type DashboardSession } from '../../dashboard.ts';
 import { notFound, unprocessable, zodDetails } from '../../errors.ts';
-import { deliveryDetailBody, deliveryLogBody, DELIVERY_STATUSES } from '../../pages/dashboard_deliveries.ts';
+import { deliveryDetailBody } from '../../pages/dashboard_deliveries.ts';
 import { subscriptionsBody } from '../../pages/dashboard_subscriptions.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { presentSubscription } from '../../presenters/webhooks.ts';
-import { route, tx } from '../../route.ts';
-import { dashboardForm, modeParams } from '../../schemas/dashboard.ts';
+import { tx } from '../../route.ts';
+import { deliveryLogQuery, modeParams } from '../../schemas/dashboard.ts';
 import { id } from '../../schemas/common.ts';
 import { createSubscriptionBody } from '../../schemas/webhooks.ts';
 import { sampleV1Event } from '../../../pipelines/webhooks/payloads.ts';
-import { deliveryDetail, deliveryPage, redeliverTo, sendTest, subscribe } from '../../webhooks.ts';
+import { deliveryDetail, deliveryLogPage, loadSubscription, redeliverTo, sendTest, subscribe } from '../../webhooks.ts';
 
-const responses = {
-  200: { description: 'HTML page' },
-  401: { description: 'Not signed in' },
-  403: { description: 'No CSRF token, or not an admin' },
-  404: { description: 'Not found' },
-};
 const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'a subscription id (UUID)');
 const subParams = z.object({ mode: z.enum(['test', 'live']), uuid });
 const subDeliveryParams = subParams.extend({
   delivery_id: id,
 });
-
-async function loadSubscription(ctx: Context, id: string): Promise<EndpointRow> {
-  const w = await getSubscription(tx(ctx), id);
-  if (!w) throw notFound('webhook subscription');
-  return w;
-}
 
 const secretBox = (secret: string) =>
   shownOnce(
@@ -50,30 +38,21 @@ async function subscriptionsPage(ctx: Context, s: DashboardSession, top: SafeHtm
 }
 
 export const dashboardSubscriptionRoutes = [
-  route({
-    method: 'get',
+  dashboardPage({
     path: '/dashboard/:mode/subscriptions',
     operationId: 'dashboardSubscriptions',
     summary: 'v1 webhook subscriptions page',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: modeParams,
-    responses,
-    handler: (ctx) => subscriptionsPage(ctx, session(ctx), null),
+    handler: (ctx, { s }) => subscriptionsPage(ctx, s, null),
   }),
-  route({
-    method: 'post',
+  dashboardAction({
     path: '/dashboard/:mode/subscriptions',
     operationId: 'dashboardCreateSubscription',
     summary: 'Subscribe a URL (live view); the signing secret is shown once',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: modeParams,
-    urlencoded: true,
-    body: dashboardForm,
-    responses,
-    handler: async (ctx, { body }, deps) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, body }, deps) => {
       const events = body.events === undefined ? [] : Array.isArray(body.events) ? body.events : [body.events];
       const description = typeof body.description === 'string' && body.description.trim() ? body.description : undefined;
       const parsed = createSubscriptionBody.safeParse({ url: typeof body.url === 'string' ? body.url : '', events: [...new Set(events)], description });
@@ -82,109 +61,76 @@ export const dashboardSubscriptionRoutes = [
       await subscriptionsPage(ctx, s, secretBox(secret), 201);
     },
   }),
-  route({
-    method: 'post',
+  dashboardAction({
     path: '/dashboard/:mode/subscriptions/:uuid/delete',
     operationId: 'dashboardDeleteSubscription',
     summary: 'Delete a subscription and its delivery log (live view)',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: subParams,
-    urlencoded: true,
-    body: dashboardForm,
-    responses: { ...responses, 303: { description: 'Back to the subscriptions' } },
-    handler: async (ctx, { params }) => {
-      const s = session(ctx);
+    seeOther: 'Back to the subscriptions',
+    handler: async (ctx, { s, params }) => {
       // In the test view the delete policy sees nothing (removal routes live data): a 404 like any other.
       if (!(await deleteSubscription(tx(ctx), params.uuid))) throw notFound('webhook subscription');
-      ctx.status = 303;
-      ctx.redirect(`${base(s.mode)}/subscriptions`);
+      return `${base(s.mode)}/subscriptions`;
     },
   }),
-  route({
-    method: 'post',
+  dashboardAction({
     path: '/dashboard/:mode/subscriptions/:uuid/test',
     operationId: 'dashboardTestSubscription',
     summary: 'Send a sample event of the first subscribed event name, then show the delivery',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: subParams,
-    urlencoded: true,
-    body: dashboardForm,
-    responses: { ...responses, 303: { description: 'To the new delivery' } },
-    handler: async (ctx, { params }) => {
-      const s = session(ctx);
+    seeOther: 'To the new delivery',
+    handler: async (ctx, { s, params }) => {
       const w = await loadSubscription(ctx, params.uuid);
       const name = w.events.find((e) => e !== '*') ?? 'client-submission.complete';
       // Filed under this view's mode (the sample carries no customer data), so it shows in this view's log.
       const d = await sendTest(ctx, w.id, sampleV1Event(name as Parameters<typeof sampleV1Event>[0]));
-      ctx.status = 303;
-      ctx.redirect(`${base(s.mode)}/subscriptions/${w.id}/deliveries/${d.id}`);
+      return `${base(s.mode)}/subscriptions/${w.id}/deliveries/${d.id}`;
     },
   }),
-  route({
-    method: 'get',
+  dashboardPage({
     path: '/dashboard/:mode/subscriptions/:uuid/deliveries',
     operationId: 'dashboardSubscriptionDeliveries',
     summary: 'The delivery log of a subscription in this mode, newest first, filterable by status',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: subParams,
-    query: z.object({ status: z.enum(DELIVERY_STATUSES).or(z.literal('')).optional(), before: z.string().max(200).optional() }),
-    responses,
-    handler: async (ctx, { params, query }) => {
-      const s = session(ctx);
+    query: deliveryLogQuery,
+    handler: async (ctx, { s, params, query }) => {
       const w = await loadSubscription(ctx, params.uuid);
-      const status = query.status || undefined;
-      const page = await deliveryPage(ctx, w.id, { limit: 50, cursor: query.before, status });
-      await renderPage(
-        ctx,
-        s,
-        `Delivery log: ${w.url}`,
-        deliveryLogBody(`${base(s.mode)}/subscriptions/${w.id}`, page.data, {
-          status,
-          before: query.before,
-          next: page.next_cursor,
-          back: { href: `${base(s.mode)}/subscriptions`, label: 'Back to the subscriptions' },
-        }),
-      );
+      await deliveryLogPage(ctx, s, w.id, {
+        title: `Delivery log: ${w.url}`,
+        path: `${base(s.mode)}/subscriptions/${w.id}`,
+        back: { href: `${base(s.mode)}/subscriptions`, label: 'Back to the subscriptions' },
+        query,
+      });
     },
   }),
-  route({
-    method: 'get',
+  dashboardPage({
     path: '/dashboard/:mode/subscriptions/:uuid/deliveries/:delivery_id',
     operationId: 'dashboardSubscriptionDelivery',
     summary: 'One delivery of a subscription with every attempt',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: subDeliveryParams,
-    responses,
-    handler: async (ctx, { params }) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params }) => {
       const w = await loadSubscription(ctx, params.uuid);
       const d = await deliveryDetail(ctx, w.id, params.delivery_id);
       await renderPage(ctx, s, `Delivery #${d.id}`, deliveryDetailBody(s, `${base(s.mode)}/subscriptions/${w.id}`, d));
     },
   }),
-  route({
-    method: 'post',
+  dashboardAction({
     path: '/dashboard/:mode/subscriptions/:uuid/deliveries/:delivery_id/redeliver',
     operationId: 'dashboardSubscriptionRedeliver',
     summary: 'Send a delivery of a subscription again',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: subDeliveryParams,
-    urlencoded: true,
-    body: dashboardForm,
-    responses: { ...responses, 303: { description: 'To the new delivery' } },
-    handler: async (ctx, { params }) => {
-      const s = session(ctx);
+    seeOther: 'To the new delivery',
+    handler: async (ctx, { s, params }) => {
       const w = await loadSubscription(ctx, params.uuid);
       // deliveryDetail is read under RLS (this mode only): another mode's delivery is a 404 here.
       await deliveryDetail(ctx, w.id, params.delivery_id);
       const d = await redeliverTo(ctx, w.id, params.delivery_id);
-      ctx.status = 303;
-      ctx.redirect(`${base(s.mode)}/subscriptions/${w.id}/deliveries/${d.id}`);
+      return `${base(s.mode)}/subscriptions/${w.id}/deliveries/${d.id}`;
     },
   }),
 ];

@@ -3,25 +3,22 @@
 // migration 0012). The plan budget is one per agency, spent by test and live keys alike, so both views show it.
 import { agencyPlan } from '../../../db/queries/agencies.ts';
 import { agencyApiUsage } from '../../../db/queries/dashboard.ts';
-import { renderPage, session } from '../../dashboard.ts';
+import { dashboardPage, renderPage } from '../../dashboard.ts';
 import { notFound } from '../../errors.ts';
 import { usageBody } from '../../pages/dashboard_usage.ts';
 import { presentPlan } from '../../presenters/agencies.ts';
-import { route, tx } from '../../route.ts';
+import { tx } from '../../route.ts';
 import { modeParams } from '../../schemas/dashboard.ts';
 
 export const dashboardUsageRoutes = [
-  route({
-    method: 'get',
+  dashboardPage({
     path: '/dashboard/:mode/usage',
     operationId: 'dashboardUsage',
     summary: 'Usage page: the plan, requests this minute and today against its limits, rejections',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: modeParams,
     responses: { 200: { description: 'HTML page' }, 401: { description: 'Not signed in' }, 403: { description: 'Not an admin' } },
-    handler: async (ctx) => {
-      const s = session(ctx);
+    handler: async (ctx, { s }) => {
       const row = await agencyPlan(tx(ctx), s.agency_id);
       const u = await agencyApiUsage(tx(ctx));
       if (!row || !u) throw notFound('agency');

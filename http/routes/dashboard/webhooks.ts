@@ -3,27 +3,29 @@
 // log filterable by status with each attempt, redelivery, and why an endpoint was disabled with re-enabling.
 // Every action is the same query or helper the /v2/webhook-endpoints routes use.
 import type { Context } from 'koa';
-import { z } from 'zod';
-import { getTopicEndpoint, listTopicEndpoints, putTopicEndpoint, setEndpointEnabled, type EndpointRow } from '../../../db/queries/webhook_endpoints.ts';
+import { listTopicEndpoints, putTopicEndpoint, setEndpointEnabled } from '../../../db/queries/webhook_endpoints.ts';
 import { sampleTopicPayload } from '../../../pipelines/webhooks/payloads.ts';
-import { base, renderPage, shownOnce, session, type DashboardSession } from '../../dashboard.ts';
+import { base, dashboardAction, dashboardPage, renderPage, shownOnce, type DashboardSession } from '../../dashboard.ts';
 import { notFound, unprocessable, zodDetails } from '../../errors.ts';
-import { deliveryDetailBody, deliveryLogBody, DELIVERY_STATUSES } from '../../pages/dashboard_deliveries.ts';
+import { deliveryDetailBody } from '../../pages/dashboard_deliveries.ts';
 import { endpointCard, TOPICS } from '../../pages/dashboard_webhooks.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
-import { route, tx } from '../../route.ts';
-import { dashboardForm, modeParams, modeTopicDeliveryParams, modeTopicParams } from '../../schemas/dashboard.ts';
+import { tx } from '../../route.ts';
+import { deliveryLogQuery, modeParams, modeTopicDeliveryParams, modeTopicParams } from '../../schemas/dashboard.ts';
 import { putEndpointBody } from '../../schemas/webhooks.ts';
-import { checkProductionUrl, deliveryDetail, deliveryPage, mintSecret, redeliverTo, rotateSecret, sealAuth, sendTest } from '../../webhooks.ts';
+import {
+  checkProductionUrl,
+  deliveryDetail,
+  deliveryLogPage,
+  loadTopicEndpoint,
+  mintSecret,
+  redeliverTo,
+  rotateSecret,
+  sealAuth,
+  sendTest,
+} from '../../webhooks.ts';
 
 type Topic = (typeof TOPICS)[number]['topic'];
-
-const responses = {
-  200: { description: 'HTML page' },
-  401: { description: 'Not signed in' },
-  403: { description: 'No CSRF token, or not an admin' },
-  404: { description: 'Not found' },
-};
 
 const secretBox = (secret: string, title: string) =>
   shownOnce(title, secret, html`Your receiver checks each delivery’s <code>x-signature</code> with it (HMAC-SHA256 of the raw body).`);
@@ -31,12 +33,6 @@ const secretBox = (secret: string, title: string) =>
 async function endpointsPage(ctx: Context, s: DashboardSession, top: SafeHtml | null, status = 200): Promise<void> {
   const byTopic = new Map((await listTopicEndpoints(tx(ctx))).map((w) => [w.topic, w]));
   await renderPage(ctx, s, 'Webhooks', html`${top}${TOPICS.map((t) => endpointCard(s, t, byTopic.get(t.topic)))}`, status);
-}
-
-async function loadEndpoint(ctx: Context, topic: string): Promise<EndpointRow> {
-  const w = await getTopicEndpoint(tx(ctx), topic);
-  if (!w) throw notFound(`webhook endpoint for ${topic}`);
-  return w;
 }
 
 /** The endpoint-auth choice of the form, or undefined to keep the stored one. */
@@ -54,30 +50,21 @@ function authOf(body: Record<string, unknown>): unknown {
 const str = (v: unknown) => (typeof v === 'string' ? v.trim() : '');
 
 export const dashboardWebhookRoutes = [
-  route({
-    method: 'get',
+  dashboardPage({
     path: '/dashboard/:mode/webhooks',
     operationId: 'dashboardWebhooks',
     summary: 'Webhooks page',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: modeParams,
-    responses,
-    handler: (ctx) => endpointsPage(ctx, session(ctx), null),
+    handler: (ctx, { s }) => endpointsPage(ctx, s, null),
   }),
-  route({
-    method: 'post',
+  dashboardAction({
     path: '/dashboard/:mode/webhooks/:topic',
     operationId: 'dashboardPutWebhook',
     summary: 'Register or update a topic endpoint; the secret is shown once on creation',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: modeTopicParams,
-    urlencoded: true,
-    body: dashboardForm,
-    responses,
-    handler: async (ctx, { params, body }, deps) => {
-      const s = session(ctx);
+    handler: async (ctx, { s, params, body }, deps) => {
       const parsed = putEndpointBody.safeParse({
         staging_url: str(body.staging_url) || null,
         production_url: str(body.production_url) || null,
@@ -100,128 +87,85 @@ export const dashboardWebhookRoutes = [
       );
     },
   }),
-  route({
-    method: 'post',
+  dashboardAction({
     path: '/dashboard/:mode/webhooks/:topic/rotate-secret',
     operationId: 'dashboardRotateWebhookSecret',
     summary: 'Replace the signing secret; shown once',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: modeTopicParams,
-    urlencoded: true,
-    body: dashboardForm,
-    responses,
-    handler: async (ctx, { params }, deps) => {
-      const s = session(ctx);
-      const w = await loadEndpoint(ctx, params.topic);
-      const secret = await rotateSecret(ctx, deps, w.id);
+    handler: async (ctx, { s, params }, deps) => {
+      const secret = await rotateSecret(ctx, deps, (await loadTopicEndpoint(ctx, params.topic)).id);
       await endpointsPage(ctx, s, secretBox(secret, `New signing secret for ${params.topic}`));
     },
   }),
-  route({
-    method: 'post',
+  dashboardAction({
     path: '/dashboard/:mode/webhooks/:topic/enable',
     operationId: 'dashboardEnableWebhook',
     summary: 'Re-enable a disabled endpoint',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: modeTopicParams,
-    urlencoded: true,
-    body: dashboardForm,
-    responses: { ...responses, 303: { description: 'Back to the webhooks' } },
-    handler: async (ctx, { params }) => {
-      const s = session(ctx);
-      const w = await loadEndpoint(ctx, params.topic);
-      await setEndpointEnabled(tx(ctx), w.id, true);
-      ctx.status = 303;
-      ctx.redirect(`${base(s.mode)}/webhooks`);
+    seeOther: 'Back to the webhooks',
+    handler: async (ctx, { s, params }) => {
+      await setEndpointEnabled(tx(ctx), (await loadTopicEndpoint(ctx, params.topic)).id, true);
+      return `${base(s.mode)}/webhooks`;
     },
   }),
-  route({
-    method: 'post',
+  dashboardAction({
     path: '/dashboard/:mode/webhooks/:topic/test',
     operationId: 'dashboardTestWebhook',
     summary: 'Send a sample event to the staging URL, then show the log',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: modeTopicParams,
-    urlencoded: true,
-    body: dashboardForm,
-    responses: { ...responses, 303: { description: 'To the new delivery' } },
+    seeOther: 'To the new delivery',
     handler: async (ctx, { params }) => {
-      const s = session(ctx);
-      const w = await loadEndpoint(ctx, params.topic);
+      const w = await loadTopicEndpoint(ctx, params.topic);
       const d = await sendTest(ctx, w.id, sampleTopicPayload(params.topic as Topic));
-      ctx.status = 303;
       // Test events are test data: they are shown in the test view whichever view sent them.
-      void s;
-      ctx.redirect(`${base('test')}/webhooks/${params.topic}/deliveries/${d.id}`);
+      return `${base('test')}/webhooks/${params.topic}/deliveries/${d.id}`;
     },
   }),
-  route({
-    method: 'get',
+  dashboardPage({
     path: '/dashboard/:mode/webhooks/:topic/deliveries',
     operationId: 'dashboardWebhookDeliveries',
     summary: 'The delivery log of a topic, newest first, filterable by status',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: modeTopicParams,
-    query: z.object({ status: z.enum(DELIVERY_STATUSES).or(z.literal('')).optional(), before: z.string().max(200).optional() }),
-    responses,
-    handler: async (ctx, { params, query }) => {
-      const s = session(ctx);
-      const w = await loadEndpoint(ctx, params.topic);
-      const status = query.status || undefined;
-      // Live and test deliveries share an endpoint; RLS shows each mode's view only its own.
-      const page = await deliveryPage(ctx, w.id, { limit: 50, cursor: query.before, status });
-      await renderPage(
-        ctx,
-        s,
-        `Delivery log: ${params.topic}`,
-        deliveryLogBody(`${base(s.mode)}/webhooks/${params.topic}`, page.data, {
-          status,
-          before: query.before,
-          next: page.next_cursor,
-          back: { href: `${base(s.mode)}/webhooks`, label: 'Back to webhooks' },
-        }),
-      );
+    query: deliveryLogQuery,
+    handler: async (ctx, { s, params, query }) => {
+      const w = await loadTopicEndpoint(ctx, params.topic);
+      await deliveryLogPage(ctx, s, w.id, {
+        title: `Delivery log: ${params.topic}`,
+        path: `${base(s.mode)}/webhooks/${params.topic}`,
+        back: { href: `${base(s.mode)}/webhooks`, label: 'Back to webhooks' },
+        query,
+      });
     },
   }),
-  route({
-    method: 'get',
+  dashboardPage({
     path: '/dashboard/:mode/webhooks/:topic/deliveries/:delivery_id',
     operationId: 'dashboardWebhookDelivery',
     summary: 'One delivery with every attempt',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: modeTopicDeliveryParams,
-    responses,
-    handler: async (ctx, { params }) => {
-      const s = session(ctx);
-      const w = await loadEndpoint(ctx, params.topic);
-      const d = await deliveryDetail(ctx, w.id, params.delivery_id);
+    handler: async (ctx, { s, params }) => {
+      const d = await deliveryDetail(ctx, (await loadTopicEndpoint(ctx, params.topic)).id, params.delivery_id);
       if (d.mode !== s.mode) throw notFound('delivery');
       await renderPage(ctx, s, `Delivery #${d.id}`, deliveryDetailBody(s, `${base(s.mode)}/webhooks/${params.topic}`, d));
     },
   }),
-  route({
-    method: 'post',
+  dashboardAction({
     path: '/dashboard/:mode/webhooks/:topic/deliveries/:delivery_id/redeliver',
     operationId: 'dashboardRedeliver',
     summary: 'Send a delivery again',
-    tags: ['Dashboard'],
     auth: 'dashboard_admin',
     params: modeTopicDeliveryParams,
-    urlencoded: true,
-    body: dashboardForm,
-    responses: { ...responses, 303: { description: 'To the new delivery' } },
-    handler: async (ctx, { params }) => {
-      const s = session(ctx);
-      const w = await loadEndpoint(ctx, params.topic);
-      if ((await deliveryDetail(ctx, w.id, params.delivery_id)).mode !== s.mode) throw notFound('delivery');
+    seeOther: 'To the new delivery',
+    handler: async (ctx, { s, params }) => {
+      const mode = s.mode;
+      const w = await loadTopicEndpoint(ctx, params.topic);
+      if ((await deliveryDetail(ctx, w.id, params.delivery_id)).mode !== mode) throw notFound('delivery');
       const d = await redeliverTo(ctx, w.id, params.delivery_id);
-      ctx.status = 303;
-      ctx.redirect(`${base(s.mode)}/webhooks/${params.topic}/deliveries/${d.id}`);
+      return `${base(mode)}/webhooks/${params.topic}/deliveries/${d.id}`;
     },
   }),
 ];

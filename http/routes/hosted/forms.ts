@@ -9,7 +9,7 @@ import { createFormDraft, formDraft, saveFormDraft, submitFormDraft } from '../.
 import { mapToAcord } from '../../../pipelines/acord/map.ts';
 import { validateSubmission } from '../../../pipelines/forms/engine.ts';
 import { contactOf, storedAnswers, type StoredFile } from '../../../pipelines/forms/submission.ts';
-import { ApiError, notFound, payloadTooLarge, unprocessable, unsupportedMediaType } from '../../errors.ts';
+import { ApiError, payloadTooLarge, unprocessable, unsupportedMediaType } from '../../errors.ts';
 import { pageAssets } from '../../pages/assets.ts';
 import { formBody, type FormPageData, type PageDraft } from '../../pages/form_page.ts';
 import { html } from '../../pages/html.ts';
@@ -24,9 +24,8 @@ import {
   anonymous,
   brandOf,
   linkContext,
-  requireLink,
+  formOfWrite,
   draftAccess,
-  requireDraft,
   draftGone,
   ttlWords,
   resumeLink,
@@ -191,11 +190,9 @@ export const hostedRoutes = [
       429: { description: 'Too many uploads' },
     },
     handler: async (ctx, { params, body, files }, deps) => {
-      const f = await anonymous(deps.db, (c) => hostedForm(c, params.agentSlug, params.publicId));
-      if (!f) throw notFound('form');
       // A resumed page has the draft's token instead of the link's context.
-      const draftId = body.resume ? requireDraft(deps, body.resume, f) : (requireLink(deps, body.ctx, f), null);
-      await rateLimit(ctx, deps, 'upload', f, draftId ? `draft:${draftId}` : body.ctx);
+      const { f, rateKey } = await formOfWrite(deps, params, body);
+      await rateLimit(ctx, deps, 'upload', f, rateKey);
       const q = fileQuestions(f.structure).get(body.question_id);
       if (!q) throw unprocessable('question_id is not a file question of this form', [{ field: '/question_id', message: 'not a file_upload question' }]);
       const file = files.file!;
@@ -251,10 +248,7 @@ export const hostedRoutes = [
       429: { description: 'Too many saves' },
     },
     handler: async (ctx, { params, body }, deps) => {
-      const f = await anonymous(deps.db, (c) => hostedForm(c, params.agentSlug, params.publicId));
-      if (!f) throw notFound('form');
-      const draftId = body.resume ? requireDraft(deps, body.resume, f) : null;
-      const metadata = draftId ? {} : requireLink(deps, body.ctx, f);
+      const { f, draftId, metadata, rateKey } = await formOfWrite(deps, params, body);
       const max = deps.cfg.FORM_DRAFT_MAX_BYTES;
       const size = Buffer.byteLength(JSON.stringify(body.answers));
       if (size > max)
@@ -262,7 +256,7 @@ export const hostedRoutes = [
           details: [{ field: '/answers', message: `at most ${max} bytes of JSON` }],
           code: 'payload_too_large',
         });
-      await rateLimit(ctx, deps, 'draft', f, draftId ? `draft:${draftId}` : body.ctx);
+      await rateLimit(ctx, deps, 'draft', f, rateKey);
       const ttlSeconds = deps.cfg.FORM_DRAFT_TTL_HOURS * 3600;
       const saved = await anonymous(deps.db, async (c) => {
         const existing = draftId ? await formDraft(c, draftId) : undefined;
@@ -312,11 +306,8 @@ export const hostedRoutes = [
       429: { description: 'Too many submissions' },
     },
     handler: async (ctx, { params, body }, deps) => {
-      const f = await anonymous(deps.db, (c) => hostedForm(c, params.agentSlug, params.publicId));
-      if (!f) throw notFound('form');
-      const draftId = body.resume ? requireDraft(deps, body.resume, f) : null;
-      const linkMetadata = draftId ? {} : requireLink(deps, body.ctx, f);
-      await rateLimit(ctx, deps, 'submit', f, draftId ? `draft:${draftId}` : body.ctx);
+      const { f, draftId, metadata: linkMetadata, rateKey } = await formOfWrite(deps, params, body);
+      await rateLimit(ctx, deps, 'submit', f, rateKey);
       const created = await anonymous(deps.db, async (c) => {
         const draft = draftId ? await formDraft(c, draftId) : undefined;
         // Every submit of a draft carries the draft's key, from whichever browser it was resumed in: one submission.

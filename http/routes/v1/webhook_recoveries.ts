@@ -1,21 +1,14 @@
 // Bulk recovery of a v1 subscription's failed deliveries, as for /v2 topic endpoints, in the v1
 // envelope. Agent tokens see both modes, so an admin's recovery sends the failed deliveries of both again.
-import type { Context } from 'koa';
 import { getRecovery, recoverDeliveries } from '../../../db/queries/recoveries.ts';
-import { getSubscription, type EndpointRow } from '../../../db/queries/webhook_endpoints.ts';
 import { notFound } from '../../errors.ts';
 import { presentRecovery } from '../../presenters/recoveries.ts';
 import { route, tx } from '../../route.ts';
 import { v1Errors } from '../../schemas/common.ts';
 import { recoverBody, recovery, subscriptionRecoveryParams } from '../../schemas/recoveries.ts';
 import { subscriptionParams } from '../../schemas/webhooks.ts';
+import { loadSubscription } from '../../webhooks.ts';
 import { z } from 'zod';
-
-async function loadSubscription(ctx: Context, uuid: string): Promise<EndpointRow> {
-  const w = await getSubscription(tx(ctx), uuid);
-  if (!w) throw notFound('webhook subscription');
-  return w;
-}
 
 const common = { tags: ['Webhook subscriptions'], rateLimit: 'v1' as const };
 

@@ -1,15 +1,7 @@
 // v1 webhook subscriptions (SPEC §4.2 "Further operations", §6.4), scoped to the agent's agency: any agent
 // reads them, admins change them. Each has its own signing secret, returned on creation and rotation.
-import type { Context } from 'koa';
 import { z } from 'zod';
-import {
-  deleteSubscription,
-  getSubscription,
-  listSubscriptions,
-  setEndpointEnabled,
-  updateSubscription,
-  type EndpointRow,
-} from '../../../db/queries/webhook_endpoints.ts';
+import { deleteSubscription, listSubscriptions, setEndpointEnabled, updateSubscription } from '../../../db/queries/webhook_endpoints.ts';
 import { sampleV1Event } from '../../../pipelines/webhooks/payloads.ts';
 import { notFound } from '../../errors.ts';
 import { presentSubscription as present } from '../../presenters/webhooks.ts';
@@ -27,14 +19,8 @@ import {
   subscriptionParams,
   subscriptionWithSecret,
 } from '../../schemas/webhooks.ts';
-import { checkWebhookUrl, deliveryDetail, deliveryPage, redeliverTo, rotateSecret, sealAuth, sendTest, subscribe } from '../../webhooks.ts';
+import { checkWebhookUrl, deliveryDetail, deliveryPage, loadSubscription, redeliverTo, rotateSecret, sealAuth, sendTest, subscribe } from '../../webhooks.ts';
 import { subscriptionInPath } from '../../visibility.ts';
-
-async function loadSubscription(ctx: Context, uuid: string): Promise<EndpointRow> {
-  const w = await getSubscription(tx(ctx), uuid);
-  if (!w) throw notFound('webhook subscription');
-  return w;
-}
 
 const common = { tags: ['Webhook subscriptions'], rateLimit: 'v1' as const };
 

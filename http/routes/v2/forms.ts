@@ -9,7 +9,7 @@ import { forbidden, notFound, unprocessable } from '../../errors.ts';
 import { decodeCursor, keysetPage } from '../../pagination.ts';
 import { presentForm, presentFormSummary } from '../../presenters/forms.ts';
 import { identity, route, tx } from '../../route.ts';
-import { problem } from '../../schemas/common.ts';
+import { errorAnswers, problem } from '../../schemas/common.ts';
 import { createFormBody, form, formList, formParams, listFormsQuery, READ_ONLY_FORM_KEYS, updateFormBody, updateFormDoc } from '../../schemas/forms.ts';
 
 const problems = (message: string, list: Problem[]) =>
@@ -18,11 +18,7 @@ const problems = (message: string, list: Problem[]) =>
     list.map((p) => ({ field: p.path || '/', message: p.message })),
   );
 
-const errors = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, { description: problemDescriptions[s], schema: problem }])) as Record<
-    number,
-    { description: string; schema: typeof problem }
-  >;
+const errors = errorAnswers(problem, (s) => problemDescriptions[s]);
 const problemDescriptions: Record<number, string> = {
   400: 'Missing or malformed Idempotency-Key, or bad parameters',
   401: 'Invalid or missing API key',

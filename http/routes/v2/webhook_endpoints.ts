@@ -2,12 +2,11 @@
 // and a production URL (live data), managed with an admin API key.
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { getTopicEndpoint, listTopicEndpoints, putTopicEndpoint, type EndpointRow } from '../../../db/queries/webhook_endpoints.ts';
+import { listTopicEndpoints, putTopicEndpoint, type EndpointRow } from '../../../db/queries/webhook_endpoints.ts';
 import { sampleTopicPayload } from '../../../pipelines/webhooks/payloads.ts';
-import { notFound } from '../../errors.ts';
 import { presentTopicEndpoint } from '../../presenters/webhooks.ts';
 import { identity, route, tx } from '../../route.ts';
-import { problem } from '../../schemas/common.ts';
+import { problemErrors as errors } from '../../schemas/common.ts';
 import {
   listDeliveriesQuery,
   delivery,
@@ -24,6 +23,7 @@ import {
   checkWebhookUrl,
   deliveryDetail,
   deliveryPage,
+  loadTopicEndpoint,
   mintSecret,
   redeliverTo,
   rotateSecret,
@@ -32,14 +32,6 @@ import {
 } from '../../webhooks.ts';
 
 const present = (ctx: Context) => (w: EndpointRow) => presentTopicEndpoint(w, identity(ctx).mode);
-
-const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, { description: `Problem details (${s})`, schema: problem }]));
-
-async function loadEndpoint(ctx: Context, topic: string): Promise<EndpointRow> {
-  const w = await getTopicEndpoint(tx(ctx), topic);
-  if (!w) throw notFound(`webhook endpoint for ${topic}`);
-  return w;
-}
 
 export const webhookEndpointRoutes = [
   route({
@@ -96,9 +88,9 @@ export const webhookEndpointRoutes = [
     params: topicParams,
     responses: { 200: { description: 'The endpoint with its new secret', schema: topicEndpointWithSecret }, ...errors(400, 401, 403, 404, 409, 422) },
     handler: async (ctx, { params }, deps) => {
-      const w = await loadEndpoint(ctx, params.topic);
+      const w = await loadTopicEndpoint(ctx, params.topic);
       const secret = await rotateSecret(ctx, deps, w.id);
-      ctx.body = { ...present(ctx)(await loadEndpoint(ctx, params.topic)), signing_secret: secret };
+      ctx.body = { ...present(ctx)(await loadTopicEndpoint(ctx, params.topic)), signing_secret: secret };
     },
   }),
   route({
@@ -112,7 +104,7 @@ export const webhookEndpointRoutes = [
     params: topicParams,
     responses: { 202: { description: 'The queued test delivery', schema: delivery }, ...errors(401, 403, 404, 422) },
     handler: async (ctx, { params }) => {
-      const w = await loadEndpoint(ctx, params.topic);
+      const w = await loadTopicEndpoint(ctx, params.topic);
       ctx.status = 202;
       ctx.body = await sendTest(ctx, w.id, sampleTopicPayload(params.topic));
     },
@@ -128,7 +120,7 @@ export const webhookEndpointRoutes = [
     query: listDeliveriesQuery,
     responses: { 200: { description: 'A page of deliveries', schema: deliveryList }, ...errors(400, 401, 404) },
     handler: async (ctx, { params, query }) => {
-      const w = await loadEndpoint(ctx, params.topic);
+      const w = await loadTopicEndpoint(ctx, params.topic);
       ctx.body = await deliveryPage(ctx, w.id, query);
     },
   }),
@@ -142,7 +134,7 @@ export const webhookEndpointRoutes = [
     params: topicDeliveryParams,
     responses: { 200: { description: 'The delivery', schema: deliveryDetailSchema }, ...errors(400, 401, 404) },
     handler: async (ctx, { params }) => {
-      const w = await loadEndpoint(ctx, params.topic);
+      const w = await loadTopicEndpoint(ctx, params.topic);
       ctx.body = await deliveryDetail(ctx, w.id, params.delivery_id);
     },
   }),
@@ -157,7 +149,7 @@ export const webhookEndpointRoutes = [
     params: topicDeliveryParams,
     responses: { 202: { description: 'The new delivery', schema: delivery }, ...errors(400, 401, 403, 404) },
     handler: async (ctx, { params }) => {
-      const w = await loadEndpoint(ctx, params.topic);
+      const w = await loadTopicEndpoint(ctx, params.topic);
       ctx.status = 202;
       ctx.body = await redeliverTo(ctx, w.id, params.delivery_id);
     },

@@ -1,23 +1,14 @@
 // Bulk recovery of a topic endpoint's failed deliveries: after an outage on the partner's side, every
 // delivery that ended failed in a window is sent again in its original order under its original webhook-id.
 // Admin API keys; a key recovers its own mode's deliveries only (a sandbox key: test deliveries).
-import type { Context } from 'koa';
 import { getRecovery, recoverDeliveries } from '../../../db/queries/recoveries.ts';
-import { getTopicEndpoint, type EndpointRow } from '../../../db/queries/webhook_endpoints.ts';
 import { notFound } from '../../errors.ts';
 import { presentRecovery } from '../../presenters/recoveries.ts';
 import { route, tx } from '../../route.ts';
-import { problem } from '../../schemas/common.ts';
+import { problemErrors as errors } from '../../schemas/common.ts';
 import { recoverBody, recovery, topicRecoveryParams } from '../../schemas/recoveries.ts';
 import { topicParams } from '../../schemas/webhooks.ts';
-
-const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, { description: `Problem details (${s})`, schema: problem }]));
-
-async function loadEndpoint(ctx: Context, topic: string): Promise<EndpointRow> {
-  const w = await getTopicEndpoint(tx(ctx), topic);
-  if (!w) throw notFound(`webhook endpoint for ${topic}`);
-  return w;
-}
+import { loadTopicEndpoint } from '../../webhooks.ts';
 
 export const topicRecoveryRoutes = [
   route({
@@ -28,7 +19,7 @@ export const topicRecoveryRoutes = [
     tags: ['Webhooks'],
     auth: 'api_key_admin',
     params: topicParams,
-    authorize: async (ctx, { params }) => void (await loadEndpoint(ctx, params.topic)),
+    authorize: async (ctx, { params }) => void (await loadTopicEndpoint(ctx, params.topic)),
     body: recoverBody,
     responses: {
       202: {
@@ -39,7 +30,7 @@ export const topicRecoveryRoutes = [
       ...errors(400, 401, 403, 404, 422),
     },
     handler: async (ctx, { params, body }) => {
-      const w = await loadEndpoint(ctx, params.topic);
+      const w = await loadTopicEndpoint(ctx, params.topic);
       const r = await recoverDeliveries(tx(ctx), w.id, body.since, body.until ?? null);
       ctx.status = 202;
       ctx.set('Location', `/v2/webhook-endpoints/${params.topic}/recoveries/${r.id}`);
@@ -56,7 +47,7 @@ export const topicRecoveryRoutes = [
     params: topicRecoveryParams,
     responses: { 200: { description: 'The recovery and its counts', schema: recovery }, ...errors(400, 401, 404) },
     handler: async (ctx, { params }) => {
-      const w = await loadEndpoint(ctx, params.topic);
+      const w = await loadTopicEndpoint(ctx, params.topic);
       const r = await getRecovery(tx(ctx), w.id, params.recovery_id);
       if (!r) throw notFound('recovery');
       ctx.body = presentRecovery(r);
