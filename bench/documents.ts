@@ -17,6 +17,7 @@ import {
   normaliseImage,
   ocrImage,
   cliTessdataDir,
+  cliArgs,
   closeDocumentPools,
   pdfPool,
   textRepairs,
@@ -317,26 +318,7 @@ async function scannedPageEndToEnd(sources: string[]): Promise<void> {
       t0 = performance.now();
       const out = path.join(tmp, 'page');
       await execFileP('pdftoppm', ['-r', '300', '-gray', '-f', '1', '-l', '1', '-singlefile', path.join(fixtures, file), out]);
-      await execFileP(
-        'tesseract',
-        [
-          `${out}.pgm`,
-          'stdout',
-          '--tessdata-dir',
-          cliTessdataDir(),
-          '-l',
-          'eng',
-          '--oem',
-          '1',
-          '--psm',
-          '3',
-          '-c',
-          'tessedit_create_tsv=1',
-          '-c',
-          'tessedit_create_txt=0',
-        ],
-        { env: { OMP_THREAD_LIMIT: '1', PATH: process.env.PATH }, maxBuffer: 64 << 20 },
-      );
+      await execFileP('tesseract', cliArgs(`${out}.pgm`, 3), { env: { OMP_THREAD_LIMIT: '1', PATH: process.env.PATH }, maxBuffer: 64 << 20 });
       return [a, secs(t0)];
     };
     await onePage(sources[0]); // warm: the OCR worker's start and language data

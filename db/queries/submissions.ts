@@ -2,6 +2,7 @@
 // (owner pool), which records the ACORD archive and emits the webhook event in one SQL function.
 import type { Client } from './types.ts';
 import type { FormStructure } from '../../pipelines/forms/schema.ts';
+import type { StoredAnswer } from '../../pipelines/forms/submission.ts';
 
 /** A submission with what its payload needs: form, agent and snapshot. */
 export interface SubmissionRow {
@@ -29,22 +30,6 @@ export interface SubmissionRow {
   acord_missing: { form_id: string; field: string; label: string }[];
   submitted_at: Date;
   completed_at: Date | null;
-}
-
-export interface StoredFile {
-  filename: string;
-  content_type: string;
-  size: number;
-  blob_key: string;
-  upload_id: string;
-}
-
-export interface StoredAnswer {
-  question_id: string;
-  label: string;
-  type: string;
-  /** For file_upload: StoredFile[]. */
-  value: unknown;
 }
 
 const select = `select s.id, s.agency_id, g.name as agency_name, s.mode, s.form_id, f.public_id, snap.name as form_name, snap.insurance_line,

@@ -22,6 +22,7 @@ export {
   ocrImage,
   langDataDir,
   cliTessdataDir,
+  cliArgs,
   ocrOptionsSchema,
   type OcrOptions,
   type OcrEngine,

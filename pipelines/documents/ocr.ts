@@ -14,7 +14,7 @@ export * from './ocr/image.ts';
 export * from './ocr/pool.ts';
 export * from './ocr/words.ts';
 export * from './ocr/reread.ts';
-export { cliTessdataDir } from './ocr/cli.ts';
+export { cliTessdataDir, cliArgs } from './ocr/cli.ts';
 
 /** OCR one normalised image; words come back in page points. */
 export async function ocrImage(img: NormalisedImage, options: OcrOptions = {}): Promise<OcrPage> {

@@ -38,21 +38,20 @@ async function printWithChromium(html: string, executablePath: string, paper: Pa
   }
 }
 
+/** Headless Chromium's flags here: no sandbox (it runs as the service's user, root in containers), quiet, offline. */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--headless',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-dev-shm-usage',
+];
+
 async function print(html: string, executablePath: string, paper: Paper): Promise<Buffer> {
   const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--headless',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-dev-shm-usage',
-    ],
-  });
+  const browser = await chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS });
   try {
     const context = await browser.newContext({ javaScriptEnabled: false });
     const page = await context.newPage();

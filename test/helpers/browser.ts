@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import test, { type ExecutionContext, type ImplementationFn } from 'ava';
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import { CHROMIUM_ARGS } from '../../pipelines/reports/pdf.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -21,19 +22,7 @@ export function browserTest(title: string, fn: ImplementationFn<[]>): void {
 
 /** A headless Chromium with the flags that make it quiet and offline-friendly. */
 export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--headless',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-dev-shm-usage',
-    ],
-  });
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
 }
 
 export const VIEWPORTS = {

@@ -25,6 +25,28 @@ export function cliTessdataDir(): string {
   return (cliTessdata = dir);
 }
 
+/** The native command's arguments: TSV of the words on stdout, the shipped best_int model, LSTM only. */
+export function cliArgs(input: string, psm: number): string[] {
+  return [
+    input,
+    'stdout',
+    '--tessdata-dir',
+    cliTessdataDir(),
+    '-l',
+    'eng',
+    '--oem',
+    '1',
+    '--psm',
+    String(psm),
+    '-c',
+    'tessedit_create_tsv=1',
+    '-c',
+    'tessedit_create_txt=0',
+    '-c',
+    'user_defined_dpi=300',
+  ];
+}
+
 /** The native command's TSV for one PGM image. */
 export async function cliTsv(pgm: Buffer, bin: string, searchPath: string | undefined, psm: number, timeoutMs: number): Promise<string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-ocr-'));
@@ -33,33 +55,12 @@ export async function cliTsv(pgm: Buffer, bin: string, searchPath: string | unde
     fs.writeFileSync(input, pgm);
     let stdout: string;
     try {
-      ({ stdout } = await execFileP(
-        bin,
-        [
-          input,
-          'stdout',
-          '--tessdata-dir',
-          cliTessdataDir(),
-          '-l',
-          'eng',
-          '--oem',
-          '1',
-          '--psm',
-          String(psm),
-          '-c',
-          'tessedit_create_tsv=1',
-          '-c',
-          'tessedit_create_txt=0',
-          '-c',
-          'user_defined_dpi=300',
-        ],
-        {
-          timeout: timeoutMs,
-          maxBuffer: 64 * 1024 * 1024,
-          // Only what the command needs: nothing of this process's environment leaks into it.
-          env: { OMP_THREAD_LIMIT: '1', ...(searchPath ? { PATH: searchPath } : {}) },
-        },
-      ));
+      ({ stdout } = await execFileP(bin, cliArgs(input, psm), {
+        timeout: timeoutMs,
+        maxBuffer: 64 * 1024 * 1024,
+        // Only what the command needs: nothing of this process's environment leaks into it.
+        env: { OMP_THREAD_LIMIT: '1', ...(searchPath ? { PATH: searchPath } : {}) },
+      }));
     } catch (e) {
       const err = e as NodeJS.ErrnoException & { killed?: boolean };
       if (err.code === 'ENOENT') throw new DocumentError('internal_error', 'ocr_unavailable', `the OCR command "${bin}" is not installed`);
