@@ -252,6 +252,9 @@ export function fixedPitchLines(items: TextItem[]): Map<number, number> {
   return pitches;
 }
 
+/** OCR words one overlapping the next by more than this share of the line's height are two words. */
+const OCR_OVERSHOOT = 0.3;
+
 function buildPage(page: number, width: number, height: number, rows: TextItem[][], source: PageText['source'], fields: FormField[]): PageText {
   const edges = source === 'text' ? columnEdges(rows) : new Set<TextItem>();
   const pitches = source === 'ocr' ? fixedPitchLines(rows.flat()) : new Map<number, number>();
@@ -271,7 +274,10 @@ function buildPage(page: number, width: number, height: number, rows: TextItem[]
         const t = cur[k].text;
         if (k > 0) {
           const gap = cur[k].x - (cur[k - 1].x + cur[k - 1].w);
-          if (gap > 0.15 * h && !text.endsWith(' ') && !t.startsWith(' ')) text += ' ';
+          // Two OCR words far inside one another are two words whose box the engine overshot ("Name" boxed over
+          // "of" in small type, once read "Nameof Insured"); a word it split at a narrow gap does not overlap.
+          const overshot = cur[k].source === 'ocr' && cur[k - 1].source === 'ocr' && gap < -OCR_OVERSHOOT * h;
+          if ((gap > 0.15 * h || overshot) && !text.endsWith(' ') && !t.startsWith(' ')) text += ' ';
         }
         text += t;
       }

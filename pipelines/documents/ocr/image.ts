@@ -3,6 +3,7 @@
 import sharp from 'sharp';
 import { DocumentError } from '../errors.ts';
 import { removeFormLines } from '../form_lines.ts';
+import { removeDust } from './dust.ts';
 
 export interface NormalisedImage {
   /**
@@ -56,9 +57,10 @@ export async function normaliseImage(
     if (info.channels !== 1 || info.width !== width || info.height !== height)
       throw new Error(`unexpected image ${info.width}x${info.height}x${info.channels}`);
     await stretchPage(data, width, height);
+    const pageWidthPt = opts.pageWidthPt ?? (width / dpi) * 72;
+    removeDust(data, width, height, (width / pageWidthPt) * 72);
     const header = Buffer.from(`P5\n${width} ${height}\n255\n`, 'latin1');
     const pgm = Buffer.concat([header, data]);
-    const pageWidthPt = opts.pageWidthPt ?? (width / dpi) * 72;
     const img = { pgm, width, height, ptPerPx: pageWidthPt / width };
     if (opts.removeFormLines) removeFormLines(grayPixels(img), width, height, { dpi: (width / pageWidthPt) * 72, minHorizontalIn: 1, minVerticalIn: 1 });
     return img;

@@ -4,6 +4,7 @@ import { rasterPdfPage, closeDocumentPools, normaliseImage, grayPixels } from '.
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { stretchContrast, stretchPage, ocrImage } from '../../../pipelines/documents/ocr.ts';
 import { scanPdfRandom } from '../../../fixtures/scan.ts';
+import { removeDust } from '../../../pipelines/documents/ocr/dust.ts';
 import { fixture } from './helpers.ts';
 
 test.after.always(() => closeDocumentPools());
@@ -75,7 +76,7 @@ test('contrast stretch at the edges of its thresholds: ink on either side of 2% 
     }
 });
 
-test('a scanned page normalises exactly as sharp alone did (resize, grey, median, normalise in one pipeline)', async (t) => {
+test('a scanned page normalises exactly as sharp alone did (resize, grey, median, normalise in one pipeline), then dust is whitened', async (t) => {
   const raster = await rasterPdfPage(fixture('coi_alpha_scan.pdf'), 1);
   const img = await normaliseImage(raster.data, { pageWidthPt: raster.pageWidth });
   const want = await sharp(raster.data)
@@ -88,6 +89,8 @@ test('a scanned page normalises exactly as sharp alone did (resize, grey, median
     .extractChannel(0)
     .raw()
     .toBuffer();
+  // Then dust is whitened (dust.test.ts).
+  removeDust(want, img.width, img.height, (img.width / raster.pageWidth) * 72);
   t.true(Buffer.from(grayPixels(img)).equals(want));
 });
 
