@@ -121,6 +121,9 @@ function only(tasks: TaskList, names: string[] | undefined): TaskList {
   return names ? Object.fromEntries(Object.entries(tasks).filter(([name]) => names.includes(name))) : tasks;
 }
 
+/** When a worker that finished a job looks for the next one again (ms after the job's end). */
+const AFTER_COMPLETION_MS = [10, 50, 250];
+
 /** OCR pages: the scans runner's tasks. */
 export const SCAN_TASKS = new Set(['documents__ocr']);
 /** The other stages of a document's work: the documents runner's tasks. */
@@ -193,6 +196,21 @@ export async function startWorker(
   // The local queue locks the jobs it fetches in the pool's name, so the pool says it is alive too.
   events.on('pool:create', ({ workerPool }) => workerIds.add(workerPool.id));
   events.on('pool:release', ({ workerPool }) => workerIds.delete(workerPool.id));
+  // A worker that finishes a job looks for the next one at once, before graphile-worker's completion of the job
+  // (not awaited) has unlocked its named queue: a document's next stage, queued by the job into that queue, was
+  // then found only at the next poll (a second: an analysis over HTTP took 1-2 s for 150 ms of work, and each page
+  // of a scan waited for it). So the worker is nudged to look again once the completion has had time to land.
+  events.on('job:complete', ({ worker }) => {
+    const nudge = () => {
+      if (!workerIds.has(worker.workerId)) return; // stopped meanwhile
+      try {
+        worker.nudge();
+      } catch {
+        // graphile-worker refuses a nudge once the worker is shutting down: nothing to look for then.
+      }
+    };
+    for (const ms of AFTER_COMPLETION_MS) setTimeout(nudge, ms).unref();
+  });
   // How many queues of each kind an agency's document jobs are spread over (app_private.document_job_queue).
   await setDocumentFairShare(pool, opts.deps.cfg.DOCUMENT_JOBS_PER_AGENCY);
   const kinds = tasksByKind(only(createTaskList(opts.deps), opts.only));
