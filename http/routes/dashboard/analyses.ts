@@ -3,7 +3,8 @@
 // Admins only: an analysis belongs to the agency (made with an API key), not to an agent.
 import { z } from 'zod';
 import { getReport, listAgencyAnalyses } from '../../../db/queries/analysis_reports.ts';
-import { base, beforePosition, dashboardPage, renderPage } from '../../dashboard.ts';
+import { base, beforePosition, renderPage } from '../../dashboard.ts';
+import { dashboardPage } from '../../dashboard_routes.ts';
 import { notFound } from '../../errors.ts';
 import { analysesBody } from '../../pages/dashboard_analyses.ts';
 import { keysetPage, timeCursorOf } from '../../pagination.ts';

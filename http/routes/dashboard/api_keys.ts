@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { apiKeyMode, createApiKey, listApiKeysPage, revokeApiKey, rollApiKey } from '../../../db/queries/api_keys.ts';
 import { newApiKey } from '../../../lib/secrets.ts';
-import { base, dashboardAction, dashboardPage, renderPage, shownOnce, type DashboardSession } from '../../dashboard.ts';
+import { base, renderPage, shownOnce, type DashboardSession } from '../../dashboard.ts';
+import { dashboardAction, dashboardPage } from '../../dashboard_routes.ts';
 import { notFound, unprocessable } from '../../errors.ts';
 import { apiKeysBody, GRACE } from '../../pages/dashboard_api_keys.ts';
 import type { SafeHtml } from '../../pages/html.ts';

@@ -5,7 +5,8 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { getAgencyExtraction, listAgencyExtractions } from '../../../db/queries/extractions.ts';
-import { agentPageResponses, beforePosition, dashboardPage, renderPage, type DashboardSession } from '../../dashboard.ts';
+import { beforePosition, renderPage, type DashboardSession } from '../../dashboard.ts';
+import { agentPageResponses, dashboardPage } from '../../dashboard_routes.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { extractionBody, extractionsBody, EXTRACTION_STATUSES } from '../../pages/dashboard_extractions.ts';
 import type { Citation } from '../../pages/extraction_fields.ts';

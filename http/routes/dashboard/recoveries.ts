@@ -3,7 +3,8 @@
 // state function as POST /v2/webhook-endpoints/{topic}/recover) and shows its progress.
 import { z } from 'zod';
 import { countRecoverable, getRecovery, recoverDeliveries } from '../../../db/queries/recoveries.ts';
-import { base, dashboardAction, dashboardPage, renderPage } from '../../dashboard.ts';
+import { base, renderPage } from '../../dashboard.ts';
+import { dashboardAction, dashboardPage } from '../../dashboard_routes.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { recoverBody, recoveryBody } from '../../pages/dashboard_recoveries.ts';
 import { presentRecovery } from '../../presenters/recoveries.ts';

@@ -3,7 +3,8 @@
 // (the same presenter as GET /v2/submissions/{id}).
 import { z } from 'zod';
 import { getSubmission, listSubmissions } from '../../../db/queries/submissions.ts';
-import { agentPageResponses, dashboardPage, renderPage } from '../../dashboard.ts';
+import { renderPage } from '../../dashboard.ts';
+import { agentPageResponses, dashboardPage } from '../../dashboard_routes.ts';
 import { notFound } from '../../errors.ts';
 import { submissionBody, submissionsBody } from '../../pages/dashboard_submissions.ts';
 import { keysetPage } from '../../pagination.ts';

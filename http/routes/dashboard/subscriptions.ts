@@ -6,7 +6,8 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { deleteSubscription, listSubscriptions } from '../../../db/queries/webhook_endpoints.ts';
-import { base, dashboardAction, dashboardPage, renderPage, shownOnce, type DashboardSession } from '../../dashboard.ts';
+import { base, renderPage, shownOnce, type DashboardSession } from '../../dashboard.ts';
+import { dashboardAction, dashboardPage } from '../../dashboard_routes.ts';
 import { notFound, unprocessable, zodDetails } from '../../errors.ts';
 import { deliveryDetailBody } from '../../pages/dashboard_deliveries.ts';
 import { subscriptionsBody } from '../../pages/dashboard_subscriptions.ts';

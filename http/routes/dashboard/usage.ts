@@ -3,7 +3,8 @@
 // migration 0012). The plan budget is one per agency, spent by test and live keys alike, so both views show it.
 import { agencyPlan } from '../../../db/queries/agencies.ts';
 import { agencyApiUsage } from '../../../db/queries/dashboard.ts';
-import { dashboardPage, renderPage } from '../../dashboard.ts';
+import { renderPage } from '../../dashboard.ts';
+import { dashboardPage } from '../../dashboard_routes.ts';
 import { notFound } from '../../errors.ts';
 import { usageBody } from '../../pages/dashboard_usage.ts';
 import { presentPlan } from '../../presenters/agencies.ts';

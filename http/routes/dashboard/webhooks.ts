@@ -5,7 +5,8 @@
 import type { Context } from 'koa';
 import { listTopicEndpoints, putTopicEndpoint, setEndpointEnabled } from '../../../db/queries/webhook_endpoints.ts';
 import { sampleTopicPayload } from '../../../pipelines/webhooks/payloads.ts';
-import { base, dashboardAction, dashboardPage, renderPage, shownOnce, type DashboardSession } from '../../dashboard.ts';
+import { base, renderPage, shownOnce, type DashboardSession } from '../../dashboard.ts';
+import { dashboardAction, dashboardPage } from '../../dashboard_routes.ts';
 import { notFound, unprocessable, zodDetails } from '../../errors.ts';
 import { deliveryDetailBody } from '../../pages/dashboard_deliveries.ts';
 import { endpointCard, TOPICS } from '../../pages/dashboard_webhooks.ts';
