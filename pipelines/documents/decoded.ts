@@ -70,6 +70,10 @@ interface EncodedStream {
   objects: boolean;
   /** An image XObject (`/Subtype /Image`): decoded when its page is rendered, not held with the page's content. */
   image: boolean;
+  /** Its object number (`N 0 obj`), when the bytes before its dictionary say. */
+  object?: number;
+  /** For an object stream: where its first object starts (`/First`). */
+  first?: number;
 }
 
 /** The streams of a PDF's raw bytes that a filter of FILTERS encodes: where each one's data starts and ends. */
@@ -87,6 +91,7 @@ function* encodedStreams(b: Buffer): Generator<EncodedStream> {
     const dict = b.subarray(Math.max(0, k - DICT_WINDOW), k).toString('latin1');
     const open = dict.lastIndexOf('obj');
     const own = open >= 0 ? dict.slice(open) : dict;
+    const numbered = open >= 0 ? /(\d+)\s+\d+\s+$/.exec(dict.slice(Math.max(0, open - 24), open)) : null;
     const filters = streamFilters(own);
     if (!filters.length) continue;
     const end = b.indexOf('endstream', start, 'latin1');
@@ -97,6 +102,8 @@ function* encodedStreams(b: Buffer): Generator<EncodedStream> {
       earlyChange: /\/EarlyChange\s+0\b/.test(own) ? 0 : 1,
       objects: /\/Type\s*\/ObjStm\b/.test(own),
       image: /\/Subtype\s*\/Image\b/.test(own),
+      object: numbered ? Number(numbered[1]) : undefined,
+      first: Number(/\/First\s+(\d+)/.exec(own)?.[1] ?? NaN) || undefined,
     };
     if (end > 0) at = end + 9;
   }
@@ -264,13 +271,21 @@ export function checkDecodedSize(bytes: Uint8Array, limits: DecodeLimits = DEFAU
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const contentStream = Math.min(limits.streamBytes, limits.contentStreamBytes ?? Infinity);
   const contentDocument = Math.min(limits.documentBytes, limits.contentDocumentBytes ?? Infinity);
+  const found = [...encodedStreams(b)];
+  // A stream a page names as its content is content, whatever its dictionary calls it (an image's larger limits
+  // for a stream drawn as page content would let the bomb back in).
+  const contents = found.some((s) => s.image) ? pageContentObjects(b, found) : undefined;
   // Each stream's size: known once decoded, else at most its bound (its encoded size times its filters' ratios).
-  const streams = [...encodedStreams(b)].map((s) => ({
-    ...s,
-    size: s.filters.reduce((n, f) => n * FILTERS[f], s.end - s.start),
-    exact: false,
-    limit: s.image ? limits.streamBytes : contentStream,
-  }));
+  const streams = found.map((s) => {
+    const image = s.image && !(s.object !== undefined && contents?.has(s.object));
+    return {
+      ...s,
+      image,
+      size: s.filters.reduce((n, f) => n * FILTERS[f], s.end - s.start),
+      exact: false,
+      limit: image ? limits.streamBytes : contentStream,
+    };
+  });
   type Sized = (typeof streams)[number];
   const decode = (s: Sized) => {
     s.exact = true;
@@ -307,6 +322,54 @@ const mib = (n: number) => `${Math.round(n / 1024 / 1024)} MiB`;
 
 /** Most bytes one object stream is decoded to when looking inside it (a dictionary holder, not page content). */
 const MAX_OBJECT_STREAM_BYTES = 16 * 1024 * 1024;
+
+/** The decoded objects of a PDF's object streams, by object number (undefined: one would not decode). */
+function compressedObjects(b: Buffer, streams: EncodedStream[]): Map<number, string> | undefined {
+  const objects = new Map<number, string>();
+  for (const s of streams) {
+    if (!s.objects || s.first === undefined) continue;
+    let data = b.subarray(s.start, s.end);
+    try {
+      for (const f of s.filters) data = decodeFilter(f, data, MAX_OBJECT_STREAM_BYTES, s.earlyChange);
+    } catch {
+      return undefined;
+    }
+    if (data.length === 0 && s.end > s.start) return undefined;
+    const text = data.toString('latin1');
+    const pairs = text.slice(0, s.first).trim().split(/\s+/).map(Number);
+    for (let k = 0; k + 1 < pairs.length; k += 2) {
+      const from = s.first + pairs[k + 1];
+      const to = k + 3 < pairs.length ? s.first + pairs[k + 3] : text.length;
+      objects.set(pairs[k], text.slice(from, to));
+    }
+  }
+  return objects;
+}
+
+/**
+ * The object numbers of the streams pages name as their content (`/Contents 7 0 R`, `/Contents [7 0 R 8 0 R]`, or a
+ * reference to such an array), read from the raw bytes and the compressed objects. Undefined when the compressed
+ * objects cannot be read here (an encrypted file, an object stream that will not decode).
+ */
+function pageContentObjects(b: Buffer, streams: EncodedStream[]): Set<number> | undefined {
+  const raw = b.toString('latin1');
+  const compressed = b.includes('/ObjStm', 0, 'latin1') ? (b.includes('/Encrypt', 0, 'latin1') ? undefined : compressedObjects(b, streams)) : new Map();
+  if (!compressed) return undefined;
+  const refs = (text: string) => [...text.matchAll(/(\d+)\s+\d+\s+R/g)].map((m) => Number(m[1]));
+  /** An array object's text: in the raw bytes (`N 0 obj [...]`) or among the compressed objects. */
+  const arrayOf = (n: number) =>
+    new RegExp(`(?:^|\\D)${n}\\s+\\d+\\s+obj\\s*(\\[[^\\]]*\\])`).exec(raw)?.[1] ?? /^\s*(\[[^\]]*\])/.exec(compressed.get(n) ?? '')?.[1];
+  const out = new Set<number>();
+  for (const text of [raw, ...compressed.values()])
+    for (const m of text.matchAll(/\/Contents\s*(\[[^\]]*\]|\d+\s+\d+\s+R)/g)) {
+      for (const n of refs(m[1])) {
+        out.add(n);
+        const array = m[1].startsWith('[') ? undefined : arrayOf(n);
+        if (array) for (const k of refs(array)) out.add(k);
+      }
+    }
+  return out;
+}
 
 /**
  * Whether a PDF's dictionaries may hold any of `names` (`/Annots`, `/Type3`, ...): in its raw bytes, or inside

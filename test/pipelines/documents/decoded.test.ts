@@ -68,6 +68,43 @@ test('page content is held whole by pdf.js, so it has tighter limits than an ima
   t.regex(err?.details ?? '', /not images decompress to more than 128 MiB together/);
 });
 
+test('a content stream dressed as an image is still page content: a page naming it in /Contents gets the content limits', (t) => {
+  // Twelve 15 MiB streams whose dictionaries say /Subtype /Image, drawn as the page's content (directly, and through
+  // a referenced array): pdf.js would join and parse them all, 180 MiB, past the content limit.
+  const part = spaces(15 * 1024 * 1024);
+  // `contents(first)`: the page (object 3) and what it names, `first` the number of the object after the page.
+  const dressed = (n: number, contents: (first: number) => string[]) =>
+    rawPdf([
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      ...contents(4),
+      ...Array.from(
+        { length: n },
+        () =>
+          `<< /Type /XObject /Subtype /Image /Width 4096 /Height 3840 /ColorSpace /DeviceGray /BitsPerComponent 8 /Length ${part.length} /Filter /FlateDecode >>\nstream\n${part.toString('latin1')}\nendstream`,
+      ),
+    ]);
+  const refs = (from: number, n: number) => Array.from({ length: n }, (_, k) => `${from + k} 0 R`).join(' ');
+  const direct = dressed(12, (first) => [`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents [${refs(first, 12)}] >>`]);
+  const err = t.throws(() => checkDecodedSize(direct), { instanceOf: DecodeLimitError });
+  t.regex(err?.details ?? '', /not images decompress to more than 128 MiB together/);
+  const viaArray = dressed(12, (first) => [`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${first} 0 R >>`, `[${refs(first + 1, 12)}]`]);
+  t.throws(() => checkDecodedSize(viaArray), { instanceOf: DecodeLimitError });
+  // The same streams as the page's images (named in its resources, drawn with Do) are images: they pass.
+  const images = rawPdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << ${Array.from({ length: 12 }, (_, k) => `/Im${k} ${5 + k} 0 R`).join(' ')} >> >> /Contents 4 0 R >>`,
+    '<< /Length 28 >>\nstream\nq 612 0 0 792 0 0 cm /Im0 Do Q\nendstream',
+    ...Array.from(
+      { length: 12 },
+      () =>
+        `<< /Type /XObject /Subtype /Image /Width 4096 /Height 3840 /ColorSpace /DeviceGray /BitsPerComponent 8 /Length ${part.length} /Filter /FlateDecode >>\nstream\n${part.toString('latin1')}\nendstream`,
+    ),
+  ]);
+  t.notThrows(() => checkDecodedSize(images));
+});
+
 test('streams each under the stream limit are refused together past the document limit', (t) => {
   const limits = { streamBytes: 1_000_000, documentBytes: 2_500_000 };
   const part = spaces(900_000);
