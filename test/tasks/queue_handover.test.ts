@@ -14,7 +14,8 @@ import { eventually } from '../helpers/worker.ts';
 let svc: TestService;
 let worker: Runner | undefined;
 test.before(async () => {
-  svc = await startService({});
+  // One queue per agency and kind, so every stage of a document waits in the queue of the stage before it.
+  svc = await startService({ DOCUMENT_JOBS_PER_AGENCY: '1' });
 });
 test.after.always(async () => {
   await worker?.stop();
