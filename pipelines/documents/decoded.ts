@@ -323,23 +323,35 @@ const mib = (n: number) => `${Math.round(n / 1024 / 1024)} MiB`;
 /** Most bytes one object stream is decoded to when looking inside it (a dictionary holder, not page content). */
 const MAX_OBJECT_STREAM_BYTES = 16 * 1024 * 1024;
 
-/** The decoded objects of a PDF's object streams, by object number (undefined: one would not decode). */
-function compressedObjects(b: Buffer, streams: EncodedStream[]): Map<number, string> | undefined {
-  const objects = new Map<number, string>();
+/** Each object stream of a PDF decoded (its text and `/First`), or undefined when one will not decode here. */
+function decodedObjectStreams(b: Buffer, streams: Iterable<EncodedStream>): Array<{ text: string; first?: number }> | undefined {
+  const out: Array<{ text: string; first?: number }> = [];
   for (const s of streams) {
-    if (!s.objects || s.first === undefined) continue;
+    if (!s.objects) continue;
     let data = b.subarray(s.start, s.end);
     try {
       for (const f of s.filters) data = decodeFilter(f, data, MAX_OBJECT_STREAM_BYTES, s.earlyChange);
     } catch {
       return undefined;
     }
+    // Nothing decoded (not zlib data here): pdf.js's own decoders are more forgiving, so it may still read it.
     if (data.length === 0 && s.end > s.start) return undefined;
-    const text = data.toString('latin1');
-    const pairs = text.slice(0, s.first).trim().split(/\s+/).map(Number);
+    out.push({ text: data.toString('latin1'), first: s.first });
+  }
+  return out;
+}
+
+/** The compressed objects of a PDF by object number, or undefined when an object stream will not decode here. */
+function compressedObjects(b: Buffer, streams: EncodedStream[]): Map<number, string> | undefined {
+  const decoded = decodedObjectStreams(b, streams);
+  if (!decoded) return undefined;
+  const objects = new Map<number, string>();
+  for (const { text, first } of decoded) {
+    if (first === undefined) continue;
+    const pairs = text.slice(0, first).trim().split(/\s+/).map(Number);
     for (let k = 0; k + 1 < pairs.length; k += 2) {
-      const from = s.first + pairs[k + 1];
-      const to = k + 3 < pairs.length ? s.first + pairs[k + 3] : text.length;
+      const from = first + pairs[k + 1];
+      const to = k + 3 < pairs.length ? first + pairs[k + 3] : text.length;
       objects.set(pairs[k], text.slice(from, to));
     }
   }
@@ -381,17 +393,6 @@ export function mayContainName(bytes: Uint8Array, names: readonly string[]): boo
   if (names.some((n) => b.includes(n, 0, 'latin1'))) return true;
   if (!b.includes('/ObjStm', 0, 'latin1')) return false;
   if (b.includes('/Encrypt', 0, 'latin1')) return true;
-  for (const s of encodedStreams(b)) {
-    if (!s.objects) continue;
-    let data = b.subarray(s.start, s.end);
-    try {
-      for (const f of s.filters) data = decodeFilter(f, data, MAX_OBJECT_STREAM_BYTES, s.earlyChange);
-    } catch {
-      return true;
-    }
-    // Nothing decoded (not zlib data here): pdf.js's own decoders are more forgiving, so it may still read it.
-    if (data.length === 0 && s.end > s.start) return true;
-    if (names.some((n) => data.includes(n, 0, 'latin1'))) return true;
-  }
-  return false;
+  const decoded = decodedObjectStreams(b, encodedStreams(b));
+  return !decoded || decoded.some(({ text }) => names.some((n) => text.includes(n)));
 }

@@ -7,6 +7,7 @@ import type { TextItem } from './layout.ts';
 import { grayPixels, type NormalisedImage, type OcrOptions } from './ocr.ts';
 import { readPixelBoxes } from './ocr/boxes.ts';
 import type { Crop } from './ocr/crops.ts';
+import { inkRuns } from './ink_runs.ts';
 
 /** Side of the grid cells ink is looked for in, in pixels. */
 const CELL = 4;
@@ -53,37 +54,8 @@ export function uncoveredRegions(img: NormalisedImage, items: TextItem[]): PxBox
     for (let y = cy0; y < cy1; y++) ink.fill(0, y * gw + cx0, y * gw + cx1);
   }
   // Connected runs of the ink left (8-neighbours).
-  const seen = new Uint8Array(gw * gh);
   const parts: PxBox[] = [];
-  const stack: number[] = [];
-  for (let i = 0; i < ink.length; i++) {
-    if (!ink[i] || seen[i]) continue;
-    let x0 = gw;
-    let y0 = gh;
-    let x1 = 0;
-    let y1 = 0;
-    seen[i] = 1;
-    stack.push(i);
-    while (stack.length) {
-      const k = stack.pop()!;
-      const x = k % gw;
-      const y = (k - x) / gw;
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
-      for (let dy = -1; dy <= 1; dy++)
-        for (let dx = -1; dx <= 1; dx++) {
-          const nx = x + dx;
-          const ny = y + dy;
-          if (nx < 0 || ny < 0 || nx >= gw || ny >= gh) continue;
-          const n = ny * gw + nx;
-          if (ink[n] && !seen[n]) {
-            seen[n] = 1;
-            stack.push(n);
-          }
-        }
-    }
+  for (const { x0, y0, x1, y1 } of inkRuns(gw, gh, (i) => ink[i] !== 0).boxes) {
     const box = { x0: x0 * CELL, y0: y0 * CELL, x1: (x1 + 1) * CELL, y1: (y1 + 1) * CELL };
     const h = box.y1 - box.y0;
     const w = box.x1 - box.x0;

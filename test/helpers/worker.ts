@@ -3,12 +3,12 @@ import type { Runner } from 'graphile-worker';
 import { startWorker } from '../../tasks/index.ts';
 import type { TestService } from './server.ts';
 
-export async function startTestWorker(svc: TestService): Promise<Runner> {
+export async function startTestWorker(svc: TestService, opts: { concurrency?: number; pollInterval?: number } = {}): Promise<Runner> {
   return startWorker(svc.tdb.db.owner, {
-    concurrency: 4,
+    concurrency: opts.concurrency ?? 4,
     log: svc.deps.log,
     deps: { cfg: svc.deps.cfg, log: svc.deps.log, secretKey: svc.deps.secretKey, blobs: svc.deps.blobs, metrics: svc.deps.metrics },
-    pollInterval: 100,
+    pollInterval: opts.pollInterval ?? 100,
   });
 }
 

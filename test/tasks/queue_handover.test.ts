@@ -6,10 +6,9 @@
 import test from 'ava';
 import type { Job, Runner } from 'graphile-worker';
 import { closeDocumentPools } from '../../pipelines/documents/index.ts';
-import { startWorker } from '../../tasks/index.ts';
 import { policyFixture, upload } from '../helpers/extraction.ts';
 import { startService, type TestService } from '../helpers/server.ts';
-import { eventually } from '../helpers/worker.ts';
+import { eventually, startTestWorker } from '../helpers/worker.ts';
 
 let svc: TestService;
 let worker: Runner | undefined;
@@ -30,12 +29,7 @@ test('each stage of a document hands its queue to the next without waiting for a
   const c = await svc.oauthClient();
   const a = await svc.agency(c.token);
   const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
-  worker = await startWorker(svc.tdb.db.owner, {
-    concurrency: 2,
-    log: svc.deps.log,
-    deps: { cfg: svc.deps.cfg, log: svc.deps.log, secretKey: svc.deps.secretKey, blobs: svc.deps.blobs },
-    pollInterval: POLL_MS,
-  });
+  worker = await startTestWorker(svc, { concurrency: 2, pollInterval: POLL_MS });
   // Per queue: when its last job ended. A job queued before then (by that job: the next stage) waited for the
   // queue: how long after the queue was free it started is the hand-over.
   const endedAt = new Map<number, number>();

@@ -1,4 +1,5 @@
 // Dust on a prepared page image: specks of ink far from any other ink, whitened before the engine reads the page.
+import { inkRuns } from '../ink_runs.ts';
 
 /** Gray level below which a pixel is ink (after the contrast stretch ink is near black, paper near white). */
 const INK_BELOW = 160;
@@ -21,47 +22,18 @@ const MAX_GROUP = 4;
 export function removeDust(px: Uint8Array, width: number, height: number, dpi: number): number {
   const maxSide = Math.max(2, Math.round((MAX_SPECK_PT * dpi) / 72));
   const clear = Math.max(2, Math.round((CLEAR_PT * dpi) / 72));
-  // Every run of ink labelled (flood fill), with its box; then the small ones with no larger ink near whitened.
-  const label = new Int32Array(px.length);
-  const boxes: number[] = [0, 0, 0, 0];
-  const stack: number[] = [];
-  for (let start = 0; start < px.length; start++) {
-    if (px[start] >= INK_BELOW || label[start] !== 0) continue;
-    const id = boxes.length / 4;
-    label[start] = id;
-    stack.push(start);
-    let [x0, y0, x1, y1] = [width, height, -1, -1];
-    while (stack.length) {
-      const i = stack.pop()!;
-      const x = i % width;
-      const y = (i - x) / width;
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
-      for (let dy = -1; dy <= 1; dy++)
-        for (let dx = -1; dx <= 1; dx++) {
-          const xx = x + dx;
-          const yy = y + dy;
-          if (xx < 0 || yy < 0 || xx >= width || yy >= height) continue;
-          const j = yy * width + xx;
-          if (label[j] === 0 && px[j] < INK_BELOW) {
-            label[j] = id;
-            stack.push(j);
-          }
-        }
-    }
-    boxes.push(x0, y0, x1, y1);
-  }
-  const small = (id: number) => boxes[id * 4 + 2] - boxes[id * 4] < maxSide && boxes[id * 4 + 3] - boxes[id * 4 + 1] < maxSide;
+  // Every run of ink labelled, with its box; then the small ones with no larger ink near whitened.
+  const { label, boxes } = inkRuns(width, height, (i) => px[i] < INK_BELOW);
+  const box = (id: number) => boxes[id - 1];
+  const small = (id: number) => box(id).x1 - box(id).x0 < maxSide && box(id).y1 - box(id).y0 < maxSide;
   // Small runs of ink near one another are one group (union-find); a group near larger ink is kept.
-  const n = boxes.length / 4;
+  const n = boxes.length + 1;
   const parent = Int32Array.from({ length: n }, (_, i) => i);
   const root = (i: number): number => (parent[i] === i ? i : (parent[i] = root(parent[i])));
   const nearLarge = new Uint8Array(n);
   for (let id = 1; id < n; id++) {
     if (!small(id)) continue;
-    const [x0, y0, x1, y1] = boxes.slice(id * 4, id * 4 + 4);
+    const { x0, y0, x1, y1 } = box(id);
     for (let y = Math.max(0, y0 - clear); y <= Math.min(height - 1, y1 + clear); y++)
       for (let x = Math.max(0, x0 - clear); x <= Math.min(width - 1, x1 + clear); x++) {
         const other = label[y * width + x];
@@ -83,7 +55,7 @@ export function removeDust(px: Uint8Array, width: number, height: number, dpi: n
   for (let id = 1; id < n; id++) if (small(id) && !keep[root(id)] && size[root(id)] <= MAX_GROUP) dust.push(id);
   // The specks and their grey fringe go.
   for (const id of dust) {
-    const [x0, y0, x1, y1] = boxes.slice(id * 4, id * 4 + 4);
+    const { x0, y0, x1, y1 } = box(id);
     for (let y = Math.max(0, y0 - 2); y <= Math.min(height - 1, y1 + 2); y++)
       px.fill(255, y * width + Math.max(0, x0 - 2), y * width + Math.min(width - 1, x1 + 2) + 1);
   }
