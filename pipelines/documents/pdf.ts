@@ -2,6 +2,7 @@
 import { WorkerPool } from './pool.ts';
 import { DocumentError, type DocumentErrorCode } from './errors.ts';
 import type { PdfTextResult, PdfRasterResult } from './pdf_worker.ts';
+import { buildBlocks, type PageText } from './layout.ts';
 import { textRepairs, type TextRepair } from './repair.ts';
 
 let pool: WorkerPool | undefined;
@@ -64,6 +65,19 @@ function toDocumentError(e: unknown): Error {
  */
 export const SPLIT_ABOVE_BYTES = 64 * 1024;
 
+/**
+ * A worker posts the pages it has read in batches of this many while it reads on: the copying of a long
+ * document's pages into this thread (tens of milliseconds for 100 pages) then happens while the worker is still
+ * reading, not all at the end.
+ */
+export const PAGES_PER_PARTIAL = 8;
+
+/** A worker's pages come without their blocks (pdf_worker.ts, `withoutBlocks`): built here from the lines. */
+function withBlocks(pages: PageText[]): PageText[] {
+  for (const p of pages) p.blocks = buildBlocks(p.lines);
+  return pages;
+}
+
 /** Results of the workers that read shares of one document's pages, as one. */
 function mergeParts(parts: PdfTextResult[]): PdfTextResult {
   return {
@@ -85,13 +99,25 @@ export async function readPdfText(
   const repair = repairs === true ? [...textRepairs] : repairs === false ? [] : [...repairs];
   const pool = pdfPool();
   const of = locateAbovePages === undefined && bytes.length >= SPLIT_ABOVE_BYTES && pool.idle() >= 2 ? 2 : 1;
-  const read = (part?: { index: number; of: number }) => {
+  const read = async (part?: { index: number; of: number }) => {
     const copy = new Uint8Array(bytes); // pdf.js detaches the buffer it is given
-    return pool.run<PdfTextResult>(
-      { op: 'text', bytes: copy, maxPages, repair, missingText: repairs === true, locateAbovePages, ...(part ? { part } : {}) },
+    const early: PageText[][] = [];
+    const rest = await pool.run<PdfTextResult>(
+      {
+        op: 'text',
+        bytes: copy,
+        maxPages,
+        repair,
+        missingText: repairs === true,
+        locateAbovePages,
+        pagesPerPartial: PAGES_PER_PARTIAL,
+        ...(part ? { part } : {}),
+      },
       [copy.buffer as ArrayBuffer],
       timeoutMs,
+      (p) => early.push(withBlocks((p as { pages: PageText[] }).pages)),
     );
+    return { ...rest, pages: early.flat().concat(withBlocks(rest.pages)) };
   };
   try {
     if (of === 1) return await read();

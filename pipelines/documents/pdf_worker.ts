@@ -85,6 +85,11 @@ export interface PdfTextRequest {
   locateAbovePages?: number;
   /** Read only this share of the pages (those whose 0-based index is `index` modulo `of`), beside workers reading the rest. */
   part?: { index: number; of: number };
+  /**
+   * Post the pages read so far as a partial result (`{ pages }`) every this many pages, so the caller takes them
+   * in while the rest are read; the reply then holds only the pages not posted yet.
+   */
+  pagesPerPartial?: number;
 }
 export interface PdfTextResult {
   pageCount: number;
@@ -184,7 +189,7 @@ export function textItemsOf(
   return items;
 }
 
-async function text(req: PdfTextRequest): Promise<PdfTextResult> {
+async function text(req: PdfTextRequest, partial: (value: { pages: PageText[] }) => void): Promise<PdfTextResult> {
   checkDecodedSize(req.bytes, req.decodeLimits);
   const annotations = mayHaveAnnotations(req.bytes);
   const enabled = req.repair ?? [...textRepairs];
@@ -299,14 +304,23 @@ async function text(req: PdfTextRequest): Promise<PdfTextResult> {
         const at = located?.find((l) => l.page === n);
         if (at) laid.located = { role: at.role, score: at.score, why: at.why };
         pages.push(laid);
+        if (req.pagesPerPartial && pages.length >= req.pagesPerPartial) partial({ pages: withoutBlocks(pages.splice(0)) });
       } finally {
         page.cleanup();
       }
     }
-    return { pageCount, pages, needOcr, warnings, ...(located ? { located } : {}) };
+    return { pageCount, pages: withoutBlocks(pages), needOcr, warnings, ...(located ? { located } : {}) };
   } finally {
     await doc.destroy();
   }
+}
+
+/**
+ * Pages as they are posted to the caller: without their blocks, which the caller builds again from the lines
+ * (`withBlocks` in pdf.ts). Copying a long document's blocks between threads cost more than building them.
+ */
+function withoutBlocks(pages: PageText[]): PageText[] {
+  return pages.map((p) => ({ ...p, blocks: [] }));
 }
 
 /** Fewer characters than this on a page with a text layer: the layer may be a footer over ink drawn otherwise. */
@@ -409,7 +423,7 @@ const memoryMb = () => {
 
 parentPort?.on('message', async (req: PdfWorkerRequest) => {
   try {
-    const value = req.op === 'text' ? await text(req) : await raster(req);
+    const value = req.op === 'text' ? await text(req, (partial) => parentPort!.postMessage({ partial })) : await raster(req);
     parentPort!.postMessage({ ok: true, value, memoryMb: memoryMb() });
   } catch (e) {
     const err = (e as { code?: string }).code ? (e as Error & { code?: string; reason?: string; details?: string }) : classify(e);

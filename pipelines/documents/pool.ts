@@ -7,6 +7,8 @@ interface Task {
   msg: unknown;
   transfer: ArrayBuffer[];
   timeoutMs: number;
+  /** Called with each partial result the worker posts before its reply (`{ partial }` messages). */
+  onPartial?: (value: unknown) => void;
   resolve: (v: unknown) => void;
   reject: (e: Error) => void;
 }
@@ -60,10 +62,10 @@ export class WorkerPool {
     return Math.max(0, this.size - this.slots.filter((s) => s.busy).length - this.queue.length);
   }
 
-  run<T>(msg: unknown, transfer: ArrayBuffer[] = [], timeoutMs = 60_000): Promise<T> {
+  run<T>(msg: unknown, transfer: ArrayBuffer[] = [], timeoutMs = 60_000, onPartial?: (value: unknown) => void): Promise<T> {
     if (this.closed) return Promise.reject(new Error('worker pool is closed'));
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ msg, transfer, timeoutMs, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ msg, transfer, timeoutMs, onPartial, resolve: resolve as (v: unknown) => void, reject });
       this.pump();
     });
   }
@@ -77,9 +79,19 @@ export class WorkerPool {
     const slot: Slot = { worker, busy: undefined, done: 0, timer: undefined };
     worker.on(
       'message',
-      (m: { ok: boolean; value?: unknown; error?: { message: string; name: string; reason?: string; code?: string; details?: string }; memoryMb?: number }) => {
+      (m: {
+        ok: boolean;
+        value?: unknown;
+        partial?: unknown;
+        error?: { message: string; name: string; reason?: string; code?: string; details?: string };
+        memoryMb?: number;
+      }) => {
         const task = slot.busy;
         if (!task) return;
+        if ('partial' in m) {
+          task.onPartial?.(m.partial);
+          return;
+        }
         this.finish(slot, (m.memoryMb ?? 0) > this.opts.recycleAboveMb);
         if (m.ok) task.resolve(m.value);
         else task.reject(Object.assign(new Error(m.error?.message ?? 'worker failed'), m.error));

@@ -1,7 +1,9 @@
 // A long file's pages are shared between the PDF workers; the document read is the same as one worker's.
 import test from 'ava';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { closePdfPool, readPdfText, SPLIT_ABOVE_BYTES } from '../../../pipelines/documents/pdf.ts';
+import { closePdfPool, pdfPool, readPdfText, PAGES_PER_PARTIAL, SPLIT_ABOVE_BYTES } from '../../../pipelines/documents/pdf.ts';
+import { buildBlocks, type PageText } from '../../../pipelines/documents/layout.ts';
+import type { PdfTextResult } from '../../../pipelines/documents/pdf_worker.ts';
 
 test.after.always(() => closePdfPool());
 
@@ -45,4 +47,33 @@ test('a long PDF over the page cap is refused the same way when shared', async (
   const bytes = await longPdf(70);
   const err = await t.throwsAsync(readPdfText(bytes, 60));
   t.regex(err.message, /70 pages; the limit is 60/);
+});
+
+test('a worker posts its pages in batches while it reads on, without blocks; the reader builds them from the lines', async (t) => {
+  const bytes = await longPdf(30);
+  const batches: PageText[][] = [];
+  const copy = new Uint8Array(bytes);
+  const reply = await pdfPool().run<PdfTextResult>(
+    { op: 'text', bytes: copy, maxPages: 300, pagesPerPartial: PAGES_PER_PARTIAL },
+    [copy.buffer as ArrayBuffer],
+    60_000,
+    (p) => batches.push((p as { pages: PageText[] }).pages),
+  );
+  t.is(batches.length, Math.floor(30 / PAGES_PER_PARTIAL));
+  t.true(batches.every((b) => b.length === PAGES_PER_PARTIAL));
+  const posted = [...batches.flat(), ...reply.pages];
+  t.deepEqual(
+    posted.map((p) => p.page),
+    Array.from({ length: 30 }, (_, k) => k + 1),
+  );
+  t.true(posted.every((p) => p.blocks.length === 0));
+  const read = await readPdfText(bytes, 300);
+  t.deepEqual(
+    read.pages.map((p) => p.page),
+    Array.from({ length: 30 }, (_, k) => k + 1),
+  );
+  for (const p of read.pages) {
+    if (p.page !== 7) t.true(p.blocks.length > 0, `page ${p.page} has blocks`);
+    t.deepEqual(p.blocks, buildBlocks(p.lines));
+  }
 });
