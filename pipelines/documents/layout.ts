@@ -255,6 +255,9 @@ export function fixedPitchLines(items: TextItem[]): Map<number, number> {
 /** OCR words one overlapping the next by more than this share of the line's height are two words. */
 const OCR_OVERSHOOT = 0.3;
 
+/** White space that a cell's text folds to one space: two or more in a row, or any but a plain space. */
+const FOLD_SPACES = /\s\s|[^\S ]/;
+
 function buildPage(page: number, width: number, height: number, rows: TextItem[][], source: PageText['source'], fields: FormField[]): PageText {
   const edges = source === 'text' ? columnEdges(rows) : new Set<TextItem>();
   const pitches = source === 'ocr' ? fixedPitchLines(rows.flat()) : new Map<number, number>();
@@ -266,9 +269,20 @@ function buildPage(page: number, width: number, height: number, rows: TextItem[]
     const flush = () => {
       if (cur.length === 0) return;
       const x = cur[0].x;
-      const right = Math.max(...cur.map((i) => i.x + i.w));
-      const y = Math.min(...cur.map((i) => i.y));
-      const bottom = Math.max(...cur.map((i) => i.y + i.h));
+      let right = -Infinity;
+      let y = Infinity;
+      let bottom = -Infinity;
+      let highestBottom = Infinity;
+      let lowestH = Infinity;
+      let confs = 0;
+      for (const i of cur) {
+        right = Math.max(right, i.x + i.w);
+        y = Math.min(y, i.y);
+        bottom = Math.max(bottom, i.y + i.h);
+        highestBottom = Math.min(highestBottom, i.y + i.h);
+        lowestH = Math.min(lowestH, i.h);
+        confs += i.conf ?? 1;
+      }
       let text = '';
       for (let k = 0; k < cur.length; k++) {
         const t = cur[k].text;
@@ -281,17 +295,15 @@ function buildPage(page: number, width: number, height: number, rows: TextItem[]
         }
         text += t;
       }
-      const confs = cur.map((i) => i.conf ?? 1);
-      const bottoms = cur.map((i) => i.y + i.h);
       // Text-layer items only: OCR words follow the engine's lines, and a skewed scan's words drift within a line.
-      const stacked = cur.every((i) => i.source !== 'ocr') && Math.max(...bottoms) - Math.min(...bottoms) > 0.6 * Math.min(...cur.map((i) => i.h));
+      const stacked = cur.every((i) => i.source !== 'ocr') && bottom - highestBottom > 0.6 * lowestH;
       cells.push({
-        text: text.replace(/\s+/g, ' ').trim(),
+        text: (FOLD_SPACES.test(text) ? text.replace(/\s+/g, ' ') : text).trim(),
         x,
         y,
         w: right - x,
         h: bottom - y,
-        conf: confs.reduce((a, b) => a + b, 0) / confs.length,
+        conf: confs / cur.length,
         source: cur.some((i) => i.source === 'acroform') ? 'acroform' : cur[0].source,
         ...(stacked ? { items: cur.map((i) => ({ text: i.text, x: i.x, y: i.y, w: i.w, h: i.h, source: i.source, conf: i.conf })) } : {}),
       });
@@ -308,21 +320,11 @@ function buildPage(page: number, width: number, height: number, rows: TextItem[]
       cur.push(it);
     }
     flush();
-    const x = Math.min(...cells.map((c) => c.x));
-    const y = Math.min(...cells.map((c) => c.y));
-    const right = Math.max(...cells.map((c) => c.x + c.w));
-    const bottom = Math.max(...cells.map((c) => c.y + c.h));
-    return {
-      text: cells
-        .map((c) => c.text)
-        .filter(Boolean)
-        .join('  '),
-      x,
-      y,
-      w: right - x,
-      h: bottom - y,
-      cells,
-    };
+    const text = cells
+      .map((c) => c.text)
+      .filter(Boolean)
+      .join('  ');
+    return { text, ...boxOf(cells), cells };
   });
   const blocks = buildBlocks(lines);
   const confs = lines.flatMap((l) => l.cells.map((c) => c.conf));
@@ -346,18 +348,22 @@ export function hasUsableText(items: TextItem[]): boolean {
 }
 
 /** A line made of `cells`, its box the union of theirs and its text their texts joined as layout joins cells. */
-export const lineOf = (cells: Cell[]): Line => {
-  const x = Math.min(...cells.map((c) => c.x));
-  const y = Math.min(...cells.map((c) => c.y));
-  return {
-    text: cells.map((c) => c.text).join('  '),
-    x,
-    y,
-    w: Math.max(...cells.map((c) => c.x + c.w)) - x,
-    h: Math.max(...cells.map((c) => c.y + c.h)) - y,
-    cells,
-  };
-};
+export const lineOf = (cells: Cell[]): Line => ({ text: cells.map((c) => c.text).join('  '), ...boxOf(cells), cells });
+
+/** The box around `cells`. */
+function boxOf(cells: Cell[]): { x: number; y: number; w: number; h: number } {
+  let x = Infinity;
+  let y = Infinity;
+  let right = -Infinity;
+  let bottom = -Infinity;
+  for (const c of cells) {
+    x = Math.min(x, c.x);
+    y = Math.min(y, c.y);
+    right = Math.max(right, c.x + c.w);
+    bottom = Math.max(bottom, c.y + c.h);
+  }
+  return { x, y, w: right - x, h: bottom - y };
+}
 
 /**
  * Blocks: runs of cells that continue one another vertically in the same column (so two columns make two

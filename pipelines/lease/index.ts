@@ -343,9 +343,11 @@ export function buildResult(lease: LeaseStageOutput, ins: InsuranceStageOutput, 
 /** Analyse a lease and an insurance document in process (the CLI; the service runs the stages as tasks). */
 export async function analyzePair(leaseBytes: Uint8Array, insuranceBytes: Uint8Array, options: AnalyzeOptions): Promise<AnalysisResult> {
   const o = analyzeOptionsSchema.parse(options);
-  const [leaseDoc, insDoc] = await Promise.all([
-    readForAnalysis(leaseBytes, analysisReadOptions(o.read, 'lease'), 'lease'),
-    readForAnalysis(insuranceBytes, o.read, 'insurance'),
+  // Each side's facts are read as soon as its text is in: the lease's while the insurance document, queued
+  // behind the lease's pages in the PDF workers, is still being read.
+  const [lease, insurance] = await Promise.all([
+    readForAnalysis(leaseBytes, analysisReadOptions(o.read, 'lease'), 'lease').then(leaseStage),
+    readForAnalysis(insuranceBytes, o.read, 'insurance').then(insuranceStage),
   ]);
-  return buildResult(leaseStage(leaseDoc), insuranceStage(insDoc), o.asOf);
+  return buildResult(lease, insurance, o.asOf);
 }

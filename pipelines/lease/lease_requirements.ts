@@ -157,19 +157,25 @@ export function requirements(all: Clause[], entries: LabelledEntry[]): Partial<R
   const out: Partial<Record<RequirementKind, LeaseRequirement>> = {};
   const weakCertificate = new Set<LeaseRequirement>();
   // Whose insurance a clause speaks of: its own duty, else the sentence before it in the paragraph, else (for a
-  // list item) the text the list follows ("Tenant shall maintain the following insurance: (a) …").
-  let paraOwner: Owner | null = null;
-  let para = -1;
-  for (const [ci, c] of all.entries()) {
-    const duties = dutiesOf(c.text);
-    // A list item keeps the owner the text before it ended with; any other paragraph starts afresh.
-    if (c.para !== para) {
-      para = c.para;
-      if (!LIST_ITEM.test(c.text)) paraOwner = null;
+  // list item) the text the list follows ("Tenant shall maintain the following insurance: (a) …"). Duties are
+  // read only in the clauses that speak of insurance and in those they inherit their owner from.
+  const read = new Map<number, { owner: Owner; at: number }[]>();
+  const dutiesAt = (k: number) => read.get(k) ?? read.set(k, dutiesOf(all[k].text)).get(k)!;
+  // A list item keeps the owner the text before it ended with; any other paragraph starts afresh.
+  const startsAfresh = (k: number) => k === 0 || (all[k].para !== all[k - 1].para && !LIST_ITEM.test(all[k].text));
+  /** The owner in force after clause k: the last duty it states, else the one before it unless it starts afresh. */
+  const ownerAfter = (k: number): Owner | null => {
+    for (let j = k; j >= 0; j--) {
+      const d = dutiesAt(j);
+      if (d.length) return d[d.length - 1].owner;
+      if (startsAfresh(j)) return null;
     }
-    const inherited = paraOwner;
-    if (duties.length) paraOwner = duties[duties.length - 1].owner;
+    return null;
+  };
+  for (const [ci, c] of all.entries()) {
     if (!/insur|subrogation|liability|coverage|policy|policies|workers|certificate/i.test(c.text)) continue;
+    const duties = dutiesAt(ci);
+    const inherited = startsAfresh(ci) ? null : ownerAfter(ci - 1);
     for (const [kind, re] of REQUIREMENT_TERMS) {
       const m = termIn(kind, re, c.text);
       if (!m) continue;
