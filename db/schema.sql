@@ -192,6 +192,7 @@ create table app_private.events_waiting (
   event_id bigint not null,
   held_at timestamp with time zone,
   held_error text,
+  agency_id bigint not null,
   constraint events_waiting_event_id_fkey FOREIGN KEY (event_id) REFERENCES app_public.events(id) ON DELETE CASCADE,
   constraint events_waiting_pkey PRIMARY KEY (event_id)
 );
@@ -199,6 +200,7 @@ comment on table app_private.events_waiting is 'Outbox events not yet fanned out
 comment on column app_private.events_waiting.event_id is 'The waiting event.';
 comment on column app_private.events_waiting.held_at is 'Set when fanning out this event alone failed with a data error: the poller skips it so the events behind it still go out. An operator clears it (update … set held_at = null) to try again.';
 comment on column app_private.events_waiting.held_error is 'Why fanning out the held event failed (SQLSTATE and message).';
+comment on column app_private.events_waiting.agency_id is 'The event''s agency (as on app_public.events), for each agency''s share of a fan-out batch.';
 
 create table app_private.expired_blobs (
   blob_key text not null,
@@ -2564,7 +2566,7 @@ AS $function$
     insert into app_public.events (agency_id, mode, topic, event_name, data)
     values (p_agency_id, p_mode, p_topic, p_event_name, p_data) returning id
   ), w as (
-    insert into app_private.events_waiting (event_id) select id from e
+    insert into app_private.events_waiting (event_id, agency_id) select id, p_agency_id from e
   )
   select id from e
 $function$;
@@ -2747,7 +2749,7 @@ AS $function$
 $function$;
 comment on function app_private.fan_out_plans(p_event_ids bigint[]) is 'Given events, one line per target (endpoint_id null for an event without targets); deleted events have no line.';
 
-CREATE OR REPLACE FUNCTION app_private.fan_out_waiting(p_limit integer)
+CREATE OR REPLACE FUNCTION app_private.fan_out_waiting(p_limit integer, p_share integer DEFAULT NULL::integer)
  RETURNS TABLE(id bigint, uuid uuid, mode text, topic text, event_name text, data jsonb, created_at timestamp with time zone, endpoint_id uuid, url text, kind text, request_id text)
  LANGUAGE sql
  SECURITY DEFINER
@@ -2758,11 +2760,18 @@ AS $function$
    where e.id = any (array(
            select w.event_id from app_private.events_waiting w
             where w.held_at is null
-            order by w.event_id limit p_limit
+              and w.event_id = any (array(
+                select r.event_id from (
+                  select o.event_id, row_number() over (partition by o.agency_id order by o.event_id) as nth
+                    from (select x.event_id, x.agency_id from app_private.events_waiting x where x.held_at is null
+                           order by x.event_id limit p_limit * 10) o) r
+                 where r.nth <= coalesce(p_share, greatest(1, p_limit / 5))
+                 order by r.event_id limit p_limit))
+            order by w.event_id
               for update skip locked))
    order by e.id
 $function$;
-comment on function app_private.fan_out_waiting(p_limit integer) is 'Up to p_limit waiting events of any agency (locked, skipping ones another poller holds), one line per target (endpoint_id null for an event without targets).';
+comment on function app_private.fan_out_waiting(p_limit integer, p_share integer) is 'Up to p_limit waiting events (locked, skipping ones another poller holds), at most p_share of each agency (default a fifth of p_limit) from the oldest 10 × p_limit waiting, oldest first, one line per target (endpoint_id null for an event without targets).';
 
 CREATE OR REPLACE FUNCTION app_private.forget_expired_blob(p_blob_key text)
  RETURNS void

@@ -50,10 +50,11 @@ export async function holdWaitingEvent(db: Client, eventId: number, error: strin
 export async function inFanOutBatch(
   db: Client & Pick<pg.ClientBase, 'query'>,
   limit: number,
+  share: number,
   write: (ids: number[], rows: FanOutPlanRow[]) => Promise<void>,
 ): Promise<FanOutPlanRow[]> {
   try {
-    const rows = await beginFanOutWaiting(db, limit);
+    const rows = await beginFanOutWaiting(db, limit, share);
     const ids = [...new Set(rows.map((r) => r.id))];
     if (ids.length) await write(ids, rows);
     else await db.query('commit'); // nothing waiting after all (another poller took it)
@@ -64,10 +65,14 @@ export async function inFanOutBatch(
   }
 }
 
-/** Begin a transaction and read (locking) the oldest waiting events of any agency with their targets (other pollers skip them). */
-export async function beginFanOutWaiting(db: Client, limit: number): Promise<FanOutPlanRow[]> {
+/**
+ * Begin a transaction and read (locking) the oldest waiting events with their targets, at most `share` of each agency
+ * (other pollers skip them).
+ */
+export async function beginFanOutWaiting(db: Client, limit: number, share: number): Promise<FanOutPlanRow[]> {
   const n = Math.max(0, Math.floor(limit));
-  const results = (await db.query(`begin; select * from app_private.fan_out_waiting(${n})`)) as unknown as pg.QueryResult<FanOutPlanRow>[];
+  const s = Math.max(1, Math.floor(share));
+  const results = (await db.query(`begin; select * from app_private.fan_out_waiting(${n}, ${s})`)) as unknown as pg.QueryResult<FanOutPlanRow>[];
   return results[1].rows;
 }
 

@@ -1,7 +1,7 @@
 // The outbox poller: outbox events become one delivery per matching endpoint and subscription. It reads and
-// locks the oldest waiting events of every agency (app_private.events_waiting) in one statement and turns them
-// into deliveries in another, in one transaction; at once again while batches come back full, else after a few
-// milliseconds. Emitting an event is thus only its insert. The deliveries the send loop of the same process has
+// locks the oldest waiting events (app_private.events_waiting), at most a share of them of each agency, in one
+// statement and turns them into deliveries in another, in one transaction; at once again while an agency fills
+// its share, else after a few milliseconds. Emitting an event is thus only its insert. The deliveries the send loop of the same process has
 // room for are created claimed by it and handed to it.
 // Running a batch twice adds nothing (one delivery per event and endpoint), so a crash between steps loses nothing.
 // A target whose body cannot be built is skipped with a logged reason; the others still get the event.
@@ -25,6 +25,11 @@ import type { HandOver } from './send_loop.ts';
 
 /** Events fanned out per transaction: large enough to amortise the round trips, small enough to keep locks short. */
 const BATCH = 500;
+/**
+ * Events of one agency a batch takes at most: a burst of one agency's events goes out a share per batch, beside
+ * every other agency's waiting events, which then wait for one batch, not for the whole burst.
+ */
+const AGENCY_SHARE = 100;
 
 /** How the poller's log lines name it (the work it took over from the events__fan_out task). */
 const CONTEXT = { component: 'worker', task: 'events__fan_out', poller: true };
@@ -98,8 +103,15 @@ function handedRows(handed: HandedDeliveryRow[], planned: Array<{ event_id: numb
  * their targets; their deliveries are created (those the send loop has room for claimed by it and handed over) and
  * the events marked, committed in the same round trip. Returns how many events the batch held; `taken` gets their ids.
  */
-async function fanOutOnce(client: Client, limit: number, log: Pick<Logger, 'warn' | 'info' | 'debug'>, taken: number[], sendLoop?: HandOver): Promise<number> {
-  const rows = await inFanOutBatch(client, limit, async (ids, batch) => {
+async function fanOutOnce(
+  client: Client,
+  limit: number,
+  share: number,
+  log: Pick<Logger, 'warn' | 'info' | 'debug'>,
+  taken: number[],
+  sendLoop?: HandOver,
+): Promise<number> {
+  const rows = await inFanOutBatch(client, limit, share, async (ids, batch) => {
     taken.push(...ids);
     if (sendLoop) handOver(await createHanded(client, ids, batch, log, sendLoop), sendLoop);
     else await createEventDeliveriesAndCommit(client, ids, deliveriesOf(batch, log));
@@ -141,8 +153,8 @@ export interface OutboxPoller {
 }
 
 /**
- * Poll the outbox: fan out the oldest waiting events of every agency, BATCH at a time, at once again while
- * batches come back full, else after `intervalMs`. Several processes may poll: each batch skips the events
+ * Poll the outbox: fan out the oldest waiting events, BATCH at a time and at most AGENCY_SHARE of each agency, at
+ * once again while an agency fills its share, else after `intervalMs`. Several processes may poll: each batch skips the events
  * another holds. After a failing batch the poller takes one event at a time: an event that fails alone with a
  * data error is held (app_private.events_waiting.held_at, logged) and the others go on; any other failure (the
  * database restarting) is logged and tried again a second later.
@@ -171,13 +183,14 @@ export function startOutboxPoller(
       let n = 0;
       let wait = opts.intervalMs;
       const limit = careful > 0 ? 1 : BATCH;
+      const share = Math.min(limit, AGENCY_SHARE);
       const taken: number[] = [];
       try {
         const client = await pool.connect();
         let failed: Error | undefined;
         try {
           // The cheap check first, unless the last batch found events (under load the next one most likely does too).
-          if (last > 0 || (await anyEventWaiting(client))) n = await fanOutOnce(client, limit, deps.log, taken, opts.sendLoop);
+          if (last > 0 || (await anyEventWaiting(client))) n = await fanOutOnce(client, limit, share, deps.log, taken, opts.sendLoop);
           if (careful > 0) careful = n > 0 ? careful - 1 : 0;
         } catch (err) {
           failed = err as Error;
@@ -210,7 +223,9 @@ export function startOutboxPoller(
         }
       }
       last = n;
-      if (n < limit && !stopped && wait > 0) {
+      // A batch that took fewer events than one agency's share took every event waiting; one that took more may
+      // have left some of an agency's events for the next batch, which runs at once.
+      if (n < share && !stopped && wait > 0) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, wait);
           wake = () => {

@@ -263,6 +263,35 @@ test('fan_out_waiting reads the oldest waiting events of every agency, skips wha
   );
 });
 
+test('fan_out_waiting gives every agency a share of a batch: a burst of one agency does not put another agency’s event behind it', async (t) => {
+  const burst = await fresh();
+  const quiet = await fresh();
+  const emit = async (agencyId: number, n: number) =>
+    (await tdb.db.owner.query<{ id: number }>(`select app_private.emit_event($1, 'test', 'form-submission', null, $2) as id`, [agencyId, { n }])).rows[0].id;
+  const burstIds: number[] = [];
+  for (let n = 0; n < 30; n++) burstIds.push(await emit(burst.agencyId, n));
+  const quietId = await emit(quiet.agencyId, 99);
+  const c = await tdb.db.owner.connect();
+  try {
+    await c.query('begin');
+    // Other tests of this file emit too: only this test's events are looked at.
+    const ids = [...new Set((await c.query<{ id: number }>('select id from app_private.fan_out_waiting(1000, 5)')).rows.map((r) => r.id))];
+    t.deepEqual(
+      ids.filter((id) => burstIds.includes(id)),
+      burstIds.slice(0, 5),
+      'the burst’s oldest five, its share',
+    );
+    t.true(ids.includes(quietId), 'the other agency’s event, emitted after the whole burst, is in the same batch');
+    await c.query('rollback');
+    await c.query('begin');
+    const byDefault = [...new Set((await c.query<{ id: number }>('select id from app_private.fan_out_waiting(50)')).rows.map((r) => r.id))];
+    t.is(byDefault.filter((id) => burstIds.includes(id)).length, 10, 'a fifth of the batch unless a share is given');
+    await c.query('rollback');
+  } finally {
+    c.release();
+  }
+});
+
 test('record_delivery_attempt schedules a retry as a job at next_attempt_at, then finishes the delivery', async (t) => {
   const b = await fresh();
   const ep = (await put(b.adminKey('test'), 'client-submission', { staging: 'https://b.example/r', given: ['staging_url'] })).rows[0];

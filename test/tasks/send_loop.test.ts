@@ -212,7 +212,7 @@ test.serial('a fan-out or a record lost with an asynchronous commit is redone, u
 
     // Postgres lost the fan-out's commit: the delivery (and its attempt) are gone, the event waits again.
     await db().query('delete from app_public.webhook_deliveries where event_id = $1', [eventId]);
-    await db().query('insert into app_private.events_waiting (event_id) values ($1)', [eventId]);
+    await db().query('insert into app_private.events_waiting (event_id, agency_id) select id, agency_id from app_public.events where id = $1', [eventId]);
     await eventually(async () => submission(r, 77).length >= 2, 15_000, 'the redone fan-out');
     const second = submission(r, 77)[1];
     t.is(second.headers['webhook-id'], first.headers['webhook-id'], 'the same webhook-id: receivers drop the duplicate');

@@ -350,7 +350,9 @@ test('a fan-out that runs twice creates no second delivery', async (t) => {
   const eventId = await rig.emit(a.agencyId, 'test', 'form-submission', null, formData(99));
   await r.waitFor(1);
   // The event waits again, as after a crash that lost the fan-out's mark: the poller fans it out a second time.
-  await rig.svc.tdb.db.owner.query(`insert into app_private.events_waiting (event_id) values ($1)`, [eventId]);
+  await rig.svc.tdb.db.owner.query(`insert into app_private.events_waiting (event_id, agency_id) select id, agency_id from app_public.events where id = $1`, [
+    eventId,
+  ]);
   await eventually(
     async () => (await rig.svc.tdb.db.owner.query('select 1 from app_private.events_waiting where event_id = $1', [eventId])).rowCount === 0,
     10_000,
