@@ -106,7 +106,9 @@ export function layoutPage(page: number, width: number, height: number, items: T
   usable = usable.filter(
     (i) =>
       i.source !== 'ocr' ||
-      ((i.conf ?? 1) >= MIN_WORD_CONF && (/[A-Za-z0-9$]/.test(i.text) || (/^[&#]$/.test(i.text.trim()) && (i.conf ?? 1) >= 0.6)) && i.h <= typical * 3.5),
+      ((i.conf ?? 1) >= MIN_WORD_CONF &&
+        (/[A-Za-z0-9$]/.test(i.text) || (/^\(?[&#]\)?:?$/.test(i.text.trim()) && (i.conf ?? 1) >= 0.6)) &&
+        i.h <= typical * 3.5),
   );
   usable.sort((a, b) => a.y - b.y || a.x - b.x);
   const rows: TextItem[][] = usable.length > 0 && usable.every((i) => i.line !== undefined) ? rowsFromEngineLines(usable) : rowsByOverlap(usable);
