@@ -254,16 +254,6 @@ export function fixedPitchLines(items: TextItem[]): Map<number, number> {
   return pitches;
 }
 
-/** A city and its "ST 12345" on one engine line stay one cell up to this many cell gaps apart. */
-const CITY_LINE_GAP = 3;
-
-/**
- * "Tulsa," then "OK" "74103" on one engine line: a city's end, a state's two capitals and a ZIP. The comma's blank
- * side widens the gap, and a scan's box may lose part of the city's ink ("Tulsa," boxed 10 pt wide in 7 pt type).
- */
-const stateAndZip = (city: TextItem, state: TextItem, zip: TextItem | undefined) =>
-  /[A-Za-z],$/.test(city.text) && /^[A-Z]{2}$/.test(state.text) && zip !== undefined && zip.line === state.line && /^\d{5}(?:-\d{4})?$/.test(zip.text);
-
 /** OCR words one overlapping the next by more than this share of the line's height are two words. */
 const OCR_OVERSHOOT = 0.3;
 
@@ -313,18 +303,16 @@ function buildPage(page: number, width: number, height: number, rows: TextItem[]
       });
       cur = [];
     };
-    row.forEach((it, k) => {
+    for (const it of row) {
       const prev = cur[cur.length - 1];
       if (prev) {
         const gap = it.x - (prev.x + prev.w);
-        const sameLine = it.line !== undefined && it.line === prev.line;
-        const pitch = sameLine ? pitches.get(it.line!) : undefined;
+        const pitch = it.line !== undefined && it.line === prev.line ? pitches.get(it.line) : undefined;
         const oneSpace = pitch !== undefined && it.x - prev.x - prev.text.length * pitch < FIXED_PITCH_SPACE * pitch;
-        const cityLine = sameLine && it.source === 'ocr' && prev.source === 'ocr' && gap <= CITY_LINE_GAP * cellGap(h) && stateAndZip(prev, it, row[k + 1]);
-        if ((gap > cellGap(h) && !oneSpace && !cityLine) || it.source !== prev.source || edges.has(it)) flush();
+        if ((gap > cellGap(h) && !oneSpace) || it.source !== prev.source || edges.has(it)) flush();
       }
       cur.push(it);
-    });
+    }
     flush();
     const x = Math.min(...cells.map((c) => c.x));
     const y = Math.min(...cells.map((c) => c.y));
