@@ -106,7 +106,9 @@ export function layoutPage(page: number, width: number, height: number, items: T
   usable = usable.filter(
     (i) =>
       i.source !== 'ocr' ||
-      ((i.conf ?? 1) >= MIN_WORD_CONF && (/[A-Za-z0-9$]/.test(i.text) || (/^[&#]$/.test(i.text.trim()) && (i.conf ?? 1) >= 0.6)) && i.h <= typical * 3.5),
+      ((i.conf ?? 1) >= MIN_WORD_CONF &&
+        (/[A-Za-z0-9$]/.test(i.text) || (/^\(?[&#]\)?:?$/.test(i.text.trim()) && (i.conf ?? 1) >= 0.6)) &&
+        i.h <= typical * 3.5),
   );
   usable.sort((a, b) => a.y - b.y || a.x - b.x);
   const rows: TextItem[][] = usable.length > 0 && usable.every((i) => i.line !== undefined) ? rowsFromEngineLines(usable) : rowsByOverlap(usable);
@@ -290,8 +292,12 @@ function buildPage(page: number, width: number, height: number, rows: TextItem[]
           const gap = cur[k].x - (cur[k - 1].x + cur[k - 1].w);
           // Two OCR words far inside one another are two words whose box the engine overshot ("Name" boxed over
           // "of" in small type, once read "Nameof Insured"); a word it split at a narrow gap does not overlap.
-          const overshot = cur[k].source === 'ocr' && cur[k - 1].source === 'ocr' && gap < -OCR_OVERSHOOT * h;
-          if ((gap > 0.15 * h || overshot) && !text.endsWith(' ') && !t.startsWith(' ')) text += ' ';
+          const bothOcr = cur[k].source === 'ocr' && cur[k - 1].source === 'ocr';
+          const overshot = bothOcr && gap < -OCR_OVERSHOOT * h;
+          // The engine splits a letter-spaced capitals heading into pieces ("IN SURANCE") at a narrow gap; a
+          // lower-case letter on either side is running text, whose words a noisy scan's boxes set edge to edge.
+          const lowerCase = bothOcr && /[a-z]/.test(cur[k - 1].text + t);
+          if ((gap > 0.15 * h || overshot || lowerCase) && !text.endsWith(' ') && !t.startsWith(' ')) text += ' ';
         }
         text += t;
       }

@@ -188,7 +188,9 @@ export function findLabelled<T>(pages: PageText[], label: RegExp, parse: (s: str
         if (!/:\s*$/.test(cell.text.trim()) && cell.text.trim() === m[0].trim()) {
           const li = page.lines.indexOf(line);
           const above = li > 0 ? page.lines[li - 1] : undefined;
-          const over = above && line.y - above.y <= Math.max(line.h, above.h) * 2.4 ? above.cells.find((c) => Math.abs(c.x - cell.x) <= 6) : undefined;
+          // OCR boxes are ink high (capitals about 0.7 of the type size), text-layer boxes type high.
+          const typeHigh = Math.max(line.h, above?.h ?? 0) / (page.source === 'ocr' ? 0.7 : 1);
+          const over = above && line.y - above.y <= typeHigh * 2.4 ? above.cells.find((c) => Math.abs(c.x - cell.x) <= 6) : undefined;
           // Set as a caption: smaller than the value, or in capitals under a value that is not ("Finance Company/"
           // over "Lienholder" is a two-line column header, not a value and its caption).
           const caption = over && (cell.h < over.h * 0.92 || (cell.text === cell.text.toUpperCase() && /[a-z\d]/.test(over.text)));

@@ -189,7 +189,7 @@ export function findCarrier(pages: PageText[], emit: Emit): void {
 }
 
 const LABEL_WORDS =
-  /\b(page|vehicles?|information|address|location|named|insured|policy|coverages?|premium|agent|agency|discount|number|date|period|effective|expiration|mailing|phone|total|drivers?|description|property|limits?|deductible|dear|thank|your|schedule|endorsements?|forms?|none|n\/a|applicant|yes|no|see|attached|customer|member|account|billing|residence|household)\b/i;
+  /\b(page|vehicles?|information|address|location|named|insured|policy|coverages?|premium|agent|agency|discount|number|date|period|effective|expiration|mailing|phone|total|drivers?|description|property|limits?|deductible|dear|thank|your|schedule|endorsements?|forms?|none|n\/a|applicant|yes|no|see|attached|customer|member|account|billing|residence|household|underwritten|issuing)\b/i;
 
 /** Whether a text reads like a person's or an organisation's name (not a label, a sentence or an address). */
 export function looksLikeName(s: string): boolean {
@@ -203,7 +203,7 @@ export function looksLikeName(s: string): boolean {
 }
 
 const NAMED_INSURED_LABEL =
-  /^mailing\s+name\s+and\s+address(?:\s+(?:for|of)\s+(?:the\s+)?insured)?|^named\s+[il]nsured'?s\s+(?:full\s+)?name|^(?:first\s+)?named\s+insured(?:\(s\))?(?:\s+and\s+(?:mailing\s+)?address)?|^insured(?:'s)?\s+name|^name\s+of\s+insured|^policy\s*holder(?:\(s\))?(?:\s+name)?|^primary\s+insured|^applicant(?:\s+name)?|^insured(?:\s+and\s+mailing\s+address)?(?=\s*:|\s*$)/i;
+  /^mailing\s+name\s+and\s+address(?:\s+(?:for|of)\s+(?:the\s+)?insured)?|^named\s+[il]nsured'?s\s+(?:full\s+)?name|^(?:first\s+)?named\s+insured(?:\(s\))?(?:\s+and\s+(?:mailing\s+)?address)?|^insured(?:'s)?\s+name|^name\s+of\s+insured|^name\s+and\s+(?:mailing\s+)?address\s+of\s+(?:the\s+)?(?:named\s+)?insured|^policy\s*holder(?:\(s\))?(?:\s+name)?|^primary\s+insured|^applicant(?:\s+name)?|^insured(?:\s+and\s+mailing\s+address)?(?=\s*:|\s*$)/i;
 
 interface NameHit {
   name: string;
@@ -227,8 +227,13 @@ function labelledInsured(pages: PageText[]): NameHit | undefined {
         const rest = cleanValue(cell.text.slice(m[0].length).replace(/^[\s:?]+/, ''));
         if (rest) tries.push({ text: rest, cell, line, conf: 0.9 });
         const next = line.cells[ci + 1];
-        if (next && next.x - (cell.x + cell.w) < 150) tries.push({ text: next.text, cell: next, line, conf: 0.85 });
-        for (const b of cellsBelow(page, line, cell, 2.5, 14).slice(0, 2)) tries.push({ text: b.cell.text, cell: b.cell, line: b.line, conf: 0.85 });
+        const below = cellsBelow(page, line, cell, 2.5, 14).slice(0, 2);
+        // A row of column captions ("NAME AND ADDRESS OF INSURED    Insurer"): the next cell heads its own column,
+        // with its value under it, and the insured's name is under the label.
+        const header = !rest && next !== undefined && below.length > 0 && cellsBelow(page, line, next, 2.5, 14).length > 0;
+        const beside = next && next.x - (cell.x + cell.w) < 150 && !header ? [{ text: next.text, cell: next, line, conf: 0.85 }] : [];
+        tries.push(...beside);
+        for (const b of below) tries.push({ text: b.cell.text, cell: b.cell, line: b.line, conf: 0.85 });
         for (const t of tries) {
           const v = cleanValue(t.text.replace(/^\d+[.)]\s+/, ''));
           // Under an explicit insured-name caption a one-word business name ("SENSIBLE") is a name too.

@@ -62,7 +62,21 @@ export function linesFromTsv(tsv: string, ptPerPx: number): TextItem[][] {
     list.push(toItem(c[11], +c[6], +c[7], +c[8], +c[9], +c[10], ptPerPx));
   }
   // Lines numbered in order of first appearance.
-  return [...byLine.values()].map((words, line) => words.map((w) => ({ ...w, line })));
+  return [...byLine.values()].map((words, line) => dropStrayQuotes(words).map((w) => ({ ...w, line })));
+}
+
+/**
+ * A speck of scanner noise just before a word is read as a quote glued to it ("'88 Foundry Rd", "\"Total
+ * Premium:"): an opening quote that nothing later on the engine line closes is dropped, where a quoted term
+ * ("\"Insured\"", "'Bodily Injury'") keeps its quotes.
+ */
+export function dropStrayQuotes(words: TextItem[]): TextItem[] {
+  return words.map((w, k) => {
+    const m = /^(['"])(?=[A-Za-z0-9$])/.exec(w.text);
+    if (!m) return w;
+    const rest = [w.text.slice(1), ...words.slice(k + 1).map((o) => o.text)].join(' ');
+    return rest.includes(m[1]) ? w : { ...w, text: w.text.slice(1) };
+  });
 }
 
 /**

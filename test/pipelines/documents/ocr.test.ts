@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { readDocument, rasterPdfPage, closeDocumentPools, langDataDir, normaliseImage, DocumentError } from '../../../pipelines/documents/index.ts';
 import { fixture, fixturesDir, pngHeader } from './helpers.ts';
-import { linesFromTsv } from '../../../pipelines/documents/ocr.ts';
+import { linesFromTsv, dropStrayQuotes } from '../../../pipelines/documents/ocr.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const execFileP = promisify(execFile);
@@ -139,4 +139,14 @@ test('TSV from either engine: word rows grouped into the engine lines in order, 
   t.is(w.y, 24);
   t.is(w.w, 36);
   t.is(w.conf, 0.965);
+});
+
+test('a quote glued to a word that nothing later on its line closes is scanner noise and dropped', (t) => {
+  const line = (...texts: string[]) =>
+    dropStrayQuotes(texts.map((text, k) => ({ text, x: 50 + 40 * k, y: 100, w: 35, h: 8, source: 'ocr' as const }))).map((w) => w.text);
+  t.deepEqual(line("'88", 'Foundry', 'Rd'), ['88', 'Foundry', 'Rd']);
+  t.deepEqual(line('"Total', 'Premium:'), ['Total', 'Premium:']);
+  t.deepEqual(line('"Insured"', 'means'), ['"Insured"', 'means']);
+  t.deepEqual(line("'Bodily", "Injury'"), ["'Bodily", "Injury'"]);
+  t.deepEqual(line("Employers'", 'Liability'), ["Employers'", 'Liability']);
 });

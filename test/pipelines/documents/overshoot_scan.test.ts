@@ -17,6 +17,20 @@ test('OCR words whose boxes overlap are two words; words a narrow gap apart are 
   );
 });
 
+test('OCR words with a lower-case letter set edge to edge are two words; capitals pieces are one', (t) => {
+  const page = layoutPage(
+    1,
+    612,
+    792,
+    [ocr('Total', 50, 25), ocr('Annual', 75, 30), ocr('Premium:', 105.5, 40), ocr('IN', 200, 12), ocr('SURANCE', 213, 48)],
+    'ocr',
+  );
+  t.deepEqual(
+    page.lines[0].cells.map((c) => c.text),
+    ['Total Annual Premium:', 'INSURANCE'],
+  );
+});
+
 test('a 150 dpi scan of Times 8: "Name of Insured" and "Insurance Agency" keep their spaces', async (t) => {
   const spec = randomFreeCertificateSpec(91017);
   t.like(spec, { font: 'Times', size: 8, scan: { dpi: 150 } });

@@ -94,6 +94,32 @@ test('policy number: a bare "Policy:" caption, but not "Policy Period:"', (t) =>
   t.false('/policy/policy_number' in first(collect((e) => policyNumber([q], e))));
 });
 
+test('named insured: "Name and Address of Insured" captions its column; a caption heading the next column is not the name', (t) => {
+  // Two columns of captions over their values: the insured's block on the left, the carrier's caption on the right.
+  for (const right of ['Insurer', 'Insurance Company', 'Underwritten By']) {
+    const p = page([
+      [50, 60, 'COMMERCIAL GENERAL LIABILITY DECLARATIONS'],
+      [50, 100, 'NAME AND ADDRESS OF INSURED'],
+      [260, 100, right],
+      [50, 113, 'Summit Dental Group PC'],
+      [260, 113, 'Red Mesa Insurance Company of America'],
+      [50, 126, '2150 Commerce Dr'],
+      [50, 139, 'Chicago, IL 60607'],
+    ]);
+    const r = first(collect((e) => findNamedInsured([p], e)));
+    t.is(r['/policyholder/organization'], 'Summit Dental Group PC', right);
+    t.is(r['/policyholder/address'], '2150 Commerce Dr, Chicago, IL 60607', right);
+  }
+  // The name beside its caption stays the name.
+  const q = page([
+    [50, 100, 'Name and Address of Insured:'],
+    [200, 100, 'Blue Fin Cafe Inc'],
+    [200, 113, '45 Market St'],
+    [200, 126, 'Boise, ID 83702'],
+  ]);
+  t.is(first(collect((e) => findNamedInsured([q], e)))['/policyholder/organization'], 'Blue Fin Cafe Inc');
+});
+
 test('policyholder address: "ST ZIP" on its own line ends the address; a labelled name with no address takes the mailing block', (t) => {
   const p = page([
     [36, 120, 'Named Insured(s)'],

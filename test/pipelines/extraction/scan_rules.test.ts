@@ -1,7 +1,8 @@
 // Rules for what a scan's OCR does to a page (issue 10), each on generated words: the cause, not the document.
 import test from 'ava';
 import { layoutPage, type TextItem } from '../../../pipelines/documents/layout.ts';
-import { collect, ocrPage, textPage } from '../../helpers/pages.ts';
+import { collect, firstValues, ocrPage, textPage } from '../../helpers/pages.ts';
+import { policyNumber } from '../../../pipelines/extraction/declarations.ts';
 import type { Candidate } from '../../../pipelines/extraction/candidates.ts';
 import { parties as partyFields } from '../../../pipelines/extraction/parties.ts';
 import { ground, indexPages } from '../../../pipelines/extraction/grounding.ts';
@@ -307,6 +308,35 @@ test('OCR: a "#" read on its own ("POLICY #" under a policy number) stays in its
   t.is(sure.lines[1].text, 'POLICY #');
   const doubtful = layoutPage(1, 612, 792, words(0.4), 'ocr');
   t.is(doubtful.lines[1].text, 'POLICY');
+});
+
+test('OCR: a "#" read with its bracket ("(Policy #)" right of its value) stays in its caption', (t) => {
+  const page = layoutPage(
+    1,
+    612,
+    792,
+    [
+      { text: 'PKG', x: 66, y: 85, w: 18, h: 6, source: 'ocr', conf: 0.95, line: 0 },
+      { text: '54474366', x: 88, y: 85, w: 40, h: 6, source: 'ocr', conf: 0.95, line: 0 },
+      { text: '(Policy', x: 339, y: 85.2, w: 27, h: 6.2, source: 'ocr', conf: 0.92, line: 1 },
+      { text: '#)', x: 371, y: 85.5, w: 6, h: 5, source: 'ocr', conf: 0.88, line: 1 },
+    ],
+    'ocr',
+  );
+  t.is(page.lines[0].text, 'PKG 54474366  (Policy #)');
+  t.is(firstValues((emit) => policyNumber([page], emit))['/policy/policy_number'], 'PKG 54474366');
+});
+
+test('OCR: a caption under its value one type-size line below is read although OCR boxes are only ink high', (t) => {
+  // 8 pt type: the value at the top of its box, the caption 14.5 pt lower; OCR's boxes are about 5.5 pt high.
+  const page = ocrPage([
+    [53, 104, 'CGL-16036456', 5.9, 0],
+    [322, 104, '08/10/2025 to 08/10/2026', 5.7, 0],
+    [53, 118.5, 'POLICY NO.', 4.3, 1],
+    [322, 118.5, 'POLICY TERM', 4.3, 1],
+    [53, 141, 'Maple & Vine Florists LLC', 6.8, 2],
+  ]);
+  t.is(firstValues((emit) => policyNumber([page], emit))['/policy/policy_number'], 'CGL-16036456');
 });
 
 test('OCR: a line in a fixed-pitch type keeps its words in one cell though its word spaces are wider than a cell gap', (t) => {
