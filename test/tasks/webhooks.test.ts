@@ -333,7 +333,15 @@ test('v1 subscriptions: CRUD by admins, unknown events 422, matching events deli
   t.like(patched.body.data, { enabled: false, events: ['client.updated', 'client.reassigned'] });
   const log = await rig.svc.request('GET', `/v1/webhooks/${all.body.data.uuid}/deliveries`, { token: a.ownerToken });
   t.is(log.body.data.length, 2);
-  const detail = await rig.svc.request('GET', `/v1/webhooks/${all.body.data.uuid}/deliveries/${log.body.data[0].id}`, { token: a.ownerToken });
+  // The send loop records an attempt in its next round, a few milliseconds after the receiver has answered.
+  const detail = await eventually(
+    async () => {
+      const d = await rig.svc.request('GET', `/v1/webhooks/${all.body.data.uuid}/deliveries/${log.body.data[0].id}`, { token: a.ownerToken });
+      return d.body.data.attempts.length > 0 && d;
+    },
+    10_000,
+    'the attempt recorded',
+  );
   t.is(detail.body.data.attempts.length, 1);
   const test1 = await rig.svc.request('POST', `/v1/webhooks/${all.body.data.uuid}/test`, { token: a.ownerToken });
   t.is(test1.status, 200);
