@@ -231,8 +231,7 @@ function labelledInsured(pages: PageText[]): NameHit | undefined {
         // A row of column captions ("NAME AND ADDRESS OF INSURED    Insurer"): the next cell heads its own column,
         // with its value under it, and the insured's name is under the label.
         const header = !rest && next !== undefined && below.length > 0 && cellsBelow(page, line, next, 2.5, 14).length > 0;
-        const beside = next && next.x - (cell.x + cell.w) < 150 && !header ? [{ text: next.text, cell: next, line, conf: 0.85 }] : [];
-        tries.push(...beside);
+        if (next && next.x - (cell.x + cell.w) < 150 && !header) tries.push({ text: next.text, cell: next, line, conf: 0.85 });
         for (const b of below) tries.push({ text: b.cell.text, cell: b.cell, line: b.line, conf: 0.85 });
         for (const t of tries) {
           const v = cleanValue(t.text.replace(/^\d+[.)]\s+/, ''));

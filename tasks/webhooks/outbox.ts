@@ -1,8 +1,8 @@
 // The outbox poller: outbox events become one delivery per matching endpoint and subscription. It reads and
 // locks the oldest waiting events (app_private.events_waiting), at most a share of them of each agency, in one
 // statement and turns them into deliveries in another, in one transaction; at once again while an agency fills
-// its share, else after a few milliseconds. Emitting an event is thus only its insert. The deliveries the send loop of the same process has
-// room for are created claimed by it and handed to it.
+// its share, else after a few milliseconds. Emitting an event is thus only its insert. The deliveries the send
+// loop of the same process has room for are created claimed by it and handed to it.
 // Running a batch twice adds nothing (one delivery per event and endpoint), so a crash between steps loses nothing.
 // A target whose body cannot be built is skipped with a logged reason; the others still get the event.
 import type pg from 'pg';
@@ -154,8 +154,8 @@ export interface OutboxPoller {
 
 /**
  * Poll the outbox: fan out the oldest waiting events, BATCH at a time and at most AGENCY_SHARE of each agency, at
- * once again while an agency fills its share, else after `intervalMs`. Several processes may poll: each batch skips the events
- * another holds. After a failing batch the poller takes one event at a time: an event that fails alone with a
+ * once again while an agency fills its share, else after `intervalMs`. Several processes may poll: each batch
+ * skips the events another holds. After a failing batch the poller takes one event at a time: an event that fails alone with a
  * data error is held (app_private.events_waiting.held_at, logged) and the others go on; any other failure (the
  * database restarting) is logged and tried again a second later.
  */
