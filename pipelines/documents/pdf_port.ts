@@ -6,12 +6,24 @@
 // LoopbackPort does, except a chunk of text content: pdf.js builds a fresh `items` array and `styles` object
 // for each chunk and never touches them again once sent (it points its chunk object at new ones for the next
 // chunk), so the chunk object is copied and its items handed over as they are. Operator lists are cloned:
-// pdf.js empties their arrays in place after sending them.
+// pdf.js empties their arrays in place after sending them. A message of primitives only (a stream's pull or
+// its completion, a few per page) is copied field by field, which is what a clone of it makes.
 
 type Listener = (event: { data: unknown }) => void;
 
 /** pdf.js's stream-message kind for a chunk (`StreamKind.ENQUEUE` in its message handler). */
 const ENQUEUE = 4;
+
+/** A plain object whose every own value is a string, number, boolean, null or undefined. */
+function isFlat(message: unknown): message is Record<string, unknown> {
+  if (!message || typeof message !== 'object' || Object.getPrototypeOf(message) !== Object.prototype) return false;
+  for (const key in message) {
+    const v = (message as Record<string, unknown>)[key];
+    if (v !== null && typeof v === 'object') return false;
+    if (typeof v === 'function' || typeof v === 'symbol' || typeof v === 'bigint') return false;
+  }
+  return true;
+}
 
 /** A text-content chunk on its way from pdf.js's worker code: `{ items, styles, lang }`, no operator list. */
 function isTextChunk(message: unknown): boolean {
@@ -27,7 +39,9 @@ class Port {
   postMessage(message: unknown, transfer?: Transferable[]): void {
     const data = isTextChunk(message)
       ? { ...(message as object), chunk: { ...(message as { chunk: object }).chunk } }
-      : structuredClone(message, transfer ? { transfer } : undefined);
+      : !transfer?.length && isFlat(message)
+        ? { ...message }
+        : structuredClone(message, transfer ? { transfer } : undefined);
     const peer = this.peer!;
     // Delivered later, in order, as a port's messages are (the LoopbackPort's own timing).
     this.#deferred.then(() => {

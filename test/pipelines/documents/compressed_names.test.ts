@@ -78,3 +78,19 @@ test('a page of many text runs reads the same through these ports as through pdf
   t.is(read.pages[0].lines.length, 70);
   t.is(read.pages[0].lines.map((l) => l.text.replace(/\s+/g, '')).join(''), theirs.replace(/\s+/g, ''));
 });
+
+test('a port delivers a message of primitives as a copy, and refuses what a clone refuses', async (t) => {
+  const { portPair } = await import('../../../pipelines/documents/pdf_port.ts');
+  const [a, b] = portPair();
+  const got: unknown[] = [];
+  b.addEventListener('message', (e) => got.push(e.data));
+  const pull = { sourceName: 'worker', targetName: 'main', stream: 6, streamId: 3, desiredSize: 100, success: true, reason: null };
+  const nested = { action: 'GetPage', data: { pageIndex: 2 } };
+  a.postMessage(pull);
+  a.postMessage(nested);
+  t.throws(() => a.postMessage({ action: 'x', callback: () => 1 }), { name: 'DataCloneError' });
+  await new Promise((r) => setTimeout(r, 0));
+  t.deepEqual(got, [pull, nested]);
+  t.not(got[0], pull, 'a copy, not the sender’s object');
+  t.not((got[1] as typeof nested).data, nested.data);
+});
