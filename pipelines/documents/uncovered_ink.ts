@@ -33,11 +33,12 @@ export function uncoveredRegions(img: NormalisedImage, items: TextItem[]): PxBox
   const s = img.ptPerPx;
   const gw = Math.ceil(img.width / CELL);
   const gh = Math.ceil(img.height / CELL);
-  const ink = new Uint8Array(gw * gh);
+  // A grid of the page's cells: 0 where a cell holds ink, 255 where it is blank (or its ink is covered).
+  const ink = new Uint8Array(gw * gh).fill(255);
   for (let y = 0; y < img.height; y++) {
     const row = y * img.width;
     const g = Math.floor(y / CELL) * gw;
-    for (let x = 0; x < img.width; x++) if (px[row + x] < 128) ink[g + Math.floor(x / CELL)] = 1;
+    for (let x = 0; x < img.width; x++) if (px[row + x] < 128) ink[g + Math.floor(x / CELL)] = 0;
   }
   const heights = items
     .filter((w) => /[A-Za-z0-9]/.test(w.text))
@@ -51,11 +52,11 @@ export function uncoveredRegions(img: NormalisedImage, items: TextItem[]): PxBox
     const cy0 = Math.max(0, Math.floor(w.y / s / CELL) - 1);
     const cx1 = Math.min(gw, Math.ceil((w.x + w.w) / s / CELL) + 1);
     const cy1 = Math.min(gh, Math.ceil((w.y + w.h) / s / CELL) + 1);
-    for (let y = cy0; y < cy1; y++) ink.fill(0, y * gw + cx0, y * gw + cx1);
+    for (let y = cy0; y < cy1; y++) ink.fill(255, y * gw + cx0, y * gw + cx1);
   }
   // Connected runs of the ink left (8-neighbours).
   const parts: PxBox[] = [];
-  for (const { x0, y0, x1, y1 } of inkRuns(gw, gh, (i) => ink[i] !== 0).boxes) {
+  for (const { x0, y0, x1, y1 } of inkRuns(gw, gh, ink, 1).boxes) {
     const box = { x0: x0 * CELL, y0: y0 * CELL, x1: (x1 + 1) * CELL, y1: (y1 + 1) * CELL };
     const h = box.y1 - box.y0;
     const w = box.x1 - box.x0;

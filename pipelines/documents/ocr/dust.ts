@@ -23,7 +23,7 @@ export function removeDust(px: Uint8Array, width: number, height: number, dpi: n
   const maxSide = Math.max(2, Math.round((MAX_SPECK_PT * dpi) / 72));
   const clear = Math.max(2, Math.round((CLEAR_PT * dpi) / 72));
   // Every run of ink labelled, with its box; then the small ones with no larger ink near whitened.
-  const { label, boxes } = inkRuns(width, height, (i) => px[i] < INK_BELOW);
+  const { label, boxes } = inkRuns(width, height, px, INK_BELOW);
   const box = (id: number) => boxes[id - 1];
   const small = (id: number) => box(id).x1 - box(id).x0 < maxSide && box(id).y1 - box(id).y0 < maxSide;
   // Small runs of ink near one another are one group (union-find); a group near larger ink is kept.
