@@ -178,11 +178,24 @@ export async function stretchContrast(
  */
 const PROBE_PIXELS = [250_000, 1_000_000] as const;
 
-/** How many pixels of each gray level `px` has. */
-function histogram(px: Uint8Array): Float64Array {
-  const hist = new Float64Array(256);
-  for (let i = 0; i < px.length; i++) hist[px[i]]++;
-  return hist;
+/**
+ * How many pixels of each gray level `px` has. Counted in four tables, every fourth pixel to each: a page is
+ * mostly one level (paper), and one table's count for it would be read back before the last add to it landed.
+ */
+function histogram(px: Uint8Array): Uint32Array {
+  const tables = [0, 1, 2, 3].map(() => new Uint32Array(256));
+  const [a, b, c, d] = tables;
+  const whole = px.length & ~3;
+  let i = 0;
+  for (; i < whole; i += 4) {
+    a[px[i]]++;
+    b[px[i + 1]]++;
+    c[px[i + 2]]++;
+    d[px[i + 3]]++;
+  }
+  for (; i < px.length; i++) a[px[i]]++;
+  for (let g = 0; g < 256; g++) a[g] += b[g] + c[g] + d[g];
+  return a;
 }
 
 /**
@@ -191,7 +204,7 @@ function histogram(px: Uint8Array): Float64Array {
  * image's.
  */
 async function probeLut(
-  hist: Float64Array,
+  hist: Uint32Array,
   n: number,
   probePixels: number,
   stretch: (img: Uint8Array, w: number, h: number) => Promise<Buffer>,
