@@ -6,6 +6,10 @@ import { removeFormLines } from '../form_lines.ts';
 import { removeDust } from './dust.ts';
 import { median3x3 } from './median.ts';
 
+// libvips keeps the last operations and their results for reuse (up to 50 MB by default); every page here is a
+// new image, so nothing in that cache is ever reused, and a busy worker held it anyway. Process-wide.
+sharp.cache(false);
+
 export interface NormalisedImage {
   /**
    * The image as a binary PGM (8-bit gray, no compression): both engines read it as it is, where a PNG had
