@@ -178,9 +178,10 @@ export async function stretchContrast(
 
 /**
  * Probe sizes tried in turn: sharp's stretch costs about 80 ms of CPU per million pixels (a Lab round trip
- * each), and the smaller probe is exact on most pages.
+ * each), and a probe that would not be exact costs only the check. Of nine real scanned pages, six were exact
+ * at 20,000 pixels and all nine at 250,000.
  */
-const PROBE_PIXELS = [250_000, 1_000_000] as const;
+const PROBE_PIXELS = [20_000, 250_000, 1_000_000] as const;
 
 /**
  * How many pixels of each gray level `px` has. Counted in four tables, every fourth pixel to each: a page is
