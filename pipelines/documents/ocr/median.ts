@@ -54,130 +54,68 @@ const [A, B, C] = [23, 24, 25];
 
 const get = (i: number) => [OP.localGet, i];
 const set = (i: number) => [OP.localSet, i];
-const min = [OP.simd, OP.minU];
-const max = [OP.simd, OP.maxU];
+const tee = (i: number) => [OP.localTee, i];
+const i32 = (n: number) => [OP.i32Const, ...uleb(n)]; // small constants only: under 64 the two encodings agree
+const minOf = (...code: number[][]) => [...code.flat(), OP.simd, OP.minU];
+const maxOf = (...code: number[][]) => [...code.flat(), OP.simd, OP.maxU];
 const load = (ptr: number, offset: number) => [...get(ptr), OP.simd, OP.v128Load, 0, ...uleb(offset)];
-/** Add a small constant (under 64, where its signed and unsigned encodings agree) to a local. */
-const addTo = (i: number, n: number) => [...get(i), OP.i32Const, ...uleb(n), OP.i32Add, ...set(i)];
+const addTo = (i: number, n: number) => [...get(i), ...i32(n), OP.i32Add, ...set(i)];
+/** A block or loop of no result around `code`. */
+const block = (...code: number[][]) => [OP.block, 0x40, ...code.flat(), OP.end];
+const loop = (...code: number[][]) => [OP.loop, 0x40, ...code.flat(), OP.end];
 
 /** Column `c` of the window (0 left, 1 middle, 2 right): its three pixels sorted into LO, MID and HI. */
 const sortColumn = (c: number) => [
-  ...load(P0, c),
+  ...[load(P0, c), set(TA), load(P1, c), set(TB), load(P2, c), set(TC)].flat(),
+  ...maxOf(get(TA), get(TB)), // the larger of the top two, kept on the stack for TB
+  ...minOf(get(TA), get(TB)),
   ...set(TA),
-  ...load(P1, c),
   ...set(TB),
-  ...load(P2, c),
-  ...set(TC),
-  ...get(TA),
-  ...get(TB),
-  ...max,
-  ...get(TA),
-  ...get(TB),
-  ...min,
-  ...set(TA), // TA: the smaller of the top two
-  ...set(TB), // TB: the larger
-  ...get(TA),
-  ...get(TC),
-  ...min,
+  ...minOf(get(TA), get(TC)),
   ...set(LO[c]),
-  ...get(TB),
-  ...get(TC),
-  ...max,
+  ...maxOf(get(TB), get(TC)),
   ...set(HI[c]),
-  ...get(TA),
-  ...get(TB),
-  ...get(TC),
-  ...min,
-  ...max,
+  ...maxOf(get(TA), minOf(get(TB), get(TC))),
   ...set(MID[c]),
 ];
 
 /** The median of three vectors (locals i, j, k): max(min(i, j), min(max(i, j), k)), left on the stack. */
-const median3 = (i: number, j: number, k: number) => [...get(i), ...get(j), ...min, ...get(i), ...get(j), ...max, ...get(k), ...min, ...max];
+const median3 = (i: number, j: number, k: number) => maxOf(minOf(get(i), get(j)), minOf(maxOf(get(i), get(j)), get(k)));
 
 // median(src, dst, width, height): `src` is the image padded by one repeated pixel on every side (rows of
 // width + 2), `dst` receives width × height pixels. Each row is written sixteen pixels at a time; the last
 // store of a row runs into the next row, which is written after it.
 const body = [
-  ...get(WIDTH),
-  OP.i32Const,
-  2,
-  OP.i32Add,
-  ...set(STRIDE),
-  OP.block,
-  0x40,
-  OP.loop,
-  0x40,
-  ...get(Y),
-  ...get(HEIGHT),
-  OP.i32LtU,
-  OP.i32Eqz,
-  OP.brIf,
-  1,
-  ...get(SRC),
-  ...get(Y),
-  ...get(STRIDE),
-  OP.i32Mul,
-  OP.i32Add,
-  OP.localTee,
-  P0,
-  ...get(STRIDE),
-  OP.i32Add,
-  OP.localTee,
-  P1,
-  ...get(STRIDE),
-  OP.i32Add,
-  ...set(P2),
-  ...get(DST),
-  ...get(Y),
-  ...get(WIDTH),
-  OP.i32Mul,
-  OP.i32Add,
-  ...set(Q),
-  OP.i32Const,
-  0,
-  ...set(X),
-  OP.loop,
-  0x40,
-  ...sortColumn(0),
-  ...sortColumn(1),
-  ...sortColumn(2),
-  ...get(LO[0]),
-  ...get(LO[1]),
-  ...max,
-  ...get(LO[2]),
-  ...max,
-  ...set(A),
-  ...get(HI[0]),
-  ...get(HI[1]),
-  ...min,
-  ...get(HI[2]),
-  ...min,
-  ...set(C),
-  ...median3(MID[0], MID[1], MID[2]),
-  ...set(B),
-  ...get(Q),
-  ...median3(A, B, C),
-  OP.simd,
-  OP.v128Store,
-  0,
-  0,
-  ...addTo(P0, 16),
-  ...addTo(P1, 16),
-  ...addTo(P2, 16),
-  ...addTo(Q, 16),
-  ...addTo(X, 16),
-  ...get(X),
-  ...get(WIDTH),
-  OP.i32LtU,
-  OP.brIf,
-  0,
-  OP.end,
-  ...addTo(Y, 1),
-  OP.br,
-  0,
-  OP.end,
-  OP.end,
+  ...[get(WIDTH), i32(2), [OP.i32Add], set(STRIDE)].flat(),
+  ...block(
+    loop(
+      // while y < height
+      [...get(Y), ...get(HEIGHT), OP.i32LtU, OP.i32Eqz, OP.brIf, 1],
+      // P0, P1, P2: the window's three rows in `src`; Q: the output row
+      [...get(SRC), ...get(Y), ...get(STRIDE), OP.i32Mul, OP.i32Add, ...tee(P0)],
+      [...get(STRIDE), OP.i32Add, ...tee(P1), ...get(STRIDE), OP.i32Add, ...set(P2)],
+      [...get(DST), ...get(Y), ...get(WIDTH), OP.i32Mul, OP.i32Add, ...set(Q)],
+      [...i32(0), ...set(X)],
+      loop(
+        sortColumn(0),
+        sortColumn(1),
+        sortColumn(2),
+        [...maxOf(maxOf(get(LO[0]), get(LO[1])), get(LO[2])), ...set(A)],
+        [...minOf(minOf(get(HI[0]), get(HI[1])), get(HI[2])), ...set(C)],
+        [...median3(MID[0], MID[1], MID[2]), ...set(B)],
+        [...get(Q), ...median3(A, B, C), OP.simd, OP.v128Store, 0, 0],
+        addTo(P0, 16),
+        addTo(P1, 16),
+        addTo(P2, 16),
+        addTo(Q, 16),
+        addTo(X, 16),
+        // while x < width
+        [...get(X), ...get(WIDTH), OP.i32LtU, OP.brIf, 0],
+      ),
+      addTo(Y, 1),
+      [OP.br, 0],
+    ),
+  ),
   OP.end,
 ];
 
