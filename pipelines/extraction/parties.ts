@@ -46,20 +46,30 @@ function isPartyName(name: string): boolean {
 const SUCCESSORS = /^(isa[oq0]a|atima|its\s+successors)\b/i;
 const successorsTerm = (s: string) => s.replace(/^(isa)[q0](a)\b/i, (_m, a: string, b: string) => `${a}${a === a.toUpperCase() ? 'O' : 'o'}${b}`);
 
+/**
+ * A party written with its address on the same line ("Oak Street Properties LLC, 100 Main Street, Springfield, IL
+ * 62701"): the name before the comma that a street number or PO box follows, and the address after it.
+ */
+export function nameAndAddress(s: string): { name: string; address: string | null } {
+  const m = /^(.+?),\s+(\d+\s+[A-Za-z].*|p\.?\s*o\.?\s*box\b.*)$/i.exec(s.trim());
+  return m ? { name: m[1], address: cleanValue(m[2]) } : { name: s, address: null };
+}
+
 export function parties(pages: PageText[], emit: Emit, startAt = 0): number {
   let n = startAt;
   const seen = new Set<string>();
   for (const [re, role] of PARTY_LABELS) {
-    const f = findLabelledBlock(pages, re, 3, { skipLine: formsRow, accept: (s) => isPartyName(partyName(s)) });
+    const f = findLabelledBlock(pages, re, 3, { skipLine: formsRow, accept: (s) => isPartyName(partyName(nameAndAddress(s).name)) });
     if (!f) continue;
     const [first, ...rest] = f.value;
-    let name = partyName(first);
+    const one = nameAndAddress(first);
+    let name = partyName(one.name);
     if (rest[0] && SUCCESSORS.test(rest[0].trim())) name = `${name} ${successorsTerm(cleanValue(rest.shift()!))}`;
     seen.add(name.toLowerCase());
     const base = { ...fromFound(f), rule: `${role}: the name under or beside its caption` };
     emit({ pointer: `/interested_parties/${n}/name`, value: name, ...base });
     emit({ pointer: `/interested_parties/${n}/role`, value: role, ...base, confidence: base.confidence });
-    const addr = rest.filter(ADDRESS_LINE).map(cleanValue);
+    const addr = [...(one.address ? [one.address] : []), ...rest.filter(ADDRESS_LINE).map(cleanValue)];
     emit({ pointer: `/interested_parties/${n}/address`, value: addr.length ? addr.join(', ') : null, ...base });
     n++;
   }

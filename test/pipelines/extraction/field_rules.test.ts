@@ -270,6 +270,20 @@ test('interested parties: a caption with trailing words, a numbered name with IS
   );
 });
 
+test('interested parties: a name with its address on the same line is the name, and the address is its address', (t) => {
+  const pages = [
+    page([
+      [40, 300, 'Interested Party'],
+      [40, 314, 'Oak Street Properties LLC, 100 Main Street, Springfield, IL 62701'],
+      [40, 400, 'Mortgagee'],
+      [40, 414, 'Wells Fargo Bank, N.A., ISAOA/ATIMA'],
+    ]),
+  ];
+  t.deepEqual(partyNames(pages), ['Wells Fargo Bank, N.A., ISAOA/ATIMA (mortgagee)', 'Oak Street Properties LLC (interested_party)']);
+  const r = collect((e) => partyFields(pages, e));
+  t.is(r.find((c) => c.pointer === '/interested_parties/1/address')?.value, '100 Main Street, Springfield, IL 62701');
+});
+
 test('interested parties: a lienholder or mortgageholder column of a table, one per row, a wrapped name joined', (t) => {
   t.deepEqual(
     partyNames([
