@@ -188,13 +188,30 @@ const MARKERS: [RegExp, PolicyMarker][] = [
   [/\bstatus\s*[:\-]?\s*pending\b|\bpending\s+(?:underwriting|approval|issuance|review|payment)\b|\bcoverage is pending\b/i, 'pending'],
 ];
 
+/** A cancellation spoken of as a condition, not a fact: "(will be notified) if the policy is cancelled". */
+const CONDITIONAL = /\b(?:if|should|when|whenever|unless|in the event(?: that)?|in case|before|upon|until|prior to)\b[^.;:]{0,60}$/i;
+/** A notice of cancellation as something sent or received (an interested party's right), not the document's title. */
+const NOTICE_AS_RIGHT = /\b(?:receives?|send|sent|mail(?:ed)?|provide[sd]?|give[sn]?|days?'?s?|advance|written|prior)\s+(?:\w+\s+){0,3}$/i;
+
+/** Whether a match of a marker states it of this document (not as a condition or a party's right to notice). */
+function stated(kind: PolicyMarker, text: string, re: RegExp): boolean {
+  if (kind !== 'cancelled') return re.test(text);
+  for (const m of text.matchAll(new RegExp(re.source, 'gi'))) {
+    const before = text.slice(0, m.index);
+    if (CONDITIONAL.test(before)) continue;
+    if (/^notice of cancel/i.test(m[0]) && NOTICE_AS_RIGHT.test(before)) continue;
+    return true;
+  }
+  return false;
+}
+
 function markers(all: Clause[]): Cited<PolicyMarker>[] {
   const out: Cited<PolicyMarker>[] = [];
   for (const c of all) {
     // Certificates always say what happens "should any of the above policies be cancelled": not a marker.
     if (/should any of the above|be cancell?ed before|in accordance with the policy provisions|confers no rights/i.test(c.text)) continue;
     for (const [re, kind] of MARKERS) {
-      if (re.test(c.text) && !out.some((o) => o.value === kind)) out.push({ value: kind, page: c.page, text: c.text.slice(0, 400) });
+      if (!out.some((o) => o.value === kind) && stated(kind, c.text, re)) out.push({ value: kind, page: c.page, text: c.text.slice(0, 400) });
     }
   }
   return out;

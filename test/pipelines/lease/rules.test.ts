@@ -306,3 +306,26 @@ test('Policy Period: a commencement or expiration the lease sets by a rule is a 
   t.is(end.status, 'warning');
   t.regex(end.gap ?? '', /37th full calendar month/);
 });
+
+test('a cancellation is a marker only when the document states it: not "notified if the policy is cancelled", not a party’s notice of cancellation', async (t) => {
+  const { layoutPage } = await import('../../../pipelines/documents/layout.ts');
+  const { insuranceFacts, extractPolicy } = await import('../../../pipelines/lease/index.ts');
+  const markersOf = (...lines: string[]) => {
+    const pages = [
+      layoutPage(
+        1,
+        612,
+        792,
+        lines.map((text, i) => ({ text, x: 40, y: 60 + i * 14, w: text.length * 4.2, h: 10, source: 'text' as const })),
+        'text',
+      ),
+    ];
+    return insuranceFacts(pages, extractPolicy(pages)).markers.map((m) => m.value);
+  };
+  const head = ['Renters Policy Declarations', 'Policy Number: RT-100200', 'Policy Period: 02/01/2026 to 02/01/2027'];
+  t.deepEqual(markersOf(...head, 'Oak Street Properties LLC has been added as an interested party and will be notified if the policy is cancelled.'), []);
+  t.deepEqual(markersOf(...head, 'The interested party named above will receive notice of cancellation or nonrenewal.'), []);
+  t.deepEqual(markersOf(...head, 'We will mail at least 10 days’ written notice of cancellation to the landlord.'), []);
+  t.deepEqual(markersOf('NOTICE OF CANCELLATION', ...head, 'Your policy is cancelled effective 03/01/2026 for nonpayment of premium.'), ['cancelled']);
+  t.deepEqual(markersOf(...head, 'This policy has been cancelled as of March 1, 2026.'), ['cancelled']);
+});
