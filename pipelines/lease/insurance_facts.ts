@@ -183,24 +183,47 @@ const MARKERS: [RegExp, PolicyMarker][] = [
     'cancelled',
   ],
   [/\b(?:insurance\s+binder|binder\s+(?:of insurance|number|no\.?|#)|temporary insurance|this binder|binder\b)/i, 'binder'],
-  [/\b(?:quote|quotation|premium indication|proposal of insurance|insurance proposal|this is not a policy|not a contract of insurance|not bound)\b/i, 'quote'],
-  [/\bapplication for (?:renters |homeowners |tenant |liability )?insurance\b|\binsurance application\b/i, 'application'],
+  // A quote says so of itself: its number or date, "this is a quote", a title ("RENTERS INSURANCE QUOTE"), or that
+  // it is not a policy. The word alone is everywhere on policies: discounts ("Early Quote Discount", "ADVANCED
+  // QUOTE"), privacy notices ("when we quote or sell a policy"), "you may quote different limits".
+  [
+    /\b(?:quote|quotation)\s*(?:number|no\.?|#|id|date|reference)\b|\bthis\s+is\s+(?:a|an|only\s+a)\s+(?:\w+\s+){0,2}(?:quote|quotation|proposal)\b|\b(?:renters|homeowners?|tenants?|condo(?:minium)?|auto|liability|property|insurance|policy|coverage)\s+(?:insurance\s+)?(?:quote|quotation)\b(?!\s+discount)|\b(?:premium indication|proposal of insurance|insurance proposal|this is not a policy|not a contract of insurance|not bound)\b/i,
+    'quote',
+  ],
+  [
+    /\bapplication for (?:renters |homeowners |tenant |liability )?insurance\b|\b(?:insurance|renters|homeowners?|tenants?|condo(?:minium)?|auto(?:mobile)?|liability|property)\s+application\b/i,
+    'application',
+  ],
   [/\bstatus\s*[:\-]?\s*pending\b|\bpending\s+(?:underwriting|approval|issuance|review|payment)\b|\bcoverage is pending\b/i, 'pending'],
 ];
 
 /** A cancellation spoken of as a condition, not a fact: "(will be notified) if the policy is cancelled". */
 const CONDITIONAL = /\b(?:if|should|when|whenever|unless|in the event(?: that)?|in case|before|upon|until|prior to)\b[^.;:]{0,60}$/i;
 /** A notice of cancellation as something sent or received (an interested party's right), not the document's title. */
-const NOTICE_AS_RIGHT = /\b(?:receives?|send|sent|mail(?:ed)?|provide[sd]?|give[sn]?|days?'?s?|advance|written|prior)\s+(?:\w+\s+){0,3}$/i;
+const NOTICE_AS_RIGHT = /\b(?:receives?|send|sent|mail(?:ed)?|provide[sd]?|give[sn]?|days?'?s?|advance|written|prior|no|any|each)\s+(?:\w+\s+){0,3}$/i;
 
-/** Whether a match of a marker states it of this document (not as a condition or a party's right to notice). */
+/**
+ * When a match of a marker's words speaks of something else than this document (`before` and `after` are the
+ * clause's words around the match): a declarations page says "please quote your policy number", "replaces any
+ * binder previously issued", "based on the information in your application", "a claim pending review".
+ */
+const NOT_STATED: Record<PolicyMarker, (before: string, match: string, after: string) => boolean> = {
+  cancelled: (b, m, a) =>
+    CONDITIONAL.test(b) || /^\s+(?:when|if|upon|once|should|unless|in the event)\b/i.test(a) || (/^notice of cancel/i.test(m) && NOTICE_AS_RIGHT.test(b)),
+  binder: (b, m, a) =>
+    /^binder$/i.test(m) && (/\b(?:any|a|previous|prior|earlier|your)\s+$/i.test(b) || /^\s+(?:previously|issued before|you may have)\b/i.test(a)),
+  quote: (b, m, a) =>
+    (/(?:quote|quotation)$/i.test(m) && /\b(?:please|get|request|for|free|obtain|ask for|compare|another|new)\s+(?:a\s+|an\s+)?(?:\w+\s+)?$/i.test(b)) ||
+    (/^not bound$/i.test(m) && /^\s+until\b/i.test(a)),
+  application: (b) => /\b(?:your|the|in|on|with|from|of)\s+(?:\w+\s+)?$/i.test(b) && !/^\s*(?:this\s+(?:is\s+)?(?:an?\s+)?)?$/i.test(b),
+  pending: (b, m) => /^pending\s+(?:review|payment)$/i.test(m) && !/\b(?:policy|coverage|insurance|application)\b[^.;]{0,30}$/i.test(b),
+};
+
+/** Whether a match of a marker states it of this document (not as a condition, a reference or another matter). */
 function stated(kind: PolicyMarker, text: string, re: RegExp): boolean {
-  if (kind !== 'cancelled') return re.test(text);
   for (const m of text.matchAll(new RegExp(re.source, 'gi'))) {
-    const before = text.slice(0, m.index);
-    if (CONDITIONAL.test(before)) continue;
-    if (/^notice of cancel/i.test(m[0]) && NOTICE_AS_RIGHT.test(before)) continue;
-    return true;
+    const at = m.index ?? 0;
+    if (!NOT_STATED[kind](text.slice(0, at), m[0], text.slice(at + m[0].length))) return true;
   }
   return false;
 }

@@ -329,3 +329,41 @@ test('a cancellation is a marker only when the document states it: not "notified
   t.deepEqual(markersOf('NOTICE OF CANCELLATION', ...head, 'Your policy is cancelled effective 03/01/2026 for nonpayment of premium.'), ['cancelled']);
   t.deepEqual(markersOf(...head, 'This policy has been cancelled as of March 1, 2026.'), ['cancelled']);
 });
+
+test('a quote, binder, application or pending status is a marker only when it is this document’s, not words a declarations page uses of other things', async (t) => {
+  const { layoutPage } = await import('../../../pipelines/documents/layout.ts');
+  const { insuranceFacts, extractPolicy } = await import('../../../pipelines/lease/index.ts');
+  const markersOf = (...lines: string[]) => {
+    const pages = [
+      layoutPage(
+        1,
+        612,
+        792,
+        lines.map((text, i) => ({ text, x: 40, y: 60 + i * 14, w: text.length * 4.2, h: 10, source: 'text' as const })),
+        'text',
+      ),
+    ];
+    return insuranceFacts(pages, extractPolicy(pages)).markers.map((m) => m.value);
+  };
+  const head = ['Renters Policy Declarations', 'Policy Number: RT-100200', 'Policy Period: 02/01/2026 to 02/01/2027'];
+  for (const said of [
+    'Please quote your policy number on all correspondence.',
+    'To get a quote for auto insurance, call us at 800-555-0100.',
+    'The statements in your insurance application are incorporated into this policy.',
+    'Your premium is based on the information in your application for renters insurance.',
+    'This declarations page replaces any binder previously issued.',
+    'Coverage is not bound until payment is received.',
+    'If you have questions about a claim that is pending review, call us.',
+    'Discounts applied: Early Quote Discount, Paperless Discount.',
+    'When we quote or sell a policy we collect information about the people it covers.',
+    'You may quote other limits and make changes online at any time.',
+    'The temporary coverage is cancelled when a policy replaces it.',
+    'No notice of cancellation is required for a binder of 60 days or less.',
+  ])
+    t.deepEqual(markersOf(...head, said), [], said);
+  t.deepEqual(markersOf('RENTERS INSURANCE QUOTE - HO-4', 'Quote Number: Q-88127', 'This is a quote, not a policy.'), ['quote']);
+  t.deepEqual(markersOf('RENTERS INSURANCE BINDER - HO-4', 'Binder Number: BND-30917'), ['binder']);
+  t.deepEqual(markersOf('APPLICATION FOR RENTERS INSURANCE', 'Applicant: Jordan Lee'), ['application']);
+  t.deepEqual(markersOf('AUTO APPLICATION', 'Effective Date: 02/22/2026', 'Applicant signature'), ['application']);
+  t.deepEqual(markersOf('Renters policy', 'This policy is pending review by our underwriters.'), ['pending']);
+});
