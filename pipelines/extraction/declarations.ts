@@ -25,10 +25,11 @@ export function policyNumber(pages: PageText[], emit: Emit) {
     return;
   }
   // No captioned number (the declarations' box redacted or drawn): one quoted in a sentence ("type in your policy
-  // number 6036152786341 and product code …"), weaker evidence.
+  // number 6036152786341 and product code …", an insurer's letter: "insured under renters policy HIC-R-4471902"),
+  // weaker evidence.
   for (const page of pages)
     for (const line of page.lines) {
-      const m = /\bpolicy\s+(?:number|no\.?|#)\s*:?\s*([A-Z]{0,4}[-\s]?\d[\dA-Z-]{5,24})\b/i.exec(line.text);
+      const m = /\bpolicy\s+(?:(?:number|no\.?|#)\s*:?\s*)?((?:[A-Z]{1,5}-){0,2}[A-Z]{0,4}[-\s]?\d[\dA-Z-]{5,24})\b/i.exec(line.text);
       if (!m || (m[1].match(/\d/g) ?? []).length < 6 || /^\d{1,2}\/\d/.test(m[1])) continue;
       emit({
         pointer: '/policy/policy_number',
@@ -50,7 +51,13 @@ export function period(pages: PageText[], emit: Emit) {
   for (const page of pages) {
     for (let i = 0; i < page.lines.length; i++) {
       const line = page.lines[i];
-      if (!/policy period|coverage period|policy term|term of (the )?policy|period of insurance|^term\b|coverage begins/i.test(line.text)) continue;
+      // An insurer's letter says it in a sentence: "the policy is in effect from February 1, 2026 to February 1, 2027".
+      if (
+        !/policy period|coverage period|policy term|term of (the )?policy|period of insurance|^term\b|coverage begins|\bin (?:effect|force) from\b|\bis in (?:effect|force)$/i.test(
+          line.text,
+        )
+      )
+        continue;
       // The dates may follow the caption over two more lines ("Policy period / Beginning December 19, 2021
       // through / June 19, 2022"), or stand left of their own captions above and below it ("08/01/2021 Effective
       // Date / 12 months - Policy Period / 08/01/2022 Expiration of Policy Period").

@@ -4,7 +4,7 @@ import { layoutPage, type TextItem, type PageText } from '../../../pipelines/doc
 import { textPage as page, collect } from '../../helpers/pages.ts';
 import type { Candidate } from '../../../pipelines/extraction/candidates.ts';
 import { extractByRules } from '../../../pipelines/extraction/rules.ts';
-import { autoFields, liabilityFields, policyNumber } from '../../../pipelines/extraction/declarations.ts';
+import { autoFields, liabilityFields, policyNumber, period } from '../../../pipelines/extraction/declarations.ts';
 import { parties as partyFields } from '../../../pipelines/extraction/parties.ts';
 import { ground, indexPages } from '../../../pipelines/extraction/grounding.ts';
 import { findNamedInsured } from '../../../pipelines/extraction/names.ts';
@@ -268,6 +268,21 @@ test('interested parties: a caption with trailing words, a numbered name with IS
     ]),
     ['The Terraces of Brookfield (additional_interest)'],
   );
+});
+
+test('an insurer’s letter: the policy number and the period stated in sentences', (t) => {
+  const p = page([
+    [40, 150, 'This letter confirms that Jordan Lee is insured under renters policy HIC-R-4471902 issued by Harborline'],
+    [40, 162, 'Insurance Company for the residence at 12 Oak Street, Apt 4B. The policy is in effect'],
+    [40, 174, 'from February 1, 2026 to February 1, 2027 and includes personal liability coverage of $100,000.'],
+  ]);
+  const r = first(collect((e) => (policyNumber([p], e), period([p], e))));
+  t.is(r['/policy/policy_number'], 'HIC-R-4471902');
+  t.is(r['/policy/effective_date'], '2026-02-01');
+  t.is(r['/policy/expiration_date'], '2027-02-01');
+  // A policy form's number or a date is not a policy number.
+  const q = first(collect((e) => policyNumber([page([[40, 100, 'This policy HO 00 04 05 11 is amended by the endorsement dated 2026-02-01.']])], e)));
+  t.false('/policy/policy_number' in q);
 });
 
 test('interested parties: a name with its address on the same line is the name, and the address is its address', (t) => {
