@@ -362,8 +362,33 @@ function addressBelow(hit: NameHit): { address: string; cite: { page: number; te
 }
 
 /** Emit the named insured (person split into first/last, or organisation) and its mailing address when beside it. */
+/**
+ * An insurer's letter names the insured in a sentence: "This letter confirms that Jordan Lee is insured under …",
+ * "we certify that Northwind Analytics, Inc. has a renters policy". Weaker evidence than a caption.
+ */
+const INSURED_SENTENCE =
+  /\b(?:confirms?|certif(?:y|ies)|verif(?:y|ies)|states?)\s+that\s+([A-Z][A-Za-z.'’&-]*(?:,?\s+(?:[A-Z][A-Za-z.'’&-]*|of|and|&)){1,6}?)\s+(?:is|are|was|were|has|have)\s+(?:been\s+)?(?:insured|covered|(?:an?\s+)?(?:active\s+)?(?:renters|homeowners|tenants?|insurance)\s+(?:insurance\s+)?polic)/;
+function sentenceInsured(pages: PageText[]): NameHit | undefined {
+  for (const page of pages.slice(0, 2))
+    for (const line of page.lines)
+      for (const cell of line.cells) {
+        const m = INSURED_SENTENCE.exec(cell.text);
+        if (!m || !(looksLikeName(m[1]) || isOrganisation(m[1]))) continue;
+        return {
+          name: cleanValue(m[1]),
+          page,
+          cell,
+          line,
+          text: line.text,
+          confidence: page.source === 'ocr' ? 0.5 : 0.6,
+          rule: 'named insured: named in a sentence',
+        };
+      }
+  return undefined;
+}
+
 export function findNamedInsured(pages: PageText[], emit: Emit): boolean {
-  const hit = labelledInsured(pages) ?? addressBlockInsured(pages);
+  const hit = labelledInsured(pages) ?? addressBlockInsured(pages) ?? sentenceInsured(pages);
   if (!hit) return false;
   const base = { page: hit.page.page, text: hit.text, confidence: hit.confidence, source: cellSource(hit.page, hit.cell), rule: hit.rule };
   const name = hit.name;

@@ -280,6 +280,9 @@ test('an insurer’s letter: the policy number and the period stated in sentence
   t.is(r['/policy/policy_number'], 'HIC-R-4471902');
   t.is(r['/policy/effective_date'], '2026-02-01');
   t.is(r['/policy/expiration_date'], '2027-02-01');
+  const who = first(collect((e) => findNamedInsured([p], e)));
+  t.is(who['/policyholder/first_name'], 'Jordan');
+  t.is(who['/policyholder/last_name'], 'Lee');
   // A policy form's number or a date is not a policy number.
   const q = first(collect((e) => policyNumber([page([[40, 100, 'This policy HO 00 04 05 11 is amended by the endorsement dated 2026-02-01.']])], e)));
   t.false('/policy/policy_number' in q);
