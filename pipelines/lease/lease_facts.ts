@@ -4,7 +4,7 @@ import type { PageText } from '../documents/layout.ts';
 import { clauses } from './text.ts';
 import type { LeaseFacts } from './schema.ts';
 import { labelledEntries, inlineEntries, definitionEntries } from './lease_entries.ts';
-import { party, partyFromEntries, ROLE_LABEL } from './lease_parties.ts';
+import { party, manager as managerOf } from './lease_parties.ts';
 import { propertyAddress } from './lease_premises.ts';
 import { leaseDates } from './lease_term.ts';
 import { requirements } from './lease_requirements.ts';
@@ -14,7 +14,7 @@ export function leaseFacts(pages: PageText[]): LeaseFacts {
   const entries = [...labelledEntries(pages), ...definitionEntries(all), ...inlineEntries(pages)].sort((a, b) => a.page - b.page);
   const landlord = party(pages, all, entries, 'landlord');
   const tenant = party(pages, all, entries, 'tenant');
-  const manager = partyFromEntries(entries, ROLE_LABEL.manager);
+  const manager = managerOf(all, entries);
   const { start, end, rules } = leaseDates(pages, all, entries);
   const text = pages.map((p) => p.text).join('\n');
   const commercial =

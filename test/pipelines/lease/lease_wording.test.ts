@@ -1,0 +1,74 @@
+// How residential and small commercial leases introduce their parties, premises and term, and state insurance,
+// in wordings the generated pairs did not use (issue 29's held-out probes): each cause on a generated page.
+import test from 'ava';
+import { layoutPage, type TextItem, type PageText } from '../../../pipelines/documents/layout.ts';
+import { leaseFacts } from '../../../pipelines/lease/lease_facts.ts';
+
+/** A page of lines; a line may hold cells at their own x. */
+function page(n: number, lines: (string | [number, string][])[]): PageText {
+  const items: TextItem[] = [];
+  lines.forEach((l, i) => {
+    const cells: [number, string][] = typeof l === 'string' ? [[60, l]] : l;
+    for (const [x, text] of cells) items.push({ text, x, y: 60 + i * 14, w: text.length * 4.2, h: 10, source: 'text' });
+  });
+  return layoutPage(n, 612, 792, items, 'text');
+}
+const facts = (lines: (string | [number, string][])[]) => leaseFacts([page(1, lines)]);
+
+test('an owner acting through its agent: the owner is the landlord, the agent its manager; several residents are the tenant', (t) => {
+  const f = facts([
+    'This Lease is made between Alder Creek Homes LLC ("Landlord"), by and through its agent, Northgate Realty',
+    'Services, Inc. ("Agent"), and Paula Reyes and Omar Haddad ("Resident," whether one or more).',
+  ]);
+  t.is(f.landlord?.value, 'Alder Creek Homes LLC');
+  t.regex(f.manager?.value ?? '', /^Northgate Realty Services, Inc/);
+  t.is(f.tenant?.value, 'Paula Reyes and Omar Haddad');
+  const g = facts([
+    'This Rental Agreement is entered into by Fernwood Owner LLC, by and through its agent, Tidewater Property Group',
+    '(collectively "Owner"), and Lena Park and Victor Hale (collectively "Residents").',
+  ]);
+  t.is(g.landlord?.value, 'Fernwood Owner LLC');
+  t.is(g.manager?.value, 'Tidewater Property Group');
+  t.is(g.tenant?.value, 'Lena Park and Victor Hale');
+});
+
+test('roles written without "as" or parentheses, "hereinafter called", and labels inside a sentence', (t) => {
+  const a = facts(['This Lease is made between Crescent Rentals Inc., Lessor, and Ian Moss, Lessee, for the house described below.']);
+  t.is(a.landlord?.value, 'Crescent Rentals Inc.');
+  t.is(a.tenant?.value, 'Ian Moss');
+  const b = facts([
+    'This Dwelling Lease is made between the Dayton Housing Authority, hereinafter called "Landlord", and Ruth Cole, hereinafter called "Tenant".',
+  ]);
+  t.is(b.landlord?.value, 'Dayton Housing Authority');
+  t.is(b.tenant?.value, 'Ruth Cole');
+  const c = facts([
+    'PARTIES: The parties to this lease are the owner of the Property, Landlord: Mesa Verde Rentals LLC; and Tenant(s): Luis Ortega and Eva Ortega.',
+  ]);
+  t.is(c.landlord?.value, 'Mesa Verde Rentals LLC');
+  t.is(c.tenant?.value, 'Luis Ortega and Eva Ortega');
+});
+
+test('a summary row holding a name and its notice address gives the name only', (t) => {
+  const f = facts([
+    [
+      [60, 'PARTY'],
+      [230, 'NAME AND NOTICE ADDRESS'],
+    ],
+    [
+      [60, 'Landlord'],
+      [230, 'Bayview Office Partners LLC, 12 Harbor Road, Tampa, FL 33602'],
+    ],
+    [
+      [60, 'Tenant'],
+      [230, 'Coastal Orthodontics, P.A., at the Premises'],
+    ],
+  ]);
+  t.is(f.landlord?.value, 'Bayview Office Partners LLC');
+  t.is(f.tenant?.value, 'Coastal Orthodontics, P.A.');
+});
+
+test('a sublease names its own landlord and tenant as sublessor and subtenant', (t) => {
+  const f = facts(['SUBLEASE AGREEMENT', 'This Sublease is made on March 3, 2026 between Noah Fisher ("Sublessor") and Ada Kim ("Subtenant").']);
+  t.is(f.landlord?.value, 'Noah Fisher');
+  t.is(f.tenant?.value, 'Ada Kim');
+});
