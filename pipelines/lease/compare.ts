@@ -461,7 +461,10 @@ const policyPeriod: Check = (lease, ins, ctx) => {
       `The lease sets its expiration by a rule, not a calendar date ("${lease.termRules.end.value.slice(0, 160)}").`,
       'Confirm the policy stays in force for the whole lease term.',
     );
-  if (!e) return item(field, req, cov, 'pass', null);
+  // No end is a fact only for an open-ended (month-to-month) term; otherwise it is a gap, never a pass.
+  if (!e && lease.openTerm) return item(field, { ...req, text: `From ${shortDate(s.value)}, ${lease.openTerm.value}` }, cov, 'pass', null);
+  if (!e)
+    return item(field, req, cov, 'warning', 'The lease end could not be read from the lease.', 'Confirm the policy stays in force for the whole lease term.');
   if (exp.value >= e.value) return item(field, req, cov, 'pass', null);
   return item(
     field,

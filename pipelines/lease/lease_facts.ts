@@ -15,7 +15,7 @@ export function leaseFacts(pages: PageText[]): LeaseFacts {
   const landlord = party(pages, all, entries, 'landlord');
   const tenant = party(pages, all, entries, 'tenant');
   const manager = managerOf(all, entries);
-  const { start, end, rules } = leaseDates(pages, all, entries);
+  const { start, end, openTerm, rules } = leaseDates(pages, all, entries);
   const text = pages.map((p) => p.text).join('\n');
   const commercial =
     /\bcommercial\b|\boffice lease\b|\bretail\b|\bindustrial\b|\bpermitted use\b|\brentable square feet\b|\bbusiness\b.*\bpremises\b/i.test(text) &&
@@ -29,6 +29,7 @@ export function leaseFacts(pages: PageText[]): LeaseFacts {
     leaseStart: start,
     leaseEnd: end,
     termRules: rules,
+    openTerm,
     requirements: requirements(all, entries),
   };
 }

@@ -29,6 +29,7 @@ export function leaseDates(pages: PageText[], all: Clause[], entries: LabelledEn
   const e = labelledDate(entries, END_LABEL);
   let start = s.date;
   let end = e.date;
+  let openTerm: Cited<string> | null = null;
   // "Lease Start Date: 01/01/2026" on one line, the label first.
   const startLine = /^\s*(?:lease\s+)?(?:commencement|start|beginning)\s+date\s*[:\-–]?\s*(?:on\s+)?$|^\s*move[- ]in\s+date\s*[:\-–]?\s*$/i;
   const endLine = /^\s*(?:lease\s+)?(?:expiration|termination|end|ending)\s+date\s*[:\-–]?\s*(?:on\s+)?$/i;
@@ -48,14 +49,27 @@ export function leaseDates(pages: PageText[], all: Clause[], entries: LabelledEn
   // defines by a rule.
   if (!(start && end) && !s.rule && !e.rule) {
     for (const c of all) {
-      if (!/\b(?:the|this|lease|original|initial|rental)\s+term\b|\bterm of (?:this|the) (?:lease|agreement|tenancy)\b|\blease (?:term|period)\b/i.test(c.text))
+      if (
+        !/\b(?:the|this|a|lease|original|initial|rental|primary)\s+term\b|\bterm of (?:this|the) (?:lease|agreement|tenancy)\b|\blease (?:term|period)\b|\b(?:the|this) (?:tenancy|lease|sublease|agreement) (?:shall |will )?(?:begin|commence|start)/i.test(
+          c.text,
+        )
+      )
         continue;
       if (/\b(?:fiscal|tax year|calendar year|lease year|option|extension|renewal)\b/i.test(c.text)) continue;
       const m =
         /\b(?:commenc\w*|begin\w*|start\w*|from)\s+(?:on\s+)?(.{6,24}?\d{4})\b[^.]*?\b(?:end\w*|terminat\w*|expir\w*|through|until|to)\s+(?:on\s+)?(?:at\s+[^,]*,\s*)?(.{6,24}?\d{4})/i.exec(
           c.text,
         );
-      if (!m) continue;
+      if (!m) {
+        // "The tenancy shall begin on 04/01/2026 and continue on a month-to-month basis": a start and no end.
+        const open = /\b(?:begin\w*|commenc\w*|start\w*)\s+(?:on\s+)?(.{6,24}?\d{4})\b[^.]*\bmonth[- ]to[- ]month\b/i.exec(c.text);
+        const a = open && dateTokens(open[1])[0];
+        if (a && !start && !end) {
+          start = { value: a.iso, page: c.page, text: c.text.slice(0, 400) };
+          break;
+        }
+        continue;
+      }
       const a = dateTokens(m[1])[0];
       const b = dateTokens(m[2])[0];
       if (a && b && b.iso > a.iso) {
@@ -65,5 +79,15 @@ export function leaseDates(pages: PageText[], all: Clause[], entries: LabelledEn
       }
     }
   }
-  return { start, end, rules: { start: start ? null : s.rule, end: end ? null : e.rule } };
+  // A tenancy from month to month has no expiration to read (not a holdover's month-to-month after the term).
+  if (!end && !e.rule) {
+    for (const c of all) {
+      const m = /\bmonth[- ]to[- ]month\b/i.exec(c.text);
+      if (!m || /\bhold\w*\s*over|\bholdover\b|remains? in possession|after the (?:expiration|end|termination)/i.test(c.text)) continue;
+      if (!/\b(?:tenancy|term|lease|agreement|rental)\b/i.test(c.text)) continue;
+      openTerm = { value: m[0], page: c.page, text: c.text.slice(0, 400) };
+      break;
+    }
+  }
+  return { start, end, openTerm, rules: { start: start ? null : s.rule, end: end ? null : e.rule } };
 }

@@ -72,3 +72,38 @@ test('a sublease names its own landlord and tenant as sublessor and subtenant', 
   t.is(f.landlord?.value, 'Noah Fisher');
   t.is(f.tenant?.value, 'Ada Kim');
 });
+
+test('term: "Lease Begins" / "Lease Expiration" labels, "for a term beginning … and ending …", a month-to-month tenancy with no end', (t) => {
+  const a = facts([
+    [
+      [60, 'Lease Begins:'],
+      [230, '03/01/2026'],
+    ],
+    [
+      [60, 'Lease Expiration:'],
+      [230, '02/28/2027'],
+    ],
+  ]);
+  t.is(a.leaseStart?.value, '2026-03-01');
+  t.is(a.leaseEnd?.value, '2027-02-28');
+  const b = facts(['1. TERM. Owner rents the house to Resident for a term of one year beginning July 1, 2026 and ending June 30, 2027.']);
+  t.is(b.leaseStart?.value, '2026-07-01');
+  t.is(b.leaseEnd?.value, '2027-06-30');
+  const c = facts(['2. TERM. The tenancy shall begin on 05/15/2026 and shall continue on a month-to-month basis until either party gives notice.']);
+  t.is(c.leaseStart?.value, '2026-05-15');
+  t.is(c.leaseEnd, null);
+  t.is(c.openTerm?.value, 'month-to-month');
+  // A holdover's month-to-month tenancy after a fixed term is no open term.
+  const d = facts([
+    'The term of this Lease shall begin on May 1, 2026.',
+    'HOLDING OVER. If Tenant remains in possession after the term ends, the tenancy shall be month-to-month.',
+  ]);
+  t.is(d.openTerm, null);
+});
+
+test('premises stated as "the apartment at …" or "the residence at …"', (t) => {
+  const f = facts(['Landlord rents to Resident the apartment at 31 Quarry Road, Apt 2, Barre, VT 05641 (the "Premises").']);
+  t.is(f.propertyAddress?.value, '31 Quarry Road, Apt 2, Barre, VT 05641');
+  const g = facts(['This Lease is for the single family residence at 8 Heron Way, Lewes, Delaware 19958.']);
+  t.is(g.propertyAddress?.value, '8 Heron Way, Lewes, Delaware 19958');
+});

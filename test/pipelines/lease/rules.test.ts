@@ -306,3 +306,12 @@ test('Policy Period: a commencement or expiration the lease sets by a rule is a 
   t.is(end.status, 'warning');
   t.regex(end.gap ?? '', /37th full calendar month/);
 });
+
+test('Policy Period: a lease end not read is a warning; only a month-to-month term passes without one', (t) => {
+  const missing = check('Policy Period', lease({ leaseEnd: null }), policy());
+  t.is(missing.status, 'warning');
+  t.regex(missing.gap ?? '', /lease end could not be read/);
+  const open = check('Policy Period', lease({ leaseEnd: null, openTerm: { value: 'month-to-month', page: 1, text: 'x' } }), policy());
+  t.is(open.status, 'pass');
+  t.regex(open.leaseRequired, /month-to-month/);
+});
