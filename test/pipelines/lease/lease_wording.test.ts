@@ -3,6 +3,7 @@
 import test from 'ava';
 import { layoutPage, type TextItem, type PageText } from '../../../pipelines/documents/layout.ts';
 import { leaseFacts } from '../../../pipelines/lease/lease_facts.ts';
+import { chosenOptions } from '../../../pipelines/lease/lease_requirements.ts';
 
 /** A page of lines; a line may hold cells at their own x. */
 function page(n: number, lines: (string | [number, string][])[]): PageText {
@@ -106,4 +107,32 @@ test('premises stated as "the apartment at …" or "the residence at …"', (t) 
   t.is(f.propertyAddress?.value, '31 Quarry Road, Apt 2, Barre, VT 05641');
   const g = facts(['This Lease is for the single family residence at 8 Heron Way, Lewes, Delaware 19958.']);
   t.is(g.propertyAddress?.value, '8 Heron Way, Lewes, Delaware 19958');
+});
+
+test('checkbox choices are read as ticked: "Tenant [X] is [ ] is not required" requires, the other tick does not', (t) => {
+  t.is(chosenOptions('Tenant [X] is [ ] is not required to maintain liability insurance.'), 'Tenant is required to maintain liability insurance.');
+  t.is(chosenOptions('Tenant [ ] is [X] is not required to maintain liability insurance.'), 'Tenant is not required to maintain liability insurance.');
+  t.is(chosenOptions('No box ticked [ ] here.'), 'No box ticked [ ] here.');
+  const on = facts(['12. INSURANCE: Tenant [X] is [ ] is not required to maintain personal liability insurance of at least $300,000 per occurrence.']);
+  t.is(on.requirements.liability?.required, true);
+  t.is(on.requirements.liability?.amount, 300000);
+  // The quote is the clause as the page writes it, boxes and all.
+  t.regex(on.requirements.liability?.clause ?? '', /\[X\] is \[ \] is not/);
+  const off = facts(['12. INSURANCE: Tenant [ ] is [X] is not required to maintain personal liability insurance of at least $300,000 per occurrence.']);
+  t.is(off.requirements.liability?.required ?? false, false);
+  t.falsy(off.requirements.liability?.uncertain);
+});
+
+test('a coverage named with a limit but no duty the rules can read is uncertain, never silently "Not required"', (t) => {
+  const f = facts(['INSURANCE. Personal liability coverage for the Resident in the amount of $300,000 per occurrence.']);
+  t.is(f.requirements.liability?.required, false);
+  t.regex(f.requirements.liability?.uncertain ?? '', /limit of \$300,000, but no duty/);
+});
+
+test('a lease that takes a declarations page as proof asks for no certificate holder; one that asks for a certificate does', (t) => {
+  const dec = facts(['Resident shall keep renters insurance in force and shall give Owner a certificate of insurance or the declarations page of the policy.']);
+  t.is(dec.requirements.renters?.required, true);
+  t.is(dec.requirements.certificateHolder, undefined);
+  const cert = facts(['Resident shall keep renters insurance in force and shall give Owner a certificate of insurance before move-in.']);
+  t.is(cert.requirements.certificateHolder?.required, true);
 });
