@@ -136,3 +136,17 @@ test('a lease that takes a declarations page as proof asks for no certificate ho
   const cert = facts(['Resident shall keep renters insurance in force and shall give Owner a certificate of insurance before move-in.']);
   t.is(cert.requirements.certificateHolder?.required, true);
 });
+
+test('a certificate\'s remarks "X is additional insured" (no "named as") name X as additional insured; "is not" does not', async (t) => {
+  const { extractPolicy, insuranceFacts } = await import('../../../pipelines/lease/insurance_facts.ts');
+  const read = (line: string) => {
+    const pages = [page(1, ['REMARKS:', line])];
+    return insuranceFacts(pages, extractPolicy(pages)).parties;
+  };
+  t.true(
+    read('Harbor Yard Holdings LLC is additional insured with respect to general liability.').some(
+      (p) => p.role === 'additional_insured' && p.value === 'Harbor Yard Holdings LLC',
+    ),
+  );
+  t.false(read('Harbor Yard Holdings LLC is not additional insured under this policy.').some((p) => p.role === 'additional_insured'));
+});
