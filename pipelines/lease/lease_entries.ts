@@ -46,6 +46,12 @@ export function labelledEntries(pages: PageText[]): LabelledEntry[] {
         cells.forEach((c, k) => out.push({ label: bare(c), value: below[k], page: lines[i + 1].page, text: `${l.text}\n${lines[i + 1].text}` }));
       continue;
     }
+    // Labelled cells side by side: "Landlord: Elm Ridge LLC      Tenant: Owen Price".
+    const pairs = cells.map((c) => /^([^:]{2,40}):\s+(\S.*)$/.exec(c));
+    if (cells.length >= 2 && pairs.every((p) => p && isLabel(p[1]))) {
+      for (const p of pairs) out.push({ label: p![1].trim(), value: p![2].trim(), page: l.page, text: l.text });
+      continue;
+    }
     // Two cells, label and value in either order, without a colon.
     if (cells.length === 2 && !/:/.test(cells[0])) {
       if (KNOWN_LABEL.test(bare(cells[0])) && !KNOWN_LABEL.test(bare(cells[1]))) {

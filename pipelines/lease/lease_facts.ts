@@ -17,9 +17,11 @@ export function leaseFacts(pages: PageText[]): LeaseFacts {
   const manager = managerOf(all, entries);
   const { start, end, openTerm, rules } = leaseDates(pages, all, entries);
   const text = pages.map((p) => p.text).join('\n');
+  // "No business shall be conducted on the Premises" is a residential lease's rule: a resident, a private
+  // residence or renters insurance makes the lease residential.
   const commercial =
     /\bcommercial\b|\boffice lease\b|\bretail\b|\bindustrial\b|\bpermitted use\b|\brentable square feet\b|\bbusiness\b.*\bpremises\b/i.test(text) &&
-    !/\bresidential\b|\bapartment\b|\bdwelling unit\b/i.test(text.slice(0, 3000));
+    !/\bresidential\b|\bapartment\b|\bdwelling unit\b|\bprivate residence\b|\brenter['’]?s?['’]?\s+insurance\b|\bResidents?\b/i.test(text.slice(0, 3000));
   return {
     type: commercial ? 'commercial' : 'residential',
     propertyAddress: propertyAddress(all, entries),

@@ -10,6 +10,8 @@ import { START_LABEL, END_LABEL, type LabelledEntry } from './lease_entries.ts';
 const RULE_WORDS =
   /\b(?:later of|earlier of|after|following|upon|on which|last day|first day|month|anniversary|determined|defined|set forth|substantial completion|delivery|deliver|occur|until|subject to)\b/i;
 
+const TERM_LABEL = /^(?:(?:the|lease|rental|initial|primary)\s+)?(?:term|period)(?:\s+of\s+(?:the\s+)?(?:lease|tenancy))?$/i;
+
 /** A labelled date: stated when the value begins with a calendar date; a rule when it defines the date otherwise. */
 function labelledDate(entries: LabelledEntry[], label: RegExp): { date: Cited<string> | null; rule: Cited<string> | null } {
   for (const e of entries) {
@@ -48,16 +50,21 @@ export function leaseDates(pages: PageText[], all: Clause[], entries: LabelledEn
   // term only (not a tax or fiscal year that also "commences" and "expires"), and never over a date the lease
   // defines by a rule.
   if (!(start && end) && !s.rule && !e.rule) {
-    for (const c of all) {
+    // A "Term:" entry of the summary ("from 3/1/26 to 2/28/27") is the lease's own term; a clause must say so.
+    const termEntries = entries
+      .filter((x) => TERM_LABEL.test(x.label))
+      .map((x) => ({ text: x.value.replace(/\s+/g, ' '), page: x.page, cite: x.text, entry: true }));
+    for (const c of [...termEntries, ...all.map((x) => ({ text: x.text, page: x.page, cite: x.text, entry: false }))]) {
       if (
-        !/\b(?:the|this|a|lease|original|initial|rental|primary)\s+term\b|\bterm of (?:this|the) (?:lease|agreement|tenancy)\b|\blease (?:term|period)\b|\b(?:the|this) (?:tenancy|lease|sublease|agreement) (?:shall |will )?(?:begin|commence|start)/i.test(
+        !c.entry &&
+        !/\b(?:the|this|a|lease|original|initial|rental|primary)\s+term\b|\bterm of (?:this|the) (?:lease|agreement|tenancy)\b|\blease (?:term|period)\b|\b(?:the|this) (?:tenancy|lease|sublease|agreement) (?:shall |will )?(?:begin|commence|start)|^(?:lease\s+)?term\s*:/i.test(
           c.text,
         )
       )
         continue;
       if (/\b(?:fiscal|tax year|calendar year|lease year|option|extension|renewal)\b/i.test(c.text)) continue;
       const m =
-        /\b(?:commenc\w*|begin\w*|start\w*|from)\s+(?:on\s+)?(.{6,24}?\d{4})\b[^.]*?\b(?:end\w*|terminat\w*|expir\w*|through|until|to)\s+(?:on\s+)?(?:at\s+[^,]*,\s*)?(.{6,24}?\d{4})/i.exec(
+        /\b(?:commenc\w*|begin\w*|start\w*|from)\s+(?:on\s+)?(.{6,24}?\d{4}|\d{1,2}\/\d{1,2}\/\d{2})\b[^.]*?\b(?:end\w*|terminat\w*|expir\w*|through|until|to)\s+(?:on\s+)?(?:at\s+[^,]*,\s*)?(.{6,24}?\d{4}|\d{1,2}\/\d{1,2}\/\d{2})/i.exec(
           c.text,
         );
       if (!m) {
@@ -65,7 +72,7 @@ export function leaseDates(pages: PageText[], all: Clause[], entries: LabelledEn
         const open = /\b(?:begin\w*|commenc\w*|start\w*)\s+(?:on\s+)?(.{6,24}?\d{4})\b[^.]*\bmonth[- ]to[- ]month\b/i.exec(c.text);
         const a = open && dateTokens(open[1])[0];
         if (a && !start && !end) {
-          start = { value: a.iso, page: c.page, text: c.text.slice(0, 400) };
+          start = { value: a.iso, page: c.page, text: c.cite.slice(0, 400) };
           break;
         }
         continue;
@@ -73,8 +80,8 @@ export function leaseDates(pages: PageText[], all: Clause[], entries: LabelledEn
       const a = dateTokens(m[1])[0];
       const b = dateTokens(m[2])[0];
       if (a && b && b.iso > a.iso) {
-        start ??= { value: a.iso, page: c.page, text: c.text.slice(0, 400) };
-        end ??= { value: b.iso, page: c.page, text: c.text.slice(0, 400) };
+        start ??= { value: a.iso, page: c.page, text: c.cite.slice(0, 400) };
+        end ??= { value: b.iso, page: c.page, text: c.cite.slice(0, 400) };
         break;
       }
     }

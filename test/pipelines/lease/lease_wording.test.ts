@@ -150,3 +150,22 @@ test('a certificate\'s remarks "X is additional insured" (no "named as") name X 
   );
   t.false(read('Harbor Yard Holdings LLC is not additional insured under this policy.').some((p) => p.role === 'additional_insured'));
 });
+
+test('labelled cells side by side on one line, and a "Term:" entry "from 3/1/26 to 2/28/27"', (t) => {
+  const f = facts([
+    [
+      [60, 'Landlord: Birchwood Lofts LLC'],
+      [320, 'Tenant: Ava Stone, Ben Stone and Cy Stone'],
+    ],
+    'Term: from 3/1/26 to 2/28/27',
+  ]);
+  t.is(f.landlord?.value, 'Birchwood Lofts LLC');
+  t.is(f.tenant?.value, 'Ava Stone, Ben Stone and Cy Stone');
+  t.is(f.leaseStart?.value, '2026-03-01');
+  t.is(f.leaseEnd?.value, '2027-02-28');
+});
+
+test('a residential lease that forbids business on the premises is still residential', (t) => {
+  const f = facts(['RENTAL AGREEMENT', 'Resident: Ava Stone', 'No business shall be conducted on the Premises.']);
+  t.is(f.type, 'residential');
+});
