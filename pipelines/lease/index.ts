@@ -6,6 +6,8 @@ import { readDocument, readOptionsSchema, DocumentError, type DocumentText } fro
 import type { PageText } from '../documents/layout.ts';
 import type { ExtractedData } from '../extraction/schema.ts';
 import { leaseFacts } from './lease_facts.ts';
+import { writtenDates } from './lease_term.ts';
+import { dateTokens } from '../extraction/normalise.ts';
 import { insuranceFacts, extractPolicy } from './insurance_facts.ts';
 import { compare } from './compare.ts';
 import { restsOnUncertainFact } from './evidence.ts';
@@ -129,6 +131,18 @@ function verified<T extends string | number | boolean | null>(
   return null;
 }
 
+/** A lease date: grounded as a date, or (written "the 1st day of October, 2026") in its quoted text on its page. */
+function verifiedDate(pages: PageText[], c: Cited<string> | null, name: string, dropped: string[]): Cited<string> | null {
+  if (
+    c &&
+    groundedOn(pages, true, c.page, c.text) &&
+    dateTokens(writtenDates(c.text)).some((d) => d.iso === c.value) &&
+    !dateTokens(c.text).some((d) => d.iso === c.value)
+  )
+    return c;
+  return verified(pages, c, name, dropped);
+}
+
 /**
  * A property address is put together from the parts the lease states (the street, a suite named in the premises
  * definition, the city): kept when every part is on its page.
@@ -152,8 +166,8 @@ export function leaseStage(doc: DocumentText): LeaseStageOutput {
     landlord: verified(p, f.landlord, 'landlord', dropped),
     manager: verified(p, f.manager, 'manager', dropped),
     tenant: verified(p, f.tenant, 'tenant', dropped),
-    leaseStart: verified(p, f.leaseStart, 'lease start', dropped),
-    leaseEnd: verified(p, f.leaseEnd, 'lease end', dropped),
+    leaseStart: verifiedDate(p, f.leaseStart, 'lease start', dropped),
+    leaseEnd: verifiedDate(p, f.leaseEnd, 'lease end', dropped),
     termRules: {
       start: f.termRules.start && groundedOn(p, true, f.termRules.start.page, f.termRules.start.text) ? f.termRules.start : null,
       end: f.termRules.end && groundedOn(p, true, f.termRules.end.page, f.termRules.end.text) ? f.termRules.end : null,

@@ -10,6 +10,54 @@ import { START_LABEL, END_LABEL, type LabelledEntry } from './lease_entries.ts';
 const RULE_WORDS =
   /\b(?:later of|earlier of|after|following|upon|on which|last day|first day|month|anniversary|determined|defined|set forth|substantial completion|delivery|deliver|occur|until|subject to)\b/i;
 
+const MONTH = '(January|February|March|April|May|June|July|August|September|October|November|December)';
+const ORDINAL_WORDS = [
+  'first',
+  'second',
+  'third',
+  'fourth',
+  'fifth',
+  'sixth',
+  'seventh',
+  'eighth',
+  'ninth',
+  'tenth',
+  'eleventh',
+  'twelfth',
+  'thirteenth',
+  'fourteenth',
+  'fifteenth',
+  'sixteenth',
+  'seventeenth',
+  'eighteenth',
+  'nineteenth',
+  'twentieth',
+  'twenty-first',
+  'twenty-second',
+  'twenty-third',
+  'twenty-fourth',
+  'twenty-fifth',
+  'twenty-sixth',
+  'twenty-seventh',
+  'twenty-eighth',
+  'twenty-ninth',
+  'thirtieth',
+  'thirty-first',
+];
+const DAY_OF_MONTH = new RegExp(
+  String.raw`\b(?:the\s+)?(?:(\d{1,2})(?:st|nd|rd|th)|(${ORDINAL_WORDS.join('|')})(?:\s*\(\d{1,2}(?:st|nd|rd|th)?\))?)\s+(?:day\s+)?of\s+${MONTH},?\s+(\d{4})\b`,
+  'gi',
+);
+
+/** A date written as a form writes it, "the 1st day of October, 2026", "the first (1st) day of June, 2026", as "October 1, 2026". */
+export function writtenDates(s: string): string {
+  return s.replace(DAY_OF_MONTH, (_m, n: string | undefined, word: string | undefined, month: string, year: string) => {
+    const day = n ? Number(n) : ORDINAL_WORDS.indexOf(word!.toLowerCase()) + 1;
+    return `${month} ${day}, ${year}`;
+  });
+}
+const dates = (s: string) => dateTokens(writtenDates(s));
+
 const TERM_LABEL = /^(?:(?:the|lease|rental|initial|primary)\s+)?(?:term|period)(?:\s+of\s+(?:the\s+)?(?:lease|tenancy))?$/i;
 
 /** A labelled date: stated when the value begins with a calendar date; a rule when it defines the date otherwise. */
@@ -19,7 +67,7 @@ function labelledDate(entries: LabelledEntry[], label: RegExp): { date: Cited<st
     const v = e.value.replace(/\s+/g, ' ').trim();
     // A blank form's line is no date and no rule.
     if (/^_{3,}/.test(v)) continue;
-    const d = dateTokens(v)[0];
+    const d = dates(v)[0];
     if (d && /^(?:on\s+|as of\s+)?$/i.test(v.slice(0, d.index).trim())) return { date: { value: d.iso, page: e.page, text: e.text }, rule: null };
     if (RULE_WORDS.test(v) || !d) return { date: null, rule: { value: v.slice(0, 300), page: e.page, text: e.text } };
   }
@@ -36,8 +84,9 @@ export function leaseDates(pages: PageText[], all: Clause[], entries: LabelledEn
   const startLine = /^\s*(?:lease\s+)?(?:commencement|start|beginning)\s+date\s*[:\-–]?\s*(?:on\s+)?$|^\s*move[- ]in\s+date\s*[:\-–]?\s*$/i;
   const endLine = /^\s*(?:lease\s+)?(?:expiration|termination|end|ending)\s+date\s*[:\-–]?\s*(?:on\s+)?$/i;
   for (const l of pageLines(pages)) {
-    for (const d of dateTokens(l.text)) {
-      const before = l.text.slice(0, d.index);
+    const text = writtenDates(l.text);
+    for (const d of dateTokens(text)) {
+      const before = text.slice(0, d.index);
       if (!start && !s.rule && startLine.test(before)) start = { value: d.iso, page: l.page, text: l.text };
       if (!end && !e.rule && endLine.test(before)) end = { value: d.iso, page: l.page, text: l.text };
       // "Start Date: 01/01/2026   End Date: 12/31/2026" on one line.
@@ -53,8 +102,8 @@ export function leaseDates(pages: PageText[], all: Clause[], entries: LabelledEn
     // A "Term:" entry of the summary ("from 3/1/26 to 2/28/27") is the lease's own term; a clause must say so.
     const termEntries = entries
       .filter((x) => TERM_LABEL.test(x.label))
-      .map((x) => ({ text: x.value.replace(/\s+/g, ' '), page: x.page, cite: x.text, entry: true }));
-    for (const c of [...termEntries, ...all.map((x) => ({ text: x.text, page: x.page, cite: x.text, entry: false }))]) {
+      .map((x) => ({ text: writtenDates(x.value.replace(/\s+/g, ' ')), page: x.page, cite: x.text, entry: true }));
+    for (const c of [...termEntries, ...all.map((x) => ({ text: writtenDates(x.text), page: x.page, cite: x.text, entry: false }))]) {
       if (
         !c.entry &&
         !/\b(?:the|this|a|lease|original|initial|rental|primary)\s+term\b|\bterm of (?:this|the) (?:lease|agreement|tenancy)\b|\blease (?:term|period)\b|\b(?:the|this) (?:tenancy|lease|sublease|agreement) (?:shall |will )?(?:begin|commence|start)|^(?:lease\s+)?term\s*:/i.test(

@@ -169,3 +169,20 @@ test('a residential lease that forbids business on the premises is still residen
   const f = facts(['RENTAL AGREEMENT', 'Resident: Ava Stone', 'No business shall be conducted on the Premises.']);
   t.is(f.type, 'residential');
 });
+
+test('dates written out as forms write them: "the first (1st) day of June, 2026", "the 30th day of September, 2027"', async (t) => {
+  const { writtenDates } = await import('../../../pipelines/lease/lease_term.ts');
+  t.is(writtenDates('on the first (1st) day of June, 2026'), 'on June 1, 2026');
+  t.is(writtenDates('the twenty-first day of March 2027'), 'March 21, 2027');
+  const f = facts(['2. TERM. The term of this Lease shall begin on the 1st day of October, 2026 and end on the 30th day of September, 2027.']);
+  t.is(f.leaseStart?.value, '2026-10-01');
+  t.is(f.leaseEnd?.value, '2027-09-30');
+  // Grounded on its page through the quoted text: the checker keeps it.
+  const { leaseStage } = await import('../../../pipelines/lease/index.ts');
+  const { readDocument } = await import('../../helpers/lease.ts');
+  const staged = leaseStage(
+    readDocument([page(1, ['2. TERM. The term of this Lease shall begin on the 1st day of October, 2026 and end on the 30th day of September, 2027.'])]),
+  );
+  t.is(staged.facts.leaseStart?.value, '2026-10-01');
+  t.is(staged.facts.leaseEnd?.value, '2027-09-30');
+});
