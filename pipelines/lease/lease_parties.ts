@@ -22,7 +22,7 @@ export const ROLE_LABEL = {
   landlord: /^(?:name of\s+)?(?:landlord|lessor|owner|owner\/landlord|property owner)(?:'s|’s)?(?:\s+name)?$/i,
   tenant: /^(?:name of\s+)?(?:tenants?|lessees?|residents?)(?:\(s\))?(?:'s|’s)?(?:\s+names?)?$/i,
   manager:
-    /^(?:managing agent|property manager|property management(?: company)?|management(?: company)?|manager|agent(?: for (?:the )?(?:landlord|owner|lessor))?|owner['’]s agent|landlord['’]s agent)$/i,
+    /^(?:(?:landlord|owner|lessor)['’]s\s+)?(?:managing agent|property manager|property management(?: company)?|management(?: company)?|manager|agent(?: for (?:the )?(?:landlord|owner|lessor))?)$/i,
 };
 const SUB_ROLE_LABEL = {
   landlord: /^(?:sublessor|sublandlord|sub-landlord)(?:'s|’s)?(?:\s+name)?$/i,
@@ -181,6 +181,13 @@ export function manager(all: Clause[], entries: LabelledEntry[]): Cited<string> 
   for (const c of all.slice(0, 80)) {
     const m = through.exec(c.text);
     const v = m && cleanName(m[1]);
+    if (v) return { value: v, page: c.page, text: c.text.slice(0, 400) };
+  }
+  // "Owner's management company is Prime Residential Management LLC", "the Property is managed by X".
+  const stated = /\b(?:management company|managing agent|property manager|manager|agent)\s+(?:is|shall be)\s+|\bmanaged by\s+/i;
+  for (const c of all.slice(0, 80)) {
+    const m = stated.exec(c.text);
+    const v = m && cleanName(c.text.slice(m.index + m[0].length).replace(/[.;,]?\s*(?:\(.*)?$/, ''));
     if (v) return { value: v, page: c.page, text: c.text.slice(0, 400) };
   }
   return partyFromPreamble(all, MANAGER_ROLE);

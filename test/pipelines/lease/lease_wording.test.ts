@@ -186,3 +186,20 @@ test('dates written out as forms write them: "the first (1st) day of June, 2026"
   t.is(staged.facts.leaseStart?.value, '2026-10-01');
   t.is(staged.facts.leaseEnd?.value, '2027-09-30');
 });
+
+test('the manager from "Landlord\'s Managing Agent:" or "Owner\'s management company is X"; the term "November 1, 2026 through October 31, 2027"', (t) => {
+  const a = facts([
+    [
+      [60, "Landlord's Managing Agent:"],
+      [230, 'Keel Realty Advisors'],
+    ],
+  ]);
+  t.is(a.manager?.value, 'Keel Realty Advisors');
+  const b = facts([
+    'This Apartment Lease is between Dune Crest Apartments LP ("Owner") and Mia Cho ("Resident"). Owner\'s management company is Alder Residential LLC.',
+    'Lease term: November 1, 2026 through October 31, 2027.',
+  ]);
+  t.is(b.manager?.value, 'Alder Residential LLC');
+  t.is(b.leaseStart?.value, '2026-11-01');
+  t.is(b.leaseEnd?.value, '2027-10-31');
+});
