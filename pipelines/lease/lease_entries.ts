@@ -17,7 +17,7 @@ const SECTION_START = /^\s*(?:\d{1,2}(?:\.\d+)*[.)]\s*[A-Z(]|\d{1,2}(?:\.\d+)+\s
 const LABEL_TEXT = /^[A-Z][A-Za-z0-9’'&/().,\- ]{1,60}$/;
 const LABEL_VERBS = /\b(?:shall|will|must|may|is|are|agrees?|has|have|was|were|be|hereby|following)\b/i;
 const KNOWN_LABEL =
-  /^(?:name of\s+)?(?:landlord|lessor|owner|tenants?|lessees?|residents?|managing agent|property manager|management company|premises|property|property address|premises address|leased premises|rental unit|unit address|address of (?:the )?premises|building|project|commencement date|lease commencement date|start date|lease start(?: date)?|expiration date|termination date|end date|lease end(?: date)?|lease expiration|lease begins|lease ends|term|lease term|move-in date)(?:'s|’s)?(?:\s+names?)?$/i;
+  /^(?:name of\s+)?(?:landlord|lessor|owner|tenants?|lessees?|residents?|managing agent|property manager|management company|premises|property|property address|premises address|leased premises|rental unit|unit address|address of (?:the )?premises|building|project|commencement date|lease commencement date|start date|lease start(?: date)?|expiration date|termination date|end date|lease end(?: date)?|lease expiration|lease begins|lease ends|term|lease term|move-in date)(?:\(s\))?(?:'s|’s)?(?:\s+names?)?$/i;
 
 const isLabel = (s: string) => LABEL_TEXT.test(s.trim()) && !LABEL_VERBS.test(s) && s.trim().split(/\s+/).length <= 8;
 

@@ -190,5 +190,15 @@ export function manager(all: Clause[], entries: LabelledEntry[]): Cited<string> 
     const v = m && cleanName(c.text.slice(m.index + m[0].length).replace(/[.;,]?\s*(?:\(.*)?$/, ''));
     if (v) return { value: v, page: c.page, text: c.text.slice(0, 400) };
   }
-  return partyFromPreamble(all, MANAGER_ROLE);
+  const preamble = partyFromPreamble(all, MANAGER_ROLE);
+  if (preamble) return preamble;
+  // "naming Owner and its managing agent, Beacon Hill Management Co., as additional insureds": the agent named in passing.
+  const appositive =
+    /\b(?:its|(?:Owner|Landlord|Lessor)['’]s)\s+(?:managing agent|property manager|management company|agent),\s+([A-Z][A-Za-z0-9.&'’\- ]{2,80}?),/;
+  for (const c of all) {
+    const m = appositive.exec(c.text);
+    const v = m && cleanName(m[1]);
+    if (v) return { value: v, page: c.page, text: c.text.slice(0, 400) };
+  }
+  return null;
 }

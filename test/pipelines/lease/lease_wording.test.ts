@@ -203,3 +203,23 @@ test('the manager from "Landlord\'s Managing Agent:" or "Owner\'s management com
   t.is(b.leaseStart?.value, '2026-11-01');
   t.is(b.leaseEnd?.value, '2027-10-31');
 });
+
+test('headings "OWNER  RESIDENT(S)" over their values; "ends at 11:59 p.m. on …"; an agent named in passing in the insurance clause', (t) => {
+  const f = facts([
+    [
+      [60, 'OWNER'],
+      [320, 'RESIDENT(S)'],
+    ],
+    [
+      [60, 'Quarry Hill Flats LLC'],
+      [320, 'Iris Novak'],
+    ],
+    '2. TERM. The Lease begins on June 15, 2026 and ends at 11:59 p.m. on June 14, 2027.',
+    '9. INSURANCE. Resident shall keep renters insurance naming Owner and its managing agent, Granite Bay Management Co., as additional insureds.',
+  ]);
+  t.is(f.landlord?.value, 'Quarry Hill Flats LLC');
+  t.is(f.tenant?.value, 'Iris Novak');
+  t.is(f.leaseStart?.value, '2026-06-15');
+  t.is(f.leaseEnd?.value, '2027-06-14');
+  t.is(f.manager?.value, 'Granite Bay Management Co.');
+});
