@@ -19,7 +19,7 @@ const SUB_ROLE = {
 /** "X, by and through its agent, Y": the owner is X, the agent (its manager) Y. */
 const THROUGH_AGENT = /,?\s+(?:(?:acting\s+)?by\s+and\s+)?through\s+its\s+(?:duly\s+)?(?:authori[sz]ed\s+)?(?:managing\s+|management\s+)?agent,?\s+/i;
 export const ROLE_LABEL = {
-  landlord: /^(?:name of\s+)?(?:landlord|lessor|owner|owner\/landlord|property owner)(?:'s|’s)?(?:\s+name)?$/i,
+  landlord: /^(?:name of\s+)?(?:landlord|lessor|owner|property owner)(?:\s*\/\s*(?:landlord|owner|agent|manager|lessor))?(?:'s|’s)?(?:\s+name)?$/i,
   tenant: /^(?:name of\s+)?(?:tenants?|lessees?|residents?)(?:\(s\))?(?:'s|’s)?(?:\s+names?)?$/i,
   manager:
     /^(?:(?:landlord|owner|lessor)['’]s\s+)?(?:managing agent|property manager|property management(?: company)?|management(?: company)?|manager|agent(?: for (?:the )?(?:landlord|owner|lessor))?)$/i,

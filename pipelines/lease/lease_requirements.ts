@@ -43,6 +43,9 @@ const OBLIGATION = /\b(shall|must|will|agrees? to|required|requires|obtain|maint
 /** A coverage required of nobody named ("Liability coverage of at least $100,000 is required"). */
 const COVERAGE_OBLIGATION =
   /\b(?:shall|must|will|agrees? to|is required to|are required to)\s+(?:\w+\s+){0,3}?(?:maintain|carry|obtain|procure|keep|provide|purchase|have|include)\b|\b(?:is|are|be)\s+required\b|\brequires?\b|\bmust\b|\bminimum\b/i;
+/** A duty that applies only if the tenant does something ("if Tenant keeps a waterbed"), not if it fails one. */
+const CONDITION =
+  /\b(?:if|in the event(?: that)?|should)\s+(?:the\s+)?(?:Tenants?|Residents?|Lessees?)\s+(?!fails?\b|does not\b|do not\b|shall\b|is\b|are\b)(?:keeps?|has|have|owns?|installs?|uses?|brings?|operates?|serves?|sells?|stores?|hires?|employs?)\b[^,;]{0,60}/i;
 /** "a certificate of insurance or declarations page", "A copy of the declarations page is acceptable proof". */
 const DECLARATIONS_ACCEPTED =
   /\bor\s+(?:a\s+(?:copy\s+of\s+(?:the\s+)?)?|the\s+|its\s+)?declarations?\s+page\b|\bdeclarations?\s+page\b[^.;]{0,60}\b(?:is|are|will be|shall be)\s+(?:an\s+)?(?:acceptable|accepted|sufficient)\b|\b(?:such as|including)\s+(?:a\s+copy\s+of\s+)?(?:the\s+)?declarations?\s+page\b/i;
@@ -279,6 +282,24 @@ export function requirements(all: Clause[], entries: LabelledEntry[]): Partial<R
         /^\W*(?:insurance\s+)?(?:premiums?|costs?|expenses?|charges?)\b/i.test(c.text.slice(m.index + m[0].length, m.index + m[0].length + 40))
       )
         continue;
+      // "for bodily injury and property damage": the scope of a liability cover, not a property damage requirement.
+      if (kind === 'propertyDamage' && SCOPE_OF_LIABILITY.test(c.text.slice(Math.max(0, m.index - 50), m.index))) continue;
+      // "if Tenant keeps a waterbed …, Tenant shall carry liability insurance": required only on a fact the
+      // documents do not state — not settled either way. Read in the coverage's own list item.
+      const condition = COVERAGES.has(kind) ? CONDITION.exec(ownItem(c.text.slice(0, m.index))) : null;
+      if (condition) {
+        if (!out[kind])
+          out[kind] = {
+            kind,
+            required: false,
+            uncertain: `the lease requires it only on a condition ("${condition[0]} …")`,
+            amount: amountFor(c.text, m.index + m[0].length, kind).amount,
+            statutory: false,
+            clause: quote(c),
+            page: c.page,
+          };
+        continue;
+      }
       const negated = NEGATED.test(c.text) && (kind === 'renters' || kind === 'liability');
       if (!negated && owner !== 'tenant' && !(COVERAGES.has(kind) ? COVERAGE_OBLIGATION : OBLIGATION).test(c.text)) {
         // A coverage stated with a limit and no duty the rules can read ("Tenant [ ] is [ ] is not required to

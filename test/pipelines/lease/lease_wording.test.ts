@@ -223,3 +223,29 @@ test('headings "OWNER  RESIDENT(S)" over their values; "ends at 11:59 p.m. on �
   t.is(f.leaseEnd?.value, '2027-06-14');
   t.is(f.manager?.value, 'Granite Bay Management Co.');
 });
+
+test('"Landlord/Agent:" names the landlord; "Demised Premises" is the premises; "bodily injury and property damage" is no property damage requirement', (t) => {
+  const f = facts([
+    [
+      [60, 'Landlord/Agent:'],
+      [230, 'Aspen Row Realty Inc.'],
+    ],
+    '1.01 "Demised Premises" means Suite 12 in the building at 40 Mill Pond Road, Keene, NH 03431.',
+    '9.01 Lessee shall keep in force public liability insurance with a combined single limit of $1,000,000 for bodily injury and property damage.',
+  ]);
+  t.is(f.landlord?.value, 'Aspen Row Realty Inc.');
+  t.is(f.propertyAddress?.value, '40 Mill Pond Road, Suite 12, Keene, NH 03431');
+  t.is(f.requirements.liability?.amount, 1000000);
+  t.is(f.requirements.propertyDamage, undefined);
+});
+
+test('a coverage required only if the tenant does something the documents do not state is uncertain, not required and not a fail', (t) => {
+  const f = facts([
+    'INSURANCE. Tenant is not required to purchase renter’s insurance. However, if Tenant keeps a waterbed in the Premises, Tenant shall carry liability insurance of at least $100,000.',
+  ]);
+  t.is(f.requirements.liability?.required, false);
+  t.regex(f.requirements.liability?.uncertain ?? '', /only on a condition \("if Tenant keeps a waterbed/);
+  // "If Tenant fails to maintain …" is a remedy, not a condition of the duty.
+  const g = facts(['Tenant shall carry liability insurance of at least $100,000. If Tenant fails to maintain it, Landlord may buy it at Tenant’s cost.']);
+  t.is(g.requirements.liability?.required, true);
+});
