@@ -47,8 +47,8 @@ export function labelledEntries(pages: PageText[]): LabelledEntry[] {
       continue;
     }
     // Labelled cells side by side: "Landlord: Elm Ridge LLC      Tenant: Owen Price".
-    const pairs = cells.map((c) => /^([^:]{2,40}):\s+(\S.*)$/.exec(c));
-    if (cells.length >= 2 && pairs.every((p) => p && isLabel(p[1]))) {
+    const pairs = cells.length >= 2 && l.text.indexOf(':') !== l.text.lastIndexOf(':') ? cells.map((c) => /^([^:]{2,40}):\s+(\S.*)$/.exec(c)) : [];
+    if (pairs.length && pairs.every((p) => p && isLabel(p[1]))) {
       for (const p of pairs) out.push({ label: p![1].trim(), value: p![2].trim(), page: l.page, text: l.text });
       continue;
     }

@@ -51,6 +51,8 @@ const DAY_OF_MONTH = new RegExp(
 
 /** A date written as a form writes it, "the 1st day of October, 2026", "the first (1st) day of June, 2026", as "October 1, 2026". */
 export function writtenDates(s: string): string {
+  // Most lines hold no such date: a cheap look first (the full pattern is long).
+  if (!/\bof\s+[A-S][a-z]{2}/i.test(s)) return s;
   return s.replace(DAY_OF_MONTH, (_m, n: string | undefined, word: string | undefined, month: string, year: string) => {
     const day = n ? Number(n) : ORDINAL_WORDS.indexOf(word!.toLowerCase()) + 1;
     return `${month} ${day}, ${year}`;
