@@ -252,6 +252,17 @@ function partyCheck(
     if (!required(r)) return notRequired(field, r, cov);
     const req = reqOf(r, `${who} as ${wantLabel}`);
     if (hit) return item(field, req, cov, 'pass', null);
+    // Without the landlord's name the party on the policy cannot be matched: not a fail, not a pass.
+    const named = ins.parties.find((p) => want.includes(p.role) || weaker.includes(p.role));
+    if (!landlordNames(lease).length && named)
+      return item(
+        field,
+        req,
+        { text: `${named.value} (${named.role.replace(/_/g, ' ')})`, page: named.page, evidence: named.text },
+        'warning',
+        `The landlord could not be read from the lease, so ${named.value} could not be matched to it.`,
+        `Check by hand that ${named.value} is the landlord or its manager.`,
+      );
     if (weak)
       return item(
         field,
@@ -288,6 +299,15 @@ const certificateHolder: Check = (lease, ins) => {
   if (!required(r)) return notRequired(field, r, cov);
   const req = reqOf(r, `Certificate naming ${who} as holder`);
   if (holder && matchesLandlord(lease, holder.value)) return item(field, req, cov, 'pass', null);
+  if (holder && !landlordNames(lease).length)
+    return item(
+      field,
+      req,
+      cov,
+      'warning',
+      `The landlord could not be read from the lease, so the certificate holder ${holder.value} could not be matched to it.`,
+      `Check by hand that ${holder.value} is the landlord or its manager.`,
+    );
   if (holder)
     return item(
       field,
@@ -461,7 +481,10 @@ const policyPeriod: Check = (lease, ins, ctx) => {
       `The lease sets its expiration by a rule, not a calendar date ("${lease.termRules.end.value.slice(0, 160)}").`,
       'Confirm the policy stays in force for the whole lease term.',
     );
-  if (!e) return item(field, req, cov, 'pass', null);
+  // No end is a fact only for an open-ended (month-to-month) term; otherwise it is a gap, never a pass.
+  if (!e && lease.openTerm) return item(field, { ...req, text: `From ${shortDate(s.value)}, ${lease.openTerm.value}` }, cov, 'pass', null);
+  if (!e)
+    return item(field, req, cov, 'warning', 'The lease end could not be read from the lease.', 'Confirm the policy stays in force for the whole lease term.');
   if (exp.value >= e.value) return item(field, req, cov, 'pass', null);
   return item(
     field,

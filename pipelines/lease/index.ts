@@ -6,6 +6,8 @@ import { readDocument, readOptionsSchema, DocumentError, type DocumentText } fro
 import type { PageText } from '../documents/layout.ts';
 import type { ExtractedData } from '../extraction/schema.ts';
 import { leaseFacts } from './lease_facts.ts';
+import { writtenDates } from './lease_term.ts';
+import { dateTokens } from '../extraction/normalise.ts';
 import { insuranceFacts, extractPolicy } from './insurance_facts.ts';
 import { compare } from './compare.ts';
 import { restsOnUncertainFact } from './evidence.ts';
@@ -129,6 +131,18 @@ function verified<T extends string | number | boolean | null>(
   return null;
 }
 
+/** A lease date: grounded as a date, or (written "the 1st day of October, 2026") in its quoted text on its page. */
+function verifiedDate(pages: PageText[], c: Cited<string> | null, name: string, dropped: string[]): Cited<string> | null {
+  if (
+    c &&
+    groundedOn(pages, true, c.page, c.text) &&
+    dateTokens(writtenDates(c.text)).some((d) => d.iso === c.value) &&
+    !dateTokens(c.text).some((d) => d.iso === c.value)
+  )
+    return c;
+  return verified(pages, c, name, dropped);
+}
+
 /**
  * A property address is put together from the parts the lease states (the street, a suite named in the premises
  * definition, the city): kept when every part is on its page.
@@ -152,12 +166,13 @@ export function leaseStage(doc: DocumentText): LeaseStageOutput {
     landlord: verified(p, f.landlord, 'landlord', dropped),
     manager: verified(p, f.manager, 'manager', dropped),
     tenant: verified(p, f.tenant, 'tenant', dropped),
-    leaseStart: verified(p, f.leaseStart, 'lease start', dropped),
-    leaseEnd: verified(p, f.leaseEnd, 'lease end', dropped),
+    leaseStart: verifiedDate(p, f.leaseStart, 'lease start', dropped),
+    leaseEnd: verifiedDate(p, f.leaseEnd, 'lease end', dropped),
     termRules: {
       start: f.termRules.start && groundedOn(p, true, f.termRules.start.page, f.termRules.start.text) ? f.termRules.start : null,
       end: f.termRules.end && groundedOn(p, true, f.termRules.end.page, f.termRules.end.text) ? f.termRules.end : null,
     },
+    openTerm: f.openTerm && groundedOn(p, true, f.openTerm.page, f.openTerm.text) ? f.openTerm : null,
     requirements: Object.fromEntries(
       Object.entries(f.requirements).flatMap(([k, r]) => {
         const clauseOk = groundedOn(p, true, r.page, r.clause);
@@ -279,7 +294,7 @@ function notes(lease: LeaseStageOutput, ins: InsuranceStageOutput): string[] {
         `${k} is null: the lease defines the ${k === 'leaseStart' ? 'commencement' : 'expiration'} by a rule, not a calendar date ("${rule.value.slice(0, 200)}", page ${rule.page}).`,
       );
   const missing = (['propertyAddress', 'landlord', 'tenant', 'leaseStart', 'leaseEnd'] as const).filter(
-    (k) => !l[k] && !(k === 'leaseStart' && l.termRules.start) && !(k === 'leaseEnd' && l.termRules.end),
+    (k) => !l[k] && !(k === 'leaseStart' && l.termRules.start) && !(k === 'leaseEnd' && (l.termRules.end || l.openTerm)),
   );
   if (missing.length) out.push(`Not found in the lease: ${missing.join(', ')}.`);
   for (const r of Object.values(l.requirements))
@@ -289,6 +304,7 @@ function notes(lease: LeaseStageOutput, ins: InsuranceStageOutput): string[] {
           ? `The ${r.kind} clause (page ${r.page}) states its limit on the next page: ${r.amount.toLocaleString('en-US')}, page ${r.amountSource.page}.`
           : `The ${r.kind} limit is incorporated by reference (page ${r.page}); ${r.amount.toLocaleString('en-US')} was read where it is stated, page ${r.amountSource.page}.`,
       );
+  if (l.openTerm) out.push(`leaseEnd is null: the term is ${l.openTerm.value} (page ${l.openTerm.page}), with no expiration date.`);
   if (l.manager) out.push(`The lease names ${l.manager.value} as manager for the landlord; it is accepted in place of the landlord on the policy.`);
   if (Object.keys(l.requirements).length === 0)
     out.push('The lease states no insurance requirement that the checker recognises; every coverage check reads "Not required".');

@@ -17,7 +17,7 @@ const SECTION_START = /^\s*(?:\d{1,2}(?:\.\d+)*[.)]\s*[A-Z(]|\d{1,2}(?:\.\d+)+\s
 const LABEL_TEXT = /^[A-Z][A-Za-z0-9’'&/().,\- ]{1,60}$/;
 const LABEL_VERBS = /\b(?:shall|will|must|may|is|are|agrees?|has|have|was|were|be|hereby|following)\b/i;
 const KNOWN_LABEL =
-  /^(?:name of\s+)?(?:landlord|lessor|owner|tenants?|lessees?|residents?|managing agent|property manager|management company|premises|property|property address|premises address|leased premises|rental unit|unit address|address of (?:the )?premises|building|project|commencement date|lease commencement date|start date|lease start(?: date)?|expiration date|termination date|end date|lease end(?: date)?|term|lease term|move-in date)(?:'s|’s)?(?:\s+names?)?$/i;
+  /^(?:name of\s+)?(?:landlord|lessor|owner|tenants?|lessees?|residents?|managing agent|property manager|management company|premises|property|property address|premises address|leased premises|rental unit|unit address|address of (?:the )?premises|building|project|commencement date|lease commencement date|start date|lease start(?: date)?|expiration date|termination date|end date|lease end(?: date)?|lease expiration|lease begins|lease ends|term|lease term|move-in date)(?:\(s\))?(?:'s|’s)?(?:\s+names?)?$/i;
 
 const isLabel = (s: string) => LABEL_TEXT.test(s.trim()) && !LABEL_VERBS.test(s) && s.trim().split(/\s+/).length <= 8;
 
@@ -44,6 +44,12 @@ export function labelledEntries(pages: PageText[]): LabelledEntry[] {
         .map((c) => c.trim());
       if (below.length === cells.length && !below.some((c) => KNOWN_LABEL.test(bare(c))))
         cells.forEach((c, k) => out.push({ label: bare(c), value: below[k], page: lines[i + 1].page, text: `${l.text}\n${lines[i + 1].text}` }));
+      continue;
+    }
+    // Labelled cells side by side: "Landlord: Elm Ridge LLC      Tenant: Owen Price".
+    const pairs = cells.length >= 2 && l.text.indexOf(':') !== l.text.lastIndexOf(':') ? cells.map((c) => /^([^:]{2,40}):\s+(\S.*)$/.exec(c)) : [];
+    if (pairs.length && pairs.every((p) => p && isLabel(p[1]))) {
+      for (const p of pairs) out.push({ label: p![1].trim(), value: p![2].trim(), page: l.page, text: l.text });
       continue;
     }
     // Two cells, label and value in either order, without a colon.
@@ -134,7 +140,8 @@ export function definitionEntries(all: Clause[]): LabelledEntry[] {
 /** A party from the entries labelled with its role (the first whose value is a name, not a pointer). */
 
 export const PREMISES_LABEL =
-  /^(?:the\s+)?(?:property address|premises address|address of (?:the )?(?:premises|property)|leased premises|premises|property|rental (?:unit|address|property)|unit address|dwelling(?: address)?|apartment(?: address)?|building|project|location)$/i;
+  /^(?:the\s+)?(?:property address|premises address|address of (?:the )?(?:premises|property)|leased premises|demised premises|premises|property|rental (?:unit|address|property)|unit address|dwelling(?: address)?|apartment(?: address)?|building|project|location)$/i;
 export const START_LABEL =
-  /^(?:lease\s+|term\s+)?(?:commencement|start|beginning)\s+date$|^(?:date of\s+)?commencement$|^move[- ]in date$|^term (?:begins|starts|commences)$/i;
-export const END_LABEL = /^(?:lease\s+|term\s+)?(?:expiration|termination|end|ending|expiry)\s+date$|^term ends$|^lease ends$/i;
+  /^(?:lease\s+|term\s+)?(?:commencement|start|beginning)\s+date$|^(?:date of\s+)?commencement$|^move[- ]in(?: date)?$|^(?:lease |term |tenancy )?(?:begins|starts|commences)(?: on)?$|^lease (?:start|commencement)$/i;
+export const END_LABEL =
+  /^(?:lease\s+|term\s+)?(?:expiration|termination|end|ending|expiry)\s+date$|^(?:lease |term |tenancy )?(?:ends|expires|terminates)(?: on)?$|^lease (?:expiration|end|termination)$|^move[- ]out date$/i;

@@ -4,7 +4,7 @@ import type { PageText } from '../documents/layout.ts';
 import { clauses } from './text.ts';
 import type { LeaseFacts } from './schema.ts';
 import { labelledEntries, inlineEntries, definitionEntries } from './lease_entries.ts';
-import { party, partyFromEntries, ROLE_LABEL } from './lease_parties.ts';
+import { party, manager as managerOf } from './lease_parties.ts';
 import { propertyAddress } from './lease_premises.ts';
 import { leaseDates } from './lease_term.ts';
 import { requirements } from './lease_requirements.ts';
@@ -14,12 +14,14 @@ export function leaseFacts(pages: PageText[]): LeaseFacts {
   const entries = [...labelledEntries(pages), ...definitionEntries(all), ...inlineEntries(pages)].sort((a, b) => a.page - b.page);
   const landlord = party(pages, all, entries, 'landlord');
   const tenant = party(pages, all, entries, 'tenant');
-  const manager = partyFromEntries(entries, ROLE_LABEL.manager);
-  const { start, end, rules } = leaseDates(pages, all, entries);
+  const manager = managerOf(all, entries);
+  const { start, end, openTerm, rules } = leaseDates(pages, all, entries);
   const text = pages.map((p) => p.text).join('\n');
+  // "No business shall be conducted on the Premises" is a residential lease's rule: a resident, a private
+  // residence or renters insurance makes the lease residential.
   const commercial =
     /\bcommercial\b|\boffice lease\b|\bretail\b|\bindustrial\b|\bpermitted use\b|\brentable square feet\b|\bbusiness\b.*\bpremises\b/i.test(text) &&
-    !/\bresidential\b|\bapartment\b|\bdwelling unit\b/i.test(text.slice(0, 3000));
+    !/\bresidential\b|\bapartment\b|\bdwelling unit\b|\bprivate residence\b|\brenter['’]?s?['’]?\s+insurance\b|\bResidents?\b/i.test(text.slice(0, 3000));
   return {
     type: commercial ? 'commercial' : 'residential',
     propertyAddress: propertyAddress(all, entries),
@@ -29,6 +31,7 @@ export function leaseFacts(pages: PageText[]): LeaseFacts {
     leaseStart: start,
     leaseEnd: end,
     termRules: rules,
+    openTerm,
     requirements: requirements(all, entries),
   };
 }

@@ -11,10 +11,22 @@ const ROLE = {
   landlord: /Landlord|LANDLORD|Lessor|LESSOR|Owner|OWNER/,
   tenant: /Tenants?|TENANTS?|Lessees?|LESSEES?|Residents?|RESIDENTS?/,
 };
+/** A sublease's parties: read only when the lease names no landlord or tenant of its own. */
+const SUB_ROLE = {
+  landlord: /Sublessor|SUBLESSOR|Sublandlord|SUBLANDLORD|Sub-landlord/,
+  tenant: /Subtenants?|SUBTENANTS?|Sublessees?|SUBLESSEES?|Sub-tenant/,
+};
+/** "X, by and through its agent, Y": the owner is X, the agent (its manager) Y. */
+const THROUGH_AGENT = /,?\s+(?:(?:acting\s+)?by\s+and\s+)?through\s+its\s+(?:duly\s+)?(?:authori[sz]ed\s+)?(?:managing\s+|management\s+)?agent,?\s+/i;
 export const ROLE_LABEL = {
-  landlord: /^(?:name of\s+)?(?:landlord|lessor|owner|owner\/landlord|property owner)(?:'s|’s)?(?:\s+name)?$/i,
+  landlord: /^(?:name of\s+)?(?:landlord|lessor|owner|property owner)(?:\s*\/\s*(?:landlord|owner|agent|manager|lessor))?(?:'s|’s)?(?:\s+name)?$/i,
   tenant: /^(?:name of\s+)?(?:tenants?|lessees?|residents?)(?:\(s\))?(?:'s|’s)?(?:\s+names?)?$/i,
-  manager: /^(?:managing agent|property manager|management company|manager|agent for (?:the )?landlord)$/i,
+  manager:
+    /^(?:(?:landlord|owner|lessor)['’]s\s+)?(?:managing agent|property manager|property management(?: company)?|management(?: company)?|manager|agent(?: for (?:the )?(?:landlord|owner|lessor))?)$/i,
+};
+const SUB_ROLE_LABEL = {
+  landlord: /^(?:sublessor|sublandlord|sub-landlord)(?:'s|’s)?(?:\s+name)?$/i,
+  tenant: /^(?:subtenants?|sublessees?|sub-tenants?)(?:\(s\))?(?:'s|’s)?(?:\s+names?)?$/i,
 };
 /** A value that only points elsewhere ("As listed on the cover page", "See Section 1.1") is never a value. */
 const POINTER =
@@ -28,16 +40,24 @@ const NOT_A_NAME =
 const ENTITY_TAIL =
   /,?\s+an?\s+(?:[A-Z][A-Za-z.]*\s+){0,3}(?:limited liability company|corporation|limited partnership|general partnership|partnership|company|trust|banking association|non-?profit corporation|professional corporation|public body|statutory trust|real estate investment trust|LLC|L\.L\.C\.)\b.*$/i;
 
+/** ", 900 Bardstown Road, …", ", at the Premises", ", c/o …", ", P.O. Box …" after a name in a notice-address cell. */
+const NOTICE_ADDRESS = /(?<=\S),\s+(?:\d{1,6}\s+[A-Z][A-Za-z]|at\s+the\s+(?:Premises|Property|address)\b|P\.?\s?O\.?\s+Box\b).*$/i;
+
 function cleanName(s: string): string | undefined {
   // A blank form's underscores are not a name.
   if (/_{3,}/.test(s)) return undefined;
   const v = cleanValue(
     s
       .split(/\s{2,}/)[0]
+      .split(THROUGH_AGENT)[0]
+      // A summary's "name and notice address" cell: the name ends where the address starts.
+      .replace(NOTICE_ADDRESS, '')
       .replace(ENTITY_TAIL, '')
       .replace(/\s*\((?:the\s+)?["“]?[A-Za-z ]+["”]?\)\s*$/, '')
       .replace(/^(?:is|are)\s+/i, ''),
   );
+  // A sentence's full stop is not part of the name ("… and Ana Mendez."); an abbreviation's is ("Inc.").
+  if (v && /[a-z]{3}\.$/.test(v) && !/\b(?:Inc|Corp|Ltd|Bros)\.$/.test(v)) return cleanName(v.slice(0, -1));
   if (!v || v.length > 120 || !/[A-Za-z]{2}/.test(v) || POINTER.test(v) || ROLE_WORD.test(v)) return undefined;
   // A street number may start an entity's name, never a person's: "2430 N. Halsted, LLC".
   if (/^\d/.test(v) && !/\b(?:LLC|L\.L\.C|Inc|LP|L\.P|LLP|Corp|Corporation|Company|Trust|Partners(?:hip)?)\b/i.test(v)) return undefined;
@@ -56,23 +76,47 @@ export function partyFromEntries(entries: LabelledEntry[], label: RegExp): Cited
   return null;
 }
 
+/**
+ * The name after the sentence that introduces it: "… entered into by and between Oak Street LLC" gives "Oak Street
+ * LLC". Only "and" may join names: after a capitalised word (not a role) it is kept ("Marcus Bell and Tanya Bell").
+ */
+const ENDS_WITH_ROLE = /\b(?:Landlord|Lessor|Owner|Tenants?|Lessees?|Residents?|Agent|Manager|Sublessor|Subtenant)["”]?\)?,?$/i;
+function afterConnector(s: string): string {
+  let cut = 0;
+  for (const m of s.matchAll(/\b(?:between|and|by|with|are|is)\s+(?:the\s+)?(?=[A-Z0-9])/g)) {
+    const before = s.slice(0, m.index).trim();
+    if (!m[0].startsWith('and') || !/(?:^|\s)[A-Z][\w.’'&-]*$/.test(before) || ENDS_WITH_ROLE.test(before)) cut = (m.index ?? 0) + m[0].length;
+  }
+  return s.slice(cut);
+}
+
 /** "between Oak Street Properties LLC ("Landlord") and John Smith ("Tenant")", "X, as Landlord". */
 function partyFromPreamble(all: Clause[], role: RegExp): Cited<string> | null {
+  // The defined term in parentheses, with what real leases put beside it: ("Resident," whether one or more),
+  // (collectively "Owner"), (hereinafter called "Tenant").
   const named = new RegExp(
-    `([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?)\\s*(?:,\\s*an? [A-Za-z ]{3,60}?,?\\s*)?,?\\s*\\(\\s*(?:(?:hereinafter|herein)\\s+(?:called|referred to as|the)\\s+)?(?:the\\s+)?["“']{0,2}(?:${role.source})["”']{0,2}\\s*\\)`,
+    `([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?)\\s*(?:,\\s*an? [A-Za-z ]{3,60}?,?\\s*)?,?\\s*\\(\\s*(?:(?:hereinafter|herein)\\s+(?:called|referred to as|the)\\s+)?(?:(?:individually\\s+and\\s+)?(?:collectively|jointly(?:\\s+and\\s+severally)?)(?:\\s+(?:called|referred to as))?,?\\s+)?(?:the\\s+)?["“']{0,2}(?:${role.source})(?:\\(s\\))?[,"”']{0,3}(?:\\s+(?:whether one or more|or\\s+["“][A-Za-z ]+["”]|herein|hereinafter))?\\s*\\)`,
   );
   const asRole = new RegExp(`([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?),\\s+as\\s+(?:the\\s+)?(?:${role.source})\\b`);
+  // "between Lakeview Rentals Inc., Lessor, and Hannah Ortiz, Lessee": the role set off by commas, no "as".
+  const bareRole = new RegExp(
+    `\\b(?:between|and)\\s+([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?),\\s+(?:the\\s+)?["“]?(?:${role.source})["”]?(?=\\s*(?:,|;|\\.|\\(|\\band\\b))`,
+  );
+  // "the parties are …, Landlord: Bluebonnet Rentals LLC; and Tenant(s): Carlos Mendez": label and name within a
+  // sentence (one that starts a line is a summary entry's, read whole by labelledEntries).
+  const labelled = new RegExp(
+    `(?<=[,;]\\s+|\\band\\s+|\\bare\\s+)(?:${role.source})(?:\\(s\\))?:\\s+([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?)(?=\\s*;\\s*and\\b|\\s*;?$|\\.?$|\\.\\s|[;,]?\\s+and\\s+(?:the\\s+)?[A-Z][a-z]*(?:\\(s\\))?:)`,
+  );
   // "the Cairo Housing Authority, referred to as Landlord".
   const referred = new RegExp(
-    `([A-Z0-9][A-Za-z0-9.&'’\\- ]{2,100}?),?\\s+(?:hereinafter\\s+)?(?:referred to|called|known)\\s+as\\s+(?:the\\s+)?["“]?(?:${role.source})\\b`,
+    `([A-Z0-9][A-Za-z0-9.&'’\\- ]{2,100}?),?\\s+(?:hereinafter\\s+)?(?:referred to as|called|known as)\\s+(?:the\\s+)?["“]?(?:${role.source})\\b`,
   );
   for (const c of all.slice(0, 80)) {
-    for (const re of [named, asRole, referred]) {
+    for (const re of [named, asRole, referred, bareRole, labelled]) {
       const m = re.exec(c.text);
       if (!m) continue;
       const v = cleanName(
-        m[1]
-          .replace(/^.*\b(?:between|and|by|with|are|is)\s+(?:the\s+)?(?=[A-Z0-9])/, '')
+        afterConnector(m[1])
           .replace(/^(?:by and between|between|and)\s+/i, '')
           .replace(/^(?:are|is)\s+(?:the\s+)?/i, '')
           .replace(/^the\s+(?=[A-Z])/, '')
@@ -111,13 +155,50 @@ function partyFromCover(pages: PageText[], role: RegExp): Cited<string> | null {
 
 /** The party as the lease first states it: the earliest of the cover, the preamble and the summary entries. */
 export function party(pages: PageText[], all: Clause[], entries: LabelledEntry[], which: 'landlord' | 'tenant'): Cited<string> | null {
-  const found = [partyFromPreamble(all, ROLE[which]), partyFromEntries(entries, ROLE_LABEL[which]), partyFromCover(pages, ROLE[which])].filter(
+  let found = [partyFromPreamble(all, ROLE[which]), partyFromEntries(entries, ROLE_LABEL[which]), partyFromCover(pages, ROLE[which])].filter(
     (c): c is Cited<string> => !!c,
   );
+  // A sublease's own landlord and tenant are its sublessor and subtenant.
+  if (!found.length) found = [partyFromPreamble(all, SUB_ROLE[which]), partyFromEntries(entries, SUB_ROLE_LABEL[which])].filter((c): c is Cited<string> => !!c);
   const first = found.sort((a, b) => a.page - b.page)[0];
   if (!first) return null;
   // A cover in capitals ("BDDC, INC.") names the party the preamble writes in normal case: report that spelling.
   const spelled =
     first.value === first.value.toUpperCase() ? found.find((c) => c.value !== c.value.toUpperCase() && sameParty(c.value, first.value)) : undefined;
   return spelled ? { ...first, value: spelled.value } : first;
+}
+
+const MANAGER_ROLE = /Managing Agent|Agent|AGENT|Property Manager|Manager|MANAGER|Management Company/;
+
+/**
+ * The landlord's manager or agent: a summary entry ("Management: …"), a defined term ("X ("Agent")") or the
+ * preamble's "Owner, by and through its agent, X".
+ */
+export function manager(all: Clause[], entries: LabelledEntry[]): Cited<string> | null {
+  const entry = partyFromEntries(entries, ROLE_LABEL.manager);
+  if (entry) return entry;
+  const through = new RegExp(`${THROUGH_AGENT.source}([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?)(?=\\s*\\(|,?\\s+(?:as|and)\\s|\\s*[;:]|\\.\\s|\\.?$)`, 'i');
+  for (const c of all.slice(0, 80)) {
+    const m = through.exec(c.text);
+    const v = m && cleanName(m[1]);
+    if (v) return { value: v, page: c.page, text: c.text.slice(0, 400) };
+  }
+  // "Owner's management company is Prime Residential Management LLC", "the Property is managed by X".
+  const stated = /\b(?:management company|managing agent|property manager|manager|agent)\s+(?:is|shall be)\s+|\bmanaged by\s+/i;
+  for (const c of all.slice(0, 80)) {
+    const m = stated.exec(c.text);
+    const v = m && cleanName(c.text.slice(m.index + m[0].length).replace(/[.;,]?\s*(?:\(.*)?$/, ''));
+    if (v) return { value: v, page: c.page, text: c.text.slice(0, 400) };
+  }
+  const preamble = partyFromPreamble(all, MANAGER_ROLE);
+  if (preamble) return preamble;
+  // "naming Owner and its managing agent, Beacon Hill Management Co., as additional insureds": the agent named in passing.
+  const appositive =
+    /\b(?:its|(?:Owner|Landlord|Lessor)['’]s)\s+(?:managing agent|property manager|management company|agent),\s+([A-Z][A-Za-z0-9.&'’\- ]{2,80}?),/;
+  for (const c of all) {
+    const m = appositive.exec(c.text);
+    const v = m && cleanName(m[1]);
+    if (v) return { value: v, page: c.page, text: c.text.slice(0, 400) };
+  }
+  return null;
 }

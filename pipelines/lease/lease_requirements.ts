@@ -43,6 +43,12 @@ const OBLIGATION = /\b(shall|must|will|agrees? to|required|requires|obtain|maint
 /** A coverage required of nobody named ("Liability coverage of at least $100,000 is required"). */
 const COVERAGE_OBLIGATION =
   /\b(?:shall|must|will|agrees? to|is required to|are required to)\s+(?:\w+\s+){0,3}?(?:maintain|carry|obtain|procure|keep|provide|purchase|have|include)\b|\b(?:is|are|be)\s+required\b|\brequires?\b|\bmust\b|\bminimum\b/i;
+/** A duty that applies only if the tenant does something ("if Tenant keeps a waterbed"), not if it fails one. */
+const CONDITION =
+  /\b(?:if|in the event(?: that)?|should)\s+(?:the\s+)?(?:Tenants?|Residents?|Lessees?)\s+(?!fails?\b|does not\b|do not\b|shall\b|is\b|are\b)(?:keeps?|has|have|owns?|installs?|uses?|brings?|operates?|serves?|sells?|stores?|hires?|employs?)\b[^,;]{0,60}/i;
+/** "a certificate of insurance or declarations page", "A copy of the declarations page is acceptable proof". */
+const DECLARATIONS_ACCEPTED =
+  /\bor\s+(?:a\s+(?:copy\s+of\s+(?:the\s+)?)?|the\s+|its\s+)?declarations?\s+page\b|\bdeclarations?\s+page\b[^.;]{0,60}\b(?:is|are|will be|shall be)\s+(?:an\s+)?(?:acceptable|accepted|sufficient)\b|\b(?:such as|including)\s+(?:a\s+copy\s+of\s+)?(?:the\s+)?declarations?\s+page\b/i;
 const NEGATED =
   /\b(?:is|are)\s+not\s+required\b|\bnot\s+required\s+to\b|\bneed not\b|\bis optional\b|\bencouraged but not required\b|\bno\s+(?:renters?|insurance)\s+(?:insurance\s+)?is\s+required/i;
 
@@ -153,7 +159,52 @@ function termIn(kind: RequirementKind, re: RegExp, text: string): RegExpExecArra
   return null;
 }
 
+const TICKED = /\[\s*[xX✓✔]\s*\]|[☑☒✔✓]/;
+const BOX = /\[\s*[xX✓✔]?\s*\]|[☑☒✔✓☐□❑]/g;
+const words = (s: string) => s.trim().split(/\s+/).filter(Boolean);
+
+/**
+ * A clause that offers choices by checkboxes, read as the ticked choices say it: "Tenant [X] is [ ] is not required
+ * to maintain …" reads "Tenant is required to maintain …". An unticked option ends at the next box; the last one,
+ * when the options before it are a few words, is as long as they are (or one word longer for its "not"), else it
+ * runs to the sentence's end. A clause with no ticked box is left as written.
+ */
+export function chosenOptions(text: string): string {
+  if (!TICKED.test(text)) return text;
+  const boxes = [...text.matchAll(BOX)];
+  let out = text.slice(0, boxes[0].index);
+  let previous: string[] = [];
+  boxes.forEach((b, k) => {
+    const from = (b.index ?? 0) + b[0].length;
+    const option = text.slice(from, boxes[k + 1]?.index ?? text.length);
+    const ticked = TICKED.test(b[0]);
+    if (k < boxes.length - 1) {
+      if (ticked) out += option;
+      previous = words(option);
+      return;
+    }
+    const w = words(option);
+    const short = previous.length > 0 && previous.length <= 3;
+    const negation = short && /^(?:not|no)$/i.test(w[previous.length] ?? '') && w.slice(0, previous.length).join(' ') === previous.join(' ');
+    const own = short ? previous.length + (negation ? 1 : 0) : (/[.;]/.exec(option)?.index ?? option.length);
+    if (ticked) out += option;
+    else if (short) out += ` ${w.slice(own).join(' ')}`;
+    else out += option.slice(own as number);
+  });
+  return out.replace(/\s{2,}/g, ' ');
+}
+
 export function requirements(all: Clause[], entries: LabelledEntry[]): Partial<Record<RequirementKind, LeaseRequirement>> {
+  // Clauses read as their ticked choices say; each requirement quotes the clause as the page writes it.
+  const written = new Map<Clause, string>();
+  all = all.map((c) => {
+    const read = chosenOptions(c.text);
+    if (read === c.text) return c;
+    const chosen = { ...c, text: read };
+    written.set(chosen, c.text);
+    return chosen;
+  });
+  const quote = (c: Clause) => (written.get(c) ?? c.text).slice(0, 600);
   const out: Partial<Record<RequirementKind, LeaseRequirement>> = {};
   const weakCertificate = new Set<LeaseRequirement>();
   // Whose insurance a clause speaks of: its own duty, else the sentence before it in the paragraph, else (for a
@@ -214,7 +265,7 @@ export function requirements(all: Clause[], entries: LabelledEntry[]): Partial<R
             uncertain: `the lease lets the landlord require it ("${at[0]}")`,
             amount: null,
             statutory: false,
-            clause: c.text.slice(0, 600),
+            clause: quote(c),
             page: c.page,
           };
         continue;
@@ -231,8 +282,52 @@ export function requirements(all: Clause[], entries: LabelledEntry[]): Partial<R
         /^\W*(?:insurance\s+)?(?:premiums?|costs?|expenses?|charges?)\b/i.test(c.text.slice(m.index + m[0].length, m.index + m[0].length + 40))
       )
         continue;
-      const negated = NEGATED.test(c.text) && kind === 'renters';
-      if (!negated && owner !== 'tenant' && !(COVERAGES.has(kind) ? COVERAGE_OBLIGATION : OBLIGATION).test(c.text)) continue;
+      // "for bodily injury and property damage": the scope of a liability cover, not a property damage requirement.
+      if (kind === 'propertyDamage' && SCOPE_OF_LIABILITY.test(c.text.slice(Math.max(0, m.index - 50), m.index))) continue;
+      // "if Tenant keeps a waterbed …, Tenant shall carry liability insurance": required only on a fact the
+      // documents do not state — not settled either way. Read in the coverage's own list item.
+      const condition = COVERAGES.has(kind) ? CONDITION.exec(ownItem(c.text.slice(0, m.index))) : null;
+      if (condition) {
+        if (!out[kind])
+          out[kind] = {
+            kind,
+            required: false,
+            uncertain: `the lease requires it only on a condition ("${condition[0]} …")`,
+            amount: amountFor(c.text, m.index + m[0].length, kind).amount,
+            statutory: false,
+            clause: quote(c),
+            page: c.page,
+          };
+        continue;
+      }
+      const negated = NEGATED.test(c.text) && (kind === 'renters' || kind === 'liability');
+      if (!negated && owner !== 'tenant' && !(COVERAGES.has(kind) ? COVERAGE_OBLIGATION : OBLIGATION).test(c.text)) {
+        // A coverage stated with a limit and no duty the rules can read ("Tenant [ ] is [ ] is not required to
+        // maintain liability insurance of $100,000") is not settled: uncertain, never a "Not required" pass.
+        const limits = COVERAGES.has(kind) && !NO_AMOUNT.has(kind) && !owner ? amountFor(c.text, m.index + m[0].length, kind) : null;
+        if (limits?.amount != null && !out[kind])
+          out[kind] = {
+            kind,
+            required: false,
+            uncertain: `the lease names it with a limit of $${limits.amount.toLocaleString('en-US')}, but no duty to carry it could be read`,
+            amount: limits.amount,
+            statutory: false,
+            clause: quote(c),
+            page: c.page,
+          };
+        continue;
+      }
+      // A lease that takes a declarations page as proof asks for no certificate holder.
+      if (
+        kind === 'certificateHolder' &&
+        DECLARATIONS_ACCEPTED.test(
+          all
+            .filter((x) => x.para === c.para)
+            .map((x) => x.text)
+            .join(' '),
+        )
+      )
+        continue;
       const prev = out[kind];
       // "Evidence of insurance" in passing gives way to a clause on certificates.
       const weak = kind === 'certificateHolder' && /^evidence/i.test(m[0]);
@@ -278,7 +373,7 @@ export function requirements(all: Clause[], entries: LabelledEntry[]): Partial<R
         combinedSingleLimit: limits.csl,
         ...(amountSource ? { amountSource } : {}),
         statutory,
-        clause: c.text.slice(0, 600),
+        clause: quote(c),
         page: c.page,
       };
       if (weak) weakCertificate.add(out[kind]!);

@@ -10,6 +10,58 @@ import { START_LABEL, END_LABEL, type LabelledEntry } from './lease_entries.ts';
 const RULE_WORDS =
   /\b(?:later of|earlier of|after|following|upon|on which|last day|first day|month|anniversary|determined|defined|set forth|substantial completion|delivery|deliver|occur|until|subject to)\b/i;
 
+const MONTH = '(January|February|March|April|May|June|July|August|September|October|November|December)';
+const ORDINAL_WORDS = [
+  'first',
+  'second',
+  'third',
+  'fourth',
+  'fifth',
+  'sixth',
+  'seventh',
+  'eighth',
+  'ninth',
+  'tenth',
+  'eleventh',
+  'twelfth',
+  'thirteenth',
+  'fourteenth',
+  'fifteenth',
+  'sixteenth',
+  'seventeenth',
+  'eighteenth',
+  'nineteenth',
+  'twentieth',
+  'twenty-first',
+  'twenty-second',
+  'twenty-third',
+  'twenty-fourth',
+  'twenty-fifth',
+  'twenty-sixth',
+  'twenty-seventh',
+  'twenty-eighth',
+  'twenty-ninth',
+  'thirtieth',
+  'thirty-first',
+];
+const DAY_OF_MONTH = new RegExp(
+  String.raw`\b(?:the\s+)?(?:(\d{1,2})(?:st|nd|rd|th)|(${ORDINAL_WORDS.join('|')})(?:\s*\(\d{1,2}(?:st|nd|rd|th)?\))?)\s+(?:day\s+)?of\s+${MONTH},?\s+(\d{4})\b`,
+  'gi',
+);
+
+/** A date written as a form writes it, "the 1st day of October, 2026", "the first (1st) day of June, 2026", as "October 1, 2026". */
+export function writtenDates(s: string): string {
+  // Most lines hold no such date: a cheap look first (the full pattern is long).
+  if (!/\bof\s+[A-S][a-z]{2}/i.test(s)) return s;
+  return s.replace(DAY_OF_MONTH, (_m, n: string | undefined, word: string | undefined, month: string, year: string) => {
+    const day = n ? Number(n) : ORDINAL_WORDS.indexOf(word!.toLowerCase()) + 1;
+    return `${month} ${day}, ${year}`;
+  });
+}
+const dates = (s: string) => dateTokens(writtenDates(s));
+
+const TERM_LABEL = /^(?:(?:the|lease|rental|initial|primary)\s+)?(?:term|period)(?:\s+of\s+(?:the\s+)?(?:lease|tenancy))?$/i;
+
 /** A labelled date: stated when the value begins with a calendar date; a rule when it defines the date otherwise. */
 function labelledDate(entries: LabelledEntry[], label: RegExp): { date: Cited<string> | null; rule: Cited<string> | null } {
   for (const e of entries) {
@@ -17,7 +69,7 @@ function labelledDate(entries: LabelledEntry[], label: RegExp): { date: Cited<st
     const v = e.value.replace(/\s+/g, ' ').trim();
     // A blank form's line is no date and no rule.
     if (/^_{3,}/.test(v)) continue;
-    const d = dateTokens(v)[0];
+    const d = dates(v)[0];
     if (d && /^(?:on\s+|as of\s+)?$/i.test(v.slice(0, d.index).trim())) return { date: { value: d.iso, page: e.page, text: e.text }, rule: null };
     if (RULE_WORDS.test(v) || !d) return { date: null, rule: { value: v.slice(0, 300), page: e.page, text: e.text } };
   }
@@ -29,12 +81,14 @@ export function leaseDates(pages: PageText[], all: Clause[], entries: LabelledEn
   const e = labelledDate(entries, END_LABEL);
   let start = s.date;
   let end = e.date;
+  let openTerm: Cited<string> | null = null;
   // "Lease Start Date: 01/01/2026" on one line, the label first.
   const startLine = /^\s*(?:lease\s+)?(?:commencement|start|beginning)\s+date\s*[:\-–]?\s*(?:on\s+)?$|^\s*move[- ]in\s+date\s*[:\-–]?\s*$/i;
   const endLine = /^\s*(?:lease\s+)?(?:expiration|termination|end|ending)\s+date\s*[:\-–]?\s*(?:on\s+)?$/i;
   for (const l of pageLines(pages)) {
-    for (const d of dateTokens(l.text)) {
-      const before = l.text.slice(0, d.index);
+    const text = writtenDates(l.text);
+    for (const d of dateTokens(text)) {
+      const before = text.slice(0, d.index);
       if (!start && !s.rule && startLine.test(before)) start = { value: d.iso, page: l.page, text: l.text };
       if (!end && !e.rule && endLine.test(before)) end = { value: d.iso, page: l.page, text: l.text };
       // "Start Date: 01/01/2026   End Date: 12/31/2026" on one line.
@@ -47,23 +101,56 @@ export function leaseDates(pages: PageText[], all: Clause[], entries: LabelledEn
   // term only (not a tax or fiscal year that also "commences" and "expires"), and never over a date the lease
   // defines by a rule.
   if (!(start && end) && !s.rule && !e.rule) {
-    for (const c of all) {
-      if (!/\b(?:the|this|lease|original|initial|rental)\s+term\b|\bterm of (?:this|the) (?:lease|agreement|tenancy)\b|\blease (?:term|period)\b/i.test(c.text))
+    // A "Term:" entry of the summary ("from 3/1/26 to 2/28/27") is the lease's own term; a clause must say so.
+    const termEntries = entries
+      .filter((x) => TERM_LABEL.test(x.label))
+      .map((x) => ({ text: writtenDates(x.value.replace(/\s+/g, ' ')), page: x.page, cite: x.text, entry: true }));
+    for (const c of [...termEntries, ...all.map((x) => ({ text: writtenDates(x.text), page: x.page, cite: x.text, entry: false }))]) {
+      if (
+        !c.entry &&
+        !/\b(?:the|this|a|lease|original|initial|rental|primary)\s+term\b|\bterm of (?:this|the) (?:lease|agreement|tenancy)\b|\blease (?:term|period)\b|\b(?:the|this) (?:tenancy|lease|sublease|agreement) (?:shall |will )?(?:begin|commence|start)|^(?:lease\s+)?term\s*:/i.test(
+          c.text,
+        )
+      )
         continue;
       if (/\b(?:fiscal|tax year|calendar year|lease year|option|extension|renewal)\b/i.test(c.text)) continue;
-      const m =
-        /\b(?:commenc\w*|begin\w*|start\w*|from)\s+(?:on\s+)?(.{6,24}?\d{4})\b[^.]*?\b(?:end\w*|terminat\w*|expir\w*|through|until|to)\s+(?:on\s+)?(?:at\s+[^,]*,\s*)?(.{6,24}?\d{4})/i.exec(
+      let m =
+        /\b(?:commenc\w*|begin\w*|start\w*|from)\s+(?:on\s+)?(.{6,24}?\d{4}|\d{1,2}\/\d{1,2}\/\d{2})\b[^.]*?\b(?:end\w*|terminat\w*|expir\w*|through|until|to)\s+(?:on\s+)?(?:at\s+\d{1,2}(?::\d{2})?\s*(?:[ap]\.?\s?m\.?|noon|midnight)\s*(?:on\s+)?|at\s+[^,]*,\s*)?(.{6,24}?\d{4}|\d{1,2}\/\d{1,2}\/\d{2})/i.exec(
           c.text,
         );
-      if (!m) continue;
+      // "Lease term: November 1, 2026 through October 31, 2027": the dates right after the term's name.
+      m ??=
+        /\b(?:term|period)\b[^.\d]{0,20}?((?:[A-Z][a-z]+\.?\s+\d{1,2},?\s+\d{4})|\d{1,2}\/\d{1,2}\/\d{2,4})\s*(?:through|thru|to|until|-|–)\s*((?:[A-Z][a-z]+\.?\s+\d{1,2},?\s+\d{4})|\d{1,2}\/\d{1,2}\/\d{2,4})/.exec(
+          c.text,
+        );
+      if (!m) {
+        // "The tenancy shall begin on 04/01/2026 and continue on a month-to-month basis": a start and no end.
+        const open = /\b(?:begin\w*|commenc\w*|start\w*)\s+(?:on\s+)?(.{6,24}?\d{4})\b[^.]*\bmonth[- ]to[- ]month\b/i.exec(c.text);
+        const a = open && dateTokens(open[1])[0];
+        if (a && !start && !end) {
+          start = { value: a.iso, page: c.page, text: c.cite.slice(0, 400) };
+          break;
+        }
+        continue;
+      }
       const a = dateTokens(m[1])[0];
       const b = dateTokens(m[2])[0];
       if (a && b && b.iso > a.iso) {
-        start ??= { value: a.iso, page: c.page, text: c.text.slice(0, 400) };
-        end ??= { value: b.iso, page: c.page, text: c.text.slice(0, 400) };
+        start ??= { value: a.iso, page: c.page, text: c.cite.slice(0, 400) };
+        end ??= { value: b.iso, page: c.page, text: c.cite.slice(0, 400) };
         break;
       }
     }
   }
-  return { start, end, rules: { start: start ? null : s.rule, end: end ? null : e.rule } };
+  // A tenancy from month to month has no expiration to read (not a holdover's month-to-month after the term).
+  if (!end && !e.rule) {
+    for (const c of all) {
+      const m = /\bmonth[- ]to[- ]month\b/i.exec(c.text);
+      if (!m || /\bhold\w*\s*over|\bholdover\b|remains? in possession|after the (?:expiration|end|termination)/i.test(c.text)) continue;
+      if (!/\b(?:tenancy|term|lease|agreement|rental)\b/i.test(c.text)) continue;
+      openTerm = { value: m[0], page: c.page, text: c.text.slice(0, 400) };
+      break;
+    }
+  }
+  return { start, end, openTerm, rules: { start: start ? null : s.rule, end: end ? null : e.rule } };
 }

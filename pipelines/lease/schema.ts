@@ -61,6 +61,8 @@ export interface LeaseFacts {
   leaseEnd: Cited<string> | null;
   /** A commencement or expiration the lease defines by an event or a formula, not a calendar date (quoted). */
   termRules: { start: Cited<string> | null; end: Cited<string> | null };
+  /** The words that make the term open-ended ("month-to-month"): no expiration is a fact, not a gap. */
+  openTerm?: Cited<string> | null;
   requirements: Partial<Record<RequirementKind, LeaseRequirement>>;
 }
 

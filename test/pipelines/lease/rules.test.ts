@@ -367,3 +367,23 @@ test('a quote, binder, application or pending status is a marker only when it is
   t.deepEqual(markersOf('AUTO APPLICATION', 'Effective Date: 02/22/2026', 'Applicant signature'), ['application']);
   t.deepEqual(markersOf('Renters policy', 'This policy is pending review by our underwriters.'), ['pending']);
 });
+
+test('Policy Period: a lease end not read is a warning; only a month-to-month term passes without one', (t) => {
+  const missing = check('Policy Period', lease({ leaseEnd: null }), policy());
+  t.is(missing.status, 'warning');
+  t.regex(missing.gap ?? '', /lease end could not be read/);
+  const open = check('Policy Period', lease({ leaseEnd: null, openTerm: { value: 'month-to-month', page: 1, text: 'x' } }), policy());
+  t.is(open.status, 'pass');
+  t.regex(open.leaseRequired, /month-to-month/);
+});
+
+test('a landlord the lease did not give: a party or holder on the policy cannot be matched, a warning (not a fail, never a pass)', (t) => {
+  const l = lease({ landlord: null, requirements: { interestedParty: req('interestedParty'), certificateHolder: req('certificateHolder') } });
+  const named = policy({ parties: [{ value: 'Oak Street Properties LLC', role: 'interested_party', page: 1, text: 'x' }] });
+  const ip = check('Interested Party', l, named);
+  t.is(ip.status, 'warning');
+  t.regex(ip.gap ?? '', /landlord could not be read/);
+  t.is(check('Interested Party', l, policy({ parties: [] })).status, 'fail');
+  const holder = policy({ parties: [{ value: 'Oak Street Properties LLC', role: 'certificate_holder', page: 1, text: 'x' }] });
+  t.is(check('Certificate Holder', l, holder).status, 'warning');
+});
