@@ -134,9 +134,10 @@ function parties(pages: PageText[], d: ExtractedData, all: Clause[]): PartyMenti
   }
   const holder = d.certificate?.certificate_holder;
   for (const c of all) {
-    // "Oak Street Properties LLC is named as additional insured", "X is additional insured", "...naming X as additional insured".
+    // "Oak Street Properties LLC is named as additional insured", "X is additional insured", "X has been added to
+    // the policy as an interested party" (an insurer's letter), "...naming X as additional insured".
     const m =
-      /([A-Z][A-Za-z0-9.,&'’\- ]{2,80}?)\s+(?:is|are)\s+(?:hereby\s+)?(?:(?:named|included|added|listed|shown)\s+as\s+)?(?:an?\s+)?(additional insureds?|additional interests?|interested part(?:y|ies)|loss payee)/.exec(
+      /([A-Z][A-Za-z0-9.,&'’\- ]{2,80}?)\s+(?:is|are|has been|have been)\s+(?:hereby\s+)?(?:(?:named|included|added|listed|shown)(?:\s+(?:to|on)\s+(?:the|this|their|your)\s+(?:\w+\s+)?policy)?\s+as\s+)?(?:an?\s+)?(additional insureds?|additional interests?|interested part(?:y|ies)|loss payee)/.exec(
         c.text,
       ) ??
       /\bnam(?:ing|es)\s+([A-Z][A-Za-z0-9.,&'’\- ]{2,80}?)\s+as\s+(?:an?\s+)?(additional insureds?|additional interests?|interested part(?:y|ies))/.exec(

@@ -387,3 +387,28 @@ test('a landlord the lease did not give: a party or holder on the policy cannot 
   const holder = policy({ parties: [{ value: 'Oak Street Properties LLC', role: 'certificate_holder', page: 1, text: 'x' }] });
   t.is(check('Certificate Holder', l, holder).status, 'warning');
 });
+
+test('an insurer’s letter that says the landlord "has been added to the policy as an interested party" names it', async (t) => {
+  const { layoutPage } = await import('../../../pipelines/documents/layout.ts');
+  const { insuranceFacts, extractPolicy } = await import('../../../pipelines/lease/index.ts');
+  const lines = [
+    'Proof of Renters Insurance',
+    'This letter confirms that Jordan Lee is insured under renters policy HIC-R-4471902. Oak Street Properties LLC has',
+    'been added to the policy as an interested party and will be notified if the policy is cancelled.',
+  ];
+  const pages = [
+    layoutPage(
+      1,
+      612,
+      792,
+      lines.map((text, i) => ({ text, x: 40, y: 60 + i * 14, w: text.length * 4.2, h: 10, source: 'text' as const })),
+      'text',
+    ),
+  ];
+  const f = insuranceFacts(pages, extractPolicy(pages));
+  t.deepEqual(
+    f.parties.map((p) => [p.value, p.role]),
+    [['Oak Street Properties LLC', 'interested_party']],
+  );
+  t.deepEqual(f.markers, []);
+});
