@@ -12,6 +12,7 @@ import type { Emit } from './kinds/types.ts';
 import { cellSource } from './layout_query.ts';
 import { cleanValue, dateTokens, parseMoney, isCityStateZip } from './normalise.ts';
 import { DISCLAIMER } from './certificate.ts';
+import { answerOf, LEADING_MARKS, markCells } from './certificate_grid.ts';
 
 type CoverageType = 'general_liability' | 'automobile_liability' | 'umbrella_liability' | 'workers_compensation';
 
@@ -127,11 +128,15 @@ const addressOf = (lines: string[]) =>
     .map(cleanValue);
 
 interface Column {
-  role: 'policy' | 'insurer' | 'eff' | 'exp' | 'limits' | 'type';
+  role: 'policy' | 'insurer' | 'eff' | 'exp' | 'limits' | 'type' | 'letter' | 'addl' | 'subr';
   x: number;
 }
 /** Column captions, tried at each word of a header line (a header cell may hold several captions run together). */
 const HEADER_PHRASES: [RegExp, Column['role']][] = [
+  // The insurer's letter ("CO LTR", "LTR", "CO") and the two answer columns ("ADDL INSD", "AI"; "SUBR WVD", "WOS").
+  [/^(?:co|ins(?:r|urer)?)\.?\s*ltr\b|^ltr\b|^co\.?(?=\s|$)/i, 'letter'],
+  [/^add(?:itiona)?l\.?(?:\s*(?:insd|ins\.?|insured)\b)?|^a\.?i\.?(?=\s|$)/i, 'addl'],
+  [/^subr(?:ogation)?\.?(?:\s*(?:wvd|waived|waiver)\b)?|^waiver(?:\s+of\s+subr(?:ogation|o\.?)?)?(?=\s|$)|^wos\b|^wvd\b/i, 'subr'],
   [/^(?:policy\s+)?eff(?:ective|ec\.?|\.)?(?:\s+date)?\b/i, 'eff'],
   [/^(?:policy\s+)?exp(?:iration|ires|\.)?(?:\s+date)?\b/i, 'exp'],
   [/^policy\s*(?:number|no\.?|num\.?|#)|^policy\b/i, 'policy'],
@@ -140,31 +145,76 @@ const HEADER_PHRASES: [RegExp, Column['role']][] = [
   [/^type\s+of\s+(?:insurance|coverage)\b|^line\s+of\s+business\b|^coverage\b|^type\b/i, 'type'],
 ];
 
-/** A table header line: three or more column captions, one of them the policy number. */
-function tableHeader(page: PageText): { li: number; columns: Column[] } | undefined {
-  for (let li = 0; li < page.lines.length; li++) {
-    const columns: Column[] = [];
-    for (const c of page.lines[li].cells) {
-      const per = c.w / Math.max(1, c.text.length);
-      const words = [...c.text.matchAll(/\S+/g)];
-      for (let k = 0; k < words.length;) {
-        const from = words[k].index ?? 0;
-        const rest = c.text.slice(from);
-        const hit = HEADER_PHRASES.map(([re, role]) => ({ m: re.exec(rest), role })).find((h) => h.m);
-        if (!hit?.m) {
-          k++;
-          continue;
-        }
-        if (!columns.some((x) => x.role === hit.role)) columns.push({ role: hit.role, x: c.x + per * from });
-        const end = from + hit.m[0].length;
-        while (k < words.length && (words[k].index ?? 0) < end) k++;
+/** The column captions of one line, each at its estimated left edge; a role already in `columns` is not added again. */
+function headerColumns(line: Line, columns: Column[] = []): Column[] {
+  for (const c of line.cells) {
+    const per = c.w / Math.max(1, c.text.length);
+    const words = [...c.text.matchAll(/\S+/g)];
+    for (let k = 0; k < words.length;) {
+      const from = words[k].index ?? 0;
+      const rest = c.text.slice(from);
+      const hit = HEADER_PHRASES.map(([re, role]) => ({ m: re.exec(rest), role })).find((h) => h.m);
+      if (!hit?.m) {
+        k++;
+        continue;
       }
+      if (!columns.some((x) => x.role === hit.role)) columns.push({ role: hit.role, x: c.x + per * from });
+      const end = from + hit.m[0].length;
+      while (k < words.length && (words[k].index ?? 0) < end) k++;
     }
+  }
+  return columns;
+}
+
+/** How far (in line heights) a header's caption stacked over or under its main line may stand ("CO" over "LTR"). */
+const STACKED_CAPTION_LINES = 1.6;
+
+/**
+ * A table header line: four or more column captions, one of them the policy number. Captions set on two lines
+ * ("ADDL" over "INSD", "CO" over "LTR") beside a one-line header join it; `last` is the header's last line.
+ */
+function tableHeader(page: PageText): { li: number; last: number; columns: Column[] } | undefined {
+  for (let li = 0; li < page.lines.length; li++) {
+    const columns = headerColumns(page.lines[li]);
     const roles = new Set(columns.map((x) => x.role));
-    if (roles.size >= 4 && roles.has('policy')) return { li, columns };
+    if (roles.size < 4 || !roles.has('policy')) continue;
+    const line = page.lines[li];
+    const near = (k: number) => {
+      const other = page.lines[k];
+      // A caption line holds no date (the first row under the header does).
+      return other && Math.abs(other.y - line.y) <= STACKED_CAPTION_LINES * Math.max(line.h, other.h) && !dateTokens(other.text).length;
+    };
+    let last = li;
+    for (let k = li - 1; k >= li - 2 && near(k); k--) headerColumns(page.lines[k], columns);
+    for (let k = li + 1; k <= li + 2 && near(k); k++) {
+      headerColumns(page.lines[k], columns);
+      last = k;
+    }
+    return { li, last, columns };
   }
   return undefined;
 }
+
+/** "Company A: Longleaf Casualty", "CO. B  Outer Banks Indemnity", "Insurer C - …": the insurers a table names by letter. */
+const LETTERED_INSURER = /^(?:company|co\.?|insurer|carrier)\s+([A-F])\s*(?:[:.\-–]\s*|\s\s*)(\S.*)$/i;
+
+function letteredInsurers(page: PageText): { letter: string; name: string; text: string; cell: Cell }[] {
+  const out: { letter: string; name: string; text: string; cell: Cell }[] = [];
+  for (const line of page.lines)
+    for (const cell of line.cells) {
+      const m = LETTERED_INSURER.exec(cell.text.trim());
+      const name = m ? cleanValue(m[2]) : '';
+      if (!m || !/[a-z]{3}/i.test(name) || out.some((x) => x.letter === m[1].toUpperCase())) continue;
+      out.push({ letter: m[1].toUpperCase(), name, text: line.text, cell });
+    }
+  return out;
+}
+
+/** A stanza's answer line: "Additional Insured: Yes", "Waiver of Subrogation: No". */
+const LABELLED_ANSWER = {
+  addl: /^additional\s+insured\s*(?:status)?\s*:?\s*(yes|no|y|n|x|n\/a)?$/i,
+  subr: /^(?:waiver\s+of\s+subrogation|subrogation\s+waived)\s*:?\s*(yes|no|y|n|x|n\/a)?$/i,
+};
 
 const LABELLED = {
   policy: /^policy\s*(?:number|no\.?|#)\s*:?\s*/i,
@@ -204,7 +254,16 @@ export function extractFreeCertificate(page: PageText, emit: Emit): void {
       emit({ pointer: '/interested_parties/0/address', value: addr.length ? addr.join(', ') : null, ...base });
     }
   }
-  coverages(page, emit, c);
+  // Insurers named by letter ("Company A: …"), which the table's letter column points to.
+  const insurers: Record<string, string> = {};
+  letteredInsurers(page).forEach((ins, i) => {
+    insurers[ins.letter] = ins.name;
+    const base = { page: page.page, text: ins.text, confidence: c, source: cellSource(page, ins.cell), rule: 'certificate: insurer named by letter' } as const;
+    emit({ pointer: `/certificate/insurers/${i}/letter`, value: ins.letter, ...base });
+    emit({ pointer: `/certificate/insurers/${i}/name`, value: ins.name, ...base });
+    emit({ pointer: `/certificate/insurers/${i}/naic`, value: null, ...base });
+  });
+  coverages(page, emit, c, insurers);
 }
 
 interface Record_ {
@@ -214,11 +273,36 @@ interface Record_ {
   startX: number;
 }
 
-function coverages(page: PageText, emit: Emit, c: number): void {
+/**
+ * A table row's answer in a Y/N column (ADDL INSD, SUBR WVD): the mark under the column's caption (Y, X: yes; N: no;
+ * N/A: not asked); a blank cell under a printed column is no. A table without the column says nothing (null).
+ */
+function columnAnswer(marks: Cell[], col: Column | undefined, nextX: number | undefined): { value: boolean | null; blank: boolean } {
+  if (!col) return { value: null, blank: false };
+  const at = marks.find((x) => x.x >= col.x - 6 && x.x < (nextX ?? col.x + 40) - 4 && answerOf(x.text) !== undefined);
+  const answer = at ? answerOf(at.text) : undefined;
+  // No mark (or no word that is one) under a printed column is no.
+  return answer === undefined ? { value: false, blank: true } : { value: answer, blank: false };
+}
+
+/** A stanza's labelled answer ("Additional Insured: Yes"), the word in the caption's cell or the next one. */
+function labelledAnswer(ls: Line[], re: RegExp): boolean | null | undefined {
+  for (const l of ls)
+    for (let i = 0; i < l.cells.length; i++) {
+      const m = re.exec(l.cells[i].text.trim());
+      if (!m) continue;
+      const word = m[1] ?? l.cells[i + 1]?.text.trim() ?? '';
+      const a = answerOf(/^yes$/i.test(word) ? 'Y' : /^no$/i.test(word) ? 'N' : word);
+      if (a !== undefined) return a;
+    }
+  return undefined;
+}
+
+function coverages(page: PageText, emit: Emit, c: number, insurers: Record<string, string>): void {
   const header = tableHeader(page);
   const lines = page.lines;
   // Where coverages start: after the table header, else after a COVERAGES heading, else anywhere.
-  const begin = header ? header.li + 1 : Math.max(0, lines.findIndex((l) => /^coverages?\b|^insurance coverages?\b/i.test(l.text.trim())) + 1);
+  const begin = header ? header.last + 1 : Math.max(0, lines.findIndex((l) => /^coverages?\b|^insurance coverages?\b/i.test(l.text.trim())) + 1);
   const starts: Record_[] = [];
   if (header) {
     // A table: a row starts at a line holding a date (its period), and its type is what the type column holds from
@@ -262,6 +346,8 @@ function coverages(page: PageText, emit: Emit, c: number): void {
   });
   const colOf = (role: Column['role']) => header?.columns.find((x) => x.role === role);
   const sortedCols = header ? [...header.columns].sort((a, b) => a.x - b.x) : [];
+  const nextColX = (col: Column | undefined) => (col ? sortedCols.find((x) => x.x > col.x + 1)?.x : undefined);
+  const answerColumns = !!(colOf('addl') || colOf('subr'));
   /** Cells of a record that fall in a header column (from its x to the next column's). */
   const inColumn = (ls: Line[], role: Column['role']) => {
     const col = colOf(role);
@@ -304,7 +390,8 @@ function coverages(page: PageText, emit: Emit, c: number): void {
     }
     if (!pn)
       for (const x of header ? inColumn(ls, 'policy') : cells) {
-        const v = policyNumberOf(x.text);
+        // An answer mark run into the policy number's cell ("Y TMG 4471902") is the answer column's, not the number's.
+        const v = policyNumberOf(answerColumns ? x.text.trim().replace(LEADING_MARKS, '') : x.text);
         if (v && !isCityStateZip(x.text)) {
           pn = v;
           pnText = x.text;
@@ -359,14 +446,34 @@ function coverages(page: PageText, emit: Emit, c: number): void {
       rule: 'certificate coverage block (free layout)',
     } as const;
     emit({ pointer: `${p}/type`, value: r.type, ...base });
-    emit({ pointer: `${p}/insurer_letter`, value: null, ...base });
+    // The insurer's letter under the letter column ("CO LTR"), when the table has one and the letter is listed.
+    const letterCell = colOf('letter') ? inColumn(ls.slice(0, 1), 'letter').find((x) => /^[A-F]$/i.test(x.text.trim())) : undefined;
+    const letter = letterCell ? letterCell.text.trim().toUpperCase() : null;
+    emit({ pointer: `${p}/insurer_letter`, value: letter, ...base, confidence: letter && !insurers[letter] ? c * 0.8 : c });
+    if (letter && insurers[letter]) insurer ??= insurers[letter];
+    // ADDL INSD / SUBR WVD: the table's answer columns on the row's first line, else a stanza's labelled answers.
+    const marks = header ? ls.slice(0, 1).flatMap((l) => l.cells.flatMap(markCells)) : [];
+    for (const [role, key] of [
+      ['addl', 'additional_insured'],
+      ['subr', 'subrogation_waived'],
+    ] as const) {
+      const col = colOf(role);
+      if (col) {
+        const a = columnAnswer(marks, col, nextColX(col));
+        // A blank cell is a weaker "no" than a printed N.
+        emit({ pointer: `${p}/${key}`, value: a.value, ...base, confidence: a.blank ? c * 0.85 : c });
+        continue;
+      }
+      const said = header ? undefined : labelledAnswer(ls, LABELLED_ANSWER[role]);
+      if (said !== undefined) emit({ pointer: `${p}/${key}`, value: said, ...base });
+    }
     emit({ pointer: `${p}/policy_number`, value: pn ?? null, ...base, text: pnText ?? text });
     emit({ pointer: `${p}/effective_date`, value: eff, ...base });
     emit({ pointer: `${p}/expiration_date`, value: exp, ...base });
-    const occ = amount(/each\s+occurrence|per\s+occurrence/i) ?? null;
+    const occ = amount(/(?:each|per)\s+occ(?:urrence|\.)?\b|occurrence\s+limit/i) ?? null;
     const limits = {
       each_occurrence: r.type === 'general_liability' ? occ : null,
-      general_aggregate: r.type === 'general_liability' ? (amount(/general\s+aggregate|aggregate/i) ?? null) : null,
+      general_aggregate: r.type === 'general_liability' ? (amount(/gen(?:eral|'l|\.)?\s+agg(?:regate|\.)?\b|aggregate/i) ?? null) : null,
       combined_single_limit: r.type === 'automobile_liability' ? (amount(/combined\s+single|\bcsl\b|each\s+accident/i) ?? null) : null,
       umbrella_each_occurrence: r.type === 'umbrella_liability' ? occ : null,
       wc_statutory: r.type === 'workers_compensation' ? /statutory/i.test(text) : null,
