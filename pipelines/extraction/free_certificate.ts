@@ -148,11 +148,13 @@ const HEADER_PHRASES: [RegExp, Column['role']][] = [
 /** The column captions of one line, each at its estimated left edge; a role already in `columns` is not added again. */
 function headerColumns(line: Line, columns: Column[] = []): Column[] {
   for (const c of line.cells) {
-    const per = c.w / Math.max(1, c.text.length);
-    const words = [...c.text.matchAll(/\S+/g)];
+    // Captions set tight run together with no space ("Insurance CompanyEffective"): parted where a capital follows a small letter.
+    const text = c.text.replace(/([a-z])([A-Z])/g, '$1 $2');
+    const per = c.w / Math.max(1, text.length);
+    const words = [...text.matchAll(/\S+/g)];
     for (let k = 0; k < words.length;) {
       const from = words[k].index ?? 0;
-      const rest = c.text.slice(from);
+      const rest = text.slice(from);
       const hit = HEADER_PHRASES.map(([re, role]) => ({ m: re.exec(rest), role })).find((h) => h.m);
       if (!hit?.m) {
         k++;
@@ -212,8 +214,8 @@ function letteredInsurers(page: PageText): { letter: string; name: string; text:
 
 /** A stanza's answer line: "Additional Insured: Yes", "Waiver of Subrogation: No". */
 const LABELLED_ANSWER = {
-  addl: /^additional\s+insured\s*(?:status)?\s*:?\s*(yes|no|y|n|x|n\/a)?$/i,
-  subr: /^(?:waiver\s+of\s+subrogation|subrogation\s+waived)\s*:?\s*(yes|no|y|n|x|n\/a)?$/i,
+  addl: /^additional\s+insured\s*(?:status)?\s*:?\s*(yes|no|y|n|x|n\/a)$/i,
+  subr: /^(?:waiver\s+of\s+subrogation|subrogation\s+waived)\s*:?\s*(yes|no|y|n|x|n\/a)$/i,
 };
 
 const LABELLED = {
@@ -285,16 +287,12 @@ function columnAnswer(marks: Cell[], col: Column | undefined, nextX: number | un
   return answer === undefined ? { value: false, blank: true } : { value: answer, blank: false };
 }
 
-/** A stanza's labelled answer ("Additional Insured: Yes"), the word in the caption's cell or the next one. */
+/** A stanza's labelled answer: a line "Additional Insured: Yes" (caption and answer in one cell or several). */
 function labelledAnswer(ls: Line[], re: RegExp): boolean | null | undefined {
-  for (const l of ls)
-    for (let i = 0; i < l.cells.length; i++) {
-      const m = re.exec(l.cells[i].text.trim());
-      if (!m) continue;
-      const word = m[1] ?? l.cells[i + 1]?.text.trim() ?? '';
-      const a = answerOf(/^yes$/i.test(word) ? 'Y' : /^no$/i.test(word) ? 'N' : word);
-      if (a !== undefined) return a;
-    }
+  for (const l of ls) {
+    const m = re.exec(l.cells.map((x) => x.text.trim()).join(' '));
+    if (m?.[1]) return answerOf(m[1]);
+  }
   return undefined;
 }
 
@@ -404,6 +402,7 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
     const exp = dates.length >= 2 ? dates[dates.length - 1] : null;
     // Insurer: labelled, else the header's column (a long name wraps within it).
     let insurer: string | undefined;
+    let insurerText: string | undefined;
     // (In a table, a wrapped name's last word, "Company", is not a caption.)
     for (const x of header ? [] : cells) {
       const m = LABELLED.insurer.exec(x.text.trim());
@@ -411,16 +410,17 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
       const rest = x.text.trim().slice(m[0].length);
       const line = ls.find((l) => l.cells.includes(x));
       insurer = cleanValue(rest || (line?.cells[line.cells.indexOf(x) + 1]?.text ?? '')) || undefined;
+      insurerText = line?.text;
       if (insurer) break;
     }
-    if (!insurer && colOf('insurer'))
-      insurer =
-        cleanValue(
-          inColumn(ls, 'insurer')
-            .map((x) => x.text.replace(/^['"‘’“”]+|['"‘’“”]+$/g, ''))
-            .filter((t) => /[a-z]{2}/i.test(t))
-            .join(' '),
-        ) || undefined;
+    if (!insurer && colOf('insurer')) {
+      const words = inColumn(ls, 'insurer')
+        .map((x) => x.text.replace(/^['"‘’“”]+|['"‘’“”]+$/g, ''))
+        .filter((t) => /[a-z]{2}/i.test(t) && !dateTokens(t).length);
+      insurer = cleanValue(words.join(' ')) || undefined;
+      // A name wrapped within its column is cited as its column's lines, the words that make it.
+      insurerText = words.join('\n');
+    }
     // Limits by caption: "Each Occurrence $1,000,000", the amount in the caption's cell or the next.
     const amount = (re: RegExp): number | undefined => {
       for (const l of ls)
@@ -450,7 +450,10 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
     const letterCell = colOf('letter') ? inColumn(ls.slice(0, 1), 'letter').find((x) => /^[A-F]$/i.test(x.text.trim())) : undefined;
     const letter = letterCell ? letterCell.text.trim().toUpperCase() : null;
     emit({ pointer: `${p}/insurer_letter`, value: letter, ...base, confidence: letter && !insurers[letter] ? c * 0.8 : c });
-    if (letter && insurers[letter]) insurer ??= insurers[letter];
+    if (letter && insurers[letter] && !insurer) {
+      insurer = insurers[letter];
+      insurerText = letteredInsurers(page).find((x) => x.letter === letter)?.text;
+    }
     // ADDL INSD / SUBR WVD: the table's answer columns on the row's first line, else a stanza's labelled answers.
     const marks = header ? ls.slice(0, 1).flatMap((l) => l.cells.flatMap(markCells)) : [];
     for (const [role, key] of [
@@ -482,7 +485,8 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
     };
     for (const [k, v] of Object.entries(limits)) emit({ pointer: `${p}/${k}`, value: v, ...base });
     if (n === 0) {
-      if (insurer) emit({ pointer: '/policy/provider', value: insurer, ...base, rule: 'certificate: insurer of the first coverage' });
+      if (insurer)
+        emit({ pointer: '/policy/provider', value: insurer, ...base, text: insurerText ?? text, rule: 'certificate: insurer of the first coverage' });
       if (pn) emit({ pointer: '/policy/policy_number', value: pn, ...base, text: pnText ?? text });
       if (eff) emit({ pointer: '/policy/effective_date', value: eff, ...base });
       if (exp) emit({ pointer: '/policy/expiration_date', value: exp, ...base });
@@ -501,7 +505,16 @@ export function splitAtColumns(cell: Cell, columnXs: number[]): Cell[] {
   if (colAt(cell.x) === colAt(cell.x + cell.w - 2)) return [cell];
   const per = cell.w / Math.max(1, cell.text.length);
   const parts: { col: number; words: string[]; x: number; end: number }[] = [];
+  // A date is one word: a column edge estimated inside "February 27, 2025" does not cut it.
+  const dates = dateTokens(cell.text);
+  const words: { 0: string; index: number }[] = [];
   for (const m of cell.text.matchAll(/\S+/g)) {
+    const i = m.index ?? 0;
+    const d = dates.find((x) => i >= x.index && i < x.index + x.text.length);
+    if (d && i === d.index) words.push({ 0: d.text, index: i });
+    else if (!d || !words.some((w) => w.index === d.index)) words.push({ 0: m[0], index: i });
+  }
+  for (const m of words) {
     const x = cell.x + per * (m.index ?? 0);
     const col = colAt(x);
     const last = parts[parts.length - 1];
