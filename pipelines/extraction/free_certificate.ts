@@ -47,6 +47,9 @@ const TYPE_WORDS: [RegExp, CoverageType][] = [
   [/general\s+liab|\bc\.?g\.?l\b|general/i, 'general_liability'],
 ];
 
+/** The share of its confidence a coverage row keeps when its policy number or a date was not found in it. */
+const BROKEN_ROW = 0.75;
+
 const conf = (page: PageText) => (page.source === 'ocr' ? 0.72 : 0.85);
 
 /** Whether a page is a certificate laid out freely (no ACORD form, no INSURER A–F, no coverage grid). */
@@ -168,6 +171,12 @@ function headerColumns(line: Line, columns: Column[] = []): Column[] {
   return columns;
 }
 
+/**
+ * How far left of its column's caption a cell may start and still be the column's: a caption's left edge is
+ * estimated from its characters when captions run together in one cell, and the estimate may be a few points off.
+ */
+const CELL_BEFORE_CAPTION = 6;
+
 /** How far (in line heights) a header's caption stacked over or under its main line may stand ("CO" over "LTR"). */
 const STACKED_CAPTION_LINES = 1.6;
 
@@ -281,7 +290,7 @@ interface Record_ {
  */
 function columnAnswer(marks: Cell[], col: Column | undefined, nextX: number | undefined): { value: boolean | null; blank: boolean } {
   if (!col) return { value: null, blank: false };
-  const at = marks.find((x) => x.x >= col.x - 6 && x.x < (nextX ?? col.x + 40) - 4 && answerOf(x.text) !== undefined);
+  const at = marks.find((x) => x.x >= col.x - CELL_BEFORE_CAPTION && x.x < (nextX ?? col.x + 40) - CELL_BEFORE_CAPTION && answerOf(x.text) !== undefined);
   const answer = at ? answerOf(at.text) : undefined;
   // No mark (or no word that is one) under a printed column is no.
   return answer === undefined ? { value: false, blank: true } : { value: answer, blank: false };
@@ -316,7 +325,11 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
       const to = anchors[k + 1] ?? Math.min(lines.length, li + 4);
       const words = lines
         .slice(li, to)
-        .flatMap((l) => l.cells.filter((x) => (typeCol ? x.x >= typeCol.x - 6 : x.x < page.width * 0.3) && x.x < (nextX ?? page.width * 0.3) - 4))
+        .flatMap((l) =>
+          l.cells.filter(
+            (x) => (typeCol ? x.x >= typeCol.x - CELL_BEFORE_CAPTION : x.x < page.width * 0.3) && x.x < (nextX ?? page.width * 0.3) - CELL_BEFORE_CAPTION,
+          ),
+        )
         .map((x) => x.text)
         .join(' ');
       const t = TYPE_WORDS.find(([re]) => re.test(words))?.[1];
@@ -351,7 +364,7 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
     const col = colOf(role);
     if (!col) return [];
     const next = sortedCols.find((x) => x.x > col.x + 1);
-    return ls.flatMap((l) => l.cells.filter((x) => x.x >= col.x - 6 && x.x < (next ? next.x - 4 : page.width)));
+    return ls.flatMap((l) => l.cells.filter((x) => x.x >= col.x - CELL_BEFORE_CAPTION && x.x < (next ? next.x - CELL_BEFORE_CAPTION : page.width)));
   };
   let n = 0;
   for (const r of starts) {
@@ -438,10 +451,12 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
       return undefined;
     };
     const p = `/certificate/coverages/${n}`;
+    // A row read without its policy number or its two dates was not read whole: what it does give is less sure.
+    const rc = pn && eff && exp ? c : c * BROKEN_ROW;
     const base = {
       page: page.page,
       text,
-      confidence: c,
+      confidence: rc,
       source: page.source === 'ocr' ? 'ocr' : 'rules',
       rule: 'certificate coverage block (free layout)',
     } as const;
@@ -449,7 +464,7 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
     // The insurer's letter under the letter column ("CO LTR"), when the table has one and the letter is listed.
     const letterCell = colOf('letter') ? inColumn(ls.slice(0, 1), 'letter').find((x) => /^[A-F]$/i.test(x.text.trim())) : undefined;
     const letter = letterCell ? letterCell.text.trim().toUpperCase() : null;
-    emit({ pointer: `${p}/insurer_letter`, value: letter, ...base, confidence: letter && !insurers[letter] ? c * 0.8 : c });
+    emit({ pointer: `${p}/insurer_letter`, value: letter, ...base, confidence: letter && !insurers[letter] ? rc * 0.8 : rc });
     if (letter && insurers[letter] && !insurer) {
       insurer = insurers[letter];
       insurerText = letteredInsurers(page).find((x) => x.letter === letter)?.text;
@@ -464,7 +479,7 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
       if (col) {
         const a = columnAnswer(marks, col, nextColX(col));
         // A blank cell is a weaker "no" than a printed N.
-        emit({ pointer: `${p}/${key}`, value: a.value, ...base, confidence: a.blank ? c * 0.85 : c });
+        emit({ pointer: `${p}/${key}`, value: a.value, ...base, confidence: a.blank ? rc * 0.85 : rc });
         continue;
       }
       const said = header ? undefined : labelledAnswer(ls, LABELLED_ANSWER[role]);
@@ -501,7 +516,7 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
  */
 export function splitAtColumns(cell: Cell, columnXs: number[]): Cell[] {
   const xs = [...columnXs].sort((a, b) => a - b);
-  const colAt = (x: number) => xs.filter((c) => c <= x + 4).length - 1;
+  const colAt = (x: number) => xs.filter((c) => c <= x + CELL_BEFORE_CAPTION).length - 1;
   if (colAt(cell.x) === colAt(cell.x + cell.w - 2)) return [cell];
   const per = cell.w / Math.max(1, cell.text.length);
   const parts: { col: number; words: string[]; x: number; end: number }[] = [];

@@ -167,3 +167,26 @@ test('each occurrence under its other captions, named as its row prints it so th
     );
   }
 });
+
+test('a coverage row read without its dates is less sure of what it gives, so it is reviewed', (t) => {
+  const p = page([
+    [200, 30, 'EVIDENCE OF INSURANCE'],
+    [40, 120, 'COVERAGES'],
+    [40, 140, 'General Liability'],
+    [52, 152, 'Policy Number:'],
+    [160, 152, 'GLA 4410022'],
+    [52, 164, 'Policy Period:'],
+    [160, 164, '05/01/2025 to 05/01/2026'],
+    [52, 176, 'Each Occurrence'],
+    [160, 176, '$1,000,000'],
+    [40, 200, "Workers' Compensation"],
+    [52, 212, 'Policy Number:'],
+    [160, 212, 'WC 4410023'],
+    [52, 224, 'E.L. Each Accident'],
+    [160, 224, '$500,000'],
+  ]);
+  const cs = collect((emit) => extractFreeCertificate(p, emit));
+  const conf = (ptr: string) => cs.find((c) => c.pointer === ptr)!.confidence;
+  t.true(conf('/certificate/coverages/0/each_occurrence') >= 0.8);
+  t.true(conf('/certificate/coverages/1/el_each_accident') < 0.7);
+});
