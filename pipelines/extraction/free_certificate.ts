@@ -168,6 +168,11 @@ function headerColumns(line: Line, columns: Column[] = []): Column[] {
       while (k < words.length && (words[k].index ?? 0) < end) k++;
     }
   }
+  // "Insurance" alone right of the type's caption heads the insurer's column ("Insurance Company", its second word
+  // lost on a scan or set under it).
+  const type = columns.find((x) => x.role === 'type');
+  const lone = line.cells.find((c) => /^insurance$/i.test(c.text.trim()) && type && c.x > type.x);
+  if (lone && !columns.some((x) => x.role === 'insurer')) columns.push({ role: 'insurer', x: lone.x });
   return columns;
 }
 
@@ -429,7 +434,7 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
     if (!insurer && colOf('insurer')) {
       const words = inColumn(ls, 'insurer')
         .map((x) => x.text.replace(/^['"‘’“”]+|['"‘’“”]+$/g, ''))
-        .filter((t) => /[a-z]{2}/i.test(t) && !dateTokens(t).length);
+        .filter((t) => /[a-z]{2}/i.test(t) && !dateTokens(t).length && !/\$|\d{3}/.test(t));
       insurer = cleanValue(words.join(' ')) || undefined;
       // A name wrapped within its column is cited as its column's lines, the words that make it.
       insurerText = words.join('\n');
