@@ -300,7 +300,7 @@ function propertyDeductible(pages: PageText[], emit: Emit, done: Set<string>): v
 }
 
 /** The each-occurrence caption as carriers word it: "Each Occurrence (Limit)", "Per Occurrence", "Occurrence Limit". */
-const OCCURRENCE_CAPTION = /(?:each|per)\s+occurrence(?:\s+limit)?|occurrence\s+limit/i;
+export const OCCURRENCE_CAPTION = /(?:each|per)\s+occurrence(?:\s+limit)?|occurrence\s+limit/i;
 
 /**
  * CGL / BOP each-occurrence liability limit as a coverage item, named by its row's caption as printed ("Liability

@@ -6,6 +6,7 @@ import { textPage as page, collect, firstValues } from '../../helpers/pages.ts';
 import { extractFreeCertificate } from '../../../pipelines/extraction/free_certificate.ts';
 import { detectKind } from '../../../pipelines/extraction/rules.ts';
 import { eachOccurrence } from '../../../pipelines/extraction/limits.ts';
+import { declarationCore, liabilityFields } from '../../../pipelines/extraction/declarations.ts';
 import { ground, indexPages } from '../../../pipelines/extraction/grounding.ts';
 
 test('a table with answer columns between the insurer and the policy number: Y, N and a blank cell; marks run into the policy number', (t) => {
@@ -189,4 +190,22 @@ test('a coverage row read without its dates is less sure of what it gives, so it
   const conf = (ptr: string) => cs.find((c) => c.pointer === ptr)!.confidence;
   t.true(conf('/certificate/coverages/0/each_occurrence') >= 0.8);
   t.true(conf('/certificate/coverages/1/el_each_accident') < 0.7);
+});
+
+test('a limits table whose occurrence row is captioned "Per Occurrence" or "Occurrence Limit" is not given the limit twice', (t) => {
+  for (const caption of ['Per Occurrence', 'Occurrence Limit']) {
+    const p = page([
+      [50, 80, 'COMMERCIAL GENERAL LIABILITY DECLARATIONS'],
+      [50, 100, 'Policy Number: GL 5561230'],
+      [50, 200, 'Coverage Part'],
+      [340, 200, 'Limit of Insurance'],
+      [50, 216, caption],
+      [340, 216, '$1,000,000'],
+      [50, 228, 'General Aggregate Limit'],
+      [340, 228, '$2,000,000'],
+    ]);
+    const cs = collect((emit) => liabilityFields([p], declarationCore([p], emit), emit));
+    const limits = cs.filter((c) => /^\/coverages\/\d+\/limit$/.test(c.pointer) && c.value === 1000000);
+    t.is(limits.length, 1, caption);
+  }
 });
