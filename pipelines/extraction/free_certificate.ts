@@ -52,9 +52,12 @@ const BROKEN_ROW = 0.75;
 
 const conf = (page: PageText) => (page.source === 'ocr' ? 0.72 : 0.85);
 
-/** Whether a page is a certificate laid out freely (no ACORD form, no INSURER A–F, no coverage grid). */
+/**
+ * Whether a page is a certificate laid out freely: no ACORD name, INSR LTR, INSURER(S) AFFORDING COVERAGE or NAIC #.
+ * A list of insurers by letter ("Insurer A: …") is no marker: agency systems print one too.
+ */
 export function isFreeCertificate(text: string): boolean {
-  return !/\bACORD\b|INSR\s*LTR|INSURER\s*\(?S?\)?\s*AFFORDING|INSURER\s*A\b|\bNAIC\s*#/i.test(text);
+  return !/\bACORD\b|INSR\s*LTR|INSURER\s*\(?S?\)?\s*AFFORDING|\bNAIC\s*#/i.test(text);
 }
 
 interface PartyBlock {
@@ -136,9 +139,10 @@ interface Column {
 }
 /** Column captions, tried at each word of a header line (a header cell may hold several captions run together). */
 const HEADER_PHRASES: [RegExp, Column['role']][] = [
-  // The insurer's letter ("CO LTR", "LTR", "CO") and the two answer columns ("ADDL INSD", "AI"; "SUBR WVD", "WOS").
+  // The insurer's letter ("CO LTR", "LTR", "CO") and the two answer columns ("ADDL INSD", "AI" (a scan reads "Al");
+  // "SUBR WVD", "WOS").
   [/^(?:co|ins(?:r|urer)?)\.?\s*ltr\b|^ltr\b|^co\.?(?=\s|$)/i, 'letter'],
-  [/^add(?:itiona)?l\.?(?:\s*(?:insd|ins\.?|insured)\b)?|^a\.?i\.?(?=\s|$)/i, 'addl'],
+  [/^add(?:itiona)?l\.?(?:\s*(?:insd|ins\.?|insured)\b)?|^a\.?[il1|]\.?(?=\s|$)/i, 'addl'],
   [/^subr(?:ogation)?\.?(?:\s*(?:wvd|waived|waiver)\b)?|^waiver(?:\s+of\s+subr(?:ogation|o\.?)?)?(?=\s|$)|^wos\b|^wvd\b/i, 'subr'],
   [/^(?:policy\s+)?eff(?:ective|ec\.?|\.)?(?:\s+date)?\b/i, 'eff'],
   [/^(?:policy\s+)?exp(?:iration|ires|\.)?(?:\s+date)?\b/i, 'exp'],
