@@ -39,7 +39,7 @@ const MIN_LIMIT = 1000;
 const ANSWER_MARK = /^(Y|N|X|N\s*\/\s*A|YES|NO)$/i;
 const bareMark = (t: string) => t.trim().replace(/^[[|(]+|[\]|)]+$/g, '');
 /** One or two tick-column answers (X, Y, N, N/A) before a policy number in the same cell. */
-const LEADING_MARKS = /^(?:(?:[XYN]|N\/A)\s+){1,2}(?=[A-Z0-9-]*\d[A-Z0-9-]*\d)/i;
+export const LEADING_MARKS = /^(?:(?:[XYN]|N\/A)\s+){1,2}(?=[A-Z0-9-]*\d[A-Z0-9-]*\d)/i;
 /** A check mark as printed or read from a scan. */
 export const MARK = /^[Xx✓✔✗✘√64ü■●]$/;
 
@@ -304,6 +304,13 @@ function statutoryMarked(bandLines: Line[]): boolean {
   );
 }
 
+/** A Y/N column's answer: Y, X or YES is yes, N or NO no, N/A not asked (null); anything else is no answer (undefined). */
+export function answerOf(text: string): boolean | null | undefined {
+  const t = bareMark(text).replace(/\s/g, '').toUpperCase();
+  if (!ANSWER_MARK.test(t)) return undefined;
+  return t === 'N/A' ? null : t === 'Y' || t === 'X' || t === 'YES';
+}
+
 /**
  * ADDL INSD / SUBR WVD: the mark nearest each column's header word (Y or X: yes; N or blank: no; N/A: not asked).
  * A scan reads the box's border into the mark ("N/A|", "[N]"): the border is not part of it.
@@ -317,9 +324,8 @@ function answerFlags(lines: Line[], cols: Columns): { additional: boolean | null
       const d = Math.abs(cx - x);
       return d < MARK_NEAR && (other === undefined || d <= Math.abs(cx - other));
     });
-    if (near.length === 0) return false;
-    const t = bareMark(near[0].text).replace(/\s/g, '').toUpperCase();
-    return t === 'N/A' ? null : t === 'Y' || t === 'X' || t === 'YES';
+    const answer = near.length ? answerOf(near[0].text) : undefined;
+    return answer === undefined ? false : answer;
   };
   return { additional: flag(cols.addlX, cols.subrX), waived: flag(cols.subrX, cols.addlX) };
 }

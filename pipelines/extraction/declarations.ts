@@ -3,7 +3,7 @@
 // renters Section I/II limits with the residence address. The kind modules under kinds/ compose them.
 import type { PageText, Cell } from '../documents/layout.ts';
 import type { Emit } from './kinds/types.ts';
-import { autoLiability, propertyLines, eachOccurrence } from './limits.ts';
+import { autoLiability, propertyLines, eachOccurrence, OCCURRENCE_CAPTION } from './limits.ts';
 import { findCarrier, findNamedInsured, looksLikeName } from './names.ts';
 import { findLabelled, findLabelledBlock, findTable, cellsBelow, fromFound } from './layout_query.ts';
 import { parseMoney, parseDate, dateTokens, cleanValue, isOrganisation, splitPersonName } from './normalise.ts';
@@ -276,7 +276,8 @@ export function autoFields(pages: PageText[], covs: TableCoverages, emit: Emit):
 
 /** Businessowners / CGL: the each-occurrence limit when the coverage table did not give it. */
 export function liabilityFields(pages: PageText[], covs: TableCoverages, emit: Emit): void {
-  if (!covs.some((c) => /each\s+occurrence/i.test(c.name) && typeof c.limit === 'number')) eachOccurrence(pages, emit, covs.length);
+  // A limits table that has the row under any of its captions ("Per Occurrence", "Occurrence Limit") has it already.
+  if (!covs.some((c) => OCCURRENCE_CAPTION.test(c.name) && typeof c.limit === 'number')) eachOccurrence(pages, emit, covs.length);
 }
 
 /** Homeowners and renters: the Section I/II limits, deductible and residence address. */

@@ -12,6 +12,7 @@ import type { Emit } from './kinds/types.ts';
 import { cellSource } from './layout_query.ts';
 import { cleanValue, dateTokens, parseMoney, isCityStateZip } from './normalise.ts';
 import { DISCLAIMER } from './certificate.ts';
+import { answerOf, LEADING_MARKS, markCells } from './certificate_grid.ts';
 
 type CoverageType = 'general_liability' | 'automobile_liability' | 'umbrella_liability' | 'workers_compensation';
 
@@ -46,11 +47,17 @@ const TYPE_WORDS: [RegExp, CoverageType][] = [
   [/general\s+liab|\bc\.?g\.?l\b|general/i, 'general_liability'],
 ];
 
+/** The share of its confidence a coverage row keeps when its policy number or a date was not found in it. */
+const BROKEN_ROW = 0.75;
+
 const conf = (page: PageText) => (page.source === 'ocr' ? 0.72 : 0.85);
 
-/** Whether a page is a certificate laid out freely (no ACORD form, no INSURER A–F, no coverage grid). */
+/**
+ * Whether a page is a certificate laid out freely: no ACORD name, INSR LTR, INSURER(S) AFFORDING COVERAGE or NAIC #.
+ * A list of insurers by letter ("Insurer A: …") is no marker: agency systems print one too.
+ */
 export function isFreeCertificate(text: string): boolean {
-  return !/\bACORD\b|INSR\s*LTR|INSURER\s*\(?S?\)?\s*AFFORDING|INSURER\s*A\b|\bNAIC\s*#/i.test(text);
+  return !/\bACORD\b|INSR\s*LTR|INSURER\s*\(?S?\)?\s*AFFORDING|\bNAIC\s*#/i.test(text);
 }
 
 interface PartyBlock {
@@ -127,11 +134,16 @@ const addressOf = (lines: string[]) =>
     .map(cleanValue);
 
 interface Column {
-  role: 'policy' | 'insurer' | 'eff' | 'exp' | 'limits' | 'type';
+  role: 'policy' | 'insurer' | 'eff' | 'exp' | 'limits' | 'type' | 'letter' | 'addl' | 'subr';
   x: number;
 }
 /** Column captions, tried at each word of a header line (a header cell may hold several captions run together). */
 const HEADER_PHRASES: [RegExp, Column['role']][] = [
+  // The insurer's letter ("CO LTR", "LTR", "CO") and the two answer columns ("ADDL INSD", "AI" (a scan reads "Al");
+  // "SUBR WVD", "WOS").
+  [/^(?:co|ins(?:r|urer)?)\.?\s*ltr\b|^ltr\b|^co\.?(?=\s|$)/i, 'letter'],
+  [/^add(?:itiona)?l\.?(?:\s*(?:insd|ins\.?|insured)\b)?|^a\.?[il1|]\.?(?=\s|$)/i, 'addl'],
+  [/^subr(?:ogation)?\.?(?:\s*(?:wvd|waived|waiver)\b)?|^waiver(?:\s+of\s+subr(?:ogation|o\.?)?)?(?=\s|$)|^wos\b|^wvd\b/i, 'subr'],
   [/^(?:policy\s+)?eff(?:ective|ec\.?|\.)?(?:\s+date)?\b/i, 'eff'],
   [/^(?:policy\s+)?exp(?:iration|ires|\.)?(?:\s+date)?\b/i, 'exp'],
   [/^policy\s*(?:number|no\.?|num\.?|#)|^policy\b/i, 'policy'],
@@ -140,31 +152,89 @@ const HEADER_PHRASES: [RegExp, Column['role']][] = [
   [/^type\s+of\s+(?:insurance|coverage)\b|^line\s+of\s+business\b|^coverage\b|^type\b/i, 'type'],
 ];
 
-/** A table header line: three or more column captions, one of them the policy number. */
-function tableHeader(page: PageText): { li: number; columns: Column[] } | undefined {
-  for (let li = 0; li < page.lines.length; li++) {
-    const columns: Column[] = [];
-    for (const c of page.lines[li].cells) {
-      const per = c.w / Math.max(1, c.text.length);
-      const words = [...c.text.matchAll(/\S+/g)];
-      for (let k = 0; k < words.length;) {
-        const from = words[k].index ?? 0;
-        const rest = c.text.slice(from);
-        const hit = HEADER_PHRASES.map(([re, role]) => ({ m: re.exec(rest), role })).find((h) => h.m);
-        if (!hit?.m) {
-          k++;
-          continue;
-        }
-        if (!columns.some((x) => x.role === hit.role)) columns.push({ role: hit.role, x: c.x + per * from });
-        const end = from + hit.m[0].length;
-        while (k < words.length && (words[k].index ?? 0) < end) k++;
+/** The column captions of one line, each at its estimated left edge; a role already in `columns` is not added again. */
+function headerColumns(line: Line, columns: Column[] = []): Column[] {
+  for (const c of line.cells) {
+    // Captions set tight run together with no space ("Insurance CompanyEffective"): parted where a capital follows a small letter.
+    const text = c.text.replace(/([a-z])([A-Z])/g, '$1 $2');
+    const per = c.w / Math.max(1, text.length);
+    const words = [...text.matchAll(/\S+/g)];
+    for (let k = 0; k < words.length;) {
+      const from = words[k].index ?? 0;
+      const rest = text.slice(from);
+      const hit = HEADER_PHRASES.map(([re, role]) => ({ m: re.exec(rest), role })).find((h) => h.m);
+      if (!hit?.m) {
+        k++;
+        continue;
       }
+      if (!columns.some((x) => x.role === hit.role)) columns.push({ role: hit.role, x: c.x + per * from });
+      const end = from + hit.m[0].length;
+      while (k < words.length && (words[k].index ?? 0) < end) k++;
     }
+  }
+  // "Insurance" alone right of the type's caption heads the insurer's column ("Insurance Company", its second word
+  // lost on a scan or set under it).
+  const type = columns.find((x) => x.role === 'type');
+  const lone = line.cells.find((c) => /^insurance$/i.test(c.text.trim()) && type && c.x > type.x);
+  if (lone && !columns.some((x) => x.role === 'insurer')) columns.push({ role: 'insurer', x: lone.x });
+  return columns;
+}
+
+/**
+ * How far left of its column's caption a cell may start and still be the column's: a caption's left edge is
+ * estimated from its characters when captions run together in one cell, and the estimate may be a few points off.
+ */
+const CELL_BEFORE_CAPTION = 6;
+
+/** How far (in line heights) a header's caption stacked over or under its main line may stand ("CO" over "LTR"). */
+const STACKED_CAPTION_LINES = 1.6;
+
+/**
+ * A table header line: four or more column captions, one of them the policy number. Captions set on two lines
+ * ("ADDL" over "INSD", "CO" over "LTR") beside a one-line header join it; `last` is the header's last line.
+ */
+function tableHeader(page: PageText): { li: number; last: number; columns: Column[] } | undefined {
+  for (let li = 0; li < page.lines.length; li++) {
+    const columns = headerColumns(page.lines[li]);
     const roles = new Set(columns.map((x) => x.role));
-    if (roles.size >= 4 && roles.has('policy')) return { li, columns };
+    if (roles.size < 4 || !roles.has('policy')) continue;
+    const line = page.lines[li];
+    const near = (k: number) => {
+      const other = page.lines[k];
+      // A caption line holds no date (the first row under the header does).
+      return other && Math.abs(other.y - line.y) <= STACKED_CAPTION_LINES * Math.max(line.h, other.h) && !dateTokens(other.text).length;
+    };
+    let last = li;
+    for (let k = li - 1; k >= li - 2 && near(k); k--) headerColumns(page.lines[k], columns);
+    for (let k = li + 1; k <= li + 2 && near(k); k++) {
+      headerColumns(page.lines[k], columns);
+      last = k;
+    }
+    return { li, last, columns };
   }
   return undefined;
 }
+
+/** "Company A: Longleaf Casualty", "CO. B  Outer Banks Indemnity", "Insurer C - …": the insurers a table names by letter. */
+const LETTERED_INSURER = /^(?:company|co\.?|insurer|carrier)\s+([A-F])\s*(?:[:.\-–]\s*|\s\s*)(\S.*)$/i;
+
+function letteredInsurers(page: PageText): { letter: string; name: string; text: string; cell: Cell }[] {
+  const out: { letter: string; name: string; text: string; cell: Cell }[] = [];
+  for (const line of page.lines)
+    for (const cell of line.cells) {
+      const m = LETTERED_INSURER.exec(cell.text.trim());
+      const name = m ? cleanValue(m[2]) : '';
+      if (!m || !/[a-z]{3}/i.test(name) || out.some((x) => x.letter === m[1].toUpperCase())) continue;
+      out.push({ letter: m[1].toUpperCase(), name, text: line.text, cell });
+    }
+  return out;
+}
+
+/** A stanza's answer line: "Additional Insured: Yes", "Waiver of Subrogation: No". */
+const LABELLED_ANSWER = {
+  addl: /^additional\s+insured\s*(?:status)?\s*:?\s*(yes|no|y|n|x|n\/a)$/i,
+  subr: /^(?:waiver\s+of\s+subrogation|subrogation\s+waived)\s*:?\s*(yes|no|y|n|x|n\/a)$/i,
+};
 
 const LABELLED = {
   policy: /^policy\s*(?:number|no\.?|#)\s*:?\s*/i,
@@ -204,7 +274,16 @@ export function extractFreeCertificate(page: PageText, emit: Emit): void {
       emit({ pointer: '/interested_parties/0/address', value: addr.length ? addr.join(', ') : null, ...base });
     }
   }
-  coverages(page, emit, c);
+  // Insurers named by letter ("Company A: …"), which the table's letter column points to.
+  const insurers: Record<string, string> = {};
+  letteredInsurers(page).forEach((ins, i) => {
+    insurers[ins.letter] = ins.name;
+    const base = { page: page.page, text: ins.text, confidence: c, source: cellSource(page, ins.cell), rule: 'certificate: insurer named by letter' } as const;
+    emit({ pointer: `/certificate/insurers/${i}/letter`, value: ins.letter, ...base });
+    emit({ pointer: `/certificate/insurers/${i}/name`, value: ins.name, ...base });
+    emit({ pointer: `/certificate/insurers/${i}/naic`, value: null, ...base });
+  });
+  coverages(page, emit, c, insurers);
 }
 
 interface Record_ {
@@ -214,11 +293,32 @@ interface Record_ {
   startX: number;
 }
 
-function coverages(page: PageText, emit: Emit, c: number): void {
+/**
+ * A table row's answer in a Y/N column (ADDL INSD, SUBR WVD): the mark under the column's caption (Y, X: yes; N: no;
+ * N/A: not asked); a blank cell under a printed column is no. A table without the column says nothing (null).
+ */
+function columnAnswer(marks: Cell[], col: Column | undefined, nextX: number | undefined): { value: boolean | null; blank: boolean } {
+  if (!col) return { value: null, blank: false };
+  const at = marks.find((x) => x.x >= col.x - CELL_BEFORE_CAPTION && x.x < (nextX ?? col.x + 40) - CELL_BEFORE_CAPTION && answerOf(x.text) !== undefined);
+  const answer = at ? answerOf(at.text) : undefined;
+  // No mark (or no word that is one) under a printed column is no.
+  return answer === undefined ? { value: false, blank: true } : { value: answer, blank: false };
+}
+
+/** A stanza's labelled answer: a line "Additional Insured: Yes" (caption and answer in one cell or several). */
+function labelledAnswer(ls: Line[], re: RegExp): boolean | null | undefined {
+  for (const l of ls) {
+    const m = re.exec(l.cells.map((x) => x.text.trim()).join(' '));
+    if (m?.[1]) return answerOf(m[1]);
+  }
+  return undefined;
+}
+
+function coverages(page: PageText, emit: Emit, c: number, insurers: Record<string, string>): void {
   const header = tableHeader(page);
   const lines = page.lines;
   // Where coverages start: after the table header, else after a COVERAGES heading, else anywhere.
-  const begin = header ? header.li + 1 : Math.max(0, lines.findIndex((l) => /^coverages?\b|^insurance coverages?\b/i.test(l.text.trim())) + 1);
+  const begin = header ? header.last + 1 : Math.max(0, lines.findIndex((l) => /^coverages?\b|^insurance coverages?\b/i.test(l.text.trim())) + 1);
   const starts: Record_[] = [];
   if (header) {
     // A table: a row starts at a line holding a date (its period), and its type is what the type column holds from
@@ -234,7 +334,11 @@ function coverages(page: PageText, emit: Emit, c: number): void {
       const to = anchors[k + 1] ?? Math.min(lines.length, li + 4);
       const words = lines
         .slice(li, to)
-        .flatMap((l) => l.cells.filter((x) => (typeCol ? x.x >= typeCol.x - 6 : x.x < page.width * 0.3) && x.x < (nextX ?? page.width * 0.3) - 4))
+        .flatMap((l) =>
+          l.cells.filter(
+            (x) => (typeCol ? x.x >= typeCol.x - CELL_BEFORE_CAPTION : x.x < page.width * 0.3) && x.x < (nextX ?? page.width * 0.3) - CELL_BEFORE_CAPTION,
+          ),
+        )
         .map((x) => x.text)
         .join(' ');
       const t = TYPE_WORDS.find(([re]) => re.test(words))?.[1];
@@ -262,12 +366,14 @@ function coverages(page: PageText, emit: Emit, c: number): void {
   });
   const colOf = (role: Column['role']) => header?.columns.find((x) => x.role === role);
   const sortedCols = header ? [...header.columns].sort((a, b) => a.x - b.x) : [];
+  const nextColX = (col: Column | undefined) => (col ? sortedCols.find((x) => x.x > col.x + 1)?.x : undefined);
+  const answerColumns = !!(colOf('addl') || colOf('subr'));
   /** Cells of a record that fall in a header column (from its x to the next column's). */
   const inColumn = (ls: Line[], role: Column['role']) => {
     const col = colOf(role);
     if (!col) return [];
     const next = sortedCols.find((x) => x.x > col.x + 1);
-    return ls.flatMap((l) => l.cells.filter((x) => x.x >= col.x - 6 && x.x < (next ? next.x - 4 : page.width)));
+    return ls.flatMap((l) => l.cells.filter((x) => x.x >= col.x - CELL_BEFORE_CAPTION && x.x < (next ? next.x - CELL_BEFORE_CAPTION : page.width)));
   };
   let n = 0;
   for (const r of starts) {
@@ -304,7 +410,8 @@ function coverages(page: PageText, emit: Emit, c: number): void {
     }
     if (!pn)
       for (const x of header ? inColumn(ls, 'policy') : cells) {
-        const v = policyNumberOf(x.text);
+        // An answer mark run into the policy number's cell ("Y TMG 4471902") is the answer column's, not the number's.
+        const v = policyNumberOf(answerColumns ? x.text.trim().replace(LEADING_MARKS, '') : x.text);
         if (v && !isCityStateZip(x.text)) {
           pn = v;
           pnText = x.text;
@@ -317,6 +424,7 @@ function coverages(page: PageText, emit: Emit, c: number): void {
     const exp = dates.length >= 2 ? dates[dates.length - 1] : null;
     // Insurer: labelled, else the header's column (a long name wraps within it).
     let insurer: string | undefined;
+    let insurerText: string | undefined;
     // (In a table, a wrapped name's last word, "Company", is not a caption.)
     for (const x of header ? [] : cells) {
       const m = LABELLED.insurer.exec(x.text.trim());
@@ -324,16 +432,17 @@ function coverages(page: PageText, emit: Emit, c: number): void {
       const rest = x.text.trim().slice(m[0].length);
       const line = ls.find((l) => l.cells.includes(x));
       insurer = cleanValue(rest || (line?.cells[line.cells.indexOf(x) + 1]?.text ?? '')) || undefined;
+      insurerText = line?.text;
       if (insurer) break;
     }
-    if (!insurer && colOf('insurer'))
-      insurer =
-        cleanValue(
-          inColumn(ls, 'insurer')
-            .map((x) => x.text.replace(/^['"‘’“”]+|['"‘’“”]+$/g, ''))
-            .filter((t) => /[a-z]{2}/i.test(t))
-            .join(' '),
-        ) || undefined;
+    if (!insurer && colOf('insurer')) {
+      const words = inColumn(ls, 'insurer')
+        .map((x) => x.text.replace(/^['"‘’“”]+|['"‘’“”]+$/g, ''))
+        .filter((t) => /[a-z]{2}/i.test(t) && !dateTokens(t).length && !/\$|\d{3}/.test(t));
+      insurer = cleanValue(words.join(' ')) || undefined;
+      // A name wrapped within its column is cited as its column's lines, the words that make it.
+      insurerText = words.join('\n');
+    }
     // Limits by caption: "Each Occurrence $1,000,000", the amount in the caption's cell or the next.
     const amount = (re: RegExp): number | undefined => {
       for (const l of ls)
@@ -351,22 +460,47 @@ function coverages(page: PageText, emit: Emit, c: number): void {
       return undefined;
     };
     const p = `/certificate/coverages/${n}`;
+    // A row read without its policy number or its two dates was not read whole: what it does give is less sure.
+    const rc = pn && eff && exp ? c : c * BROKEN_ROW;
     const base = {
       page: page.page,
       text,
-      confidence: c,
+      confidence: rc,
       source: page.source === 'ocr' ? 'ocr' : 'rules',
       rule: 'certificate coverage block (free layout)',
     } as const;
     emit({ pointer: `${p}/type`, value: r.type, ...base });
-    emit({ pointer: `${p}/insurer_letter`, value: null, ...base });
+    // The insurer's letter under the letter column ("CO LTR"), when the table has one and the letter is listed.
+    const letterCell = colOf('letter') ? inColumn(ls.slice(0, 1), 'letter').find((x) => /^[A-F]$/i.test(x.text.trim())) : undefined;
+    const letter = letterCell ? letterCell.text.trim().toUpperCase() : null;
+    emit({ pointer: `${p}/insurer_letter`, value: letter, ...base, confidence: letter && !insurers[letter] ? rc * 0.8 : rc });
+    if (letter && insurers[letter] && !insurer) {
+      insurer = insurers[letter];
+      insurerText = letteredInsurers(page).find((x) => x.letter === letter)?.text;
+    }
+    // ADDL INSD / SUBR WVD: the table's answer columns on the row's first line, else a stanza's labelled answers.
+    const marks = header ? ls.slice(0, 1).flatMap((l) => l.cells.flatMap(markCells)) : [];
+    for (const [role, key] of [
+      ['addl', 'additional_insured'],
+      ['subr', 'subrogation_waived'],
+    ] as const) {
+      const col = colOf(role);
+      if (col) {
+        const a = columnAnswer(marks, col, nextColX(col));
+        // A blank cell is a weaker "no" than a printed N.
+        emit({ pointer: `${p}/${key}`, value: a.value, ...base, confidence: a.blank ? rc * 0.85 : rc });
+        continue;
+      }
+      const said = header ? undefined : labelledAnswer(ls, LABELLED_ANSWER[role]);
+      if (said !== undefined) emit({ pointer: `${p}/${key}`, value: said, ...base });
+    }
     emit({ pointer: `${p}/policy_number`, value: pn ?? null, ...base, text: pnText ?? text });
     emit({ pointer: `${p}/effective_date`, value: eff, ...base });
     emit({ pointer: `${p}/expiration_date`, value: exp, ...base });
-    const occ = amount(/each\s+occurrence|per\s+occurrence/i) ?? null;
+    const occ = amount(/(?:each|per)\s+occ(?:urrence|\.)?\b|occurrence\s+limit/i) ?? null;
     const limits = {
       each_occurrence: r.type === 'general_liability' ? occ : null,
-      general_aggregate: r.type === 'general_liability' ? (amount(/general\s+aggregate|aggregate/i) ?? null) : null,
+      general_aggregate: r.type === 'general_liability' ? (amount(/gen(?:eral|'l|\.)?\s+agg(?:regate|\.)?\b|aggregate/i) ?? null) : null,
       combined_single_limit: r.type === 'automobile_liability' ? (amount(/combined\s+single|\bcsl\b|each\s+accident/i) ?? null) : null,
       umbrella_each_occurrence: r.type === 'umbrella_liability' ? occ : null,
       wc_statutory: r.type === 'workers_compensation' ? /statutory/i.test(text) : null,
@@ -375,7 +509,8 @@ function coverages(page: PageText, emit: Emit, c: number): void {
     };
     for (const [k, v] of Object.entries(limits)) emit({ pointer: `${p}/${k}`, value: v, ...base });
     if (n === 0) {
-      if (insurer) emit({ pointer: '/policy/provider', value: insurer, ...base, rule: 'certificate: insurer of the first coverage' });
+      if (insurer)
+        emit({ pointer: '/policy/provider', value: insurer, ...base, text: insurerText ?? text, rule: 'certificate: insurer of the first coverage' });
       if (pn) emit({ pointer: '/policy/policy_number', value: pn, ...base, text: pnText ?? text });
       if (eff) emit({ pointer: '/policy/effective_date', value: eff, ...base });
       if (exp) emit({ pointer: '/policy/expiration_date', value: exp, ...base });
@@ -390,11 +525,20 @@ function coverages(page: PageText, emit: Emit, c: number): void {
  */
 export function splitAtColumns(cell: Cell, columnXs: number[]): Cell[] {
   const xs = [...columnXs].sort((a, b) => a - b);
-  const colAt = (x: number) => xs.filter((c) => c <= x + 4).length - 1;
+  const colAt = (x: number) => xs.filter((c) => c <= x + CELL_BEFORE_CAPTION).length - 1;
   if (colAt(cell.x) === colAt(cell.x + cell.w - 2)) return [cell];
   const per = cell.w / Math.max(1, cell.text.length);
   const parts: { col: number; words: string[]; x: number; end: number }[] = [];
+  // A date is one word: a column edge estimated inside "February 27, 2025" does not cut it.
+  const dates = dateTokens(cell.text);
+  const words: { 0: string; index: number }[] = [];
   for (const m of cell.text.matchAll(/\S+/g)) {
+    const i = m.index ?? 0;
+    const d = dates.find((x) => i >= x.index && i < x.index + x.text.length);
+    if (d && i === d.index) words.push({ 0: d.text, index: i });
+    else if (!d || !words.some((w) => w.index === d.index)) words.push({ 0: m[0], index: i });
+  }
+  for (const m of words) {
     const x = cell.x + per * (m.index ?? 0);
     const col = colAt(x);
     const last = parts[parts.length - 1];

@@ -86,6 +86,11 @@ export function ground(c: Candidate, pages: Map<number, PageIndex>): GroundingVe
     const cited = new Set(normaliseText(c.text).split(' '));
     if (n.split(' ').every((w) => cited.has(w))) return { ok: true };
   }
+  // A company's name wrapped within its table column ("Prairie Star Fire and Casualty" / "Company"): the cited
+  // column lines, which are on the page, hold it in order.
+  if (/^\/policy\/provider$|^\/certificate\/insurers\/\d+\/name$/.test(c.pointer) && /\n/.test(c.text)) {
+    if (normaliseText(c.text).replace(/ /g, '').includes(n.replace(/ /g, ''))) return { ok: true };
+  }
   // An insurer's name whose lost thin glyphs were restored (restoreThinGlyphs) reads as the page does without them.
   if (/^\/certificate\/insurers\/\d+\/name$/.test(c.pointer) && withoutThinGlyphs(idx.compact).includes(withoutThinGlyphs(n.replace(/ /g, '')))) {
     return { ok: true };

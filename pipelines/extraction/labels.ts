@@ -260,7 +260,7 @@ function liabilityLimit(data: ExtractedData): { value: number | null; pointer: s
   const i = data.coverages.findIndex(
     (c) =>
       typeof c.limit === 'number' &&
-      /(?:each|per)\s+occurrence|general\s+liability|personal\s+liability|liability\s*[-–]\s*(?:each|per)\s+occurrence/i.test(c.name),
+      /(?:each|per)\s+occurrence|occurrence\s+limit|general\s+liability|personal\s+liability|liability\s*[-–]\s*(?:each|per)\s+occurrence/i.test(c.name),
   );
   if (i >= 0) return { value: data.coverages[i].limit as number, pointer: `/coverages/${i}/limit` };
   return { value: null, pointer: null };

@@ -3,6 +3,7 @@
 // Shared by the declarations extractors when no coverage table was found or the table missed a limit.
 import type { PageText, Line } from '../documents/layout.ts';
 import type { Candidate } from './candidates.ts';
+import { cleanValue } from './normalise.ts';
 
 type Emit = (c: Omit<Candidate, 'source' | 'confidence'> & Partial<Pick<Candidate, 'source' | 'confidence'>>) => void;
 
@@ -298,15 +299,26 @@ function propertyDeductible(pages: PageText[], emit: Emit, done: Set<string>): v
     }
 }
 
-/** CGL / BOP each-occurrence liability limit as a coverage item. Returns the next coverage index. */
+/** The each-occurrence caption as carriers word it: "Each Occurrence (Limit)", "Per Occurrence", "Occurrence Limit". */
+export const OCCURRENCE_CAPTION = /(?:each|per)\s+occurrence(?:\s+limit)?|occurrence\s+limit/i;
+
+/**
+ * CGL / BOP each-occurrence liability limit as a coverage item, named by its row's caption as printed ("Liability
+ * and Medical Expenses - Per Occurrence", "Each Occurrence Limit"). Returns the next coverage index.
+ */
 export function eachOccurrence(pages: PageText[], emit: Emit, start: number): number {
-  const f = findLineAmounts(pages, /each\s+occurrence(?:\s+limit)?|liability\s*[-–]\s*each\s+occurrence/i, {
+  const f = findLineAmounts(pages, OCCURRENCE_CAPTION, {
     not: /umbrella|excess|damage to|fire/i,
     min: 25000,
   });
   if (!f) return occurrenceAfterAmount(pages, emit, start);
   const base = { page: f.page.page, text: f.text, confidence: conf(f.page), source: src(f.page) };
-  emit({ pointer: `/coverages/${start}/name`, value: 'Liability - Each Occurrence', ...base });
+  const caption = cleanValue(f.line.text.split(/\$|\d/)[0]).replace(/[\s:.\-–]+$/, '');
+  emit({
+    pointer: `/coverages/${start}/name`,
+    value: OCCURRENCE_CAPTION.test(caption) ? caption : (OCCURRENCE_CAPTION.exec(f.line.text)?.[0] ?? 'Each Occurrence'),
+    ...base,
+  });
   emit({ pointer: `/coverages/${start}/limit`, value: f.amounts[0].value, ...base });
   emit({ pointer: `/coverages/${start}/deductible`, value: null, ...base });
   emit({ pointer: `/coverages/${start}/premium`, value: null, ...base });

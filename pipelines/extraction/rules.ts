@@ -8,6 +8,10 @@ import type { Emit } from './kinds/types.ts';
 import { certificatePage } from './certificate.ts';
 import { certificateForm, declarationKinds, kindModule } from './kinds/index.ts';
 import { isAcordBinder } from './kinds/acord75.ts';
+import { CERTIFICATE_TITLE } from './kinds/free_certificate.ts';
+
+/** A title line that is only a certificate's title, a member's or program's among them. */
+const CERTIFICATE_TITLE_LINE = new RegExp(`^\\s*(?:member\\s+|program\\s+)?(?:${CERTIFICATE_TITLE.source})\\s*$`, 'im');
 
 /** Which kind of document this is, from its words. */
 export function detectKind(pages: PageText[]): DocumentKind {
@@ -27,7 +31,7 @@ export function detectKind(pages: PageText[]): DocumentKind {
     /certificate of (liability )?insurance|evidence of (commercial )?property insurance|certificate of property insurance/i.test(head) ||
     (/insurance binder/i.test(title) && isAcordBinder(head)) ||
     // A certificate that is not an ACORD form says so in its title ("Evidence of Insurance", "Memorandum of Insurance").
-    /^\s*(?:member\s+)?(?:certificate of (?:liability )?insurance|evidence of insurance|memorandum of insurance|certificate of coverage)\s*$/im.test(title)
+    CERTIFICATE_TITLE_LINE.test(title)
   )
     return 'certificate';
   // Each declarations kind's module scores the words; the best score of 3 or more names the kind.

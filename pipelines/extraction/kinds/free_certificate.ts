@@ -7,7 +7,9 @@ import { findCarrier } from '../names.ts';
 import { policyNumber, period } from '../declarations.ts';
 import type { KindModule } from './types.ts';
 
-export const CERTIFICATE_TITLE = /certificate of (liability )?insurance|evidence of insurance|memorandum of insurance|certificate of coverage/i;
+/** A certificate's title, as agency systems and carriers word it ("Certificate of Liability Coverage", "Proof of Insurance"). */
+export const CERTIFICATE_TITLE =
+  /certificate of (?:(?:general )?liability )?(?:insurance|coverage)|evidence of (?:liability )?(?:insurance|coverage)|memorandum of insurance|proof of (?:liability )?insurance|verification of (?:insurance|coverage)/i;
 
 export const freeCertificate: KindModule = {
   id: 'certificate_free',

@@ -28,6 +28,22 @@ test('non-ACORD certificates: insured, producer, holder and every coverage row a
   }
 });
 
+test('non-ACORD certificates: insurers by letter and the ADDL INSD / SUBR WVD answers, as columns anywhere or as stanza lines', async (t) => {
+  const wanted: [string, (s: FreeCertificateSpec) => boolean][] = [
+    ['letters, Y/N columns, stacked captions', (s) => s.letters && s.answers === 'yn' && s.stackedCaptions],
+    ['X/blank columns apart', (s) => s.coverageLayout === 'table' && s.answers === 'x' && Math.abs(s.columns.indexOf('addl') - s.columns.indexOf('subr')) > 1],
+    ['stanza answer lines', (s) => s.coverageLayout === 'stanza' && s.answers !== 'none'],
+  ];
+  for (const [what, ok] of wanted) {
+    let seed = 33_000;
+    while (!ok(randomFreeCertificateSpec(seed, { scan: false }))) seed++;
+    const spec = randomFreeCertificateSpec(seed, { scan: false });
+    const { pdf, expected } = await renderFreeCertificate(spec);
+    const r = await extractDocument(pdf, { entityType: 'declaration_page', read: { ocr: false } });
+    t.deepEqual(scoreDocument(expected, r.extracted_data as never).misses, [], `${what}: seed ${seed} ${spec.columns.join(',')}`);
+  }
+});
+
 test('a non-ACORD certificate whose table columns run into one cell is cut at the header columns', async (t) => {
   // Courier at 10 points in the table layout leaves a few points between the date and the insurer columns.
   const spec: FreeCertificateSpec = {
@@ -36,6 +52,8 @@ test('a non-ACORD certificate whose table columns run into one cell is cut at th
     font: 'Courier',
     size: 10,
     columns: ['type', 'eff', 'insurer', 'exp', 'policy'],
+    letters: false,
+    answers: 'none',
   };
   const { pdf, expected } = await renderFreeCertificate(spec);
   const r = await extractDocument(pdf, { entityType: 'declaration_page', read: { ocr: false } });

@@ -26,6 +26,9 @@ test('dates in the shapes declarations use', (t) => {
   t.is(parseDate('January 5, 2025'), '2025-01-05');
   t.is(parseDate('Sept. 30 2024'), '2024-09-30');
   t.is(parseDate('5 March 2026'), '2026-03-05');
+  // OCR of a scan may drop the space after the comma.
+  t.is(parseDate('November 6,2025'), '2025-11-06');
+  t.is(parseDate('Jan 1,000,000'), undefined);
   t.is(parseDate('2025-07-01'), '2025-07-01');
   t.is(parseDate('02/30/2025'), undefined);
   t.deepEqual(

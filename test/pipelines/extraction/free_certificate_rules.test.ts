@@ -1,0 +1,211 @@
+// Non-ACORD certificate rules on placed words: the answer columns (ADDL INSD / SUBR WVD and their other captions)
+// wherever they stand, insurers named by letter, a stanza's labelled answers, limit captions abbreviated, the
+// title wordings that make a page a certificate; and the each-occurrence limit under its other captions.
+import test from 'ava';
+import { textPage as page, collect, firstValues } from '../../helpers/pages.ts';
+import { extractFreeCertificate } from '../../../pipelines/extraction/free_certificate.ts';
+import { detectKind } from '../../../pipelines/extraction/rules.ts';
+import { eachOccurrence } from '../../../pipelines/extraction/limits.ts';
+import { declarationCore, liabilityFields } from '../../../pipelines/extraction/declarations.ts';
+import { ground, indexPages } from '../../../pipelines/extraction/grounding.ts';
+
+test('a table with answer columns between the insurer and the policy number: Y, N and a blank cell; marks run into the policy number', (t) => {
+  const p = page([
+    [200, 30, 'CERTIFICATE OF LIABILITY COVERAGE'],
+    [40, 84, 'AGENT'],
+    [316, 84, 'INSURED'],
+    [50, 96, 'Tern Harbor Agency'],
+    [322, 96, 'Quarry Hill Stoneworks LLC'],
+    [40, 178, 'Type of Insurance'],
+    [170, 178, 'Insurer'],
+    [270, 178, 'AI'],
+    [300, 178, 'WOS'],
+    [330, 178, 'Policy No.'],
+    [405, 178, 'Eff'],
+    [450, 178, 'Exp'],
+    [495, 178, 'Limits'],
+    [40, 194, 'General Liability'],
+    [170, 194, 'Rowan Mutual'],
+    [273, 194, 'Y'],
+    [305, 194, 'N'],
+    [330, 194, 'RMG 5512090'],
+    [405, 194, '03/01/2025'],
+    [450, 194, '03/01/2026'],
+    [495, 194, 'Each Occ $1,000,000'],
+    [495, 206, 'Gen Agg $2,000,000'],
+    [40, 230, 'Automobile Liability'],
+    [170, 230, 'Rowan Mutual'],
+    // The SUBR answer and the policy number read as one cell.
+    [322, 230, 'Y RMA 5512091', 62],
+    [405, 230, '03/01/2025'],
+    [450, 230, '03/01/2026'],
+    [495, 230, 'CSL $1,000,000'],
+  ]);
+  const v = firstValues((emit) => extractFreeCertificate(p, emit));
+  t.is(v['/certificate/coverages/0/additional_insured'], true);
+  t.is(v['/certificate/coverages/0/subrogation_waived'], false);
+  t.is(v['/certificate/coverages/0/each_occurrence'], 1000000);
+  t.is(v['/certificate/coverages/0/general_aggregate'], 2000000);
+  t.is(v['/certificate/coverages/1/policy_number'], 'RMA 5512091');
+  // A blank ADDL INSD cell under a printed column is no, with less confidence than a printed N.
+  t.is(v['/certificate/coverages/1/additional_insured'], false);
+  t.is(v['/certificate/coverages/1/subrogation_waived'], true);
+  const cs = collect((emit) => extractFreeCertificate(p, emit));
+  const conf = (ptr: string) => cs.find((c) => c.pointer === ptr)!.confidence;
+  t.true(conf('/certificate/coverages/1/additional_insured') < conf('/certificate/coverages/0/subrogation_waived'));
+});
+
+test('insurers named by letter under the table, a letter column, and captions stacked over the header line', (t) => {
+  const p = page([
+    [200, 44, 'CERTIFICATE OF INSURANCE'],
+    [40, 156, 'CO'],
+    [200, 156, 'ADDL'],
+    [232, 156, 'SUBR'],
+    [68, 160, 'Coverage'],
+    [262, 160, 'Policy Number'],
+    [350, 160, 'Policy Eff'],
+    [405, 160, 'Policy Exp'],
+    [462, 160, 'Limits'],
+    [40, 165, 'LTR'],
+    [200, 165, 'INSD'],
+    [232, 165, 'WVD'],
+    [44, 178, 'B'],
+    [68, 178, 'Commercial General Liability'],
+    [206, 178, 'X'],
+    [262, 178, 'CGL-4410-2231'],
+    [350, 178, '06/01/2025'],
+    [405, 178, '06/01/2026'],
+    [462, 178, 'Each Occurrence $1,000,000'],
+    [44, 208, 'A'],
+    [68, 208, "Workers' Compensation"],
+    [206, 208, 'N/A'],
+    [238, 208, 'X'],
+    [262, 208, 'WC 88-1200'],
+    [350, 208, '01/01/2025'],
+    [405, 208, '01/01/2026'],
+    [462, 208, 'Statutory'],
+    [40, 265, 'Companies Affording Coverage'],
+    [40, 278, 'Company A: Kettle Creek Casualty Company'],
+    [40, 290, 'Company B: Fox Run Indemnity Corp.'],
+  ]);
+  const v = firstValues((emit) => extractFreeCertificate(p, emit));
+  t.is(v['/certificate/insurers/0/letter'], 'A');
+  t.is(v['/certificate/insurers/0/name'], 'Kettle Creek Casualty Company');
+  t.is(v['/certificate/insurers/1/name'], 'Fox Run Indemnity Corp.');
+  t.is(v['/certificate/coverages/0/insurer_letter'], 'B');
+  t.is(v['/certificate/coverages/0/additional_insured'], true);
+  t.is(v['/certificate/coverages/0/subrogation_waived'], false);
+  t.is(v['/certificate/coverages/1/insurer_letter'], 'A');
+  // N/A under ADDL INSD on the WC row: the question does not apply.
+  t.is(v['/certificate/coverages/1/additional_insured'], null);
+  t.is(v['/certificate/coverages/1/subrogation_waived'], true);
+  // The first coverage's insurer, through its letter, is the policy's carrier.
+  t.is(v['/policy/provider'], 'Fox Run Indemnity Corp.');
+});
+
+test('a stanza per coverage states the answers in words; a certificate without them says nothing', (t) => {
+  const p = page([
+    [200, 30, 'EVIDENCE OF INSURANCE'],
+    [40, 80, 'Insured:'],
+    [110, 80, 'Wren Hollow Bakery LLC'],
+    [40, 120, 'COVERAGES'],
+    [40, 140, 'General Liability'],
+    [52, 152, 'Insurer:'],
+    [160, 152, 'Aster Mutual Insurance Company'],
+    [52, 164, 'Policy Number:'],
+    [160, 164, 'AMG 7781230'],
+    [52, 176, 'Policy Period:'],
+    [160, 176, '05/01/2025 to 05/01/2026'],
+    [52, 188, 'Additional Insured:'],
+    [160, 188, 'Yes'],
+    [52, 200, 'Waiver of Subrogation:'],
+    [160, 200, 'No'],
+    [40, 224, 'Business Auto'],
+    [52, 236, 'Policy Number:'],
+    [160, 236, 'BA 7781231'],
+    [52, 248, 'Policy Period:'],
+    [160, 248, '05/01/2025 to 05/01/2026'],
+  ]);
+  const v = firstValues((emit) => extractFreeCertificate(p, emit));
+  t.is(v['/certificate/coverages/0/additional_insured'], true);
+  t.is(v['/certificate/coverages/0/subrogation_waived'], false);
+  t.false('/certificate/coverages/1/additional_insured' in v);
+  t.false('/certificate/coverages/1/subrogation_waived' in v);
+});
+
+test('an agency system titles its certificate in other words', (t) => {
+  for (const title of ['CERTIFICATE OF LIABILITY COVERAGE', 'Proof of Insurance', 'Evidence of Coverage', 'Program Certificate of Insurance']) {
+    const p = page([
+      [200, 30, title],
+      [40, 80, 'Insured: Lark Street Deli Inc'],
+      [40, 120, 'General Liability  GL 5520031  01/01/2025  01/01/2026'],
+    ]);
+    t.is(detectKind([p]), 'certificate', title);
+  }
+});
+
+test('each occurrence under its other captions, named as its row prints it so the name is on the page', (t) => {
+  for (const [caption, name] of [
+    ['Liability and Medical Expenses - Per Occurrence', 'Liability and Medical Expenses - Per Occurrence'],
+    ['Each Occurrence Limit', 'Each Occurrence Limit'],
+    ['Occurrence Limit', 'Occurrence Limit'],
+  ]) {
+    const p = page([
+      [40, 100, 'SECTION II - LIABILITY'],
+      [40, 120, 'Damage to Premises Rented to You - each occurrence'],
+      [420, 120, '$300,000'],
+      [40, 134, caption],
+      [420, 134, '$1,000,000'],
+    ]);
+    const cs = collect((emit) => eachOccurrence([p], emit, 0));
+    const v = Object.fromEntries(cs.map((c) => [c.pointer, c.value]));
+    t.is(v['/coverages/0/limit'], 1000000, caption);
+    t.is(v['/coverages/0/name'], name);
+    const idx = indexPages([p]);
+    t.true(
+      cs.every((c) => ground(c, idx).ok),
+      caption,
+    );
+  }
+});
+
+test('a coverage row read without its dates is less sure of what it gives, so it is reviewed', (t) => {
+  const p = page([
+    [200, 30, 'EVIDENCE OF INSURANCE'],
+    [40, 120, 'COVERAGES'],
+    [40, 140, 'General Liability'],
+    [52, 152, 'Policy Number:'],
+    [160, 152, 'GLA 4410022'],
+    [52, 164, 'Policy Period:'],
+    [160, 164, '05/01/2025 to 05/01/2026'],
+    [52, 176, 'Each Occurrence'],
+    [160, 176, '$1,000,000'],
+    [40, 200, "Workers' Compensation"],
+    [52, 212, 'Policy Number:'],
+    [160, 212, 'WC 4410023'],
+    [52, 224, 'E.L. Each Accident'],
+    [160, 224, '$500,000'],
+  ]);
+  const cs = collect((emit) => extractFreeCertificate(p, emit));
+  const conf = (ptr: string) => cs.find((c) => c.pointer === ptr)!.confidence;
+  t.true(conf('/certificate/coverages/0/each_occurrence') >= 0.8);
+  t.true(conf('/certificate/coverages/1/el_each_accident') < 0.7);
+});
+
+test('a limits table whose occurrence row is captioned "Per Occurrence" or "Occurrence Limit" is not given the limit twice', (t) => {
+  for (const caption of ['Per Occurrence', 'Occurrence Limit']) {
+    const p = page([
+      [50, 80, 'COMMERCIAL GENERAL LIABILITY DECLARATIONS'],
+      [50, 100, 'Policy Number: GL 5561230'],
+      [50, 200, 'Coverage Part'],
+      [340, 200, 'Limit of Insurance'],
+      [50, 216, caption],
+      [340, 216, '$1,000,000'],
+      [50, 228, 'General Aggregate Limit'],
+      [340, 228, '$2,000,000'],
+    ]);
+    const cs = collect((emit) => liabilityFields([p], declarationCore([p], emit), emit));
+    const limits = cs.filter((c) => /^\/coverages\/\d+\/limit$/.test(c.pointer) && c.value === 1000000);
+    t.is(limits.length, 1, caption);
+  }
+});
