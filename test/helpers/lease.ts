@@ -1,6 +1,6 @@
 // What the lease tests build by hand: the facts of an insurance document and a read document for the lease stage.
 import type { DocumentText } from '../../pipelines/documents/index.ts';
-import type { PageText } from '../../pipelines/documents/layout.ts';
+import { layoutPage, type PageText, type TextItem } from '../../pipelines/documents/layout.ts';
 import type { InsuranceFacts } from '../../pipelines/lease/index.ts';
 
 /** The facts of a renters policy that states nothing (every field empty); `over` sets what a test needs. */
@@ -40,4 +40,14 @@ export function readDocument(pages: PageText[], method: 'text' | 'mixed' = 'text
     status: 'success',
     sniffed: { mime: 'application/pdf', bytes: 1 },
   } as unknown as DocumentText;
+}
+
+/** A page of lines; a line may hold cells ("LANDLORD", "TENANT") at their own x. */
+export function linesPage(n: number, lines: (string | [number, string][])[]): PageText {
+  const items: TextItem[] = [];
+  lines.forEach((l, i) => {
+    const cells: [number, string][] = typeof l === 'string' ? [[60, l]] : l;
+    for (const [x, text] of cells) items.push({ text, x, y: 60 + i * 14, w: text.length * 4.2, h: 10, source: 'text' });
+  });
+  return layoutPage(n, 612, 792, items, 'text');
 }

@@ -3,21 +3,13 @@
 // or a cover page the summary points to; insurance clauses speak of the tenant's, the landlord's and
 // contractors' policies side by side.
 import test from 'ava';
-import { layoutPage, type TextItem, type PageText } from '../../../pipelines/documents/layout.ts';
+import type { PageText } from '../../../pipelines/documents/layout.ts';
 import { leaseFacts } from '../../../pipelines/lease/lease_facts.ts';
 import { leaseStage } from '../../../pipelines/lease/index.ts';
 import type { DocumentText } from '../../../pipelines/documents/index.ts';
-import { insuranceFacts, readDocument } from '../../helpers/lease.ts';
+import { insuranceFacts, readDocument, linesPage } from '../../helpers/lease.ts';
 
-/** A page of lines; a line may hold cells ("LANDLORD", "TENANT") at their own x. */
-function page(n: number, lines: (string | [number, string][])[]): PageText {
-  const items: TextItem[] = [];
-  lines.forEach((l, i) => {
-    const cells: [number, string][] = typeof l === 'string' ? [[60, l]] : l;
-    for (const [x, text] of cells) items.push({ text, x, y: 60 + i * 14, w: text.length * 4.2, h: 10, source: 'text' });
-  });
-  return layoutPage(n, 612, 792, items, 'text');
-}
+const page = linesPage;
 
 const insurance = [
   'ARTICLE 9. INSURANCE',

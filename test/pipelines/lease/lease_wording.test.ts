@@ -1,19 +1,12 @@
 // How residential and small commercial leases introduce their parties, premises and term, and state insurance,
 // in wordings the generated pairs did not use (issue 29's held-out probes): each cause on a generated page.
 import test from 'ava';
-import { layoutPage, type TextItem, type PageText } from '../../../pipelines/documents/layout.ts';
+import { linesPage } from '../../helpers/lease.ts';
 import { leaseFacts } from '../../../pipelines/lease/lease_facts.ts';
 import { chosenOptions } from '../../../pipelines/lease/lease_requirements.ts';
 
 /** A page of lines; a line may hold cells at their own x. */
-function page(n: number, lines: (string | [number, string][])[]): PageText {
-  const items: TextItem[] = [];
-  lines.forEach((l, i) => {
-    const cells: [number, string][] = typeof l === 'string' ? [[60, l]] : l;
-    for (const [x, text] of cells) items.push({ text, x, y: 60 + i * 14, w: text.length * 4.2, h: 10, source: 'text' });
-  });
-  return layoutPage(n, 612, 792, items, 'text');
-}
+const page = linesPage;
 const facts = (lines: (string | [number, string][])[]) => leaseFacts([page(1, lines)]);
 
 test('an owner acting through its agent: the owner is the landlord, the agent its manager; several residents are the tenant', (t) => {

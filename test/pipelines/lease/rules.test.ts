@@ -13,6 +13,8 @@ import {
   type RequirementKind,
   type ComparisonField,
 } from '../../../pipelines/lease/index.ts';
+import { insuranceFacts as readInsuranceFacts, extractPolicy } from '../../../pipelines/lease/index.ts';
+import { layoutPage } from '../../../pipelines/documents/layout.ts';
 import { insuranceFacts } from '../../helpers/lease.ts';
 
 const c = <T>(value: T, page = 1) => ({ value, page, text: String(value) });
@@ -307,21 +309,15 @@ test('Policy Period: a commencement or expiration the lease sets by a rule is a 
   t.regex(end.gap ?? '', /37th full calendar month/);
 });
 
-test('a cancellation is a marker only when the document states it: not "notified if the policy is cancelled", not a party’s notice of cancellation', async (t) => {
-  const { layoutPage } = await import('../../../pipelines/documents/layout.ts');
-  const { insuranceFacts, extractPolicy } = await import('../../../pipelines/lease/index.ts');
-  const markersOf = (...lines: string[]) => {
-    const pages = [
-      layoutPage(
-        1,
-        612,
-        792,
-        lines.map((text, i) => ({ text, x: 40, y: 60 + i * 14, w: text.length * 4.2, h: 10, source: 'text' as const })),
-        'text',
-      ),
-    ];
-    return insuranceFacts(pages, extractPolicy(pages)).markers.map((m) => m.value);
-  };
+/** The insurance facts read off a one-page text document of these lines, as the insurance stage reads them. */
+function factsOfLines(...lines: string[]): InsuranceFacts {
+  const items = lines.map((text, i) => ({ text, x: 40, y: 60 + i * 14, w: text.length * 4.2, h: 10, source: 'text' as const }));
+  const pages = [layoutPage(1, 612, 792, items, 'text')];
+  return readInsuranceFacts(pages, extractPolicy(pages));
+}
+const markersOf = (...lines: string[]) => factsOfLines(...lines).markers.map((m) => m.value);
+
+test('a cancellation is a marker only when the document states it: not "notified if the policy is cancelled", not a party’s notice of cancellation', (t) => {
   const head = ['Renters Policy Declarations', 'Policy Number: RT-100200', 'Policy Period: 02/01/2026 to 02/01/2027'];
   t.deepEqual(markersOf(...head, 'Oak Street Properties LLC has been added as an interested party and will be notified if the policy is cancelled.'), []);
   t.deepEqual(markersOf(...head, 'The interested party named above will receive notice of cancellation or nonrenewal.'), []);
@@ -330,21 +326,7 @@ test('a cancellation is a marker only when the document states it: not "notified
   t.deepEqual(markersOf(...head, 'This policy has been cancelled as of March 1, 2026.'), ['cancelled']);
 });
 
-test('a quote, binder, application or pending status is a marker only when it is this document’s, not words a declarations page uses of other things', async (t) => {
-  const { layoutPage } = await import('../../../pipelines/documents/layout.ts');
-  const { insuranceFacts, extractPolicy } = await import('../../../pipelines/lease/index.ts');
-  const markersOf = (...lines: string[]) => {
-    const pages = [
-      layoutPage(
-        1,
-        612,
-        792,
-        lines.map((text, i) => ({ text, x: 40, y: 60 + i * 14, w: text.length * 4.2, h: 10, source: 'text' as const })),
-        'text',
-      ),
-    ];
-    return insuranceFacts(pages, extractPolicy(pages)).markers.map((m) => m.value);
-  };
+test('a quote, binder, application or pending status is a marker only when it is this document’s, not words a declarations page uses of other things', (t) => {
   const head = ['Renters Policy Declarations', 'Policy Number: RT-100200', 'Policy Period: 02/01/2026 to 02/01/2027'];
   for (const said of [
     'Please quote your policy number on all correspondence.',
@@ -388,24 +370,12 @@ test('a landlord the lease did not give: a party or holder on the policy cannot 
   t.is(check('Certificate Holder', l, holder).status, 'warning');
 });
 
-test('an insurer’s letter that says the landlord "has been added to the policy as an interested party" names it', async (t) => {
-  const { layoutPage } = await import('../../../pipelines/documents/layout.ts');
-  const { insuranceFacts, extractPolicy } = await import('../../../pipelines/lease/index.ts');
-  const lines = [
+test('an insurer’s letter that says the landlord "has been added to the policy as an interested party" names it', (t) => {
+  const f = factsOfLines(
     'Proof of Renters Insurance',
     'This letter confirms that Jordan Lee is insured under renters policy HIC-R-4471902. Oak Street Properties LLC has',
     'been added to the policy as an interested party and will be notified if the policy is cancelled.',
-  ];
-  const pages = [
-    layoutPage(
-      1,
-      612,
-      792,
-      lines.map((text, i) => ({ text, x: 40, y: 60 + i * 14, w: text.length * 4.2, h: 10, source: 'text' as const })),
-      'text',
-    ),
-  ];
-  const f = insuranceFacts(pages, extractPolicy(pages));
+  );
   t.deepEqual(
     f.parties.map((p) => [p.value, p.role]),
     [['Oak Street Properties LLC', 'interested_party']],
