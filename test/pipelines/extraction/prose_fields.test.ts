@@ -1,17 +1,10 @@
 // What an insurer's letter and a party's one-line entry say, read as fields: the insured, policy number and
 // period stated in sentences; a party's name with its address on the same line.
 import test from 'ava';
-import { textPage as page, collect } from '../../helpers/pages.ts';
-import type { Candidate } from '../../../pipelines/extraction/candidates.ts';
+import { textPage as page, collect, firstValues } from '../../helpers/pages.ts';
 import { policyNumber, period } from '../../../pipelines/extraction/declarations.ts';
 import { parties as partyFields } from '../../../pipelines/extraction/parties.ts';
 import { findNamedInsured } from '../../../pipelines/extraction/names.ts';
-
-function first(cs: Candidate[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const c of cs) if (!(c.pointer in out)) out[c.pointer] = c.value;
-  return out;
-}
 
 test('an insurer’s letter: the policy number and the period stated in sentences', (t) => {
   const p = page([
@@ -19,15 +12,15 @@ test('an insurer’s letter: the policy number and the period stated in sentence
     [40, 162, 'Insurance Company for the residence at 12 Oak Street, Apt 4B. The policy is in effect'],
     [40, 174, 'from February 1, 2026 to February 1, 2027 and includes personal liability coverage of $100,000.'],
   ]);
-  const r = first(collect((e) => (policyNumber([p], e), period([p], e))));
+  const r = firstValues((e) => (policyNumber([p], e), period([p], e)));
   t.is(r['/policy/policy_number'], 'HIC-R-4471902');
   t.is(r['/policy/effective_date'], '2026-02-01');
   t.is(r['/policy/expiration_date'], '2027-02-01');
-  const who = first(collect((e) => findNamedInsured([p], e)));
+  const who = firstValues((e) => findNamedInsured([p], e));
   t.is(who['/policyholder/first_name'], 'Jordan');
   t.is(who['/policyholder/last_name'], 'Lee');
   // A policy form's number or a date is not a policy number.
-  const q = first(collect((e) => policyNumber([page([[40, 100, 'This policy HO 00 04 05 11 is amended by the endorsement dated 2026-02-01.']])], e)));
+  const q = firstValues((e) => policyNumber([page([[40, 100, 'This policy HO 00 04 05 11 is amended by the endorsement dated 2026-02-01.']])], e));
   t.false('/policy/policy_number' in q);
 });
 
