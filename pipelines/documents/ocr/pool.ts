@@ -23,6 +23,8 @@ interface Slot {
   busy: boolean;
   psm: number | undefined;
   pages: number;
+  /** Dropped (timed out, failed or recycled): its worker is being terminated and takes no more calls. */
+  dropped?: boolean;
 }
 
 /** Pages a tesseract.js worker reads before it is replaced, by default. */
@@ -97,6 +99,7 @@ class TesseractPool {
   }
 
   private drop(slot: Slot) {
+    slot.dropped = true;
     const i = this.slots.indexOf(slot);
     if (i >= 0) this.slots.splice(i, 1);
     void slot.worker.then((w) => w.terminate()).catch(() => {});
@@ -113,17 +116,25 @@ class TesseractPool {
     const slot = await this.acquire();
     let timer: NodeJS.Timeout | undefined;
     try {
+      // A call that timed out goes on here until its worker answers or is terminated: once its slot is dropped
+      // it sends that worker nothing more (tesseract.js throws on a terminated worker, outside this promise's
+      // reach), and its late failure is nobody's (the caller has had the time-out).
+      const live = (w: TessWorker) => {
+        if (slot.dropped) throw new Error('the OCR worker was replaced');
+        return w;
+      };
       const work = (async () => {
-        const w = await slot.worker;
+        const w = live(await slot.worker);
         if (slot.psm !== psm) {
           await w.setParameters({ tessedit_pageseg_mode: String(psm), user_defined_dpi: '300' });
           slot.psm = psm;
         }
         // Only the TSV output, the same words-with-boxes table the native command prints: building the
         // `blocks` tree instead (symbols and choices for every word) cost 16% more CPU per page.
-        const r = await w.recognize(image, {}, { tsv: true, blocks: false, text: false, hocr: false });
+        const r = await live(w).recognize(image, {}, { tsv: true, blocks: false, text: false, hocr: false });
         return r.data.tsv ?? '';
       })();
+      work.catch(() => {});
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new DocumentError('extraction_failed', 'ocr_timeout', `OCR of a page took longer than ${timeoutMs} ms`)), timeoutMs);
       });
