@@ -32,16 +32,19 @@ const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
 const read = (f: string) => fs.readFileSync(path.join(fixtures, f));
 
 /**
- * A one-page PDF whose content is `streams` deflated streams of `mib` MiB of spaces each: a few hundred KB that
- * pdf.js would inflate to `streams × mib` MiB. Under the decode limits (64 MiB a stream, 1 GiB a document) it
- * is read, and costs what the service lets one document cost; over them it is refused before pdf.js opens it.
+ * A PDF of `pages` pages (one by default), each page's content `streams` deflated streams of `mib` MiB of spaces: a few
+ * hundred KB that pdf.js would inflate to `pages × streams × mib` MiB. Under the decode limits (16 MiB of content a
+ * page, 128 MiB of content a document) it is read, and costs what the service lets one document cost; over them it
+ * is refused before pdf.js opens it.
  */
-export async function bombPdf(streams: number, mib: number): Promise<Buffer> {
+export async function bombPdf(streams: number, mib: number, pages = 1): Promise<Buffer> {
   const doc = await PDFDocument.create();
-  const page = doc.addPage([612, 792]);
   const data = zlib.deflateSync(Buffer.alloc(mib * 2 ** 20, 0x20), { level: 9 });
-  const refs = Array.from({ length: streams }, () => doc.context.register(doc.context.stream(data, { Filter: 'FlateDecode' })));
-  page.node.set(PDFName.of('Contents'), doc.context.obj(refs));
+  for (let p = 0; p < pages; p++) {
+    const page = doc.addPage([612, 792]);
+    const refs = Array.from({ length: streams }, () => doc.context.register(doc.context.stream(data, { Filter: 'FlateDecode' })));
+    page.node.set(PDFName.of('Contents'), doc.context.obj(refs));
+  }
   return Buffer.from(await doc.save());
 }
 
@@ -166,10 +169,11 @@ export async function run(ctx: BenchContext): Promise<void> {
 
   // 4. Another agency's one-page text uploads, one after another, while this agency's burst of scans and four
   // decompression bombs waits: two over the decode limits (200 MiB in one stream, 12 × 60 MiB), refused before
-  // pdf.js opens them, and two just under them (15 MiB, 15 × 8 MiB), read and rendered for OCR.
+  // pdf.js opens them, and two just under them (15 MiB on one page; 8 pages of 15 × 1 MiB, 120 MiB in all), read and
+  // rendered for OCR.
   const other = await seedWithHook(`bench-extract-other-${Date.now()}`);
   const nBurst = ctx.quick ? 10 : 20;
-  const bombs = [await bombPdf(1, 200), await bombPdf(1, 15), await bombPdf(15, 8), await bombPdf(12, 60)];
+  const bombs = [await bombPdf(1, 200), await bombPdf(1, 15), await bombPdf(15, 1, 8), await bombPdf(12, 60)];
   let peakRss = process.memoryUsage.rss();
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 200);
   const burst: string[] = [];

@@ -10,7 +10,8 @@
 // Streams that are not images (page content, fonts, object streams) have tighter limits, MAX_CONTENT_STREAM_DECODED_BYTES
 // each and MAX_CONTENT_DECODED_BYTES together: pdf.js joins a page's content streams into one buffer, growing it by
 // doubling, and parses it whole, once for the text and again to render the page, so a page of twelve 60 MB content
-// streams held gigabytes in the PDF worker. A real page's content is kilobytes to a few MB (a 300-page packet is
+// streams held gigabytes in the PDF worker. For the same reason a page's content streams together are held to the
+// limit of one (fifteen 8 MiB streams on one page raised a worker by 440 MB while it rendered the page). A real page's content is kilobytes to a few MB (a 300-page packet is
 // tens of MB in all); a flate-encoded scan is an image and keeps the larger limits.
 import zlib from 'node:zlib';
 
@@ -274,7 +275,8 @@ export function checkDecodedSize(bytes: Uint8Array, limits: DecodeLimits = DEFAU
   const found = [...encodedStreams(b)];
   // A stream a page names as its content is content, whatever its dictionary calls it (an image's larger limits
   // for a stream drawn as page content would let the bomb back in).
-  const contents = found.some((s) => s.image) ? pageContentObjects(b, found) : undefined;
+  const pages = found.some((s) => s.image) ? pageContents(b, found) : undefined;
+  const contents = pages && new Set(pages.flat());
   // Each stream's size: known once decoded, else at most its bound (its encoded size times its filters' ratios).
   const streams = found.map((s) => {
     const image = s.image && !(s.object !== undefined && contents?.has(s.object));
@@ -316,6 +318,15 @@ export function checkDecodedSize(bytes: Uint8Array, limits: DecodeLimits = DEFAU
     'the page contents and other streams that are not images',
   );
   within(streams, limits.documentBytes, 'the streams');
+  // One page: pdf.js joins its content streams into one buffer, so together they are one stream to it. Looked at
+  // only when the content streams' bounds together could pass the limit (a page's share is never more).
+  const content = streams.filter((s) => !s.image);
+  if (content.reduce((n, s) => n + s.size, 0) <= contentStream) return;
+  const byObject = new Map(content.filter((s) => s.object !== undefined).map((s) => [s.object!, s]));
+  for (const page of (pages ?? pageContents(b, found)) ?? []) {
+    const own = [...new Set(page)].flatMap((n) => byObject.get(n) ?? []);
+    if (own.length > 1) within(own, contentStream, "a page's content streams");
+  }
 }
 
 const mib = (n: number) => `${Math.round(n / 1024 / 1024)} MiB`;
@@ -359,11 +370,11 @@ function compressedObjects(b: Buffer, streams: EncodedStream[]): Map<number, str
 }
 
 /**
- * The object numbers of the streams pages name as their content (`/Contents 7 0 R`, `/Contents [7 0 R 8 0 R]`, or a
- * reference to such an array), read from the raw bytes and the compressed objects. Undefined when the compressed
- * objects cannot be read here (an encrypted file, an object stream that will not decode).
+ * The object numbers of the streams each page names as its content (`/Contents 7 0 R`, `/Contents [7 0 R 8 0 R]`, or a
+ * reference to such an array), one group a page, read from the raw bytes and the compressed objects. Undefined when
+ * the compressed objects cannot be read here (an encrypted file, an object stream that will not decode).
  */
-function pageContentObjects(b: Buffer, streams: EncodedStream[]): Set<number> | undefined {
+function pageContents(b: Buffer, streams: EncodedStream[]): number[][] | undefined {
   const raw = b.toString('latin1');
   const compressed = b.includes('/ObjStm', 0, 'latin1') ? (b.includes('/Encrypt', 0, 'latin1') ? undefined : compressedObjects(b, streams)) : new Map();
   if (!compressed) return undefined;
@@ -371,16 +382,18 @@ function pageContentObjects(b: Buffer, streams: EncodedStream[]): Set<number> | 
   /** An array object's text: in the raw bytes (`N 0 obj [...]`) or among the compressed objects. */
   const arrayOf = (n: number) =>
     new RegExp(`(?:^|\\D)${n}\\s+\\d+\\s+obj\\s*(\\[[^\\]]*\\])`).exec(raw)?.[1] ?? /^\s*(\[[^\]]*\])/.exec(compressed.get(n) ?? '')?.[1];
-  const out = new Set<number>();
+  const pages: number[][] = [];
   for (const text of [raw, ...compressed.values()])
     for (const m of text.matchAll(/\/Contents\s*(\[[^\]]*\]|\d+\s+\d+\s+R)/g)) {
+      const page: number[] = [];
       for (const n of refs(m[1])) {
-        out.add(n);
+        page.push(n);
         const array = m[1].startsWith('[') ? undefined : arrayOf(n);
-        if (array) for (const k of refs(array)) out.add(k);
+        if (array) page.push(...refs(array));
       }
+      pages.push(page);
     }
-  return out;
+  return pages;
 }
 
 /**

@@ -17,13 +17,17 @@ import { fixture, fixturesDir, rawPdf, textPdf } from './helpers.ts';
 test.after.always(closePdfPool);
 
 /** A one-page PDF whose content streams are these deflated bytes. */
-function pdfWithStreams(streams: Buffer[]): Uint8Array {
-  const contents = streams.map((_, i) => `${4 + i} 0 R`).join(' ');
+const pdfWithStreams = (streams: Buffer[]): Uint8Array => pdfWithPages([streams]);
+
+/** A PDF of `pages.length` pages, each page's content streams these deflated bytes. */
+function pdfWithPages(pages: Buffer[][]): Uint8Array {
+  const first = 3 + pages.length; // objects 1 and 2 are the catalog and the page tree, then the pages
+  const numbers = pages.reduce<number[][]>((out, p) => [...out, p.map((_, i) => first + out.flat().length + i)], []);
   return rawPdf([
     '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents [${contents}] >>`,
-    ...streams.map((s) => `<< /Length ${s.length} /Filter /FlateDecode >>\nstream\n${s.toString('latin1')}\nendstream`),
+    `<< /Type /Pages /Kids [${pages.map((_, k) => `${3 + k} 0 R`).join(' ')}] /Count ${pages.length} >>`,
+    ...numbers.map((ns) => `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents [${ns.map((n) => `${n} 0 R`).join(' ')}] >>`),
+    ...pages.flat().map((s) => `<< /Length ${s.length} /Filter /FlateDecode >>\nstream\n${s.toString('latin1')}\nendstream`),
   ]);
 }
 
@@ -59,13 +63,25 @@ test('page content is held whole by pdf.js, so it has tighter limits than an ima
   const scan = zlib.deflateSync(Buffer.alloc(2550 * 3300 * 3, 0xff));
   t.notThrows(() => checkDecodedSize(pdfWithImage(scan, 2550, 3300 * 3)));
   t.throws(() => checkDecodedSize(pdfWithStreams([scan])), { instanceOf: DecodeLimitError });
-  // Content streams each under their limit are refused together past the content limit (pdf.js joins a page's
-  // content streams into one buffer): nine of 15 MiB are 135 MiB.
+  // Content streams each under their limit, one a page, are refused together past the document's content limit:
+  // nine of 15 MiB are 135 MiB.
   const part = spaces(15 * 1024 * 1024);
-  t.notThrows(() => checkDecodedSize(pdfWithStreams(Array(8).fill(part))));
-  const err = t.throws(() => checkDecodedSize(pdfWithStreams(Array(9).fill(part))), { instanceOf: DecodeLimitError });
+  t.notThrows(() => checkDecodedSize(pdfWithPages(Array(8).fill([part]))));
+  const err = t.throws(() => checkDecodedSize(pdfWithPages(Array(9).fill([part]))), { instanceOf: DecodeLimitError });
   t.true(9 * 15 * 1024 * 1024 > MAX_CONTENT_DECODED_BYTES);
   t.regex(err?.details ?? '', /not images decompress to more than 128 MiB together/);
+});
+
+test("a page's content streams are one stream to pdf.js (it joins them): together they have the limit of one", (t) => {
+  const eight = spaces(8 * 1024 * 1024);
+  // Two 8 MiB streams on one page pass (16 MiB); three do not, though each is a third of the limit.
+  t.notThrows(() => checkDecodedSize(pdfWithStreams([eight, eight])));
+  const err = t.throws(() => checkDecodedSize(pdfWithStreams([eight, eight, eight])), { instanceOf: DecodeLimitError });
+  t.regex(err?.details ?? '', /a page's content streams decompress to more than 16 MiB together/);
+  // The same three streams on three pages are three pages' content: they pass.
+  t.notThrows(() => checkDecodedSize(pdfWithPages([[eight], [eight], [eight]])));
+  // The bench's burst bomb: fifteen 8 MiB streams on one page (120 MiB, under the document's content limit).
+  t.throws(() => checkDecodedSize(pdfWithStreams(Array(15).fill(eight))), { instanceOf: DecodeLimitError });
 });
 
 test('a content stream dressed as an image is still page content: a page naming it in /Contents gets the content limits', (t) => {
@@ -108,9 +124,9 @@ test('a content stream dressed as an image is still page content: a page naming 
 test('streams each under the stream limit are refused together past the document limit', (t) => {
   const limits = { streamBytes: 1_000_000, documentBytes: 2_500_000 };
   const part = spaces(900_000);
-  t.notThrows(() => checkDecodedSize(pdfWithStreams([part, part]), limits));
-  const err = t.throws(() => checkDecodedSize(pdfWithStreams([part, part, part]), limits), { instanceOf: DecodeLimitError });
-  t.regex(err?.details ?? '', /together/);
+  t.notThrows(() => checkDecodedSize(pdfWithPages([[part], [part]]), limits));
+  const err = t.throws(() => checkDecodedSize(pdfWithPages([[part], [part], [part]]), limits), { instanceOf: DecodeLimitError });
+  t.regex(err?.details ?? '', /not images decompress to more than 2 MiB together/);
 });
 
 test('ordinary documents pass: every fixture and a generated text PDF', async (t) => {
