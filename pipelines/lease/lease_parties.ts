@@ -95,7 +95,7 @@ function partyFromPreamble(all: Clause[], role: RegExp): Cited<string> | null {
   // The defined term in parentheses, with what real leases put beside it: ("Resident," whether one or more),
   // (collectively "Owner"), (hereinafter called "Tenant").
   const named = new RegExp(
-    `([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?)\\s*(?:,\\s*an? [A-Za-z ]{3,60}?,?\\s*)?,?\\s*\\(\\s*(?:(?:hereinafter|herein)\\s+(?:called|referred to as|the)\\s+)?(?:(?:individually\\s+and\\s+)?(?:collectively|jointly(?:\\s+and\\s+severally)?)(?:\\s+(?:called|referred to as))?,?\\s+)?(?:the\\s+)?["“']{0,2}(?:${role.source})(?:\\(s\\))?[,"”']{0,3}(?:\\s+(?:whether one or more|or\\s+["“][A-Za-z ]+["”]|herein|hereinafter))?\\s*\\)`,
+    `([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?)\\s*(?:,\\s*an? [A-Za-z ]{3,60}?,?\\s*)?,?\\s*\\(\\s*(?:(?:hereinafter|herein)(?:\\s+(?:called|referred to as|the))?\\s+)?(?:(?:individually\\s+and\\s+)?(?:collectively|jointly(?:\\s+and\\s+severally)?)(?:\\s+(?:called|referred to as))?,?\\s+)?(?:the\\s+)?["“']{0,2}(?:${role.source})(?:\\(s\\))?[,"”']{0,3}(?:\\s+(?:whether one or more|or\\s+["“][A-Za-z ]+["”]|herein|hereinafter))?\\s*\\)`,
   );
   const asRole = new RegExp(`([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?),\\s+as\\s+(?:the\\s+)?(?:${role.source})\\b`);
   // "between Lakeview Rentals Inc., Lessor, and Hannah Ortiz, Lessee": the role set off by commas, no "as".
@@ -107,9 +107,10 @@ function partyFromPreamble(all: Clause[], role: RegExp): Cited<string> | null {
   const labelled = new RegExp(
     `(?<=[,;]\\s+|\\band\\s+|\\bare\\s+)(?:${role.source})(?:\\(s\\))?:\\s+([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?)(?=\\s*;\\s*and\\b|\\s*;?$|\\.?$|\\.\\s|[;,]?\\s+and\\s+(?:the\\s+)?[A-Z][a-z]*(?:\\(s\\))?:)`,
   );
-  // "the Cairo Housing Authority, referred to as Landlord".
+  // "the Cairo Housing Authority, referred to as Landlord", "Maple Grove Apartments, L.P., a Texas limited partnership,
+  // hereinafter called "Owner"", "Daniel Kim and Priya Shah, hereinafter jointly called "Residents"".
   const referred = new RegExp(
-    `([A-Z0-9][A-Za-z0-9.&'’\\- ]{2,100}?),?\\s+(?:hereinafter\\s+)?(?:referred to as|called|known as)\\s+(?:the\\s+)?["“]?(?:${role.source})\\b`,
+    `([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?),?\\s+(?:hereinafter\\s+)?(?:(?:jointly|collectively|individually)(?:\\s+and\\s+(?:severally|collectively))?\\s+)?(?:referred to as|called|known as)\\s+(?:the\\s+)?["“]?(?:${role.source})\\b`,
   );
   for (const c of all.slice(0, 80)) {
     for (const re of [named, asRole, referred, bareRole, labelled]) {

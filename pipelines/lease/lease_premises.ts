@@ -10,18 +10,28 @@ const STREET_SUFFIX = String.raw`(?:Street|St\.?|Avenue|Ave\.?|Boulevard|Blvd\.?
 const DIRECTION = String.raw`(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\.?`;
 const HIGHWAY = String.raw`(?:Highway|Hwy\.?|Route|Rte\.?|State Road|U\.?S\.?)\s*\d{1,4}(?:\s+${DIRECTION}(?![A-Za-z]))?`;
 const STREET = String.raw`${STREET_NO}\s+(?:(?:${DIRECTION}\s+)?(?:[A-Z0-9][A-Za-z0-9'’.-]*\s+){0,4}${STREET_SUFFIX}(?:\s+${DIRECTION}(?![A-Za-z]))?(?![A-Za-z])|${HIGHWAY})`;
-const UNIT = String.raw`(?:(?:Suite|Ste\.?|Unit|Apartment|Apt\.?|Building|Bldg\.?)\s*(?:No\.?\s*|#\s*)?[A-Z0-9][A-Z0-9-]*|#\s*\d[A-Z0-9-]*)(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+)\d[A-Z0-9-]*)*`;
+// A retail lease's "Shop Space No. 12", "Store No. 5": only with a number (a "Store Hours" heading is no unit).
+const UNIT = String.raw`(?:(?:Suite|Ste\.?|Unit|Apartment|Apt\.?|Building|Bldg\.?)\s*(?:No\.?\s*|#\s*)?[A-Z0-9][A-Z0-9-]*|(?:(?:Shop|Store|Retail)\s+)?Space\s*(?:No\.?\s*|#\s*)?\d[A-Z0-9-]*|Store\s*(?:No\.?\s*|#\s*)\d[A-Z0-9-]*|#\s*\d[A-Z0-9-]*)(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+)\d[A-Z0-9-]*)*`;
 const CITY_STATE = String.raw`([A-Z][A-Za-z.'’-]+(?:\s+[A-Z][A-Za-z.'’-]+){0,2}),?\s+(${STATE_NAMES}|[A-Z]{2})(?:,?\s+(\d{5}(?:-\d{4})?))?`;
 const ADDRESS = new RegExp(String.raw`(${STREET})((?:,?\s*${UNIT})*)(?:,?\s+${CITY_STATE})?`);
 const UNIT_ALONE = new RegExp(UNIT);
 
-/** One line "street, unit, city, state ZIP" from a text holding a street address (the unit may stand elsewhere in it). */
-function addressIn(text: string): string | null {
+/**
+ * One line "street, unit, city, state ZIP" from a text holding a street address (the unit may stand elsewhere in it,
+ * or in `lead`, the words of the same sentence before the text: "leases to Resident Unit No. 407 of the community
+ * known as …, located at 5120 …").
+ */
+function addressIn(text: string, lead = ''): string | null {
   // A blank form's unit ("Apt #________") is no unit, and must not hide the city, state and ZIP after it.
   const t = text.replace(/\s+/g, ' ').replace(/,?\s*(?:Apt\.?|Apartment|Unit|Suite|Ste\.?|No\.?|#)\s*(?:No\.?\s*)?#?\s*_{2,}/gi, '');
   const m = ADDRESS.exec(t);
   if (!m) return null;
-  let unit = m[2].replace(/^,?\s*/, '') || UNIT_ALONE.exec(t.slice(0, m.index))?.[0] || UNIT_ALONE.exec(t.slice(m.index + m[0].length))?.[0] || '';
+  let unit =
+    m[2].replace(/^,?\s*/, '') ||
+    UNIT_ALONE.exec(t.slice(0, m.index))?.[0] ||
+    UNIT_ALONE.exec(t.slice(m.index + m[0].length))?.[0] ||
+    UNIT_ALONE.exec(lead.split(/[.;:]\s+(?=[A-Z])/).pop() ?? '')?.[0] ||
+    '';
   // "the space known as Suite A … within the building located at 1325 Hwy 42 S., Building B": both units.
   const before = m[2] ? UNIT_ALONE.exec(t.slice(0, m.index))?.[0] : undefined;
   if (before && unitKind(before) !== unitKind(unit)) unit = `${unit}, ${before}`;
@@ -58,7 +68,8 @@ export function propertyAddress(all: Clause[], entries: LabelledEntry[]): Cited<
   }
   for (const c of all) {
     if (!PREMISES_CLAUSE.test(c.text)) continue;
-    const v = addressIn(c.text.slice(PREMISES_CLAUSE.exec(c.text)!.index));
+    const at = PREMISES_CLAUSE.exec(c.text)!.index;
+    const v = addressIn(c.text.slice(at), c.text.slice(0, at).replace(/\s+/g, ' '));
     if (v) {
       found.push({ value: v, page: c.page, text: c.text.slice(0, 400) });
       break;

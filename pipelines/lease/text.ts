@@ -183,26 +183,31 @@ export function addressParts(s: string): AddressParts {
     .split(/\s+/)
     .filter(Boolean)
     .map((w) => SUFFIXES[w] ?? w);
-  // The street runs to its suffix; a unit follows "unit"; the city starts after that.
+  // The street runs to its suffix; a unit follows "unit" ("Unit No. 407": the words that say unit, then the unit);
+  // the city starts after that.
+  const unitAfter = (i: number) => {
+    while (words[i] === 'unit') i++;
+    return words[i] ?? null;
+  };
   const street: string[] = [];
   let unit: string | null = null;
   for (let i = 0; i < words.length; i++) {
     const w = words[i];
     if (w === 'unit') {
-      unit = words[i + 1] ?? null;
+      unit = unitAfter(i);
       break;
     }
     street.push(w);
     if (/^(st|ave|rd|dr|ln|blvd|ct|pl|pkwy|hwy|cir|ter|trl|sq|way)$/.test(w)) {
       // "12 Oak St Apt 4" or "12 Oak St 4B" (a bare unit right after the suffix).
       const nxt = words[i + 1];
-      if (nxt === 'unit') unit = words[i + 2] ?? null;
+      if (nxt === 'unit') unit = unitAfter(i + 1);
       else if (nxt && /^\d+[a-z]?$|^[a-z]\d*$/.test(nxt) && nxt.length <= 4 && !/^\d{5}$/.test(nxt)) unit = nxt;
       break;
     }
     if (street.length >= 6) break;
   }
-  if (!unit) unit = /\bunit\s+([a-z0-9-]+)/.exec(words.join(' '))?.[1] ?? null;
+  if (!unit) unit = /\bunit\s+(?:unit\s+)*([a-z0-9-]+)/.exec(words.join(' '))?.[1] ?? null;
   return { number: m[1], street: street.join(' ') || null, unit, zip };
 }
 
