@@ -35,7 +35,7 @@ const POINTER =
 const ROLE_WORD = /^(?:the\s+)?(?:landlord|lessor|owner|tenants?|lessees?|residents?|manager|agent|property manager)s?$/i;
 /** Words of a sentence, not of a name ("paying an", "Resident shall not allow any utility"). */
 const NOT_A_NAME =
-  /\b(?:so long|provided|shall|will|must|may|not|allow|agrees?|pay|paying|pays|is|are|be|has|have|hereby|which|who|whom|that|this|such|any|each|if|when|under|upon)\b/i;
+  /\b(?:so long|provided|shall|will|must|may|not|allow|agrees?|pay|paying|pays|is|are|be|has|have|hereby|hereinafter|referred|which|who|whom|that|this|such|any|each|if|when|under|upon)\b/i;
 /** "…, a Delaware corporation" after a party's name is its description, not its name. */
 const ENTITY_TAIL =
   /,?\s+an?\s+(?:[A-Z][A-Za-z.]*\s+){0,3}(?:limited liability company|corporation|limited partnership|general partnership|partnership|company|trust|banking association|non-?profit corporation|professional corporation|public body|statutory trust|real estate investment trust|LLC|L\.L\.C\.)\b.*$/i;
