@@ -19,6 +19,9 @@ const LABEL_VERBS = /\b(?:shall|will|must|may|is|are|agrees?|has|have|was|were|b
 const KNOWN_LABEL =
   /^(?:name of\s+)?(?:landlord|lessor|owner|tenants?|lessees?|residents?|managing agent|property manager|management company|premises|property|property address|premises address|leased premises|rental unit|unit address|address of (?:the )?premises|building|project|commencement date|lease commencement date|start date|lease start(?: date)?|expiration date|termination date|end date|lease end(?: date)?|lease expiration|lease begins|lease ends|term|lease term|move-in date)(?:\(s\))?(?:'s|’s)?(?:\s+names?)?$/i;
 
+/** A summary item's list marker before its label: "(c) ", "c. ", "1.1(e) ", "Section 1.1(g) ". */
+const LIST_MARKER = /^\s*(?:Section\s+)?(?:\d{1,2}(?:\.\d{1,2})*\s*)?(?:\([a-z0-9]{1,4}\)|[a-z][.)])\s+(?=[A-Z])/;
+
 const isLabel = (s: string) => LABEL_TEXT.test(s.trim()) && !LABEL_VERBS.test(s) && s.trim().split(/\s+/).length <= 8;
 
 /**
@@ -63,7 +66,8 @@ export function labelledEntries(pages: PageText[]): LabelledEntry[] {
         continue;
       }
     }
-    const m = /^\s*([^:]{2,62}):\s*(.*)$/.exec(l.text);
+    // "(c) Building: …", "1.1(e) Commencement Date: …": the list marker is not part of the label.
+    const m = /^\s*([^:]{2,62}):\s*(.*)$/.exec(l.text.replace(LIST_MARKER, ''));
     if (!m || !isLabel(m[1])) continue;
     // The value: the rest of the line, then the lines below up to the next entry or section.
     const parts = m[2].trim() ? [m[2].trim()] : [];

@@ -83,7 +83,7 @@ export function partyFromEntries(entries: LabelledEntry[], label: RegExp): Cited
 const ENDS_WITH_ROLE = /\b(?:Landlord|Lessor|Owner|Tenants?|Lessees?|Residents?|Agent|Manager|Sublessor|Subtenant)["”]?\)?,?$/i;
 function afterConnector(s: string): string {
   let cut = 0;
-  for (const m of s.matchAll(/\b(?:between|and|by|with|are|is)\s+(?:the\s+)?(?=[A-Z0-9])/g)) {
+  for (const m of s.matchAll(/\b(?:between|Between|BETWEEN|and|by|with|are|is)\s+(?:the\s+)?(?=[A-Z0-9])/g)) {
     const before = s.slice(0, m.index).trim();
     if (!m[0].startsWith('and') || !/(?:^|\s)[A-Z][\w.’'&-]*$/.test(before) || ENDS_WITH_ROLE.test(before)) cut = (m.index ?? 0) + m[0].length;
   }
@@ -97,7 +97,10 @@ function partyFromPreamble(all: Clause[], role: RegExp): Cited<string> | null {
   const named = new RegExp(
     `([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?)\\s*(?:,\\s*an? [A-Za-z ]{3,60}?,?\\s*)?,?\\s*\\(\\s*(?:(?:hereinafter|herein)(?:\\s+(?:called|referred to as|the))?\\s+)?(?:(?:individually\\s+and\\s+)?(?:collectively|jointly(?:\\s+and\\s+severally)?)(?:\\s+(?:called|referred to as))?,?\\s+)?(?:the\\s+)?["“']{0,2}(?:${role.source})(?:\\(s\\))?[,"”']{0,3}(?:\\s+(?:whether one or more|or\\s+["“][A-Za-z ]+["”]|herein|hereinafter))?\\s*\\)`,
   );
-  const asRole = new RegExp(`([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?),\\s+as\\s+(?:the\\s+)?(?:${role.source})\\b`);
+  // "X, as Landlord", and without the comma where the role ends the phrase: "Coastal Keys Realty, LLC as Landlord and …".
+  const asRole = new RegExp(
+    `([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?)(?:,\\s+as\\s+(?:the\\s+)?(?:${role.source})\\b|\\s+as\\s+(?:the\\s+)?(?:${role.source})\\b(?=\\s*(?:[,.;(]|and\\b|$)))`,
+  );
   // "between Lakeview Rentals Inc., Lessor, and Hannah Ortiz, Lessee": the role set off by commas, no "as".
   const bareRole = new RegExp(
     `\\b(?:between|and)\\s+([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?),\\s+(?:the\\s+)?["“]?(?:${role.source})["”]?(?=\\s*(?:,|;|\\.|\\(|\\band\\b))`,
@@ -107,17 +110,23 @@ function partyFromPreamble(all: Clause[], role: RegExp): Cited<string> | null {
   const labelled = new RegExp(
     `(?<=[,;]\\s+|\\band\\s+|\\bare\\s+)(?:${role.source})(?:\\(s\\))?:\\s+([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?)(?=\\s*;\\s*and\\b|\\s*;?$|\\.?$|\\.\\s|[;,]?\\s+and\\s+(?:the\\s+)?[A-Z][a-z]*(?:\\(s\\))?:)`,
   );
+  // An apartment association's form: "between you, the resident(s): Samuel Ortiz and Lily Chen, and us, the owner: X".
+  const youUs = new RegExp(
+    `\\b(?:you|us),?\\s+(?:the\\s+)?(?:${role.source}|${role.source.toLowerCase()})(?:\\(s\\))?:\\s+([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?)(?=,?\\s+and\\s+(?:you|us)\\b|\\s*;|\\.\\s|\\.?$)`,
+  );
   // "the Cairo Housing Authority, referred to as Landlord", "Maple Grove Apartments, L.P., a Texas limited partnership,
   // hereinafter called "Owner"", "Daniel Kim and Priya Shah, hereinafter jointly called "Residents"".
   const referred = new RegExp(
     `([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?),?\\s+(?:hereinafter\\s+)?(?:(?:jointly|collectively|individually)(?:\\s+and\\s+(?:severally|collectively))?\\s+)?(?:referred to as|called|known as)\\s+(?:the\\s+)?["“]?(?:${role.source})\\b`,
   );
   for (const c of all.slice(0, 80)) {
-    for (const re of [named, asRole, referred, bareRole, labelled]) {
+    for (const re of [named, asRole, referred, bareRole, labelled, youUs]) {
       const m = re.exec(c.text);
       if (!m) continue;
+      // A list item's letter after a colon is no initial: "PARTIES AND PROPERTY: A. Sierra Vista Rentals, Inc. (\"Landlord\")".
+      const listed = /:\s*$/.test(c.text.slice(0, m.index)) ? m[1].replace(/^[A-H][.)]\s+(?=[A-Z][a-z])/, '') : m[1];
       const v = cleanName(
-        afterConnector(m[1])
+        afterConnector(listed)
           .replace(/^(?:by and between|between|and)\s+/i, '')
           .replace(/^(?:are|is)\s+(?:the\s+)?/i, '')
           .replace(/^the\s+(?=[A-Z])/, '')

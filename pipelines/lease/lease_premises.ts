@@ -43,7 +43,7 @@ function addressIn(text: string, lead = ''): string | null {
 const unitKind = (u: string) => (/^(?:building|bldg)/i.test(u) ? 'building' : 'unit');
 
 const PREMISES_CLAUSE =
-  /\b(?:located at|known as|commonly described as|street address is|situated at|address of which is|(?:premises|apartment|residence|house|home|dwelling(?: unit)?|unit|property|real property) at)\b/i;
+  /\b(?:located at|known as|(?:commonly\s+)?described as|street address is|situated at|address of which is|(?:premises|apartment|residence|house|home|dwelling(?: unit)?|unit|property|real property)(?:\s+(?:No\.?|#)\s*[A-Z0-9-]+)? at)\b/i;
 
 export function propertyAddress(all: Clause[], entries: LabelledEntry[]): Cited<string> | null {
   // The premises or building entry of the summary, then the premises definition in the clauses, earliest first.

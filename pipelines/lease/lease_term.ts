@@ -5,6 +5,7 @@ import { dateTokens } from '../extraction/normalise.ts';
 import { pageLines, type Clause } from './text.ts';
 import type { Cited } from './schema.ts';
 import { START_LABEL, END_LABEL, type LabelledEntry } from './lease_entries.ts';
+import { chosenOptions } from './lease_requirements.ts';
 
 /** A date the lease defines by an event or a formula ("the later of…", "the last day of the 37th full calendar month"). */
 const RULE_WORDS =
@@ -60,6 +61,16 @@ export function writtenDates(s: string): string {
 }
 const dates = (s: string) => dateTokens(writtenDates(s));
 
+/** An option's letter before its box ("B. [X] Lease:"): the box says whether it is chosen, the letter nothing. */
+const OPTION_LETTER = /\b[A-Z][.)]\s*(?=\[\s*[xX✓✔]?\s*\]|[☐□❑☑☒])/g;
+const BOXED = /\[\s*[xX✓✔]?\s*\]|[☐□❑☑☒]/;
+/**
+ * A term clause as a form's ticked choices and captions leave it: "The term begins on (date) June 1, 2026, (Check A or
+ * B): A. [ ] Month-to-Month … B. [X] Lease: and shall terminate on (date) May 31, 2027" reads "The term begins on
+ * June 1, 2026, (Check A or B): Lease: and shall terminate on May 31, 2027".
+ */
+const termText = (s: string) => writtenDates(BOXED.test(s) ? chosenOptions(s.replace(OPTION_LETTER, '')) : s).replace(/\(date\)\s*/gi, '');
+
 const TERM_LABEL = /^(?:(?:the|lease|rental|initial|primary)\s+)?(?:term|period)(?:\s+of\s+(?:the\s+)?(?:lease|tenancy))?$/i;
 
 /** A labelled date: stated when the value begins with a calendar date; a rule when it defines the date otherwise. */
@@ -105,7 +116,14 @@ export function leaseDates(pages: PageText[], all: Clause[], entries: LabelledEn
     const termEntries = entries
       .filter((x) => TERM_LABEL.test(x.label))
       .map((x) => ({ text: writtenDates(x.value.replace(/\s+/g, ' ')), page: x.page, cite: x.text, entry: true }));
-    for (const c of [...termEntries, ...all.map((x) => ({ text: writtenDates(x.text), page: x.page, cite: x.text, entry: false }))]) {
+    // A form's options are sentences of their own: a paragraph with checkboxes is read whole as well.
+    const boxedParagraphs = [...new Set(all.filter((x) => BOXED.test(x.text)).map((x) => x.para))].map((para) => {
+      const own = all.filter((x) => x.para === para);
+      const whole = own.map((x) => x.text).join(' ');
+      return { text: termText(whole), page: own[0].page, cite: whole, entry: false };
+    });
+    const sentences = all.map((x) => ({ text: termText(x.text), page: x.page, cite: x.text, entry: false }));
+    for (const c of [...termEntries, ...sentences, ...boxedParagraphs]) {
       if (
         !c.entry &&
         !/\b(?:the|this|a|lease|original|initial|rental|primary)\s+term\b|\bterm of (?:this|the) (?:lease|agreement|tenancy)\b|\blease (?:term|period)\b|\b(?:the|this) (?:tenancy|lease|sublease|agreement) (?:shall |will )?(?:begin|commence|start)|^(?:lease\s+)?term\s*:/i.test(
@@ -127,7 +145,9 @@ export function leaseDates(pages: PageText[], all: Clause[], entries: LabelledEn
         // "The tenancy shall begin on 04/01/2026 and continue on a month-to-month basis": a start and no end.
         const open = /\b(?:begin\w*|commenc\w*|start\w*)\s+(?:on\s+)?(.{6,24}?\d{4})\b[^.]*\bmonth[- ]to[- ]month\b/i.exec(c.text);
         const a = open && dateTokens(open[1])[0];
-        if (a && !start && !end) {
+        // "(Check A or B): [ ] Month-to-Month": an option not chosen (the paragraph read whole says which is).
+        const declined = /(?:\[\s*\]|[☐□❑])\s*[^.[☐□❑]{0,40}\bmonth[- ]to[- ]month\b/i.test(c.text);
+        if (a && !start && !end && !declined) {
           start = { value: a.iso, page: c.page, text: c.cite.slice(0, 400) };
           break;
         }
@@ -145,9 +165,11 @@ export function leaseDates(pages: PageText[], all: Clause[], entries: LabelledEn
   // A tenancy from month to month has no expiration to read (not a holdover's month-to-month after the term).
   if (!end && !e.rule) {
     for (const c of all) {
-      const m = /\bmonth[- ]to[- ]month\b/i.exec(c.text);
-      if (!m || /\bhold\w*\s*over|\bholdover\b|remains? in possession|after the (?:expiration|end|termination)/i.test(c.text)) continue;
-      if (!/\b(?:tenancy|term|lease|agreement|rental)\b/i.test(c.text)) continue;
+      // An unticked "[ ] Month-to-Month" option is no month-to-month tenancy.
+      const text = BOXED.test(c.text) ? chosenOptions(c.text.replace(OPTION_LETTER, '')) : c.text;
+      const m = /\bmonth[- ]to[- ]month\b/i.exec(text);
+      if (!m || /\bhold\w*\s*over|\bholdover\b|remains? in possession|after the (?:expiration|end|termination)/i.test(text)) continue;
+      if (!/\b(?:tenancy|term|lease|agreement|rental)\b/i.test(text)) continue;
       openTerm = { value: m[0], page: c.page, text: c.text.slice(0, 400) };
       break;
     }

@@ -52,3 +52,51 @@ test('a term that ends "at midnight on" a date written "the 28th day of February
   t.is(f.leaseStart?.value, '2026-03-01');
   t.is(f.leaseEnd?.value, '2027-02-28');
 });
+
+test('a form\'s parties: a list letter after a colon is no initial; "X as Landlord and Y as Tenant" without commas; "you, the resident(s): … and us, the owner: …"', (t) => {
+  const a = facts(['1. PARTIES AND PROPERTY: A. Sierra Vista Rentals, Inc. ("Landlord") and Hannah Brooks, Jacob Brooks ("Tenant") agree as follows:']);
+  t.is(a.landlord?.value, 'Sierra Vista Rentals, Inc.');
+  t.is(a.tenant?.value, 'Hannah Brooks, Jacob Brooks');
+  const b = facts(['This Lease is between Coastal Keys Realty, LLC as Landlord and Tyler Grant and Megan Grant as Tenant.']);
+  t.is(b.landlord?.value, 'Coastal Keys Realty, LLC');
+  t.is(b.tenant?.value, 'Tyler Grant and Megan Grant');
+  // "as" followed by more words is no role: "such contractor as Landlord may approve".
+  t.is(facts(['Tenant shall use such contractor as Landlord may approve in writing.']).landlord, null);
+  const c = facts([
+    '1. PARTIES. This Lease Contract is between you, the resident(s): Samuel Ortiz and Lily Chen, and us, the owner: Brookhaven Flats Owner, LLC.',
+    'You have agreed to rent Apartment No. 1108 at 300 West Kinzie Street, Chicago, Illinois 60654 for use as a private residence only.',
+  ]);
+  t.is(c.tenant?.value, 'Samuel Ortiz and Lily Chen');
+  t.is(c.landlord?.value, 'Brookhaven Flats Owner, LLC');
+  t.is(c.propertyAddress?.value, '300 West Kinzie Street, Apartment No. 1108, Chicago, Illinois 60654');
+  // A cover's "LEASE Between X as Landlord": "Between" joins, it does not start the name.
+  t.is(facts(['LEASE Between 2430 N. Halsted, LLC as Landlord and Acme Labs, Inc. as Tenant']).landlord?.value, '2430 N. Halsted, LLC');
+});
+
+test('a summary\'s list markers are not part of its labels: "(c) Building:", "(e) Commencement Date:"', (t) => {
+  const f = facts([
+    [[60, '(c) Building:'], [230, '600 Grant Street, Pittsburgh, Pennsylvania 15219']],
+    [[60, '(d) Premises:'], [230, 'Suite 1400 on the fourteenth (14th) floor of the Building']],
+    [[60, '(e) Commencement Date:'], [230, 'September 1, 2026']],
+    [[60, '(f) Expiration Date:'], [230, 'August 31, 2033']],
+  ]);
+  t.is(f.propertyAddress?.value, '600 Grant Street, Suite 1400, Pittsburgh, Pennsylvania 15219');
+  t.is(f.leaseStart?.value, '2026-09-01');
+  t.is(f.leaseEnd?.value, '2033-08-31');
+});
+
+test('a form\'s term: "(date)" captions, and the option ticked between "[ ] Month-to-Month" and "[X] Lease … terminate on"', (t) => {
+  const lines = (month: string, lease: string) => [
+    '2. TERM: The term begins on (date) June 1, 2026 ("Commencement Date"), (Check A or B):',
+    `A. ${month} Month-to-Month: and continues as a month-to-month tenancy.`,
+    `B. ${lease} Lease: and shall terminate on (date) May 31, 2027 at 11:59 [ ] AM [X] PM.`,
+  ];
+  const lease = facts(lines('[ ]', '[X]'));
+  t.is(lease.leaseStart?.value, '2026-06-01');
+  t.is(lease.leaseEnd?.value, '2027-05-31');
+  t.is(lease.openTerm ?? null, null);
+  const monthly = facts(lines('[X]', '[ ]'));
+  t.is(monthly.leaseStart?.value, '2026-06-01');
+  t.is(monthly.leaseEnd, null);
+  t.regex(monthly.openTerm?.value ?? '', /month-to-month/i);
+});
