@@ -1,7 +1,7 @@
 // Labelled entries of a lease: a basic-lease-information table (label and value in either order or columns),
 // numbered inline items ("1.4 Commencement Date: …") and a definitions article, each with its page.
 import type { PageText } from '../documents/layout.ts';
-import { pageLines, type Clause } from './text.ts';
+import { FOLIO, pageLines, type Clause } from './text.ts';
 
 export interface LabelledEntry {
   label: string;
@@ -11,8 +11,6 @@ export interface LabelledEntry {
   text: string;
 }
 
-// A page's running footer or folio ("Page 17", "21", "iii") inside a block of entries.
-const FOLIO = /^\s*(?:page\s+)?(?:[ivxlc]{1,6}|\d{1,3})\s*$/i;
 const SECTION_START = /^\s*(?:\d{1,2}(?:\.\d+)*[.)]\s*[A-Z(]|\d{1,2}(?:\.\d+)+\s*[A-Z(]|\([a-zA-Z0-9]{1,4}\)|ARTICLE\b|Section\s+\d)/;
 const LABEL_TEXT = /^[A-Z][A-Za-z0-9’'&/().,\- ]{1,60}$/;
 const LABEL_VERBS = /\b(?:shall|will|must|may|is|are|agrees?|has|have|was|were|be|hereby|following)\b/i;

@@ -344,6 +344,16 @@ export function requirements(all: Clause[], entries: LabelledEntry[]): Partial<R
           amountSource = { page: next.page, text: next.text.slice(0, 600), how: 'continued' };
         }
       }
+      // And the mirror: the words a page break cut, with the limits before the break ("… provides at least $300,000 of
+      // personal" / "liability coverage."): read as one sentence, the limits cited where they stand.
+      const before = all[ci - 1];
+      if (limits.amount === null && !NO_AMOUNT.has(kind) && before && before.page < c.page && before.para === c.para && !/[.;:]["”]?$/.test(before.text)) {
+        const more = amountFor(`${before.text} ${c.text}`, before.text.length + 1 + m.index + m[0].length, kind);
+        if (more.amount !== null) {
+          limits = more;
+          amountSource = { page: before.page, text: before.text.slice(-600), how: 'continued' };
+        }
+      }
       const label = REFERENCE_LABEL[kind];
       if (limits.amount === null && label && BY_REFERENCE.test(c.text)) {
         const e = entries.find((x) => label.test(x.label) && amountsIn(x.value).length);

@@ -18,15 +18,22 @@ const PARAGRAPH_START =
 /** A section number ("10.3.1 Commercial …", "8.04 Tenant's …") after a sentence end, within a line. */
 const INLINE_SECTION = /(?<=[.;:])\s+(?=\d{1,2}(?:\.\d{1,2}){1,3}\.?\s+[A-Z])/;
 
+/** A page's running folio ("Page 17", "Page 3 of 20", "- 4 -", "21", "iii"): no part of the text it interrupts. */
+export const FOLIO = /^\s*(?:page\s+\d{1,3}(?:\s+of\s+\d{1,3})?|-\s*\d{1,3}\s*-|page\s+[ivxlc]{1,6}|[ivxlc]{1,6}|\d{1,3})\s*$/i;
+
 /**
  * The sentences of a document, each with the page it starts on. Lines of a page are joined (hyphenated line
- * ends mended) and split at sentence ends and at headings, so a clause wrapped over lines reads as one.
+ * ends mended) and split at sentence ends and at headings, so a clause wrapped over lines reads as one. A page's
+ * folio is left out, so a sentence a page break cuts continues in the page's next clause.
  */
 export function clauses(pages: PageText[]): Clause[] {
   const out: Clause[] = [];
   let para = 0;
   for (const p of pages) {
-    const text = p.lines.map((l) => l.text.replace(/\s{2,}/g, '  ')).join('\n');
+    const text = p.lines
+      .filter((l) => !FOLIO.test(l.text))
+      .map((l) => l.text.replace(/\s{2,}/g, '  '))
+      .join('\n');
     // A new paragraph: an empty-ish break, a numbered heading or an ALL CAPS heading line.
     // A list marker may run into its text ("(a)Commercial general liability", "4.2.4Insurance"); "Section 5" starts
     // a paragraph only after a sentence ends (mid-sentence it is a cross-reference wrapped onto a new line).
