@@ -6,13 +6,13 @@ import { commandArgs, filesUnder } from './args.ts';
 import { extractDocument, closeDocumentPools, entityTypeSchema } from '../../pipelines/extraction/index.ts';
 import { scoreDocument, sumScores, precision, recall, type Miss, type FieldScore } from '../../pipelines/extraction/evaluate.ts';
 import { engineOptionsFromConfig } from './extract.ts';
-import { findLeaseCases, evalLease, formatLease, runLeaseLabels } from './eval_lease.ts';
+import { runGeneratedLeases, findLeaseCases, evalLease, formatLease, runLeaseLabels } from './eval_lease.ts';
 import { runLabels } from './eval_labels.ts';
 import type { HistoryDatabase, HistoryTarget } from './eval_history.ts';
 import { FAMILIES, generateDocument, type Family } from '../../fixtures/generated.ts';
 
 const usage = `usage: svc eval [DIR] [--json] [--only SUBSTRING]
-        svc eval --generated N [--family packet|certificate|declarations|all] [--seed S] [--json]
+        svc eval --generated N [--family packet|certificate|declarations|all|lease] [--seed S] [--json]
         svc eval --labels LABELS_DIR [--docs DOCS_DIR] [--only SUBSTRING] [--json] [--html FILE] [--no-history]
         svc eval --lease-labels DIR [--only SUB1,SUB2] [--json]
    DIR          documents beside <name>.expected.json (default fixtures/): precision and recall per field;
@@ -29,7 +29,9 @@ const usage = `usage: svc eval [DIR] [--json] [--only SUBSTRING]
                 them: packet (fixtures/packet.ts: 20-200 pages, declarations on page 1-12, labels, columns),
                 certificate (fixtures/free_certificate.ts: non-ACORD certificates, free layout, a third scanned),
                 declarations (fixtures/layouts.ts: captions right of or under values, two columns, label variants,
-                a third scanned), or all (N of each); default packet`;
+                a third scanned), or all (N of each); default packet. lease: N residential lease/insurance pairs
+                (fixtures/lease/specs.ts: parties, premises, term and insurance duties worded as real forms word
+                them), scored on facts and the 15 statuses with the false passes counted`;
 const DOC_EXT = ['.pdf', '.png', '.jpg', '.jpeg'];
 
 /** Pairs of (document, expected.json) under a directory, recursively, sorted by path. */
@@ -103,8 +105,9 @@ export async function run(argv: string[], history?: HistoryDatabase): Promise<nu
       return 2;
     }
     const family = args.values.family ?? 'packet';
+    if (family === 'lease') return runGeneratedLeases(n, seed, !!args.values.json);
     if (family !== 'all' && !(FAMILIES as readonly string[]).includes(family)) {
-      process.stderr.write(`--family takes one of ${FAMILIES.join(', ')} or all\n${usage}\n`);
+      process.stderr.write(`--family takes one of ${FAMILIES.join(', ')}, all or lease\n${usage}\n`);
       return 2;
     }
     return runGenerated(n, seed, !!args.values.json, family === 'all' ? [...FAMILIES] : [family as Family]);

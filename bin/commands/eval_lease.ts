@@ -7,6 +7,8 @@ import { analyzePair, analysisReadOptions, readForAnalysis, leaseStage, shortDat
 import { closeDocumentPools } from '../../pipelines/documents/index.ts';
 import { scoreAnalysis, scoreLeaseLabel, type LeaseExpected, type LeaseScore, type LeaseLabel, type LabelScore } from '../../pipelines/lease/evaluate.ts';
 import { engineOptionsFromConfig } from './extract.ts';
+import { residentialForms, residentialVariants } from '../../fixtures/lease/specs.ts';
+import { renderPair } from '../../fixtures/lease/generate.ts';
 
 const DOC_EXT = ['.pdf', '.png', '.jpg', '.jpeg'];
 
@@ -55,6 +57,35 @@ export async function evalLease(cases: LeaseCase[]): Promise<LeaseEvalRow[]> {
     }
   }
   return rows;
+}
+
+/**
+ * `svc eval --generated N --family lease`: a fresh sample of N randomised residential lease/insurance pairs (half
+ * fixtures/lease/specs.ts `residentialVariants`, half `residentialForms`), rendered in memory and scored as
+ * `svc eval DIR` scores pairs on disk.
+ */
+export async function runGeneratedLeases(n: number, seed: number, json: boolean): Promise<number> {
+  const read = engineOptionsFromConfig().read;
+  const specs = [...residentialVariants(seed, Math.ceil(n / 2)), ...residentialForms(seed, Math.floor(n / 2))];
+  const rows: LeaseEvalRow[] = [];
+  try {
+    for (const p of specs) {
+      const { files, expected } = await renderPair(p);
+      const [lease, insurance] = [files[0][1], files[1][1]];
+      const t0 = performance.now();
+      try {
+        const r = await analyzePair(lease, insurance, { asOf: expected.as_of, read });
+        rows.push({ name: p.name, ...scoreAnalysis(expected, r), ms: performance.now() - t0 });
+      } catch (e) {
+        rows.push({ name: p.name, ...scoreAnalysis(expected, undefined), ms: performance.now() - t0, error: `${(e as { code?: string }).code ?? 'error'}: ${(e as Error).message}` });
+      }
+    }
+  } finally {
+    await closeDocumentPools();
+  }
+  if (json) process.stdout.write(`${JSON.stringify({ generated: n, family: 'lease', seed, pairs: rows }, null, 2)}\n`);
+  else process.stdout.write(`${n} generated residential lease pairs, seed ${seed}\n${formatLease(rows)}\n`);
+  return 0;
 }
 
 const pct = (a: number, b: number) => `${b ? ((a / b) * 100).toFixed(1) : '100.0'}%`;

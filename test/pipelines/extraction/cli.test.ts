@@ -123,5 +123,20 @@ test('svc eval --generated --family certificate scores randomised non-ACORD cert
   t.true(out.fields['/certificate/coverages/*/policy_number'].tp >= 2);
   const bad = await svc(['eval', '--generated', '2', '--family', 'leases']);
   t.is(bad.code, 2);
-  t.regex(bad.stderr, /--family takes one of packet, certificate, declarations or all/);
+  t.regex(bad.stderr, /--family takes one of packet, certificate, declarations, all or lease/);
+});
+
+test('svc eval --generated --family lease scores randomised residential lease pairs, false passes counted', async (t) => {
+  const r = await svc(['eval', '--generated', '2', '--family', 'lease', '--seed', '3', '--json']);
+  t.is(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  t.is(out.family, 'lease');
+  t.is(out.pairs.length, 2);
+  for (const p of out.pairs) {
+    t.is(p.facts.total, 20, p.name);
+    t.is(p.statuses.total, 15, p.name);
+  }
+  const h = await svc(['eval', '--generated', '2', '--family', 'lease', '--seed', '3']);
+  t.regex(h.stdout, /^2 generated residential lease pairs, seed 3\n2 lease\/insurance pairs\nfacts +\d+\/40 right/);
+  t.regex(h.stdout, /false passes \d+/);
 });
