@@ -235,7 +235,7 @@ function property(pages: PageText[], covs: ReturnType<typeof coverages>, emit: E
 function addressOf(pages: PageText[], emit: Emit) {
   const addr = findLabelled(
     pages,
-    /residence\s+premises|insured\s+location|property\s+(?:address|location)|location\s+of\s+(?:residence|property|premises)|dwelling\s+location|described\s+location|insured\s+property|rental\s+address|risk\s+(?:address|location)/i,
+    /residence\s+premises|insured\s+(?:location|address)|property\s+(?:address|location)|location\s+of\s+(?:residence|property|premises)|dwelling\s+location|described\s+location|insured\s+property|rental\s+address|risk\s+(?:address|location)/i,
     (s) => (/\d/.test(s) && s.length > 8 ? cleanValue(s) : undefined),
   );
   if (!addr) return;
