@@ -6,7 +6,7 @@ import { readDocument, readOptionsSchema, DocumentError, type DocumentText } fro
 import type { PageText } from '../documents/layout.ts';
 import type { ExtractedData } from '../extraction/schema.ts';
 import { leaseFacts } from './lease_facts.ts';
-import { writtenDates } from './lease_term.ts';
+import { ocrTermText, writtenDates } from './lease_term.ts';
 import { dateTokens } from '../extraction/normalise.ts';
 import { insuranceFacts, extractPolicy } from './insurance_facts.ts';
 import { compare } from './compare.ts';
@@ -136,7 +136,7 @@ function verifiedDate(pages: PageText[], c: Cited<string> | null, name: string, 
   if (
     c &&
     groundedOn(pages, true, c.page, c.text) &&
-    dateTokens(writtenDates(c.text)).some((d) => d.iso === c.value) &&
+    dateTokens(writtenDates(ocrTermText(c.text))).some((d) => d.iso === c.value) &&
     !dateTokens(c.text).some((d) => d.iso === c.value)
   )
     return c;

@@ -93,9 +93,10 @@ function afterConnector(s: string): string {
 /** "between Oak Street Properties LLC ("Landlord") and John Smith ("Tenant")", "X, as Landlord". */
 function partyFromPreamble(all: Clause[], role: RegExp): Cited<string> | null {
   // The defined term in parentheses, with what real leases put beside it: ("Resident," whether one or more),
-  // (collectively "Owner"), (hereinafter called "Tenant").
+  // (collectively "Owner"), (hereinafter called "Tenant"); and what OCR makes of a scan's punctuation around it
+  // ("Carmen Diaz: (hereinafter referred to as. "Lessee™)").
   const named = new RegExp(
-    `([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?)\\s*(?:,\\s*an? [A-Za-z ]{3,60}?,?\\s*)?,?\\s*\\(\\s*(?:(?:hereinafter|herein)(?:\\s+(?:called|referred to as|the))?\\s+)?(?:(?:individually\\s+and\\s+)?(?:collectively|jointly(?:\\s+and\\s+severally)?)(?:\\s+(?:called|referred to as))?,?\\s+)?(?:the\\s+)?["“']{0,2}(?:${role.source})(?:\\(s\\))?[,"”']{0,3}(?:\\s+(?:whether one or more|or\\s+["“][A-Za-z ]+["”]|herein|hereinafter))?\\s*\\)`,
+    `([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?)\\s*(?:,\\s*an? [A-Za-z ]{3,60}?,?\\s*)?[,:;]?\\s*\\(\\s*(?:(?:hereinafter|herein)(?:\\s+(?:called|referred to as|the))?[.,:]?\\s+)?(?:(?:individually\\s+and\\s+)?(?:collectively|jointly(?:\\s+and\\s+severally)?)(?:\\s+(?:called|referred to as))?,?\\s+)?(?:the\\s+)?["“'’]{0,2}(?:${role.source})(?:\\(s\\))?[,"”'’™]{0,3}(?:\\s+(?:whether one or more|or\\s+["“][A-Za-z ]+["”]|herein|hereinafter))?\\s*\\)`,
   );
   // "X, as Landlord", and without the comma where the role ends the phrase: "Coastal Keys Realty, LLC as Landlord and …".
   const asRole = new RegExp(
@@ -112,7 +113,7 @@ function partyFromPreamble(all: Clause[], role: RegExp): Cited<string> | null {
   );
   // An apartment association's form: "between you, the resident(s): Samuel Ortiz and Lily Chen, and us, the owner: X".
   const youUs = new RegExp(
-    `\\b(?:you|us),?\\s+(?:the\\s+)?(?:${role.source}|${role.source.toLowerCase()})(?:\\(s\\))?:\\s+([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?)(?=,?\\s+and\\s+(?:you|us)\\b|\\s*;|\\.\\s|\\.?$)`,
+    `\\b(?:you|us),?\\s+(?:the\\s+)?(?:${role.source}|${role.source.toLowerCase()})(?:\\(s\\))?:\\s+([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?)(?=[,;]?\\s+and\\s+(?:you|us)\\b|\\s*;|\\.\\s|\\.?$)`,
   );
   // "the Cairo Housing Authority, referred to as Landlord", "Maple Grove Apartments, L.P., a Texas limited partnership,
   // hereinafter called "Owner"", "Daniel Kim and Priya Shah, hereinafter jointly called "Residents"".

@@ -13,7 +13,35 @@ const STREET = String.raw`${STREET_NO}\s+(?:(?:${DIRECTION}\s+)?(?:[A-Z0-9][A-Za
 // A retail lease's "Shop Space No. 12", "Store No. 5": only with a number (a "Store Hours" heading is no unit).
 const UNIT = String.raw`(?:(?:Suite|Ste\.?|Unit|Apartment|Apt\.?|Building|Bldg\.?)\s*(?:No\.?\s*|#\s*)?[A-Z0-9][A-Z0-9-]*|(?:(?:Shop|Store|Retail)\s+)?Space\s*(?:No\.?\s*|#\s*)?\d[A-Z0-9-]*|Store\s*(?:No\.?\s*|#\s*)\d[A-Z0-9-]*|#\s*\d[A-Z0-9-]*)(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+)\d[A-Z0-9-]*)*`;
 const CITY_STATE = String.raw`([A-Z][A-Za-z.'’-]+(?:\s+[A-Z][A-Za-z.'’-]+){0,2}),?\s+(${STATE_NAMES}|[A-Z]{2})(?:,?\s+(\d{5}(?:-\d{4})?))?`;
-const ADDRESS = new RegExp(String.raw`(${STREET})((?:,?\s*${UNIT})*)(?:,?\s+${CITY_STATE})?`);
+const ADDRESS = new RegExp(String.raw`(${STREET})((?:,?\s*${UNIT})*)(?:[,;]?\s+${CITY_STATE})?`);
+/** After the street, a city, a word that is not a state's name and a ZIP: a scan's state name OCR misread ("Tllinois"). */
+const CITY_WORD_ZIP = /^[,;]?\s+([A-Z][A-Za-z.'’-]+(?:\s+[A-Z][A-Za-z.'’-]+){0,2}),?\s+([A-Z][A-Za-z]{3,13}(?:\s+[A-Z][a-z]{3,})?)\s+(\d{5}(?:-\d{4})?)\b/;
+const STATES = STATE_NAMES.split('|');
+
+/** Whether `word` is a state's name with one letter misread, dropped or added (a scan's OCR), by the lengths it can be. */
+function nearState(word: string): boolean {
+  const w = word.toLowerCase();
+  return STATES.some((st) => {
+    const s = st.toLowerCase();
+    if (Math.abs(s.length - w.length) > 1 || s.length < 5) return false;
+    let i = 0;
+    let j = 0;
+    let edits = 0;
+    while (i < s.length && j < w.length) {
+      if (s[i] === w[j]) {
+        i++;
+        j++;
+      } else if (++edits > 1) return false;
+      else if (s.length > w.length) i++;
+      else if (w.length > s.length) j++;
+      else {
+        i++;
+        j++;
+      }
+    }
+    return edits + (s.length - i) + (w.length - j) <= 1;
+  });
+}
 const UNIT_ALONE = new RegExp(UNIT);
 
 /**
@@ -26,6 +54,11 @@ function addressIn(text: string, lead = ''): string | null {
   const t = text.replace(/\s+/g, ' ').replace(/,?\s*(?:Apt\.?|Apartment|Unit|Suite|Ste\.?|No\.?|#)\s*(?:No\.?\s*)?#?\s*_{2,}/gi, '');
   const m = ADDRESS.exec(t);
   if (!m) return null;
+  // The city, state and ZIP as a scan's OCR spelled them, when only the state's name is off by a letter.
+  if (!m[3]) {
+    const near = CITY_WORD_ZIP.exec(t.slice(m.index + m[0].length));
+    if (near && nearState(near[2])) [m[3], m[4], m[5]] = [near[1], near[2], near[3]];
+  }
   let unit =
     m[2].replace(/^,?\s*/, '') ||
     UNIT_ALONE.exec(t.slice(0, m.index))?.[0] ||
@@ -43,7 +76,7 @@ function addressIn(text: string, lead = ''): string | null {
 const unitKind = (u: string) => (/^(?:building|bldg)/i.test(u) ? 'building' : 'unit');
 
 const PREMISES_CLAUSE =
-  /\b(?:located at|known as|(?:commonly\s+)?described as|street address is|situated at|address of which is|(?:premises|apartment|residence|house|home|dwelling(?: unit)?|unit|property|real property)(?:\s+(?:No\.?|#)\s*[A-Z0-9-]+)? at)\b/i;
+  /\b(?:located at|known as|(?:commonly\s+)?described as|street address is|situated(?: at)?|address of which is|(?:premises|apartment|residence|house|home|dwelling(?: unit)?|unit|property|real property)(?:\s+(?:No\.?|#)\s*[A-Z0-9-]+)? at)\b/i;
 
 export function propertyAddress(all: Clause[], entries: LabelledEntry[]): Cited<string> | null {
   // The premises or building entry of the summary, then the premises definition in the clauses, earliest first.
@@ -66,12 +99,15 @@ export function propertyAddress(all: Clause[], entries: LabelledEntry[]): Cited<
     found.push({ value: v, page: e.page, text: e.text });
     break;
   }
-  for (const c of all) {
+  for (const [k, c] of all.entries()) {
     if (!PREMISES_CLAUSE.test(c.text)) continue;
     const at = PREMISES_CLAUSE.exec(c.text)!.index;
-    const v = addressIn(c.text.slice(at), c.text.slice(0, at).replace(/\s+/g, ' '));
+    // A scan's OCR may read the comma before the city as a semicolon, which ends the clause: the address runs on.
+    const next = all[k + 1];
+    const text = /;$/.test(c.text) && next && next.para === c.para && next.page === c.page ? `${c.text} ${next.text}` : c.text;
+    const v = addressIn(text.slice(at), c.text.slice(0, at).replace(/\s+/g, ' '));
     if (v) {
-      found.push({ value: v, page: c.page, text: c.text.slice(0, 400) });
+      found.push({ value: v, page: c.page, text: text.slice(0, 400) });
       break;
     }
   }

@@ -71,6 +71,18 @@ const BOXED = /\[\s*[xX✓✔]?\s*\]|[☐□❑☑☒]/;
  */
 const termText = (s: string) => writtenDates(BOXED.test(s) ? chosenOptions(s.replace(OPTION_LETTER, '')) : s).replace(/\(date\)\s*/gi, '');
 
+/**
+ * What a scan's OCR does to a form's term: a space inside a numeric date ("05/3 1/2027"), and a checkbox read as
+ * nothing or as a bare X after its option's letter ("A.  Month-to-Month …", "B. X Lease: …"): when one option of a
+ * lettered list has its X, the boxes are put back, ticked where the X is.
+ */
+export function ocrTermText(s: string): string {
+  let t = s.replace(/\b(\d{1,2}) ?\/ ?(\d) (\d) ?\/ ?(\d{4})\b/g, '$1/$2$3/$4').replace(/\b(\d) (\d) ?\/ ?(\d{1,2}) ?\/ ?(\d{4})\b/g, '$1$2/$3/$4');
+  if (!BOXED.test(t) && /\b[A-H]\.\s+[Xx]\s+(?=[A-Z])/.test(t))
+    t = t.replace(/\b([A-H])\.\s+(?:([Xx])\s+)?(?=[A-Z])/g, (_m, letter: string, x: string | undefined) => `${letter}. [${x ? 'X' : ' '}] `);
+  return t;
+}
+
 const TERM_LABEL = /^(?:(?:the|lease|rental|initial|primary)\s+)?(?:term|period)(?:\s+of\s+(?:the\s+)?(?:lease|tenancy))?$/i;
 
 /** A labelled date: stated when the value begins with a calendar date; a rule when it defines the date otherwise. */
@@ -115,14 +127,14 @@ export function leaseDates(pages: PageText[], all: Clause[], entries: LabelledEn
     // A "Term:" entry of the summary ("from 3/1/26 to 2/28/27") is the lease's own term; a clause must say so.
     const termEntries = entries
       .filter((x) => TERM_LABEL.test(x.label))
-      .map((x) => ({ text: writtenDates(x.value.replace(/\s+/g, ' ')), page: x.page, cite: x.text, entry: true }));
+      .map((x) => ({ text: writtenDates(ocrTermText(x.value.replace(/\s+/g, ' '))), page: x.page, cite: x.text, entry: true }));
     // A form's options are sentences of their own: a paragraph with checkboxes is read whole as well.
-    const boxedParagraphs = [...new Set(all.filter((x) => BOXED.test(x.text)).map((x) => x.para))].map((para) => {
+    const boxedParagraphs = [...new Set(all.filter((x) => BOXED.test(ocrTermText(x.text))).map((x) => x.para))].map((para) => {
       const own = all.filter((x) => x.para === para);
       const whole = own.map((x) => x.text).join(' ');
-      return { text: termText(whole), page: own[0].page, cite: whole, entry: false };
+      return { text: termText(ocrTermText(whole)), page: own[0].page, cite: whole, entry: false };
     });
-    const sentences = all.map((x) => ({ text: termText(x.text), page: x.page, cite: x.text, entry: false }));
+    const sentences = all.map((x) => ({ text: termText(ocrTermText(x.text)), page: x.page, cite: x.text, entry: false }));
     for (const c of [...termEntries, ...sentences, ...boxedParagraphs]) {
       if (
         !c.entry &&
