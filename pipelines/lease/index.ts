@@ -149,7 +149,8 @@ function verifiedDate(pages: PageText[], c: Cited<string> | null, name: string, 
  */
 function verifiedAddress(pages: PageText[], c: Cited<string> | null, dropped: string[]): Cited<string> | null {
   if (!c) return c;
-  const parts = c.value.split(/,\s*/).filter(Boolean);
+  // A state and its ZIP are checked apart: the lease may print them apart ("State of Nevada, with zip code 89511").
+  const parts = c.value.split(/,\s*|\s+(?=\d{5}(?:-\d{4})?$)/).filter(Boolean);
   if (parts.every((x) => groundedOn(pages, x, c.page, c.text))) return c;
   dropped.push(`property address "${c.value}" (not found on page ${c.page})`);
   return null;

@@ -144,8 +144,9 @@ function parties(pages: PageText[], d: ExtractedData, all: Clause[]): PartyMenti
         c.text,
       );
     if (!m) continue;
-    // A capture that runs on from an address ("..., OH 43215, Oak LLC is named") keeps only the name.
-    let who = cleanValue(m[1].replace(/^.*\d[^A-Za-z]*?[,.]\s+(?=[A-Z])/, '').replace(/^(?:the|and)\s+/i, ''));
+    // A capture that runs on from an address ("..., OH 43215, Oak LLC is named") keeps only the name; a number of
+    // the name's own ("ARE-San Diego No. 12, LLC") is no address.
+    let who = cleanValue(m[1].replace(/^.*\b\d{5}(?:-\d{4})?[^A-Za-z]*?[,.]\s+(?=[A-Z])/, '').replace(/^(?:the|and)\s+/i, ''));
     const role = /insured/i.test(m[2])
       ? 'additional_insured'
       : /interest(?!ed)/i.test(m[2])

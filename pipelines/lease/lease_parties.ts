@@ -33,9 +33,13 @@ const POINTER =
   /^(?:as|see)\b|\b(?:as\s+)?(?:listed|set forth|stated|shown|provided|defined|described|identified|named)\s+(?:on|in|above|below)\b|\bcover page\b|^(?:the\s+)?(?:person|party|entity)\s+(?:named|identified)\b/i;
 /** A role word alone ("TENANT") is a table heading, not a party. */
 const ROLE_WORD = /^(?:the\s+)?(?:landlord|lessor|owner|tenants?|lessees?|residents?|manager|agent|property manager)s?$/i;
-/** Words of a sentence, not of a name ("paying an", "Resident shall not allow any utility"). */
-const NOT_A_NAME =
-  /\b(?:so long|provided|shall|will|must|may|not|allow|agrees?|pay|paying|pays|is|are|be|has|have|hereby|hereinafter|referred|which|who|whom|that|this|such|any|each|if|when|under|upon)\b/i;
+/**
+ * Words of a sentence, not of a name ("paying an", "Resident shall not allow any utility", "X, referred to as
+ * Landlord, and …"). The short ones only in lower case: in capitals they may be part of a name ("ARE-SAN DIEGO NO.
+ * 12, LLC").
+ */
+const NOT_A_NAME = /\b(?:so long|provided|shall|agrees?|paying|hereby|hereinafter|referred)\b/i;
+const NOT_A_NAME_LOWER = /\b(?:will|must|may|not|allow|pay|pays|is|are|be|has|have|which|who|whom|that|this|such|any|each|if|when|under|upon)\b/;
 /** "…, a Delaware corporation" after a party's name is its description, not its name. */
 const ENTITY_TAIL =
   /,?\s+an?\s+(?:[A-Z][A-Za-z.]*\s+){0,3}(?:limited liability company|corporation|limited partnership|general partnership|partnership|company|trust|banking association|non-?profit corporation|professional corporation|public body|statutory trust|real estate investment trust|LLC|L\.L\.C\.)\b.*$/i;
@@ -61,7 +65,7 @@ function cleanName(s: string): string | undefined {
   if (!v || v.length > 120 || !/[A-Za-z]{2}/.test(v) || POINTER.test(v) || ROLE_WORD.test(v)) return undefined;
   // A street number may start an entity's name, never a person's: "2430 N. Halsted, LLC".
   if (/^\d/.test(v) && !/\b(?:LLC|L\.L\.C|Inc|LP|L\.P|LLP|Corp|Corporation|Company|Trust|Partners(?:hip)?)\b/i.test(v)) return undefined;
-  if (NOT_A_NAME.test(v) || !/^[A-Z0-9]/.test(v) || v.split(/\s+/).length > 12) return undefined;
+  if (NOT_A_NAME.test(v) || NOT_A_NAME_LOWER.test(v) || !/^[A-Z0-9]/.test(v) || v.split(/\s+/).length > 12) return undefined;
   return v;
 }
 

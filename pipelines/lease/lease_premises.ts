@@ -17,6 +17,10 @@ const ADDRESS = new RegExp(String.raw`(${STREET})((?:,?\s*${UNIT})*)(?:[,;]?\s+$
 /** After the street, a city, a word that is not a state's name and a ZIP: a scan's state name OCR misread ("Tllinois"). */
 const CITY_WORD_ZIP = /^[,;]?\s+([A-Z][A-Za-z.'’-]+(?:\s+[A-Z][A-Za-z.'’-]+){0,2}),?\s+([A-Z][A-Za-z]{3,13}(?:\s+[A-Z][a-z]{3,})?)\s+(\d{5}(?:-\d{4})?)\b/;
 const STATES = STATE_NAMES.split('|');
+/** The standard industrial lease's "…, located in the City of Reno, County of Washoe, State of Nevada, with zip code 89511". */
+const CITY_OF = new RegExp(
+  String.raw`^,?\s*(?:located\s+)?in\s+the\s+City\s+of\s+([A-Z][A-Za-z.'’ -]{1,40}?),\s*County\s+of\s+[A-Z][A-Za-z.'’ -]{1,40}?,\s*(?:and\s+)?State\s+of\s+(${STATE_NAMES})(?:,?\s*(?:with\s+)?zip\s*code\s+(\d{5}(?:-\d{4})?))?`,
+);
 
 /** Whether `word` is a state's name with one letter misread, dropped or added (a scan's OCR), by the lengths it can be. */
 function nearState(word: string): boolean {
@@ -54,10 +58,14 @@ function addressIn(text: string, lead = ''): string | null {
   const t = text.replace(/\s+/g, ' ').replace(/,?\s*(?:Apt\.?|Apartment|Unit|Suite|Ste\.?|No\.?|#)\s*(?:No\.?\s*)?#?\s*_{2,}/gi, '');
   const m = ADDRESS.exec(t);
   if (!m) return null;
-  // The city, state and ZIP as a scan's OCR spelled them, when only the state's name is off by a letter.
+  // The city, state and ZIP as "in the City of …, County of …, State of …", or as a scan's OCR spelled them when
+  // only the state's name is off by a letter.
   if (!m[3]) {
-    const near = CITY_WORD_ZIP.exec(t.slice(m.index + m[0].length));
-    if (near && nearState(near[2])) [m[3], m[4], m[5]] = [near[1], near[2], near[3]];
+    const rest = t.slice(m.index + m[0].length);
+    const cityOf = CITY_OF.exec(rest);
+    const near = CITY_WORD_ZIP.exec(rest);
+    if (cityOf) [m[3], m[4], m[5]] = [cityOf[1], cityOf[2], cityOf[3]];
+    else if (near && nearState(near[2])) [m[3], m[4], m[5]] = [near[1], near[2], near[3]];
   }
   let unit =
     m[2].replace(/^,?\s*/, '') ||
@@ -76,7 +84,7 @@ function addressIn(text: string, lead = ''): string | null {
 const unitKind = (u: string) => (/^(?:building|bldg)/i.test(u) ? 'building' : 'unit');
 
 const PREMISES_CLAUSE =
-  /\b(?:located at|known as|(?:commonly\s+)?described as|street address is|situated(?: at)?|address of which is|(?:premises|apartment|residence|house|home|dwelling(?: unit)?|unit|property|real property)(?:\s+(?:No\.?|#)\s*[A-Z0-9-]+)? at)\b/i;
+  /\b(?:located at|known as|(?:commonly\s+)?described as|street address is|(?:known by the )?street address of|situated(?: at)?|address of which is|(?:premises|apartment|residence|house|home|dwelling(?: unit)?|unit|property|real property)(?:\s+(?:No\.?|#)\s*[A-Z0-9-]+)? at)\b/i;
 
 export function propertyAddress(all: Clause[], entries: LabelledEntry[]): Cited<string> | null {
   // The premises or building entry of the summary, then the premises definition in the clauses, earliest first.

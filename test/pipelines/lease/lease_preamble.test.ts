@@ -100,3 +100,19 @@ test('a form\'s term: "(date)" captions, and the option ticked between "[ ] Mont
   t.is(monthly.leaseEnd, null);
   t.regex(monthly.openTerm?.value ?? '', /month-to-month/i);
 });
+
+test('commercial leases as filings write them: a name in capitals holding short words ("ARE-SAN DIEGO NO. 12, LLC"), and the standard industrial lease\'s "City of …, County of …, State of …"', (t) => {
+  const f = facts([
+    'THIS LEASE is made as of March 3, 2026, by and between ARE-SAN DIEGO NO. 12, LLC, a Delaware limited liability company ("Landlord"), and',
+    'HELIX THERAPEUTICS, INC., a Delaware corporation ("Tenant").',
+  ]);
+  t.is(f.landlord?.value, 'ARE-SAN DIEGO NO. 12, LLC');
+  t.is(f.tenant?.value, 'HELIX THERAPEUTICS, INC.');
+  // The same short words in lower case are a sentence's: no name.
+  t.is(facts(['Resident shall not allow any utility to be disconnected ("Tenant").']).tenant, null);
+  const g = facts([
+    '1.2 Premises. That certain real property commonly known by the street address of 8800 Industrial Parkway, Unit 4, located in the City of',
+    'Reno, County of Washoe, State of Nevada, with zip code 89511 ("Premises").',
+  ]);
+  t.is(g.propertyAddress?.value, '8800 Industrial Parkway, Unit 4, Reno, Nevada 89511');
+});

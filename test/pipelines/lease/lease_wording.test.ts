@@ -142,6 +142,9 @@ test('a certificate\'s remarks "X is additional insured" (no "named as") name X 
     ),
   );
   t.false(read('Harbor Yard Holdings LLC is not additional insured under this policy.').some((p) => p.role === 'additional_insured'));
+  // A number of the name's own is no address the name runs on from; a ZIP is.
+  t.true(read('ARE-San Diego No. 12, LLC is additional insured as respects general liability.').some((p) => p.value === 'ARE-San Diego No. 12, LLC'));
+  t.true(read('Location: 12 Elm Street, Dover, DE 19901, Harbor Yard Holdings LLC is additional insured.').some((p) => p.value === 'Harbor Yard Holdings LLC'));
 });
 
 test('labelled cells side by side on one line, and a "Term:" entry "from 3/1/26 to 2/28/27"', (t) => {
