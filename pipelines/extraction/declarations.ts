@@ -52,8 +52,9 @@ export function period(pages: PageText[], emit: Emit) {
     for (let i = 0; i < page.lines.length; i++) {
       const line = page.lines[i];
       // An insurer's letter says it in a sentence: "the policy is in effect from February 1, 2026 to February 1, 2027".
+      // A "Term:" cell may follow another on its line ("Premises: 12 Oak Street …  Term: 02/01/2026 - 02/01/2027").
       if (
-        !/policy period|coverage period|policy term|term of (the )?policy|period of insurance|^term\b|coverage begins|\bin (?:effect|force) from\b|\bis in (?:effect|force)$/i.test(
+        !/policy period|coverage period|policy term|term of (the )?policy|period of insurance|^term\b|(?:^|\s{2})term\s*:|coverage begins|\bin (?:effect|force) from\b|\bis in (?:effect|force)$/i.test(
           line.text,
         )
       )

@@ -11,7 +11,7 @@ import type {
   PartyMention,
   RequirementKind,
 } from './schema.ts';
-import { money, sameParty, insuredCoversTenant, addressParts } from './text.ts';
+import { money, sameParty, insuredCoversTenant, sharesAName, addressParts } from './text.ts';
 import { NOT_REQUIRED, requireEvidence, settledAbsence, settledRequirement, type CheckContext } from './evidence.ts';
 
 import { item, type Check } from './check_item.ts';
@@ -189,6 +189,17 @@ const rentersInsurance: Check = (lease, ins) => {
       'warning',
       'The document is a homeowners policy of the tenant, not a renters policy for the leased unit.',
       'Confirm the homeowners policy covers the tenant at the leased premises, or ask for a renters policy.',
+    );
+  // Part of the tenant's name (a surname alone, another member of the household): not a fail on a name that may be
+  // misread or incomplete.
+  if (!covers && ins.insured && sharesAName(ins.insured.value, tenant))
+    return item(
+      field,
+      req,
+      cov,
+      'warning',
+      `The policy names ${ins.insured.value}, which matches only part of the tenant's name (${tenant}).`,
+      `Check that the policy covers ${tenant}, or ask for a policy naming ${tenant} as insured.`,
     );
   if (!covers && ins.insured) {
     return item(

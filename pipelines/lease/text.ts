@@ -140,6 +140,17 @@ export function insuredCoversTenant(insured: string | null | undefined, tenant: 
   return false;
 }
 
+/**
+ * Whether an insured that is not the tenant still shares a name with them ("LEE" read for "LEE, JORDAN" off a
+ * photo, "Kevin Lopez" for the tenant Maria Lopez): a word of three letters or more in common, not an entity word.
+ */
+export function sharesAName(insured: string | null | undefined, tenant: string | null | undefined): boolean {
+  if (!insured || !tenant) return false;
+  const words = (s: string) => normaliseText(s).replace(ENTITY_WORDS, ' ').split(' ').filter((w) => w.length >= 3);
+  const own = new Set(words(insured));
+  return words(tenant).some((w) => own.has(w));
+}
+
 const SUFFIXES: Record<string, string> = {
   street: 'st',
   str: 'st',

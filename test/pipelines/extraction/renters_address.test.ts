@@ -13,3 +13,15 @@ test('"Insured address" over its value is the insured premises', (t) => {
   ]);
   t.is(firstValues((e) => propertyFields([p], [], e, true))['/property/address'], '12 Oak Street, Apt 4B, Springfield, IL 62704');
 });
+
+test('a "Term:" cell after another cell on its line gives the policy period, its dash lost or not', async (t) => {
+  const { period } = await import('../../../pipelines/extraction/declarations.ts');
+  for (const [before, term] of [
+    ['Premises: 12 Oak Street, Apt 4B, Springfield, IL 62704', 'Term: 02/01/2026  02/01/2027'],
+    ['Insured: Jordan Lee', 'Term: 02/01/2026 - 02/01/2027'],
+  ]) {
+    const r = firstValues((e) => period([page([[40, 100, before], [400, 100, term]])], e));
+    t.is(r['/policy/effective_date'], '2026-02-01', term);
+    t.is(r['/policy/expiration_date'], '2027-02-01', term);
+  }
+});

@@ -45,3 +45,20 @@ test('a numeric date with a space OCR put in it, and checkboxes read as nothing 
   // Without any X the options stay as written: no box is put back.
   t.is(ocrTermText('A. Month-to-Month: and continues. B. Lease: and shall terminate'), 'A. Month-to-Month: and continues. B. Lease: and shall terminate');
 });
+
+test('an insured that is only part of the tenant\'s name (a photo\'s "LEE" for "LEE, JORDAN") is a warning, not a fail', async (t) => {
+  const { compare } = await import('../../../pipelines/lease/index.ts');
+  const { insuranceFacts } = await import('../../helpers/lease.ts');
+  const lease = facts([
+    'This Lease is made between Oak Street Properties LLC ("Landlord") and Jordan Lee ("Tenant").',
+    'Tenant shall maintain renters insurance with personal liability of at least $100,000.',
+  ]);
+  const renters = (insured: string) =>
+    compare(lease, insuranceFacts({ insured: { value: insured, page: 1, text: insured }, liability: { value: 100000, page: 1, text: '$100,000', label: 'Personal Liability' } }), {
+      asOf: '2026-02-15',
+    }).find((c) => c.field === 'Renters Insurance Required')!;
+  t.is(renters('LEE').status, 'warning');
+  t.regex(renters('LEE').gap ?? '', /matches only part of the tenant's name/);
+  t.is(renters('Jordan Lee').status, 'pass');
+  t.is(renters('Casey Morgan').status, 'fail');
+});
