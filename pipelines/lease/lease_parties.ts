@@ -97,10 +97,11 @@ function afterConnector(s: string): string {
 /** "between Oak Street Properties LLC ("Landlord") and John Smith ("Tenant")", "X, as Landlord". */
 function partyFromPreamble(all: Clause[], role: RegExp): Cited<string> | null {
   // The defined term in parentheses, with what real leases put beside it: ("Resident," whether one or more),
-  // (collectively "Owner"), (hereinafter called "Tenant"); and what OCR makes of a scan's punctuation around it
+  // (collectively "Owner"), (hereinafter called "Tenant"), ("we," "us," or "Landlord"); and what OCR makes of a
+  // scan's punctuation around it
   // ("Carmen Diaz: (hereinafter referred to as. "Lessee™)").
   const named = new RegExp(
-    `([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?)\\s*(?:,\\s*an? [A-Za-z ]{3,60}?,?\\s*)?[,:;]?\\s*\\(\\s*(?:(?:hereinafter|herein)(?:\\s+(?:called|referred to as|the))?[.,:]?\\s+)?(?:(?:individually\\s+and\\s+)?(?:collectively|jointly(?:\\s+and\\s+severally)?)(?:\\s+(?:called|referred to as))?,?\\s+)?(?:the\\s+)?["“'’]{0,2}(?:${role.source})(?:\\(s\\))?[,"”'’™]{0,3}(?:\\s+(?:whether one or more|or\\s+["“][A-Za-z ]+["”]|herein|hereinafter))?\\s*\\)`,
+    `([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?)\\s*(?:,\\s*an? [A-Za-z ]{3,60}?,?\\s*)?[,:;]?\\s*\\(\\s*(?:(?:hereinafter|herein)(?:\\s+(?:called|referred to as|the))?[.,:]?\\s+)?(?:(?:individually\\s+and\\s+)?(?:collectively|jointly(?:\\s+and\\s+severally)?)(?:\\s+(?:called|referred to as))?,?\\s+)?(?:["“][A-Za-z]{2,5}[,"”]{1,3}\\s*)*(?:or\\s+)?(?:the\\s+)?["“'’]{0,2}(?:${role.source})(?:\\(s\\))?[,"”'’™]{0,3}(?:\\s+(?:whether one or more|or\\s+["“][A-Za-z ]+["”]|herein|hereinafter))?\\s*\\)`,
   );
   // "X, as Landlord", and without the comma where the role ends the phrase: "Coastal Keys Realty, LLC as Landlord and …".
   const asRole = new RegExp(
@@ -119,13 +120,17 @@ function partyFromPreamble(all: Clause[], role: RegExp): Cited<string> | null {
   const youUs = new RegExp(
     `\\b(?:you|us),?\\s+(?:the\\s+)?(?:${role.source}|${role.source.toLowerCase()})(?:\\(s\\))?:\\s+([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?)(?=[,;]?\\s+and\\s+(?:you|us)\\b|\\s*;|\\.\\s|\\.?$)`,
   );
+  // The role first, then its name: "The Landlord, Harbor View LLC, and the Tenant, Maya Singh, agree as follows".
+  const roleFirst = new RegExp(
+    `\\b(?:the|The|THE)\\s+(?:${role.source})(?:\\(s\\))?,\\s+([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?),\\s+(?=and\\b|agrees?\\b|hereby\\b|(?:do|does)\\s+hereby\\b)`,
+  );
   // "the Cairo Housing Authority, referred to as Landlord", "Maple Grove Apartments, L.P., a Texas limited partnership,
   // hereinafter called "Owner"", "Daniel Kim and Priya Shah, hereinafter jointly called "Residents"".
   const referred = new RegExp(
     `([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?),?\\s+(?:hereinafter\\s+)?(?:(?:jointly|collectively|individually)(?:\\s+and\\s+(?:severally|collectively))?\\s+)?(?:referred to as|called|known as)\\s+(?:the\\s+)?["“]?(?:${role.source})\\b`,
   );
   for (const c of all.slice(0, 80)) {
-    for (const re of [named, asRole, referred, bareRole, labelled, youUs]) {
+    for (const re of [named, asRole, referred, bareRole, labelled, youUs, roleFirst]) {
       const m = re.exec(c.text);
       if (!m) continue;
       // A list item's letter after a colon is no initial: "PARTIES AND PROPERTY: A. Sierra Vista Rentals, Inc. (\"Landlord\")".

@@ -145,7 +145,7 @@ export function leaseDates(pages: PageText[], all: Clause[], entries: LabelledEn
         continue;
       if (/\b(?:fiscal|tax year|calendar year|lease year|option|extension|renewal)\b/i.test(c.text)) continue;
       let m =
-        /\b(?:commenc\w*|begin\w*|start\w*|from)\s+(?:on\s+)?(.{6,24}?\d{4}|\d{1,2}\/\d{1,2}\/\d{2})\b[^.]*?\b(?:end\w*|terminat\w*|expir\w*|through|until|to)\s+(?:on\s+)?(?:at\s+(?:\d{1,2}(?::\d{2})?\s*)?(?:[ap]\.?\s?m\.?|o['’]clock|noon|midnight)\s*(?:on\s+)?|at\s+[^,]*,\s*)?(.{6,24}?\d{4}|\d{1,2}\/\d{1,2}\/\d{2})/i.exec(
+        /\b(?:commenc\w*|begin\w*|start\w*|from)\s+(?:on\s+)?(\d{4}-\d{2}-\d{2}|.{6,24}?\d{4}|\d{1,2}\/\d{1,2}\/\d{2})\b[^.]*?\b(?:end\w*|terminat\w*|expir\w*|through|until|to)\s+(?:on\s+)?(?:at\s+(?:\d{1,2}(?::\d{2})?\s*)?(?:[ap]\.?\s?m\.?|o['’]clock|noon|midnight)\s*(?:on\s+)?|at\s+[^,]*,\s*)?(\d{4}-\d{2}-\d{2}|.{6,24}?\d{4}|\d{1,2}\/\d{1,2}\/\d{2})/i.exec(
           c.text,
         );
       // "Lease term: November 1, 2026 through October 31, 2027": the dates right after the term's name.

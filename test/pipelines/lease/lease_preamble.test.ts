@@ -116,3 +116,15 @@ test('commercial leases as filings write them: a name in capitals holding short 
   ]);
   t.is(g.propertyAddress?.value, '8800 Industrial Parkway, Unit 4, Reno, Nevada 89511');
 });
+
+test('more ways leases name their parties and dates: the role before the name, several defined terms in one parenthesis, ISO dates', (t) => {
+  const a = facts(['The Landlord, Harbor View LLC, and the Tenant, Maya Singh, agree as follows.']);
+  t.is(a.landlord?.value, 'Harbor View LLC');
+  t.is(a.tenant?.value, 'Maya Singh');
+  const b = facts(['THIS AGREEMENT is between Elm Properties, Inc. ("we," "us," or "Landlord") and Chris Young ("you" or "Tenant").']);
+  t.is(b.landlord?.value, 'Elm Properties, Inc.');
+  t.is(b.tenant?.value, 'Chris Young');
+  const c = facts(['TERM. The lease term begins on 2026-03-01 and ends on 2027-02-28.']);
+  t.is(c.leaseStart?.value, '2026-03-01');
+  t.is(c.leaseEnd?.value, '2027-02-28');
+});
