@@ -13,7 +13,9 @@ const STREET = String.raw`${STREET_NO}\s+(?:(?:${DIRECTION}\s+)?(?:[A-Z0-9][A-Za
 // A retail lease's "Shop Space No. 12", "Store No. 5": only with a number (a "Store Hours" heading is no unit).
 const UNIT = String.raw`(?:(?:Suite|Ste\.?|Unit|Apartment|Apt\.?|Building|Bldg\.?)\s*(?:No\.?\s*|#\s*)?[A-Z0-9][A-Z0-9-]*|(?:(?:Shop|Store|Retail)\s+)?Space\s*(?:No\.?\s*|#\s*)?\d[A-Z0-9-]*|Store\s*(?:No\.?\s*|#\s*)\d[A-Z0-9-]*|#\s*\d[A-Z0-9-]*)(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+)\d[A-Z0-9-]*)*`;
 const CITY_STATE = String.raw`([A-Z][A-Za-z.'’-]+(?:\s+[A-Z][A-Za-z.'’-]+){0,2}),?\s+(${STATE_NAMES}|[A-Z]{2})(?:,?\s+(\d{5}(?:-\d{4})?))?`;
-const ADDRESS = new RegExp(String.raw`(${STREET})((?:,?\s*${UNIT})*)(?:[,;]?\s+${CITY_STATE})?`);
+/** A floor right after the street ("48 Elm Street, Second Floor, Worcester"): the premises' unit there. */
+const FLOOR = String.raw`(?:(?:First|Second|Third|Fourth|Fifth|Sixth|Seventh|Eighth|Ninth|Tenth|Ground|Top|\d{1,2}(?:st|nd|rd|th))\s+Floor)`;
+const ADDRESS = new RegExp(String.raw`(${STREET})((?:,?\s*(?:${UNIT}|${FLOOR}))*)(?:[,;]?\s+${CITY_STATE})?`);
 /** After the street, a city, a word that is not a state's name and a ZIP: a scan's state name OCR misread ("Tllinois"). */
 const CITY_WORD_ZIP = /^[,;]?\s+([A-Z][A-Za-z.'’-]+(?:\s+[A-Z][A-Za-z.'’-]+){0,2}),?\s+([A-Z][A-Za-z]{3,13}(?:\s+[A-Z][a-z]{3,})?)\s+(\d{5}(?:-\d{4})?)\b/;
 const STATES = STATE_NAMES.split('|');
@@ -84,7 +86,7 @@ function addressIn(text: string, lead = ''): string | null {
 const unitKind = (u: string) => (/^(?:building|bldg)/i.test(u) ? 'building' : 'unit');
 
 const PREMISES_CLAUSE =
-  /\b(?:located at|known as|(?:commonly\s+)?described as|street address is|(?:known by the )?street address of|situated(?: at)?|address of which is|(?:premises|apartment|residence|house|home|dwelling(?: unit)?|unit|property|real property)(?:\s+(?:No\.?|#)\s*[A-Z0-9-]+)? at)\b/i;
+  /\b(?:located at|known as|known and numbered as|(?:commonly\s+)?described as|designated as|street address is|(?:known by the )?street address of|situated(?: at)?|address of which is|(?:premises|apartment|residence|house|home|dwelling(?: unit)?|unit|property|real property|building)(?:\s+(?:No\.?|#)\s*[A-Z0-9-]+)? at|premises (?:is|are|shall be)(?=\s+\d))\b/i;
 
 export function propertyAddress(all: Clause[], entries: LabelledEntry[]): Cited<string> | null {
   // The premises or building entry of the summary, then the premises definition in the clauses, earliest first.

@@ -128,3 +128,10 @@ test('more ways leases name their parties and dates: the role before the name, s
   t.is(c.leaseStart?.value, '2026-03-01');
   t.is(c.leaseEnd?.value, '2027-02-28');
 });
+
+test('premises "known and numbered as", "the leased premises is", "designated as Suite 150 in the building at", a floor after the street', (t) => {
+  const of = (line: string) => facts([line]).propertyAddress?.value;
+  t.is(of('The Landlord hereby leases to the Tenant the premises known and numbered as 48 Elm Street, Second Floor, Worcester, MA 01609.'), '48 Elm Street, Second Floor, Worcester, MA 01609');
+  t.is(of('The leased premises is 2400 Route 9, Building C, Clifton Park, New York 12065.'), '2400 Route 9, Building C, Clifton Park, New York 12065');
+  t.is(of('Landlord leases the space designated as Suite 150 in the building at 333 Elm Plaza, Dallas, TX 75201.'), '333 Elm Plaza, Suite 150, Dallas, TX 75201');
+});
