@@ -6,7 +6,7 @@ import type { LabelledEntry } from './lease_entries.ts';
 
 /** Each requirement: what names it in a clause. */
 const REQUIREMENT_TERMS: [RequirementKind, RegExp][] = [
-  ['renters', /\brenters?['’]?s?\s+insurance|\brenter['’]s\s+insurance|\bHO-?4\b|\bcontents insurance/i],
+  ['renters', /\brenters?['’]?s?\s+(?:insurance|policy|coverage)|\brenter['’]s\s+(?:insurance|policy|coverage)|\btenant['’]s\s+(?:insurance\s+)?policy\s+\(HO-?4\)|\bHO-?4\b|\bcontents insurance/i],
   [
     'propertyDamage',
     /\bproperty damage(?: liability)?|damage to (?:the )?(?:rented|leased) premises|damage to (?:the )?property of others|fire legal liability|legal liability for damage/i,
@@ -42,7 +42,7 @@ const NO_AMOUNT = new Set<RequirementKind>([
 const OBLIGATION = /\b(shall|must|will|agrees? to|required|requires|obtain|maintain|carry|keep|provide|name|naming|list|include)\b/i;
 /** A coverage required of nobody named ("Liability coverage of at least $100,000 is required"). */
 const COVERAGE_OBLIGATION =
-  /\b(?:shall|must|will|agrees? to|is required to|are required to)\s+(?:\w+\s+){0,3}?(?:maintain|carry|obtain|procure|keep|provide|purchase|have|include)\b|\b(?:is|are|be)\s+required\b|\brequires?\b|\bmust\b|\bminimum\b/i;
+  /\b(?:shall|must|will|agrees? to|is required to|are required to)\s+(?:\w+\s+){0,3}?(?:maintain|carry|obtain|procure|keep|provide|purchase|have|include)\b|\b(?:is|are|be)\s+required\b|\brequires?\b|\bmust\b|\bminimum\b|\bmandatory\b|\bcompulsory\b/i;
 /** A duty that applies only if the tenant does something ("if Tenant keeps a waterbed"), not if it fails one. */
 const CONDITION =
   /\b(?:if|in the event(?: that)?|should)\s+(?:the\s+)?(?:Tenants?|Residents?|Lessees?)\s+(?!fails?\b|does not\b|do not\b|shall\b|is\b|are\b)(?:keeps?|has|have|owns?|installs?|uses?|brings?|operates?|serves?|sells?|stores?|hires?|employs?)\b[^,;]{0,60}/i;
@@ -224,7 +224,8 @@ export function requirements(all: Clause[], entries: LabelledEntry[]): Partial<R
     return null;
   };
   for (const [ci, c] of all.entries()) {
-    if (!/insur|subrogation|liability|coverage|policy|policies|workers|certificate/i.test(c.text)) continue;
+    // ("Landlord must be listed as an interested party": the party's words alone, after the insurance sentence.)
+    if (!/insur|subrogation|liability|coverage|policy|policies|workers|certificate|interested part|additional interest/i.test(c.text)) continue;
     const duties = dutiesAt(ci);
     const inherited = startsAfresh(ci) ? null : ownerAfter(ci - 1);
     for (const [kind, re] of REQUIREMENT_TERMS) {

@@ -1,0 +1,24 @@
+// Residential insurance clauses as leases word them: a party's sentence on its own after the insurance sentence
+// ("Landlord must be listed as an interested party" — missed, its check passed on "Not required"), renters
+// insurance called "mandatory", and "a renter's policy" / "a tenant's policy (HO-4)".
+import test from 'ava';
+import { linesPage } from '../../helpers/lease.ts';
+import { leaseFacts } from '../../../pipelines/lease/lease_facts.ts';
+
+const requirementsOf = (line: string) => leaseFacts([linesPage(1, [line])]).requirements;
+
+test('an interested party required in a sentence of its own, with no insurance word in it', (t) => {
+  const r = requirementsOf('Tenant is required to maintain renters insurance and to provide proof to Landlord. Landlord must be listed as an interested party.');
+  t.true(r.interestedParty?.required);
+  t.true(r.renters?.required);
+});
+
+test('renters insurance that is "mandatory", and a renter\'s or tenant\'s (HO-4) policy', (t) => {
+  const a = requirementsOf('Renter\'s insurance is mandatory. Minimum liability coverage: $100,000.');
+  t.true(a.renters?.required);
+  t.is(a.liability?.amount, 100000);
+  t.true(requirementsOf('Tenant will maintain a renter\'s policy with Coverage E (personal liability) of at least $100,000.').renters?.required);
+  t.true(requirementsOf('Lessee shall procure a tenant\'s policy (HO-4) with personal liability of $100,000.').renters?.required);
+  // Personal liability insurance alone is a liability requirement, not renters insurance.
+  t.is(requirementsOf('Resident must maintain personal liability insurance with limits of $100,000 per occurrence.').renters, undefined);
+});
