@@ -11,7 +11,7 @@ const REQUIREMENT_TERMS: [RequirementKind, RegExp][] = [
     'propertyDamage',
     /\bproperty damage(?: liability)?|damage to (?:the )?(?:rented|leased) premises|damage to (?:the )?property of others|fire legal liability|legal liability for damage/i,
   ],
-  ['liability', /\b(?:commercial general liability|general liability|personal liability|liability insurance|liability coverage|public liability)\b/i],
+  ['liability', /\b(?:commercial general liability|general liability|personal liability|liability insurance|liability coverage|public liability|CGL)\b/i],
   ['workersComp', /\bworkers?['’]?s?\s+comp(?:ensation)?\b/i],
   ['umbrella', /\bumbrella\b|\bexcess liability\b/i],
   ['auto', /\b(?:business |commercial )?(?:auto|automobile|motor vehicle|vehicle)\s+(?:liability|insurance)\b|\bbusiness auto\b/i],
@@ -26,7 +26,7 @@ const REQUIREMENT_TERMS: [RequirementKind, RegExp][] = [
   ['waiverOfSubrogation', /\bwaiver of subrogation\b|\bwaive\w*\s+(?:all\s+)?(?:rights?\s+(?:of\s+)?)?subrogation\b|\bsubrogation\b/i],
   [
     'primaryNonContributory',
-    /\bprimary\s+(?:and|&)\s+non-?\s?contributory\b|\bprimary and not contributing\b|\bnon-?contributory\b|\b(?:shall|will)\s+(?:be|provide)\s+primary\b|\bprimary coverage\b|\bprimary (?:insurance|basis)\b/i,
+    /\bprimary\s+(?:and|&)\s+non-?\s?contributory\b|\bprimary and not contributing\b|\bnon-?contributory\b|\b(?:shall|will)\s+(?:be|provide)\s+primary\b|\bprimary coverage\b|\bprimary (?:insurance|basis)\b|\bprimary\s+(?:to|over)\s+(?:any|all)\b/i,
   ],
 ];
 const COVERAGES = new Set<RequirementKind>(['renters', 'liability', 'propertyDamage', 'workersComp', 'umbrella', 'auto', 'professional']);
@@ -147,17 +147,21 @@ const OTHER_LIABILITY =
 const GLOBAL = new Map<RegExp, RegExp>();
 /** The first words in a text naming the requirement: for liability, not those of another coverage's name. */
 function termIn(kind: RequirementKind, re: RegExp, text: string): RegExpExecArray | null {
-  if (kind !== 'liability') return re.exec(text);
   let g = GLOBAL.get(re);
   if (!g) GLOBAL.set(re, (g = new RegExp(re.source, `${re.flags}g`)));
   g.lastIndex = 0;
+  let first: RegExpExecArray | null = null;
   for (let m = g.exec(text); m; m = g.exec(text)) {
-    if (/\bproperty damage liability\b/i.test(m[0])) continue;
-    if (OTHER_LIABILITY.test(text.slice(Math.max(0, m.index - 30), m.index))) continue;
-    return m;
+    if (kind === 'liability' && /\bproperty damage liability\b/i.test(m[0])) continue;
+    if (kind === 'liability' && OTHER_LIABILITY.test(text.slice(Math.max(0, m.index - 30), m.index))) continue;
+    // A contractor's coverage named first ("require its movers to carry liability insurance of $1,000,000 and
+    // Tenant shall maintain liability insurance of $2,000,000"): the tenant's own mention after it is the one.
+    if (!OTHERS_NEAR.test(text.slice(Math.max(0, m.index - 60), m.index + m[0].length))) return m;
+    first ??= m;
   }
-  return null;
+  return first;
 }
+const OTHERS_NEAR = /\b(?:contractors?|subcontractors?|vendors?|movers?|each such party)\b/i;
 
 const TICKED = /\[\s*[xX✓✔]\s*\]|[☑☒✔✓]/;
 const BOX = /\[\s*[xX✓✔]?\s*\]|[☑☒✔✓☐□❑]/g;
@@ -225,7 +229,7 @@ export function requirements(all: Clause[], entries: LabelledEntry[]): Partial<R
   };
   for (const [ci, c] of all.entries()) {
     // ("Landlord must be listed as an interested party": the party's words alone, after the insurance sentence.)
-    if (!/insur|subrogation|liability|coverage|policy|policies|workers|certificate|interested part|additional interest/i.test(c.text)) continue;
+    if (!/insur|subrogation|liability|coverage|policy|policies|workers|certificate|interested part|additional interest|umbrella|excess|\bCGL\b/i.test(c.text)) continue;
     const duties = dutiesAt(ci);
     const inherited = startsAfresh(ci) ? null : ownerAfter(ci - 1);
     for (const [kind, re] of REQUIREMENT_TERMS) {

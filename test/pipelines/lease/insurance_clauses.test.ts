@@ -22,3 +22,17 @@ test('renters insurance that is "mandatory", and a renter\'s or tenant\'s (HO-4)
   // Personal liability insurance alone is a liability requirement, not renters insurance.
   t.is(requirementsOf('Resident must maintain personal liability insurance with limits of $100,000 per occurrence.').renters, undefined);
 });
+
+test('commercial clauses: "CGL" is general liability, a list item "Umbrella: $3,000,000", "primary to any insurance", and the tenant\'s own mention after a mover\'s', (t) => {
+  const a = requirementsOf(
+    'Tenant shall carry (i) CGL of not less than $2,000,000 each occurrence/$4,000,000 aggregate; (ii) automobile liability of $1,000,000 combined single limit.',
+  );
+  t.is(a.liability?.amount, 2000000);
+  t.is(a.liability?.aggregate, 4000000);
+  t.is(requirementsOf('Tenant shall maintain: Commercial General Liability: $1,000,000 per occurrence. Umbrella: $3,000,000.').umbrella?.amount, 3000000);
+  t.true(requirementsOf('Tenant\'s insurance shall be endorsed to provide that it is primary to any insurance carried by Landlord.').primaryNonContributory?.required);
+  const m = requirementsOf('Tenant shall require its movers to carry liability insurance of $1,000,000 and Tenant shall maintain liability insurance of $2,000,000 per occurrence.');
+  t.is(m.liability?.amount, 2000000);
+  // A contractor's coverage alone is still not the tenant's.
+  t.is(requirementsOf('Tenant shall require its movers to carry liability insurance of $1,000,000.').liability, undefined);
+});
