@@ -384,6 +384,17 @@ function addressCheck(lease: LeaseFacts, ins: InsuranceFacts): ComparisonItem {
     !!b.street &&
     (a.street === b.street || a.street.split(' ')[0] === b.street.split(' ')[0]) &&
     (!a.zip || !b.zip || a.zip === b.zip);
+  // The same street to its end ("12 Oak" and "12 Oak St" are; "4410 Ridgecrest Dr" and "4410 Ridgecrest Ct" are not).
+  const wholeStreet = !!a.street && !!b.street && (a.street === b.street || a.street.startsWith(`${b.street} `) || b.street.startsWith(`${a.street} `));
+  if (sameStreet && !wholeStreet)
+    return item(
+      field,
+      req,
+      cov,
+      'warning',
+      `The policy's street (${ia.value}) is not written as the lease's (${la.value}).`,
+      `Check that the policy covers ${la.value}, or ask the tenant to have the insured location corrected.`,
+    );
   if (sameStreet && (a.unit ?? '') === (b.unit ?? '')) return item(field, req, cov, 'pass', null);
   if (sameStreet) {
     const gap = !b.unit

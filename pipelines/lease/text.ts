@@ -175,6 +175,20 @@ const SUFFIXES: Record<string, string> = {
   unit: 'unit',
   no: 'unit',
   number: 'unit',
+  building: 'unit',
+  bldg: 'unit',
+  route: 'rte',
+  rt: 'rte',
+  first: '1st',
+  second: '2nd',
+  third: '3rd',
+  fourth: '4th',
+  fifth: '5th',
+  sixth: '6th',
+  seventh: '7th',
+  eighth: '8th',
+  ninth: '9th',
+  tenth: '10th',
   north: 'n',
   south: 's',
   east: 'e',
@@ -194,7 +208,8 @@ export interface AddressParts {
 /** Street number, street (suffixes abbreviated), unit (Apt/#/Unit/Suite) and ZIP of a one-line US address. */
 export function addressParts(s: string): AddressParts {
   const zip = /\b(\d{5})(?:-\d{4})?\s*$/.exec(s.trim())?.[1] ?? /\b[A-Z]{2}\s+(\d{5})\b/.exec(s)?.[1] ?? null;
-  const t = s.replace(/#\s*/g, ' unit ').toLowerCase().replace(/[.,]/g, ' ');
+  // "Unit 4-B" is unit 4b.
+  const t = s.replace(/#\s*/g, ' unit ').toLowerCase().replace(/[.,]/g, ' ').replace(/\b(\d+)-([a-z])\b/g, '$1$2');
   const m = /\b(\d+[a-z]?(?:-\d+)?)\s+([a-z0-9 ]+)/.exec(t);
   if (!m) return { number: null, street: null, unit: null, zip };
   const words = m[2]
@@ -216,6 +231,13 @@ export function addressParts(s: string): AddressParts {
       break;
     }
     street.push(w);
+    // "Route 9", "Hwy 42": the road's number ends the street.
+    if (/^(?:rte|hwy)$/.test(w) && /^\d+$/.test(words[i + 1] ?? '')) {
+      street.push(words[i + 1]);
+      const nxt = words[i + 2];
+      if (nxt === 'unit') unit = unitAfter(i + 2);
+      break;
+    }
     if (/^(st|ave|rd|dr|ln|blvd|ct|pl|pkwy|hwy|cir|ter|trl|sq|way)$/.test(w)) {
       // "12 Oak St Apt 4" or "12 Oak St 4B" (a bare unit right after the suffix).
       const nxt = words[i + 1];

@@ -36,3 +36,19 @@ test('commercial clauses: "CGL" is general liability, a list item "Umbrella: $3,
   // A contractor's coverage alone is still not the tenant's.
   t.is(requirementsOf('Tenant shall require its movers to carry liability insurance of $1,000,000.').liability, undefined);
 });
+
+test('addresses compared as the policy writes them: "3rd" for "Third", "Rte"/"Bldg", "4-B"; another suffix is no pass', async (t) => {
+  const { compare } = await import('../../../pipelines/lease/index.ts');
+  const { insuranceFacts } = await import('../../helpers/lease.ts');
+  const status = (leaseAddress: string, policyAddress: string) => {
+    const f = leaseFacts([linesPage(1, [`This Lease is made between Oak LLC ("Landlord") and Jo Lee ("Tenant"). Landlord leases to Tenant the premises located at ${leaseAddress}.`])]);
+    return compare(f, insuranceFacts({ propertyAddress: { value: policyAddress, page: 1, text: policyAddress } }), { asOf: '2026-02-15' }).find(
+      (c) => c.field === 'Property Address',
+    )!.status;
+  };
+  t.is(status('1455 Third Street, Suite 210, San Francisco, California 94158', '1455 3rd St, Ste 210, San Francisco, CA 94158'), 'pass');
+  t.is(status('2400 Route 9, Building C, Clifton Park, New York 12065', '2400 Rte 9 Bldg C, Clifton Park, NY 12065'), 'pass');
+  t.is(status('12 Oak Street, Apt 4B, Springfield, IL 62704', '12 Oak St Unit 4-B, Springfield, IL 62704'), 'pass');
+  t.is(status('4410 Ridgecrest Drive, Asheville, NC 28803', '4410 Ridgecrest Court, Asheville, NC 28803'), 'warning');
+  t.is(status('4410 Ridgecrest Drive, Asheville, NC 28803', '4412 Ridgecrest Drive, Asheville, NC 28803'), 'fail');
+});
