@@ -100,10 +100,39 @@ const ENTITY_WORDS = /\b(llc|l l c|inc|incorporated|corp|corporation|co|company|
 export function partiesOf(name: string): string[] {
   return name
     .replace(/\b([A-Za-z])\.(?=\s?[A-Za-z]\.)/g, '$1') // "L.P." → "LP.", "L.L.C." → "LLC."
+    .replace(PARTY_TAIL, '')
     .split(/\bc\s*\/\s*o\b|\bcare of\b|\bas agent for\b|\bon behalf of\b|\bmanaged by\b/i)
-    .map((p) => normaliseText(p).replace(ENTITY_WORDS, ' ').replace(/\s+/g, ' ').trim())
+    .map((p) =>
+      normaliseText(p)
+        .replace(ENTITY_WORDS, ' ')
+        .split(/\s+/)
+        .map((w) => NAME_ABBREVIATIONS[w] ?? w)
+        .join(' ')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    )
     .filter((p) => p.length > 1);
 }
+
+/** What follows a party's name on a certificate or in a lease without naming another: "…, its successors and assigns", "ISAOA/ATIMA", "and its property manager". */
+const PARTY_TAIL =
+  /,?\s*(?:(?:and\s+)?(?:its|their)\s+(?:successors|assigns|affiliates|subsidiaries|officers|directors|employees|agents|members|managers|property manager|managing agent)\b.*|\b(?:ISAOA|ATIMA)\b.*|\bas\s+(?:its|their)\s+interests?\s+may\s+appear\b.*|and\s+(?:the\s+)?Landlord\s+Parties\b.*)$/i;
+/** Words a name is written both ways with. */
+const NAME_ABBREVIATIONS: Record<string, string> = {
+  street: 'st',
+  avenue: 'ave',
+  apartments: 'apts',
+  apartment: 'apt',
+  management: 'mgmt',
+  associates: 'assoc',
+  brothers: 'bros',
+  international: 'intl',
+  national: 'natl',
+  center: 'ctr',
+  centre: 'ctr',
+  mount: 'mt',
+  saint: 'st',
+};
 
 /** Same party after normalising case, punctuation, LLC/Inc. and c/o (either side may name a c/o party). */
 export function sameParty(a: string | null | undefined, b: string | null | undefined): boolean {

@@ -52,3 +52,17 @@ test('addresses compared as the policy writes them: "3rd" for "Third", "Rte"/"Bl
   t.is(status('4410 Ridgecrest Drive, Asheville, NC 28803', '4410 Ridgecrest Court, Asheville, NC 28803'), 'warning');
   t.is(status('4410 Ridgecrest Drive, Asheville, NC 28803', '4412 Ridgecrest Drive, Asheville, NC 28803'), 'fail');
 });
+
+test('a party named with what certificates add ("its successors and assigns", "ISAOA/ATIMA") or abbreviated is the same party; another name is not', async (t) => {
+  const { sameParty } = await import('../../../pipelines/lease/text.ts');
+  for (const other of [
+    'Oak Street Properties LLC, its successors and assigns',
+    'Oak Street Properties LLC ISAOA/ATIMA',
+    'Oak St. Properties, L.L.C.',
+    'Oak Street Properties LLC and its property manager',
+  ])
+    t.true(sameParty('Oak Street Properties LLC', other), other);
+  t.true(sameParty('Greenleaf Apartments LP', 'Greenleaf Apts LP'));
+  t.false(sameParty('Oak Street Properties LLC', 'Oak Street Partners LLC'));
+  t.false(sameParty('Oak Street Properties LLC', 'Oak Street Property LLC'));
+});
