@@ -7,7 +7,7 @@ import { analyzePair, analysisReadOptions, readForAnalysis, leaseStage, shortDat
 import { closeDocumentPools } from '../../pipelines/documents/index.ts';
 import { scoreAnalysis, scoreLeaseLabel, type LeaseExpected, type LeaseScore, type LeaseLabel, type LabelScore } from '../../pipelines/lease/evaluate.ts';
 import { engineOptionsFromConfig } from './extract.ts';
-import { residentialForms, residentialVariants } from '../../fixtures/lease/specs.ts';
+import { residentialForms, residentialVariants, residentialWordings } from '../../fixtures/lease/specs.ts';
 import { renderPair } from '../../fixtures/lease/generate.ts';
 
 const DOC_EXT = ['.pdf', '.png', '.jpg', '.jpeg'];
@@ -60,13 +60,17 @@ export async function evalLease(cases: LeaseCase[]): Promise<LeaseEvalRow[]> {
 }
 
 /**
- * `svc eval --generated N --family lease`: a fresh sample of N randomised residential lease/insurance pairs (half
- * fixtures/lease/specs.ts `residentialVariants`, half `residentialForms`), rendered in memory and scored as
- * `svc eval DIR` scores pairs on disk.
+ * `svc eval --generated N --family lease`: a fresh sample of N randomised residential lease/insurance pairs (a third
+ * each of fixtures/lease/specs.ts `residentialVariants`, `residentialForms` and `residentialWordings`), rendered in
+ * memory and scored as `svc eval DIR` scores pairs on disk.
  */
 export async function runGeneratedLeases(n: number, seed: number, json: boolean): Promise<number> {
   const read = engineOptionsFromConfig().read;
-  const specs = [...residentialVariants(seed, Math.ceil(n / 2)), ...residentialForms(seed, Math.floor(n / 2))];
+  const specs = [
+    ...residentialVariants(seed, Math.ceil(n / 3)),
+    ...residentialForms(seed, Math.ceil((n - Math.ceil(n / 3)) / 2)),
+    ...residentialWordings(seed, Math.floor((n - Math.ceil(n / 3)) / 2)),
+  ];
   const rows: LeaseEvalRow[] = [];
   try {
     for (const p of specs) {

@@ -42,7 +42,7 @@ test('addresses compared as the policy writes them: "3rd" for "Third", "Rte"/"Bl
   const { insuranceFacts } = await import('../../helpers/lease.ts');
   const status = (leaseAddress: string, policyAddress: string) => {
     const f = leaseFacts([linesPage(1, [`This Lease is made between Oak LLC ("Landlord") and Jo Lee ("Tenant"). Landlord leases to Tenant the premises located at ${leaseAddress}.`])]);
-    return compare(f, insuranceFacts({ propertyAddress: { value: policyAddress, page: 1, text: policyAddress } }), { asOf: '2026-02-15' }).find(
+    return compare(f, insuranceFacts({ propertyAddress: { value: policyAddress, page: 1, text: policyAddress, from: 'premises' } }), { asOf: '2026-02-15' }).find(
       (c) => c.field === 'Property Address',
     )!.status;
   };

@@ -6,7 +6,7 @@ import test from 'ava';
 import { analyzePair, comparisonFields } from '../../../pipelines/lease/index.ts';
 import { scoreAnalysis } from '../../../pipelines/lease/evaluate.ts';
 import { closeDocumentPools } from '../../../pipelines/documents/index.ts';
-import { residentialVariants, residentialForms, type PairSpec } from '../../../fixtures/lease/specs.ts';
+import { residentialVariants, residentialForms, residentialWordings, type PairSpec } from '../../../fixtures/lease/specs.ts';
 import { renderPair } from '../../../fixtures/lease/generate.ts';
 
 test.after.always(() => closeDocumentPools());
@@ -35,6 +35,17 @@ test('the forms are seeded and varied: every way of introducing the parties and 
   t.true(all.some((p) => p.expect['General Liability'] === 'fail'));
 });
 
+test('the wordings are seeded and varied: formal and association preambles, premises cues, ordinal and checkbox terms', (t) => {
+  t.deepEqual(residentialWordings(5, 4), residentialWordings(5, 4));
+  const all = SEEDS.flatMap((s) => residentialWordings(s, PER_SEED));
+  t.true(new Set(all.map((p) => p.lease.form?.intro)).size >= 5);
+  t.true(new Set(all.map((p) => p.lease.form?.premises)).size >= 3);
+  t.true(new Set(all.map((p) => p.lease.form?.term)).size >= 3);
+  t.true(all.some((p) => /must be listed as/.test(p.lease.insurance.join(' '))));
+  // The forms of fixtures/lease (seed 29) are drawn as before: their files on disk stay theirs.
+  t.true(residentialForms(29, 6).every((p) => p.name.startsWith('res_form_29_')));
+});
+
 async function scorePairs(t: import('ava').ExecutionContext, pairs: PairSpec[]) {
   const misses: string[] = [];
   let falsePasses = 0;
@@ -53,4 +64,5 @@ async function scorePairs(t: import('ava').ExecutionContext, pairs: PairSpec[]) 
 for (const seed of SEEDS) {
   test(`residential variants, seed ${seed}: every fact and status right, no false pass`, (t) => scorePairs(t, residentialVariants(seed, PER_SEED)));
   test(`residential forms, seed ${seed}: every fact and status right, no false pass`, (t) => scorePairs(t, residentialForms(seed, PER_SEED)));
+  test(`residential wordings, seed ${seed}: every fact and status right, no false pass`, (t) => scorePairs(t, residentialWordings(seed, PER_SEED)));
 }
