@@ -2,6 +2,7 @@
 import type { DocumentText } from '../../pipelines/documents/index.ts';
 import { layoutPage, type PageText, type TextItem } from '../../pipelines/documents/layout.ts';
 import type { InsuranceFacts } from '../../pipelines/lease/index.ts';
+import { leaseFacts } from '../../pipelines/lease/lease_facts.ts';
 
 /** The facts of a renters policy that states nothing (every field empty); `over` sets what a test needs. */
 export function insuranceFacts(over: Partial<InsuranceFacts> = {}): InsuranceFacts {
@@ -51,3 +52,6 @@ export function linesPage(n: number, lines: (string | [number, string][])[]): Pa
   });
   return layoutPage(n, 612, 792, items, 'text');
 }
+
+/** The lease facts of a one-page lease of these lines. */
+export const factsOfLines = (lines: (string | [number, string][])[]) => leaseFacts([linesPage(1, lines)]);

@@ -2,10 +2,9 @@
 // ("Landlord must be listed as an interested party" — missed, its check passed on "Not required"), renters
 // insurance called "mandatory", and "a renter's policy" / "a tenant's policy (HO-4)".
 import test from 'ava';
-import { linesPage } from '../../helpers/lease.ts';
-import { leaseFacts } from '../../../pipelines/lease/lease_facts.ts';
+import { factsOfLines } from '../../helpers/lease.ts';
 
-const requirementsOf = (line: string) => leaseFacts([linesPage(1, [line])]).requirements;
+const requirementsOf = (line: string) => factsOfLines([line]).requirements;
 
 test('an interested party required in a sentence of its own, with no insurance word in it', (t) => {
   const r = requirementsOf('Tenant is required to maintain renters insurance and to provide proof to Landlord. Landlord must be listed as an interested party.');
@@ -41,7 +40,7 @@ test('addresses compared as the policy writes them: "3rd" for "Third", "Rte"/"Bl
   const { compare } = await import('../../../pipelines/lease/index.ts');
   const { insuranceFacts } = await import('../../helpers/lease.ts');
   const status = (leaseAddress: string, policyAddress: string) => {
-    const f = leaseFacts([linesPage(1, [`This Lease is made between Oak LLC ("Landlord") and Jo Lee ("Tenant"). Landlord leases to Tenant the premises located at ${leaseAddress}.`])]);
+    const f = factsOfLines([`This Lease is made between Oak LLC ("Landlord") and Jo Lee ("Tenant"). Landlord leases to Tenant the premises located at ${leaseAddress}.`]);
     return compare(f, insuranceFacts({ propertyAddress: { value: policyAddress, page: 1, text: policyAddress, from: 'premises' } }), { asOf: '2026-02-15' }).find(
       (c) => c.field === 'Property Address',
     )!.status;

@@ -2,11 +2,10 @@
 // between the name and "hereinafter called", "jointly called", a defined term in parentheses without "called", a
 // unit named before the street in the same sentence, a retail space number, and a term that ends "at midnight".
 import test from 'ava';
-import { linesPage } from '../../helpers/lease.ts';
-import { leaseFacts } from '../../../pipelines/lease/lease_facts.ts';
+import { factsOfLines } from '../../helpers/lease.ts';
 import { addressParts } from '../../../pipelines/lease/text.ts';
 
-const facts = (lines: (string | [number, string][])[]) => leaseFacts([linesPage(1, lines)]);
+const facts = factsOfLines;
 
 test('"X, a Texas limited partnership, hereinafter called "Owner"": the name, not its description; "jointly called" names the tenants', (t) => {
   const f = facts([

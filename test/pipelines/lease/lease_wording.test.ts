@@ -1,13 +1,12 @@
 // How residential and small commercial leases introduce their parties, premises and term, and state insurance,
 // in wordings the generated pairs did not use (issue 29's held-out probes): each cause on a generated page.
 import test from 'ava';
-import { linesPage } from '../../helpers/lease.ts';
-import { leaseFacts } from '../../../pipelines/lease/lease_facts.ts';
+import { factsOfLines, linesPage } from '../../helpers/lease.ts';
 import { chosenOptions } from '../../../pipelines/lease/lease_requirements.ts';
 
 /** A page of lines; a line may hold cells at their own x. */
 const page = linesPage;
-const facts = (lines: (string | [number, string][])[]) => leaseFacts([page(1, lines)]);
+const facts = factsOfLines;
 
 test('an owner acting through its agent: the owner is the landlord, the agent its manager; several residents are the tenant', (t) => {
   const f = facts([

@@ -2,11 +2,10 @@
 // referred to as. "Lessee™)"), "situated" without "at", a semicolon before the city, a state's name off by a
 // letter, a space inside a numeric date, and a form's checkboxes read as nothing or as a bare X.
 import test from 'ava';
-import { linesPage } from '../../helpers/lease.ts';
-import { leaseFacts } from '../../../pipelines/lease/lease_facts.ts';
+import { factsOfLines } from '../../helpers/lease.ts';
 import { ocrTermText } from '../../../pipelines/lease/lease_term.ts';
 
-const facts = (lines: string[]) => leaseFacts([linesPage(1, lines)]);
+const facts = factsOfLines;
 
 test('a defined term in parentheses with OCR\'s punctuation around it', (t) => {
   const f = facts([
