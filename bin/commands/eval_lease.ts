@@ -81,7 +81,12 @@ export async function runGeneratedLeases(n: number, seed: number, json: boolean)
         const r = await analyzePair(lease, insurance, { asOf: expected.as_of, read });
         rows.push({ name: p.name, ...scoreAnalysis(expected, r), ms: performance.now() - t0 });
       } catch (e) {
-        rows.push({ name: p.name, ...scoreAnalysis(expected, undefined), ms: performance.now() - t0, error: `${(e as { code?: string }).code ?? 'error'}: ${(e as Error).message}` });
+        rows.push({
+          name: p.name,
+          ...scoreAnalysis(expected, undefined),
+          ms: performance.now() - t0,
+          error: `${(e as { code?: string }).code ?? 'error'}: ${(e as Error).message}`,
+        });
       }
     }
   } finally {

@@ -323,7 +323,7 @@ export function checkDecodedSize(bytes: Uint8Array, limits: DecodeLimits = DEFAU
   const content = streams.filter((s) => !s.image);
   if (content.reduce((n, s) => n + s.size, 0) <= contentStream) return;
   const byObject = new Map(content.filter((s) => s.object !== undefined).map((s) => [s.object!, s]));
-  for (const page of (pages ?? pageContents(b, found)) ?? []) {
+  for (const page of pages ?? pageContents(b, found) ?? []) {
     const own = [...new Set(page)].flatMap((n) => byObject.get(n) ?? []);
     if (own.length > 1) within(own, contentStream, "a page's content streams");
   }

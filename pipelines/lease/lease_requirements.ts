@@ -6,7 +6,10 @@ import type { LabelledEntry } from './lease_entries.ts';
 
 /** Each requirement: what names it in a clause. */
 const REQUIREMENT_TERMS: [RequirementKind, RegExp][] = [
-  ['renters', /\brenters?['’]?s?\s+(?:insurance|policy|coverage)|\brenter['’]s\s+(?:insurance|policy|coverage)|\btenant['’]s\s+(?:insurance\s+)?policy\s+\(HO-?4\)|\bHO-?4\b|\bcontents insurance/i],
+  [
+    'renters',
+    /\brenters?['’]?s?\s+(?:insurance|policy|coverage)|\brenter['’]s\s+(?:insurance|policy|coverage)|\btenant['’]s\s+(?:insurance\s+)?policy\s+\(HO-?4\)|\bHO-?4\b|\bcontents insurance/i,
+  ],
   [
     'propertyDamage',
     /\bproperty damage(?: liability)?|damage to (?:the )?(?:rented|leased) premises|damage to (?:the )?property of others|fire legal liability|legal liability for damage/i,
@@ -229,7 +232,8 @@ export function requirements(all: Clause[], entries: LabelledEntry[]): Partial<R
   };
   for (const [ci, c] of all.entries()) {
     // ("Landlord must be listed as an interested party": the party's words alone, after the insurance sentence.)
-    if (!/insur|subrogation|liability|coverage|policy|policies|workers|certificate|interested part|additional interest|umbrella|excess|\bCGL\b/i.test(c.text)) continue;
+    if (!/insur|subrogation|liability|coverage|policy|policies|workers|certificate|interested part|additional interest|umbrella|excess|\bCGL\b/i.test(c.text))
+      continue;
     const duties = dutiesAt(ci);
     const inherited = startsAfresh(ci) ? null : ownerAfter(ci - 1);
     for (const [kind, re] of REQUIREMENT_TERMS) {

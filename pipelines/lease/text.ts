@@ -175,7 +175,11 @@ export function insuredCoversTenant(insured: string | null | undefined, tenant: 
  */
 export function sharesAName(insured: string | null | undefined, tenant: string | null | undefined): boolean {
   if (!insured || !tenant) return false;
-  const words = (s: string) => normaliseText(s).replace(ENTITY_WORDS, ' ').split(' ').filter((w) => w.length >= 3);
+  const words = (s: string) =>
+    normaliseText(s)
+      .replace(ENTITY_WORDS, ' ')
+      .split(' ')
+      .filter((w) => w.length >= 3);
   const own = new Set(words(insured));
   return words(tenant).some((w) => own.has(w));
 }
@@ -238,7 +242,11 @@ export interface AddressParts {
 export function addressParts(s: string): AddressParts {
   const zip = /\b(\d{5})(?:-\d{4})?\s*$/.exec(s.trim())?.[1] ?? /\b[A-Z]{2}\s+(\d{5})\b/.exec(s)?.[1] ?? null;
   // "Unit 4-B" is unit 4b.
-  const t = s.replace(/#\s*/g, ' unit ').toLowerCase().replace(/[.,]/g, ' ').replace(/\b(\d+)-([a-z])\b/g, '$1$2');
+  const t = s
+    .replace(/#\s*/g, ' unit ')
+    .toLowerCase()
+    .replace(/[.,]/g, ' ')
+    .replace(/\b(\d+)-([a-z])\b/g, '$1$2');
   const m = /\b(\d+[a-z]?(?:-\d+)?)\s+([a-z0-9 ]+)/.exec(t);
   if (!m) return { number: null, street: null, unit: null, zip };
   const words = m[2]

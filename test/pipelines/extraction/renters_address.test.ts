@@ -20,7 +20,17 @@ test('a "Term:" cell after another cell on its line gives the policy period, its
     ['Premises: 12 Oak Street, Apt 4B, Springfield, IL 62704', 'Term: 02/01/2026  02/01/2027'],
     ['Insured: Jordan Lee', 'Term: 02/01/2026 - 02/01/2027'],
   ]) {
-    const r = firstValues((e) => period([page([[40, 100, before], [400, 100, term]])], e));
+    const r = firstValues((e) =>
+      period(
+        [
+          page([
+            [40, 100, before],
+            [400, 100, term],
+          ]),
+        ],
+        e,
+      ),
+    );
     t.is(r['/policy/effective_date'], '2026-02-01', term);
     t.is(r['/policy/expiration_date'], '2027-02-01', term);
   }

@@ -17,23 +17,28 @@ test('"X, a Texas limited partnership, hereinafter called "Owner"": the name, no
 });
 
 test('a defined term in parentheses after "hereinafter" alone: (hereinafter "Landlord")', (t) => {
-  const f = facts(['AGREEMENT made this 15th day of January, 2026, between JOHN P. HALVORSEN (hereinafter "Landlord") and ELLEN M. CARVER (hereinafter "Tenant").']);
+  const f = facts([
+    'AGREEMENT made this 15th day of January, 2026, between JOHN P. HALVORSEN (hereinafter "Landlord") and ELLEN M. CARVER (hereinafter "Tenant").',
+  ]);
   t.is(f.landlord?.value, 'JOHN P. HALVORSEN');
   t.is(f.tenant?.value, 'ELLEN M. CARVER');
 });
 
-test('a unit named before the street in the same sentence is the premises\' unit; a retail space number is a unit', (t) => {
+test("a unit named before the street in the same sentence is the premises' unit; a retail space number is a unit", (t) => {
   const f = facts([
     '1. APARTMENT. Owner rents to Residents Unit No. 407 of the apartment community known as Maple Grove Apartments, located at',
     '5120 North Lamar Boulevard, Austin, Texas 78751 (the "Apartment").',
   ]);
   t.is(f.propertyAddress?.value, '5120 North Lamar Boulevard, Unit No. 407, Austin, Texas 78751');
   // A unit of another sentence is not the premises' unit.
-  const g = facts([
-    'Notices go to Landlord at Suite 300 of its office. Landlord leases to Tenant the house located at 12 Elm Street, Dover, Delaware 19901.',
-  ]);
+  const g = facts(['Notices go to Landlord at Suite 300 of its office. Landlord leases to Tenant the house located at 12 Elm Street, Dover, Delaware 19901.']);
   t.is(g.propertyAddress?.value, '12 Elm Street, Dover, Delaware 19901');
-  const h = facts([[[60, 'PREMISES:'], [170, 'Shop Space No. 12, Sunbelt Plaza, 2450 East Camelback Road, Phoenix, Arizona 85016']]]);
+  const h = facts([
+    [
+      [60, 'PREMISES:'],
+      [170, 'Shop Space No. 12, Sunbelt Plaza, 2450 East Camelback Road, Phoenix, Arizona 85016'],
+    ],
+  ]);
   t.is(h.propertyAddress?.value, '2450 East Camelback Road, Shop Space No. 12, Phoenix, Arizona 85016');
 });
 
@@ -74,10 +79,22 @@ test('a form\'s parties: a list letter after a colon is no initial; "X as Landlo
 
 test('a summary\'s list markers are not part of its labels: "(c) Building:", "(e) Commencement Date:"', (t) => {
   const f = facts([
-    [[60, '(c) Building:'], [230, '600 Grant Street, Pittsburgh, Pennsylvania 15219']],
-    [[60, '(d) Premises:'], [230, 'Suite 1400 on the fourteenth (14th) floor of the Building']],
-    [[60, '(e) Commencement Date:'], [230, 'September 1, 2026']],
-    [[60, '(f) Expiration Date:'], [230, 'August 31, 2033']],
+    [
+      [60, '(c) Building:'],
+      [230, '600 Grant Street, Pittsburgh, Pennsylvania 15219'],
+    ],
+    [
+      [60, '(d) Premises:'],
+      [230, 'Suite 1400 on the fourteenth (14th) floor of the Building'],
+    ],
+    [
+      [60, '(e) Commencement Date:'],
+      [230, 'September 1, 2026'],
+    ],
+    [
+      [60, '(f) Expiration Date:'],
+      [230, 'August 31, 2033'],
+    ],
   ]);
   t.is(f.propertyAddress?.value, '600 Grant Street, Suite 1400, Pittsburgh, Pennsylvania 15219');
   t.is(f.leaseStart?.value, '2026-09-01');
@@ -130,7 +147,13 @@ test('more ways leases name their parties and dates: the role before the name, s
 
 test('premises "known and numbered as", "the leased premises is", "designated as Suite 150 in the building at", a floor after the street', (t) => {
   const of = (line: string) => facts([line]).propertyAddress?.value;
-  t.is(of('The Landlord hereby leases to the Tenant the premises known and numbered as 48 Elm Street, Second Floor, Worcester, MA 01609.'), '48 Elm Street, Second Floor, Worcester, MA 01609');
+  t.is(
+    of('The Landlord hereby leases to the Tenant the premises known and numbered as 48 Elm Street, Second Floor, Worcester, MA 01609.'),
+    '48 Elm Street, Second Floor, Worcester, MA 01609',
+  );
   t.is(of('The leased premises is 2400 Route 9, Building C, Clifton Park, New York 12065.'), '2400 Route 9, Building C, Clifton Park, New York 12065');
-  t.is(of('Landlord leases the space designated as Suite 150 in the building at 333 Elm Plaza, Dallas, TX 75201.'), '333 Elm Plaza, Suite 150, Dallas, TX 75201');
+  t.is(
+    of('Landlord leases the space designated as Suite 150 in the building at 333 Elm Plaza, Dallas, TX 75201.'),
+    '333 Elm Plaza, Suite 150, Dallas, TX 75201',
+  );
 });

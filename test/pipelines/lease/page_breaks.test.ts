@@ -7,7 +7,7 @@ import { leaseFacts } from '../../../pipelines/lease/lease_facts.ts';
 
 const cut = (folio: string[]) =>
   leaseFacts([
-    linesPage(1, ['16. INSURANCE. During the term, Resident shall keep renter\'s insurance in effect that provides at least $300,000 of personal', ...folio]),
+    linesPage(1, ["16. INSURANCE. During the term, Resident shall keep renter's insurance in effect that provides at least $300,000 of personal", ...folio]),
     linesPage(2, ['liability coverage.', '17. GOVERNING LAW. This Lease is governed by the laws of the state of the Premises.']),
   ]);
 

@@ -7,7 +7,7 @@ import { ocrTermText } from '../../../pipelines/lease/lease_term.ts';
 
 const facts = factsOfLines;
 
-test('a defined term in parentheses with OCR\'s punctuation around it', (t) => {
+test("a defined term in parentheses with OCR's punctuation around it", (t) => {
   const f = facts([
     'THISLEASE AGREEMENT is made and entered into on August 30, 2026, by and between Redbud Property',
     'Holdings, Inc. (hereinafter referred to as. "Lessor™) and Carmen Diaz: (hereinafter referred to as "Lessee").',
@@ -18,8 +18,8 @@ test('a defined term in parentheses with OCR\'s punctuation around it', (t) => {
 
 test('premises "situated" without "at"; the city after a semicolon; a state OCR misspelled by one letter', (t) => {
   t.is(
-    facts(['WITNESSETH: Lessor leases to Lessee the dwelling situated 415 Magnolia Avenue, Lexington, Kestucky 40505, upon the following terms.']).propertyAddress
-      ?.value,
+    facts(['WITNESSETH: Lessor leases to Lessee the dwelling situated 415 Magnolia Avenue, Lexington, Kestucky 40505, upon the following terms.'])
+      .propertyAddress?.value,
     '415 Magnolia Avenue, Lexington, Kestucky 40505',
   );
   t.is(
@@ -53,9 +53,16 @@ test('an insured that is only part of the tenant\'s name (a photo\'s "LEE" for "
     'Tenant shall maintain renters insurance with personal liability of at least $100,000.',
   ]);
   const renters = (insured: string) =>
-    compare(lease, insuranceFacts({ insured: { value: insured, page: 1, text: insured }, liability: { value: 100000, page: 1, text: '$100,000', label: 'Personal Liability' } }), {
-      asOf: '2026-02-15',
-    }).find((c) => c.field === 'Renters Insurance Required')!;
+    compare(
+      lease,
+      insuranceFacts({
+        insured: { value: insured, page: 1, text: insured },
+        liability: { value: 100000, page: 1, text: '$100,000', label: 'Personal Liability' },
+      }),
+      {
+        asOf: '2026-02-15',
+      },
+    ).find((c) => c.field === 'Renters Insurance Required')!;
   t.is(renters('LEE').status, 'warning');
   t.regex(renters('LEE').gap ?? '', /matches only part of the tenant's name/);
   t.is(renters('Jordan Lee').status, 'pass');
