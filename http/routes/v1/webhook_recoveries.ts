@@ -3,17 +3,17 @@
 import { getRecovery, recoverDeliveries } from '../../../db/queries/recoveries.ts';
 import { notFound } from '../../errors.ts';
 import { presentRecovery } from '../../presenters/recoveries.ts';
-import { route, tx } from '../../route.ts';
+import { v1Route, tx } from '../../route.ts';
 import { v1Errors } from '../../schemas/common.ts';
 import { recoverBody, recovery, subscriptionRecoveryParams } from '../../schemas/recoveries.ts';
 import { subscriptionParams } from '../../schemas/webhooks.ts';
 import { loadSubscription } from '../../webhooks.ts';
 import { z } from 'zod';
 
-const common = { tags: ['Webhook subscriptions'], rateLimit: 'v1' as const };
+const common = { tags: ['Webhook subscriptions'] };
 
 export const subscriptionRecoveryRoutes = [
-  route({
+  v1Route({
     ...common,
     method: 'post',
     path: '/v1/webhooks/:webhook_uuid/recover',
@@ -29,7 +29,7 @@ export const subscriptionRecoveryRoutes = [
         schema: z.object({ data: recovery }),
         headers: ['Location'],
       },
-      ...v1Errors(400, 401, 403, 404, 422, 429),
+      ...v1Errors(400, 401, 403, 404, 422),
     },
     handler: async (ctx, { params, body }) => {
       const w = await loadSubscription(ctx, params.webhook_uuid);
@@ -39,7 +39,7 @@ export const subscriptionRecoveryRoutes = [
       ctx.body = { data: presentRecovery(r) };
     },
   }),
-  route({
+  v1Route({
     ...common,
     method: 'get',
     path: '/v1/webhooks/:webhook_uuid/recoveries/:recovery_id',
@@ -47,7 +47,7 @@ export const subscriptionRecoveryRoutes = [
     summary: 'Progress of a recovery',
     auth: 'agent',
     params: subscriptionRecoveryParams,
-    responses: { 200: { description: 'The recovery and its counts', schema: z.object({ data: recovery }) }, ...v1Errors(400, 401, 404, 429) },
+    responses: { 200: { description: 'The recovery and its counts', schema: z.object({ data: recovery }) }, ...v1Errors(400, 401, 404) },
     handler: async (ctx, { params }) => {
       const w = await loadSubscription(ctx, params.webhook_uuid);
       const r = await getRecovery(tx(ctx), w.id, params.recovery_id);
