@@ -1,5 +1,5 @@
 import test from 'ava';
-import { textPage as page, firstValues as run } from '../../helpers/pages.ts';
+import { textPage as page, firstValues as run, type PlacedText } from '../../helpers/pages.ts';
 import { findCarrier, findNamedInsured, insurerNamesIn, looksLikeName } from '../../../pipelines/extraction/names.ts';
 import { extractCertificate } from '../../../pipelines/extraction/certificate.ts';
 import { autoLiability, propertyLines } from '../../../pipelines/extraction/limits.ts';
@@ -55,6 +55,21 @@ test('named insured without a label: the first name of the mailing block', (t) =
   t.is(r['/policyholder/last_name'], 'PUBLIC');
 });
 
+/** The COVERAGES caption and column headers of an ACORD 25 certificate's text layer. */
+const COVERAGE_HEADERS: PlacedText[] = [
+  [22, 240, 'COVERAGES'],
+  [20, 280, 'INSR'],
+  [177, 280, 'ADDL SUBR'],
+  [337, 280, 'POLICY EFF'],
+  [384, 280, 'POLICY EXP'],
+  [21, 292, 'LTR'],
+  [75, 292, 'TYPE OF INSURANCE'],
+  [178, 292, 'INSD WVD'],
+  [247, 292, 'POLICY NUMBER'],
+  [334, 292, '(MM/DD/YYYY) (MM/DD/YYYY)'],
+  [500, 292, 'LIMITS'],
+];
+
 test('ACORD 25 boxes: the holder under its box label, not the IMPORTANT paragraph; flags under their header words', (t) => {
   const p = page([
     [162, 24, 'CERTIFICATE OF LIABILITY INSURANCE'],
@@ -75,17 +90,7 @@ test('ACORD 25 boxes: the holder under its box label, not the IMPORTANT paragrap
     [74, 194, 'Acme Roofing LLC'],
     [74, 206, '109 McNickle Dr'],
     [74, 218, 'Smyrna, TN 37167'],
-    [22, 240, 'COVERAGES'],
-    [20, 280, 'INSR'],
-    [177, 280, 'ADDL SUBR'],
-    [337, 280, 'POLICY EFF'],
-    [384, 280, 'POLICY EXP'],
-    [21, 292, 'LTR'],
-    [75, 292, 'TYPE OF INSURANCE'],
-    [178, 292, 'INSD WVD'],
-    [247, 292, 'POLICY NUMBER'],
-    [334, 292, '(MM/DD/YYYY) (MM/DD/YYYY)'],
-    [500, 292, 'LIMITS'],
+    ...COVERAGE_HEADERS,
     [40, 306, 'COMMERCIAL GENERAL LIABILITY'],
     [428, 306, 'EACH OCCURRENCE'],
     [518, 306, '$ 1,000,000'],
@@ -124,17 +129,7 @@ test('a SUBR WVD mark run into the policy number (one text run "Y BLS57854924") 
     [310, 170, 'INSURER A : Obsidian Specialty Insurance Co.'],
     [22, 181, 'INSURED'],
     [74, 194, 'Acme Roofing LLC'],
-    [22, 240, 'COVERAGES'],
-    [20, 280, 'INSR'],
-    [177, 280, 'ADDL SUBR'],
-    [337, 280, 'POLICY EFF'],
-    [384, 280, 'POLICY EXP'],
-    [21, 292, 'LTR'],
-    [75, 292, 'TYPE OF INSURANCE'],
-    [178, 292, 'INSD WVD'],
-    [247, 292, 'POLICY NUMBER'],
-    [334, 292, '(MM/DD/YYYY) (MM/DD/YYYY)'],
-    [500, 292, 'LIMITS'],
+    ...COVERAGE_HEADERS,
     [40, 306, 'COMMERCIAL GENERAL LIABILITY'],
     [428, 306, 'EACH OCCURRENCE'],
     [518, 306, '$ 1,000,000'],
