@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
-import { closeDocumentPools } from '../../pipelines/documents/index.ts';
 import { acrossMigration } from '../helpers/db.ts';
 import { finished, policyFixture, upload } from '../helpers/extraction.ts';
 import { serviceRig } from '../helpers/rig.ts';
@@ -15,7 +14,6 @@ const leaseFixture = (f: string) => fs.readFileSync(path.resolve(path.dirname(fi
 
 // The synchronous analyze below waits as long as a scanned certificate takes to read.
 const rig = serviceRig({ ANALYZE_DEADLINE_MS: '300000' });
-test.serial.after.always(() => closeDocumentPools());
 
 interface PageRow {
   page: number;
