@@ -70,6 +70,19 @@ const COVERAGE_HEADERS: PlacedText[] = [
   [500, 292, 'LIMITS'],
 ];
 
+/** An ACORD 25 general liability row of insurer A (11/5/2023 to 11/5/2024, $1M / $2M), its SUBR and policy-number cells as given. */
+const liabilityRow = (...numberCells: PlacedText[]): PlacedText[] => [
+  [40, 306, 'COMMERCIAL GENERAL LIABILITY'],
+  [428, 306, 'EACH OCCURRENCE'],
+  [518, 306, '$ 1,000,000'],
+  [25, 338, 'A'],
+  ...numberCells,
+  [340, 338, '11/5/2023'],
+  [387, 338, '11/5/2024'],
+  [428, 338, 'GENERAL AGGREGATE'],
+  [518, 338, '$ 2,000,000'],
+];
+
 test('ACORD 25 boxes: the holder under its box label, not the IMPORTANT paragraph; flags under their header words', (t) => {
   const p = page([
     [162, 24, 'CERTIFICATE OF LIABILITY INSURANCE'],
@@ -91,16 +104,7 @@ test('ACORD 25 boxes: the holder under its box label, not the IMPORTANT paragrap
     [74, 206, '109 McNickle Dr'],
     [74, 218, 'Smyrna, TN 37167'],
     ...COVERAGE_HEADERS,
-    [40, 306, 'COMMERCIAL GENERAL LIABILITY'],
-    [428, 306, 'EACH OCCURRENCE'],
-    [518, 306, '$ 1,000,000'],
-    [25, 338, 'A'],
-    [183, 338, 'Y'],
-    [218, 338, 'GL-000038834'],
-    [340, 338, '11/5/2023'],
-    [387, 338, '11/5/2024'],
-    [428, 338, 'GENERAL AGGREGATE'],
-    [518, 338, '$ 2,000,000'],
+    ...liabilityRow([183, 338, 'Y'], [218, 338, 'GL-000038834']),
     [22, 648, 'CERTIFICATE HOLDER'],
     [310, 648, 'CANCELLATION'],
     [74, 692, 'Scott Butler Homes'],
@@ -130,15 +134,7 @@ test('a SUBR WVD mark run into the policy number (one text run "Y BLS57854924") 
     [22, 181, 'INSURED'],
     [74, 194, 'Acme Roofing LLC'],
     ...COVERAGE_HEADERS,
-    [40, 306, 'COMMERCIAL GENERAL LIABILITY'],
-    [428, 306, 'EACH OCCURRENCE'],
-    [518, 306, '$ 1,000,000'],
-    [25, 338, 'A'],
-    [196, 338, 'Y BLS57854924'],
-    [340, 338, '11/5/2023'],
-    [387, 338, '11/5/2024'],
-    [428, 338, 'GENERAL AGGREGATE'],
-    [518, 338, '$ 2,000,000'],
+    ...liabilityRow([196, 338, 'Y BLS57854924']),
     [22, 648, 'CERTIFICATE HOLDER'],
     [74, 692, 'Scott Butler Homes'],
   ]);
