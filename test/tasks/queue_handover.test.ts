@@ -7,6 +7,7 @@ import test from 'ava';
 import type { Job } from 'graphile-worker';
 import { policyFixture, upload } from '../helpers/extraction.ts';
 import { serviceRig } from '../helpers/rig.ts';
+import { agencyWithTestKey } from '../helpers/server.ts';
 import { eventually, startTestWorker } from '../helpers/worker.ts';
 
 // One queue per agency and kind, so every stage of a document waits in the queue of the stage before it.
@@ -16,9 +17,7 @@ const POLL_MS = 5_000;
 
 test('each stage of a document hands its queue to the next without waiting for a poll', async (t) => {
   t.timeout(240_000);
-  const c = await rig.svc.oauthClient();
-  const a = await rig.svc.agency(c.token);
-  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const { key, ...a } = await agencyWithTestKey(rig.svc);
   const worker = await rig.startWorker((svc) => startTestWorker(svc, { concurrency: 2, pollInterval: POLL_MS }));
   // Per queue: when its last job ended. A job queued before then (by that job: the next stage) waited for the
   // queue: how long after the queue was free it started is the hand-over.

@@ -4,15 +4,14 @@
 import test from 'ava';
 import { policyFixture, upload } from '../helpers/extraction.ts';
 import { serviceRig } from '../helpers/rig.ts';
+import { agencyWithTestKey } from '../helpers/server.ts';
 import { eventually } from '../helpers/worker.ts';
 
 // 1 ms: no page is OCR'd that fast. The worker starts only once the text stage is recorded by hand below.
 const rig = serviceRig({ DOCUMENT_STAGE_BUDGET_MS: '1' }, { worker: false });
 
 test('a scanned page whose OCR runs past its budget ends the document failed, not partial', async (t) => {
-  const c = await rig.svc.oauthClient();
-  const a = await rig.svc.agency(c.token);
-  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const { key, ...a } = await agencyWithTestKey(rig.svc);
   const r = await upload(rig.svc, key, a.ownerId, policyFixture('coi_alpha_scan.pdf'), 'scan.pdf');
   t.is(r.status, 200, r.text);
   const id = r.body.extraction_id as string;
