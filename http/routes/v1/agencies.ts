@@ -5,11 +5,11 @@ import { activeAgencyLogoKey, deactivateAgency, getAgency, updateAgencyBranding 
 import { createAgency } from '../../../db/queries/agents.ts';
 import { hashToken, newToken, tokenPrefix } from '../../../lib/secrets.ts';
 import { slugify } from '../../../lib/slug.ts';
-import { serveBlob, storeBrandingImage } from '../../blobs.ts';
+import { publicImageRoute, storeBrandingImage } from '../../blobs.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { presentAgency, presentAgencyBrief } from '../../presenters/agencies.ts';
 import { presentNewOwner } from '../../presenters/agents.ts';
-import { v1Route, route, tx, type Deps, type RouteInput } from '../../route.ts';
+import { v1Route, tx, type Deps, type RouteInput } from '../../route.ts';
 import { agencyParams, agencyResponse, createAgencyBody, createAgencyResponse, updateAgencyBody } from '../../schemas/agencies.ts';
 import { v1Errors } from '../../schemas/common.ts';
 import { agencyInPath } from '../../visibility.ts';
@@ -104,17 +104,13 @@ export const agencyRoutes = [
       ctx.status = 204;
     },
   }),
-  route({
-    method: 'get',
+  publicImageRoute({
     path: '/v1/agencies/:agency_id/logo',
     operationId: 'getAgencyLogo',
     summary: 'The agency logo image (public, for hosted forms)',
     tags: ['Agencies'],
-    auth: 'none',
     params: agencyParams,
-    responses: { 200: { description: 'image/webp' }, ...v1Errors(404) },
-    handler: async (ctx, { params }, deps) => {
-      await serveBlob(ctx, await activeAgencyLogoKey(deps.db.owner, params.agency_id), deps, 'logo');
-    },
+    what: 'logo',
+    key: (deps, params) => activeAgencyLogoKey(deps.db.owner, params.agency_id),
   }),
 ];

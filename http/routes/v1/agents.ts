@@ -17,12 +17,12 @@ import {
 } from '../../../db/queries/agents.ts';
 import { hashToken, newToken, tokenPrefix } from '../../../lib/secrets.ts';
 import { slugify } from '../../../lib/slug.ts';
-import { serveBlob, storeBrandingImage } from '../../blobs.ts';
+import { publicImageRoute, storeBrandingImage } from '../../blobs.ts';
 import { notFound } from '../../errors.ts';
 import { offsetPage } from '../../pagination.ts';
 import { presentAgencyBrief } from '../../presenters/agencies.ts';
 import { presentAgent, presentAgentCredentials } from '../../presenters/agents.ts';
-import { v1Route, route, tx } from '../../route.ts';
+import { v1Route, tx } from '../../route.ts';
 import { agencyParams } from '../../schemas/agencies.ts';
 import {
   agencyAgentParams,
@@ -186,17 +186,13 @@ export const agentRoutes = [
       ctx.status = 204;
     },
   }),
-  route({
-    method: 'get',
+  publicImageRoute({
     path: '/v1/agents/:agent_id/profile-picture',
     operationId: 'getAgentPicture',
     summary: 'The agent’s profile picture (public, for hosted forms)',
     tags: ['Agents'],
-    auth: 'none',
     params: agentParams,
-    responses: { 200: { description: 'image/webp' }, ...v1Errors(404) },
-    handler: async (ctx, { params }, deps) => {
-      await serveBlob(ctx, await activeAgentPictureKey(deps.db.owner, params.agent_id), deps, 'profile picture');
-    },
+    what: 'profile picture',
+    key: (deps, params) => activeAgentPictureKey(deps.db.owner, params.agent_id),
   }),
 ];
