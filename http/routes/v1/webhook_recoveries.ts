@@ -1,13 +1,10 @@
 // Bulk recovery of a v1 subscription's failed deliveries, as for /v2 topic endpoints, in the v1
 // envelope. Agent tokens see both modes, so an admin's recovery sends the failed deliveries of both again.
-import { getRecovery, recoverDeliveries } from '../../../db/queries/recoveries.ts';
-import { notFound } from '../../errors.ts';
-import { presentRecovery } from '../../presenters/recoveries.ts';
-import { v1Route, tx } from '../../route.ts';
+import { v1Route } from '../../route.ts';
 import { v1Errors } from '../../schemas/common.ts';
 import { recoverBody, recovery, subscriptionRecoveryParams } from '../../schemas/recoveries.ts';
 import { subscriptionParams } from '../../schemas/webhooks.ts';
-import { loadSubscription } from '../../webhooks.ts';
+import { loadSubscription, recoveryOf, startRecovery } from '../../webhooks.ts';
 import { z } from 'zod';
 
 const common = { tags: ['Webhook subscriptions'] };
@@ -33,10 +30,7 @@ export const subscriptionRecoveryRoutes = [
     },
     handler: async (ctx, { params, body }) => {
       const w = await loadSubscription(ctx, params.webhook_uuid);
-      const r = await recoverDeliveries(tx(ctx), w.id, body.since, body.until ?? null);
-      ctx.status = 202;
-      ctx.set('Location', `/v1/webhooks/${params.webhook_uuid}/recoveries/${r.id}`);
-      ctx.body = { data: presentRecovery(r) };
+      ctx.body = { data: await startRecovery(ctx, w.id, body, `/v1/webhooks/${params.webhook_uuid}/recoveries`) };
     },
   }),
   v1Route({
@@ -50,9 +44,7 @@ export const subscriptionRecoveryRoutes = [
     responses: { 200: { description: 'The recovery and its counts', schema: z.object({ data: recovery }) }, ...v1Errors(400, 401, 404) },
     handler: async (ctx, { params }) => {
       const w = await loadSubscription(ctx, params.webhook_uuid);
-      const r = await getRecovery(tx(ctx), w.id, params.recovery_id);
-      if (!r) throw notFound('recovery');
-      ctx.body = { data: presentRecovery(r) };
+      ctx.body = { data: await recoveryOf(ctx, w.id, params.recovery_id) };
     },
   }),
 ];
