@@ -3,18 +3,15 @@
 // and /healthz as peers, in the same run. The extraction page's image (a PDF page rendered by pdf.js and
 // sharp on each request) is measured beside the page itself, and the review page of the same record beside it.
 import { randomBytes, randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { fileBlobStore } from '../lib/blobs.ts';
 import { closeDocumentPools, renderPagePreview } from '../pipelines/documents/index.ts';
 import { extractDocument } from '../pipelines/extraction/index.ts';
 import { seedExtractionRows } from '../test/helpers/dashboard_seed.ts';
-import { parseConfig } from '../lib/config.ts';
 import { createLogger, setLogLevel } from '../lib/log.ts';
 import { hashToken } from '../lib/secrets.ts';
 import { withIdentity } from '../db/pool.ts';
 import { createApp } from '../http/app.ts';
-import { keepAliveAgent, load, localPort, report, request, seedAgency } from './lib.ts';
+import { benchDeps, keepAliveAgent, load, localPort, report, request, seedAgency } from './lib.ts';
 import type { BenchContext } from './lib.ts';
 
 const STEPS = [{ id: 'you', name: 'About you', questions: [{ id: 'name', type: 'short_text', label: 'Your name', required: true }] }];
@@ -23,15 +20,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   setLogLevel('silent');
   const { db } = ctx;
   const rows = ctx.quick ? 100 : 300;
-  const cfg = parseConfig({
-    DATABASE_URL: ctx.url,
-    DATA_DIR: ctx.dataDir,
-    RATE_LIMIT_SUBMISSIONS_PER_WINDOW: '100000',
-    LOG_LEVEL: 'silent',
-    WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
-  });
-  const secretKey = randomBytes(32);
-  const blobs = fileBlobStore(path.join(ctx.dataDir, 'blobs'));
+  const { cfg, secretKey, blobs } = benchDeps(ctx, { RATE_LIMIT_SUBMISSIONS_PER_WINDOW: '100000', WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
   const app = createApp({ db, cfg, log: createLogger(), blobs, secretKey });
   const server = app.listen(0, '127.0.0.1');
   const port = await localPort(server);

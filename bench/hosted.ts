@@ -2,13 +2,11 @@
 // job with ACORD PDF + zip → outbox → delivery → signed POST received), with p50/p99 of submit-to-receipt,
 // beside the HTTP submit alone as the peer; and the page's weight (HTML + JS + CSS, gzip) beside the rule
 // engine's own minified size, all measured in the same run.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { fileBlobStore } from '../lib/blobs.ts';
-import { parseConfig } from '../lib/config.ts';
 import { encryptSecret } from '../lib/crypto.ts';
 import { createLogger, setLogLevel } from '../lib/log.ts';
 import { hashToken } from '../lib/secrets.ts';
@@ -17,7 +15,7 @@ import { createApp } from '../http/app.ts';
 import { pageAssets } from '../http/pages/assets.ts';
 import { newSigningSecret } from '../pipelines/webhooks/sign.ts';
 import { startWorker } from '../tasks/index.ts';
-import { fmt, jsonReceiver, keepAliveAgent, load, localPort, percentile, report, request, seedAgency } from './lib.ts';
+import { benchDeps, fmt, jsonReceiver, keepAliveAgent, load, localPort, percentile, report, request, seedAgency } from './lib.ts';
 import type { BenchContext } from './lib.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -74,15 +72,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     onArrival();
   });
 
-  const cfg = parseConfig({
-    DATABASE_URL: ctx.url,
-    DATA_DIR: ctx.dataDir,
-    WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
-    RATE_LIMIT_SUBMISSIONS_PER_WINDOW: '100000',
-    LOG_LEVEL: 'silent',
-  });
-  const secretKey = randomBytes(32);
-  const blobs = fileBlobStore(path.join(ctx.dataDir, 'blobs'));
+  const { cfg, secretKey, blobs } = benchDeps(ctx, { WEBHOOK_ALLOW_HOSTS: '127.0.0.1', RATE_LIMIT_SUBMISSIONS_PER_WINDOW: '100000' });
   const log = createLogger();
   const { agencyId, agentId } = await seedAgency(db, 'bench-hosted');
   const apiKey = 'svc_test_hostedbenchkey00000000000000000';

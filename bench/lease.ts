@@ -1,22 +1,19 @@
 // Lease checker: POST /api/analyze latency p50/p99 over HTTP (server + worker chain, in one process here) for a
 // text pair and a scanned pair, beside the peer measured in the same run: the extraction engine of
 // `svc extract` reading the same two files in process (and the checker's own in-process path, `svc analyze`).
-import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseConfig } from '../lib/config.ts';
-import { fileBlobStore } from '../lib/blobs.ts';
 import { createLogger, setLogLevel } from '../lib/log.ts';
 import { createApp } from '../http/app.ts';
 import { startWorker } from '../tasks/index.ts';
 import { extractDocument } from '../pipelines/extraction/index.ts';
 import { analyzePair, readForAnalysis, insuranceStage } from '../pipelines/lease/index.ts';
 import { closeDocumentPools } from '../pipelines/documents/index.ts';
-import { fmt, localPort, percentile, seedAgency } from './lib.ts';
+import { benchDeps, fmt, localPort, percentile, seedAgency } from './lib.ts';
 import type { BenchContext } from './lib.ts';
 
 const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/lease');
@@ -113,10 +110,8 @@ async function longLeaseRun(ctx: BenchContext): Promise<void> {
 export async function run(ctx: BenchContext): Promise<void> {
   setLogLevel('silent');
   await longLeaseRun(ctx);
-  const cfg = parseConfig({ DATABASE_URL: ctx.url, DATA_DIR: ctx.dataDir, LOG_LEVEL: 'silent', WORKER_CONCURRENCY: '2' });
+  const { cfg, secretKey, blobs } = benchDeps(ctx, { WORKER_CONCURRENCY: '2' });
   const log = createLogger();
-  const blobs = fileBlobStore(path.join(ctx.dataDir, 'blobs'));
-  const secretKey = randomBytes(32);
   const app = createApp({ db: ctx.db, cfg, log, blobs, secretKey });
   const server = app.listen(0, '127.0.0.1');
   const base = `http://127.0.0.1:${await localPort(server)}`;

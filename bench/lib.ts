@@ -1,7 +1,11 @@
 // Small helpers shared by the benchmarks: latency percentiles, a fixed-concurrency load loop, seed data, local
 // servers and the requests a suite sends them.
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileBlobStore } from '../lib/blobs.ts';
+import { parseConfig } from '../lib/config.ts';
 import { hashToken } from '../lib/secrets.ts';
 import { withIdentity, type Database } from '../db/pool.ts';
 
@@ -11,6 +15,18 @@ export interface BenchContext {
   url: string;
   dataDir: string;
   quick: boolean;
+}
+
+/**
+ * What a suite's app and worker run with: settings for the run's database and scratch directory (quiet, and `env`),
+ * a secret key of the suite's own, and blobs stored under the scratch directory.
+ */
+export function benchDeps(ctx: BenchContext, env: Record<string, string> = {}) {
+  return {
+    cfg: parseConfig({ DATABASE_URL: ctx.url, DATA_DIR: ctx.dataDir, LOG_LEVEL: 'silent', ...env }),
+    secretKey: randomBytes(32),
+    blobs: fileBlobStore(path.join(ctx.dataDir, 'blobs')),
+  };
 }
 
 export interface LoadResult {

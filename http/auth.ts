@@ -2,10 +2,10 @@
 // the v1 rate budget, and the one transaction per request opened as the caller's identity.
 import type { Context, Next } from 'koa';
 import { hashToken, isApiKeyToken } from '../lib/secrets.ts';
-import { beginAs, commit, rollback, type Identity } from '../db/pool.ts';
+import type { Identity } from '../db/pool.ts';
 import { authenticateApiKey, authenticateBearer } from '../db/queries/auth.ts';
 import type { Client } from '../db/queries/types.ts';
-import type { Deps } from './context.ts';
+import { inRequestTransaction, type Deps } from './context.ts';
 import { forbidden, tooManyRequests, unauthorized } from './errors.ts';
 import { planLimitedApiKey } from './api_auth.ts';
 
@@ -81,21 +81,11 @@ export function authenticated(rule: ApiAuthRule, deps: Deps, rateLimit?: 'v1' | 
       resolve = (client) => (isApiKey ? apiKeyIdentity(client, tokenHash, rule) : bearerIdentity(ctx, client, tokenHash, rule, deps, rateLimit));
     }
     const client = await deps.db.request.connect();
-    let open = false;
     try {
       const ident = await resolve(client);
       ctx.state.identity = ident;
-      await beginAs(deps.db, client, { ...ident, requestId: ctx.state.requestId });
-      open = true;
-      ctx.state.tx = client;
-      await next();
-      await commit(client);
-      open = false;
-    } catch (err) {
-      if (open) await rollback(client);
-      throw err;
+      await inRequestTransaction(ctx, deps.db, client, ident, next);
     } finally {
-      ctx.state.tx = undefined;
       client.release();
     }
     for (const fn of (ctx.state.afterCommit as (() => Promise<void>)[] | undefined) ?? []) await fn();

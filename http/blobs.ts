@@ -2,10 +2,13 @@
 // they are stored, and served back with caching headers on their public links.
 import { readFile } from 'node:fs/promises';
 import type { Context } from 'koa';
+import type { z } from 'zod';
 import { ImageRejected, normaliseBrandingImage } from '../pipelines/images/branding.ts';
 import type { UploadedFile } from './body.ts';
 import type { Deps } from './context.ts';
 import { notFound, payloadTooLarge, unprocessable } from './errors.ts';
+import { route, type RouteSpec } from './route.ts';
+import { v1Errors } from './schemas/common.ts';
 
 /** Validate, re-encode and store an uploaded image; returns its blob key. */
 export async function storeBrandingImage(file: UploadedFile, prefix: string, deps: Deps): Promise<string> {
@@ -33,4 +36,30 @@ export async function serveBlob(ctx: Context, key: string | null | undefined, de
   }
   ctx.type = 'image/webp';
   ctx.body = bytes;
+}
+
+/**
+ * Declare the public link of a stored image the hosted forms show (an agency's logo, an agent's picture): no
+ * credentials, the image `key` finds for the row the path names while that row is active, or 404 naming `what`.
+ */
+export function publicImageRoute<P extends z.ZodType>(spec: {
+  path: string;
+  operationId: string;
+  summary: string;
+  tags: string[];
+  params: P;
+  what: string;
+  key: (deps: Deps, params: z.infer<P>) => Promise<string | null | undefined>;
+}): RouteSpec {
+  return route({
+    method: 'get',
+    path: spec.path,
+    operationId: spec.operationId,
+    summary: spec.summary,
+    tags: spec.tags,
+    auth: 'none',
+    params: spec.params,
+    responses: { 200: { description: 'image/webp' }, ...v1Errors(404) },
+    handler: async (ctx, { params }, deps) => serveBlob(ctx, await spec.key(deps, params), deps, spec.what),
+  });
 }

@@ -6,7 +6,7 @@ import type { BlobStore } from '../lib/blobs.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/log.ts';
 import type { Metrics } from '../lib/metrics.ts';
-import type { Database, Identity } from '../db/pool.ts';
+import { beginAs, commit, rollback, type Database, type Identity } from '../db/pool.ts';
 
 export interface Deps {
   db: Database;
@@ -24,6 +24,24 @@ export function tx(ctx: Context): pg.PoolClient {
   const client = ctx.state.tx as pg.PoolClient | undefined;
   if (!client) throw new Error('no request transaction: the route must declare auth');
   return client;
+}
+
+/**
+ * Run `fn` in the request's one transaction: begun on `client` as `who`, tx(ctx) while `fn` runs, committed when it
+ * returns, rolled back when it throws (and the error thrown on). The API's auth step and dashboard sessions use it.
+ */
+export async function inRequestTransaction(ctx: Context, db: Database, client: pg.PoolClient, who: Identity, fn: () => Promise<void>): Promise<void> {
+  await beginAs(db, client, { ...who, requestId: ctx.state.requestId });
+  ctx.state.tx = client;
+  try {
+    await fn();
+    await commit(client);
+  } catch (err) {
+    await rollback(client);
+    throw err;
+  } finally {
+    ctx.state.tx = undefined;
+  }
 }
 
 /**

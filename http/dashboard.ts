@@ -4,10 +4,10 @@
 // The dashboard is a presentation of the existing state functions: handlers call the same queries as the API.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
-import { beginAs, commit, rollback, type Identity } from '../db/pool.ts';
+import type { Identity } from '../db/pool.ts';
 import { authenticateDashboardSession, type DashboardSessionRow } from '../db/queries/dashboard.ts';
 import { hashToken } from '../lib/secrets.ts';
-import type { Deps } from './context.ts';
+import { inRequestTransaction, type Deps } from './context.ts';
 import { badRequest, toApiError } from './errors.ts';
 import { pageAssets } from './pages/assets.ts';
 import { decodeTimeCursor } from './pagination.ts';
@@ -214,7 +214,6 @@ export function beforePosition(before: string | undefined, what: string): { t: s
 export async function withSession(ctx: Context, deps: Deps, mode: Mode, requireAdmin: boolean, fn: () => Promise<void>): Promise<void> {
   const hash = sessionHashOf(ctx);
   const client = await deps.db.request.connect();
-  let open = false;
   let s: DashboardSession | undefined;
   try {
     const row = hash && (await authenticateDashboardSession(client, hash, deps.cfg.DASHBOARD_SESSION_IDLE_SECONDS));
@@ -244,16 +243,9 @@ export async function withSession(ctx: Context, deps: Deps, mode: Mode, requireA
     }
     const who: Identity = { role: row.role, agencyId: row.agency_id, agentId: row.agent_id, mode };
     ctx.state.identity = who;
-    await beginAs(deps.db, client, { ...who, requestId: ctx.state.requestId });
-    open = true;
-    ctx.state.tx = client;
     ctx.state.session = s;
-    await fn();
-    await commit(client);
-    open = false;
+    await inRequestTransaction(ctx, deps.db, client, who, fn);
   } catch (thrown) {
-    if (open) await rollback(client);
-    open = false;
     const err = toApiError(thrown, deps.log, { requestId: ctx.state.requestId, path: ctx.path });
     const title = errorTitles[err.status] ?? 'Something went wrong';
     const msg =
@@ -272,7 +264,6 @@ export async function withSession(ctx: Context, deps: Deps, mode: Mode, requireA
       );
     else await renderBare(ctx, err.status, title, msg);
   } finally {
-    ctx.state.tx = undefined;
     ctx.state.session = undefined;
     client.release();
   }

@@ -34,6 +34,11 @@ export const brandOf = (f: HostedFormRow, deps: Deps): Brand => ({
 
 export type LinkCheck = { ok: true; metadata: Record<string, unknown> } | { ok: false; status: 403; title: string; message: string };
 
+/** A signed link or resume token that was changed or names another form or agent: refused, with what to do next. */
+function linkRefused(message: string) {
+  return { ok: false, status: 403, code: 'link_refused', title: 'This link is not valid', message } as const;
+}
+
 /** The link's signed context, if any: it must be intact, unexpired, and name this form and this agent. */
 export function linkContext(deps: Deps, token: string | undefined | null, f: HostedFormRow): LinkCheck {
   if (!token) return { ok: true, metadata: {} };
@@ -41,15 +46,10 @@ export function linkContext(deps: Deps, token: string | undefined | null, f: Hos
   if (!c.ok) {
     return c.reason === 'expired'
       ? { ok: false, status: 403, title: 'This link has expired', message: 'Ask your agent for a new link to this form.' }
-      : { ok: false, status: 403, title: 'This link is not valid', message: 'The link was changed or is incomplete. Ask your agent for a new link.' };
+      : linkRefused('The link was changed or is incomplete. Ask your agent for a new link.');
   }
   if (c.context.form_id !== f.form_id || c.context.agent_id !== f.agent_id) {
-    return {
-      ok: false,
-      status: 403,
-      title: 'This link is not valid',
-      message: 'The link does not belong to this agent or form. Ask your agent for a new link.',
-    };
+    return linkRefused('The link does not belong to this agent or form. Ask your agent for a new link.');
   }
   return { ok: true, metadata: c.context.metadata };
 }
@@ -76,22 +76,10 @@ export function draftAccess(deps: Deps, token: string, f: HostedFormRow): DraftC
           title: 'This saved form has expired',
           message: `Answers saved part-way are kept for ${ttlWords(deps)} after the last change. Start again from the link your agent sent.`,
         }
-      : {
-          ok: false,
-          status: 403,
-          code: 'link_refused',
-          title: 'This link is not valid',
-          message: 'The link was changed or is incomplete. Copy the whole link, or start again from the link your agent sent.',
-        };
+      : linkRefused('The link was changed or is incomplete. Copy the whole link, or start again from the link your agent sent.');
   }
   if (c.token.form_id !== f.form_id || c.token.agent_id !== f.agent_id) {
-    return {
-      ok: false,
-      status: 403,
-      code: 'link_refused',
-      title: 'This link is not valid',
-      message: 'The link belongs to another form or agent. Open it exactly as you received it.',
-    };
+    return linkRefused('The link belongs to another form or agent. Open it exactly as you received it.');
   }
   return { ok: true, draftId: c.token.draft_id };
 }

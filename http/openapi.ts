@@ -206,6 +206,26 @@ const topicSummary: Record<Topic, string> = {
   'form-submission': 'Topic form-submission: a completed form (SPEC §6.3)',
 };
 
+/** A delivery the service POSTs to a receiver as an OpenAPI 3.1 webhook: `envelope` signed, acknowledged by any 2xx, retried on 401. */
+function signedDelivery(d: { operationId: string; summary: string; description: string; tag: string; envelope: z.ZodType; refused: string }) {
+  return {
+    post: {
+      operationId: d.operationId,
+      summary: d.summary,
+      description: d.description,
+      tags: [d.tag],
+      // Sent by the service: authenticated by the signature headers, not by a credential of the receiver's API.
+      security: [],
+      parameters: signatureHeaders,
+      requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(d.envelope, 'output') } } },
+      responses: {
+        200: { description: 'Any 2xx acknowledges the delivery' },
+        401: { description: d.refused },
+      },
+    },
+  };
+}
+
 /**
  * The two topic payloads (SPEC §6.2, §6.3) as OpenAPI 3.1 webhooks: `{ topic, data }` posted to the topic's
  * staging (test data) or production (live data) URL, signed like every delivery. An endpoint may also require
@@ -217,25 +237,18 @@ function topicWebhooks(): Record<string, unknown> {
       const envelope = z.object({ topic: z.literal(topic), data: topicData[topic] });
       return [
         topic,
-        {
-          post: {
-            operationId: `topic_${topic.replace(/[^a-z]+/g, '_')}`,
-            summary: topicSummary[topic],
-            description:
-              signatureCheck
-                .replace('subscription’s signing secret', 'topic endpoint’s signing secret')
-                .replace('de-duplicate on `id`', 'de-duplicate on `webhook-id`') +
-              ' An endpoint configured with credentials also receives them (`Authorization: Bearer …`, `Authorization: Basic …` or its own header) beside the signature.',
-            tags: ['Webhooks'],
-            security: [],
-            parameters: signatureHeaders,
-            requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(envelope, 'output') } } },
-            responses: {
-              200: { description: 'Any 2xx acknowledges the delivery' },
-              401: { description: 'The signature (or the configured credential) does not match: the delivery is retried' },
-            },
-          },
-        },
+        signedDelivery({
+          operationId: `topic_${topic.replace(/[^a-z]+/g, '_')}`,
+          summary: topicSummary[topic],
+          description:
+            signatureCheck
+              .replace('subscription’s signing secret', 'topic endpoint’s signing secret')
+              .replace('de-duplicate on `id`', 'de-duplicate on `webhook-id`') +
+            ' An endpoint configured with credentials also receives them (`Authorization: Bearer …`, `Authorization: Basic …` or its own header) beside the signature.',
+          tag: 'Webhooks',
+          envelope,
+          refused: 'The signature (or the configured credential) does not match: the delivery is retried',
+        }),
       ];
     }),
   );
@@ -253,22 +266,14 @@ function v1EventWebhooks(): Record<string, unknown> {
       });
       return [
         name,
-        {
-          post: {
-            operationId: `event_${name.replace(/[^a-z]+/g, '_')}`,
-            summary: `v1 subscription event ${name}`,
-            description: signatureCheck,
-            tags: ['Webhook subscriptions'],
-            // Sent by the service: authenticated by the signature headers, not by a credential of the receiver's API.
-            security: [],
-            parameters: signatureHeaders,
-            requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(envelope, 'output') } } },
-            responses: {
-              200: { description: 'Any 2xx acknowledges the delivery' },
-              401: { description: 'The signature does not match: the delivery is retried' },
-            },
-          },
-        },
+        signedDelivery({
+          operationId: `event_${name.replace(/[^a-z]+/g, '_')}`,
+          summary: `v1 subscription event ${name}`,
+          description: signatureCheck,
+          tag: 'Webhook subscriptions',
+          envelope,
+          refused: 'The signature does not match: the delivery is retried',
+        }),
       ];
     }),
   );

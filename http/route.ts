@@ -11,6 +11,8 @@ import { identity, type Deps } from './context.ts';
 import { withSession, type Mode } from './dashboard.ts';
 import { forbidden } from './errors.ts';
 import { idempotency } from './idempotency.ts';
+import { v1Errors } from './schemas/common.ts';
+import { apiErrors } from './schemas/extractions.ts';
 
 export type { AuthRule } from './auth.ts';
 export type { RouteInput, UploadedFile } from './body.ts';
@@ -64,6 +66,26 @@ export function route<P extends z.ZodType = z.ZodObject<{}>, Q extends z.ZodType
   spec: RouteSpec<P, Q, B>,
 ): RouteSpec {
   return spec as unknown as RouteSpec;
+}
+
+/**
+ * Declare a /v1 route of an authenticated caller: its token's v1 rate budget is spent on every call, so the route
+ * also answers 429 (in the v1 error shape), whatever else it declares.
+ */
+export function v1Route<P extends z.ZodType = z.ZodObject<{}>, Q extends z.ZodType = z.ZodObject<{}>, B extends z.ZodType = z.ZodUnknown>(
+  spec: Omit<RouteSpec<P, Q, B>, 'rateLimit'>,
+): RouteSpec {
+  return route<P, Q, B>({ ...spec, rateLimit: 'v1', responses: { ...spec.responses, ...v1Errors(429) } });
+}
+
+/**
+ * Declare an /api route (SPEC §7): an API key in X-API-Key spends its agency's plan budget on every call, so the
+ * route also answers 429 (in the /api error shape), whatever else it declares.
+ */
+export function apiRoute<P extends z.ZodType = z.ZodObject<{}>, Q extends z.ZodType = z.ZodObject<{}>, B extends z.ZodType = z.ZodUnknown>(
+  spec: Omit<RouteSpec<P, Q, B>, 'auth' | 'rateLimit'>,
+): RouteSpec {
+  return route<P, Q, B>({ ...spec, auth: 'api_key_header', rateLimit: 'plan', responses: { ...spec.responses, ...apiErrors(429) } });
 }
 
 /** Whether a route writes: declared, or every method but GET. */

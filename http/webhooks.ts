@@ -1,8 +1,9 @@
 // What topic endpoints (v2) and subscriptions (v1) share: secrets and credentials encrypted at rest, the
-// https rule for production URLs, the delivery log, redelivery, test sends and secret rotation. Each
+// https rule for production URLs, the delivery log, redelivery, recoveries, test sends and secret rotation. Each
 // surface's router wraps these with its own auth, errors and presenter.
 import type { Context } from 'koa';
 import type { z } from 'zod';
+import { getRecovery, recoverDeliveries } from '../db/queries/recoveries.ts';
 import { deliveryOfEndpoint, getDelivery, listDeliveries, listDeliveryAttempts, redeliver, sendTestDelivery } from '../db/queries/deliveries.ts';
 import {
   createSubscription,
@@ -21,6 +22,7 @@ import { notFound, unprocessable } from './errors.ts';
 import { decodeCursor, keysetPage } from './pagination.ts';
 import { deliveryLogBody } from './pages/dashboard_deliveries.ts';
 import { presentDelivery, presentDeliveryDetail } from './presenters/deliveries.ts';
+import { presentRecovery } from './presenters/recoveries.ts';
 import type { createSubscriptionBody, endpointAuth } from './schemas/webhooks.ts';
 
 /** A fresh signing secret and its ciphertext. */
@@ -134,6 +136,24 @@ export async function deliveryDetail(ctx: Context, endpointId: string, deliveryI
 export async function redeliverTo(ctx: Context, endpointId: string, deliveryId: number) {
   if (!(await deliveryOfEndpoint(tx(ctx), endpointId, deliveryId))) throw notFound('delivery');
   return presentDelivery(await redeliver(tx(ctx), deliveryId));
+}
+
+/**
+ * Send the deliveries of the endpoint that ended failed in a window again (for the same window, the same recovery
+ * again): 202, with the recovery's URL (`recoveriesPath`/its id) in Location; returns the recovery.
+ */
+export async function startRecovery(ctx: Context, endpointId: string, window: { since: Date; until?: Date | null }, recoveriesPath: string) {
+  const r = await recoverDeliveries(tx(ctx), endpointId, window.since, window.until ?? null);
+  ctx.status = 202;
+  ctx.set('Location', `${recoveriesPath}/${r.id}`);
+  return presentRecovery(r);
+}
+
+/** A recovery of the endpoint with its progress, or 404. */
+export async function recoveryOf(ctx: Context, endpointId: string, recoveryId: string) {
+  const r = await getRecovery(tx(ctx), endpointId, recoveryId);
+  if (!r) throw notFound('recovery');
+  return presentRecovery(r);
 }
 
 /** Queue a signed sample body to the endpoint's staging URL (or a subscription's URL). */

@@ -5,6 +5,7 @@
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
 import { blobsToSweep, forgetSweptBlob } from '../db/queries/clients.ts';
+import { untilShortBatch } from './batches.ts';
 import { taskBlobs, type TaskDeps } from './context.ts';
 
 const payload = z.object({}).strict();
@@ -13,16 +14,14 @@ const BATCH = 100;
 export function blobsSweep(deps: TaskDeps): Task {
   return async (raw, helpers) => {
     payload.parse(raw ?? {});
-    let swept = 0;
-    for (;;) {
-      const keys = await helpers.withPgClient((c) => blobsToSweep(c, BATCH));
+    const swept = await untilShortBatch(BATCH, async (size) => {
+      const keys = await helpers.withPgClient((c) => blobsToSweep(c, size));
       for (const key of keys) {
         await taskBlobs(deps).delete(key);
         await helpers.withPgClient((c) => forgetSweptBlob(c, key));
-        swept++;
       }
-      if (keys.length < BATCH) break;
-    }
+      return keys.length;
+    });
     helpers.logger.debug('swept erased files', { swept });
   };
 }

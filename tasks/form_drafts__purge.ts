@@ -7,6 +7,7 @@
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
 import { purgeExpiredFormDrafts } from '../db/queries/form_drafts.ts';
+import { untilShortBatch } from './batches.ts';
 import type { TaskDeps } from './context.ts';
 
 const payload = z.object({}).strict();
@@ -15,12 +16,7 @@ const BATCH = 500;
 export function formDraftsPurge(_deps: TaskDeps): Task {
   return async (raw, helpers) => {
     payload.parse(raw ?? {});
-    let drafts = 0;
-    for (;;) {
-      const n = await helpers.withPgClient((c) => purgeExpiredFormDrafts(c, BATCH));
-      drafts += n;
-      if (n < BATCH) break;
-    }
+    const drafts = await untilShortBatch(BATCH, (size) => helpers.withPgClient((c) => purgeExpiredFormDrafts(c, size)));
     if (drafts) helpers.logger.info('expired form drafts purged', { drafts });
   };
 }

@@ -5,6 +5,7 @@
 import type { Task } from 'graphile-worker';
 import { purgeIdempotencyKeys } from '../db/queries/idempotency.ts';
 import { purgeAbandonedUploads, purgeDashboardSessions, purgeExpired, purgeIdleJobQueues } from '../db/queries/maintenance.ts';
+import { untilShortBatch } from './batches.ts';
 import type { TaskDeps } from './context.ts';
 
 export function maintenancePurge(deps: TaskDeps): Task {
@@ -12,12 +13,7 @@ export function maintenancePurge(deps: TaskDeps): Task {
     await purgeExpired(helpers);
     await purgeDashboardSessions(helpers);
     const idempotencyKeys = await purgeIdempotencyKeys(helpers);
-    let uploads = 0;
-    for (;;) {
-      const n = await purgeAbandonedUploads(helpers, deps.cfg.HOSTED_UPLOAD_RETENTION_HOURS, 500);
-      uploads += n;
-      if (n < 500) break;
-    }
+    const uploads = await untilShortBatch(500, (size) => purgeAbandonedUploads(helpers, deps.cfg.HOSTED_UPLOAD_RETENTION_HOURS, size));
     const jobQueues = await purgeIdleJobQueues(helpers);
     helpers.logger.debug('purged expired tokens, rate-limit windows, idempotency records, abandoned uploads and idle job queues', {
       idempotencyKeys,

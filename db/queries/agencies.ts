@@ -1,6 +1,7 @@
 // Agencies: read and branded by their own agents, deactivated by the client (an agency is created with its
 // owner agent, in agents.ts). RLS scopes every statement to the caller (linked client, or the agency's own agents).
 import type { Client, Queryable } from './types.ts';
+import { namedRow } from './named.ts';
 
 export interface AgencyRow {
   id: number;
@@ -21,12 +22,7 @@ export interface PlanRow {
 
 /** The agency, if visible to the caller (named: every agency read runs it). */
 export async function getAgency(db: Client, agencyId: number): Promise<AgencyRow | undefined> {
-  const { rows } = await db.query<AgencyRow>({
-    name: 'svc_get_agency',
-    text: 'select id, name, color_code, logo_key from app_public.agencies where id = $1',
-    values: [agencyId],
-  });
-  return rows[0];
+  return namedRow<AgencyRow>(db, 'svc_get_agency', 'select id, name, color_code, logo_key from app_public.agencies where id = $1', [agencyId]);
 }
 
 /** Whether the caller can see the agency. */

@@ -1,6 +1,7 @@
 // Statements of the lease compliance checker and of its job chain after each document is read (SQL state functions;
 // the reading itself is db/queries/readings.ts).
 import type pg from 'pg';
+import { namedRow } from './named.ts';
 
 type Queryable = Pick<pg.ClientBase, 'query'>;
 
@@ -44,12 +45,7 @@ export async function getAnalysis(c: Queryable, id: string): Promise<AnalysisRow
 
 /** An analysis by id without RLS (the owner pool): only for an id the caller has just created. */
 export async function analysisById(c: Queryable, id: string): Promise<AnalysisRow | undefined> {
-  const { rows } = await c.query<AnalysisRow>({
-    name: 'svc_analysis_by_id',
-    text: `select ${analysisColumns} from app_public.analyses where id = $1`,
-    values: [id],
-  });
-  return rows[0];
+  return namedRow<AnalysisRow>(c, 'svc_analysis_by_id', `select ${analysisColumns} from app_public.analyses where id = $1`, [id]);
 }
 
 /** What a stage needs: the analysis status, as_of and the document of one side. */

@@ -1,6 +1,7 @@
 // Statements of the compliance report: what a report shows of an analysis, its two
 // documents and the agency's brand, the signed links that open it without credentials, and the dashboard's list.
 import type pg from 'pg';
+import type { AnalysisRow } from './analyses.ts';
 
 type Queryable = Pick<pg.ClientBase, 'query'>;
 
@@ -14,14 +15,7 @@ export interface ReportDocument {
 }
 
 /** An analysis with everything its report shows. */
-export interface ReportRow {
-  id: string;
-  mode: 'test' | 'live';
-  status: 'queued' | 'processing' | 'completed' | 'failed';
-  as_of: string;
-  result: Record<string, unknown> | null;
-  created_at: Date;
-  completed_at: Date | null;
+export interface ReportRow extends Omit<AnalysisRow, 'error_code' | 'error_details'> {
   agency_name: string;
   color_code: string | null;
   logo_key: string | null;

@@ -1,5 +1,6 @@
 // The /api surface's authentication with plan limits (app_private.authenticate_api_request).
 import type { Client } from './types.ts';
+import { namedRow } from './named.ts';
 
 export interface ApiRequestIdentity {
   api_key_id: number | null;
@@ -24,10 +25,12 @@ export async function authenticateApiRequest(
   anon: { limit: number; windowSeconds: number },
   readLimit: number | null,
 ): Promise<ApiRequestIdentity> {
-  const { rows } = await c.query<ApiRequestIdentity>({
-    name: 'svc_auth_api_request_budget',
-    text: 'select * from app_private.authenticate_api_request($1, $2, $3, $4, $5)',
-    values: [keyHash, address, anon.limit, anon.windowSeconds, readLimit],
-  });
-  return rows[0];
+  const values = [keyHash, address, anon.limit, anon.windowSeconds, readLimit];
+  // The function always returns its one row.
+  return (await namedRow<ApiRequestIdentity>(
+    c,
+    'svc_auth_api_request_budget',
+    'select * from app_private.authenticate_api_request($1, $2, $3, $4, $5)',
+    values,
+  ))!;
 }

@@ -1,6 +1,7 @@
 // Authentication of a request: API keys, and OAuth/agent bearer tokens with the v1 rate budget. Named
 // prepared statements: every authenticated request runs one of them.
 import type { Client } from './types.ts';
+import { namedRow } from './named.ts';
 
 export interface ApiKeyIdentityRow {
   api_key_id: number;
@@ -11,12 +12,7 @@ export interface ApiKeyIdentityRow {
 
 /** The live API key with this hash (and marks it used), or undefined. */
 export async function authenticateApiKey(db: Client, tokenHash: Buffer): Promise<ApiKeyIdentityRow | undefined> {
-  const { rows } = await db.query<ApiKeyIdentityRow>({
-    name: 'svc_auth_api_key',
-    text: 'select * from app_private.authenticate_api_key($1)',
-    values: [tokenHash],
-  });
-  return rows[0];
+  return namedRow<ApiKeyIdentityRow>(db, 'svc_auth_api_key', 'select * from app_private.authenticate_api_key($1)', [tokenHash]);
 }
 
 export interface BearerIdentityRow {
@@ -40,12 +36,12 @@ export async function authenticateBearer(
   tokenHash: Buffer,
   rateLimit: { limit: number; windowSeconds: number } | undefined,
 ): Promise<BearerIdentityRow | undefined> {
-  const { rows } = await db.query<BearerIdentityRow>({
-    name: rateLimit ? 'svc_auth_bearer_limited' : 'svc_auth_bearer',
-    text: rateLimit
+  return namedRow<BearerIdentityRow>(
+    db,
+    rateLimit ? 'svc_auth_bearer_limited' : 'svc_auth_bearer',
+    rateLimit
       ? `select a.*, r.* from app_private.authenticate_bearer($1) a cross join lateral app_private.consume_rate_limit('v1:' || encode($1, 'hex'), $2, $3) r`
       : `select a.*, null::boolean as allowed, null::int as remaining, null::bigint as reset_at from app_private.authenticate_bearer($1) a`,
-    values: rateLimit ? [tokenHash, rateLimit.limit, rateLimit.windowSeconds] : [tokenHash],
-  });
-  return rows[0];
+    rateLimit ? [tokenHash, rateLimit.limit, rateLimit.windowSeconds] : [tokenHash],
+  );
 }

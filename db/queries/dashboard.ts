@@ -1,5 +1,6 @@
 // Dashboard sign-in links and sessions: only hashes are stored; a session resolves to its agent's identity.
 import type { Client, Queryable } from './types.ts';
+import { namedRow } from './named.ts';
 
 /** Store a one-time sign-in link for an agent (the linked OAuth client); returns when it expires. */
 export async function createDashboardLink(db: Queryable, agentId: number, tokenHash: Buffer, ttlSeconds: number): Promise<Date> {
@@ -25,12 +26,12 @@ export interface DashboardSessionRow {
 
 /** The agent behind a live session (and its activity recorded), or undefined. */
 export async function authenticateDashboardSession(db: Client, sessionHash: Buffer, idleSeconds: number): Promise<DashboardSessionRow | undefined> {
-  const { rows } = await db.query<DashboardSessionRow>({
-    name: 'svc_dashboard_session',
-    text: 'select agent_id, agency_id, role, first_name, last_name, agency_name, color_code from app_private.authenticate_dashboard_session($1, $2)',
-    values: [sessionHash, idleSeconds],
-  });
-  return rows[0];
+  return namedRow<DashboardSessionRow>(
+    db,
+    'svc_dashboard_session',
+    'select agent_id, agency_id, role, first_name, last_name, agency_name, color_code from app_private.authenticate_dashboard_session($1, $2)',
+    [sessionHash, idleSeconds],
+  );
 }
 
 /** End a session (sign-out). */

@@ -1,6 +1,7 @@
 // Statements of hosted forms saved part-way (drafts): the anonymous hosted page calls the security-definer
 // functions of 0027, which check the form, the agent and the draft's state themselves; the purge is the worker's.
 import type { Client, Queryable } from './types.ts';
+import { namedRow } from './named.ts';
 
 export interface FormDraftRow {
   public_id: string;
@@ -58,18 +59,18 @@ export async function saveFormDraft(
   draftId: string,
   d: DraftContent & { formId: number; agentId: number; ttlSeconds: number },
 ): Promise<FormDraftRow> {
-  const { rows } = await db.query<FormDraftRow>({
-    name: 'svc_save_form_draft',
-    text: `select ${columns} from app_private.save_form_draft($1, $2, $3, $4, $5, $6::integer[], $7, $8::uuid[])`,
-    values: [draftId, d.formId, d.agentId, d.ttlSeconds, d.step, d.history, JSON.stringify(d.answers), d.uploadIds],
-  });
-  return rows[0];
+  // The function always returns its one row.
+  return (await namedRow<FormDraftRow>(
+    db,
+    'svc_save_form_draft',
+    `select ${columns} from app_private.save_form_draft($1, $2, $3, $4, $5, $6::integer[], $7, $8::uuid[])`,
+    [draftId, d.formId, d.agentId, d.ttlSeconds, d.step, d.history, JSON.stringify(d.answers), d.uploadIds],
+  ))!;
 }
 
 /** The draft a resume token names, with its state and the files it holds; undefined once purged. */
 export async function formDraft(db: Client, draftId: string): Promise<ResumedDraftRow | undefined> {
-  const { rows } = await db.query<ResumedDraftRow>({ name: 'svc_form_draft', text: 'select * from app_private.form_draft($1)', values: [draftId] });
-  return rows[0];
+  return namedRow<ResumedDraftRow>(db, 'svc_form_draft', 'select * from app_private.form_draft($1)', [draftId]);
 }
 
 /** Mark the draft submitted by the submission this transaction made (the same submission again changes nothing). */

@@ -1,6 +1,7 @@
 // Statements of the hosted form page (anonymous consumers): each calls one security-definer function that
 // checks the agent, agency and form itself, so the page needs no tenant identity.
 import type { Client } from './types.ts';
+import { namedRow } from './named.ts';
 import type { FormStructure } from '../../pipelines/forms/schema.ts';
 
 export interface HostedFormRow {
@@ -24,12 +25,7 @@ export interface HostedFormRow {
 
 /** The live form behind `{agentSlug}/form/{publicId}`, or undefined (unknown, inactive, unpublished, other agency). */
 export async function hostedForm(db: Client, agentSlug: string, publicId: string): Promise<HostedFormRow | undefined> {
-  const { rows } = await db.query<HostedFormRow>({
-    name: 'svc_hosted_form',
-    text: 'select * from app_private.hosted_form($1, $2)',
-    values: [agentSlug, publicId],
-  });
-  return rows[0];
+  return namedRow<HostedFormRow>(db, 'svc_hosted_form', 'select * from app_private.hosted_form($1, $2)', [agentSlug, publicId]);
 }
 
 export interface SnapshotRow {
@@ -41,12 +37,7 @@ export interface SnapshotRow {
 
 /** A published snapshot of the form by id (possibly replaced since by a newer publish). */
 export async function formSnapshot(db: Client, formId: number, snapshotId: number): Promise<SnapshotRow | undefined> {
-  const { rows } = await db.query<SnapshotRow>({
-    name: 'svc_form_snapshot',
-    text: 'select * from app_private.form_snapshot($1, $2)',
-    values: [formId, snapshotId],
-  });
-  return rows[0];
+  return namedRow<SnapshotRow>(db, 'svc_form_snapshot', 'select * from app_private.form_snapshot($1, $2)', [formId, snapshotId]);
 }
 
 /** Record a checked, stored upload; returns its public id. */

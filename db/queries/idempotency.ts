@@ -2,6 +2,7 @@
 // lock of that transaction, so a request that dies releases its claim with it), completed with its response
 // in the same transaction, or on its own connection for a refused request.
 import type { Client, Queryable } from './types.ts';
+import { namedRow } from './named.ts';
 
 /** Who a key belongs to: keys are scoped by agency and mode. */
 export type IdempotencyScope = [agencyId: number | null | undefined, mode: string | null | undefined, key: string];
@@ -15,12 +16,11 @@ export interface IdempotencyClaimRow {
 
 /** Claim `key` for a request with this fingerprint, or learn what happened to its first use. */
 export async function claimIdempotencyKey(db: Client, scope: IdempotencyScope, fingerprint: string): Promise<IdempotencyClaimRow> {
-  const { rows } = await db.query<IdempotencyClaimRow>({
-    name: 'svc_claim_idempotency_key',
-    text: 'select * from app_private.claim_idempotency_key($1, $2, $3, $4)',
-    values: [...scope, fingerprint],
-  });
-  return rows[0];
+  // The function always returns its one row.
+  return (await namedRow<IdempotencyClaimRow>(db, 'svc_claim_idempotency_key', 'select * from app_private.claim_idempotency_key($1, $2, $3, $4)', [
+    ...scope,
+    fingerprint,
+  ]))!;
 }
 
 /** Store the response a retry of this key replays (`body` is JSON text); the first answer stored wins. */

@@ -37,17 +37,23 @@ export async function issueAccessToken(pool: pg.Pool, oauthClientId: number, ttl
 
 /** Consume one hit of a rate-limit bucket. */
 export async function consumeRateLimit(pool: pg.Pool | pg.ClientBase, bucket: string, limit: number, windowSeconds: number) {
-  const { rows } = await pool.query<{ allowed: boolean; remaining: number; reset_at: string }>('select * from app_private.consume_rate_limit($1, $2, $3)', [
-    bucket,
-    limit,
-    windowSeconds,
-  ]);
-  return { allowed: rows[0].allowed, remaining: rows[0].remaining, resetAt: Number(rows[0].reset_at) };
+  return rateLimitBucket(pool, 'consume_rate_limit', bucket, limit, windowSeconds);
 }
 
 /** Read a rate-limit bucket without spending a hit. */
 export async function peekRateLimit(pool: pg.Pool | pg.ClientBase, bucket: string, limit: number, windowSeconds: number) {
-  const { rows } = await pool.query<{ allowed: boolean; remaining: number; reset_at: string }>('select * from app_private.peek_rate_limit($1, $2, $3)', [
+  return rateLimitBucket(pool, 'peek_rate_limit', bucket, limit, windowSeconds);
+}
+
+/** A bucket's state as one of the two rate-limit functions (same arguments, same row) leaves it. */
+async function rateLimitBucket(
+  pool: pg.Pool | pg.ClientBase,
+  fn: 'consume_rate_limit' | 'peek_rate_limit',
+  bucket: string,
+  limit: number,
+  windowSeconds: number,
+) {
+  const { rows } = await pool.query<{ allowed: boolean; remaining: number; reset_at: string }>(`select * from app_private.${fn}($1, $2, $3)`, [
     bucket,
     limit,
     windowSeconds,

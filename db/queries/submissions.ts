@@ -1,6 +1,7 @@
 // Statements about submissions: the API read (RLS: the key's agency and mode) and the completion task
 // (owner pool), which records the ACORD archive and emits the webhook event in one SQL function.
 import type { Client } from './types.ts';
+import { namedRow } from './named.ts';
 import type { FormStructure } from '../../pipelines/forms/schema.ts';
 import type { StoredAnswer } from '../../pipelines/forms/submission.ts';
 
@@ -44,8 +45,7 @@ const select = `select s.id, s.agency_id, g.name as agency_name, s.mode, s.form_
 
 /** One submission by id, as the caller may see it (RLS decides: another agency or mode finds nothing). */
 export async function getSubmission(db: Client, id: number): Promise<SubmissionRow | undefined> {
-  const { rows } = await db.query<SubmissionRow>({ name: 'svc_get_submission', text: select, values: [id] });
-  return rows[0];
+  return namedRow<SubmissionRow>(db, 'svc_get_submission', select, [id]);
 }
 
 /** Finish a processing submission: archive key, missing-field report, and the form-submission event (its payload). */

@@ -2,6 +2,7 @@
 // sales-funnel statuses with the moves allowed between them (db/migrations/0009_clients.sql holds the same
 // list as data, and test/db/clients.test.ts checks the two agree).
 import { z } from 'zod';
+import { clientContactFields } from '../../pipelines/webhooks/payloads.ts';
 import { bodyId, emailAddress, formBoolean, id, personName, queryInt, timestamp, v1Page } from './common.ts';
 
 /** Sales-funnel statuses, in funnel order. */
@@ -185,10 +186,7 @@ export const client = z
   .object({
     uuid: z.uuid(),
     agent_id: z.number().int(),
-    first_name: z.string().nullable(),
-    last_name: z.string().nullable(),
-    email: z.string().nullable(),
-    phone: z.string().nullable(),
+    ...clientContactFields,
     address: addressOut.nullable(),
     sales_funnel_status: salesFunnelStatus,
     mode: z.enum(['test', 'live']).describe('live for clients created here or from live-key extractions; test for test-key extractions'),

@@ -109,6 +109,9 @@ export const problem = z
 /** Problem-details answers of these statuses, described by their status alone. */
 export const problemErrors = errorAnswers(problem, (s) => `Problem details (${s})`);
 
+/** Problem-details answers, each status described by what it means on the route that declares it. */
+export const problemAnswers = (descriptions: Record<number, string>) => errorAnswers(problem, (s) => descriptions[s])(...Object.keys(descriptions).map(Number));
+
 /**
  * The text fields of a multipart body checked by `shape`'s schemas: each trimmed, an empty one absent (HTML forms
  * and curl send empty fields), and a repeated one refused (it arrives as a list, which no text schema accepts).

@@ -124,7 +124,7 @@ class Writer {
     this.page.drawRectangle({ x, y, width, height, borderColor: RULE, borderWidth: 0.6, color: rgb(1, 1, 1) });
     const text = winAnsi(value, multiline);
     if (multiline) {
-      const lines = wrap(this.font, text, width - 8, max);
+      const lines = wrapToWidth(this.font, text, max, width - 8);
       lines
         .slice(0, Math.max(1, Math.floor((height - 4) / (max + 2))))
         .forEach((line, i) => this.page.drawText(line, { x: x + 4, y: y + height - 3 - (i + 1) * (max + 1.5), size: max, font: this.font, color: INK }));
@@ -181,21 +181,22 @@ class Writer {
   }
 }
 
-function wrap(font: PDFFont, text: string, width: number, size: number): string[] {
-  const out: string[] = [];
+/** `text` broken into lines no wider than `width` at `size` (at each newline too); a word wider than that gets a line of its own. */
+export function wrapToWidth(font: PDFFont, text: string, size: number, width: number): string[] {
+  const lines: string[] = [];
   for (const para of text.split('\n')) {
     let line = '';
-    for (const word of para.split(/\s+/)) {
+    for (const word of para.split(/\s+/).filter(Boolean)) {
       const next = line ? `${line} ${word}` : word;
       if (font.widthOfTextAtSize(next, size) <= width || !line) line = next;
       else {
-        out.push(line);
+        lines.push(line);
         line = word;
       }
     }
-    out.push(line);
+    lines.push(line);
   }
-  return out;
+  return lines;
 }
 
 function fitSize(font: PDFFont, text: string, width: number, max: number): number {

@@ -3,6 +3,7 @@
 // report model out in plain text rows when no browser is installed. Text stays extractable either way.
 import { z } from 'zod';
 import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
+import { wrapToWidth } from '../acord/render.ts';
 import { overallWords, statusWords, type ReportModel } from './model.ts';
 
 export const paperSizes = ['a4', 'letter'] as const;
@@ -84,23 +85,6 @@ function drawable(text: string): string {
     .replace(/[^\x20-\x7e\xa0-\xff]/g, '?');
 }
 
-function wrap(text: string, font: PDFFont, size: number, width: number): string[] {
-  const lines: string[] = [];
-  for (const para of drawable(text).split('\n')) {
-    let line = '';
-    for (const word of para.split(/\s+/).filter(Boolean)) {
-      const next = line ? `${line} ${word}` : word;
-      if (font.widthOfTextAtSize(next, size) <= width || !line) line = next;
-      else {
-        lines.push(line);
-        line = word;
-      }
-    }
-    lines.push(line);
-  }
-  return lines;
-}
-
 async function layOut(m: ReportModel, paper: Paper): Promise<Buffer> {
   const doc = await PDFDocument.create();
   doc.setTitle(`Insurance compliance report ${m.analysisId}`);
@@ -117,7 +101,7 @@ async function layOut(m: ReportModel, paper: Paper): Promise<Buffer> {
     const laid = lines.flatMap((l) => {
       const size = l.size ?? BODY_SIZE;
       const font = l.font ?? regular;
-      return wrap(l.text, font, size, width - (l.indent ?? 0)).map((t) => ({ t, size, font, indent: l.indent ?? 0 }));
+      return wrapToWidth(font, drawable(l.text), size, width - (l.indent ?? 0)).map((t) => ({ t, size, font, indent: l.indent ?? 0 }));
     });
     const need = laid.reduce((s, l) => s + l.size * LINE, 0) + 6;
     if (y - need < MARGIN) {

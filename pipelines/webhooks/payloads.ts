@@ -84,13 +84,18 @@ export function topicEnvelope<T extends Topic>(topic: T, data: unknown): TopicEn
 
 // ---- v1 subscription events (§6.4) ------------------------------------------------------------------
 
+/** A client's name and contact as v1 shows them, in an event's client and in the API's (http/schemas/clients.ts). */
+export const clientContactFields = {
+  first_name: z.string().nullable(),
+  last_name: z.string().nullable(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+};
+
 const ClientRef = z
   .object({
     uuid: z.uuid(),
-    first_name: z.string().nullable(),
-    last_name: z.string().nullable(),
-    email: z.string().nullable(),
-    phone: z.string().nullable(),
+    ...clientContactFields,
     sales_funnel_status: z.string().nullable(),
     agent: AgentRef.nullable(),
   })

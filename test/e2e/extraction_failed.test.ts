@@ -4,13 +4,12 @@ import test from 'ava';
 import { finished, upload } from '../helpers/extraction.ts';
 import { serviceRig } from '../helpers/rig.ts';
 import { solidImage } from '../helpers/images.ts';
+import { agencyWithTestKey } from '../helpers/server.ts';
 
 const rig = serviceRig({ OCR_ENGINE: 'tesseract-cli' });
 
 test('a photo with no policy on it fails as a §2.9 record with error, message and details, read by ocr', async (t) => {
-  const c = await rig.svc.oauthClient();
-  const a = await rig.svc.agency(c.token);
-  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const { key, ...a } = await agencyWithTestKey(rig.svc);
   const blank = await solidImage(1200, 900, '#ffffff');
   const r = await upload(rig.svc, key, a.ownerId, blank, 'blank-photo.png');
   t.is(r.status, 200, r.text);

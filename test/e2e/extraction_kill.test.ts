@@ -7,7 +7,7 @@ import test from 'ava';
 import { PDFDocument } from 'pdf-lib';
 import { finished, policyFixture, upload } from '../helpers/extraction.ts';
 import { startReceiver } from '../helpers/receiver.ts';
-import { startService } from '../helpers/server.ts';
+import { startService, agencyWithTestKey } from '../helpers/server.ts';
 import { eventually, startTestWorker } from '../helpers/worker.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -35,9 +35,7 @@ test('SIGKILL of the worker during OCR: after a restart the record completes and
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   try {
-    const c = await svc.oauthClient();
-    const a = await svc.agency(c.token);
-    const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
+    const { key, ...a } = await agencyWithTestKey(svc);
     await svc.request('PUT', '/v2/webhook-endpoints/client-submission', { token: key, json: { staging_url: `${receiver.url}/hook` } });
     const r = await upload(svc, key, a.ownerId, await scannedPdf(4), 'scan.pdf');
     t.is(r.status, 200, r.text);

@@ -8,7 +8,7 @@ import { s3BlobStore } from '../../lib/blobs.ts';
 import { finished, policyFixture, upload } from '../helpers/extraction.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { startS3 } from '../helpers/s3.ts';
-import { startService } from '../helpers/server.ts';
+import { startService, agencyWithTestKey } from '../helpers/server.ts';
 import { startTestWorker } from '../helpers/worker.ts';
 
 test('an upload completes with its file in S3 and its document_link serves the same bytes', async (t) => {
@@ -18,9 +18,7 @@ test('an upload completes with its file in S3 and its document_link serves the s
   const receiver = await startReceiver();
   const worker = await startTestWorker(svc);
   try {
-    const c = await svc.oauthClient();
-    const a = await svc.agency(c.token);
-    const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
+    const { key, ...a } = await agencyWithTestKey(svc);
     await svc.request('PUT', '/v2/webhook-endpoints/client-submission', { token: key, json: { staging_url: `${receiver.url}/hook` } });
     const bytes = policyFixture('auto_acme_mutual.pdf');
     const r = await upload(svc, key, a.ownerId, bytes, 'policy.pdf');

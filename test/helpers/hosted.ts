@@ -1,5 +1,5 @@
 // A published form for hosted-page tests: every question type, a show rule, a skip rule, ACORD fields.
-import type { TestService } from './server.ts';
+import { agencyWithTestKey, type TestService } from './server.ts';
 
 export const HOSTED_STEPS = [
   {
@@ -111,9 +111,7 @@ export async function publishedForm(
 
 /** An agency of a new OAuth client with a test key and the hosted form (HOSTED_STEPS) published: where the hosted-page HTTP tests start. */
 export async function agencyWithForm(svc: TestService) {
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
-  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const { oauth: c, key, ...a } = await agencyWithTestKey(svc);
   const form = await publishedForm(svc, key, a.agencyId);
   return { oauth: c.token, agencyId: a.agencyId, ownerId: a.ownerId, slug: a.slug, key, form };
 }

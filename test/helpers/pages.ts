@@ -1,6 +1,9 @@
 // Positioned pages for the extraction and lease rule tests: words placed by hand, laid out by the real layout stage.
+import type { ExecutionContext } from 'ava';
 import { layoutPage, type TextItem, type PageText } from '../../pipelines/documents/layout.ts';
 import type { Candidate } from '../../pipelines/extraction/candidates.ts';
+import { extractCertificate } from '../../pipelines/extraction/certificate.ts';
+import { ground, indexPages } from '../../pipelines/extraction/grounding.ts';
 
 /** A cell [x, y, text], or [x, y, text, width] where the width is not the text's 4.2 pt per character. */
 export type PlacedText = [number, number, string] | [number, number, string, number];
@@ -34,4 +37,15 @@ export function firstValues(fn: (emit: Emit) => void): Record<string, unknown> {
     if (!(c.pointer in out)) out[c.pointer] = c.value;
   });
   return out;
+}
+
+/** The insurer names (INSURER A, B, …) the certificate extractor reads from `pages`, in order. */
+export function certificateInsurerNames(pages: PageText[]): Candidate[] {
+  return collect((e) => extractCertificate(pages, e)).filter((c) => /\/certificate\/insurers\/\d+\/name$/.test(c.pointer));
+}
+
+/** Asserts that each candidate grounds on `pages` (its value is printed where it cites); a failure names it by `what`. */
+export function assertGrounded(t: ExecutionContext, cs: Candidate[], pages: PageText[], what: (c: Candidate) => string = (c) => c.pointer): void {
+  const idx = indexPages(pages);
+  for (const c of cs) t.true(ground(c, idx).ok, what(c));
 }

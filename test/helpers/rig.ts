@@ -1,7 +1,9 @@
 // The set-up most webhook and worker tests share: a service on its own test database (with `env` settings), a
-// worker running its tasks (unless `worker: false`), and receivers started on demand; all closed after the file.
+// worker running its tasks (unless `worker: false`: a test then starts its own with `startWorker`), and receivers
+// started on demand; all closed after the file, with the document pools (pdf.js, OCR) the worker's stages opened.
 import test from 'ava';
 import type { Runner } from 'graphile-worker';
+import { closeDocumentPools } from '../../pipelines/documents/index.ts';
 import { sampleTopicPayload } from '../../pipelines/webhooks/payloads.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 import { startService, type TestService } from './server.ts';
@@ -12,6 +14,8 @@ export interface Rig {
   readonly svc: TestService;
   /** The worker, when the rig runs one. */
   readonly worker: Runner | undefined;
+  /** Start the rig's worker (a rig made with `worker: false`): a test worker, or the runner `start` makes; stopped after the file. */
+  startWorker(start?: (svc: TestService) => Promise<Runner>): Promise<Runner>;
   /** A webhook receiver on a local port, closed after the file. */
   receiver(): Promise<Receiver>;
   /** A new agency of a new OAuth client, with an admin API key in each mode. */
@@ -44,6 +48,7 @@ export function serviceRig(env: Record<string, string>, opts: { worker?: boolean
   });
   test.after.always(async () => {
     await worker?.stop();
+    await closeDocumentPools();
     await Promise.all(receivers.map((r) => r.close()));
     await svc?.close();
   });
@@ -56,6 +61,11 @@ export function serviceRig(env: Record<string, string>, opts: { worker?: boolean
       return started();
     },
     get worker() {
+      return worker;
+    },
+    async startWorker(start = startTestWorker) {
+      if (worker) throw new Error('the rig already runs a worker');
+      worker = await start(started());
       return worker;
     },
     async receiver() {

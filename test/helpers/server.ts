@@ -149,6 +149,13 @@ export function requester(url: string, answers?: ContractAnswer[]): TestService[
 }
 
 /** A new agency (through the API) with its owner's token. */
+/** A new agency of a new OAuth client (`oauth`) with an admin API key of test mode (`key`): where most worker and API tests start. */
+export async function agencyWithTestKey(svc: Pick<TestService, 'oauthClient' | 'agency' | 'apiKey'>) {
+  const oauth = await svc.oauthClient();
+  const a = await svc.agency(oauth.token);
+  return { ...a, oauth, key: await svc.apiKey(a.ownerToken, a.agencyId, 'test') };
+}
+
 export async function createAgency(request: TestService['request'], oauthToken: string, name = `Agency ${++seq}`) {
   const r = await request('POST', '/v1/agencies', {
     token: oauthToken,

@@ -3,7 +3,7 @@
 import test from 'ava';
 import { createOperatorToken } from '../../db/queries/operators.ts';
 import { hashToken, newToken } from '../../lib/secrets.ts';
-import { startService, type TestService } from '../helpers/server.ts';
+import { startService, type TestService, agencyWithTestKey } from '../helpers/server.ts';
 
 let svc: TestService;
 let operator: string;
@@ -60,9 +60,7 @@ test("an analyst runs as svc_analyst: the operators' views are refused by Postgr
 });
 
 test('partner credentials, revoked and missing tokens get 401', async (t) => {
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
-  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const { oauth: c, key, ...a } = await agencyWithTestKey(svc);
   const revoked = newToken('ops_', 32);
   await createOperatorToken(svc.tdb.db.owner, 'Gone', 'operator', hashToken(revoked));
   await svc.tdb.db.owner.query(`select app_private.revoke_operator_tokens('Gone')`);

@@ -7,6 +7,7 @@ import { createOperatorToken } from '../../db/queries/operators.ts';
 import { metricsServer } from '../../http/metrics.ts';
 import { hashToken, newToken } from '../../lib/secrets.ts';
 import { serviceRig } from '../helpers/rig.ts';
+import { agencyWithTestKey } from '../helpers/server.ts';
 import { eventually } from '../helpers/worker.ts';
 
 const rig = serviceRig({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1', RATE_LIMIT_V1_PER_WINDOW: '2' });
@@ -92,9 +93,7 @@ test('queue depth by task and state, job durations and delivery outcomes move wi
   const before = await scrape();
   t.is(value(before, 'svc_jobs', { task: 'metrics_test__nobody_runs', state: 'queued' }), 1);
 
-  const c = await rig.svc.oauthClient();
-  const a = await rig.svc.agency(c.token);
-  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const { key } = await agencyWithTestKey(rig.svc);
   const receiver = await rig.receiver();
   await rig.svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: key, json: { staging_url: `${receiver.url}/h` } });
   const sent = await rig.svc.request('POST', '/v2/webhook-endpoints/form-submission/test', { token: key, headers: { 'Idempotency-Key': crypto.randomUUID() } });
@@ -120,9 +119,7 @@ test('queue depth by task and state, job durations and delivery outcomes move wi
 test('only operator tokens read /metrics', async (t) => {
   const analyst = newToken('ops_', 32);
   await createOperatorToken(rig.svc.tdb.db.owner, 'Ana', 'analyst', hashToken(analyst));
-  const c = await rig.svc.oauthClient();
-  const a = await rig.svc.agency(c.token);
-  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const { oauth: c, key, ...a } = await agencyWithTestKey(rig.svc);
   t.is((await rig.svc.request('GET', '/metrics', { token: analyst })).status, 403);
   for (const token of [key, a.ownerToken, c.token, undefined]) t.is((await rig.svc.request('GET', '/metrics', { token })).status, 401);
 });

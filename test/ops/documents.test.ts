@@ -7,7 +7,7 @@ import { setLogLevel, setLogStream } from '../../lib/log.ts';
 import { asRole } from '../helpers/db.ts';
 import { finished, policyFixture, upload } from '../helpers/extraction.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
-import { startService, type TestService } from '../helpers/server.ts';
+import { startService, type TestService, agencyWithTestKey } from '../helpers/server.ts';
 import { eventually, startTestWorker } from '../helpers/worker.ts';
 
 let svc: TestService;
@@ -35,9 +35,7 @@ test.after.always(async () => {
 const asOperator = (sql: string, values?: unknown[]) => asRole(svc.tdb.db, 'svc_operator', sql, values);
 
 async function setup() {
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
-  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const { key, ...a } = await agencyWithTestKey(svc);
   const r = await startReceiver();
   receivers.push(r);
   const ep = await svc.request('PUT', '/v2/webhook-endpoints/client-submission', { token: key, json: { staging_url: `${r.url}/hook` } });

@@ -6,6 +6,7 @@ import { setLogLevel, setLogStream } from '../../lib/log.ts';
 import { sampleTopicPayload } from '../../pipelines/webhooks/payloads.ts';
 import { asRole, refusedAs } from '../helpers/db.ts';
 import { serviceRig } from '../helpers/rig.ts';
+import { agencyWithTestKey } from '../helpers/server.ts';
 import { eventually } from '../helpers/worker.ts';
 
 const rig = serviceRig({
@@ -21,9 +22,7 @@ const { receiver } = rig;
 const asOperator = (sql: string, values?: unknown[]) => asRole(rig.svc.tdb.db, 'svc_operator', sql, values);
 
 async function agencyWithKey() {
-  const c = await rig.svc.oauthClient();
-  const a = await rig.svc.agency(c.token);
-  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const { key, ...a } = await agencyWithTestKey(rig.svc);
   return { ...a, key };
 }
 

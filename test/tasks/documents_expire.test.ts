@@ -3,6 +3,7 @@
 import test from 'ava';
 import { finished, policyFixture, upload } from '../helpers/extraction.ts';
 import { serviceRig } from '../helpers/rig.ts';
+import { agencyWithTestKey } from '../helpers/server.ts';
 import { documentsExpire } from '../../tasks/documents__expire.ts';
 import { expireDocuments } from '../../db/queries/extractions.ts';
 
@@ -23,9 +24,7 @@ const age = (documentId: string, days: number) =>
   rig.svc.tdb.db.owner.query(`update app_public.documents set created_at = now() - make_interval(days => $2) where id = $1`, [documentId, days]);
 
 test.serial('a document past retention loses its file and data; a younger one and another agency’s shorter period are honoured', async (t) => {
-  const c = await rig.svc.oauthClient();
-  const a = await rig.svc.agency(c.token);
-  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const { oauth: c, key, ...a } = await agencyWithTestKey(rig.svc);
   await rig.svc.request('PUT', `/v1/agencies/${a.agencyId}/plan`, { token: c.token, json: { plan: 'enterprise', per_minute: 1000, per_day: 10000 } });
   const bytes = policyFixture('auto_acme_mutual.pdf');
   const old = (await upload(rig.svc, key, a.ownerId, bytes, 'old.pdf')).body;
@@ -66,9 +65,7 @@ test.serial('a document past retention loses its file and data; a younger one an
 });
 
 test.serial('a crash after marking, before deleting, is finished by the next run', async (t) => {
-  const c = await rig.svc.oauthClient();
-  const a = await rig.svc.agency(c.token);
-  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const { key, ...a } = await agencyWithTestKey(rig.svc);
   const r = (await upload(rig.svc, key, a.ownerId, policyFixture('auto_acme_mutual.pdf'), 'p.pdf')).body;
   const blobKey = (await rig.svc.tdb.db.owner.query(`select blob_key from app_public.documents where id = $1`, [r.document_id])).rows[0].blob_key;
   await age(r.document_id, 40);

@@ -2,47 +2,38 @@
 // and one agency's burst of uploads runs one job at a time per kind (its graphile-worker queues, 0025) while
 // another agency's upload takes the free slot.
 import test from 'ava';
-import type { Runner } from 'graphile-worker';
-import { closeDocumentPools } from '../../pipelines/documents/index.ts';
 import { createTaskList, startWorker, tasksByKind } from '../../tasks/index.ts';
 import { policyFixture, upload } from '../helpers/extraction.ts';
-import { startService, type TestService } from '../helpers/server.ts';
+import { serviceRig } from '../helpers/rig.ts';
 import { eventually } from '../helpers/worker.ts';
 
-let svc: TestService;
-let worker: Runner | undefined;
-test.before(async () => {
-  svc = await startService({});
-});
-test.after.always(async () => {
-  await worker?.stop();
-  await closeDocumentPools();
-  await svc?.close();
-});
+const rig = serviceRig({}, { worker: false });
 
 const big = { plan: 'enterprise', per_minute: 10_000, per_day: 100_000 };
 
 async function agency() {
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
-  const r = await svc.request('PUT', `/v1/agencies/${a.agencyId}/plan`, { token: c.token, json: big });
+  const c = await rig.svc.oauthClient();
+  const a = await rig.svc.agency(c.token);
+  const r = await rig.svc.request('PUT', `/v1/agencies/${a.agencyId}/plan`, { token: c.token, json: big });
   if (r.status !== 200) throw new Error(r.text);
-  return { ...a, key: await svc.apiKey(a.ownerToken, a.agencyId, 'test') };
+  return { ...a, key: await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test') };
 }
 
 const statuses = async (agencyId: number) =>
-  (await svc.tdb.db.owner.query<{ status: string }>('select status from app_public.extractions where agency_id = $1', [agencyId])).rows.map((r) => r.status);
+  (await rig.svc.tdb.db.owner.query<{ status: string }>('select status from app_public.extractions where agency_id = $1', [agencyId])).rows.map(
+    (r) => r.status,
+  );
 
 test('one agency’s queued scans do not hold another agency’s text upload: it finishes while theirs still wait', async (t) => {
   const a = await agency();
   const b = await agency();
   const scan = policyFixture('cgl_keystone_scan.pdf');
   // A's burst is queued first: with one queue for every job, all of its reads would run before B's.
-  for (let i = 0; i < 20; i++) t.is((await upload(svc, a.key, a.ownerId, scan, `scan-${i}.pdf`)).status, 200);
-  const r = await upload(svc, b.key, b.ownerId, policyFixture('auto_acme_mutual.pdf'), 'text.pdf');
+  for (let i = 0; i < 20; i++) t.is((await upload(rig.svc, a.key, a.ownerId, scan, `scan-${i}.pdf`)).status, 200);
+  const r = await upload(rig.svc, b.key, b.ownerId, policyFixture('auto_acme_mutual.pdf'), 'text.pdf');
   t.is(r.status, 200, r.text);
   // Each agency's document jobs wait in its own queues: two of them (DOCUMENT_JOBS_PER_AGENCY, default 2), by job key.
-  const jobs = await svc.tdb.db.owner.query<{ queue_name: string | null; n: number }>(
+  const jobs = await rig.svc.tdb.db.owner.query<{ queue_name: string | null; n: number }>(
     'select queue_name, count(*)::int n from graphile_worker.jobs group by 1 order by 1',
   );
   const queues = Object.fromEntries(jobs.rows.map((r) => [r.queue_name, r.n]));
@@ -61,12 +52,14 @@ test('one agency’s queued scans do not hold another agency’s text upload: it
   );
 
   // The default settings: three document slots, two of them at most for one agency.
-  worker = await startWorker(svc.tdb.db.owner, {
-    concurrency: 2,
-    log: svc.deps.log,
-    deps: { cfg: svc.deps.cfg, log: svc.deps.log, secretKey: svc.deps.secretKey, blobs: svc.deps.blobs },
-    pollInterval: 100,
-  });
+  await rig.startWorker((svc) =>
+    startWorker(svc.tdb.db.owner, {
+      concurrency: 2,
+      log: svc.deps.log,
+      deps: { cfg: svc.deps.cfg, log: svc.deps.log, secretKey: svc.deps.secretKey, blobs: svc.deps.blobs },
+      pollInterval: 100,
+    }),
+  );
   await eventually(async () => (await statuses(b.agencyId)).every((s) => s === 'completed' || s === 'partial'), 90_000, 'B’s extraction');
   const aStatuses = await statuses(a.agencyId);
   // With one queue for every job, all twenty reads of A would have started before B's.
@@ -75,7 +68,7 @@ test('one agency’s queued scans do not hold another agency’s text upload: it
 });
 
 test('every task of a document’s work runs in a document runner, OCR pages in the scans runner', (t) => {
-  const kinds = tasksByKind(createTaskList({ cfg: svc.deps.cfg, log: svc.deps.log, secretKey: svc.deps.secretKey }));
+  const kinds = tasksByKind(createTaskList({ cfg: rig.svc.deps.cfg, log: rig.svc.deps.log, secretKey: rig.svc.deps.secretKey }));
   const documentWork = /^(documents|extractions|analyses|readings)__/;
   for (const name of Object.keys(kinds.general)) t.false(documentWork.test(name) && name !== 'documents__expire', `${name} runs beside webhooks`);
   for (const name of Object.keys(kinds.scans)) t.regex(name, /__ocr$/);

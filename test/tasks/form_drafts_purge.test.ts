@@ -6,7 +6,7 @@ import test from 'ava';
 import type { Runner } from 'graphile-worker';
 import { cronItems } from '../../tasks/index.ts';
 import { TINY_PDF, publishedForm } from '../helpers/hosted.ts';
-import { startService, type TestService } from '../helpers/server.ts';
+import { startService, type TestService, agencyWithTestKey } from '../helpers/server.ts';
 import { eventually, startTestWorker } from '../helpers/worker.ts';
 
 let svc: TestService;
@@ -24,9 +24,7 @@ test.after.always(async () => {
 const q = (sql: string, values: unknown[] = []) => svc.tdb.db.owner.query(sql, values);
 
 async function setup() {
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
-  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const { key, ...a } = await agencyWithTestKey(svc);
   const form = await publishedForm(svc, key, a.agencyId);
   const base = `/${a.slug}/form/${form.public_id}`;
   const page = await svc.request('GET', `${base}/home-insurance-quote`);

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Runner } from 'graphile-worker';
 import { finished, policiesDir, policyFixture, upload } from '../helpers/extraction.ts';
-import { startService, type TestService } from '../helpers/server.ts';
+import { startService, type TestService, agencyWithTestKey } from '../helpers/server.ts';
 import { startTestWorker } from '../helpers/worker.ts';
 
 let svc: TestService;
@@ -21,9 +21,7 @@ test.after.always(async () => {
 
 test('a 200-page packet is read, not refused: its declarations found among 200 pages and its record completed', async (t) => {
   t.timeout(300_000);
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
-  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const { key, ...a } = await agencyWithTestKey(svc);
   const expected = JSON.parse(fs.readFileSync(path.join(policiesDir, 'packet_cpp_northgate.expected.json'), 'utf8'));
   const r = await upload(svc, key, a.ownerId, policyFixture('packet_cpp_northgate.pdf'), 'packet_cpp_northgate.pdf', {
     entity_type: 'commercial_general_liability',

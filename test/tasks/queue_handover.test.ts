@@ -4,32 +4,21 @@
 // an analysis over HTTP took 1-2 s for 150 ms of work). The worker is now nudged once the completion has landed:
 // with the poll at five seconds, every hand-over inside a queue starts in a fraction of that.
 import test from 'ava';
-import type { Job, Runner } from 'graphile-worker';
-import { closeDocumentPools } from '../../pipelines/documents/index.ts';
+import type { Job } from 'graphile-worker';
 import { policyFixture, upload } from '../helpers/extraction.ts';
-import { startService, type TestService } from '../helpers/server.ts';
+import { serviceRig } from '../helpers/rig.ts';
+import { agencyWithTestKey } from '../helpers/server.ts';
 import { eventually, startTestWorker } from '../helpers/worker.ts';
 
-let svc: TestService;
-let worker: Runner | undefined;
-test.before(async () => {
-  // One queue per agency and kind, so every stage of a document waits in the queue of the stage before it.
-  svc = await startService({ DOCUMENT_JOBS_PER_AGENCY: '1' });
-});
-test.after.always(async () => {
-  await worker?.stop();
-  await closeDocumentPools();
-  await svc?.close();
-});
+// One queue per agency and kind, so every stage of a document waits in the queue of the stage before it.
+const rig = serviceRig({ DOCUMENT_JOBS_PER_AGENCY: '1' }, { worker: false });
 
 const POLL_MS = 5_000;
 
 test('each stage of a document hands its queue to the next without waiting for a poll', async (t) => {
   t.timeout(240_000);
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
-  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
-  worker = await startTestWorker(svc, { concurrency: 2, pollInterval: POLL_MS });
+  const { key, ...a } = await agencyWithTestKey(rig.svc);
+  const worker = await rig.startWorker((svc) => startTestWorker(svc, { concurrency: 2, pollInterval: POLL_MS }));
   // Per queue: when its last job ended. A job queued before then (by that job: the next stage) waited for the
   // queue: how long after the queue was free it started is the hand-over.
   const endedAt = new Map<number, number>();
@@ -42,11 +31,13 @@ test('each stage of a document hands its queue to the next without waiting for a
     if (job.job_queue_id !== null) endedAt.set(job.job_queue_id, Date.now());
   });
   for (const file of ['auto_acme_mutual.pdf', 'coi_alpha_scan.pdf']) {
-    const r = await upload(svc, key, a.ownerId, policyFixture(file), file);
+    const r = await upload(rig.svc, key, a.ownerId, policyFixture(file), file);
     t.is(r.status, 200, r.text);
     const status = await eventually(
       async () => {
-        const { rows } = await svc.tdb.db.owner.query<{ status: string }>('select status from app_public.extractions where id = $1', [r.body.extraction_id]);
+        const { rows } = await rig.svc.tdb.db.owner.query<{ status: string }>('select status from app_public.extractions where id = $1', [
+          r.body.extraction_id,
+        ]);
         return ['completed', 'partial', 'failed'].includes(rows[0]?.status) && rows[0].status;
       },
       120_000,

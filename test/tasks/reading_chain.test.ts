@@ -6,16 +6,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
-import { closeDocumentPools } from '../../pipelines/documents/index.ts';
 import { acrossMigration } from '../helpers/db.ts';
 import { finished, policyFixture, upload } from '../helpers/extraction.ts';
 import { serviceRig } from '../helpers/rig.ts';
+import { agencyWithTestKey } from '../helpers/server.ts';
 
 const leaseFixture = (f: string) => fs.readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/lease', f));
 
 // The synchronous analyze below waits as long as a scanned certificate takes to read.
 const rig = serviceRig({ ANALYZE_DEADLINE_MS: '300000' });
-test.serial.after.always(() => closeDocumentPools());
 
 interface PageRow {
   page: number;
@@ -35,9 +34,7 @@ async function pagesOf(documentId: string): Promise<PageRow[]> {
 
 test.serial('a scanned policy and a lease analysis are read by the one chain: OCR pages carry their engine as a column', async (t) => {
   t.timeout(600_000);
-  const c = await rig.svc.oauthClient();
-  const a = await rig.svc.agency(c.token);
-  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const { key, ...a } = await agencyWithTestKey(rig.svc);
 
   const r = await upload(rig.svc, key, a.ownerId, policyFixture('coi_alpha_scan.pdf'), 'coi_alpha_scan.pdf', { entity_type: 'declaration_page' });
   t.is(r.status, 200, r.text);
@@ -88,9 +85,7 @@ test.serial('a scanned policy and a lease analysis are read by the one chain: OC
 
 test.serial('a synchronous analyze holds no open transaction while it waits for the workers', async (t) => {
   t.timeout(600_000);
-  const c = await rig.svc.oauthClient();
-  const a = await rig.svc.agency(c.token);
-  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const { key } = await agencyWithTestKey(rig.svc);
   const form = new FormData();
   form.append('lease', new Blob([leaseFixture('com_scanned_coi.lease.pdf')], { type: 'application/pdf' }), 'lease.pdf');
   form.append('insurance', new Blob([leaseFixture('com_scanned_coi.insurance.pdf')], { type: 'application/pdf' }), 'insurance.pdf');

@@ -1,19 +1,16 @@
 // The stage budget through the worker: a document whose reading runs past DOCUMENT_STAGE_BUDGET_MS ends failed with
 // extraction_failed and the reason in its details, and the task is not retried.
 import test from 'ava';
-import { closeDocumentPools } from '../../pipelines/documents/index.ts';
 import { policyFixture, upload } from '../helpers/extraction.ts';
 import { serviceRig } from '../helpers/rig.ts';
+import { agencyWithTestKey } from '../helpers/server.ts';
 import { eventually } from '../helpers/worker.ts';
 
 // 1 ms: no PDF is read that fast.
 const rig = serviceRig({ DOCUMENT_STAGE_BUDGET_MS: '1' });
-test.serial.after.always(() => closeDocumentPools());
 
 test('a document whose text stage runs past its budget ends failed: extraction_failed, the reason in details', async (t) => {
-  const c = await rig.svc.oauthClient();
-  const a = await rig.svc.agency(c.token);
-  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const { key, ...a } = await agencyWithTestKey(rig.svc);
   const r = await upload(rig.svc, key, a.ownerId, policyFixture('auto_acme_mutual.pdf'), 'p.pdf');
   t.is(r.status, 200, r.text);
   const id = r.body.extraction_id as string;

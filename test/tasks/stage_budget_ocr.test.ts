@@ -2,42 +2,30 @@
 // document failed (extraction_failed, the reason in details), as a text stage past it does; it is not recorded as
 // one unreadable page of a partial result, and the job is not retried.
 import test from 'ava';
-import type { Runner } from 'graphile-worker';
-import { closeDocumentPools } from '../../pipelines/documents/index.ts';
 import { policyFixture, upload } from '../helpers/extraction.ts';
-import { startService, type TestService } from '../helpers/server.ts';
-import { eventually, startTestWorker } from '../helpers/worker.ts';
+import { serviceRig } from '../helpers/rig.ts';
+import { agencyWithTestKey } from '../helpers/server.ts';
+import { eventually } from '../helpers/worker.ts';
 
-let svc: TestService;
-let worker: Runner | undefined;
-test.before(async () => {
-  // 1 ms: no page is OCR'd that fast. The worker starts only once the text stage is recorded by hand below.
-  svc = await startService({ DOCUMENT_STAGE_BUDGET_MS: '1' });
-});
-test.after.always(async () => {
-  await worker?.stop();
-  await closeDocumentPools();
-  await svc?.close();
-});
+// 1 ms: no page is OCR'd that fast. The worker starts only once the text stage is recorded by hand below.
+const rig = serviceRig({ DOCUMENT_STAGE_BUDGET_MS: '1' }, { worker: false });
 
 test('a scanned page whose OCR runs past its budget ends the document failed, not partial', async (t) => {
-  const c = await svc.oauthClient();
-  const a = await svc.agency(c.token);
-  const key = await svc.apiKey(a.ownerToken, a.agencyId, 'test');
-  const r = await upload(svc, key, a.ownerId, policyFixture('coi_alpha_scan.pdf'), 'scan.pdf');
+  const { key, ...a } = await agencyWithTestKey(rig.svc);
+  const r = await upload(rig.svc, key, a.ownerId, policyFixture('coi_alpha_scan.pdf'), 'scan.pdf');
   t.is(r.status, 200, r.text);
   const id = r.body.extraction_id as string;
-  const owner = svc.tdb.db.owner;
+  const owner = rig.svc.tdb.db.owner;
   const { rows } = await owner.query<{ document_id: string }>('select document_id from app_public.extractions where id = $1', [id]);
   const doc = rows[0].document_id;
   // The text stage as documents__read records it for a page without a text layer (its own run would hit the budget first).
   await owner.query(`select graphile_worker.remove_job('document:read:' || $1)`, [doc]);
   await owner.query('select * from app_private.begin_reading($1)', [doc]);
   await owner.query(`select app_private.record_reading_text($1, 1, '[]'::jsonb, array[1])`, [doc]);
-  worker = await startTestWorker(svc);
+  await rig.startWorker();
   const done = await eventually(
     async () => {
-      const g = await svc.request('GET', `/api/v1/${a.ownerId}/policy/extractions/${id}`, { headers: { 'x-api-key': key } });
+      const g = await rig.svc.request('GET', `/api/v1/${a.ownerId}/policy/extractions/${id}`, { headers: { 'x-api-key': key } });
       return ['failed', 'partial', 'completed'].includes(g.body?.parsing_status) && g.body;
     },
     120_000,

@@ -6,15 +6,14 @@ import test from 'ava';
 import { FormSubmissionData } from '../../pipelines/webhooks/payloads.ts';
 import { OWNER_ANSWERS, TINY_PDF, publishedForm } from '../helpers/hosted.ts';
 import { serviceRig } from '../helpers/rig.ts';
+import { agencyWithTestKey } from '../helpers/server.ts';
 import { eventually } from '../helpers/worker.ts';
 import { zipEntries } from '../helpers/zip.ts';
 
 const rig = serviceRig({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_RETRY_SCHEDULE: '1', WEBHOOK_MAX_ATTEMPTS: '4', WEBHOOK_TIMEOUT_MS: '2000' });
 
 async function setup() {
-  const c = await rig.svc.oauthClient();
-  const a = await rig.svc.agency(c.token);
-  const key = await rig.svc.apiKey(a.ownerToken, a.agencyId, 'test');
+  const { key, ...a } = await agencyWithTestKey(rig.svc);
   const form = await publishedForm(rig.svc, key, a.agencyId);
   const receiver = await rig.receiver();
   const ep = await rig.svc.request('PUT', '/v2/webhook-endpoints/form-submission', { token: key, json: { staging_url: `${receiver.url}/hooks` } });

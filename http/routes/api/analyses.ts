@@ -8,7 +8,7 @@ import { DocumentError } from '../../../pipelines/documents/errors.ts';
 import { ApiError, badRequest, documentErrorStatus, notFound } from '../../errors.ts';
 import { presentAnalysis, statusUrl } from '../../presenters/analyses.ts';
 import { afterCommit } from '../../context.ts';
-import { route, tx, type Deps, type UploadedFile } from '../../route.ts';
+import { apiRoute, tx, type Deps, type UploadedFile } from '../../route.ts';
 import { keepUpload, readUpload, safeFilename, type Upload } from '../../uploads.ts';
 import { analysisParams, analysisResult, analysisStatus, analyzeBody, analyzeFields, analyzeQuery } from '../../schemas/analyses.ts';
 import { apiErrors } from '../../schemas/extractions.ts';
@@ -74,14 +74,12 @@ function accepted(ctx: Context, row: Pick<AnalysisRow, 'id' | 'status' | 'as_of'
 }
 
 export const analysisRoutes = [
-  route({
+  apiRoute({
     method: 'post',
     path: '/api/analyze',
     operationId: 'analyzeLease',
     summary: 'Check a lease against an insurance document: the facts of both, 15 coverage checks and recommendations',
     tags: ['Lease compliance checker'],
-    auth: 'api_key_header',
-    rateLimit: 'plan',
     query: analyzeQuery,
     body: analyzeFields,
     docBody: analyzeBody,
@@ -101,7 +99,7 @@ export const analysisRoutes = [
         schema: analysisStatus,
         headers: ['Location'],
       },
-      ...apiErrors(400, 401, 413, 422, 429, 500),
+      ...apiErrors(400, 401, 413, 422, 500),
     },
     handler: async (ctx, { query, body, files }, deps: Deps) => {
       const missing = (['lease', 'insurance'] as const).filter((p) => !files[p]);
@@ -130,18 +128,16 @@ export const analysisRoutes = [
       });
     },
   }),
-  route({
+  apiRoute({
     method: 'get',
     path: '/api/analyses/:analysis_id',
     operationId: 'getLeaseAnalysis',
     summary: 'Read an analysis: its status while it runs, the §2.8 result when completed, the §7.2 error when failed',
     tags: ['Lease compliance checker'],
-    auth: 'api_key_header',
-    rateLimit: 'plan',
     params: analysisParams,
     responses: {
       200: { description: 'The §2.8 result (completed) or the status (queued, processing, failed)', schema: analysisResult.or(analysisStatus) },
-      ...apiErrors(400, 401, 404, 429),
+      ...apiErrors(400, 401, 404),
     },
     handler: async (ctx, { params }) => {
       const row = await getAnalysis(tx(ctx), params.analysis_id);

@@ -5,7 +5,7 @@ import { findAgent, getExtraction, listExtractions, startExtraction } from '../.
 import { decodeTimeCursor, keysetPage, timeCursorOf } from '../../pagination.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { presentExtraction } from '../../presenters/extractions.ts';
-import { route, tx, type Deps } from '../../route.ts';
+import { apiRoute, tx, type Deps } from '../../route.ts';
 import { keepUpload, readUpload, safeFilename } from '../../uploads.ts';
 import {
   agentPathParams,
@@ -27,14 +27,12 @@ async function requireAgent(ctx: Context, agentId: number) {
 }
 
 export const extractionRoutes = [
-  route({
+  apiRoute({
     method: 'post',
     path: '/api/v1/:agent_id/policy/extract',
     operationId: 'extractPolicy',
     summary: 'Upload a policy document for an agent; the record comes back queued and is completed asynchronously',
     tags: ['Policy extraction'],
-    auth: 'api_key_header',
-    rateLimit: 'plan',
     params: agentPathParams,
     body: extractFields,
     docBody: extractBody,
@@ -46,7 +44,7 @@ export const extractionRoutes = [
         schema: extractionRecord,
         headers: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
       },
-      ...apiErrors(400, 401, 404, 413, 429, 500),
+      ...apiErrors(400, 401, 404, 413, 500),
     },
     handler: async (ctx, { params, body, files }, deps: Deps) => {
       const file = files.file;
@@ -79,16 +77,14 @@ export const extractionRoutes = [
       ctx.body = presentExtraction(row!);
     },
   }),
-  route({
+  apiRoute({
     method: 'get',
     path: '/api/v1/:agent_id/policy/extractions/:extraction_id',
     operationId: 'getPolicyExtraction',
     summary: 'Read an extraction record: its status and, when completed, extracted_data',
     tags: ['Policy extraction'],
-    auth: 'api_key_header',
-    rateLimit: 'plan',
     params: extractionParams,
-    responses: { 200: { description: 'The §2.9 record', schema: extractionRecord }, ...apiErrors(400, 401, 404, 429) },
+    responses: { 200: { description: 'The §2.9 record', schema: extractionRecord }, ...apiErrors(400, 401, 404) },
     handler: async (ctx, { params }) => {
       await requireAgent(ctx, params.agent_id);
       const row = await getExtraction(tx(ctx), params.agent_id, params.extraction_id);
@@ -96,17 +92,15 @@ export const extractionRoutes = [
       ctx.body = presentExtraction(row);
     },
   }),
-  route({
+  apiRoute({
     method: 'get',
     path: '/api/v1/:agent_id/policy/extractions',
     operationId: 'listPolicyExtractions',
     summary: 'List an agent’s extraction records, newest first (cursor-paginated, optional status filter)',
     tags: ['Policy extraction'],
-    auth: 'api_key_header',
-    rateLimit: 'plan',
     params: agentPathParams,
     query: listExtractionsQuery,
-    responses: { 200: { description: 'A page of records', schema: extractionList }, ...apiErrors(400, 401, 404, 429) },
+    responses: { 200: { description: 'A page of records', schema: extractionList }, ...apiErrors(400, 401, 404) },
     handler: async (ctx, { params, query }) => {
       await requireAgent(ctx, params.agent_id);
       const after = query.cursor ? decodeTimeCursor(query.cursor) : undefined;

@@ -11,7 +11,7 @@ import { pageAssets } from '../../pages/assets.ts';
 import { contentSecurityPolicy, messagePage } from '../../pages/layout.ts';
 import { presentReportLink, reportLinkPath, reportPath } from '../../presenters/reports.ts';
 import { sendReport } from '../../reports.ts';
-import { route, tx, type Deps } from '../../route.ts';
+import { apiRoute, route, tx, type Deps } from '../../route.ts';
 import { analysisParams } from '../../schemas/analyses.ts';
 import { apiError, apiErrors } from '../../schemas/extractions.ts';
 import { reportLink, reportLinkParams, reportQuery, reportTokenParams } from '../../schemas/reports.ts';
@@ -35,36 +35,32 @@ async function refuseLink(ctx: Context, status: number, code: string, title: str
 }
 
 export const reportRoutes = [
-  route({
+  apiRoute({
     method: 'get',
     path: '/api/analyses/:analysis_id/report',
     operationId: 'getLeaseAnalysisReport',
     summary: 'The compliance report of a completed analysis: a printable page (or ?format=pdf) to send the tenant',
     tags: ['Lease compliance checker'],
-    auth: 'api_key_header',
-    rateLimit: 'plan',
     params: analysisParams,
     query: reportQuery,
-    responses: { ...reportResponses, ...apiErrors(400, 401, 404, 422, 429) },
+    responses: { ...reportResponses, ...apiErrors(400, 401, 404, 422) },
     handler: async (ctx, { params, query }, deps: Deps) => {
       const row = await getReport(tx(ctx), params.analysis_id);
       if (!row) throw notFound(`analysis ${params.analysis_id}`);
       await sendReport(ctx, deps, row, { format: query.format ?? 'html', paper: query.paper ?? 'a4', pdfUrl: `${reportPath(row.id)}?format=pdf` });
     },
   }),
-  route({
+  apiRoute({
     method: 'post',
     path: '/api/analyses/:analysis_id/report-links',
     operationId: 'createLeaseAnalysisReportLink',
     summary: 'A signed link to the report that works without credentials until it expires (REPORT_LINK_TTL_SECONDS) or is revoked',
     tags: ['Lease compliance checker'],
-    auth: 'api_key_header',
-    rateLimit: 'plan',
     params: analysisParams,
     responses: {
       201: { description: 'The link', schema: reportLink },
       409: { description: 'conflict: the analysis is not completed', schema: apiError },
-      ...apiErrors(400, 401, 403, 404, 429),
+      ...apiErrors(400, 401, 403, 404),
     },
     handler: async (ctx, { params }, deps: Deps) => {
       const row = await createReportLink(tx(ctx), params.analysis_id, deps.cfg.REPORT_LINK_TTL_SECONDS);
@@ -72,16 +68,14 @@ export const reportRoutes = [
       ctx.body = presentReportLink(row, { publicUrl: deps.cfg.publicUrl, secretKey: deps.secretKey });
     },
   }),
-  route({
+  apiRoute({
     method: 'delete',
     path: '/api/analyses/:analysis_id/report-links/:link_id',
     operationId: 'revokeLeaseAnalysisReportLink',
     summary: 'Revoke a report link: it is refused from now on',
     tags: ['Lease compliance checker'],
-    auth: 'api_key_header',
-    rateLimit: 'plan',
     params: reportLinkParams,
-    responses: { 200: { description: 'The revoked link', schema: reportLink }, ...apiErrors(400, 401, 403, 404, 429) },
+    responses: { 200: { description: 'The revoked link', schema: reportLink }, ...apiErrors(400, 401, 403, 404) },
     handler: async (ctx, { params }, deps: Deps) => {
       const row = await revokeReportLink(tx(ctx), params.analysis_id, params.link_id);
       ctx.body = presentReportLink(row, { publicUrl: deps.cfg.publicUrl, secretKey: deps.secretKey });

@@ -2,15 +2,14 @@
 // deliveries of this mode would be sent again before anything is sent; confirming starts the recovery (the same
 // state function as POST /v2/webhook-endpoints/{topic}/recover) and shows its progress.
 import { z } from 'zod';
-import { countRecoverable, getRecovery, recoverDeliveries } from '../../../db/queries/recoveries.ts';
+import { countRecoverable, recoverDeliveries } from '../../../db/queries/recoveries.ts';
 import { base, renderPage } from '../../dashboard.ts';
 import { dashboardAction, dashboardPage } from '../../dashboard_routes.ts';
-import { badRequest, notFound } from '../../errors.ts';
+import { badRequest } from '../../errors.ts';
 import { recoverBody, recoveryBody } from '../../pages/dashboard_recoveries.ts';
-import { presentRecovery } from '../../presenters/recoveries.ts';
 import { tx } from '../../route.ts';
 import { modeTopicParams } from '../../schemas/dashboard.ts';
-import { loadTopicEndpoint } from '../../webhooks.ts';
+import { loadTopicEndpoint, recoveryOf } from '../../webhooks.ts';
 
 // The browser's datetime-local value, read as UTC (the dashboard shows every time in UTC).
 const LOCAL_INSTANT = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2})?$/;
@@ -58,9 +57,8 @@ export const dashboardRecoveryRoutes = [
     auth: 'dashboard_admin',
     params: modeTopicParams.extend({ recovery_id: z.uuid('a recovery id (UUID)') }),
     handler: async (ctx, { s, params }) => {
-      const row = await getRecovery(tx(ctx), (await loadTopicEndpoint(ctx, params.topic)).id, params.recovery_id);
-      if (!row) throw notFound('recovery');
-      await renderPage(ctx, s, `Recovery of ${params.topic}`, recoveryBody(s, params.topic, presentRecovery(row)));
+      const r = await recoveryOf(ctx, (await loadTopicEndpoint(ctx, params.topic)).id, params.recovery_id);
+      await renderPage(ctx, s, `Recovery of ${params.topic}`, recoveryBody(s, params.topic, r));
     },
   }),
 ];

@@ -17,12 +17,12 @@ import {
 } from '../../../db/queries/agents.ts';
 import { hashToken, newToken, tokenPrefix } from '../../../lib/secrets.ts';
 import { slugify } from '../../../lib/slug.ts';
-import { serveBlob, storeBrandingImage } from '../../blobs.ts';
+import { publicImageRoute, storeBrandingImage } from '../../blobs.ts';
 import { notFound } from '../../errors.ts';
 import { offsetPage } from '../../pagination.ts';
 import { presentAgencyBrief } from '../../presenters/agencies.ts';
 import { presentAgent, presentAgentCredentials } from '../../presenters/agents.ts';
-import { route, tx } from '../../route.ts';
+import { v1Route, tx } from '../../route.ts';
 import { agencyParams } from '../../schemas/agencies.ts';
 import {
   agencyAgentParams,
@@ -45,16 +45,15 @@ async function loadAgent(ctx: Context, agentId: number, agencyId?: number): Prom
 }
 
 export const agentRoutes = [
-  route({
+  v1Route({
     method: 'get',
     path: '/v1/agents',
     operationId: 'listAgents',
     summary: 'List agents of the agencies linked to the OAuth client',
     tags: ['Agents'],
     auth: 'oauth_client',
-    rateLimit: 'v1',
     query: listAgentsQuery,
-    responses: { 200: { description: 'A page of agents', schema: agentList }, ...v1Errors(400, 401, 403, 429) },
+    responses: { 200: { description: 'A page of agents', schema: agentList }, ...v1Errors(400, 401, 403) },
     handler: async (ctx, { query }, { cfg }) => {
       const { page, perPage } = query;
       const filter = { email: query.filterByEmail ?? null, includeDeactivated: query.includeDeactivated };
@@ -68,21 +67,20 @@ export const agentRoutes = [
       };
     },
   }),
-  route({
+  v1Route({
     method: 'post',
     path: '/v1/agencies/:agency_id/agents',
     operationId: 'createAgent',
     summary: 'Add an agent to an agency linked to the OAuth client (JSON, or multipart with profile_picture)',
     tags: ['Agents'],
     auth: 'oauth_client',
-    rateLimit: 'v1',
     params: agencyParams,
     authorize: agencyInPath,
     body: createAgentBody,
     files: { profile_picture: { description: 'Profile picture (PNG, JPEG, WebP or GIF, at most 10 MB); re-encoded as WebP' } },
     responses: {
       200: { description: 'The agent with its access token', schema: z.object({ data: agentWithAccessToken }) },
-      ...v1Errors(400, 401, 403, 404, 413, 422, 429),
+      ...v1Errors(400, 401, 403, 404, 413, 422),
     },
     handler: async (ctx, { params, body, files }, deps) => {
       // Scope first, so an unlinked agency is a 404 before any upload is processed.
@@ -104,31 +102,29 @@ export const agentRoutes = [
       ctx.body = { data: { ...presentAgent(agent, agency, deps.cfg.publicUrl), access_token: token } };
     },
   }),
-  route({
+  v1Route({
     method: 'delete',
     path: '/v1/agents/:agent_id',
     operationId: 'deactivateAgent',
     summary: 'Deactivate an agent of a linked agency (the owner only after ownership moved)',
     tags: ['Agents'],
     auth: 'oauth_client',
-    rateLimit: 'v1',
     params: agentParams,
-    responses: { 204: { description: 'Deactivated' }, ...v1Errors(400, 401, 403, 404, 422, 429) },
+    responses: { 204: { description: 'Deactivated' }, ...v1Errors(400, 401, 403, 404, 422) },
     handler: async (ctx, { params }) => {
       await deactivateAgent(tx(ctx), params.agent_id);
       ctx.status = 204;
     },
   }),
-  route({
+  v1Route({
     method: 'post',
     path: '/v1/agents/:agent_id/reset-access-token',
     operationId: 'resetAgentToken',
     summary: 'Revoke every token of the agent and issue one new token',
     tags: ['Agents'],
     auth: 'oauth_client',
-    rateLimit: 'v1',
     params: agentParams,
-    responses: { 200: { description: 'The new token, shown once', schema: resetTokenResponse }, ...v1Errors(400, 401, 403, 404, 422, 429) },
+    responses: { 200: { description: 'The new token, shown once', schema: resetTokenResponse }, ...v1Errors(400, 401, 403, 404, 422) },
     handler: async (ctx, { params }) => {
       const token = newToken(tokenPrefix.agentToken);
       await resetAgentToken(tx(ctx), params.agent_id, hashToken(token));
@@ -136,33 +132,31 @@ export const agentRoutes = [
       ctx.body = { data: { agency: presentAgencyBrief(a.agency), agent: presentAgentCredentials(a, token) } };
     },
   }),
-  route({
+  v1Route({
     method: 'get',
     path: '/v1/agencies/:agency_id/agents/:agent_id',
     operationId: 'getAgent',
     summary: 'Read an agent of the caller’s agency',
     tags: ['Agents'],
     auth: 'agent',
-    rateLimit: 'v1',
     params: agencyAgentParams,
-    responses: { 200: { description: 'The agent', schema: z.object({ data: agentSchema }) }, ...v1Errors(400, 401, 403, 404, 429) },
+    responses: { 200: { description: 'The agent', schema: z.object({ data: agentSchema }) }, ...v1Errors(400, 401, 403, 404) },
     handler: async (ctx, { params }, { cfg }) => {
       const a = await loadAgent(ctx, params.agent_id, params.agency_id);
       ctx.body = { data: presentAgent(a, a.agency, cfg.publicUrl) };
     },
   }),
-  route({
+  v1Route({
     method: 'patch',
     path: '/v1/agencies/:agency_id/agents/:agent_id',
     operationId: 'updateAgent',
     summary: 'Update an agent (admin); `is_owner: true` moves agency ownership to it (owner only)',
     tags: ['Agents'],
     auth: 'agent_admin',
-    rateLimit: 'v1',
     params: agencyAgentParams,
     authorize: agentInPath,
     body: updateAgentBody,
-    responses: { 200: { description: 'The updated agent', schema: z.object({ data: agentSchema }) }, ...v1Errors(400, 401, 403, 404, 422, 429) },
+    responses: { 200: { description: 'The updated agent', schema: z.object({ data: agentSchema }) }, ...v1Errors(400, 401, 403, 404, 422) },
     handler: async (ctx, { params, body }, { cfg }) => {
       const current = await loadAgent(ctx, params.agent_id, params.agency_id);
       if (body.is_owner) await transferAgencyOwnership(tx(ctx), current.id);
@@ -177,33 +171,28 @@ export const agentRoutes = [
       ctx.body = { data: presentAgent(a, a.agency, cfg.publicUrl) };
     },
   }),
-  route({
+  v1Route({
     method: 'delete',
     path: '/v1/agencies/:agency_id/agents/:agent_id',
     operationId: 'deactivateAgencyAgent',
     summary: 'Deactivate an agent from the admin or owner account',
     tags: ['Agents'],
     auth: 'agent_admin',
-    rateLimit: 'v1',
     params: agencyAgentParams,
-    responses: { 204: { description: 'Deactivated' }, ...v1Errors(400, 401, 403, 404, 422, 429) },
+    responses: { 204: { description: 'Deactivated' }, ...v1Errors(400, 401, 403, 404, 422) },
     handler: async (ctx, { params }) => {
       await loadAgent(ctx, params.agent_id, params.agency_id);
       await deactivateAgent(tx(ctx), params.agent_id);
       ctx.status = 204;
     },
   }),
-  route({
-    method: 'get',
+  publicImageRoute({
     path: '/v1/agents/:agent_id/profile-picture',
     operationId: 'getAgentPicture',
     summary: 'The agent’s profile picture (public, for hosted forms)',
     tags: ['Agents'],
-    auth: 'none',
     params: agentParams,
-    responses: { 200: { description: 'image/webp' }, ...v1Errors(404) },
-    handler: async (ctx, { params }, deps) => {
-      await serveBlob(ctx, await activeAgentPictureKey(deps.db.owner, params.agent_id), deps, 'profile picture');
-    },
+    what: 'profile picture',
+    key: (deps, params) => activeAgentPictureKey(deps.db.owner, params.agent_id),
   }),
 ];

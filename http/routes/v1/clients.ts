@@ -8,7 +8,7 @@ import { fileLinkKey, signFileLink } from '../../../lib/links.ts';
 import { notFound } from '../../errors.ts';
 import { offsetPage } from '../../pagination.ts';
 import { presentAdditionalQuestions, presentClient, presentClientDetail } from '../../presenters/clients.ts';
-import { identity, route, tx, type Deps } from '../../route.ts';
+import { identity, v1Route, tx, type Deps } from '../../route.ts';
 import {
   setAdditionalQuestionsBody,
   additionalQuestionsParams,
@@ -28,7 +28,7 @@ import {
 import { v1Errors } from '../../schemas/common.ts';
 import { clientAgentInPath } from '../../visibility.ts';
 
-const common = { tags: ['Clients'], auth: 'agent' as const, rateLimit: 'v1' as const };
+const common = { tags: ['Clients'], auth: 'agent' as const };
 
 async function loadDetail(ctx: Context, agentId: number, clientId: string) {
   const c = await q.getClient(tx(ctx), agentId, clientId);
@@ -43,7 +43,7 @@ function linkQuery(ctx: Context, keys: string[]): Record<string, string | undefi
 }
 
 export const clientRoutes = [
-  route({
+  v1Route({
     ...common,
     method: 'post',
     path: '/v1/client',
@@ -55,7 +55,7 @@ export const clientRoutes = [
         description: 'The client. A client whose email another client of the agency already has is refused with 422 naming `email`.',
         schema: z.object({ data: client }),
       },
-      ...v1Errors(400, 401, 403, 422, 429),
+      ...v1Errors(400, 401, 403, 422),
     },
     handler: async (ctx, { body }) => {
       const who = identity(ctx);
@@ -71,7 +71,7 @@ export const clientRoutes = [
       ctx.body = { data: presentClient(created) };
     },
   }),
-  route({
+  v1Route({
     ...common,
     method: 'get',
     path: '/v1/agents/:agent_id/clients',
@@ -81,7 +81,7 @@ export const clientRoutes = [
     query: listClientsQuery,
     responses: {
       200: { description: 'A page of clients (Laravel-style links and meta, like GET /v1/agents)', schema: clientList },
-      ...v1Errors(400, 401, 403, 404, 429),
+      ...v1Errors(400, 401, 403, 404),
     },
     handler: async (ctx, { params, query }, { cfg }) => {
       await q.assertClientAgent(tx(ctx), params.agent_id);
@@ -100,20 +100,20 @@ export const clientRoutes = [
       ctx.body = { data: rows.map(presentClient), ...offsetPage(path, lq, { page, perPage, total, count: rows.length }) };
     },
   }),
-  route({
+  v1Route({
     ...common,
     method: 'get',
     path: '/v1/agents/:agent_id/clients/:client_uuid',
     operationId: 'getAgentClient',
     summary: 'Read a client with its submissions and their declaration pages',
     params: clientParams,
-    responses: { 200: { description: 'The client', schema: z.object({ data: clientDetail }) }, ...v1Errors(400, 401, 403, 404, 429) },
+    responses: { 200: { description: 'The client', schema: z.object({ data: clientDetail }) }, ...v1Errors(400, 401, 403, 404) },
     handler: async (ctx, { params }) => {
       await q.assertClientAgent(tx(ctx), params.agent_id);
       ctx.body = { data: await loadDetail(ctx, params.agent_id, params.client_uuid) };
     },
   }),
-  route({
+  v1Route({
     ...common,
     method: 'patch',
     path: '/v1/agents/:agent_id/clients/:client_uuid',
@@ -122,20 +122,20 @@ export const clientRoutes = [
     params: clientParams,
     authorize: clientAgentInPath,
     body: updateClientBody,
-    responses: { 200: { description: 'The client', schema: z.object({ data: clientDetail }) }, ...v1Errors(400, 401, 403, 404, 422, 429) },
+    responses: { 200: { description: 'The client', schema: z.object({ data: clientDetail }) }, ...v1Errors(400, 401, 403, 404, 422) },
     handler: async (ctx, { params, body }) => {
       await q.updateClient(tx(ctx), params.agent_id, params.client_uuid, body);
       ctx.body = { data: await loadDetail(ctx, params.agent_id, params.client_uuid) };
     },
   }),
-  route({
+  v1Route({
     ...common,
     method: 'get',
     path: '/v1/agents/:agent_id/clients/:client_uuid/submission/:client_submission_uuid/declaration-page/:client_submission_declaration_page_uuid',
     operationId: 'getDeclarationPageLink',
     summary: 'A signed, expiring download link to a declaration page’s stored file',
     params: declarationPageParams,
-    responses: { 200: { description: 'The link and its expiry', schema: z.object({ data: declarationPageLink }) }, ...v1Errors(400, 401, 403, 404, 429) },
+    responses: { 200: { description: 'The link and its expiry', schema: z.object({ data: declarationPageLink }) }, ...v1Errors(400, 401, 403, 404) },
     handler: async (ctx, { params }, deps: Deps) => {
       await q.assertClientAgent(tx(ctx), params.agent_id);
       const file = await q.getDeclarationPageFile(
@@ -158,7 +158,7 @@ export const clientRoutes = [
       ctx.body = { data: { url: link.url, filename: file.filename, expires_at: link.expiresAt, expires_in: ttl } };
     },
   }),
-  route({
+  v1Route({
     ...common,
     method: 'post',
     path: '/v1/agents/:agent_id/clients/:client_uuid/reassign',
@@ -169,14 +169,14 @@ export const clientRoutes = [
     body: reassignClientBody,
     responses: {
       200: { description: 'The client, now the target agent’s', schema: z.object({ data: client }) },
-      ...v1Errors(400, 401, 403, 404, 422, 429),
+      ...v1Errors(400, 401, 403, 404, 422),
     },
     handler: async (ctx, { params, body }) => {
       const moved = await q.reassignClient(tx(ctx), params.agent_id, params.client_uuid, body.agent_id);
       ctx.body = { data: presentClient(moved) };
     },
   }),
-  route({
+  v1Route({
     ...common,
     method: 'post',
     path: '/v1/agents/:agent_id/clients/:client_uuid/destroy',
@@ -186,27 +186,27 @@ export const clientRoutes = [
     params: clientParams,
     responses: {
       204: { description: 'Erased; stored files are removed by a sweep job within seconds, after which earlier download links answer 404' },
-      ...v1Errors(400, 401, 403, 404, 429),
+      ...v1Errors(400, 401, 403, 404),
     },
     handler: async (ctx, { params }) => {
       await q.destroyClient(tx(ctx), params.agent_id, params.client_uuid);
       ctx.status = 204;
     },
   }),
-  route({
+  v1Route({
     ...common,
     method: 'get',
     path: '/v1/agents/:agent_id/additional-questions',
     operationId: 'getAdditionalQuestions',
     summary: 'The additional-questions setting of an agent’s clients',
     params: additionalQuestionsParams,
-    responses: { 200: { description: 'The setting', schema: z.object({ data: additionalQuestionsSettings }) }, ...v1Errors(400, 401, 403, 404, 429) },
+    responses: { 200: { description: 'The setting', schema: z.object({ data: additionalQuestionsSettings }) }, ...v1Errors(400, 401, 403, 404) },
     handler: async (ctx, { params }) => {
       await q.assertClientAgent(tx(ctx), params.agent_id);
       ctx.body = { data: presentAdditionalQuestions(params.agent_id, await q.getAdditionalQuestions(tx(ctx), params.agent_id)) };
     },
   }),
-  route({
+  v1Route({
     ...common,
     method: 'patch',
     path: '/v1/agents/:agent_id/additional-questions',
@@ -215,7 +215,7 @@ export const clientRoutes = [
     params: additionalQuestionsParams,
     authorize: clientAgentInPath,
     body: setAdditionalQuestionsBody,
-    responses: { 200: { description: 'The setting', schema: z.object({ data: additionalQuestionsSettings }) }, ...v1Errors(400, 401, 403, 404, 422, 429) },
+    responses: { 200: { description: 'The setting', schema: z.object({ data: additionalQuestionsSettings }) }, ...v1Errors(400, 401, 403, 404, 422) },
     handler: async (ctx, { params, body }) => {
       const s = await q.setAdditionalQuestions(tx(ctx), params.agent_id, body.enabled, body.questions ?? null);
       ctx.body = { data: presentAdditionalQuestions(params.agent_id, s) };

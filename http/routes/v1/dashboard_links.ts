@@ -2,22 +2,21 @@
 // OAuth client token and sends the agent's browser to it; no bearer credential ever reaches the browser.
 import { createDashboardLink } from '../../../db/queries/dashboard.ts';
 import { hashToken, newToken } from '../../../lib/secrets.ts';
-import { route, tx } from '../../route.ts';
+import { v1Route, tx } from '../../route.ts';
 import { agentParams } from '../../schemas/agents.ts';
 import { v1Errors } from '../../schemas/common.ts';
 import { dashboardLink } from '../../schemas/dashboard.ts';
 
 export const dashboardLinkRoutes = [
-  route({
+  v1Route({
     method: 'post',
     path: '/v1/agents/:agent_id/dashboard-link',
     operationId: 'createDashboardLink',
     summary: 'A one-time sign-in link to the agency dashboard for an agent, valid for minutes and one use',
     tags: ['Agents'],
     auth: 'oauth_client',
-    rateLimit: 'v1',
     params: agentParams,
-    responses: { 200: { description: 'The link', schema: dashboardLink }, ...v1Errors(400, 401, 403, 404, 422, 429) },
+    responses: { 200: { description: 'The link', schema: dashboardLink }, ...v1Errors(400, 401, 403, 404, 422) },
     handler: async (ctx, { params }, deps) => {
       const token = newToken('dsl_');
       const expires = await createDashboardLink(tx(ctx), params.agent_id, hashToken(token), deps.cfg.DASHBOARD_LINK_TTL_SECONDS);

@@ -1,19 +1,16 @@
 // Bulk recovery of a v1 subscription's failed deliveries, as for /v2 topic endpoints, in the v1
 // envelope. Agent tokens see both modes, so an admin's recovery sends the failed deliveries of both again.
-import { getRecovery, recoverDeliveries } from '../../../db/queries/recoveries.ts';
-import { notFound } from '../../errors.ts';
-import { presentRecovery } from '../../presenters/recoveries.ts';
-import { route, tx } from '../../route.ts';
+import { v1Route } from '../../route.ts';
 import { v1Errors } from '../../schemas/common.ts';
 import { recoverBody, recovery, subscriptionRecoveryParams } from '../../schemas/recoveries.ts';
 import { subscriptionParams } from '../../schemas/webhooks.ts';
-import { loadSubscription } from '../../webhooks.ts';
+import { loadSubscription, recoveryOf, startRecovery } from '../../webhooks.ts';
 import { z } from 'zod';
 
-const common = { tags: ['Webhook subscriptions'], rateLimit: 'v1' as const };
+const common = { tags: ['Webhook subscriptions'] };
 
 export const subscriptionRecoveryRoutes = [
-  route({
+  v1Route({
     ...common,
     method: 'post',
     path: '/v1/webhooks/:webhook_uuid/recover',
@@ -29,17 +26,14 @@ export const subscriptionRecoveryRoutes = [
         schema: z.object({ data: recovery }),
         headers: ['Location'],
       },
-      ...v1Errors(400, 401, 403, 404, 422, 429),
+      ...v1Errors(400, 401, 403, 404, 422),
     },
     handler: async (ctx, { params, body }) => {
       const w = await loadSubscription(ctx, params.webhook_uuid);
-      const r = await recoverDeliveries(tx(ctx), w.id, body.since, body.until ?? null);
-      ctx.status = 202;
-      ctx.set('Location', `/v1/webhooks/${params.webhook_uuid}/recoveries/${r.id}`);
-      ctx.body = { data: presentRecovery(r) };
+      ctx.body = { data: await startRecovery(ctx, w.id, body, `/v1/webhooks/${params.webhook_uuid}/recoveries`) };
     },
   }),
-  route({
+  v1Route({
     ...common,
     method: 'get',
     path: '/v1/webhooks/:webhook_uuid/recoveries/:recovery_id',
@@ -47,12 +41,10 @@ export const subscriptionRecoveryRoutes = [
     summary: 'Progress of a recovery',
     auth: 'agent',
     params: subscriptionRecoveryParams,
-    responses: { 200: { description: 'The recovery and its counts', schema: z.object({ data: recovery }) }, ...v1Errors(400, 401, 404, 429) },
+    responses: { 200: { description: 'The recovery and its counts', schema: z.object({ data: recovery }) }, ...v1Errors(400, 401, 404) },
     handler: async (ctx, { params }) => {
       const w = await loadSubscription(ctx, params.webhook_uuid);
-      const r = await getRecovery(tx(ctx), w.id, params.recovery_id);
-      if (!r) throw notFound('recovery');
-      ctx.body = { data: presentRecovery(r) };
+      ctx.body = { data: await recoveryOf(ctx, w.id, params.recovery_id) };
     },
   }),
 ];

@@ -5,7 +5,7 @@ import { deleteSubscription, listSubscriptions, setEndpointEnabled, updateSubscr
 import { sampleV1Event } from '../../../pipelines/webhooks/payloads.ts';
 import { notFound } from '../../errors.ts';
 import { presentSubscription as present } from '../../presenters/webhooks.ts';
-import { route, tx } from '../../route.ts';
+import { v1Route, tx } from '../../route.ts';
 import { v1Errors } from '../../schemas/common.ts';
 import {
   listDeliveriesQuery,
@@ -22,10 +22,10 @@ import {
 import { checkWebhookUrl, deliveryDetail, deliveryPage, loadSubscription, redeliverTo, rotateSecret, sealAuth, sendTest, subscribe } from '../../webhooks.ts';
 import { subscriptionInPath } from '../../visibility.ts';
 
-const common = { tags: ['Webhook subscriptions'], rateLimit: 'v1' as const };
+const common = { tags: ['Webhook subscriptions'] };
 
 export const webhookSubscriptionRoutes = [
-  route({
+  v1Route({
     ...common,
     method: 'post',
     path: '/v1/webhooks',
@@ -35,26 +35,26 @@ export const webhookSubscriptionRoutes = [
     body: createSubscriptionBody,
     responses: {
       200: { description: 'The subscription with its signing secret', schema: z.object({ data: subscriptionWithSecret }) },
-      ...v1Errors(401, 403, 422, 429),
+      ...v1Errors(401, 403, 422),
     },
     handler: async (ctx, { body }, deps) => {
       const { row, secret } = await subscribe(ctx, deps, body);
       ctx.body = { data: { ...present(row), signing_secret: secret } };
     },
   }),
-  route({
+  v1Route({
     ...common,
     method: 'get',
     path: '/v1/webhooks',
     operationId: 'listWebhookSubscriptions',
     summary: 'All subscriptions of the authenticated agent’s agency',
     auth: 'agent',
-    responses: { 200: { description: 'Subscriptions', schema: z.object({ data: z.array(subscription) }) }, ...v1Errors(401, 429) },
+    responses: { 200: { description: 'Subscriptions', schema: z.object({ data: z.array(subscription) }) }, ...v1Errors(401) },
     handler: async (ctx) => {
       ctx.body = { data: (await listSubscriptions(tx(ctx))).map(present) };
     },
   }),
-  route({
+  v1Route({
     ...common,
     method: 'get',
     path: '/v1/webhooks/:webhook_uuid',
@@ -62,12 +62,12 @@ export const webhookSubscriptionRoutes = [
     summary: 'Read a subscription',
     auth: 'agent',
     params: subscriptionParams,
-    responses: { 200: { description: 'The subscription', schema: z.object({ data: subscription }) }, ...v1Errors(400, 401, 404, 429) },
+    responses: { 200: { description: 'The subscription', schema: z.object({ data: subscription }) }, ...v1Errors(400, 401, 404) },
     handler: async (ctx, { params }) => {
       ctx.body = { data: present(await loadSubscription(ctx, params.webhook_uuid)) };
     },
   }),
-  route({
+  v1Route({
     ...common,
     method: 'patch',
     path: '/v1/webhooks/:webhook_uuid',
@@ -77,7 +77,7 @@ export const webhookSubscriptionRoutes = [
     params: subscriptionParams,
     authorize: subscriptionInPath,
     body: updateSubscriptionBody,
-    responses: { 200: { description: 'The subscription', schema: z.object({ data: subscription }) }, ...v1Errors(400, 401, 403, 404, 422, 429) },
+    responses: { 200: { description: 'The subscription', schema: z.object({ data: subscription }) }, ...v1Errors(400, 401, 403, 404, 422) },
     handler: async (ctx, { params, body }, deps) => {
       const w = await loadSubscription(ctx, params.webhook_uuid);
       await checkWebhookUrl(deps, body.url, 'url');
@@ -91,7 +91,7 @@ export const webhookSubscriptionRoutes = [
       ctx.body = { data: present(await loadSubscription(ctx, w.id)) };
     },
   }),
-  route({
+  v1Route({
     ...common,
     method: 'delete',
     path: '/v1/webhooks/:webhook_uuid',
@@ -99,13 +99,13 @@ export const webhookSubscriptionRoutes = [
     summary: 'Remove a subscription and its delivery log (admin)',
     auth: 'agent_admin',
     params: subscriptionParams,
-    responses: { 204: { description: 'Removed' }, ...v1Errors(400, 401, 403, 404, 429) },
+    responses: { 204: { description: 'Removed' }, ...v1Errors(400, 401, 403, 404) },
     handler: async (ctx, { params }) => {
       if (!(await deleteSubscription(tx(ctx), params.webhook_uuid))) throw notFound('webhook subscription');
       ctx.status = 204;
     },
   }),
-  route({
+  v1Route({
     ...common,
     method: 'post',
     path: '/v1/webhooks/:webhook_uuid/rotate-secret',
@@ -115,7 +115,7 @@ export const webhookSubscriptionRoutes = [
     params: subscriptionParams,
     responses: {
       200: { description: 'The subscription with its new secret', schema: z.object({ data: subscriptionWithSecret }) },
-      ...v1Errors(400, 401, 403, 404, 429),
+      ...v1Errors(400, 401, 403, 404),
     },
     handler: async (ctx, { params }, deps) => {
       const w = await loadSubscription(ctx, params.webhook_uuid);
@@ -123,7 +123,7 @@ export const webhookSubscriptionRoutes = [
       ctx.body = { data: { ...present(await loadSubscription(ctx, w.id)), signing_secret: secret } };
     },
   }),
-  route({
+  v1Route({
     ...common,
     method: 'post',
     path: '/v1/webhooks/:webhook_uuid/test',
@@ -131,14 +131,14 @@ export const webhookSubscriptionRoutes = [
     summary: 'Send a sample event of the first subscribed event name, signed like any other (admin)',
     auth: 'agent_admin',
     params: subscriptionParams,
-    responses: { 200: { description: 'The queued test delivery', schema: z.object({ data: delivery }) }, ...v1Errors(400, 401, 403, 404, 429) },
+    responses: { 200: { description: 'The queued test delivery', schema: z.object({ data: delivery }) }, ...v1Errors(400, 401, 403, 404) },
     handler: async (ctx, { params }) => {
       const w = await loadSubscription(ctx, params.webhook_uuid);
       const name = w.events.find((e) => e !== '*') ?? 'client-submission.complete';
       ctx.body = { data: await sendTest(ctx, w.id, sampleV1Event(name as Parameters<typeof sampleV1Event>[0])) };
     },
   }),
-  route({
+  v1Route({
     ...common,
     method: 'get',
     path: '/v1/webhooks/:webhook_uuid/deliveries',
@@ -147,13 +147,13 @@ export const webhookSubscriptionRoutes = [
     auth: 'agent',
     params: subscriptionParams,
     query: listDeliveriesQuery,
-    responses: { 200: { description: 'A page of deliveries', schema: deliveryList }, ...v1Errors(400, 401, 404, 429) },
+    responses: { 200: { description: 'A page of deliveries', schema: deliveryList }, ...v1Errors(400, 401, 404) },
     handler: async (ctx, { params, query }) => {
       const w = await loadSubscription(ctx, params.webhook_uuid);
       ctx.body = await deliveryPage(ctx, w.id, query);
     },
   }),
-  route({
+  v1Route({
     ...common,
     method: 'get',
     path: '/v1/webhooks/:webhook_uuid/deliveries/:delivery_id',
@@ -161,13 +161,13 @@ export const webhookSubscriptionRoutes = [
     summary: 'One delivery with its body and attempts',
     auth: 'agent',
     params: subscriptionDeliveryParams,
-    responses: { 200: { description: 'The delivery', schema: z.object({ data: deliveryDetailSchema }) }, ...v1Errors(400, 401, 404, 429) },
+    responses: { 200: { description: 'The delivery', schema: z.object({ data: deliveryDetailSchema }) }, ...v1Errors(400, 401, 404) },
     handler: async (ctx, { params }) => {
       const w = await loadSubscription(ctx, params.webhook_uuid);
       ctx.body = { data: await deliveryDetail(ctx, w.id, params.delivery_id) };
     },
   }),
-  route({
+  v1Route({
     ...common,
     method: 'post',
     path: '/v1/webhooks/:webhook_uuid/deliveries/:delivery_id/redeliver',
@@ -175,7 +175,7 @@ export const webhookSubscriptionRoutes = [
     summary: 'Send a delivery again (admin)',
     auth: 'agent_admin',
     params: subscriptionDeliveryParams,
-    responses: { 200: { description: 'The new delivery', schema: z.object({ data: delivery }) }, ...v1Errors(400, 401, 403, 404, 429) },
+    responses: { 200: { description: 'The new delivery', schema: z.object({ data: delivery }) }, ...v1Errors(400, 401, 403, 404) },
     handler: async (ctx, { params }) => {
       const w = await loadSubscription(ctx, params.webhook_uuid);
       ctx.body = { data: await redeliverTo(ctx, w.id, params.delivery_id) };

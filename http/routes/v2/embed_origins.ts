@@ -1,7 +1,7 @@
 // Embed origins: the sites an agency lets frame its hosted forms; the page's CSP frame-ancestors lists them.
 import { listEmbedOrigins, setEmbedOrigins } from '../../../db/queries/embed_origins.ts';
 import { route, tx } from '../../route.ts';
-import { problem } from '../../schemas/forms.ts';
+import { problemAnswers } from '../../schemas/common.ts';
 import { embedOrigins, embedOriginsBody } from '../../schemas/submissions.ts';
 
 export const embedOriginRoutes = [
@@ -12,7 +12,7 @@ export const embedOriginRoutes = [
     summary: 'The origins allowed to frame the agency’s hosted forms',
     tags: ['Hosted forms'],
     auth: 'api_key',
-    responses: { 200: { description: 'The stored list', schema: embedOrigins }, 401: { description: 'Invalid or missing API key', schema: problem } },
+    responses: { 200: { description: 'The stored list', schema: embedOrigins }, ...problemAnswers({ 401: 'Invalid or missing API key' }) },
     handler: async (ctx) => {
       ctx.body = { origins: await listEmbedOrigins(tx(ctx)) };
     },
@@ -27,9 +27,7 @@ export const embedOriginRoutes = [
     body: embedOriginsBody,
     responses: {
       200: { description: 'The stored list', schema: embedOrigins },
-      401: { description: 'Invalid or missing API key', schema: problem },
-      403: { description: 'A read-only key', schema: problem },
-      422: { description: 'An entry is not an origin', schema: problem },
+      ...problemAnswers({ 401: 'Invalid or missing API key', 403: 'A read-only key', 422: 'An entry is not an origin' }),
     },
     handler: async (ctx, { body }) => {
       ctx.body = { origins: await setEmbedOrigins(tx(ctx), [...new Set(body.origins)]) };

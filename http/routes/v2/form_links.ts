@@ -5,7 +5,8 @@ import { activeAgent, linkTarget } from '../../../db/queries/form_links.ts';
 import { notFound, unprocessable } from '../../errors.ts';
 import { presentFormLink } from '../../presenters/form_links.ts';
 import { route, tx } from '../../route.ts';
-import { formParams, problem } from '../../schemas/forms.ts';
+import { problemAnswers } from '../../schemas/common.ts';
+import { formParams } from '../../schemas/forms.ts';
 import { formLink, formLinkBody } from '../../schemas/submissions.ts';
 import { formInPath } from '../../visibility.ts';
 
@@ -23,11 +24,13 @@ export const formLinkRoutes = [
     body: formLinkBody,
     responses: {
       201: { description: 'The link', schema: formLink },
-      400: { description: 'Missing Idempotency-Key or bad parameters', schema: problem },
-      401: { description: 'Invalid or missing API key', schema: problem },
-      403: { description: 'A read-only key', schema: problem },
-      404: { description: 'A form outside the caller’s visibility', schema: problem },
-      422: { description: 'The form is not published, or the agent is not an active agent who may share it', schema: problem },
+      ...problemAnswers({
+        400: 'Missing Idempotency-Key or bad parameters',
+        401: 'Invalid or missing API key',
+        403: 'A read-only key',
+        404: 'A form outside the caller’s visibility',
+        422: 'The form is not published, or the agent is not an active agent who may share it',
+      }),
     },
     handler: async (ctx, { params, body }, deps) => {
       const form = await linkTarget(tx(ctx), params.id);

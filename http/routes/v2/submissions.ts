@@ -3,7 +3,7 @@ import { getSubmission } from '../../../db/queries/submissions.ts';
 import { notFound } from '../../errors.ts';
 import { presentSubmission } from '../../presenters/submissions.ts';
 import { route, tx } from '../../route.ts';
-import { problem } from '../../schemas/forms.ts';
+import { problemAnswers } from '../../schemas/common.ts';
 import { submission, submissionParams } from '../../schemas/submissions.ts';
 
 export const submissionRoutes = [
@@ -17,9 +17,11 @@ export const submissionRoutes = [
     params: submissionParams,
     responses: {
       200: { description: 'The submission', schema: submission },
-      400: { description: 'A submission_id that is not a positive integer', schema: problem },
-      401: { description: 'Invalid or missing API key', schema: problem },
-      404: { description: 'No such submission in the key’s agency and mode', schema: problem },
+      ...problemAnswers({
+        400: 'A submission_id that is not a positive integer',
+        401: 'Invalid or missing API key',
+        404: 'No such submission in the key’s agency and mode',
+      }),
     },
     handler: async (ctx, { params }, deps) => {
       const s = await getSubmission(tx(ctx), params.submission_id);

@@ -1,14 +1,11 @@
 // Bulk recovery of a topic endpoint's failed deliveries: after an outage on the partner's side, every
 // delivery that ended failed in a window is sent again in its original order under its original webhook-id.
 // Admin API keys; a key recovers its own mode's deliveries only (a sandbox key: test deliveries).
-import { getRecovery, recoverDeliveries } from '../../../db/queries/recoveries.ts';
-import { notFound } from '../../errors.ts';
-import { presentRecovery } from '../../presenters/recoveries.ts';
-import { route, tx } from '../../route.ts';
+import { route } from '../../route.ts';
 import { problemErrors as errors } from '../../schemas/common.ts';
 import { recoverBody, recovery, topicRecoveryParams } from '../../schemas/recoveries.ts';
 import { topicParams } from '../../schemas/webhooks.ts';
-import { loadTopicEndpoint } from '../../webhooks.ts';
+import { loadTopicEndpoint, recoveryOf, startRecovery } from '../../webhooks.ts';
 
 export const topicRecoveryRoutes = [
   route({
@@ -31,10 +28,7 @@ export const topicRecoveryRoutes = [
     },
     handler: async (ctx, { params, body }) => {
       const w = await loadTopicEndpoint(ctx, params.topic);
-      const r = await recoverDeliveries(tx(ctx), w.id, body.since, body.until ?? null);
-      ctx.status = 202;
-      ctx.set('Location', `/v2/webhook-endpoints/${params.topic}/recoveries/${r.id}`);
-      ctx.body = presentRecovery(r);
+      ctx.body = await startRecovery(ctx, w.id, body, `/v2/webhook-endpoints/${params.topic}/recoveries`);
     },
   }),
   route({
@@ -48,9 +42,7 @@ export const topicRecoveryRoutes = [
     responses: { 200: { description: 'The recovery and its counts', schema: recovery }, ...errors(400, 401, 404) },
     handler: async (ctx, { params }) => {
       const w = await loadTopicEndpoint(ctx, params.topic);
-      const r = await getRecovery(tx(ctx), w.id, params.recovery_id);
-      if (!r) throw notFound('recovery');
-      ctx.body = presentRecovery(r);
+      ctx.body = await recoveryOf(ctx, w.id, params.recovery_id);
     },
   }),
 ];

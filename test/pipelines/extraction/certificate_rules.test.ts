@@ -2,7 +2,7 @@
 // and what a scan's OCR does to them.
 import test from 'ava';
 import { layoutPage, type TextItem, type PageText } from '../../../pipelines/documents/layout.ts';
-import { textPage as page, collect } from '../../helpers/pages.ts';
+import { textPage as page, assertGrounded, certificateInsurerNames, collect } from '../../helpers/pages.ts';
 import type { Candidate } from '../../../pipelines/extraction/candidates.ts';
 import { ground, indexPages } from '../../../pipelines/extraction/grounding.ts';
 import { extractCertificate } from '../../../pipelines/extraction/certificate.ts';
@@ -99,8 +99,11 @@ test('certificate: liability limits listed on an attached ACORD 101 make a gener
   t.is(r[`${at}each_occurrence`], 3000000);
   t.is(r[`${at}general_aggregate`], 6000000);
   // Every value grounds on the page it cites.
-  const idx = indexPages([cert, remarks]);
-  for (const c of cs.filter((c) => c.pointer.startsWith(at) && c.value !== null)) t.true(ground(c, idx).ok, c.pointer);
+  assertGrounded(
+    t,
+    cs.filter((c) => c.pointer.startsWith(at) && c.value !== null),
+    [cert, remarks],
+  );
   // Without the schedule, no liability coverage is invented.
   t.false(Object.values(first(collect((e) => extractCertificate([cert], e)))).includes('general_liability'));
 });
@@ -158,15 +161,13 @@ test('certificate insurers read by OCR from a low-resolution scan that lost its 
     it(310, 174, 'INSURER C : Brindle Wick Underwriters'),
   ];
   const p = layoutPage(1, 612, 792, items, 'ocr');
-  const cs = collect((e) => extractCertificate([p], e));
-  const names = cs.filter((c) => /\/certificate\/insurers\/\d+\/name$/.test(c.pointer));
+  const names = certificateInsurerNames([p]);
   t.deepEqual(
     names.map((c) => c.value),
     // "Mutua" keeps its glyphs but its last: known words are restored only where a lost i, l or 1 explains them.
     ['Quarry Mutual Casualty Company', 'National Fire Insurance Company', 'Brindle Wick Underwriters'],
   );
-  const idx = indexPages([p]);
-  for (const c of names) t.true(ground(c, idx).ok, String(c.value));
+  assertGrounded(t, names, [p], (c) => String(c.value));
   // A text layer is never corrected: its words are what is printed.
   const typed = layoutPage(
     1,
@@ -175,7 +176,7 @@ test('certificate insurers read by OCR from a low-resolution scan that lost its 
     items.map((i) => ({ ...i, source: 'text' as const, conf: undefined })),
     'text',
   );
-  const asTyped = collect((e) => extractCertificate([typed], e)).filter((c) => /\/certificate\/insurers\/\d+\/name$/.test(c.pointer));
+  const asTyped = certificateInsurerNames([typed]);
   t.is(asTyped[0].value, 'Quarry Mutua Casua ty Company');
 });
 

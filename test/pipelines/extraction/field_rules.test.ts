@@ -1,7 +1,7 @@
 // Field rules found on real declarations (issue 10), each on a generated page: the cause, not the document.
 import test from 'ava';
 import { layoutPage, type TextItem, type PageText } from '../../../pipelines/documents/layout.ts';
-import { textPage as page, collect } from '../../helpers/pages.ts';
+import { textPage as page, assertGrounded, collect } from '../../helpers/pages.ts';
 import type { Candidate } from '../../../pipelines/extraction/candidates.ts';
 import { extractByRules } from '../../../pipelines/extraction/rules.ts';
 import { autoFields, liabilityFields, policyNumber } from '../../../pipelines/extraction/declarations.ts';
@@ -425,8 +425,11 @@ test('auto liability: the Massachusetts optional bodily injury row sets the limi
   const s = scoreAgainstLabel(label, built.data);
   for (const f of ['auto.bi_per_person', 'auto.bi_per_accident', 'auto.pd_per_accident'])
     t.true(s.comparisons.find((c) => c.field === f)?.ok, `${f}: ${JSON.stringify(built.data.coverages)}`);
-  const idx = indexPages([p]);
-  for (const c of cs.filter((c) => c.pointer.startsWith('/coverages/') && c.value !== null)) t.true(ground(c, idx).ok, c.pointer);
+  assertGrounded(
+    t,
+    cs.filter((c) => c.pointer.startsWith('/coverages/') && c.value !== null),
+    [p],
+  );
   // Without the optional row the compulsory limits are the policy's.
   const q = page([
     [46, 115, '1. Bodily Injury'],

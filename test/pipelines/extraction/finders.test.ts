@@ -1,5 +1,5 @@
 import test from 'ava';
-import { textPage as page, firstValues as run } from '../../helpers/pages.ts';
+import { textPage as page, firstValues as run, type PlacedText } from '../../helpers/pages.ts';
 import { findCarrier, findNamedInsured, insurerNamesIn, looksLikeName } from '../../../pipelines/extraction/names.ts';
 import { extractCertificate } from '../../../pipelines/extraction/certificate.ts';
 import { autoLiability, propertyLines } from '../../../pipelines/extraction/limits.ts';
@@ -55,6 +55,34 @@ test('named insured without a label: the first name of the mailing block', (t) =
   t.is(r['/policyholder/last_name'], 'PUBLIC');
 });
 
+/** The COVERAGES caption and column headers of an ACORD 25 certificate's text layer. */
+const COVERAGE_HEADERS: PlacedText[] = [
+  [22, 240, 'COVERAGES'],
+  [20, 280, 'INSR'],
+  [177, 280, 'ADDL SUBR'],
+  [337, 280, 'POLICY EFF'],
+  [384, 280, 'POLICY EXP'],
+  [21, 292, 'LTR'],
+  [75, 292, 'TYPE OF INSURANCE'],
+  [178, 292, 'INSD WVD'],
+  [247, 292, 'POLICY NUMBER'],
+  [334, 292, '(MM/DD/YYYY) (MM/DD/YYYY)'],
+  [500, 292, 'LIMITS'],
+];
+
+/** An ACORD 25 general liability row of insurer A (11/5/2023 to 11/5/2024, $1M / $2M), its SUBR and policy-number cells as given. */
+const liabilityRow = (...numberCells: PlacedText[]): PlacedText[] => [
+  [40, 306, 'COMMERCIAL GENERAL LIABILITY'],
+  [428, 306, 'EACH OCCURRENCE'],
+  [518, 306, '$ 1,000,000'],
+  [25, 338, 'A'],
+  ...numberCells,
+  [340, 338, '11/5/2023'],
+  [387, 338, '11/5/2024'],
+  [428, 338, 'GENERAL AGGREGATE'],
+  [518, 338, '$ 2,000,000'],
+];
+
 test('ACORD 25 boxes: the holder under its box label, not the IMPORTANT paragraph; flags under their header words', (t) => {
   const p = page([
     [162, 24, 'CERTIFICATE OF LIABILITY INSURANCE'],
@@ -75,27 +103,8 @@ test('ACORD 25 boxes: the holder under its box label, not the IMPORTANT paragrap
     [74, 194, 'Acme Roofing LLC'],
     [74, 206, '109 McNickle Dr'],
     [74, 218, 'Smyrna, TN 37167'],
-    [22, 240, 'COVERAGES'],
-    [20, 280, 'INSR'],
-    [177, 280, 'ADDL SUBR'],
-    [337, 280, 'POLICY EFF'],
-    [384, 280, 'POLICY EXP'],
-    [21, 292, 'LTR'],
-    [75, 292, 'TYPE OF INSURANCE'],
-    [178, 292, 'INSD WVD'],
-    [247, 292, 'POLICY NUMBER'],
-    [334, 292, '(MM/DD/YYYY) (MM/DD/YYYY)'],
-    [500, 292, 'LIMITS'],
-    [40, 306, 'COMMERCIAL GENERAL LIABILITY'],
-    [428, 306, 'EACH OCCURRENCE'],
-    [518, 306, '$ 1,000,000'],
-    [25, 338, 'A'],
-    [183, 338, 'Y'],
-    [218, 338, 'GL-000038834'],
-    [340, 338, '11/5/2023'],
-    [387, 338, '11/5/2024'],
-    [428, 338, 'GENERAL AGGREGATE'],
-    [518, 338, '$ 2,000,000'],
+    ...COVERAGE_HEADERS,
+    ...liabilityRow([183, 338, 'Y'], [218, 338, 'GL-000038834']),
     [22, 648, 'CERTIFICATE HOLDER'],
     [310, 648, 'CANCELLATION'],
     [74, 692, 'Scott Butler Homes'],
@@ -124,26 +133,8 @@ test('a SUBR WVD mark run into the policy number (one text run "Y BLS57854924") 
     [310, 170, 'INSURER A : Obsidian Specialty Insurance Co.'],
     [22, 181, 'INSURED'],
     [74, 194, 'Acme Roofing LLC'],
-    [22, 240, 'COVERAGES'],
-    [20, 280, 'INSR'],
-    [177, 280, 'ADDL SUBR'],
-    [337, 280, 'POLICY EFF'],
-    [384, 280, 'POLICY EXP'],
-    [21, 292, 'LTR'],
-    [75, 292, 'TYPE OF INSURANCE'],
-    [178, 292, 'INSD WVD'],
-    [247, 292, 'POLICY NUMBER'],
-    [334, 292, '(MM/DD/YYYY) (MM/DD/YYYY)'],
-    [500, 292, 'LIMITS'],
-    [40, 306, 'COMMERCIAL GENERAL LIABILITY'],
-    [428, 306, 'EACH OCCURRENCE'],
-    [518, 306, '$ 1,000,000'],
-    [25, 338, 'A'],
-    [196, 338, 'Y BLS57854924'],
-    [340, 338, '11/5/2023'],
-    [387, 338, '11/5/2024'],
-    [428, 338, 'GENERAL AGGREGATE'],
-    [518, 338, '$ 2,000,000'],
+    ...COVERAGE_HEADERS,
+    ...liabilityRow([196, 338, 'Y BLS57854924']),
     [22, 648, 'CERTIFICATE HOLDER'],
     [74, 692, 'Scott Butler Homes'],
   ]);

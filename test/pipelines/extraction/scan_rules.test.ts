@@ -1,7 +1,7 @@
 // Rules for what a scan's OCR does to a page (issue 10), each on generated words: the cause, not the document.
 import test from 'ava';
 import { layoutPage, type TextItem } from '../../../pipelines/documents/layout.ts';
-import { collect, firstValues, ocrPage, textPage } from '../../helpers/pages.ts';
+import { assertGrounded, certificateInsurerNames, collect, firstValues, ocrPage, textPage } from '../../helpers/pages.ts';
 import { policyNumber } from '../../../pipelines/extraction/declarations.ts';
 import type { Candidate } from '../../../pipelines/extraction/candidates.ts';
 import { parties as partyFields } from '../../../pipelines/extraction/parties.ts';
@@ -83,15 +83,13 @@ test('OCR: the end of a name read twice, under the next engine line too ("...Com
   const fixed = joinDoubleReadWords(p);
   t.truthy(fixed.lines.find((l) => /Amer can Insurance Company/.test(l.text)));
   t.false(/\bpany\b/.test(fixed.text));
-  const cs = collect((e) => extractCertificate([fixed], e));
-  const names = cs.filter((c) => /\/certificate\/insurers\/\d+\/name$/.test(c.pointer));
+  const names = certificateInsurerNames([fixed]);
   // ... and INSURER C is the name beside it, whichever line OCR filed it in, with its thin glyphs restored.
   t.deepEqual(
     names.map((c) => c.value),
     ['National Insurance Company', 'American Insurance Company', 'Fire Insurance Company'],
   );
-  const idx = indexPages([fixed]);
-  for (const c of names) t.true(ground(c, idx).ok, String(c.value));
+  assertGrounded(t, names, [fixed], (c) => String(c.value));
   // A text layer is never joined.
   const typed = textPage([
     [351, 194, 'Compan'],
