@@ -43,20 +43,31 @@ export async function evalLease(cases: LeaseCase[]): Promise<LeaseEvalRow[]> {
   const rows: LeaseEvalRow[] = [];
   for (const c of cases) {
     const expected = JSON.parse(fs.readFileSync(c.expected, 'utf8')) as LeaseExpected;
-    const t0 = performance.now();
-    try {
-      const r = await analyzePair(new Uint8Array(fs.readFileSync(c.lease)), new Uint8Array(fs.readFileSync(c.insurance)), { asOf: expected.as_of, read });
-      rows.push({ name: c.name, ...scoreAnalysis(expected, r), ms: performance.now() - t0 });
-    } catch (e) {
-      rows.push({
-        name: c.name,
-        ...scoreAnalysis(expected, undefined),
-        ms: performance.now() - t0,
-        error: `${(e as { code?: string }).code ?? 'error'}: ${(e as Error).message}`,
-      });
-    }
+    rows.push(await scorePair(c.name, new Uint8Array(fs.readFileSync(c.lease)), new Uint8Array(fs.readFileSync(c.insurance)), expected, read));
   }
   return rows;
+}
+
+/** One pair analysed and scored; a refused or unreadable file is a row with its error. */
+async function scorePair(
+  name: string,
+  lease: Uint8Array,
+  insurance: Uint8Array,
+  expected: LeaseExpected,
+  read: ReturnType<typeof engineOptionsFromConfig>['read'],
+): Promise<LeaseEvalRow> {
+  const t0 = performance.now();
+  try {
+    const r = await analyzePair(lease, insurance, { asOf: expected.as_of, read });
+    return { name, ...scoreAnalysis(expected, r), ms: performance.now() - t0 };
+  } catch (e) {
+    return {
+      name,
+      ...scoreAnalysis(expected, undefined),
+      ms: performance.now() - t0,
+      error: `${(e as { code?: string }).code ?? 'error'}: ${(e as Error).message}`,
+    };
+  }
 }
 
 /**
@@ -75,19 +86,7 @@ export async function runGeneratedLeases(n: number, seed: number, json: boolean)
   try {
     for (const p of specs) {
       const { files, expected } = await renderPair(p);
-      const [lease, insurance] = [files[0][1], files[1][1]];
-      const t0 = performance.now();
-      try {
-        const r = await analyzePair(lease, insurance, { asOf: expected.as_of, read });
-        rows.push({ name: p.name, ...scoreAnalysis(expected, r), ms: performance.now() - t0 });
-      } catch (e) {
-        rows.push({
-          name: p.name,
-          ...scoreAnalysis(expected, undefined),
-          ms: performance.now() - t0,
-          error: `${(e as { code?: string }).code ?? 'error'}: ${(e as Error).message}`,
-        });
-      }
+      rows.push(await scorePair(p.name, files[0][1], files[1][1], expected, read));
     }
   } finally {
     await closeDocumentPools();
