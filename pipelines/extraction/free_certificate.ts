@@ -13,6 +13,7 @@ import { cellSource } from './layout_query.ts';
 import { cleanValue, dateTokens, parseMoney, isCityStateZip } from './normalise.ts';
 import { DISCLAIMER } from './certificate.ts';
 import { answerOf, LEADING_MARKS, markCells } from './certificate_grid.ts';
+import { CELL_BEFORE_CAPTION, splitAtColumns, tableHeader, type Column } from './free_table.ts';
 
 type CoverageType = 'general_liability' | 'automobile_liability' | 'umbrella_liability' | 'workers_compensation';
 
@@ -132,88 +133,6 @@ const addressOf = (lines: string[]) =>
     .slice(1)
     .filter((l) => /^\d+\s+\w|^p\.?\s*o\.?\s*box|^suite/i.test(l) || isCityStateZip(l))
     .map(cleanValue);
-
-interface Column {
-  role: 'policy' | 'insurer' | 'eff' | 'exp' | 'limits' | 'type' | 'letter' | 'addl' | 'subr';
-  x: number;
-}
-/** Column captions, tried at each word of a header line (a header cell may hold several captions run together). */
-const HEADER_PHRASES: [RegExp, Column['role']][] = [
-  // The insurer's letter ("CO LTR", "LTR", "CO") and the two answer columns ("ADDL INSD", "AI" (a scan reads "Al");
-  // "SUBR WVD", "WOS").
-  [/^(?:co|ins(?:r|urer)?)\.?\s*ltr\b|^ltr\b|^co\.?(?=\s|$)/i, 'letter'],
-  [/^add(?:itiona)?l\.?(?:\s*(?:insd|ins\.?|insured)\b)?|^a\.?[il1|]\.?(?=\s|$)/i, 'addl'],
-  [/^subr(?:ogation)?\.?(?:\s*(?:wvd|waived|waiver)\b)?|^waiver(?:\s+of\s+subr(?:ogation|o\.?)?)?(?=\s|$)|^wos\b|^wvd\b/i, 'subr'],
-  [/^(?:policy\s+)?eff(?:ective|ec\.?|\.)?(?:\s+date)?\b/i, 'eff'],
-  [/^(?:policy\s+)?exp(?:iration|ires|\.)?(?:\s+date)?\b/i, 'exp'],
-  [/^policy\s*(?:number|no\.?|num\.?|#)|^policy\b/i, 'policy'],
-  [/^(?:insurance\s+)?(?:company|carrier|insurer)\b|^writing\s+company\b/i, 'insurer'],
-  [/^limits?(?:\s+of\s+(?:liability|insurance))?\b/i, 'limits'],
-  [/^type\s+of\s+(?:insurance|coverage)\b|^line\s+of\s+business\b|^coverage\b|^type\b/i, 'type'],
-];
-
-/** The column captions of one line, each at its estimated left edge; a role already in `columns` is not added again. */
-function headerColumns(line: Line, columns: Column[] = []): Column[] {
-  for (const c of line.cells) {
-    // Captions set tight run together with no space ("Insurance CompanyEffective"): parted where a capital follows a small letter.
-    const text = c.text.replace(/([a-z])([A-Z])/g, '$1 $2');
-    const per = c.w / Math.max(1, text.length);
-    const words = [...text.matchAll(/\S+/g)];
-    for (let k = 0; k < words.length;) {
-      const from = words[k].index ?? 0;
-      const rest = text.slice(from);
-      const hit = HEADER_PHRASES.map(([re, role]) => ({ m: re.exec(rest), role })).find((h) => h.m);
-      if (!hit?.m) {
-        k++;
-        continue;
-      }
-      if (!columns.some((x) => x.role === hit.role)) columns.push({ role: hit.role, x: c.x + per * from });
-      const end = from + hit.m[0].length;
-      while (k < words.length && (words[k].index ?? 0) < end) k++;
-    }
-  }
-  // "Insurance" alone right of the type's caption heads the insurer's column ("Insurance Company", its second word
-  // lost on a scan or set under it).
-  const type = columns.find((x) => x.role === 'type');
-  const lone = line.cells.find((c) => /^insurance$/i.test(c.text.trim()) && type && c.x > type.x);
-  if (lone && !columns.some((x) => x.role === 'insurer')) columns.push({ role: 'insurer', x: lone.x });
-  return columns;
-}
-
-/**
- * How far left of its column's caption a cell may start and still be the column's: a caption's left edge is
- * estimated from its characters when captions run together in one cell, and the estimate may be a few points off.
- */
-const CELL_BEFORE_CAPTION = 6;
-
-/** How far (in line heights) a header's caption stacked over or under its main line may stand ("CO" over "LTR"). */
-const STACKED_CAPTION_LINES = 1.6;
-
-/**
- * A table header line: four or more column captions, one of them the policy number. Captions set on two lines
- * ("ADDL" over "INSD", "CO" over "LTR") beside a one-line header join it; `last` is the header's last line.
- */
-function tableHeader(page: PageText): { li: number; last: number; columns: Column[] } | undefined {
-  for (let li = 0; li < page.lines.length; li++) {
-    const columns = headerColumns(page.lines[li]);
-    const roles = new Set(columns.map((x) => x.role));
-    if (roles.size < 4 || !roles.has('policy')) continue;
-    const line = page.lines[li];
-    const near = (k: number) => {
-      const other = page.lines[k];
-      // A caption line holds no date (the first row under the header does).
-      return other && Math.abs(other.y - line.y) <= STACKED_CAPTION_LINES * Math.max(line.h, other.h) && !dateTokens(other.text).length;
-    };
-    let last = li;
-    for (let k = li - 1; k >= li - 2 && near(k); k--) headerColumns(page.lines[k], columns);
-    for (let k = li + 1; k <= li + 2 && near(k); k++) {
-      headerColumns(page.lines[k], columns);
-      last = k;
-    }
-    return { li, last, columns };
-  }
-  return undefined;
-}
 
 /** "Company A: Longleaf Casualty", "CO. B  Outer Banks Indemnity", "Insurer C - …": the insurers a table names by letter. */
 const LETTERED_INSURER = /^(?:company|co\.?|insurer|carrier)\s+([A-F])\s*(?:[:.\-–]\s*|\s\s*)(\S.*)$/i;
@@ -517,36 +436,4 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
     }
     n++;
   }
-}
-
-/**
- * A cell that spans several table columns, cut into one cell per column: each word goes to the column its
- * estimated left edge (from its character offset) falls in.
- */
-export function splitAtColumns(cell: Cell, columnXs: number[]): Cell[] {
-  const xs = [...columnXs].sort((a, b) => a - b);
-  const colAt = (x: number) => xs.filter((c) => c <= x + CELL_BEFORE_CAPTION).length - 1;
-  if (colAt(cell.x) === colAt(cell.x + cell.w - 2)) return [cell];
-  const per = cell.w / Math.max(1, cell.text.length);
-  const parts: { col: number; words: string[]; x: number; end: number }[] = [];
-  // A date is one word: a column edge estimated inside "February 27, 2025" does not cut it.
-  const dates = dateTokens(cell.text);
-  const words: { 0: string; index: number }[] = [];
-  for (const m of cell.text.matchAll(/\S+/g)) {
-    const i = m.index ?? 0;
-    const d = dates.find((x) => i >= x.index && i < x.index + x.text.length);
-    if (d && i === d.index) words.push({ 0: d.text, index: i });
-    else if (!d || !words.some((w) => w.index === d.index)) words.push({ 0: m[0], index: i });
-  }
-  for (const m of words) {
-    const x = cell.x + per * (m.index ?? 0);
-    const col = colAt(x);
-    const last = parts[parts.length - 1];
-    if (last && last.col === col) {
-      last.words.push(m[0]);
-      last.end = x + per * m[0].length;
-    } else parts.push({ col, words: [m[0]], x, end: x + per * m[0].length });
-  }
-  if (parts.length < 2) return [cell];
-  return parts.map((p) => ({ ...cell, text: p.words.join(' '), x: p.x, w: p.end - p.x, items: undefined }));
 }
