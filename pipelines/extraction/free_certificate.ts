@@ -13,7 +13,7 @@ import { cellSource } from './layout_query.ts';
 import { cleanValue, dateTokens, parseMoney, isCityStateZip } from './normalise.ts';
 import { DISCLAIMER } from './certificate.ts';
 import { answerOf, LEADING_MARKS, markCells } from './certificate_grid.ts';
-import { CELL_BEFORE_CAPTION, splitAtColumns, tableHeader, type Column } from './free_table.ts';
+import { alignColumns, CELL_BEFORE_CAPTION, sameRow, splitAtColumns, tableHeader, type Column } from './free_table.ts';
 
 type CoverageType = 'general_liability' | 'automobile_liability' | 'umbrella_liability' | 'workers_compensation';
 
@@ -212,16 +212,22 @@ interface Record_ {
   startX: number;
 }
 
+/** The longest word under an answer column that is taken for a mark the scan garbled ("Yo", "2X"), not a neighbour's. */
+const GARBLED_MARK = /^\S{1,3}$/;
+
 /**
  * A table row's answer in a Y/N column (ADDL INSD, SUBR WVD): the mark under the column's caption (Y, X: yes; N: no;
- * N/A: not asked); a blank cell under a printed column is no. A table without the column says nothing (null).
+ * N/A: not asked); a blank cell under a printed column is no, a short word that is no mark is unread (null). A table
+ * without the column says nothing (null).
  */
 function columnAnswer(marks: Cell[], col: Column | undefined, nextX: number | undefined): { value: boolean | null; blank: boolean } {
   if (!col) return { value: null, blank: false };
-  const at = marks.find((x) => x.x >= col.x - CELL_BEFORE_CAPTION && x.x < (nextX ?? col.x + 40) - CELL_BEFORE_CAPTION && answerOf(x.text) !== undefined);
-  const answer = at ? answerOf(at.text) : undefined;
-  // No mark (or no word that is one) under a printed column is no.
-  return answer === undefined ? { value: false, blank: true } : { value: answer, blank: false };
+  const under = marks.filter((x) => x.x >= col.x - CELL_BEFORE_CAPTION && x.x < (nextX ?? col.x + 40) - CELL_BEFORE_CAPTION);
+  const at = under.find((x) => answerOf(x.text) !== undefined);
+  if (at) return { value: answerOf(at.text) ?? null, blank: false };
+  // A word under the column that is no mark was a mark the scan garbled: what it said is not known.
+  if (under.some((x) => GARBLED_MARK.test(x.text.trim()))) return { value: null, blank: false };
+  return { value: false, blank: true };
 }
 
 /** A stanza's labelled answer: a line "Additional Insured: Yes" (caption and answer in one cell or several). */
@@ -245,8 +251,14 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
     const anchors: number[] = [];
     for (let li = begin; li < lines.length; li++) {
       if (lines[li].cells.some((x) => DISCLAIMER.test(x.text) || (ANY_CAPTION.test(x.text.trim()) && !/^coverage/i.test(x.text.trim())))) break;
-      if (dateTokens(lines[li].text).length) anchors.push(li);
+      // A row a skewed scan read as two lines at one height is one row (its first line is the anchor).
+      const prev = anchors[anchors.length - 1];
+      if (dateTokens(lines[li].text).length && !(prev !== undefined && sameRow(lines[prev], lines[li]))) anchors.push(li);
     }
+    header.columns = alignColumns(
+      header.columns,
+      lines.filter((l) => anchors.some((a) => sameRow(lines[a], l))),
+    );
     const typeCol = header.columns.find((x) => x.role === 'type');
     const nextX = typeCol ? [...header.columns].sort((a, b) => a.x - b.x).find((x) => x.x > typeCol.x + 1)?.x : undefined;
     anchors.forEach((li, k) => {
@@ -328,7 +340,8 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
       }
     }
     if (!pn)
-      for (const x of header ? inColumn(ls, 'policy') : cells) {
+      // A table whose policy number caption was lost: the one policy-number-shaped cell of the row, as in a stanza.
+      for (const x of colOf('policy') ? inColumn(ls, 'policy') : cells) {
         // An answer mark run into the policy number's cell ("Y TMG 4471902") is the answer column's, not the number's.
         const v = policyNumberOf(answerColumns ? x.text.trim().replace(LEADING_MARKS, '') : x.text);
         if (v && !isCityStateZip(x.text)) {
@@ -390,7 +403,8 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
     } as const;
     emit({ pointer: `${p}/type`, value: r.type, ...base });
     // The insurer's letter under the letter column ("CO LTR"), when the table has one and the letter is listed.
-    const letterCell = colOf('letter') ? inColumn(ls.slice(0, 1), 'letter').find((x) => /^[A-F]$/i.test(x.text.trim())) : undefined;
+    const first = ls.filter((l) => sameRow(l, ls[0]));
+    const letterCell = colOf('letter') ? inColumn(first, 'letter').find((x) => /^[A-F]$/i.test(x.text.trim())) : undefined;
     const letter = letterCell ? letterCell.text.trim().toUpperCase() : null;
     emit({ pointer: `${p}/insurer_letter`, value: letter, ...base, confidence: letter && !insurers[letter] ? rc * 0.8 : rc });
     if (letter && insurers[letter] && !insurer) {
@@ -398,7 +412,7 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
       insurerText = letteredInsurers(page).find((x) => x.letter === letter)?.text;
     }
     // ADDL INSD / SUBR WVD: the table's answer columns on the row's first line, else a stanza's labelled answers.
-    const marks = header ? ls.slice(0, 1).flatMap((l) => l.cells.flatMap(markCells)) : [];
+    const marks = header ? first.flatMap((l) => l.cells.flatMap(markCells)) : [];
     for (const [role, key] of [
       ['addl', 'additional_insured'],
       ['subr', 'subrogation_waived'],

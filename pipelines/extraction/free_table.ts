@@ -6,6 +6,8 @@ import { dateTokens } from './normalise.ts';
 export interface Column {
   role: 'policy' | 'insurer' | 'eff' | 'exp' | 'limits' | 'type' | 'letter' | 'addl' | 'subr';
   x: number;
+  /** The caption's left edge was estimated from its character offset in a cell of several captions. */
+  estimated?: boolean;
 }
 /** Column captions, tried at each word of a header line (a header cell may hold several captions run together). */
 const HEADER_PHRASES: [RegExp, Column['role']][] = [
@@ -16,7 +18,8 @@ const HEADER_PHRASES: [RegExp, Column['role']][] = [
   [/^subr(?:ogation)?\.?(?:\s*(?:wvd|waived|waiver)\b)?|^waiver(?:\s+of\s+subr(?:ogation|o\.?)?)?(?=\s|$)|^wos\b|^wvd\b/i, 'subr'],
   [/^(?:policy\s+)?eff(?:ective|ec\.?|\.)?(?:\s+date)?\b/i, 'eff'],
   [/^(?:policy\s+)?exp(?:iration|ires|\.)?(?:\s+date)?\b/i, 'exp'],
-  [/^policy\s*(?:number|no\.?|num\.?|#)|^policy\b/i, 'policy'],
+  // A scan may lose the first letter ("olicy No,").
+  [/^p?olicy\s*(?:number|no\b[.,]?|num\.?|#)|^policy\b/i, 'policy'],
   [/^(?:insurance\s+)?(?:company|carrier|insurer)\b|^writing\s+company\b/i, 'insurer'],
   [/^limits?(?:\s+of\s+(?:liability|insurance))?\b/i, 'limits'],
   [/^type\s+of\s+(?:insurance|coverage)\b|^line\s+of\s+business\b|^coverage\b|^type\b/i, 'type'],
@@ -37,7 +40,7 @@ function headerColumns(line: Line, columns: Column[] = []): Column[] {
         k++;
         continue;
       }
-      if (!columns.some((x) => x.role === hit.role)) columns.push({ role: hit.role, x: c.x + per * from });
+      if (!columns.some((x) => x.role === hit.role)) columns.push({ role: hit.role, x: c.x + per * from, ...(from > 0 ? { estimated: true } : {}) });
       const end = from + hit.m[0].length;
       while (k < words.length && (words[k].index ?? 0) < end) k++;
     }
@@ -60,14 +63,22 @@ export const CELL_BEFORE_CAPTION = 6;
 const STACKED_CAPTION_LINES = 1.6;
 
 /**
- * A table header line: four or more column captions, one of them the policy number. Captions set on two lines
- * ("ADDL" over "INSD", "CO" over "LTR") beside a one-line header join it; `last` is the header's last line.
+ * Whether a header line's captions make a table: four or more, one of them the policy number, or (a scan read the
+ * policy number's caption into a neighbour's, "Type of Insuranielicy No.") one a date and one the type.
+ */
+function enoughCaptions(roles: Set<Column['role']>): boolean {
+  return roles.size >= 4 && (roles.has('policy') || ((roles.has('eff') || roles.has('exp')) && roles.has('type')));
+}
+
+/**
+ * A table header line: enough column captions (`enoughCaptions`). Captions set on two lines ("ADDL" over "INSD",
+ * "CO" over "LTR") beside a one-line header join it; `last` is the header's last line.
  */
 export function tableHeader(page: PageText): { li: number; last: number; columns: Column[] } | undefined {
   for (let li = 0; li < page.lines.length; li++) {
     const columns = headerColumns(page.lines[li]);
     const roles = new Set(columns.map((x) => x.role));
-    if (roles.size < 4 || !roles.has('policy')) continue;
+    if (!enoughCaptions(roles)) continue;
     const line = page.lines[li];
     const near = (k: number) => {
       const other = page.lines[k];
@@ -83,6 +94,36 @@ export function tableHeader(page: PageText): { li: number; last: number; columns
     return { li, last, columns };
   }
   return undefined;
+}
+
+/**
+ * How far right of the cells under it a caption's estimated edge may fall: a bold caption run into its neighbour
+ * ("Policy Expiration Company") is wider per character than the estimate assumes, by a word's width at most.
+ */
+const ESTIMATE_SLACK = 16;
+
+/**
+ * The table's columns with each estimated caption edge moved onto the left edge of the cells under it, when a cell
+ * of the rows' first lines starts within `ESTIMATE_SLACK` left of it and no other column starts between them.
+ */
+export function alignColumns(columns: Column[], rows: Line[]): Column[] {
+  const cells = rows.flatMap((l) => l.cells);
+  return columns.map((col) => {
+    if (!col.estimated) return col;
+    const under = cells
+      .filter((c) => c.x >= col.x - ESTIMATE_SLACK && c.x < col.x - CELL_BEFORE_CAPTION)
+      .filter((c) => !columns.some((o) => o !== col && o.x >= c.x - CELL_BEFORE_CAPTION && o.x < col.x))
+      .sort((a, b) => b.x - a.x)[0];
+    return under ? { ...col, x: under.x } : col;
+  });
+}
+
+/** How near (in line heights) two lines' baselines stand when they are one row a skewed scan's engine read in two. */
+const ROW_BAND = 0.5;
+
+/** Whether two lines are one table row (a skewed scan splits a row into two lines at about the same height). */
+export function sameRow(a: Line, b: Line): boolean {
+  return Math.abs(a.y - b.y) < ROW_BAND * Math.max(a.h, b.h);
 }
 
 /**

@@ -1,0 +1,70 @@
+// A free certificate's coverage table as a scan reads it: the policy number's caption garbled into its neighbour's,
+// a caption's edge estimated inside a cell of several captions, a row read as two lines at one height, an answer
+// mark read as some other short word.
+import test from 'ava';
+import { textPage, ocrPage, firstValues } from '../../helpers/pages.ts';
+import { extractFreeCertificate } from '../../../pipelines/extraction/free_certificate.ts';
+
+test('a header whose policy number caption was read into its neighbour: the row policy number by its shape, the insurer under its moved caption', (t) => {
+  const p = textPage([
+    [200, 30, 'EVIDENCE OF INSURANCE'],
+    [40, 84, 'AGENT'],
+    [50, 96, 'Tern Harbor Agency'],
+    [40, 178, 'Type of Insuranielicy No.'],
+    // "Company" estimated at 177 + 18 characters of 4.84 pt (264), right of the cells under it (253).
+    [177, 178, 'Policy Expiration Company', 121],
+    [317, 178, 'Effective'],
+    [393, 178, 'Limits of Liability'],
+    [40, 194, 'Commercial'],
+    [103, 194, 'CGL 1829610'],
+    [177, 194, '2026-05-12'],
+    [253, 194, 'Granite Peak'],
+    [317, 194, '2025-05-12'],
+    [393, 194, 'Each Occurrence $1,000,000'],
+    [40, 206, 'General'],
+    [253, 206, 'Casualty'],
+    [393, 206, 'General Aggregate $2,000,000'],
+    [40, 218, 'Liability'],
+    [253, 218, 'Company'],
+  ]);
+  const v = firstValues((emit) => extractFreeCertificate(p, emit));
+  t.is(v['/certificate/coverages/0/type'], 'general_liability');
+  t.is(v['/certificate/coverages/0/policy_number'], 'CGL 1829610');
+  t.is(v['/certificate/coverages/0/effective_date'], '2025-05-12');
+  t.is(v['/certificate/coverages/0/each_occurrence'], 1000000);
+  t.is(v['/policy/provider'], 'Granite Peak Casualty Company');
+});
+
+test('a row a skewed scan read as two lines at one height is one row; a garbled answer mark is unread, not no', (t) => {
+  const p = ocrPage([
+    [40, 84, 'AGENT', 7, 1],
+    [50, 96, 'Tern Harbor Agency', 7, 2],
+    [40, 178, 'Line of Business', 7, 3],
+    [170, 178, 'Policy Effective', 7, 4],
+    [235, 178, 'Carrier', 7, 4],
+    [308, 178, 'ADDL', 7, 4],
+    [332, 178, 'SUBR', 7, 4],
+    [362, 178, 'Policy No.', 7, 4],
+    [437, 178, 'Limits', 7, 4],
+    [106, 178, 'Exp. Date', 7, 3],
+    // The first row: its right part and its left part read as two engine lines.
+    [168, 196, '2025-09-25', 7, 5],
+    [236, 196, 'Ironwood', 7, 5],
+    [308, 196, 'Yo', 7, 5],
+    [334, 196, 'N', 7, 5],
+    [362, 196, 'GLP3688728', 7, 5],
+    [436, 196, 'Each Occurrence $1,000,000', 7, 5],
+    [40, 197, 'General', 7, 6],
+    [106, 197, '2026-09-25', 7, 6],
+    [41, 208, 'Liability', 7, 7],
+    [236, 208, 'Indemnity', 7, 7],
+  ]);
+  const v = firstValues((emit) => extractFreeCertificate(p, emit));
+  t.is(v['/certificate/coverages/0/type'], 'general_liability');
+  t.is(v['/certificate/coverages/0/policy_number'], 'GLP3688728');
+  t.is(v['/certificate/coverages/0/effective_date'], '2025-09-25');
+  t.is(v['/certificate/coverages/0/expiration_date'], '2026-09-25');
+  t.is(v['/certificate/coverages/0/each_occurrence'], 1000000);
+  t.is(v['/certificate/coverages/0/additional_insured'], null);
+  t.is(v['/certificate/coverages/0/subrogation_waived'], false);
+});
