@@ -10,7 +10,7 @@
 import type { PageText, Cell, Line } from '../documents/layout.ts';
 import type { Emit } from './kinds/types.ts';
 import { cellSource } from './layout_query.ts';
-import { cleanValue, dateTokens, parseMoney, isCityStateZip } from './normalise.ts';
+import { cleanValue, dateTokens, parseMoney, isCityStateZip, mendStateCode } from './normalise.ts';
 import { DISCLAIMER } from './certificate.ts';
 import { answerOf, LEADING_MARKS, markCells } from './certificate_grid.ts';
 import { alignColumns, CELL_BEFORE_CAPTION, sameRow, splitAtColumns, tableHeader, type Column } from './free_table.ts';
@@ -111,7 +111,7 @@ export function partyBlock(page: PageText, party: Party): PartyBlock | undefined
       const inCol = l.cells.filter((c) => c.x >= cell.x - 6 && c.x < right && c.x + c.w <= right + 40);
       if (inCol.some((c) => ANY_CAPTION.test(c.text.trim()) || DISCLAIMER.test(c.text))) break;
       // Under the value (its estimated left edge may be a little off), not under a neighbouring label.
-      const near = Number.isNaN(valueX) ? inCol : inCol.filter((c) => c.x <= valueX + 18 && c.x >= Math.min(cell.x, valueX - 18));
+      const near = withoutResidue(Number.isNaN(valueX) ? inCol : inCol.filter((c) => c.x <= valueX + 18 && c.x >= Math.min(cell.x, valueX - 18)), lh);
       if (!near.length) {
         if (lines.length) break;
         continue;
@@ -128,9 +128,27 @@ export function partyBlock(page: PageText, party: Party): PartyBlock | undefined
   return undefined;
 }
 
+/** The OCR confidence under which a short word far right of a block's text is a scan's residue, not the block's. */
+const RESIDUE_CONF = 0.5;
+/** How far (in line heights) right of the words before it such a residue stands. */
+const RESIDUE_GAP_LINES = 3;
+
+/** A block line's cells without the residue a scan leaves beside it ("Riverside Auto Body Inc   Ah"). */
+function withoutResidue(cells: Cell[], lh: number): Cell[] {
+  const kept: Cell[] = [];
+  for (const c of cells) {
+    const prev = kept[kept.length - 1];
+    const far = prev && c.x - (prev.x + prev.w) > RESIDUE_GAP_LINES * lh;
+    if (far && c.conf < RESIDUE_CONF && c.text.trim().length <= 3) continue;
+    kept.push(c);
+  }
+  return kept;
+}
+
 const addressOf = (lines: string[]) =>
   lines
     .slice(1)
+    .map(mendStateCode)
     .filter((l) => /^\d+\s+\w|^p\.?\s*o\.?\s*box|^suite/i.test(l) || isCityStateZip(l))
     .map(cleanValue);
 
@@ -405,8 +423,12 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
     // The insurer's letter under the letter column ("CO LTR"), when the table has one and the letter is listed.
     const first = ls.filter((l) => sameRow(l, ls[0]));
     const letterCell = colOf('letter') ? inColumn(first, 'letter').find((x) => /^[A-F]$/i.test(x.text.trim())) : undefined;
-    const letter = letterCell ? letterCell.text.trim().toUpperCase() : null;
-    emit({ pointer: `${p}/insurer_letter`, value: letter, ...base, confidence: letter && !insurers[letter] ? rc * 0.8 : rc });
+    // A table whose letter caption the scan lost: a lone capital on the row's first line that the list names.
+    const loneLetter =
+      header && !colOf('letter') ? first.flatMap((l) => l.cells).find((x) => /^[A-F]$/.test(x.text.trim()) && insurers[x.text.trim()]) : undefined;
+    const letter = (letterCell ?? loneLetter)?.text.trim().toUpperCase() ?? null;
+    const letterConf = letter && !insurers[letter] ? rc * 0.8 : loneLetter ? rc * 0.9 : rc;
+    emit({ pointer: `${p}/insurer_letter`, value: letter, ...base, confidence: letterConf });
     if (letter && insurers[letter] && !insurer) {
       insurer = insurers[letter];
       insurerText = letteredInsurers(page).find((x) => x.letter === letter)?.text;

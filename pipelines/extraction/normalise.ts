@@ -155,6 +155,22 @@ export function formatUsAddress(a: UsAddress): string {
   return [a.street, a.city, tail].filter(Boolean).join(', ');
 }
 
+const STATE_CODES = new Set(
+  'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY'.split(
+    ' ',
+  ),
+);
+/** Digits and strokes a scan reads for the letters of a state code. */
+const READ_AS_LETTER: Record<string, string> = { '1': 'I', l: 'I', '|': 'I', '0': 'O' };
+
+/** "Madison, W1 53703" → "Madison, WI 53703": a state code a scan read with a digit, mended when it is then a state. */
+export function mendStateCode(s: string): string {
+  return s.replace(/(,\s*)([A-Z1l|0])([A-Z1l|0])(\s+\d{5}(?:-\d{4})?\b)/, (all, pre: string, a: string, b: string, zip: string) => {
+    const code = (READ_AS_LETTER[a] ?? a) + (READ_AS_LETTER[b] ?? b);
+    return STATE_CODES.has(code) ? `${pre}${code}${zip}` : all;
+  });
+}
+
 /** Does the line look like the "City, ST 12345" line of an address? */
 export function isCityStateZip(s: string): boolean {
   return /[A-Za-z][A-Za-z .'-]*,?\s+[A-Z]{2}\.?,?\s+\d{5}(-\d{4})?\b/.test(s);

@@ -1,9 +1,11 @@
-// A free certificate's coverage table as a scan reads it: the policy number's caption garbled into its neighbour's,
-// a caption's edge estimated inside a cell of several captions, a row read as two lines at one height, an answer
-// mark read as some other short word.
+// A free certificate as a scan reads it: the policy number's caption garbled into its neighbour's, a caption's edge
+// estimated inside a cell of several captions, a row read as two lines at one height, an answer mark read as some
+// other short word, the letter column's caption lost; a party block with residue beside it and a state code read
+// with a digit.
 import test from 'ava';
 import { textPage, ocrPage, firstValues } from '../../helpers/pages.ts';
 import { extractFreeCertificate } from '../../../pipelines/extraction/free_certificate.ts';
+import { mendStateCode } from '../../../pipelines/extraction/normalise.ts';
 
 test('a header whose policy number caption was read into its neighbour: the row policy number by its shape, the insurer under its moved caption', (t) => {
   const p = textPage([
@@ -67,4 +69,51 @@ test('a row a skewed scan read as two lines at one height is one row; a garbled 
   t.is(v['/certificate/coverages/0/each_occurrence'], 1000000);
   t.is(v['/certificate/coverages/0/additional_insured'], null);
   t.is(v['/certificate/coverages/0/subrogation_waived'], false);
+});
+
+test('a party block without the residue a scan left far right of it; a state code read with a digit is mended', (t) => {
+  const words: [number, number, string, number?, number?][] = [
+    [47, 98, 'NAMED INSURED', 7, 1],
+    [323, 98, 'AGENT', 7, 1],
+    [51, 113, 'Riverside Auto Body Inc', 7, 2],
+    [356, 113, 'Summit Brokerage Group Inc', 7, 2],
+    [41, 124, '88 Foundry Rd', 7, 3],
+    [328, 124, '1200 W Fulton Market', 7, 3],
+    [50, 134, 'Madison, W1 53703', 7, 4],
+    [361, 134, 'Boise, ID 83702', 7, 4],
+  ];
+  const clean = ocrPage(words);
+  // The residue: two letters read with little confidence, far right of the name and of the city line.
+  const residue = ocrPage([...words, [233, 113, 'Ah', 7, 2], [237, 134, 'EG', 7, 4]]);
+  for (const cell of residue.lines.flatMap((l) => l.cells)) if (/^(?:Ah|EG)$/.test(cell.text)) cell.conf = 0.26;
+  for (const p of [clean, residue]) {
+    const v = firstValues((emit) => extractFreeCertificate(p, emit));
+    t.is(v['/certificate/insured'], 'Riverside Auto Body Inc');
+    t.is(v['/policyholder/address'], '88 Foundry Rd, Madison, WI 53703');
+  }
+  t.is(mendStateCode('Chicago, lL 60607'), 'Chicago, IL 60607');
+  // Not a state once mended: left as read.
+  t.is(mendStateCode('Springfield, Z1 62701'), 'Springfield, Z1 62701');
+});
+
+test('a table whose letter caption the scan lost: a lone listed letter on the row names its insurer, less surely', (t) => {
+  const p = textPage([
+    [40, 84, 'AGENT'],
+    [50, 96, 'Tern Harbor Agency'],
+    [48, 231, 'Coverage'],
+    [151, 231, 'Expiration'],
+    [227, 231, 'Policy Effective'],
+    [300, 231, 'Policy Number'],
+    [380, 231, 'Limits of Liability'],
+    [46, 249, 'General Liability'],
+    [151, 249, '10/03/2026'],
+    [208, 249, 'A'],
+    [227, 249, '10/03/2025'],
+    [300, 249, 'CGL-7775221'],
+    [380, 249, 'Each Occurrence $2,000,000'],
+    [46, 280, 'Insurer A: Silver Creek Insurance Company of America'],
+  ]);
+  const v = firstValues((emit) => extractFreeCertificate(p, emit));
+  t.is(v['/certificate/coverages/0/insurer_letter'], 'A');
+  t.is(v['/policy/provider'], 'Silver Creek Insurance Company of America');
 });
