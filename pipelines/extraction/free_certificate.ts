@@ -111,7 +111,9 @@ export function partyBlock(page: PageText, party: Party): PartyBlock | undefined
       const inCol = l.cells.filter((c) => c.x >= cell.x - 6 && c.x < right && c.x + c.w <= right + 40);
       if (inCol.some((c) => ANY_CAPTION.test(c.text.trim()) || DISCLAIMER.test(c.text))) break;
       // Under the value (its estimated left edge may be a little off), not under a neighbouring label.
-      const near = withoutResidue(Number.isNaN(valueX) ? inCol : inCol.filter((c) => c.x <= valueX + 18 && c.x >= Math.min(cell.x, valueX - 18)), lh);
+      const start = Number.isNaN(valueX) ? inCol : inCol.filter((c) => c.x <= valueX + 18 && c.x >= Math.min(cell.x, valueX - 18));
+      // With the words that continue it along the line ("Chicago,"  "IL 60607" read apart).
+      const near = withoutResidue(start.length ? [...new Set([...start, ...continued(start[start.length - 1], inCol, lh)])] : [], lh);
       if (!near.length) {
         if (lines.length) break;
         continue;
@@ -126,6 +128,21 @@ export function partyBlock(page: PageText, party: Party): PartyBlock | undefined
     return { lines: kept, cell, text: used.join('\n') };
   }
   return undefined;
+}
+
+/** How far apart (in line heights) two words of one value may stand: a scan parts "CUP" "9033306" in fixed pitch. */
+const VALUE_GAP_LINES = 2;
+
+/** `start` and the cells that continue it along its line, each within `VALUE_GAP_LINES` of the end of the one before. */
+function continued(start: Cell, cells: Cell[], lh: number): Cell[] {
+  const out = [start];
+  for (const c of [...cells].sort((a, b) => a.x - b.x)) {
+    const last = out[out.length - 1];
+    if (c.x <= last.x) continue;
+    if (c.x - (last.x + last.w) > VALUE_GAP_LINES * lh) break;
+    out.push(c);
+  }
+  return out;
 }
 
 /** The OCR confidence under which a short word far right of a block's text is a scan's residue, not the block's. */
@@ -324,10 +341,9 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
     const next = sortedCols.find((x) => x.x > col.x + 1);
     return ls.flatMap((l) => l.cells.filter((x) => x.x >= col.x - CELL_BEFORE_CAPTION && x.x < (next ? next.x - CELL_BEFORE_CAPTION : page.width)));
   };
-  let n = 0;
-  for (const r of starts) {
-    // Columns set close together run into one cell ("09/16/2024 Silver Creek Insurance"): cut at the header's columns.
-    const ls = lines.slice(r.from, r.to).map((l) =>
+  // Columns set close together run into one cell ("09/16/2024 Silver Creek Insurance"): cut at the header's columns.
+  const rowLines = (r: Record_): Line[] =>
+    lines.slice(r.from, r.to).map((l) =>
       header
         ? {
             ...l,
@@ -340,6 +356,19 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
           }
         : l,
     );
+  /** The answer marks of a row's first line (a row a skewed scan read as two lines at one height: both). */
+  const rowMarks = (ls: Line[]) => (header ? ls.filter((l) => sameRow(l, ls[0])).flatMap((l) => l.cells.flatMap(markCells)) : []);
+  // A table that prints N for no leaves no cell blank: on a scan, a blank there is a mark OCR lost, not a no.
+  const printsNo = (role: 'addl' | 'subr') =>
+    starts.some((r) => {
+      const a = columnAnswer(rowMarks(rowLines(r)), colOf(role), nextColX(colOf(role)));
+      return a.value === false && !a.blank;
+    });
+  // (Both answer columns print their answers one way: an N in either says so for both.)
+  const lostMark = page.source === 'ocr' && (printsNo('addl') || printsNo('subr'));
+  let n = 0;
+  for (const r of starts) {
+    const ls = rowLines(r);
     const text = ls.map((l) => l.text).join('\n');
     const cells = ls.flatMap((l) => l.cells);
     // Policy number: labelled, else in the header's column, else the one policy-number-shaped cell of the record.
@@ -350,8 +379,11 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
       if (!m) continue;
       const rest = x.text.trim().slice(m[0].length);
       const line = ls.find((l) => l.cells.includes(x));
-      const after = rest ? rest : line?.cells[line.cells.indexOf(x) + 1]?.text;
-      pn = after ? policyNumberOf(after) : undefined;
+      const next = line?.cells[line.cells.indexOf(x) + 1];
+      // The number may be read as two words ("CUP" "9033306"): with the words that continue it, else alone.
+      const run = next && line ? continued(next, line.cells, Math.max(line.h, 6)) : [];
+      const after = rest || run.map((c) => c.text).join(' ');
+      pn = after ? (policyNumberOf(after) ?? (next && !rest ? policyNumberOf(next.text) : undefined)) : undefined;
       if (pn) {
         pnText = line?.text;
         break;
@@ -434,7 +466,7 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
       insurerText = letteredInsurers(page).find((x) => x.letter === letter)?.text;
     }
     // ADDL INSD / SUBR WVD: the table's answer columns on the row's first line, else a stanza's labelled answers.
-    const marks = header ? first.flatMap((l) => l.cells.flatMap(markCells)) : [];
+    const marks = rowMarks(ls);
     for (const [role, key] of [
       ['addl', 'additional_insured'],
       ['subr', 'subrogation_waived'],
@@ -442,8 +474,8 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
       const col = colOf(role);
       if (col) {
         const a = columnAnswer(marks, col, nextColX(col));
-        // A blank cell is a weaker "no" than a printed N.
-        emit({ pointer: `${p}/${key}`, value: a.value, ...base, confidence: a.blank ? rc * 0.85 : rc });
+        // A blank cell is a weaker "no" than a printed N, and no answer at all where the column prints N.
+        emit({ pointer: `${p}/${key}`, value: a.blank && lostMark ? null : a.value, ...base, confidence: a.blank ? rc * 0.85 : rc });
         continue;
       }
       const said = header ? undefined : labelledAnswer(ls, LABELLED_ANSWER[role]);
@@ -458,7 +490,8 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
       general_aggregate: r.type === 'general_liability' ? (amount(/gen(?:eral|'l|\.)?\s+agg(?:regate|\.)?\b|aggregate/i) ?? null) : null,
       combined_single_limit: r.type === 'automobile_liability' ? (amount(/combined\s+single|\bcsl\b|each\s+accident/i) ?? null) : null,
       umbrella_each_occurrence: r.type === 'umbrella_liability' ? occ : null,
-      wc_statutory: r.type === 'workers_compensation' ? /statutory/i.test(text) : null,
+      // Not statutory only where the row's limits were read (a scan may lose the whole limits column).
+      wc_statutory: r.type === 'workers_compensation' ? (/statutory/i.test(text) ? true : /\$\s?\d/.test(text) ? false : null) : null,
       el_each_accident:
         r.type === 'workers_compensation' ? (amount(/e\.?\s*l\.?\s*each\s+accident|employers'?\s+liability.*each\s+accident|each\s+accident/i) ?? null) : null,
     };

@@ -117,3 +117,59 @@ test('a table whose letter caption the scan lost: a lone listed letter on the ro
   t.is(v['/certificate/coverages/0/insurer_letter'], 'A');
   t.is(v['/policy/provider'], 'Silver Creek Insurance Company of America');
 });
+
+test('words of one value a scan read apart: a stanza policy number "CUP" "9033306", a holder city "Chicago," "IL 60607"', (t) => {
+  const p = ocrPage([
+    [55, 100, 'COVERAGES', 7, 1],
+    [55, 114, 'Umbrella Liability', 7, 2],
+    [55, 126, 'Policy No.:', 7, 3],
+    [181, 126, 'CUP', 7, 3],
+    [203, 126, '9033306', 7, 3],
+    [55, 138, 'Policy Period:', 7, 4],
+    [182, 138, '2025-03-03 to 2026-03-03', 7, 4],
+    [43, 619, 'Certificate Issued To: City of Millbrook', 7, 5],
+    [150, 631, '310 Elm Ave', 7, 6],
+    [150, 643, 'Chicago,', 7, 7],
+    [197, 643, 'IL 60607', 7, 7],
+  ]);
+  const v = firstValues((emit) => extractFreeCertificate(p, emit));
+  t.is(v['/certificate/coverages/0/policy_number'], 'CUP 9033306');
+  t.is(v['/interested_parties/0/address'], '310 Elm Ave, Chicago, IL 60607');
+});
+
+test('a scanned table that prints N for no: a blank answer cell is a lost mark (null), and a WC row without its limits is not "not statutory"', (t) => {
+  const p = textPage(
+    [
+      [40, 84, 'AGENT'],
+      [50, 96, 'Tern Harbor Agency'],
+      [40, 178, 'Type of Insurance'],
+      [170, 178, 'Insurer'],
+      [270, 178, 'ADDL'],
+      [300, 178, 'SUBR'],
+      [330, 178, 'Policy No.'],
+      [405, 178, 'Eff'],
+      [450, 178, 'Exp'],
+      [495, 178, 'Limits'],
+      [40, 194, 'General Liability'],
+      [170, 194, 'Rowan Mutual'],
+      [330, 194, 'RMG 5512090'],
+      [405, 194, '03/01/2025'],
+      [450, 194, '03/01/2026'],
+      [40, 230, 'Workers Compensation'],
+      [170, 230, 'Rowan Mutual'],
+      [273, 230, 'Y'],
+      [303, 230, 'N'],
+      [330, 230, 'WC 5512091'],
+      [405, 230, '03/01/2025'],
+      [450, 230, '03/01/2026'],
+    ],
+    1,
+    { source: 'ocr' },
+  );
+  const v = firstValues((emit) => extractFreeCertificate(p, emit));
+  t.is(v['/certificate/coverages/0/additional_insured'], null);
+  t.is(v['/certificate/coverages/0/subrogation_waived'], null);
+  t.is(v['/certificate/coverages/1/additional_insured'], true);
+  t.is(v['/certificate/coverages/1/subrogation_waived'], false);
+  t.is(v['/certificate/coverages/1/wc_statutory'], null);
+});
