@@ -10,31 +10,29 @@
 import type { PageText, Cell, Line } from '../documents/layout.ts';
 import type { Emit } from './kinds/types.ts';
 import { cellSource } from './layout_query.ts';
-import { cleanValue, dateTokens, parseMoney, isCityStateZip, mendStateCode } from './normalise.ts';
+import { cleanValue, dateTokens, isCityStateZip } from './normalise.ts';
 import { DISCLAIMER } from './certificate.ts';
-import { answerOf, LEADING_MARKS, markCells } from './certificate_grid.ts';
-import { alignColumns, CELL_BEFORE_CAPTION, sameRow, splitAtColumns, tableHeader, type Column } from './free_table.ts';
+import { LEADING_MARKS, markCells } from './certificate_grid.ts';
+import {
+  alignColumns,
+  CELL_BEFORE_CAPTION,
+  columnAnswer,
+  labelledAnswer,
+  limitAfter,
+  pairAnswer,
+  sameRow,
+  splitAtColumns,
+  tableHeader,
+  type Column,
+} from './free_table.ts';
+import { addressOf, ANY_CAPTION, continued, letterhead, partyBlock, type Party, type PartyBlock } from './free_parties.ts';
 
 type CoverageType = 'general_liability' | 'automobile_liability' | 'umbrella_liability' | 'workers_compensation';
 
-const PARTY_LABELS = {
-  producer: /^(?:producer|agent\s*\/\s*broker|agent|agency|broker|issued\s+by)\b\s*:?/i,
-  insured: /^(?:named\s+insured|first\s+named\s+insured|insured(?:'s)?\s+name|name\s+of\s+(?:the\s+)?insured|insured|policyholder)\b\s*:?/i,
-  holder: /^(?:certificate\s+holder|certificate\s+issued\s+to|issued\s+to|holder)\b\s*:?/i,
-} as const;
-type Party = keyof typeof PARTY_LABELS;
-
-/** A cell that is only a caption (a party label, the coverages heading, a table header). */
-const ANY_CAPTION = new RegExp(
-  `${Object.values(PARTY_LABELS)
-    .map((r) => r.source)
-    .join('|')}|^coverages?\\b|^description\\b|^authori[sz]ed|^should any|^this certificate|^date issued`,
-  'i',
-);
-
 /** The line of insurance a coverage starts with, at the left of its row or as its heading. */
 const COVERAGE_START: [RegExp, CoverageType][] = [
-  [/^(?:commercial\s+)?general(?:\s+liab|$)|^c\.?g\.?l\b/i, 'general_liability'],
+  // "Professional and General Liability": another line of liability named with it.
+  [/^(?:[a-z]+\s+(?:and|&)\s+)?(?:commercial\s+)?general(?:\s+liab|$)|^c\.?g\.?l\b/i, 'general_liability'],
   [/^(?:business\s+|commercial\s+)?auto(?:mobile)?\b/i, 'automobile_liability'],
   [/^(?:commercial\s+)?umbrella\b|^excess\b/i, 'umbrella_liability'],
   [/^workers'?\s*(?:comp|compensation)\b|^work(?:ers|mens)'?\s*comp/i, 'workers_compensation'],
@@ -47,6 +45,9 @@ const TYPE_WORDS: [RegExp, CoverageType][] = [
   [/\bauto(?:mobile)?\b/i, 'automobile_liability'],
   [/general\s+liab|\bc\.?g\.?l\b|general/i, 'general_liability'],
 ];
+
+/** The share of the page's confidence a producer read from a letterhead keeps. */
+const LETTERHEAD_SHARE = 0.85;
 
 /** The share of its confidence a coverage row keeps when its policy number or a date was not found in it. */
 const BROKEN_ROW = 0.75;
@@ -61,122 +62,19 @@ export function isFreeCertificate(text: string): boolean {
   return !/\bACORD\b|INSR\s*LTR|INSURER\s*\(?S?\)?\s*AFFORDING|\bNAIC\s*#/i.test(text);
 }
 
-interface PartyBlock {
-  lines: string[];
-  cell: Cell;
-  text: string;
-}
-
-/** All cells of the page with their line, in reading order. */
-function cellsOf(page: PageText): { cell: Cell; line: Line; li: number }[] {
-  return page.lines.flatMap((line, li) => line.cells.map((cell) => ({ cell, line, li })));
-}
-
-/** The block a party label introduces: the words beside it (inline) or under it (boxed), in its column. */
-export function partyBlock(page: PageText, party: Party): PartyBlock | undefined {
-  const label = PARTY_LABELS[party];
-  const all = cellsOf(page);
-  for (const { cell, line, li } of all) {
-    const m = label.exec(cell.text.trim());
-    if (!m || DISCLAIMER.test(cell.text)) continue;
-    // "Insured" is a caption only when it stands alone or has a colon (not "Insured Location", "Insurer").
-    const rest = cleanValue(cell.text.trim().slice(m[0].length));
-    if (!/:\s*$/.test(m[0]) && rest && /^[a-z]/.test(rest)) continue;
-    // The column: up to the next caption to the right on this line (a block beside this one), else the page edge.
-    const beside = page.lines
-      .filter((l) => Math.abs(l.y - line.y) <= Math.max(4, line.h))
-      .flatMap((l) => l.cells)
-      .filter((c) => c.x > cell.x + cell.w + 20 && ANY_CAPTION.test(c.text.trim()) && !DISCLAIMER.test(c.text))
-      .sort((a, b) => a.x - b.x)[0];
-    const right = beside ? beside.x - 4 : page.width;
-    const lines: string[] = [];
-    const used: string[] = [cell.text];
-    let valueX: number;
-    let lastY = line.y;
-    const lh = Math.max(line.h, 6);
-    if (rest) {
-      lines.push(rest);
-      valueX = cell.x + (cell.w * (cell.text.length - cell.text.trimStart().length + m[0].length)) / Math.max(1, cell.text.length);
-    } else {
-      const next = line.cells.find((c) => c.x > cell.x + cell.w && c.x < right && c.x - (cell.x + cell.w) < 160);
-      if (next) {
-        lines.push(cleanValue(next.text));
-        used.push(next.text);
-        valueX = next.x;
-      } else valueX = Number.NaN;
-    }
-    for (let k = li + 1; k < page.lines.length && lines.length < 5; k++) {
-      const l = page.lines[k];
-      if (l.y - lastY > lh * 2.4) break;
-      const inCol = l.cells.filter((c) => c.x >= cell.x - 6 && c.x < right && c.x + c.w <= right + 40);
-      if (inCol.some((c) => ANY_CAPTION.test(c.text.trim()) || DISCLAIMER.test(c.text))) break;
-      // Under the value (its estimated left edge may be a little off), not under a neighbouring label.
-      const start = Number.isNaN(valueX) ? inCol : inCol.filter((c) => c.x <= valueX + 18 && c.x >= Math.min(cell.x, valueX - 18));
-      // With the words that continue it along the line ("Chicago,"  "IL 60607" read apart).
-      const near = withoutResidue(start.length ? [...new Set([...start, ...continued(start[start.length - 1], inCol, lh)])] : [], lh);
-      if (!near.length) {
-        if (lines.length) break;
-        continue;
-      }
-      if (Number.isNaN(valueX)) valueX = near[0].x;
-      lines.push(cleanValue(near.map((c) => c.text).join(' ')));
-      used.push(near.map((c) => c.text).join(' '));
-      lastY = l.y;
-    }
-    const kept = lines.filter((s) => /[a-z]/i.test(s));
-    if (!kept.length) continue;
-    return { lines: kept, cell, text: used.join('\n') };
-  }
-  return undefined;
-}
-
-/** How far apart (in line heights) two words of one value may stand: a scan parts "CUP" "9033306" in fixed pitch. */
-const VALUE_GAP_LINES = 2;
-
-/** `start` and the cells that continue it along its line, each within `VALUE_GAP_LINES` of the end of the one before. */
-function continued(start: Cell, cells: Cell[], lh: number): Cell[] {
-  const out = [start];
-  for (const c of [...cells].sort((a, b) => a.x - b.x)) {
-    const last = out[out.length - 1];
-    if (c.x <= last.x) continue;
-    if (c.x - (last.x + last.w) > VALUE_GAP_LINES * lh) break;
-    out.push(c);
-  }
-  return out;
-}
-
-/** The OCR confidence under which a short word far right of a block's text is a scan's residue, not the block's. */
-const RESIDUE_CONF = 0.5;
-/** How far (in line heights) right of the words before it such a residue stands. */
-const RESIDUE_GAP_LINES = 3;
-
-/** A block line's cells without the residue a scan leaves beside it ("Riverside Auto Body Inc   Ah"). */
-function withoutResidue(cells: Cell[], lh: number): Cell[] {
-  const kept: Cell[] = [];
-  for (const c of cells) {
-    const prev = kept[kept.length - 1];
-    const far = prev && c.x - (prev.x + prev.w) > RESIDUE_GAP_LINES * lh;
-    if (far && c.conf < RESIDUE_CONF && c.text.trim().length <= 3) continue;
-    kept.push(c);
-  }
-  return kept;
-}
-
-const addressOf = (lines: string[]) =>
-  lines
-    .slice(1)
-    .map(mendStateCode)
-    .filter((l) => /^\d+\s+\w|^p\.?\s*o\.?\s*box|^suite/i.test(l) || isCityStateZip(l))
-    .map(cleanValue);
-
 /** "Company A: Longleaf Casualty", "CO. B  Outer Banks Indemnity", "Insurer C - …": the insurers a table names by letter. */
 const LETTERED_INSURER = /^(?:company|co\.?|insurer|carrier)\s+([A-F])\s*(?:[:.\-–]\s*|\s\s*)(\S.*)$/i;
+
+/** A list entry's letter without its name ("CO. A"), the name in the next cell. */
+const LETTER_ONLY = /^(?:company|co\.?|insurer|carrier)\s+[A-F]\s*[:.\-–]?$/i;
 
 function letteredInsurers(page: PageText): { letter: string; name: string; text: string; cell: Cell }[] {
   const out: { letter: string; name: string; text: string; cell: Cell }[] = [];
   for (const line of page.lines)
-    for (const cell of line.cells) {
-      const m = LETTERED_INSURER.exec(cell.text.trim());
+    for (const [i, cell] of line.cells.entries()) {
+      // "CO. A" and the name may be two cells (a wide gap in fixed pitch): read as one.
+      const next = line.cells[i + 1];
+      const m = LETTERED_INSURER.exec(LETTER_ONLY.test(cell.text.trim()) && next ? `${cell.text.trim()}  ${next.text.trim()}` : cell.text.trim());
       const name = m ? cleanValue(m[2]) : '';
       if (!m || !/[a-z]{3}/i.test(name) || out.some((x) => x.letter === m[1].toUpperCase())) continue;
       out.push({ letter: m[1].toUpperCase(), name, text: line.text, cell });
@@ -228,6 +126,18 @@ export function extractFreeCertificate(page: PageText, emit: Emit): void {
       emit({ pointer: '/interested_parties/0/address', value: addr.length ? addr.join(', ') : null, ...base });
     }
   }
+  // No producer caption: an agency's letterhead over the title, less surely (it names no role).
+  const head = blocks.producer ? undefined : letterhead(page);
+  if (head)
+    emit({
+      pointer: '/certificate/producer',
+      value: head.name,
+      page: page.page,
+      text: head.text,
+      confidence: c * LETTERHEAD_SHARE,
+      source: cellSource(page, head.cell),
+      rule: 'certificate: producer by its letterhead',
+    });
   // Insurers named by letter ("Company A: …"), which the table's letter column points to.
   const insurers: Record<string, string> = {};
   letteredInsurers(page).forEach((ins, i) => {
@@ -245,33 +155,6 @@ interface Record_ {
   from: number;
   to: number;
   startX: number;
-}
-
-/** The longest word under an answer column that is taken for a mark the scan garbled ("Yo", "2X"), not a neighbour's. */
-const GARBLED_MARK = /^\S{1,3}$/;
-
-/**
- * A table row's answer in a Y/N column (ADDL INSD, SUBR WVD): the mark under the column's caption (Y, X: yes; N: no;
- * N/A: not asked); a blank cell under a printed column is no, a short word that is no mark is unread (null). A table
- * without the column says nothing (null).
- */
-function columnAnswer(marks: Cell[], col: Column | undefined, nextX: number | undefined): { value: boolean | null; blank: boolean } {
-  if (!col) return { value: null, blank: false };
-  const under = marks.filter((x) => x.x >= col.x - CELL_BEFORE_CAPTION && x.x < (nextX ?? col.x + 40) - CELL_BEFORE_CAPTION);
-  const at = under.find((x) => answerOf(x.text) !== undefined);
-  if (at) return { value: answerOf(at.text) ?? null, blank: false };
-  // A word under the column that is no mark was a mark the scan garbled: what it said is not known.
-  if (under.some((x) => GARBLED_MARK.test(x.text.trim()))) return { value: null, blank: false };
-  return { value: false, blank: true };
-}
-
-/** A stanza's labelled answer: a line "Additional Insured: Yes" (caption and answer in one cell or several). */
-function labelledAnswer(ls: Line[], re: RegExp): boolean | null | undefined {
-  for (const l of ls) {
-    const m = re.exec(l.cells.map((x) => x.text.trim()).join(' '));
-    if (m?.[1]) return answerOf(m[1]);
-  }
-  return undefined;
 }
 
 function coverages(page: PageText, emit: Emit, c: number, insurers: Record<string, string>): void {
@@ -426,21 +309,7 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
       insurerText = words.join('\n');
     }
     // Limits by caption: "Each Occurrence $1,000,000", the amount in the caption's cell or the next.
-    const amount = (re: RegExp): number | undefined => {
-      for (const l of ls)
-        for (let i = 0; i < l.cells.length; i++) {
-          const cell = l.cells[i];
-          const m = re.exec(cell.text);
-          if (!m) continue;
-          const after = cell.text.slice(m.index + m[0].length);
-          const inCell = /\$?\s?(\d{1,3}(?:,\d{3})+|\d{4,})/.exec(after);
-          if (inCell) return parseMoney(inCell[0]);
-          const next = l.cells.slice(i + 1).find((x) => /\d/.test(x.text));
-          const v = next ? /\$?\s?(\d{1,3}(?:,\d{3})+|\d{4,})/.exec(next.text) : null;
-          if (v) return parseMoney(v[0]);
-        }
-      return undefined;
-    };
+    const amount = (re: RegExp) => limitAfter(ls, re);
     const p = `/certificate/coverages/${n}`;
     // A row read without its policy number or its two dates was not read whole: what it does give is less sure.
     const rc = pn && eff && exp ? c : c * BROKEN_ROW;
@@ -472,8 +341,9 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
       ['subr', 'subrogation_waived'],
     ] as const) {
       const col = colOf(role);
-      if (col) {
-        const a = columnAnswer(marks, col, nextColX(col));
+      const both = colOf('answers');
+      if (col || both) {
+        const a = both ? pairAnswer(marks, both, nextColX(both))[role] : columnAnswer(marks, col, nextColX(col));
         // A blank cell is a weaker "no" than a printed N, and no answer at all where the column prints N.
         emit({ pointer: `${p}/${key}`, value: a.blank && lostMark ? null : a.value, ...base, confidence: a.blank ? rc * 0.85 : rc });
         continue;

@@ -1,10 +1,12 @@
 // The coverage table of a certificate laid out freely: its header (column captions by vocabulary, run together,
-// stacked over or under the header line, or read with errors on a scan) and the cells of a row cut at its columns.
+// stacked over or under the header line, or read with errors on a scan), the cells of a row cut at its columns, and
+// what a row's cells say: its answer marks and its limits by caption.
 import type { PageText, Cell, Line } from '../documents/layout.ts';
-import { dateTokens } from './normalise.ts';
+import { dateTokens, parseMoney } from './normalise.ts';
+import { answerOf } from './certificate_grid.ts';
 
 export interface Column {
-  role: 'policy' | 'insurer' | 'eff' | 'exp' | 'limits' | 'type' | 'letter' | 'addl' | 'subr';
+  role: 'policy' | 'insurer' | 'eff' | 'exp' | 'limits' | 'type' | 'letter' | 'addl' | 'subr' | 'answers';
   x: number;
   /** The caption's left edge was estimated from its character offset in a cell of several captions. */
   estimated?: boolean;
@@ -14,6 +16,8 @@ const HEADER_PHRASES: [RegExp, Column['role']][] = [
   // The insurer's letter ("CO LTR", "LTR", "CO") and the two answer columns ("ADDL INSD", "AI" (a scan reads "Al");
   // "SUBR WVD", "WOS").
   [/^(?:co|ins(?:r|urer)?)\.?\s*ltr\b|^ltr\b|^co\.?(?=\s|$)/i, 'letter'],
+  // One column for both answers ("AI/WS", "ADDL/SUBR"), each row "Y/N".
+  [/^(?:a\.?[il1|]\.?|addl\.?(?:\s*insd)?)\s*\/\s*(?:w\.?s\.?|wos|subr\.?(?:\s*wvd)?|wvd)(?=\s|$)/i, 'answers'],
   [/^add(?:itiona)?l\.?(?:\s*(?:insd|ins\.?|insured)\b)?|^a\.?[il1|]\.?(?=\s|$)/i, 'addl'],
   [/^subr(?:ogation)?\.?(?:\s*(?:wvd|waived|waiver)\b)?|^waiver(?:\s+of\s+subr(?:ogation|o\.?)?)?(?=\s|$)|^wos\b|^wvd\b/i, 'subr'],
   [/^(?:policy\s+)?eff(?:ective|ec\.?|\.)?(?:\s+date)?\b/i, 'eff'],
@@ -110,12 +114,29 @@ export function alignColumns(columns: Column[], rows: Line[]): Column[] {
   const cells = rows.flatMap((l) => l.cells);
   return columns.map((col) => {
     if (!col.estimated) return col;
+    if (ANSWER_ROLES.has(col.role)) return onMarks(col, columns, cells);
     const under = cells
       .filter((c) => c.x >= col.x - ESTIMATE_SLACK && c.x < col.x - CELL_BEFORE_CAPTION)
       .filter((c) => !columns.some((o) => o !== col && o.x >= c.x - CELL_BEFORE_CAPTION && o.x < col.x))
       .sort((a, b) => b.x - a.x)[0];
     return under ? { ...col, x: under.x } : col;
   });
+}
+
+const ANSWER_ROLES = new Set<Column['role']>(['addl', 'subr', 'answers']);
+/** How far an answer column's estimated caption edge may stand from the marks under it (a short caption set small). */
+const MARK_SLACK = 2 * ESTIMATE_SLACK;
+
+/**
+ * An answer column moved onto the marks under it: the nearest answer mark within `MARK_SLACK`, unless another
+ * estimated answer column stands nearer to it.
+ */
+function onMarks(col: Column, columns: Column[], cells: Cell[]): Column {
+  const marks = cells.filter((c) => answerOf(c.text) !== undefined || /^\S{1,3}\/\S{1,3}$/.test(c.text.trim()));
+  const mark = marks.filter((c) => Math.abs(c.x - col.x) <= MARK_SLACK).sort((a, b) => Math.abs(a.x - col.x) - Math.abs(b.x - col.x))[0];
+  if (!mark) return col;
+  const rival = columns.some((o) => o !== col && ANSWER_ROLES.has(o.role) && Math.abs(o.x - mark.x) < Math.abs(col.x - mark.x));
+  return rival ? col : { ...col, x: mark.x };
 }
 
 /** How near (in line heights) two lines' baselines stand when they are one row a skewed scan's engine read in two. */
@@ -156,4 +177,72 @@ export function splitAtColumns(cell: Cell, columnXs: number[]): Cell[] {
   }
   if (parts.length < 2) return [cell];
   return parts.map((p) => ({ ...cell, text: p.words.join(' '), x: p.x, w: p.end - p.x, items: undefined }));
+}
+
+/** The longest word under an answer column that is taken for a mark the scan garbled ("Yo", "2X"), not a neighbour's. */
+const GARBLED_MARK = /^\S{1,3}$/;
+
+/**
+ * A table row's answer in a Y/N column (ADDL INSD, SUBR WVD): the mark under the column's caption (Y, X: yes; N: no;
+ * N/A: not asked); a blank cell under a printed column is no, a short word that is no mark is unread (null). A table
+ * without the column says nothing (null).
+ */
+export function columnAnswer(marks: Cell[], col: Column | undefined, nextX: number | undefined): { value: boolean | null; blank: boolean } {
+  if (!col) return { value: null, blank: false };
+  const under = marks.filter((x) => x.x >= col.x - CELL_BEFORE_CAPTION && x.x < (nextX ?? col.x + 40) - CELL_BEFORE_CAPTION);
+  const at = under.find((x) => answerOf(x.text) !== undefined);
+  if (at) return { value: answerOf(at.text) ?? null, blank: false };
+  // A word under the column that is no mark was a mark the scan garbled: what it said is not known.
+  if (under.some((x) => GARBLED_MARK.test(x.text.trim()))) return { value: null, blank: false };
+  return { value: false, blank: true };
+}
+
+const AMOUNT = /\$?\s?(\d{1,3}(?:,\d{3})+|\d{4,})/;
+/**
+ * The end of a limit's caption wrapped onto the next line before its amount ("Combined Single" / "Limit $1,000,000"):
+ * a word or two that name no other limit.
+ */
+const CAPTION_END = /^(?!.*\b(?:each|aggregate|occurrence|accident|statutory|per|disease|policy)\b)[A-Za-z.()]+(?:\s+[A-Za-z.()]+)?\s*:?\s*\$?\s?\d/i;
+
+/**
+ * A limit by its caption: the amount in the caption's cell, in a later cell of its line, or (its caption wrapped) at
+ * the start of the cell under the caption on the next line.
+ */
+export function limitAfter(ls: Line[], re: RegExp): number | undefined {
+  for (const [k, l] of ls.entries())
+    for (let i = 0; i < l.cells.length; i++) {
+      const cell = l.cells[i];
+      const m = re.exec(cell.text);
+      if (!m) continue;
+      const inCell = AMOUNT.exec(cell.text.slice(m.index + m[0].length));
+      if (inCell) return parseMoney(inCell[0]);
+      const next = l.cells.slice(i + 1).find((x) => /\d/.test(x.text));
+      const v = next ? AMOUNT.exec(next.text) : null;
+      if (v) return parseMoney(v[0]);
+      const under = ls[k + 1]?.cells.find((x) => Math.abs(x.x - cell.x) <= CELL_BEFORE_CAPTION && CAPTION_END.test(x.text.trim()));
+      const wrapped = under ? AMOUNT.exec(under.text) : null;
+      if (wrapped) return parseMoney(wrapped[0]);
+    }
+  return undefined;
+}
+
+/** "Y/N" under a column of both answers ("AI/WS"): each answer, as `columnAnswer` gives it. */
+export function pairAnswer(marks: Cell[], col: Column, nextX: number | undefined): Record<'addl' | 'subr', { value: boolean | null; blank: boolean }> {
+  const under = marks.filter((x) => x.x >= col.x - CELL_BEFORE_CAPTION && x.x < (nextX ?? col.x + 40) - CELL_BEFORE_CAPTION);
+  const pair = under
+    .map((x) => /^(\S{1,3})\s*\/\s*(\S{1,3})$/.exec(x.text.trim()))
+    .find((m) => m && answerOf(m[1]) !== undefined && answerOf(m[2]) !== undefined);
+  if (pair) return { addl: { value: answerOf(pair[1]) ?? null, blank: false }, subr: { value: answerOf(pair[2]) ?? null, blank: false } };
+  // Unread, or blank.
+  const said = under.length ? { value: null, blank: false } : { value: false, blank: true };
+  return { addl: said, subr: said };
+}
+
+/** A stanza's labelled answer: a line "Additional Insured: Yes" (caption and answer in one cell or several). */
+export function labelledAnswer(ls: Line[], re: RegExp): boolean | null | undefined {
+  for (const l of ls) {
+    const m = re.exec(l.cells.map((x) => x.text.trim()).join(' '));
+    if (m?.[1]) return answerOf(m[1]);
+  }
+  return undefined;
 }
