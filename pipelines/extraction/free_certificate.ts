@@ -10,6 +10,7 @@
 import type { PageText, Cell, Line } from '../documents/layout.ts';
 import type { Emit } from './kinds/types.ts';
 import { cellSource } from './layout_query.ts';
+import { statedRole } from './parties.ts';
 import { cleanValue, dateTokens, isCityStateZip } from './normalise.ts';
 import { DISCLAIMER } from './certificate.ts';
 import { LEADING_MARKS, markCells } from './certificate_grid.ts';
@@ -45,6 +46,9 @@ const TYPE_WORDS: [RegExp, CoverageType][] = [
   [/\bauto(?:mobile)?\b/i, 'automobile_liability'],
   [/general\s+liab|\bc\.?g\.?l\b|general/i, 'general_liability'],
 ];
+
+/** The share of its confidence a holder's role keeps when its line states another ("Acme Bank, Loss Payee"). */
+const ROLE_AFTER_NAME = 0.85;
 
 /** The share of the page's confidence a producer read from a letterhead keeps. */
 const LETTERHEAD_SHARE = 0.85;
@@ -110,7 +114,9 @@ export function extractFreeCertificate(page: PageText, emit: Emit): void {
     if (!b) continue;
     blocks[party] = b;
     const base = { page: page.page, text: b.text, confidence: c, source: cellSource(page, b.cell), rule: `certificate party block: ${party}` } as const;
-    const name = b.lines[0];
+    // A role written after the name ("Acme Bank, Loss Payee") is not the name; on the holder it is another role.
+    const stated = statedRole(b.lines[0]);
+    const name = stated.name;
     if (party === 'producer') emit({ pointer: '/certificate/producer', value: name, ...base });
     if (party === 'insured') {
       emit({ pointer: '/certificate/insured', value: name, ...base });
@@ -121,7 +127,7 @@ export function extractFreeCertificate(page: PageText, emit: Emit): void {
     if (party === 'holder') {
       emit({ pointer: '/certificate/certificate_holder', value: name, ...base });
       emit({ pointer: '/interested_parties/0/name', value: name, ...base });
-      emit({ pointer: '/interested_parties/0/role', value: 'certificate_holder', ...base });
+      emit({ pointer: '/interested_parties/0/role', value: 'certificate_holder', ...base, confidence: stated.role ? c * ROLE_AFTER_NAME : c });
       const addr = addressOf(b.lines);
       emit({ pointer: '/interested_parties/0/address', value: addr.length ? addr.join(', ') : null, ...base });
     }
