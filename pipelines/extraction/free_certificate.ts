@@ -360,7 +360,8 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
     emit({ pointer: `${p}/policy_number`, value: pn ?? null, ...base, text: pnText ?? text });
     emit({ pointer: `${p}/effective_date`, value: eff, ...base });
     emit({ pointer: `${p}/expiration_date`, value: exp, ...base });
-    const occ = amount(/(?:each|per)\s+occ(?:urrence|\.)?\b|occurrence\s+limit/i) ?? null;
+    // (A scan may read "Each" as "Bach".)
+    const occ = amount(/(?:each|per|[a-z]ach)\s+occ(?:urrence|\.)?\b|occurrence\s+limit/i) ?? null;
     const limits = {
       each_occurrence: r.type === 'general_liability' ? occ : null,
       general_aggregate: r.type === 'general_liability' ? (amount(/gen(?:eral|'l|\.)?\s+agg(?:regate|\.)?\b|aggregate/i) ?? null) : null,

@@ -16,8 +16,8 @@ const HEADER_PHRASES: [RegExp, Column['role']][] = [
   // The insurer's letter ("CO LTR", "LTR", "CO") and the two answer columns ("ADDL INSD", "AI" (a scan reads "Al");
   // "SUBR WVD", "WOS").
   [/^(?:co|ins(?:r|urer)?)\.?\s*ltr\b|^ltr\b|^co\.?(?=\s|$)/i, 'letter'],
-  // One column for both answers ("AI/WS", "ADDL/SUBR"), each row "Y/N".
-  [/^(?:a\.?[il1|]\.?|addl\.?(?:\s*insd)?)\s*\/\s*(?:w\.?s\.?|wos|subr\.?(?:\s*wvd)?|wvd)(?=\s|$)/i, 'answers'],
+  // One column for both answers ("AI/WS", "ADDL/SUBR"), each row "Y/N"; a scan reads "AI/" as "AU".
+  [/^(?:a\.?[il1|]\.?\s*\/|au|addl\.?(?:\s*insd)?\s*\/)\s*(?:w\.?s\.?|wos|subr\.?(?:\s*wvd)?|wvd)(?=\s|$)/i, 'answers'],
   [/^add(?:itiona)?l\.?(?:\s*(?:insd|ins\.?|insured)\b)?|^a\.?[il1|]\.?(?=\s|$)/i, 'addl'],
   [/^subr(?:ogation)?\.?(?:\s*(?:wvd|waived|waiver)\b)?|^waiver(?:\s+of\s+subr(?:ogation|o\.?)?)?(?=\s|$)|^wos\b|^wvd\b/i, 'subr'],
   [/^(?:policy\s+)?eff(?:ective|ec\.?|\.)?(?:\s+date)?\b/i, 'eff'],

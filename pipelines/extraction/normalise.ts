@@ -62,7 +62,8 @@ const DATE_RE = new RegExp(
   [
     String.raw`\b(\d{4})-(\d{1,2})-(\d{1,2})\b`, // ISO
     String.raw`\b(\d{1,2})[/\-.](\d{1,2})[/\-.](\d{4}|\d{2})\b`, // US numeric
-    String.raw`\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,\s*|\s+)(\d{4})\b`, // Month D, YYYY (OCR may drop the space: "November 6,2025")
+    // Month D, YYYY; OCR may drop a space ("November 6,2025", "December22, 2026") or read a speck as a quote ("December' 22").
+    String.raw`\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?['’]?\s*(\d{1,2})(?:st|nd|rd|th)?(?:,\s*|\s+)(\d{4})\b`,
     String.raw`\b(\d{1,2})(?:st|nd|rd|th)?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?,?\s+(\d{4})\b`, // D Month YYYY
   ].join('|'),
   'gi',

@@ -173,3 +173,44 @@ test('a scanned table that prints N for no: a blank answer cell is a lost mark (
   t.is(v['/certificate/coverages/1/subrogation_waived'], false);
   t.is(v['/certificate/coverages/1/wc_statutory'], null);
 });
+
+test('captions and dates a scan misread: "AUWS" for AI/WS, "Bach Occurrence", "December22, 2026" and "December\' 22, 2027"', (t) => {
+  const p = textPage(
+    [
+      [40, 84, 'AGENT'],
+      [50, 96, 'Tern Harbor Agency'],
+      [38, 174, 'Type of Coverage'],
+      [133, 174, 'Policy No.'],
+      [207, 174, 'AUWS'],
+      [233, 174, 'Insurer'],
+      [336, 174, 'Exp. Date'],
+      [400, 174, 'Effective'],
+      [465, 174, 'Limits'],
+      [39, 189, 'CGL Occurrence'],
+      [133, 189, 'GL 5598900'],
+      [207, 189, 'Y/N'],
+      [233, 189, 'Ironwood Indemnity'],
+      [336, 189, 'December 22, 2027'],
+      [400, 189, 'December 22, 2026'],
+      [466, 189, 'Bach Occurrence $1,000,000'],
+      [39, 218, 'Excess Umbrella Liability'],
+      [133, 218, 'XS 556359'],
+      [207, 218, 'N/N'],
+      [233, 218, 'Ironwood Indemnity'],
+      [335, 218, "December' 22, 2027"],
+      [401, 218, 'December22, 2026'],
+      [466, 218, 'Each Occurrence $5,000,000'],
+    ],
+    1,
+    { source: 'ocr' },
+  );
+  const v = firstValues((emit) => extractFreeCertificate(p, emit));
+  t.is(v['/certificate/coverages/0/type'], 'general_liability');
+  t.is(v['/certificate/coverages/0/additional_insured'], true);
+  t.is(v['/certificate/coverages/0/subrogation_waived'], false);
+  t.is(v['/certificate/coverages/0/each_occurrence'], 1000000);
+  t.is(v['/certificate/coverages/1/type'], 'umbrella_liability');
+  t.is(v['/certificate/coverages/1/effective_date'], '2026-12-22');
+  t.is(v['/certificate/coverages/1/expiration_date'], '2027-12-22');
+  t.is(v['/certificate/coverages/1/subrogation_waived'], false);
+});
