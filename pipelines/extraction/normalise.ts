@@ -161,6 +161,20 @@ const STATE_CODES = new Set(
     ' ',
   ),
 );
+const STATE_NAMES =
+  'alabama|alaska|arizona|arkansas|california|colorado|connecticut|delaware|district of columbia|florida|georgia|hawaii|idaho|illinois|indiana|iowa|kansas|kentucky|louisiana|maine|maryland|massachusetts|michigan|minnesota|mississippi|missouri|montana|nebraska|nevada|new hampshire|new jersey|new mexico|new york|north carolina|north dakota|ohio|oklahoma|oregon|pennsylvania|rhode island|south carolina|south dakota|tennessee|texas|utah|vermont|virginia|washington|west virginia|wisconsin|wyoming';
+const CITY = String.raw`^[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,3},\s*`;
+const ZIP = String.raw`\.?(?:\s+\d{5}(?:-\d{4})?)?$`;
+const CITY_STATE_NAME = new RegExp(`${CITY}(?:${STATE_NAMES})${ZIP}`, 'i');
+const CITY_STATE_CODE = new RegExp(`${CITY}([A-Z]{2})${ZIP}`);
+
+/** A line that is only a place: "Hartford, Connecticut", "Columbus, OH 43215" (a home office under a letterhead). */
+export function isCityState(s: string): boolean {
+  const t = s.trim();
+  const code = CITY_STATE_CODE.exec(t);
+  return CITY_STATE_NAME.test(t) || (!!code && STATE_CODES.has(code[1]));
+}
+
 /** Digits and strokes a scan reads for the letters of a state code. */
 const READ_AS_LETTER: Record<string, string> = { '1': 'I', l: 'I', '|': 'I', '0': 'O' };
 
