@@ -12,6 +12,37 @@ const PARTY_LABELS = {
 } as const;
 export type Party = keyof typeof PARTY_LABELS;
 
+/** Each party's captions as words, for a caption a scan read with one letter wrong ("ISSURD BY", "Ingured:"). */
+const CAPTION_WORDS: Record<Party, string[]> = {
+  producer: ['producer', 'issued by', 'agent/broker'],
+  insured: ['named insured', 'insured', 'name of insured', 'insured name'],
+  holder: ['certificate holder', 'certificate issued to', 'issued to'],
+};
+/** Captions of other things one letter from a party's ("Insurer", a column's). */
+const NOT_PARTY = /^(?:insurer|insureds?)$/i;
+/** The shortest caption read with a letter wrong that is still taken for one. */
+const MISREAD_MIN = 6;
+
+/** Whether two words differ by at most one letter added, dropped or changed. */
+function oneEditApart(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  const [ra, rb] = [a.slice(i), b.slice(i)];
+  return ra.slice(1) === rb.slice(1) || ra === rb.slice(1) || ra.slice(1) === rb;
+}
+
+/**
+ * A party caption a scan misread by one letter, standing alone or before a colon: the match as `exec` gives it (the
+ * caption and its colon). "Insurer" is another caption, never the insured's.
+ */
+function misreadCaption(party: Party, text: string): RegExpExecArray | null {
+  const m = /^([A-Za-z][A-Za-z/ ]*[A-Za-z])\s*(:\s*|$)/.exec(text);
+  if (!m || NOT_PARTY.test(m[1])) return null;
+  const said = m[1].toLowerCase().replace(/\s+/g, ' ');
+  return CAPTION_WORDS[party].some((w) => w.length >= MISREAD_MIN && said !== w && oneEditApart(said, w)) ? m : null;
+}
+
 /** A cell that is only a caption (a party label, the coverages heading, a table header). */
 export const ANY_CAPTION = new RegExp(
   `${Object.values(PARTY_LABELS)
@@ -36,7 +67,7 @@ export function partyBlock(page: PageText, party: Party): PartyBlock | undefined
   const label = PARTY_LABELS[party];
   const all = cellsOf(page);
   for (const { cell, line, li } of all) {
-    const m = label.exec(cell.text.trim());
+    const m = label.exec(cell.text.trim()) ?? misreadCaption(party, cell.text.trim());
     if (!m || DISCLAIMER.test(cell.text)) continue;
     // "Insured" is a caption only when it stands alone or has a colon (not "Insured Location", "Insurer").
     const rest = cleanValue(cell.text.trim().slice(m[0].length));

@@ -214,3 +214,20 @@ test('captions and dates a scan misread: "AUWS" for AI/WS, "Bach Occurrence", "D
   t.is(v['/certificate/coverages/1/expiration_date'], '2027-12-22');
   t.is(v['/certificate/coverages/1/subrogation_waived'], false);
 });
+
+test('party captions a scan misread by one letter ("ISSURD BY", "Ingured:"); "Insurer" is never the insured\'s caption', (t) => {
+  const p = ocrPage([
+    [328, 98, 'ISSURD BY', 7, 1],
+    [332, 112, 'Summit Brokerage Group Inc', 7, 2],
+    [39, 160, 'Ingured: Tri-County Paving Co', 7, 3],
+    [87, 172, '45 Market St', 7, 4],
+  ]);
+  const v = firstValues((emit) => extractFreeCertificate(p, emit));
+  t.is(v['/certificate/producer'], 'Summit Brokerage Group Inc');
+  t.is(v['/certificate/insured'], 'Tri-County Paving Co');
+  const q = ocrPage([
+    [40, 98, 'Insurer', 7, 1],
+    [40, 112, 'Granite Peak Casualty Company', 7, 2],
+  ]);
+  t.false('/certificate/insured' in firstValues((emit) => extractFreeCertificate(q, emit)));
+});
