@@ -8,7 +8,7 @@
 import type { PageText, Line, Cell } from '../documents/layout.ts';
 import type { Candidate } from './candidates.ts';
 import { cellSource, cellsBelow } from './layout_query.ts';
-import { cleanValue, isCityState, isCityStateZip, isOrganisation, splitPersonName } from './normalise.ts';
+import { cleanValue, isCityState, isCityStateZip, isOrganisation, mendStateCode, splitPersonName } from './normalise.ts';
 import { INSURER_BRANDS, isKnownInsurer } from './insurers.ts';
 
 type Emit = (c: Omit<Candidate, 'source' | 'confidence'> & Partial<Pick<Candidate, 'source' | 'confidence'>>) => void;
@@ -344,7 +344,7 @@ const STATE_ZIP = /^[A-Z]{2}\.?,?\s+\d{5}(?:-\d{4})?$/;
 function addressBelow(hit: NameHit): { address: string; cite: { page: number; text: string; source: Candidate['source']; rule: string } } | undefined {
   const below = cellsBelow(hit.page, hit.line, hit.cell, 2.5, 14)
     .slice(0, 5)
-    .map((b) => b.cell.text);
+    .map((b) => mendStateCode(b.cell.text));
   const addr: string[] = [];
   for (const l of below) {
     const end = isCityStateZip(l) || STATE_ZIP.test(l.trim());

@@ -178,11 +178,17 @@ export function isCityState(s: string): boolean {
 /** Digits and strokes a scan reads for the letters of a state code. */
 const READ_AS_LETTER: Record<string, string> = { '1': 'I', l: 'I', '|': 'I', '0': 'O' };
 
-/** "Madison, W1 53703" → "Madison, WI 53703": a state code a scan read with a digit, mended when it is then a state. */
+/**
+ * "Madison, W1 53703", "Madison, Wi 53703" → "Madison, WI 53703": a state code a scan read with a digit or a small
+ * letter, mended when it is then a state (each character as read in capitals, or the letter a digit or stroke stands for).
+ */
 export function mendStateCode(s: string): string {
-  return s.replace(/(,\s*)([A-Z1l|0])([A-Z1l|0])(\s+\d{5}(?:-\d{4})?\b)/, (all, pre: string, a: string, b: string, zip: string) => {
-    const code = (READ_AS_LETTER[a] ?? a) + (READ_AS_LETTER[b] ?? b);
-    return STATE_CODES.has(code) ? `${pre}${code}${zip}` : all;
+  return s.replace(/(,\s*)([A-Za-z1|0])([A-Za-z1|0])(\s+\d{5}(?:-\d{4})?\b)/, (all, pre: string, a: string, b: string, zip: string) => {
+    const readings = (c: string) => [c.toUpperCase(), READ_AS_LETTER[c]].filter(Boolean);
+    const code = readings(a)
+      .flatMap((x) => readings(b).map((y) => x + y))
+      .find((c) => STATE_CODES.has(c));
+    return code && /[a-z1|0]/.test(a + b) ? `${pre}${code}${zip}` : all;
   });
 }
 
