@@ -128,8 +128,8 @@ const ANSWER_ROLES = new Set<Column['role']>(['addl', 'subr', 'answers']);
 const MARK_SLACK = 2 * ESTIMATE_SLACK;
 
 /**
- * An answer column moved onto the marks under it: the nearest answer mark within `MARK_SLACK`, unless another
- * estimated answer column stands nearer to it.
+ * An answer column moved onto the marks under it: the nearest answer mark (or "Y/N" pair) within `MARK_SLACK`,
+ * unless another answer column stands nearer to it.
  */
 function onMarks(col: Column, columns: Column[], cells: Cell[]): Column {
   const marks = cells.filter((c) => answerOf(c.text) !== undefined || /^\S{1,3}\/\S{1,3}$/.test(c.text.trim()));
