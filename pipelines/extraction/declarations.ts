@@ -17,11 +17,17 @@ export function parsePolicyNumber(s: string): string | undefined {
   return v;
 }
 
+/** The period's captions in a policy box ("Starts", "Ends"), bare or with a colon, or in parentheses. */
+const POLICY_BOX_CAPTION = /^\(?(?:starts|ends)\)?\s*:?(?:\s|$)/i;
+
 export function policyNumber(pages: PageText[], emit: Emit) {
   // "Policy Number: …", and a bare "Policy: MI 45332234" (the colon makes it a caption, not a word of a sentence).
   const f = findLabelled(pages, /policy\s*(?:number|no\.?|#|num\.?)|policy\s*id|policy(?=\s*:)/i, parsePolicyNumber);
-  if (f) {
-    emit({ pointer: '/policy/policy_number', value: f.value, ...fromFound(f) });
+  // A policy box captioned "Number", "Starts", "Ends" (a renters policy's): "Number" is the policy's there.
+  const boxed = !f && pages.some((p) => p.lines.some((l) => l.cells.some((c) => POLICY_BOX_CAPTION.test(c.text.trim()))));
+  const n = f ?? (boxed ? findLabelled(pages, /number/i, parsePolicyNumber) : undefined);
+  if (n) {
+    emit({ pointer: '/policy/policy_number', value: n.value, ...fromFound(n) });
     return;
   }
   // No captioned number (the declarations' box redacted or drawn): one quoted in a sentence ("type in your policy
@@ -81,10 +87,10 @@ export function period(pages: PageText[], emit: Emit) {
       }
     }
   }
-  const eff = findLabelled(pages, /(?:policy\s+)?effective(?:\s+date)?|(?:policy\s+)?inception(?:\s+date)?|(?:policy\s+)?start\s+date|from/i, parseDate);
+  const eff = findLabelled(pages, /(?:policy\s+)?effective(?:\s+date)?|(?:policy\s+)?inception(?:\s+date)?|(?:policy\s+)?start\s+date|starts|from/i, parseDate);
   const exp = findLabelled(
     pages,
-    /(?:policy\s+)?expiration(?:\s+date)?|(?:policy\s+)?expiry(?:\s+date)?|(?:policy\s+)?expires(?:\s+on)?|(?:policy\s+)?end\s+date|expiration\s+of\s+policy\s+period|to/i,
+    /(?:policy\s+)?expiration(?:\s+date)?|(?:policy\s+)?expiry(?:\s+date)?|(?:policy\s+)?expires(?:\s+on)?|(?:policy\s+)?end\s+date|expiration\s+of\s+policy\s+period|ends|to/i,
     parseDate,
   );
   if (eff) emit({ pointer: '/policy/effective_date', value: eff.value, ...fromFound(eff) });

@@ -10,30 +10,30 @@
 import type { PageText, Cell, Line } from '../documents/layout.ts';
 import type { Emit } from './kinds/types.ts';
 import { cellSource } from './layout_query.ts';
-import { cleanValue, dateTokens, parseMoney, isCityStateZip } from './normalise.ts';
+import { statedRole } from './parties.ts';
+import { cleanValue, dateTokens, isCityStateZip } from './normalise.ts';
 import { DISCLAIMER } from './certificate.ts';
-import { answerOf, LEADING_MARKS, markCells } from './certificate_grid.ts';
+import { LEADING_MARKS, markCells } from './certificate_grid.ts';
+import {
+  alignColumns,
+  CELL_BEFORE_CAPTION,
+  columnAnswer,
+  labelledAnswer,
+  limitAfter,
+  pairAnswer,
+  sameRow,
+  splitAtColumns,
+  tableHeader,
+  type Column,
+} from './free_table.ts';
+import { addressOf, ANY_CAPTION, continued, letterhead, partyBlock, type Party, type PartyBlock } from './free_parties.ts';
 
 type CoverageType = 'general_liability' | 'automobile_liability' | 'umbrella_liability' | 'workers_compensation';
 
-const PARTY_LABELS = {
-  producer: /^(?:producer|agent\s*\/\s*broker|agent|agency|broker|issued\s+by)\b\s*:?/i,
-  insured: /^(?:named\s+insured|first\s+named\s+insured|insured(?:'s)?\s+name|name\s+of\s+(?:the\s+)?insured|insured|policyholder)\b\s*:?/i,
-  holder: /^(?:certificate\s+holder|certificate\s+issued\s+to|issued\s+to|holder)\b\s*:?/i,
-} as const;
-type Party = keyof typeof PARTY_LABELS;
-
-/** A cell that is only a caption (a party label, the coverages heading, a table header). */
-const ANY_CAPTION = new RegExp(
-  `${Object.values(PARTY_LABELS)
-    .map((r) => r.source)
-    .join('|')}|^coverages?\\b|^description\\b|^authori[sz]ed|^should any|^this certificate|^date issued`,
-  'i',
-);
-
 /** The line of insurance a coverage starts with, at the left of its row or as its heading. */
 const COVERAGE_START: [RegExp, CoverageType][] = [
-  [/^(?:commercial\s+)?general(?:\s+liab|$)|^c\.?g\.?l\b/i, 'general_liability'],
+  // "Professional and General Liability": another line of liability named with it.
+  [/^(?:[a-z]+\s+(?:and|&)\s+)?(?:commercial\s+)?general(?:\s+liab|$)|^c\.?g\.?l\b/i, 'general_liability'],
   [/^(?:business\s+|commercial\s+)?auto(?:mobile)?\b/i, 'automobile_liability'],
   [/^(?:commercial\s+)?umbrella\b|^excess\b/i, 'umbrella_liability'],
   [/^workers'?\s*(?:comp|compensation)\b|^work(?:ers|mens)'?\s*comp/i, 'workers_compensation'],
@@ -46,6 +46,12 @@ const TYPE_WORDS: [RegExp, CoverageType][] = [
   [/\bauto(?:mobile)?\b/i, 'automobile_liability'],
   [/general\s+liab|\bc\.?g\.?l\b|general/i, 'general_liability'],
 ];
+
+/** The share of its confidence a holder's role keeps when its line states another ("Acme Bank, Loss Payee"). */
+const ROLE_AFTER_NAME = 0.85;
+
+/** The share of the page's confidence a producer read from a letterhead keeps. */
+const LETTERHEAD_SHARE = 0.85;
 
 /** The share of its confidence a coverage row keeps when its policy number or a date was not found in it. */
 const BROKEN_ROW = 0.75;
@@ -60,169 +66,19 @@ export function isFreeCertificate(text: string): boolean {
   return !/\bACORD\b|INSR\s*LTR|INSURER\s*\(?S?\)?\s*AFFORDING|\bNAIC\s*#/i.test(text);
 }
 
-interface PartyBlock {
-  lines: string[];
-  cell: Cell;
-  text: string;
-}
-
-/** All cells of the page with their line, in reading order. */
-function cellsOf(page: PageText): { cell: Cell; line: Line; li: number }[] {
-  return page.lines.flatMap((line, li) => line.cells.map((cell) => ({ cell, line, li })));
-}
-
-/** The block a party label introduces: the words beside it (inline) or under it (boxed), in its column. */
-export function partyBlock(page: PageText, party: Party): PartyBlock | undefined {
-  const label = PARTY_LABELS[party];
-  const all = cellsOf(page);
-  for (const { cell, line, li } of all) {
-    const m = label.exec(cell.text.trim());
-    if (!m || DISCLAIMER.test(cell.text)) continue;
-    // "Insured" is a caption only when it stands alone or has a colon (not "Insured Location", "Insurer").
-    const rest = cleanValue(cell.text.trim().slice(m[0].length));
-    if (!/:\s*$/.test(m[0]) && rest && /^[a-z]/.test(rest)) continue;
-    // The column: up to the next caption to the right on this line (a block beside this one), else the page edge.
-    const beside = page.lines
-      .filter((l) => Math.abs(l.y - line.y) <= Math.max(4, line.h))
-      .flatMap((l) => l.cells)
-      .filter((c) => c.x > cell.x + cell.w + 20 && ANY_CAPTION.test(c.text.trim()) && !DISCLAIMER.test(c.text))
-      .sort((a, b) => a.x - b.x)[0];
-    const right = beside ? beside.x - 4 : page.width;
-    const lines: string[] = [];
-    const used: string[] = [cell.text];
-    let valueX: number;
-    let lastY = line.y;
-    const lh = Math.max(line.h, 6);
-    if (rest) {
-      lines.push(rest);
-      valueX = cell.x + (cell.w * (cell.text.length - cell.text.trimStart().length + m[0].length)) / Math.max(1, cell.text.length);
-    } else {
-      const next = line.cells.find((c) => c.x > cell.x + cell.w && c.x < right && c.x - (cell.x + cell.w) < 160);
-      if (next) {
-        lines.push(cleanValue(next.text));
-        used.push(next.text);
-        valueX = next.x;
-      } else valueX = Number.NaN;
-    }
-    for (let k = li + 1; k < page.lines.length && lines.length < 5; k++) {
-      const l = page.lines[k];
-      if (l.y - lastY > lh * 2.4) break;
-      const inCol = l.cells.filter((c) => c.x >= cell.x - 6 && c.x < right && c.x + c.w <= right + 40);
-      if (inCol.some((c) => ANY_CAPTION.test(c.text.trim()) || DISCLAIMER.test(c.text))) break;
-      // Under the value (its estimated left edge may be a little off), not under a neighbouring label.
-      const near = Number.isNaN(valueX) ? inCol : inCol.filter((c) => c.x <= valueX + 18 && c.x >= Math.min(cell.x, valueX - 18));
-      if (!near.length) {
-        if (lines.length) break;
-        continue;
-      }
-      if (Number.isNaN(valueX)) valueX = near[0].x;
-      lines.push(cleanValue(near.map((c) => c.text).join(' ')));
-      used.push(near.map((c) => c.text).join(' '));
-      lastY = l.y;
-    }
-    const kept = lines.filter((s) => /[a-z]/i.test(s));
-    if (!kept.length) continue;
-    return { lines: kept, cell, text: used.join('\n') };
-  }
-  return undefined;
-}
-
-const addressOf = (lines: string[]) =>
-  lines
-    .slice(1)
-    .filter((l) => /^\d+\s+\w|^p\.?\s*o\.?\s*box|^suite/i.test(l) || isCityStateZip(l))
-    .map(cleanValue);
-
-interface Column {
-  role: 'policy' | 'insurer' | 'eff' | 'exp' | 'limits' | 'type' | 'letter' | 'addl' | 'subr';
-  x: number;
-}
-/** Column captions, tried at each word of a header line (a header cell may hold several captions run together). */
-const HEADER_PHRASES: [RegExp, Column['role']][] = [
-  // The insurer's letter ("CO LTR", "LTR", "CO") and the two answer columns ("ADDL INSD", "AI" (a scan reads "Al");
-  // "SUBR WVD", "WOS").
-  [/^(?:co|ins(?:r|urer)?)\.?\s*ltr\b|^ltr\b|^co\.?(?=\s|$)/i, 'letter'],
-  [/^add(?:itiona)?l\.?(?:\s*(?:insd|ins\.?|insured)\b)?|^a\.?[il1|]\.?(?=\s|$)/i, 'addl'],
-  [/^subr(?:ogation)?\.?(?:\s*(?:wvd|waived|waiver)\b)?|^waiver(?:\s+of\s+subr(?:ogation|o\.?)?)?(?=\s|$)|^wos\b|^wvd\b/i, 'subr'],
-  [/^(?:policy\s+)?eff(?:ective|ec\.?|\.)?(?:\s+date)?\b/i, 'eff'],
-  [/^(?:policy\s+)?exp(?:iration|ires|\.)?(?:\s+date)?\b/i, 'exp'],
-  [/^policy\s*(?:number|no\.?|num\.?|#)|^policy\b/i, 'policy'],
-  [/^(?:insurance\s+)?(?:company|carrier|insurer)\b|^writing\s+company\b/i, 'insurer'],
-  [/^limits?(?:\s+of\s+(?:liability|insurance))?\b/i, 'limits'],
-  [/^type\s+of\s+(?:insurance|coverage)\b|^line\s+of\s+business\b|^coverage\b|^type\b/i, 'type'],
-];
-
-/** The column captions of one line, each at its estimated left edge; a role already in `columns` is not added again. */
-function headerColumns(line: Line, columns: Column[] = []): Column[] {
-  for (const c of line.cells) {
-    // Captions set tight run together with no space ("Insurance CompanyEffective"): parted where a capital follows a small letter.
-    const text = c.text.replace(/([a-z])([A-Z])/g, '$1 $2');
-    const per = c.w / Math.max(1, text.length);
-    const words = [...text.matchAll(/\S+/g)];
-    for (let k = 0; k < words.length;) {
-      const from = words[k].index ?? 0;
-      const rest = text.slice(from);
-      const hit = HEADER_PHRASES.map(([re, role]) => ({ m: re.exec(rest), role })).find((h) => h.m);
-      if (!hit?.m) {
-        k++;
-        continue;
-      }
-      if (!columns.some((x) => x.role === hit.role)) columns.push({ role: hit.role, x: c.x + per * from });
-      const end = from + hit.m[0].length;
-      while (k < words.length && (words[k].index ?? 0) < end) k++;
-    }
-  }
-  // "Insurance" alone right of the type's caption heads the insurer's column ("Insurance Company", its second word
-  // lost on a scan or set under it).
-  const type = columns.find((x) => x.role === 'type');
-  const lone = line.cells.find((c) => /^insurance$/i.test(c.text.trim()) && type && c.x > type.x);
-  if (lone && !columns.some((x) => x.role === 'insurer')) columns.push({ role: 'insurer', x: lone.x });
-  return columns;
-}
-
-/**
- * How far left of its column's caption a cell may start and still be the column's: a caption's left edge is
- * estimated from its characters when captions run together in one cell, and the estimate may be a few points off.
- */
-const CELL_BEFORE_CAPTION = 6;
-
-/** How far (in line heights) a header's caption stacked over or under its main line may stand ("CO" over "LTR"). */
-const STACKED_CAPTION_LINES = 1.6;
-
-/**
- * A table header line: four or more column captions, one of them the policy number. Captions set on two lines
- * ("ADDL" over "INSD", "CO" over "LTR") beside a one-line header join it; `last` is the header's last line.
- */
-function tableHeader(page: PageText): { li: number; last: number; columns: Column[] } | undefined {
-  for (let li = 0; li < page.lines.length; li++) {
-    const columns = headerColumns(page.lines[li]);
-    const roles = new Set(columns.map((x) => x.role));
-    if (roles.size < 4 || !roles.has('policy')) continue;
-    const line = page.lines[li];
-    const near = (k: number) => {
-      const other = page.lines[k];
-      // A caption line holds no date (the first row under the header does).
-      return other && Math.abs(other.y - line.y) <= STACKED_CAPTION_LINES * Math.max(line.h, other.h) && !dateTokens(other.text).length;
-    };
-    let last = li;
-    for (let k = li - 1; k >= li - 2 && near(k); k--) headerColumns(page.lines[k], columns);
-    for (let k = li + 1; k <= li + 2 && near(k); k++) {
-      headerColumns(page.lines[k], columns);
-      last = k;
-    }
-    return { li, last, columns };
-  }
-  return undefined;
-}
-
 /** "Company A: Longleaf Casualty", "CO. B  Outer Banks Indemnity", "Insurer C - …": the insurers a table names by letter. */
 const LETTERED_INSURER = /^(?:company|co\.?|insurer|carrier)\s+([A-F])\s*(?:[:.\-–]\s*|\s\s*)(\S.*)$/i;
+
+/** A list entry's letter without its name ("CO. A"), the name in the next cell. */
+const LETTER_ONLY = /^(?:company|co\.?|insurer|carrier)\s+[A-F]\s*[:.\-–]?$/i;
 
 function letteredInsurers(page: PageText): { letter: string; name: string; text: string; cell: Cell }[] {
   const out: { letter: string; name: string; text: string; cell: Cell }[] = [];
   for (const line of page.lines)
-    for (const cell of line.cells) {
-      const m = LETTERED_INSURER.exec(cell.text.trim());
+    for (const [i, cell] of line.cells.entries()) {
+      // "CO. A" and the name may be two cells (a wide gap in fixed pitch): read as one.
+      const next = line.cells[i + 1];
+      const m = LETTERED_INSURER.exec(LETTER_ONLY.test(cell.text.trim()) && next ? `${cell.text.trim()}  ${next.text.trim()}` : cell.text.trim());
       const name = m ? cleanValue(m[2]) : '';
       if (!m || !/[a-z]{3}/i.test(name) || out.some((x) => x.letter === m[1].toUpperCase())) continue;
       out.push({ letter: m[1].toUpperCase(), name, text: line.text, cell });
@@ -258,7 +114,9 @@ export function extractFreeCertificate(page: PageText, emit: Emit): void {
     if (!b) continue;
     blocks[party] = b;
     const base = { page: page.page, text: b.text, confidence: c, source: cellSource(page, b.cell), rule: `certificate party block: ${party}` } as const;
-    const name = b.lines[0];
+    // A role written after the name ("Acme Bank, Loss Payee") is not the name; on the holder it is another role.
+    const stated = statedRole(b.lines[0]);
+    const name = stated.name;
     if (party === 'producer') emit({ pointer: '/certificate/producer', value: name, ...base });
     if (party === 'insured') {
       emit({ pointer: '/certificate/insured', value: name, ...base });
@@ -269,11 +127,23 @@ export function extractFreeCertificate(page: PageText, emit: Emit): void {
     if (party === 'holder') {
       emit({ pointer: '/certificate/certificate_holder', value: name, ...base });
       emit({ pointer: '/interested_parties/0/name', value: name, ...base });
-      emit({ pointer: '/interested_parties/0/role', value: 'certificate_holder', ...base });
+      emit({ pointer: '/interested_parties/0/role', value: 'certificate_holder', ...base, confidence: stated.role ? c * ROLE_AFTER_NAME : c });
       const addr = addressOf(b.lines);
       emit({ pointer: '/interested_parties/0/address', value: addr.length ? addr.join(', ') : null, ...base });
     }
   }
+  // No producer caption: an agency's letterhead over the title, less surely (it names no role).
+  const head = blocks.producer ? undefined : letterhead(page);
+  if (head)
+    emit({
+      pointer: '/certificate/producer',
+      value: head.name,
+      page: page.page,
+      text: head.text,
+      confidence: c * LETTERHEAD_SHARE,
+      source: cellSource(page, head.cell),
+      rule: 'certificate: producer by its letterhead',
+    });
   // Insurers named by letter ("Company A: …"), which the table's letter column points to.
   const insurers: Record<string, string> = {};
   letteredInsurers(page).forEach((ins, i) => {
@@ -293,27 +163,6 @@ interface Record_ {
   startX: number;
 }
 
-/**
- * A table row's answer in a Y/N column (ADDL INSD, SUBR WVD): the mark under the column's caption (Y, X: yes; N: no;
- * N/A: not asked); a blank cell under a printed column is no. A table without the column says nothing (null).
- */
-function columnAnswer(marks: Cell[], col: Column | undefined, nextX: number | undefined): { value: boolean | null; blank: boolean } {
-  if (!col) return { value: null, blank: false };
-  const at = marks.find((x) => x.x >= col.x - CELL_BEFORE_CAPTION && x.x < (nextX ?? col.x + 40) - CELL_BEFORE_CAPTION && answerOf(x.text) !== undefined);
-  const answer = at ? answerOf(at.text) : undefined;
-  // No mark (or no word that is one) under a printed column is no.
-  return answer === undefined ? { value: false, blank: true } : { value: answer, blank: false };
-}
-
-/** A stanza's labelled answer: a line "Additional Insured: Yes" (caption and answer in one cell or several). */
-function labelledAnswer(ls: Line[], re: RegExp): boolean | null | undefined {
-  for (const l of ls) {
-    const m = re.exec(l.cells.map((x) => x.text.trim()).join(' '));
-    if (m?.[1]) return answerOf(m[1]);
-  }
-  return undefined;
-}
-
 function coverages(page: PageText, emit: Emit, c: number, insurers: Record<string, string>): void {
   const header = tableHeader(page);
   const lines = page.lines;
@@ -326,8 +175,14 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
     const anchors: number[] = [];
     for (let li = begin; li < lines.length; li++) {
       if (lines[li].cells.some((x) => DISCLAIMER.test(x.text) || (ANY_CAPTION.test(x.text.trim()) && !/^coverage/i.test(x.text.trim())))) break;
-      if (dateTokens(lines[li].text).length) anchors.push(li);
+      // A row a skewed scan read as two lines at one height is one row (its first line is the anchor).
+      const prev = anchors[anchors.length - 1];
+      if (dateTokens(lines[li].text).length && !(prev !== undefined && sameRow(lines[prev], lines[li]))) anchors.push(li);
     }
+    header.columns = alignColumns(
+      header.columns,
+      lines.filter((l) => anchors.some((a) => sameRow(lines[a], l))),
+    );
     const typeCol = header.columns.find((x) => x.role === 'type');
     const nextX = typeCol ? [...header.columns].sort((a, b) => a.x - b.x).find((x) => x.x > typeCol.x + 1)?.x : undefined;
     anchors.forEach((li, k) => {
@@ -375,10 +230,9 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
     const next = sortedCols.find((x) => x.x > col.x + 1);
     return ls.flatMap((l) => l.cells.filter((x) => x.x >= col.x - CELL_BEFORE_CAPTION && x.x < (next ? next.x - CELL_BEFORE_CAPTION : page.width)));
   };
-  let n = 0;
-  for (const r of starts) {
-    // Columns set close together run into one cell ("09/16/2024 Silver Creek Insurance"): cut at the header's columns.
-    const ls = lines.slice(r.from, r.to).map((l) =>
+  // Columns set close together run into one cell ("09/16/2024 Silver Creek Insurance"): cut at the header's columns.
+  const rowLines = (r: Record_): Line[] =>
+    lines.slice(r.from, r.to).map((l) =>
       header
         ? {
             ...l,
@@ -391,6 +245,19 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
           }
         : l,
     );
+  /** The answer marks of a row's first line (a row a skewed scan read as two lines at one height: both). */
+  const rowMarks = (ls: Line[]) => (header ? ls.filter((l) => sameRow(l, ls[0])).flatMap((l) => l.cells.flatMap(markCells)) : []);
+  // A table that prints N for no leaves no cell blank: on a scan, a blank there is a mark OCR lost, not a no.
+  const printsNo = (role: 'addl' | 'subr') =>
+    starts.some((r) => {
+      const a = columnAnswer(rowMarks(rowLines(r)), colOf(role), nextColX(colOf(role)));
+      return a.value === false && !a.blank;
+    });
+  // (Both answer columns print their answers one way: an N in either says so for both.)
+  const lostMark = page.source === 'ocr' && (printsNo('addl') || printsNo('subr'));
+  let n = 0;
+  for (const r of starts) {
+    const ls = rowLines(r);
     const text = ls.map((l) => l.text).join('\n');
     const cells = ls.flatMap((l) => l.cells);
     // Policy number: labelled, else in the header's column, else the one policy-number-shaped cell of the record.
@@ -401,15 +268,19 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
       if (!m) continue;
       const rest = x.text.trim().slice(m[0].length);
       const line = ls.find((l) => l.cells.includes(x));
-      const after = rest ? rest : line?.cells[line.cells.indexOf(x) + 1]?.text;
-      pn = after ? policyNumberOf(after) : undefined;
+      const next = line?.cells[line.cells.indexOf(x) + 1];
+      // The number may be read as two words ("CUP" "9033306"): with the words that continue it, else alone.
+      const run = next && line ? continued(next, line.cells, Math.max(line.h, 6)) : [];
+      const after = rest || run.map((c) => c.text).join(' ');
+      pn = after ? (policyNumberOf(after) ?? (next && !rest ? policyNumberOf(next.text) : undefined)) : undefined;
       if (pn) {
         pnText = line?.text;
         break;
       }
     }
     if (!pn)
-      for (const x of header ? inColumn(ls, 'policy') : cells) {
+      // A table whose policy number caption was lost: the one policy-number-shaped cell of the row, as in a stanza.
+      for (const x of colOf('policy') ? inColumn(ls, 'policy') : cells) {
         // An answer mark run into the policy number's cell ("Y TMG 4471902") is the answer column's, not the number's.
         const v = policyNumberOf(answerColumns ? x.text.trim().replace(LEADING_MARKS, '') : x.text);
         if (v && !isCityStateZip(x.text)) {
@@ -444,21 +315,7 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
       insurerText = words.join('\n');
     }
     // Limits by caption: "Each Occurrence $1,000,000", the amount in the caption's cell or the next.
-    const amount = (re: RegExp): number | undefined => {
-      for (const l of ls)
-        for (let i = 0; i < l.cells.length; i++) {
-          const cell = l.cells[i];
-          const m = re.exec(cell.text);
-          if (!m) continue;
-          const after = cell.text.slice(m.index + m[0].length);
-          const inCell = /\$?\s?(\d{1,3}(?:,\d{3})+|\d{4,})/.exec(after);
-          if (inCell) return parseMoney(inCell[0]);
-          const next = l.cells.slice(i + 1).find((x) => /\d/.test(x.text));
-          const v = next ? /\$?\s?(\d{1,3}(?:,\d{3})+|\d{4,})/.exec(next.text) : null;
-          if (v) return parseMoney(v[0]);
-        }
-      return undefined;
-    };
+    const amount = (re: RegExp) => limitAfter(ls, re);
     const p = `/certificate/coverages/${n}`;
     // A row read without its policy number or its two dates was not read whole: what it does give is less sure.
     const rc = pn && eff && exp ? c : c * BROKEN_ROW;
@@ -471,24 +328,30 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
     } as const;
     emit({ pointer: `${p}/type`, value: r.type, ...base });
     // The insurer's letter under the letter column ("CO LTR"), when the table has one and the letter is listed.
-    const letterCell = colOf('letter') ? inColumn(ls.slice(0, 1), 'letter').find((x) => /^[A-F]$/i.test(x.text.trim())) : undefined;
-    const letter = letterCell ? letterCell.text.trim().toUpperCase() : null;
-    emit({ pointer: `${p}/insurer_letter`, value: letter, ...base, confidence: letter && !insurers[letter] ? rc * 0.8 : rc });
+    const first = ls.filter((l) => sameRow(l, ls[0]));
+    const letterCell = colOf('letter') ? inColumn(first, 'letter').find((x) => /^[A-F]$/i.test(x.text.trim())) : undefined;
+    // A table whose letter caption the scan lost: a lone capital on the row's first line that the list names.
+    const loneLetter =
+      header && !colOf('letter') ? first.flatMap((l) => l.cells).find((x) => /^[A-F]$/.test(x.text.trim()) && insurers[x.text.trim()]) : undefined;
+    const letter = (letterCell ?? loneLetter)?.text.trim().toUpperCase() ?? null;
+    const letterConf = letter && !insurers[letter] ? rc * 0.8 : loneLetter ? rc * 0.9 : rc;
+    emit({ pointer: `${p}/insurer_letter`, value: letter, ...base, confidence: letterConf });
     if (letter && insurers[letter] && !insurer) {
       insurer = insurers[letter];
       insurerText = letteredInsurers(page).find((x) => x.letter === letter)?.text;
     }
     // ADDL INSD / SUBR WVD: the table's answer columns on the row's first line, else a stanza's labelled answers.
-    const marks = header ? ls.slice(0, 1).flatMap((l) => l.cells.flatMap(markCells)) : [];
+    const marks = rowMarks(ls);
     for (const [role, key] of [
       ['addl', 'additional_insured'],
       ['subr', 'subrogation_waived'],
     ] as const) {
       const col = colOf(role);
-      if (col) {
-        const a = columnAnswer(marks, col, nextColX(col));
-        // A blank cell is a weaker "no" than a printed N.
-        emit({ pointer: `${p}/${key}`, value: a.value, ...base, confidence: a.blank ? rc * 0.85 : rc });
+      const both = colOf('answers');
+      if (col || both) {
+        const a = both ? pairAnswer(marks, both, nextColX(both))[role] : columnAnswer(marks, col, nextColX(col));
+        // A blank cell is a weaker "no" than a printed N, and no answer at all where the column prints N.
+        emit({ pointer: `${p}/${key}`, value: a.blank && lostMark ? null : a.value, ...base, confidence: a.blank ? rc * 0.85 : rc });
         continue;
       }
       const said = header ? undefined : labelledAnswer(ls, LABELLED_ANSWER[role]);
@@ -497,13 +360,15 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
     emit({ pointer: `${p}/policy_number`, value: pn ?? null, ...base, text: pnText ?? text });
     emit({ pointer: `${p}/effective_date`, value: eff, ...base });
     emit({ pointer: `${p}/expiration_date`, value: exp, ...base });
-    const occ = amount(/(?:each|per)\s+occ(?:urrence|\.)?\b|occurrence\s+limit/i) ?? null;
+    // (A scan may read "Each" as "Bach".)
+    const occ = amount(/(?:each|per|[a-z]ach)\s+occ(?:urrence|\.)?\b|occurrence\s+limit/i) ?? null;
     const limits = {
       each_occurrence: r.type === 'general_liability' ? occ : null,
       general_aggregate: r.type === 'general_liability' ? (amount(/gen(?:eral|'l|\.)?\s+agg(?:regate|\.)?\b|aggregate/i) ?? null) : null,
       combined_single_limit: r.type === 'automobile_liability' ? (amount(/combined\s+single|\bcsl\b|each\s+accident/i) ?? null) : null,
       umbrella_each_occurrence: r.type === 'umbrella_liability' ? occ : null,
-      wc_statutory: r.type === 'workers_compensation' ? /statutory/i.test(text) : null,
+      // Not statutory only where the row's limits were read (a scan may lose the whole limits column).
+      wc_statutory: r.type === 'workers_compensation' ? (/statutory/i.test(text) ? true : /\$\s?\d/.test(text) ? false : null) : null,
       el_each_accident:
         r.type === 'workers_compensation' ? (amount(/e\.?\s*l\.?\s*each\s+accident|employers'?\s+liability.*each\s+accident|each\s+accident/i) ?? null) : null,
     };
@@ -517,36 +382,4 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
     }
     n++;
   }
-}
-
-/**
- * A cell that spans several table columns, cut into one cell per column: each word goes to the column its
- * estimated left edge (from its character offset) falls in.
- */
-export function splitAtColumns(cell: Cell, columnXs: number[]): Cell[] {
-  const xs = [...columnXs].sort((a, b) => a - b);
-  const colAt = (x: number) => xs.filter((c) => c <= x + CELL_BEFORE_CAPTION).length - 1;
-  if (colAt(cell.x) === colAt(cell.x + cell.w - 2)) return [cell];
-  const per = cell.w / Math.max(1, cell.text.length);
-  const parts: { col: number; words: string[]; x: number; end: number }[] = [];
-  // A date is one word: a column edge estimated inside "February 27, 2025" does not cut it.
-  const dates = dateTokens(cell.text);
-  const words: { 0: string; index: number }[] = [];
-  for (const m of cell.text.matchAll(/\S+/g)) {
-    const i = m.index ?? 0;
-    const d = dates.find((x) => i >= x.index && i < x.index + x.text.length);
-    if (d && i === d.index) words.push({ 0: d.text, index: i });
-    else if (!d || !words.some((w) => w.index === d.index)) words.push({ 0: m[0], index: i });
-  }
-  for (const m of words) {
-    const x = cell.x + per * (m.index ?? 0);
-    const col = colAt(x);
-    const last = parts[parts.length - 1];
-    if (last && last.col === col) {
-      last.words.push(m[0]);
-      last.end = x + per * m[0].length;
-    } else parts.push({ col, words: [m[0]], x, end: x + per * m[0].length });
-  }
-  if (parts.length < 2) return [cell];
-  return parts.map((p) => ({ ...cell, text: p.words.join(' '), x: p.x, w: p.end - p.x, items: undefined }));
 }

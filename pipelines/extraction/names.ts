@@ -8,7 +8,7 @@
 import type { PageText, Line, Cell } from '../documents/layout.ts';
 import type { Candidate } from './candidates.ts';
 import { cellSource, cellsBelow } from './layout_query.ts';
-import { cleanValue, isCityStateZip, isOrganisation, splitPersonName } from './normalise.ts';
+import { cleanValue, isCityState, isCityStateZip, isOrganisation, mendStateCode, splitPersonName } from './normalise.ts';
 import { INSURER_BRANDS, isKnownInsurer } from './insurers.ts';
 
 type Emit = (c: Omit<Candidate, 'source' | 'confidence'> & Partial<Pick<Candidate, 'source' | 'confidence'>>) => void;
@@ -168,7 +168,12 @@ export function findCarrier(pages: PageText[], emit: Emit): void {
       if (line.y > page.height * 0.5) break;
       for (const cell of line.cells) {
         const t = cleanValue(cell.text);
-        if (t.length > 40 || /policy|declaration|page|agent|agency|call|visit|contact|\b(dear|hotline|claims|member|customer|service|phone)\b/i.test(t))
+        // (A home office's city, "Hartford, Connecticut", names a brand but is a place.)
+        if (
+          t.length > 40 ||
+          isCityState(t) ||
+          /policy|declaration|page|agent|agency|call|visit|contact|\b(dear|hotline|claims|member|customer|service|phone)\b/i.test(t)
+        )
           continue;
         const m = BRAND_RE.exec(t);
         if (!m) continue;
@@ -339,7 +344,7 @@ const STATE_ZIP = /^[A-Z]{2}\.?,?\s+\d{5}(?:-\d{4})?$/;
 function addressBelow(hit: NameHit): { address: string; cite: { page: number; text: string; source: Candidate['source']; rule: string } } | undefined {
   const below = cellsBelow(hit.page, hit.line, hit.cell, 2.5, 14)
     .slice(0, 5)
-    .map((b) => b.cell.text);
+    .map((b) => mendStateCode(b.cell.text));
   const addr: string[] = [];
   for (const l of below) {
     const end = isCityStateZip(l) || STATE_ZIP.test(l.trim());

@@ -62,7 +62,8 @@ const DATE_RE = new RegExp(
   [
     String.raw`\b(\d{4})-(\d{1,2})-(\d{1,2})\b`, // ISO
     String.raw`\b(\d{1,2})[/\-.](\d{1,2})[/\-.](\d{4}|\d{2})\b`, // US numeric
-    String.raw`\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,\s*|\s+)(\d{4})\b`, // Month D, YYYY (OCR may drop the space: "November 6,2025")
+    // Month D, YYYY; OCR may drop a space ("November 6,2025", "December22, 2026") or read a speck as a quote ("December' 22").
+    String.raw`\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?['’]?\s*(\d{1,2})(?:st|nd|rd|th)?(?:,\s*|\s+)(\d{4})\b`,
     String.raw`\b(\d{1,2})(?:st|nd|rd|th)?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?,?\s+(\d{4})\b`, // D Month YYYY
   ].join('|'),
   'gi',
@@ -153,6 +154,42 @@ export function parseUsAddress(s: string): UsAddress {
 export function formatUsAddress(a: UsAddress): string {
   const tail = [a.state, a.zip].filter(Boolean).join(' ');
   return [a.street, a.city, tail].filter(Boolean).join(', ');
+}
+
+const STATE_CODES = new Set(
+  'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY'.split(
+    ' ',
+  ),
+);
+const STATE_NAMES =
+  'alabama|alaska|arizona|arkansas|california|colorado|connecticut|delaware|district of columbia|florida|georgia|hawaii|idaho|illinois|indiana|iowa|kansas|kentucky|louisiana|maine|maryland|massachusetts|michigan|minnesota|mississippi|missouri|montana|nebraska|nevada|new hampshire|new jersey|new mexico|new york|north carolina|north dakota|ohio|oklahoma|oregon|pennsylvania|rhode island|south carolina|south dakota|tennessee|texas|utah|vermont|virginia|washington|west virginia|wisconsin|wyoming';
+const CITY = String.raw`^[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,3},\s*`;
+const ZIP = String.raw`\.?(?:\s+\d{5}(?:-\d{4})?)?$`;
+const CITY_STATE_NAME = new RegExp(`${CITY}(?:${STATE_NAMES})${ZIP}`, 'i');
+const CITY_STATE_CODE = new RegExp(`${CITY}([A-Z]{2})${ZIP}`);
+
+/** A line that is only a place: "Hartford, Connecticut", "Columbus, OH 43215" (a home office under a letterhead). */
+export function isCityState(s: string): boolean {
+  const t = s.trim();
+  const code = CITY_STATE_CODE.exec(t);
+  return CITY_STATE_NAME.test(t) || (!!code && STATE_CODES.has(code[1]));
+}
+
+/** Digits and strokes a scan reads for the letters of a state code. */
+const READ_AS_LETTER: Record<string, string> = { '1': 'I', l: 'I', '|': 'I', '0': 'O' };
+
+/**
+ * "Madison, W1 53703", "Madison, Wi 53703" → "Madison, WI 53703": a state code a scan read with a digit or a small
+ * letter, mended when it is then a state (each character as read in capitals, or the letter a digit or stroke stands for).
+ */
+export function mendStateCode(s: string): string {
+  return s.replace(/(,\s*)([A-Za-z1|0])([A-Za-z1|0])(\s+\d{5}(?:-\d{4})?\b)/, (all, pre: string, a: string, b: string, zip: string) => {
+    const readings = (c: string) => [c.toUpperCase(), READ_AS_LETTER[c]].filter(Boolean);
+    const code = readings(a)
+      .flatMap((x) => readings(b).map((y) => x + y))
+      .find((c) => STATE_CODES.has(c));
+    return code && /[a-z1|0]/.test(a + b) ? `${pre}${code}${zip}` : all;
+  });
 }
 
 /** Does the line look like the "City, ST 12345" line of an address? */

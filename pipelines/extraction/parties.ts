@@ -18,7 +18,7 @@ const PARTY_LABELS: [RegExp, string][] = (
     [/lien\s*holder|lienholder|finance\s+company/i, 'lienholder'],
     [/loss\s+payee/i, 'loss_payee'],
     [/additional\s+insured/i, 'additional_insured'],
-    [/additional\s+interest/i, 'additional_interest'],
+    [/additional\s+interests?/i, 'additional_interest'],
     [/interested\s+part(?:y|ies)/i, 'interested_party'],
   ] as [RegExp, string][]
 ).map(([re, role]) => [new RegExp(`(?:${re.source})${CAPTION_TAIL}`, 'i'), role]);
@@ -55,6 +55,23 @@ export function nameAndAddress(s: string): { name: string; address: string | nul
   return m ? { name: m[1], address: cleanValue(m[2]) } : { name: s, address: null };
 }
 
+/** A role written after a party's name: "Acme Bank, Loss Payee", "Acme Bank - Mortgagee", "Acme Bank (Lienholder)". */
+const STATED_ROLE =
+  /^(.+?)\s*(?:,|\s[-–]\s|\()\s*(?:as\s+)?(?:first\s+|second\s+)?(mortgagee|loss\s+payee|lien\s*holder|additional\s+insured|additional\s+interest)s?\s*\)?\.?$/i;
+/** Captions that name no particular role: a role the party's line states is the more exact. */
+const GENERAL_ROLES = new Set(['additional_interest', 'interested_party']);
+/** The share of its confidence a role keeps when the party's line states one other than its caption's. */
+const ROLE_DISAGREES = 0.85;
+
+/** A party's name without the role written after it, and that role. */
+export function statedRole(s: string): { name: string; role: string | null } {
+  const m = STATED_ROLE.exec(s.trim());
+  if (!m) return { name: s, role: null };
+  const said = m[2].toLowerCase().replace(/\s+/g, ' ');
+  const role = /mortgagee/.test(said) ? 'mortgagee' : /loss/.test(said) ? 'loss_payee' : /lien/.test(said) ? 'lienholder' : said.replace(' ', '_');
+  return { name: cleanValue(m[1]), role };
+}
+
 export function parties(pages: PageText[], emit: Emit, startAt = 0): number {
   let n = startAt;
   const seen = new Set<string>();
@@ -63,12 +80,20 @@ export function parties(pages: PageText[], emit: Emit, startAt = 0): number {
     if (!f) continue;
     const [first, ...rest] = f.value;
     const one = nameAndAddress(first);
-    let name = partyName(one.name);
+    const stated = statedRole(one.name);
+    let name = partyName(stated.name);
     if (rest[0] && SUCCESSORS.test(rest[0].trim())) name = `${name} ${successorsTerm(cleanValue(rest.shift()!))}`;
     seen.add(name.toLowerCase());
     const base = { ...fromFound(f), rule: `${role}: the name under or beside its caption` };
     emit({ pointer: `/interested_parties/${n}/name`, value: name, ...base });
-    emit({ pointer: `/interested_parties/${n}/role`, value: role, ...base, confidence: base.confidence });
+    // A role the line states goes before its caption's; against a caption of another role, less surely.
+    const disagrees = stated.role !== null && stated.role !== role && !GENERAL_ROLES.has(role);
+    emit({
+      pointer: `/interested_parties/${n}/role`,
+      value: stated.role ?? role,
+      ...base,
+      confidence: disagrees ? base.confidence * ROLE_DISAGREES : base.confidence,
+    });
     const addr = [...(one.address ? [one.address] : []), ...rest.filter(ADDRESS_LINE).map(cleanValue)];
     emit({ pointer: `/interested_parties/${n}/address`, value: addr.length ? addr.join(', ') : null, ...base });
     n++;

@@ -42,7 +42,7 @@ function extract(pages: PageText[], emit: Emit): void {
   const insured = box('/certificate/insured', /^insured(\s+and\s+mailing\s+address)?$/i, 'INSURED AND MAILING ADDRESS');
   if (insured) also(insured, 'INSURED', { '/policyholder/organization': insured.name });
   const holder = box('/certificate/certificate_holder', /^name\s*(&|and)\s*address$/i, 'NAME & ADDRESS (mortgagee / loss payee / additional insured)');
-  if (holder) also(holder, 'NAME & ADDRESS', { '/interested_parties/0/name': holder.name, '/interested_parties/0/role': 'additional_interest' });
+  if (holder) also(holder, 'NAME & ADDRESS', { '/interested_parties/0/name': holder.name, '/interested_parties/0/role': holder.role ?? 'additional_interest' });
   // The binder period: the first two dates on the lines under the EFFECTIVE / EXPIRATION captions.
   const ei = page.lines.findIndex((l) => /\beffective\b/i.test(l.text) && l.cells.some((c) => c.x > page.width * 0.4));
   const dates =

@@ -25,7 +25,11 @@ function extract(pages: PageText[], emit: Emit): void {
   }
   // The additional interest's NAME AND ADDRESS box (mortgagee, loss payee...).
   const interest = box('/certificate/certificate_holder', /^name\s+and\s+address$/i, 'ADDITIONAL INTEREST NAME AND ADDRESS');
-  if (interest) also(interest, 'ADDITIONAL INTEREST', { '/interested_parties/0/name': interest.name, '/interested_parties/0/role': 'additional_interest' });
+  if (interest)
+    also(interest, 'ADDITIONAL INTEREST', {
+      '/interested_parties/0/name': interest.name,
+      '/interested_parties/0/role': interest.role ?? 'additional_interest',
+    });
   const pn = valueUnder(page, /^policy\s+number$/i, (s) => /\d/.test(s) && /^[A-Z0-9][A-Z0-9 -]{3,30}$/i.test(s));
   const eff = valueUnder(page, /^effective\s+date$/i, (s) => parseDate(s) !== undefined);
   const exp = valueUnder(page, /^expiration\s+date$/i, (s) => parseDate(s) !== undefined);

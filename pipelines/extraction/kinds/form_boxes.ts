@@ -5,6 +5,7 @@ import type { PageText } from '../../documents/layout.ts';
 import type { Candidate } from '../candidates.ts';
 import { boxBelow, EMPTY_BOX, type BoxValue } from '../certificate.ts';
 import { cellSource } from '../layout_query.ts';
+import { statedRole } from '../parties.ts';
 import type { Emit } from './types.ts';
 
 export function formBoxes(page: PageText, emit: Emit, form: string) {
@@ -12,12 +13,16 @@ export function formBoxes(page: PageText, emit: Emit, form: string) {
   const cite = (b: BoxValue, caption: string) => ({ ...at, text: b.text, source: cellSource(page, b.cell), rule: `${form} box: ${caption}` }) as const;
   return {
     at,
-    /** The box under `label` (its first line is the name), emitted at `pointer`; empty ("N/A") boxes are undefined. */
-    box(pointer: string, label: RegExp, caption: string, anyColumn = false): BoxValue | undefined {
+    /**
+     * The box under `label` (its first line is the name, without a role written after it: "Acme Bank, Loss Payee"),
+     * emitted at `pointer`, with that role; empty ("N/A") boxes are undefined.
+     */
+    box(pointer: string, label: RegExp, caption: string, anyColumn = false): (BoxValue & { role: string | null }) | undefined {
       const b = boxBelow(page, label, { anyColumn });
       if (!b || EMPTY_BOX.test(b.name)) return undefined;
-      emit({ pointer, value: b.name, ...cite(b, caption) });
-      return b;
+      const { name, role } = statedRole(b.name);
+      emit({ pointer, value: name, ...cite(b, caption) });
+      return { ...b, name, role };
     },
     /** More values read from the same box, cited like it. */
     also(b: BoxValue, caption: string, values: Record<string, Candidate['value']>): void {

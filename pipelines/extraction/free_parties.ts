@@ -1,0 +1,180 @@
+// The party blocks of a certificate laid out freely: a producer / insured / holder caption ("Agent:", "NAME OF
+// INSURED", "Issued To") with its block beside it (inline) or under it (boxed), in its column when two blocks stand
+// side by side; the words of one value a scan read apart joined, and the residue it left beside them dropped.
+import type { PageText, Cell, Line } from '../documents/layout.ts';
+import { cleanValue, isCityStateZip, mendStateCode } from './normalise.ts';
+import { DISCLAIMER } from './certificate.ts';
+
+const PARTY_LABELS = {
+  producer: /^(?:producer|agent\s*\/\s*broker|agent|agency|broker|issued\s+by)\b\s*:?/i,
+  insured: /^(?:named\s+insured|first\s+named\s+insured|insured(?:'s)?\s+name|name\s+of\s+(?:the\s+)?insured|insured|policyholder)\b\s*:?/i,
+  holder: /^(?:certificate\s+holder|certificate\s+issued\s+to|issued\s+to|holder)\b\s*:?/i,
+} as const;
+export type Party = keyof typeof PARTY_LABELS;
+
+/** Each party's captions as words, for a caption a scan read with one letter wrong ("ISSURD BY", "Ingured:"). */
+const CAPTION_WORDS: Record<Party, string[]> = {
+  producer: ['producer', 'issued by', 'agent/broker'],
+  insured: ['named insured', 'insured', 'name of insured', 'insured name'],
+  holder: ['certificate holder', 'certificate issued to', 'issued to'],
+};
+/** Captions of other things one letter from a party's ("Insurer", a column's). */
+const NOT_PARTY = /^(?:insurer|insureds?)$/i;
+/** The shortest caption read with a letter wrong that is still taken for one. */
+const MISREAD_MIN = 6;
+
+/** Whether two words differ by at most one letter added, dropped or changed. */
+function oneEditApart(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  const [ra, rb] = [a.slice(i), b.slice(i)];
+  return ra.slice(1) === rb.slice(1) || ra === rb.slice(1) || ra.slice(1) === rb;
+}
+
+/**
+ * A party caption a scan misread by one letter, standing alone or before a colon: the match as `exec` gives it (the
+ * caption and its colon). "Insurer" is another caption, never the insured's.
+ */
+function misreadCaption(party: Party, text: string): RegExpExecArray | null {
+  const m = /^([A-Za-z][A-Za-z/ ]*[A-Za-z])\s*(:\s*|$)/.exec(text);
+  if (!m || NOT_PARTY.test(m[1])) return null;
+  const said = m[1].toLowerCase().replace(/\s+/g, ' ');
+  return CAPTION_WORDS[party].some((w) => w.length >= MISREAD_MIN && said !== w && oneEditApart(said, w)) ? m : null;
+}
+
+/** A cell that is only a caption (a party label, the coverages heading, a table header). */
+export const ANY_CAPTION = new RegExp(
+  `${Object.values(PARTY_LABELS)
+    .map((r) => r.source)
+    .join('|')}|^coverages?\\b|^description\\b|^authori[sz]ed|^should any|^this certificate|^date issued`,
+  'i',
+);
+
+export interface PartyBlock {
+  lines: string[];
+  cell: Cell;
+  text: string;
+}
+
+/** All cells of the page with their line, in reading order. */
+function cellsOf(page: PageText): { cell: Cell; line: Line; li: number }[] {
+  return page.lines.flatMap((line, li) => line.cells.map((cell) => ({ cell, line, li })));
+}
+
+/** The block a party label introduces: the words beside it (inline) or under it (boxed), in its column. */
+export function partyBlock(page: PageText, party: Party): PartyBlock | undefined {
+  const label = PARTY_LABELS[party];
+  const all = cellsOf(page);
+  for (const { cell, line, li } of all) {
+    const m = label.exec(cell.text.trim()) ?? misreadCaption(party, cell.text.trim());
+    if (!m || DISCLAIMER.test(cell.text)) continue;
+    // "Insured" is a caption only when it stands alone or has a colon (not "Insured Location", "Insurer").
+    const rest = cleanValue(cell.text.trim().slice(m[0].length));
+    if (!/:\s*$/.test(m[0]) && rest && /^[a-z]/.test(rest)) continue;
+    // The column: up to the next caption to the right on this line (a block beside this one), else the page edge.
+    const beside = page.lines
+      .filter((l) => Math.abs(l.y - line.y) <= Math.max(4, line.h))
+      .flatMap((l) => l.cells)
+      .filter((c) => c.x > cell.x + cell.w + 20 && ANY_CAPTION.test(c.text.trim()) && !DISCLAIMER.test(c.text))
+      .sort((a, b) => a.x - b.x)[0];
+    const right = beside ? beside.x - 4 : page.width;
+    const lines: string[] = [];
+    const used: string[] = [cell.text];
+    let valueX: number;
+    let lastY = line.y;
+    const lh = Math.max(line.h, 6);
+    if (rest) {
+      lines.push(rest);
+      valueX = cell.x + (cell.w * (cell.text.length - cell.text.trimStart().length + m[0].length)) / Math.max(1, cell.text.length);
+    } else {
+      const next = line.cells.find((c) => c.x > cell.x + cell.w && c.x < right && c.x - (cell.x + cell.w) < 160);
+      if (next) {
+        lines.push(cleanValue(next.text));
+        used.push(next.text);
+        valueX = next.x;
+      } else valueX = Number.NaN;
+    }
+    for (let k = li + 1; k < page.lines.length && lines.length < 5; k++) {
+      const l = page.lines[k];
+      if (l.y - lastY > lh * 2.4) break;
+      const inCol = l.cells.filter((c) => c.x >= cell.x - 6 && c.x < right && c.x + c.w <= right + 40);
+      if (inCol.some((c) => ANY_CAPTION.test(c.text.trim()) || DISCLAIMER.test(c.text))) break;
+      // Under the value (its estimated left edge may be a little off), not under a neighbouring label.
+      const start = Number.isNaN(valueX) ? inCol : inCol.filter((c) => c.x <= valueX + 18 && c.x >= Math.min(cell.x, valueX - 18));
+      // With the words that continue it along the line ("Chicago,"  "IL 60607" read apart).
+      const near = withoutResidue(start.length ? [...new Set([...start, ...continued(start[start.length - 1], inCol, lh)])] : [], lh);
+      if (!near.length) {
+        if (lines.length) break;
+        continue;
+      }
+      if (Number.isNaN(valueX)) valueX = near[0].x;
+      lines.push(cleanValue(near.map((c) => c.text).join(' ')));
+      used.push(near.map((c) => c.text).join(' '));
+      lastY = l.y;
+    }
+    const kept = lines.filter((s) => /[a-z]/i.test(s));
+    if (!kept.length) continue;
+    return { lines: kept, cell, text: used.join('\n') };
+  }
+  return undefined;
+}
+
+/** How far apart (in line heights) two words of one value may stand: a scan parts "CUP" "9033306" in fixed pitch. */
+const VALUE_GAP_LINES = 2;
+
+/** `start` and the cells that continue it along its line, each within `VALUE_GAP_LINES` of the end of the one before. */
+export function continued(start: Cell, cells: Cell[], lh: number): Cell[] {
+  const out = [start];
+  for (const c of [...cells].sort((a, b) => a.x - b.x)) {
+    const last = out[out.length - 1];
+    if (c.x <= last.x) continue;
+    if (c.x - (last.x + last.w) > VALUE_GAP_LINES * lh) break;
+    out.push(c);
+  }
+  return out;
+}
+
+/** The OCR confidence under which a short word far right of a block's text is a scan's residue, not the block's. */
+const RESIDUE_CONF = 0.5;
+/** How far (in line heights) right of the words before it such a residue stands. */
+const RESIDUE_GAP_LINES = 3;
+
+/** A block line's cells without the residue a scan leaves beside it ("Riverside Auto Body Inc   Ah"). */
+function withoutResidue(cells: Cell[], lh: number): Cell[] {
+  const kept: Cell[] = [];
+  for (const c of cells) {
+    const prev = kept[kept.length - 1];
+    const far = prev && c.x - (prev.x + prev.w) > RESIDUE_GAP_LINES * lh;
+    if (far && c.conf < RESIDUE_CONF && c.text.trim().length <= 3) continue;
+    kept.push(c);
+  }
+  return kept;
+}
+
+export const addressOf = (lines: string[]) =>
+  lines
+    .slice(1)
+    .map(mendStateCode)
+    .filter((l) => /^\d+\s+\w|^p\.?\s*o\.?\s*box|^suite/i.test(l) || isCityStateZip(l))
+    .map(cleanValue);
+
+/** An agency's words in a letterhead's name ("… Insurance Agency", "… Risk Partners", "… Brokerage Group"). */
+const AGENCY_WORDS = /\b(?:agency|agents?|brokerage|brokers?|risk|partners|insurance\s+services|associates|advisors|consultants)\b/i;
+/** A carrier's words: a carrier-branded evidence of insurance heads the page with the carrier, not the producer. */
+const CARRIER_WORDS = /\b(?:casualty|indemnity|mutual|assurance|underwriters|insurance\s+company|fire)\b/i;
+/** The certificate's title line, under which no letterhead stands. */
+const TITLE_LINE = /\b(?:of|for)\s+(?:liability\s+)?(?:insurance|coverage)\b/i;
+/** The top of the page (a share of its height) where a letterhead stands. */
+const LETTERHEAD_BAND = 0.15;
+
+/** A producer printed only as a letterhead: an agency's name at the top of the page, over the title, with no caption. */
+export function letterhead(page: PageText): { name: string; cell: Cell; text: string } | undefined {
+  for (const line of page.lines) {
+    if (line.y > page.height * LETTERHEAD_BAND || TITLE_LINE.test(line.text)) return undefined;
+    const name = cleanValue(line.cells[0]?.text ?? '');
+    if (AGENCY_WORDS.test(name) && !CARRIER_WORDS.test(name) && !/\d/.test(name) && !ANY_CAPTION.test(name))
+      return { name, cell: line.cells[0], text: line.text };
+  }
+  return undefined;
+}
