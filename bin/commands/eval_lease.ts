@@ -7,7 +7,7 @@ import { analyzePair, analysisReadOptions, readForAnalysis, leaseStage, shortDat
 import { closeDocumentPools } from '../../pipelines/documents/index.ts';
 import { scoreAnalysis, scoreLeaseLabel, type LeaseExpected, type LeaseScore, type LeaseLabel, type LabelScore } from '../../pipelines/lease/evaluate.ts';
 import { engineOptionsFromConfig } from './extract.ts';
-import { residentialForms, residentialVariants, residentialWordings } from '../../fixtures/lease/specs.ts';
+import { residentialForms, residentialVariants, residentialWordings } from '../../fixtures/lease/residential.ts';
 import { renderPair } from '../../fixtures/lease/generate.ts';
 
 const DOC_EXT = ['.pdf', '.png', '.jpg', '.jpeg'];

@@ -6,7 +6,8 @@ import test from 'ava';
 import { analyzePair, comparisonFields } from '../../../pipelines/lease/index.ts';
 import { scoreAnalysis } from '../../../pipelines/lease/evaluate.ts';
 import { closeDocumentPools } from '../../../pipelines/documents/index.ts';
-import { residentialVariants, residentialForms, residentialWordings, type PairSpec } from '../../../fixtures/lease/specs.ts';
+import type { PairSpec } from '../../../fixtures/lease/specs.ts';
+import { residentialVariants, residentialForms, residentialWordings } from '../../../fixtures/lease/residential.ts';
 import { renderPair } from '../../../fixtures/lease/generate.ts';
 
 test.after.always(() => closeDocumentPools());
