@@ -2,7 +2,7 @@
 // INSURED", "Issued To") with its block beside it (inline) or under it (boxed), in its column when two blocks stand
 // side by side; the words of one value a scan read apart joined, and the residue it left beside them dropped.
 import type { PageText, Cell, Line } from '../documents/layout.ts';
-import { cleanValue, isCityStateZip, mendStateCode } from './normalise.ts';
+import { cleanValue, isCityStateZip, mendStateCode, oneEditApart } from './normalise.ts';
 import { DISCLAIMER } from './certificate.ts';
 
 const PARTY_LABELS = {
@@ -22,15 +22,6 @@ const CAPTION_WORDS: Record<Party, string[]> = {
 const NOT_PARTY = /^(?:insurer|insureds?)$/i;
 /** The shortest caption read with a letter wrong that is still taken for one. */
 const MISREAD_MIN = 6;
-
-/** Whether two words differ by at most one letter added, dropped or changed. */
-function oneEditApart(a: string, b: string): boolean {
-  if (Math.abs(a.length - b.length) > 1) return false;
-  let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  const [ra, rb] = [a.slice(i), b.slice(i)];
-  return ra.slice(1) === rb.slice(1) || ra === rb.slice(1) || ra.slice(1) === rb;
-}
 
 /**
  * A party caption a scan misread by one letter, standing alone or before a colon: the match as `exec` gives it (the

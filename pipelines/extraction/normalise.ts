@@ -222,3 +222,12 @@ export function splitPersonName(name: string): { first_name: string; last_name: 
   if (words.length < 2) return undefined;
   return { first_name: words[0], last_name: words[words.length - 1] };
 }
+
+/** Whether two words differ by at most one letter added, dropped or changed (a scan's misread). */
+export function oneEditApart(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  const [ra, rb] = [a.slice(i), b.slice(i)];
+  return ra.slice(1) === rb.slice(1) || ra === rb.slice(1) || ra.slice(1) === rb;
+}

@@ -1,4 +1,5 @@
 // The premises' address: street, suite or unit, city, state and ZIP, from the premises definition or the summary.
+import { oneEditApart } from '../extraction/normalise.ts';
 import type { Clause } from './text.ts';
 import type { Cited } from './schema.ts';
 import { PREMISES_LABEL, type LabelledEntry } from './lease_entries.ts';
@@ -27,26 +28,7 @@ const CITY_OF = new RegExp(
 /** Whether `word` is a state's name with one letter misread, dropped or added (a scan's OCR), by the lengths it can be. */
 function nearState(word: string): boolean {
   const w = word.toLowerCase();
-  return STATES.some((st) => {
-    const s = st.toLowerCase();
-    if (Math.abs(s.length - w.length) > 1 || s.length < 5) return false;
-    let i = 0;
-    let j = 0;
-    let edits = 0;
-    while (i < s.length && j < w.length) {
-      if (s[i] === w[j]) {
-        i++;
-        j++;
-      } else if (++edits > 1) return false;
-      else if (s.length > w.length) i++;
-      else if (w.length > s.length) j++;
-      else {
-        i++;
-        j++;
-      }
-    }
-    return edits + (s.length - i) + (w.length - j) <= 1;
-  });
+  return STATES.some((st) => st.length >= 5 && oneEditApart(st.toLowerCase(), w));
 }
 const UNIT_ALONE = new RegExp(UNIT);
 
