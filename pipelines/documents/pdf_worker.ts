@@ -173,17 +173,37 @@ function classify(e: unknown): Error & { code?: string; reason?: string; details
 /** Whether the file may hold annotations (form fields): "/Annots" appears in its dictionaries, compressed or not. */
 const mayHaveAnnotations = (bytes: Uint8Array) => mayContainName(bytes, ['/Annots']);
 
+/** Non-ASCII text that pdf.js's Unicode normalisation may change (ligatures, compatibility forms, odd spaces). */
+const MAY_NORMALISE = /[^\x00-\x7f]/;
+
+/**
+ * A page's text content, normalised as pdf.js normalises it: pdf.js is asked not to (its pass runs a regular
+ * expression over every item, most of them ASCII words) and the few items with other characters are normalised here.
+ */
+async function pageTextContent(page: { getTextContent(o: { disableNormalization: boolean }): Promise<{ items: unknown[] }> }) {
+  const content = (await page.getTextContent({ disableNormalization: true })) as { items: Array<{ str?: string } | object> };
+  const { normalizeUnicode } = await pdfjs();
+  for (const item of content.items) if ('str' in item && typeof item.str === 'string' && MAY_NORMALISE.test(item.str)) item.str = normalizeUnicode(item.str);
+  return content;
+}
+
 /** A page's text runs as items in viewport coordinates (points from the top-left corner), blank runs left out. */
 export function textItemsOf(
   content: { items: Array<{ str?: string; transform?: unknown; height?: number; width?: number } | object> },
-  vp: { convertToViewportPoint(x: number, y: number): number[] },
+  vp: { transform: number[] },
 ): TextItem[] {
   const items: TextItem[] = [];
+  // The viewport's matrix applied by hand: one page has hundreds of runs (pdf.js makes each word and each space
+  // one), and its `convertToViewportPoint` returns a new array for each.
+  const [a, b, c, d0, e0, f0] = vp.transform;
   for (const raw of content.items) {
-    if (!('str' in raw) || typeof raw.str !== 'string' || raw.str.trim() === '') continue;
-    const [, , , d, e, f] = raw.transform as number[];
-    const h = raw.height || Math.abs(d) || 10;
-    const [x, baseY] = vp.convertToViewportPoint(e, f) as [number, number];
+    if (!('str' in raw) || typeof raw.str !== 'string' || !/\S/.test(raw.str)) continue;
+    const t = raw.transform as number[];
+    const e = t[4];
+    const f = t[5];
+    const h = raw.height || Math.abs(t[3]) || 10;
+    const x = a * e + c * f + e0;
+    const baseY = b * e + d0 * f + f0;
     items.push({ text: raw.str, x, y: baseY - h, w: raw.width ?? 0, h, source: 'text' });
   }
   return items;
@@ -224,7 +244,7 @@ async function text(req: PdfTextRequest, partial: (value: { pages: PageText[] })
         const page = await doc.getPage(n);
         try {
           const vp = page.getViewport({ scale: 1 });
-          const items = textItemsOf(await page.getTextContent(), vp);
+          const items = textItemsOf(await pageTextContent(page), vp);
           skimmed.set(n, items);
           scores.push(scorePage(n, items, vp.height));
         } finally {
@@ -242,7 +262,7 @@ async function text(req: PdfTextRequest, partial: (value: { pages: PageText[] })
       const page = await doc.getPage(n);
       try {
         const vp = page.getViewport({ scale: 1 });
-        let items = skimmed.get(n) ?? textItemsOf(await page.getTextContent(), vp);
+        let items = skimmed.get(n) ?? textItemsOf(await pageTextContent(page), vp);
         let hidden = false;
         let list: { fnArray: number[]; argsArray: unknown[] } | undefined;
         const operators = async () => (list ??= await page.getOperatorList({ intent: 'display', annotationMode: AnnotationMode.DISABLE }));

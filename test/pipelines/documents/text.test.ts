@@ -114,3 +114,29 @@ test('blocks follow columns: a two-column page reads the left column before the 
   // Lines stay page-wide rows (label/value pairs read across).
   t.is(d.pages[0].lines[0].text, 'Left one  Right one');
 });
+
+test('text drawn as ligatures and compatibility characters reads as plain letters (Unicode normalised)', async (t) => {
+  // Helvetica whose ToUnicode maps "F" to the fi ligature (U+FB01) and "S" to a no-break space.
+  const cmap = [
+    '/CIDInit /ProcSet findresource begin 12 dict begin begincmap',
+    '/CMapName /Adobe-Identity-UCS def /CMapType 2 def',
+    '1 begincodespacerange <00> <FF> endcodespacerange',
+    '2 beginbfchar <46> <FB01> <53> <00A0> endbfchar',
+    'endcmap CMapName currentdict /CMap defineresource pop end end',
+  ].join('\n');
+  const content = 'BT /F1 14 Tf 72 700 Td (CertiFcate) Tj ET BT /F1 14 Tf 72 660 Td (FreSproof FFle) Tj ET';
+  const d = await readDocument(
+    rawPdf([
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>',
+      '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding /ToUnicode 6 0 R >>',
+      `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+      `<< /Length ${cmap.length} >>\nstream\n${cmap}\nendstream`,
+    ]),
+    { ocr: false },
+  );
+  const text = d.pages[0].lines.map((l) => l.text);
+  t.deepEqual(text, ['Certificate', 'fire proof fifile']);
+  t.false(/[\ufb01\u00a0]/.test(d.pages[0].text));
+});
