@@ -2,7 +2,7 @@
 // comparison per labelled field, compared the way a reviewer reads a value (case, punctuation, legal
 // suffixes, `$` and commas do not matter; anything else does). Pure: label and record in, comparisons out.
 import type { ExtractedData } from './schema.ts';
-import { normaliseText, parseMoney } from './normalise.ts';
+import { normaliseText, parseMoney, STREET_ABBREVIATIONS } from './normalise.ts';
 
 /** How a label's value is compared with the extracted one. */
 export type CompareKind = 'name' | 'id' | 'date' | 'money' | 'bool' | 'address' | 'names';
@@ -43,26 +43,7 @@ export function reviewerId(s: string): string {
   return normaliseText(s).replace(/ /g, '');
 }
 
-const ADDRESS_WORDS: Record<string, string> = {
-  street: 'st',
-  avenue: 'ave',
-  road: 'rd',
-  drive: 'dr',
-  lane: 'ln',
-  boulevard: 'blvd',
-  court: 'ct',
-  place: 'pl',
-  suite: 'ste',
-  apartment: 'apt',
-  north: 'n',
-  south: 's',
-  east: 'e',
-  west: 'w',
-  highway: 'hwy',
-  parkway: 'pkwy',
-  circle: 'cir',
-  terrace: 'ter',
-};
+const ADDRESS_WORDS: Record<string, string> = { ...STREET_ABBREVIATIONS, suite: 'ste', apartment: 'apt' };
 
 /** Reviewer form of an address: punctuation and the usual street-word abbreviations do not matter; a ZIP+4 counts as its ZIP. */
 export function reviewerAddress(s: string): string {

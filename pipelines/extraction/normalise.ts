@@ -156,6 +156,26 @@ export function formatUsAddress(a: UsAddress): string {
   return [a.street, a.city, tail].filter(Boolean).join(', ');
 }
 
+/** The usual abbreviations of a US address's street types and compass words (lower case, as `normaliseText` leaves them). */
+export const STREET_ABBREVIATIONS: Readonly<Record<string, string>> = {
+  street: 'st',
+  avenue: 'ave',
+  road: 'rd',
+  drive: 'dr',
+  lane: 'ln',
+  boulevard: 'blvd',
+  court: 'ct',
+  place: 'pl',
+  parkway: 'pkwy',
+  highway: 'hwy',
+  circle: 'cir',
+  terrace: 'ter',
+  north: 'n',
+  south: 's',
+  east: 'e',
+  west: 'w',
+};
+
 const STATE_CODES = new Set(
   'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY'.split(
     ' ',

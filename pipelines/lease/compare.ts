@@ -37,6 +37,24 @@ function landlordNames(lease: LeaseFacts): string[] {
 }
 const matchesLandlord = (lease: LeaseFacts, name: string) => landlordNames(lease).some((l) => sameParty(l, name));
 const landlordLabel = (lease: LeaseFacts) => lease.landlord?.value ?? lease.manager?.value ?? 'the landlord';
+/** A party on the policy as the coverage side of a check: its name and role. */
+const partyCov = (p: PartyMention) => ({ text: `${p.value} (${p.role.replace(/_/g, ' ')})`, page: p.page, evidence: p.text });
+/** A party on the policy (`party`, named in the gap as `what`) that cannot be matched, the lease's landlord unread: a warning. */
+const landlordUnread = (
+  field: ComparisonField,
+  req: ReturnType<typeof reqOf>,
+  cov: { text: string; page: number | null; evidence?: string },
+  party: string,
+  what = party,
+) =>
+  item(
+    field,
+    req,
+    cov,
+    'warning',
+    `The landlord could not be read from the lease, so ${what} could not be matched to it.`,
+    `Check by hand that ${party} is the landlord or its manager.`,
+  );
 
 /** A limit check: ≥ required → pass; below → fail; absent → `absent` (fail, or warning for property damage). */
 function limitCheck(field: ComparisonField, kind: RequirementKind, pick: (i: InsuranceFacts) => CitedLimit | null, absent: CheckStatus, label: string): Check {
@@ -235,23 +253,13 @@ function partyCheck(
     const hit = mine.find((p) => want.includes(p.role));
     const weak = mine.find((p) => weaker.includes(p.role));
     const shown = hit ?? weak ?? ins.parties.find((p) => want.includes(p.role));
-    const cov = shown
-      ? { text: `${shown.value} (${shown.role.replace(/_/g, ' ')})`, page: shown.page, evidence: shown.text }
-      : { text: `No ${wantLabel} named`, page: null };
+    const cov = shown ? partyCov(shown) : { text: `No ${wantLabel} named`, page: null };
     if (!required(r)) return notRequired(field, r, cov);
     const req = reqOf(r, `${who} as ${wantLabel}`);
     if (hit) return item(field, req, cov, 'pass', null);
     // Without the landlord's name the party on the policy cannot be matched: not a fail, not a pass.
     const named = ins.parties.find((p) => want.includes(p.role) || weaker.includes(p.role));
-    if (!landlordNames(lease).length && named)
-      return item(
-        field,
-        req,
-        { text: `${named.value} (${named.role.replace(/_/g, ' ')})`, page: named.page, evidence: named.text },
-        'warning',
-        `The landlord could not be read from the lease, so ${named.value} could not be matched to it.`,
-        `Check by hand that ${named.value} is the landlord or its manager.`,
-      );
+    if (!landlordNames(lease).length && named) return landlordUnread(field, req, partyCov(named), named.value);
     if (weak)
       return item(
         field,
@@ -288,15 +296,7 @@ const certificateHolder: Check = (lease, ins) => {
   if (!required(r)) return notRequired(field, r, cov);
   const req = reqOf(r, `Certificate naming ${who} as holder`);
   if (holder && matchesLandlord(lease, holder.value)) return item(field, req, cov, 'pass', null);
-  if (holder && !landlordNames(lease).length)
-    return item(
-      field,
-      req,
-      cov,
-      'warning',
-      `The landlord could not be read from the lease, so the certificate holder ${holder.value} could not be matched to it.`,
-      `Check by hand that ${holder.value} is the landlord or its manager.`,
-    );
+  if (holder && !landlordNames(lease).length) return landlordUnread(field, req, cov, holder.value, `the certificate holder ${holder.value}`);
   if (holder)
     return item(
       field,

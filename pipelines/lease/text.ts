@@ -1,7 +1,7 @@
 // Text helpers of the lease checker: clauses with their page, amounts, party names and addresses compared the
 // way the product's decision rules say (case, punctuation, LLC/Inc., c/o; St/Street, Apt/#/Unit).
 import type { PageText } from '../documents/layout.ts';
-import { normaliseText, parseMoney } from '../extraction/normalise.ts';
+import { normaliseText, parseMoney, STREET_ABBREVIATIONS } from '../extraction/normalise.ts';
 import { ground, indexPages } from '../extraction/grounding.ts';
 import type { Cited } from './schema.ts';
 
@@ -185,20 +185,9 @@ export function sharesAName(insured: string | null | undefined, tenant: string |
 }
 
 const SUFFIXES: Record<string, string> = {
-  street: 'st',
+  ...STREET_ABBREVIATIONS,
   str: 'st',
-  avenue: 'ave',
   av: 'ave',
-  road: 'rd',
-  drive: 'dr',
-  lane: 'ln',
-  boulevard: 'blvd',
-  court: 'ct',
-  place: 'pl',
-  parkway: 'pkwy',
-  highway: 'hwy',
-  circle: 'cir',
-  terrace: 'ter',
   trail: 'trl',
   square: 'sq',
   suite: 'unit',
@@ -222,10 +211,6 @@ const SUFFIXES: Record<string, string> = {
   eighth: '8th',
   ninth: '9th',
   tenth: '10th',
-  north: 'n',
-  south: 's',
-  east: 'e',
-  west: 'w',
   floor: 'fl',
   fl: 'fl',
   way: 'way',

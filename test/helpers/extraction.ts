@@ -6,7 +6,9 @@ import { fileURLToPath } from 'node:url';
 import type { ExecutionContext } from 'ava';
 import { withIdentity, type Identity } from '../../db/pool.ts';
 import { extractDocument } from '../../pipelines/extraction/index.ts';
+import { scoreDocument } from '../../pipelines/extraction/evaluate.ts';
 import { emptyExtractedData } from '../../pipelines/extraction/schema.ts';
+import { randomFreeCertificateSpec, type FreeCertificateSpec } from '../../fixtures/free_certificate.ts';
 import type { TestService, Reply } from './server.ts';
 import { eventually } from './worker.ts';
 
@@ -114,4 +116,20 @@ export async function uploadFinished(
   const up = await upload(svc, key, a.ownerId, policyFixture(file), file);
   t.is(up.status, 200, up.text);
   return { key, rec: await finished(svc, key, a.ownerId, up.body.extraction_id) };
+}
+
+/**
+ * A generated document (`pdf` with its `expected` fields) read from its text layer, as a declaration page: the
+ * extracted data and the expected fields it missed (scored as `svc eval` scores them).
+ */
+export async function readTextLayer(doc: { pdf: Uint8Array; expected: Record<string, unknown> }) {
+  const r = await extractDocument(doc.pdf, { entityType: 'declaration_page', read: { ocr: false } });
+  return { data: r.extracted_data, misses: scoreDocument(doc.expected, r.extracted_data as never).misses };
+}
+
+/** The first seed from `from` on whose text-layer free certificate `ok` holds, with its spec. */
+export function firstFreeCertificate(from: number, ok: (s: FreeCertificateSpec) => boolean): { seed: number; spec: FreeCertificateSpec } {
+  let seed = from;
+  while (!ok(randomFreeCertificateSpec(seed, { scan: false }))) seed++;
+  return { seed, spec: randomFreeCertificateSpec(seed, { scan: false }) };
 }

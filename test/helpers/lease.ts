@@ -53,5 +53,11 @@ export function linesPage(n: number, lines: (string | [number, string][])[]): Pa
   return layoutPage(n, 612, 792, items, 'text');
 }
 
+/** A line of two cells: `left` at x 60 and `right` at x `at` (a summary's label and its value, or two columns). */
+export const row = (left: string, right: string, at = 230): [number, string][] => [
+  [60, left],
+  [at, right],
+];
+
 /** The lease facts of a one-page lease of these lines. */
 export const factsOfLines = (lines: (string | [number, string][])[]) => leaseFacts([linesPage(1, lines)]);

@@ -7,7 +7,7 @@ import type { PageText } from '../../../pipelines/documents/layout.ts';
 import { leaseFacts } from '../../../pipelines/lease/lease_facts.ts';
 import { leaseStage } from '../../../pipelines/lease/index.ts';
 import type { DocumentText } from '../../../pipelines/documents/index.ts';
-import { insuranceFacts, readDocument, linesPage } from '../../helpers/lease.ts';
+import { insuranceFacts, readDocument, linesPage, row } from '../../helpers/lease.ts';
 
 const page = linesPage;
 
@@ -87,14 +87,8 @@ test('a summary table in either orientation: headings over values, or the value 
   const columns = leaseFacts([
     page(1, [
       'RESIDENTIAL LEASE',
-      [
-        [60, 'LANDLORD'],
-        [330, 'TENANT'],
-      ],
-      [
-        [60, 'Maple Court Apartments LLC'],
-        [330, 'Avery Chen'],
-      ],
+      row('LANDLORD', 'TENANT', 330),
+      row('Maple Court Apartments LLC', 'Avery Chen', 330),
       'Resident shall not allow any utility to be disconnected for non-payment.',
     ]),
   ]);
@@ -103,26 +97,11 @@ test('a summary table in either orientation: headings over values, or the value 
   const reversed = leaseFacts([
     page(1, [
       'BASIC TERMS',
-      [
-        [60, 'Maple Court Apartments LLC'],
-        [400, 'Landlord'],
-      ],
-      [
-        [60, 'Avery Chen and Sam Ortiz'],
-        [400, 'Resident'],
-      ],
-      [
-        [60, '48 Elm Street, Apt 3C, Dayton, OH 45402'],
-        [400, 'Premises'],
-      ],
-      [
-        [60, 'September 1, 2026'],
-        [400, 'Commencement Date'],
-      ],
-      [
-        [60, 'August 31, 2027'],
-        [400, 'Expiration Date'],
-      ],
+      row('Maple Court Apartments LLC', 'Landlord', 400),
+      row('Avery Chen and Sam Ortiz', 'Resident', 400),
+      row('48 Elm Street, Apt 3C, Dayton, OH 45402', 'Premises', 400),
+      row('September 1, 2026', 'Commencement Date', 400),
+      row('August 31, 2027', 'Expiration Date', 400),
     ]),
   ]);
   t.is(reversed.landlord?.value, 'Maple Court Apartments LLC');

@@ -2,7 +2,7 @@
 // between the name and "hereinafter called", "jointly called", a defined term in parentheses without "called", a
 // unit named before the street in the same sentence, a retail space number, and a term that ends "at midnight".
 import test from 'ava';
-import { factsOfLines } from '../../helpers/lease.ts';
+import { factsOfLines, row } from '../../helpers/lease.ts';
 import { addressParts } from '../../../pipelines/lease/text.ts';
 
 const facts = factsOfLines;
@@ -33,12 +33,7 @@ test("a unit named before the street in the same sentence is the premises' unit;
   // A unit of another sentence is not the premises' unit.
   const g = facts(['Notices go to Landlord at Suite 300 of its office. Landlord leases to Tenant the house located at 12 Elm Street, Dover, Delaware 19901.']);
   t.is(g.propertyAddress?.value, '12 Elm Street, Dover, Delaware 19901');
-  const h = facts([
-    [
-      [60, 'PREMISES:'],
-      [170, 'Shop Space No. 12, Sunbelt Plaza, 2450 East Camelback Road, Phoenix, Arizona 85016'],
-    ],
-  ]);
+  const h = facts([row('PREMISES:', 'Shop Space No. 12, Sunbelt Plaza, 2450 East Camelback Road, Phoenix, Arizona 85016', 170)]);
   t.is(h.propertyAddress?.value, '2450 East Camelback Road, Shop Space No. 12, Phoenix, Arizona 85016');
 });
 
@@ -79,22 +74,10 @@ test('a form\'s parties: a list letter after a colon is no initial; "X as Landlo
 
 test('a summary\'s list markers are not part of its labels: "(c) Building:", "(e) Commencement Date:"', (t) => {
   const f = facts([
-    [
-      [60, '(c) Building:'],
-      [230, '600 Grant Street, Pittsburgh, Pennsylvania 15219'],
-    ],
-    [
-      [60, '(d) Premises:'],
-      [230, 'Suite 1400 on the fourteenth (14th) floor of the Building'],
-    ],
-    [
-      [60, '(e) Commencement Date:'],
-      [230, 'September 1, 2026'],
-    ],
-    [
-      [60, '(f) Expiration Date:'],
-      [230, 'August 31, 2033'],
-    ],
+    row('(c) Building:', '600 Grant Street, Pittsburgh, Pennsylvania 15219'),
+    row('(d) Premises:', 'Suite 1400 on the fourteenth (14th) floor of the Building'),
+    row('(e) Commencement Date:', 'September 1, 2026'),
+    row('(f) Expiration Date:', 'August 31, 2033'),
   ]);
   t.is(f.propertyAddress?.value, '600 Grant Street, Suite 1400, Pittsburgh, Pennsylvania 15219');
   t.is(f.leaseStart?.value, '2026-09-01');

@@ -1,7 +1,7 @@
 // How residential and small commercial leases introduce their parties, premises and term, and state insurance,
 // in wordings the generated pairs did not use (issue 29's held-out probes): each cause on a generated page.
 import test from 'ava';
-import { factsOfLines, linesPage } from '../../helpers/lease.ts';
+import { factsOfLines, linesPage, row } from '../../helpers/lease.ts';
 import { chosenOptions } from '../../../pipelines/lease/lease_requirements.ts';
 
 /** A page of lines; a line may hold cells at their own x. */
@@ -43,18 +43,9 @@ test('roles written without "as" or parentheses, "hereinafter called", and label
 
 test('a summary row holding a name and its notice address gives the name only', (t) => {
   const f = facts([
-    [
-      [60, 'PARTY'],
-      [230, 'NAME AND NOTICE ADDRESS'],
-    ],
-    [
-      [60, 'Landlord'],
-      [230, 'Bayview Office Partners LLC, 12 Harbor Road, Tampa, FL 33602'],
-    ],
-    [
-      [60, 'Tenant'],
-      [230, 'Coastal Orthodontics, P.A., at the Premises'],
-    ],
+    row('PARTY', 'NAME AND NOTICE ADDRESS'),
+    row('Landlord', 'Bayview Office Partners LLC, 12 Harbor Road, Tampa, FL 33602'),
+    row('Tenant', 'Coastal Orthodontics, P.A., at the Premises'),
   ]);
   t.is(f.landlord?.value, 'Bayview Office Partners LLC');
   t.is(f.tenant?.value, 'Coastal Orthodontics, P.A.');
@@ -67,16 +58,7 @@ test('a sublease names its own landlord and tenant as sublessor and subtenant', 
 });
 
 test('term: "Lease Begins" / "Lease Expiration" labels, "for a term beginning … and ending …", a month-to-month tenancy with no end', (t) => {
-  const a = facts([
-    [
-      [60, 'Lease Begins:'],
-      [230, '03/01/2026'],
-    ],
-    [
-      [60, 'Lease Expiration:'],
-      [230, '02/28/2027'],
-    ],
-  ]);
+  const a = facts([row('Lease Begins:', '03/01/2026'), row('Lease Expiration:', '02/28/2027')]);
   t.is(a.leaseStart?.value, '2026-03-01');
   t.is(a.leaseEnd?.value, '2027-02-28');
   const b = facts(['1. TERM. Owner rents the house to Resident for a term of one year beginning July 1, 2026 and ending June 30, 2027.']);
@@ -147,13 +129,7 @@ test('a certificate\'s remarks "X is additional insured" (no "named as") name X 
 });
 
 test('labelled cells side by side on one line, and a "Term:" entry "from 3/1/26 to 2/28/27"', (t) => {
-  const f = facts([
-    [
-      [60, 'Landlord: Birchwood Lofts LLC'],
-      [320, 'Tenant: Ava Stone, Ben Stone and Cy Stone'],
-    ],
-    'Term: from 3/1/26 to 2/28/27',
-  ]);
+  const f = facts([row('Landlord: Birchwood Lofts LLC', 'Tenant: Ava Stone, Ben Stone and Cy Stone', 320), 'Term: from 3/1/26 to 2/28/27']);
   t.is(f.landlord?.value, 'Birchwood Lofts LLC');
   t.is(f.tenant?.value, 'Ava Stone, Ben Stone and Cy Stone');
   t.is(f.leaseStart?.value, '2026-03-01');
@@ -183,12 +159,7 @@ test('dates written out as forms write them: "the first (1st) day of June, 2026"
 });
 
 test('the manager from "Landlord\'s Managing Agent:" or "Owner\'s management company is X"; the term "November 1, 2026 through October 31, 2027"', (t) => {
-  const a = facts([
-    [
-      [60, "Landlord's Managing Agent:"],
-      [230, 'Keel Realty Advisors'],
-    ],
-  ]);
+  const a = facts([row("Landlord's Managing Agent:", 'Keel Realty Advisors')]);
   t.is(a.manager?.value, 'Keel Realty Advisors');
   const b = facts([
     'This Apartment Lease is between Dune Crest Apartments LP ("Owner") and Mia Cho ("Resident"). Owner\'s management company is Alder Residential LLC.',
@@ -201,14 +172,8 @@ test('the manager from "Landlord\'s Managing Agent:" or "Owner\'s management com
 
 test('headings "OWNER  RESIDENT(S)" over their values; "ends at 11:59 p.m. on …"; an agent named in passing in the insurance clause', (t) => {
   const f = facts([
-    [
-      [60, 'OWNER'],
-      [320, 'RESIDENT(S)'],
-    ],
-    [
-      [60, 'Quarry Hill Flats LLC'],
-      [320, 'Iris Novak'],
-    ],
+    row('OWNER', 'RESIDENT(S)', 320),
+    row('Quarry Hill Flats LLC', 'Iris Novak', 320),
     '2. TERM. The Lease begins on June 15, 2026 and ends at 11:59 p.m. on June 14, 2027.',
     '9. INSURANCE. Resident shall keep renters insurance naming Owner and its managing agent, Granite Bay Management Co., as additional insureds.',
   ]);
@@ -221,10 +186,7 @@ test('headings "OWNER  RESIDENT(S)" over their values; "ends at 11:59 p.m. on �
 
 test('"Landlord/Agent:" names the landlord; "Demised Premises" is the premises; "bodily injury and property damage" is no property damage requirement', (t) => {
   const f = facts([
-    [
-      [60, 'Landlord/Agent:'],
-      [230, 'Aspen Row Realty Inc.'],
-    ],
+    row('Landlord/Agent:', 'Aspen Row Realty Inc.'),
     '1.01 "Demised Premises" means Suite 12 in the building at 40 Mill Pond Road, Keene, NH 03431.',
     '9.01 Lessee shall keep in force public liability insurance with a combined single limit of $1,000,000 for bodily injury and property damage.',
   ]);
