@@ -248,8 +248,10 @@ function partyCheck(
 ): Check {
   return (lease, ins) => {
     const r = lease.requirements[kind];
-    const who = landlordLabel(lease);
-    const mine = ins.parties.filter((p) => matchesLandlord(lease, p.value));
+    // A clause that names the party to list by name is met only by that party (the manager it names, not the owner).
+    const party = r?.party;
+    const who = party ?? landlordLabel(lease);
+    const mine = ins.parties.filter((p) => (party ? sameParty(party, p.value) : matchesLandlord(lease, p.value)));
     const hit = mine.find((p) => want.includes(p.role));
     const weak = mine.find((p) => weaker.includes(p.role));
     const shown = hit ?? weak ?? ins.parties.find((p) => want.includes(p.role));
@@ -259,7 +261,7 @@ function partyCheck(
     if (hit) return item(field, req, cov, 'pass', null);
     // Without the landlord's name the party on the policy cannot be matched: not a fail, not a pass.
     const named = ins.parties.find((p) => want.includes(p.role) || weaker.includes(p.role));
-    if (!landlordNames(lease).length && named) return landlordUnread(field, req, partyCov(named), named.value);
+    if (!party && !landlordNames(lease).length && named) return landlordUnread(field, req, partyCov(named), named.value);
     if (weak)
       return item(
         field,

@@ -92,16 +92,19 @@ const MONTH_DATE = String.raw`(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)
 const INLINE_ITEM = /(?:^|\s)\d{1,2}(?:\.\d{1,2})?\.?\s+([A-Z][A-Za-z’'&/\-, ]{1,50}?)(?:\s*\([^)]{0,30}\))?\.?:\s+/g;
 /** Its label wrapped in a cell and flattened round the value: "3.2 Lease Commencement March 1, 2020. Date:". */
 const WRAPPED_ITEM = new RegExp(String.raw`(?:^|\s)\d{1,2}\.\d{1,2}\.?\s+([A-Z][A-Za-z ]{2,40}?)\s+(${MONTH_DATE})\.?\s+([A-Z][a-z]+):`, 'g');
+/** A summary item on insurance, kept for the clauses that refer to it for their limits. */
+const INSURANCE_LABEL = /\binsurance\b|\bliability\b|\blimits?\b|\bcoverage\b/i;
 const NEXT_ITEM = /\s\d{1,2}(?:\.\d{1,2})?\.?\s+[A-Z][A-Za-z’'&/\-, ]{1,50}?(?:\s*\([^)]{0,30}\))?\.?:\s/;
 
 /**
  * The entries of a summary whose table was flattened into running text (an EDGAR or OCR text: "2. Premises
  * (Article 1). 2.1 Building: 1825 South Grant Street San Mateo, California 94402 2.2 Premises: …"). Only the
- * labels the lease facts are read from are kept.
+ * labels the lease facts are read from are kept, and the insurance items a clause may refer to ("1.9 Tenant's
+ * Liability Insurance: $1,000,000 …", followed from "the limits set forth in Section 1.9").
  */
 export function inlineEntries(pages: PageText[]): LabelledEntry[] {
   const out: LabelledEntry[] = [];
-  const wanted = (l: string) => KNOWN_LABEL.test(l) || START_LABEL.test(l) || END_LABEL.test(l) || PREMISES_LABEL.test(l);
+  const wanted = (l: string) => KNOWN_LABEL.test(l) || START_LABEL.test(l) || END_LABEL.test(l) || PREMISES_LABEL.test(l) || INSURANCE_LABEL.test(l);
   for (const p of pages) {
     const text = p.lines
       .map((l) => l.text.trim())

@@ -94,15 +94,41 @@ const ON_REQUEST =
   /\bLandlord\s+may\s+(?:\w+\s+){0,5}?(?:require|request|demand)\b|\b(?:if|when|upon being)\s+(?:so\s+)?(?:requested|required)\s+by\s+Landlord\b|\bat\s+Landlord['’]s\s+(?:request|option|election)\b/i;
 /** A coverage only permitted, not required ("may be maintained under an umbrella policy"). */
 const PERMITTED = /\bmay\b(?![^.;]*\b(?:shall|must)\b)/i;
-/** Amounts incorporated by reference: "at least equal to the limits set forth in Section 1.1". */
+/**
+ * Amounts incorporated by reference: "at least equal to the limits set forth in Section 1.1", "with limits not less
+ * than those set forth in Section 1.9"; the section's number, when it names one, is group 1.
+ */
 const BY_REFERENCE =
-  /\b(?:limits?|amounts?|minimums?)\s+(?:(?:of\s+insurance\s+)?(?:set forth|specified|stated|provided|described|shown|listed|identified)\s+in|in)\s+(?:Section|Article|Paragraph|Item|Exhibit|the Basic|the Summary|the Reference|the Schedule)/i;
+  /\b(?:limits?|amounts?|minimums?)\b[^.;$]{0,40}?\b(?:(?:set forth|specified|stated|provided|described|shown|listed|identified)\s+)?in\s+(?:(?:Section|Article|Paragraph|Item)\s+(\d{1,2}(?:\.\d{1,2})*)|Exhibit|the Basic|the Summary|the Reference|the Schedule)/i;
 const REFERENCE_LABEL: Partial<Record<RequirementKind, RegExp>> = {
   liability: /\b(?:general\s+)?liability\b.*\b(?:insurance|limits?|amounts?|coverage)\b|\binsurance (?:limits?|amounts?)\b/i,
   umbrella: /\b(?:umbrella|excess)\b/i,
   auto: /\bauto(?:mobile)?\b/i,
   propertyDamage: /\bproperty damage\b/i,
 };
+
+/** A party named to be listed on the policy: "listing Keystone Realty LLC as an interested party", "name X as additional insured". */
+const NAMED_PARTY =
+  /\b(?:nam(?:e|es|ing)|list(?:s|ing)?|add(?:s|ing)?|designat(?:e|es|ing)|show(?:s|ing)?|includ(?:e|es|ing))\s+([A-Z][A-Za-z0-9&.,'’\- ]{2,80}?)\s+as\s+(?:an?\s+)?(?:interested part(?:y|ies)|additional(?:ly)? insureds?|additional interests?)\b/;
+/** Words that name a party by its role, not by its name ("Landlord", "Owner and its agents", "Sublessor"). */
+const BY_ROLE =
+  /^(?:the\s+)?(?:(?:Sub)?(?:Landlord|Lessor)|Sub-?landlord|Owner|Licensor|Management|Manager|Agent|Lender|Mortgagee|Tenant|Lessee|each|all|both|such|any|its|their)\b/;
+/** What follows a name in a listing: "X and its manager", "X, its members and agents". */
+const ALONG_WITH = /\s*(?:,|\band\b)\s+(?:its|their|his|her|the|Landlord['’]s|Owner['’]s)\b.*$/;
+
+/**
+ * The one party a listing clause names by name (two words or more, not a role), when it does. A name listed with
+ * its people ("X and its manager") is the landlord's group, which the landlord's names match as before.
+ */
+function namedParty(text: string): string | undefined {
+  const m = NAMED_PARTY.exec(text);
+  if (!m || BY_ROLE.test(m[1]) || ALONG_WITH.test(m[1])) return undefined;
+  const name = m[1]
+    .replace(/\s+(?:to|on|under|in)\s+(?:(?:the|each|all|such|its|Tenant['’]s|Resident['’]s)\s+)?(?:polic(?:y|ies)|insurance|coverage)\b.*$/, '')
+    .replace(/,$/, '')
+    .trim();
+  return name.split(/\s+/).length >= 2 ? name : undefined;
+}
 
 /** The per-occurrence (or combined single) amount and the aggregate in a window of text. */
 function limitsIn(window: string): { amount: number | null; aggregate: number | null; csl: boolean } {
@@ -364,12 +390,17 @@ export function requirements(all: Clause[], entries: LabelledEntry[]): Partial<R
         }
       }
       const label = REFERENCE_LABEL[kind];
-      if (limits.amount === null && label && BY_REFERENCE.test(c.text)) {
-        const e = entries.find((x) => label.test(x.label) && amountsIn(x.value).length);
+      const reference = limits.amount === null && label ? BY_REFERENCE.exec(c.text) : null;
+      let unresolved: string | undefined;
+      if (reference && label) {
+        // The item the reference numbers, else the first summary item on this coverage that states an amount.
+        const stated = entries.filter((x) => label.test(x.label) && amountsIn(x.value).length);
+        const numbered = reference[1] ? stated.find((x) => x.text.startsWith(`${reference[1]} `) || x.text.startsWith(`${reference[1]}. `)) : undefined;
+        const e = numbered ?? stated[0];
         if (e) {
           limits = limitsIn(e.value);
           amountSource = { page: e.page, text: e.text, how: 'reference' };
-        }
+        } else unresolved = `its limits are those of another part of the lease ("${reference[0]}"), which could not be read`;
       }
       const statutory =
         kind === 'workersComp' &&
@@ -386,11 +417,16 @@ export function requirements(all: Clause[], entries: LabelledEntry[]): Partial<R
       out[kind] = {
         kind,
         required: !negated,
-        ...(box && !ticked ? { uncertain: 'it is an option of a checkbox form and no box is ticked' } : {}),
+        ...(box && !ticked
+          ? { uncertain: 'it is an option of a checkbox form and no box is ticked' }
+          : unresolved && !negated
+            ? { uncertain: unresolved }
+            : {}),
         amount: limits.amount,
         aggregate: limits.aggregate,
         combinedSingleLimit: limits.csl,
         ...(amountSource ? { amountSource } : {}),
+        ...((kind === 'additionalInsured' || kind === 'interestedParty') && !negated && namedParty(c.text) ? { party: namedParty(c.text) } : {}),
         statutory,
         clause: quote(c),
         page: c.page,

@@ -42,6 +42,11 @@ export interface LeaseRequirement {
   amountSource?: { page: number; text: string; how?: 'reference' | 'continued' };
   /** Workers compensation "statutory limits". */
   statutory: boolean;
+  /**
+   * The party the clause names to be listed, when it names one by name rather than by its role ("listing Keystone
+   * Realty Management LLC as an interested party"): the policy must name that party.
+   */
+  party?: string;
   /** Why the lease's words do not settle the requirement (an unticked form option): no verdict passes on it. */
   uncertain?: string;
   /** The clause stating the requirement, and its page. */
