@@ -9,7 +9,8 @@ import type { LabelledEntry } from './lease_entries.ts';
 // Case spelled out: the name before the role must start with a capital letter (or a street number: "2430 N. Halsted, LLC").
 const ROLE = {
   landlord: /Landlord|LANDLORD|Lessor|LESSOR|Owner|OWNER/,
-  tenant: /Tenants?|TENANTS?|Lessees?|LESSEES?|Residents?|RESIDENTS?/,
+  // A manufactured-home community's lot rental calls its tenant the homeowner.
+  tenant: /Tenants?|TENANTS?|Lessees?|LESSEES?|Residents?|RESIDENTS?|Homeowners?|HOMEOWNERS?/,
 };
 /** A sublease's parties: read only when the lease names no landlord or tenant of its own. */
 const SUB_ROLE = {
@@ -86,6 +87,12 @@ export function partyFromEntries(entries: LabelledEntry[], label: RegExp): Cited
  */
 const ENDS_WITH_ROLE = /\b(?:Landlord|Lessor|Owner|Tenants?|Lessees?|Residents?|Agent|Manager|Sublessor|Subtenant)["”]?\)?,?$/i;
 function afterConnector(s: string): string {
+  // "Seacliff Property Management, Inc., as agent for the owner, Sunset Terrace LLC": the principal is the party.
+  const agentFor =
+    /,?\s+(?:as|acting as)\s+(?:(?:managing|authorized|leasing)\s+)?agent\s+(?:for|of|on behalf of)\s+(?:the\s+)?(?:owner|landlord|lessor)?,?\s*(?=[A-Z0-9])/g;
+  let principal: RegExpExecArray | null = null;
+  for (const m of s.matchAll(agentFor)) principal = m as RegExpExecArray;
+  if (principal) s = s.slice((principal.index ?? 0) + principal[0].length);
   let cut = 0;
   for (const m of s.matchAll(/\b(?:between|Between|BETWEEN|and|by|with|are|is)\s+(?:the\s+)?(?=[A-Z0-9])/g)) {
     const before = s.slice(0, m.index).trim();
@@ -101,7 +108,7 @@ function partyFromPreamble(all: Clause[], role: RegExp): Cited<string> | null {
   // scan's punctuation around it
   // ("Carmen Diaz: (hereinafter referred to as. "Lessee™)").
   const named = new RegExp(
-    `([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?)\\s*(?:,\\s*an? [A-Za-z ]{3,60}?,?\\s*)?[,:;]?\\s*\\(\\s*(?:(?:hereinafter|herein)(?:\\s+(?:called|referred to as|the))?[.,:]?\\s+)?(?:(?:individually\\s+and\\s+)?(?:collectively|jointly(?:\\s+and\\s+severally)?)(?:\\s+(?:called|referred to as))?,?\\s+)?(?:["“][A-Za-z]{2,5}[,"”]{1,3}\\s*)*(?:or\\s+)?(?:the\\s+)?["“'’]{0,2}(?:${role.source})(?:\\(s\\))?[,"”'’™]{0,3}(?:\\s+(?:whether one or more|or\\s+["“][A-Za-z ]+["”]|herein|hereinafter))?\\s*\\)`,
+    `([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?(?:\\s+[dD]\\/[bB]\\/[aA]\\s+[A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,60}?)?)\\s*(?:,\\s*an? [A-Za-z ]{3,60}?,?\\s*)?[,:;]?\\s*\\(\\s*(?:(?:hereinafter|herein)(?:\\s+(?:called|referred to as|the))?[.,:]?\\s+)?(?:(?:individually\\s+and\\s+)?(?:collectively|jointly(?:\\s+and\\s+severally)?)(?:\\s+(?:called|referred to as))?,?\\s+)?(?:["“][A-Za-z]{2,5}[,"”]{1,3}\\s*)*(?:or\\s+)?(?:the\\s+)?["“'’]{0,2}(?:${role.source})(?:\\(s\\))?[,"”'’™]{0,3}(?:\\s+(?:whether one or more|or\\s+["“][A-Za-z ]+["”]|herein|hereinafter))?\\s*\\)`,
   );
   // "X, as Landlord", and without the comma where the role ends the phrase: "Coastal Keys Realty, LLC as Landlord and …".
   const asRole = new RegExp(

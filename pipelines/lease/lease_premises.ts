@@ -16,7 +16,8 @@ const UNIT = String.raw`(?:(?:Suite|Ste\.?|Unit|Apartment|Apt\.?|Building|Bldg\.
 const CITY_STATE = String.raw`([A-Z][A-Za-z.'’-]+(?:\s+[A-Z][A-Za-z.'’-]+){0,2}),?\s+(${STATE_NAMES}|[A-Z]{2})(?:,?\s+(\d{5}(?:-\d{4})?))?`;
 /** A floor right after the street ("48 Elm Street, Second Floor, Worcester"): the premises' unit there. */
 const FLOOR = String.raw`(?:(?:First|Second|Third|Fourth|Fifth|Sixth|Seventh|Eighth|Ninth|Tenth|Ground|Top|\d{1,2}(?:st|nd|rd|th))\s+Floor)`;
-const ADDRESS = new RegExp(String.raw`(${STREET})((?:,?\s*(?:${UNIT}|${FLOOR}))*)(?:[,;]?\s+${CITY_STATE})?`);
+// The city may follow "in" ("9800 Research Forest Drive in The Woodlands, Texas, 77380").
+const ADDRESS = new RegExp(String.raw`(${STREET})((?:,?\s*(?:${UNIT}|${FLOOR}))*)(?:[,;]?\s+(?:in\s+)?${CITY_STATE})?`);
 /** After the street, a city, a word that is not a state's name and a ZIP: a scan's state name OCR misread ("Tllinois"). */
 const CITY_WORD_ZIP = /^[,;]?\s+([A-Z][A-Za-z.'’-]+(?:\s+[A-Z][A-Za-z.'’-]+){0,2}),?\s+([A-Z][A-Za-z]{3,13}(?:\s+[A-Z][a-z]{3,})?)\s+(\d{5}(?:-\d{4})?)\b/;
 const STATES = STATE_NAMES.split('|');
@@ -68,7 +69,10 @@ function addressIn(text: string, lead = ''): string | null {
 const unitKind = (u: string) => (/^(?:building|bldg)/i.test(u) ? 'building' : 'unit');
 
 const PREMISES_CLAUSE =
-  /\b(?:located at|known as|known and numbered as|(?:commonly\s+)?described as|designated as|street address is|(?:known by the )?street address of|situated(?: at)?|address of which is|(?:premises|apartment|residence|house|home|dwelling(?: unit)?|unit|property|real property|building)(?:\s+(?:No\.?|#)\s*[A-Z0-9-]+)? at|premises (?:is|are|shall be)(?=\s+\d))\b/i;
+  /\b(?:located at|known as|known and numbered as|(?:commonly\s+)?described as|designated as|street address is|(?:known by the )?street address of|situated(?: at)?|address of which is|whose address is|(?:premises|apartment|residence|house|home|dwelling(?: unit)?|unit|property|real property|building)(?:\s+(?:No\.?|#)\s*[A-Z0-9-]+)? at|premises (?:is|are|shall be)(?=\s+\d))\b/i;
+
+/** A summary's own entry for the unit ("Unit: #612", "Apartment No.: 4B"). */
+const UNIT_LABEL = /^(?:unit|apartment|apt\.?|suite)(?:\s*(?:no\.?|number|#))?$/i;
 
 export function propertyAddress(all: Clause[], entries: LabelledEntry[]): Cited<string> | null {
   // The premises or building entry of the summary, then the premises definition in the clauses, earliest first.
@@ -80,8 +84,14 @@ export function propertyAddress(all: Clause[], entries: LabelledEntry[]): Cited<
     // "Building: 1825 South Grant Street …" with "Premises: … commonly known as Suite 725" beside it on the page.
     if (!UNIT_ALONE.test(v)) {
       const unit = entries
-        .filter((x) => x !== e && x.page === e.page && /^(?:the\s+)?(?:leased\s+)?premises$/i.test(x.label))
-        .map((x) => UNIT_ALONE.exec(x.value.replace(/\s+/g, ' '))?.[0])
+        .filter((x) => x !== e && x.page === e.page && (/^(?:the\s+)?(?:leased\s+)?premises$/i.test(x.label) || UNIT_LABEL.test(x.label)))
+        .map(
+          (x) =>
+            UNIT_ALONE.exec(x.value.replace(/\s+/g, ' '))?.[0] ??
+            (UNIT_LABEL.test(x.label) && /^[A-Z0-9-]{1,6}$/.test(x.value.trim())
+              ? `${x.label.replace(/\s*(?:no\.?|number|#)$/i, '')} ${x.value.trim()}`
+              : undefined),
+        )
         .find(Boolean);
       if (unit) {
         const [street, ...rest] = v.split(', ');

@@ -61,8 +61,8 @@ export function writtenDates(s: string): string {
 }
 const dates = (s: string) => dateTokens(writtenDates(s));
 
-/** An option's letter before its box ("B. [X] Lease:"): the box says whether it is chosen, the letter nothing. */
-const OPTION_LETTER = /\b[A-Z][.)]\s*(?=\[\s*[xX✓✔]?\s*\]|[☐□❑☑☒])/g;
+/** An option's letter before or after its box ("B. [X] Lease:", "[X] A. Lease:"): the box says whether it is chosen, the letter nothing. */
+const OPTION_LETTER = /\b[A-Z][.)]\s*(?=\[\s*[xX✓✔]?\s*\]|[☐□❑☑☒])|(?<=\[\s*[xX✓✔]?\s*\]|[☐□❑☑☒])\s*[A-Z][.)](?=\s)/g;
 const BOXED = /\[\s*[xX✓✔]?\s*\]|[☐□❑☑☒]/;
 /**
  * A term clause as a form's ticked choices and captions leave it: "The term begins on (date) June 1, 2026, (Check A or
@@ -153,6 +153,12 @@ export function leaseDates(pages: PageText[], all: Clause[], entries: LabelledEn
         /\b(?:term|period)\b[^.\d]{0,20}?((?:[A-Z][a-z]+\.?\s+\d{1,2},?\s+\d{4})|\d{1,2}\/\d{1,2}\/\d{2,4})\s*(?:through|thru|to|until|-|–)\s*((?:[A-Z][a-z]+\.?\s+\d{1,2},?\s+\d{4})|\d{1,2}\/\d{1,2}\/\d{2,4})/.exec(
           c.text,
         );
+      // A "Lease Period:" entry's value is the two dates alone: "August 15, 2026 through July 31, 2027".
+      if (c.entry)
+        m ??=
+          /^\s*(?:from\s+)?((?:[A-Z][a-z]+\.?\s+\d{1,2},?\s+\d{4})|\d{1,2}\/\d{1,2}\/\d{2,4})\s*(?:through|thru|to|until|-|–)\s*((?:[A-Z][a-z]+\.?\s+\d{1,2},?\s+\d{4})|\d{1,2}\/\d{1,2}\/\d{2,4})/.exec(
+            c.text,
+          );
       if (!m) {
         // "The tenancy shall begin on 04/01/2026 and continue on a month-to-month basis": a start and no end.
         const open = /\b(?:begin\w*|commenc\w*|start\w*)\s+(?:on\s+)?(.{6,24}?\d{4})\b[^.]*\bmonth[- ]to[- ]month\b/i.exec(c.text);

@@ -22,6 +22,13 @@ const INLINE_SECTION = /(?<=[.;:])\s+(?=\d{1,2}(?:\.\d{1,2}){1,3}\.?\s+[A-Z])/;
 export const FOLIO = /^\s*(?:page\s+\d{1,3}(?:\s+of\s+\d{1,3})?|-\s*\d{1,3}\s*-|page\s+[ivxlc]{1,6}|[ivxlc]{1,6}|\d{1,3})\s*$/i;
 
 /**
+ * A fill-in form's caption under or after a blank: "(street address)", "(city)", "(zip code)", "(list all people
+ * signing the Lease Contract)", "(name of apartment community or title holder)". No part of what was filled in.
+ */
+const FORM_CAPTION =
+  /\s*\((?:list all [^()]{0,80}|name of [^()]{0,80}|street address|city|state|zip(?: code)?|county|unit(?: no\.?| number)?|apartment (?:no\.?|number)|print(?:ed)? names?[^()]{0,40})\)/gi;
+
+/**
  * The sentences of a document, each with the page it starts on. Lines of a page are joined (hyphenated line
  * ends mended) and split at sentence ends and at headings, so a clause wrapped over lines reads as one. A page's
  * folio is left out, so a sentence a page break cuts continues in the page's next clause.
@@ -47,6 +54,7 @@ export function clauses(pages: PageText[]): Clause[] {
         .replace(/-\n(?=[a-z])/g, '')
         .replace(/\s*\n\s*/g, ' ')
         .replace(/\s{2,}/g, ' ')
+        .replace(FORM_CAPTION, '')
         .trim();
       // A text whose lines were flattened runs its numbered sections on within a line ("… appropriate. 10.3.1
       // Commercial General Liability …"): a section number after a sentence end starts a paragraph too.
