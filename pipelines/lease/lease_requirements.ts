@@ -96,12 +96,15 @@ const ON_REQUEST =
 const PERMITTED = /\bmay\b(?![^.;]*\b(?:shall|must)\b)/i;
 /**
  * Amounts incorporated by reference: "at least equal to the limits set forth in Section 1.1", "with limits not less
- * than those set forth in Section 1.9"; the section's number, when it names one, is group 1.
+ * than those set forth in Section 1.9", "in the amounts set forth in the Lease Summary"; the section's number, when it
+ * names one, is group 1.
  */
 const BY_REFERENCE =
-  /\b(?:limits?|amounts?|minimums?)\b[^.;$]{0,40}?\b(?:(?:set forth|specified|stated|provided|described|shown|listed|identified)\s+)?in\s+(?:(?:Section|Article|Paragraph|Item)\s+(\d{1,2}(?:\.\d{1,2})*)|Exhibit|the Basic|the Summary|the Reference|the Schedule)/i;
+  /\b(?:limits?|amounts?|minimums?)\b[^.;$]{0,40}?\b(?:(?:set forth|specified|stated|provided|described|shown|listed|identified)\s+)?in\s+(?:(?:Section|Article|Paragraph|Item)\s+(\d{1,2}(?:\.\d{1,2})*)|Exhibit|Schedule|the\s+(?:[A-Z][A-Za-z]*\s+){0,4}(?:Summary|Information|Provisions|Terms|Schedule|Data|Sheet)\b|the Basic|the Reference)/i;
 const REFERENCE_LABEL: Partial<Record<RequirementKind, RegExp>> = {
-  liability: /\b(?:general\s+)?liability\b.*\b(?:insurance|limits?|amounts?|coverage)\b|\binsurance (?:limits?|amounts?)\b/i,
+  // "Commercial General Liability", "Tenant's Liability Insurance" — not another coverage's liability ("Umbrella Liability").
+  liability:
+    /^(?!.*\b(?:umbrella|excess|auto(?:mobile)?|professional|workers|employers|liquor|pollution)\b).*(?:\b(?:general|commercial)\s+liability\b|\bCGL\b|\bliability\b.*\b(?:insurance|limits?|amounts?|coverage)\b|\binsurance (?:limits?|amounts?)\b)/i,
   umbrella: /\b(?:umbrella|excess)\b/i,
   auto: /\bauto(?:mobile)?\b/i,
   propertyDamage: /\bproperty damage\b/i,

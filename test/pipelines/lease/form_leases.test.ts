@@ -54,6 +54,12 @@ test('a summary\'s own "Unit:" row joins the address; a lot "whose address is"; 
   ]);
   t.is(lot.tenant?.value, 'Gerald Whitfield and Ann Whitfield');
   t.is(lot.propertyAddress?.value, '58 Hollow Creek Lane, Ocala, Florida 34482');
+  // A party's "whose address is" is its own address, not the premises.
+  const office = factsOfLines([
+    'This is a lease between Gulf Breeze Rentals, LLC, whose address is 100 Office Park Drive, Suite 210, Tampa, Florida 33607 ("Landlord"), and Marcus Bell ("Tenant").',
+    'Landlord leases to Tenant the real property located at 17 Palm Way, Unit 3, Clearwater, Florida 33755.',
+  ]);
+  t.is(office.propertyAddress?.value, '17 Palm Way, Unit 3, Clearwater, Florida 33755');
   const dba = factsOfLines([
     'THIS LEASE is made by and between WILLOW CREEK PLAZA ASSOCIATES, LLC ("Landlord"), and ROSA DELGADO d/b/a SWEET ROSA BAKERY ("Tenant").',
   ]);

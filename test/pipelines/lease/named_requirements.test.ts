@@ -3,7 +3,8 @@
 // Management LLC as an interested party"), which only that party on the policy meets.
 import test from 'ava';
 import { compare } from '../../../pipelines/lease/compare.ts';
-import { factsOfLines, insuranceFacts } from '../../helpers/lease.ts';
+import { leaseFacts } from '../../../pipelines/lease/lease_facts.ts';
+import { factsOfLines, insuranceFacts, linesPage, row } from '../../helpers/lease.ts';
 
 const cited = (value: string) => ({ value, page: 1, text: value });
 const gl = (each: number, aggregate: number) =>
@@ -66,4 +67,22 @@ test('a party the clause names by name is met by that party only; "X and its man
   ];
   t.is(factsOfLines(group).requirements.additionalInsured?.party, undefined);
   t.is(factsOfLines(['Subtenant shall name Sublessor as an additional insured on the policy.']).requirements.additionalInsured?.party, undefined);
+});
+
+test('"in the amounts set forth in the Lease Summary": each coverage from its own summary row, an umbrella row not taken for general liability', (t) => {
+  const summary = linesPage(1, [
+    row('Landlord:', 'Copperline Business Park LLC'),
+    row('Tenant:', 'Summit Ridge Dental, PLLC'),
+    row('Umbrella Liability:', '$5,000,000'),
+    row('Commercial General Liability:', '$2,000,000 per occurrence / $4,000,000 aggregate'),
+  ]);
+  const clause = linesPage(2, [
+    '10. INSURANCE. Tenant shall carry commercial general liability insurance and umbrella liability insurance in the amounts',
+    'set forth in the Lease Summary, naming Landlord as additional insured.',
+  ]);
+  const r = leaseFacts([summary, clause]).requirements;
+  t.is(r.liability?.amount, 2_000_000);
+  t.is(r.liability?.aggregate, 4_000_000);
+  t.is(r.liability?.amountSource?.how, 'reference');
+  t.is(r.umbrella?.amount, 5_000_000);
 });
