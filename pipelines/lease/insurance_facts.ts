@@ -111,6 +111,9 @@ const PARTY_LABELS: [RegExp, PartyMention['role']][] = [
   [/mortgagee/i, 'mortgagee'],
 ];
 
+/** The end of a company's name: "LLC", "L.P.", "Inc.", "Corporation", "Trust". */
+const ENTITY_END = /\b(?:LLC|L\.L\.C|Inc|Corp|Corporation|LP|L\.P|LLP|Ltd|Company|Co|Trust|Partners(?:hip)?|Associates|Holdings)\.?$/i;
+
 /** Parties named on the document: labelled blocks and "X is (named as) additional insured" sentences. */
 function parties(pages: PageText[], d: ExtractedData, all: Clause[]): PartyMention[] {
   const out: PartyMention[] = [];
@@ -127,7 +130,8 @@ function parties(pages: PageText[], d: ExtractedData, all: Clause[]): PartyMenti
       const m = new RegExp(`^\\s*(?:${re.source})\\s*[:\\-–]\\s*(.*)$`, 'i').exec(l.text);
       if (!m) continue;
       const v = cleanValue((m[1] || l.next).split(/\s{2,}/)[0]);
-      if (!v || /^\d/.test(v) || v.length > 100 || /^(yes|no|none|n\/a|x|y|n)$/i.test(v)) continue;
+      // A line starting with a number is an address, unless it ends as a company's name does ("410 East 84th Street LLC").
+      if (!v || (/^\d/.test(v) && !ENTITY_END.test(v)) || v.length > 100 || /^(yes|no|none|n\/a|x|y|n)$/i.test(v)) continue;
       const c = cite(pages, v, l.page, `${l.text}\n${l.next}`);
       if (c) add({ ...c, role });
     }

@@ -108,7 +108,7 @@ function partyFromPreamble(all: Clause[], role: RegExp): Cited<string> | null {
   // scan's punctuation around it
   // ("Carmen Diaz: (hereinafter referred to as. "Lessee™)").
   const named = new RegExp(
-    `([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?(?:\\s+[dD]\\/[bB]\\/[aA]\\s+[A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,60}?)?)\\s*(?:,\\s*an? [A-Za-z ]{3,60}?,?\\s*)?[,:;]?\\s*\\(\\s*(?:(?:hereinafter|herein)(?:\\s+(?:called|referred to as|the))?[.,:]?\\s+)?(?:(?:individually\\s+and\\s+)?(?:collectively|jointly(?:\\s+and\\s+severally)?)(?:\\s+(?:called|referred to as))?,?\\s+)?(?:["“][A-Za-z]{2,5}[,"”]{1,3}\\s*)*(?:or\\s+)?(?:the\\s+)?["“'’]{0,2}(?:${role.source})(?:\\(s\\))?[,"”'’™]{0,3}(?:\\s+(?:whether one or more|or\\s+["“][A-Za-z ]+["”]|herein|hereinafter))?\\s*\\)`,
+    `([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?(?:\\s+[dD]\\/[bB]\\/[aA]\\s+[A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,60}?)?)\\s*(?:,\\s*an? [A-Za-z ]{3,60}?,?\\s*)?(?:,\\s*(?:husband and wife|wife and husband|spouses|married)\\s*)?(?:,?\\s+(?:whose (?:street |mailing )?(?:address|office) is|having (?:an|its) (?:office|address|principal (?:office|place of business))(?: at)?|with (?:an|its) (?:office|address) at)\\s+[^()"“”]{5,120}?)?[,:;]?\\s*\\(\\s*(?:(?:hereinafter|herein)(?:\\s+(?:called|referred to as|the))?[.,:]?\\s+)?(?:(?:individually\\s+and\\s+)?(?:collectively|together|jointly(?:\\s+and\\s+severally)?)(?:\\s+(?:called|referred to as))?,?\\s+)?(?:["“][A-Za-z]{2,5}[,"”]{1,3}\\s*)*(?:or\\s+)?(?:the\\s+)?["“'’]{0,2}(?:${role.source})(?:\\(s\\))?[,"”'’™]{0,3}(?:\\s+(?:whether one or more|or\\s+["“][A-Za-z ]+["”]|herein|hereinafter))?\\s*\\)`,
   );
   // "X, as Landlord", and without the comma where the role ends the phrase: "Coastal Keys Realty, LLC as Landlord and …".
   const asRole = new RegExp(

@@ -7,7 +7,7 @@ import { PREMISES_LABEL, type LabelledEntry } from './lease_entries.ts';
 const STATE_NAMES =
   'Alabama|Alaska|Arizona|Arkansas|California|Colorado|Connecticut|Delaware|District of Columbia|Florida|Georgia|Hawaii|Idaho|Illinois|Indiana|Iowa|Kansas|Kentucky|Louisiana|Maine|Maryland|Massachusetts|Michigan|Minnesota|Mississippi|Missouri|Montana|Nebraska|Nevada|New Hampshire|New Jersey|New Mexico|New York|North Carolina|North Dakota|Ohio|Oklahoma|Oregon|Pennsylvania|Rhode Island|South Carolina|South Dakota|Tennessee|Texas|Utah|Vermont|Virginia|Washington|West Virginia|Wisconsin|Wyoming';
 const STREET_NO = String.raw`(?:\d{1,6}[A-Z]?(?:-\d{1,5})?|One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|Eleven|Twelve)`;
-const STREET_SUFFIX = String.raw`(?:Street|St\.?|Avenue|Ave\.?|Boulevard|Blvd\.?|Road|Rd\.?|Drive|Dr\.?|Lane|Ln\.?|Way|Court|Ct\.?|Place|Pl\.?|Parkway|Pkwy\.?|Circle|Cir\.?|Plaza|Square|Sq\.?|Terrace|Ter\.?|Trail|Trl\.?|Center|Centre|Pike|Turnpike|Row|Wharf|Loop|Alley)`;
+const STREET_SUFFIX = String.raw`(?:Street|St\.?|Avenue|Ave\.?|Boulevard|Blvd\.?|Road|Rd\.?|Drive|Dr\.?|Lane|Ln\.?|Way|Court|Ct\.?|Place|Pl\.?|Parkway|Pkwy\.?|Circle|Cir\.?|Plaza|Square|Sq\.?|Terrace|Ter\.?|Trail|Trl\.?|Center|Centre|Pike|Turnpike|Highway(?!\s*\d)|Hwy\.?(?!\s*\d)|Freeway|Expressway|Row|Wharf|Loop|Alley)`;
 const DIRECTION = String.raw`(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\.?`;
 const HIGHWAY = String.raw`(?:Highway|Hwy\.?|Route|Rte\.?|State Road|U\.?S\.?)\s*\d{1,4}(?:\s+${DIRECTION}(?![A-Za-z]))?`;
 const STREET = String.raw`${STREET_NO}\s+(?:(?:${DIRECTION}\s+)?(?:[A-Z0-9][A-Za-z0-9'’.-]*\s+){0,4}${STREET_SUFFIX}(?:\s+${DIRECTION}(?![A-Za-z]))?(?![A-Za-z])|${HIGHWAY})`;

@@ -256,8 +256,9 @@ export function addressParts(s: string): AddressParts {
   let unit: string | null = null;
   for (let i = 0; i < words.length; i++) {
     const w = words[i];
-    if (w === 'unit') {
-      unit = unitAfter(i);
+    // A retail "Space 14" or "Store 5" is a unit only with its number ("Space Center Blvd" is a street).
+    if (w === 'unit' || (/^(?:space|store)$/.test(w) && /^\d/.test(words[i + 1] ?? ''))) {
+      unit = w === 'unit' ? unitAfter(i) : words[i + 1];
       break;
     }
     street.push(w);
@@ -272,6 +273,7 @@ export function addressParts(s: string): AddressParts {
       // "12 Oak St Apt 4" or "12 Oak St 4B" (a bare unit right after the suffix).
       const nxt = words[i + 1];
       if (nxt === 'unit') unit = unitAfter(i + 1);
+      else if (/^(?:space|store)$/.test(nxt ?? '') && /^\d/.test(words[i + 2] ?? '')) unit = words[i + 2];
       else if (nxt && /^\d+[a-z]?$|^[a-z]\d*$/.test(nxt) && nxt.length <= 4 && !/^\d{5}$/.test(nxt)) unit = nxt;
       break;
     }

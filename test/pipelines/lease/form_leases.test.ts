@@ -2,7 +2,7 @@
 // resident(s) (list all people signing …): …"), a realtor form's agent for the owner and boxes before their letters,
 // a roommates' summary, a lot rental's homeowner, a summary's own "Unit" row, and a tenant doing business as a name.
 import test from 'ava';
-import { factsOfLines, row } from '../../helpers/lease.ts';
+import { factsOfLines, linesPage, readDocument, row } from '../../helpers/lease.ts';
 
 test('an association contract: parties after the form\'s captions, and "(street address) in X (city), Texas, 77380 (zip code)"', (t) => {
   const f = factsOfLines([
@@ -64,4 +64,54 @@ test('a summary\'s own "Unit:" row joins the address; a lot "whose address is"; 
     'THIS LEASE is made by and between WILLOW CREEK PLAZA ASSOCIATES, LLC ("Landlord"), and ROSA DELGADO d/b/a SWEET ROSA BAKERY ("Tenant").',
   ]);
   t.is(dba.tenant?.value, 'ROSA DELGADO d/b/a SWEET ROSA BAKERY');
+});
+
+test("a landlord stated with its address or its owners' marriage before the defined term; a company whose name starts with a number", async (t) => {
+  const ny = factsOfLines([
+    'AGREEMENT OF LEASE made as of March 1, 2026 between 410 EAST 84TH STREET LLC, having an office at 200 Park Avenue, New York, New York 10166 ("Owner") and JULIA MARKS ("Tenant").',
+    'Owner leases to Tenant Apartment 5C in the building known as 410 East 84th Street, New York, New York 10028.',
+  ]);
+  t.is(ny.landlord?.value, '410 EAST 84TH STREET LLC');
+  t.is(ny.propertyAddress?.value, '410 East 84th Street, Apartment 5C, New York, New York 10028');
+  const couple = factsOfLines([
+    'This Rental Agreement is made between John Smith and Mary Smith, husband and wife (together, the "Lessor"), and Kevin O\'Brien (the "Lessee").',
+  ]);
+  t.is(couple.landlord?.value, 'John Smith and Mary Smith');
+  t.is(couple.tenant?.value, "Kevin O'Brien");
+  const office = factsOfLines([
+    'This is a lease between Gulf Breeze Rentals, LLC, whose address is 100 Office Park Drive, Tampa, Florida 33607 ("Landlord"), and Marcus Bell ("Tenant").',
+  ]);
+  t.is(office.landlord?.value, 'Gulf Breeze Rentals, LLC');
+  // The policy's interested party is that company, not an address line.
+  const { insuranceStage } = await import('../../../pipelines/lease/index.ts');
+  const ins = insuranceStage(
+    readDocument([
+      linesPage(1, [
+        'RENTERS POLICY DECLARATIONS',
+        'Named Insured: Julia Marks',
+        'Policy Period: 02/20/2026 to 02/20/2027',
+        'Interested Party: 410 East 84th Street LLC',
+        '200 Park Avenue, New York, NY 10166',
+      ]),
+    ]),
+  );
+  t.deepEqual(
+    ins.facts.parties.map((p) => [p.role, p.value]),
+    [['interested_party', '410 East 84th Street LLC']],
+  );
+});
+
+test('a named highway is a street ("3401 Pacific Coast Highway"), a numbered one is not ("1325 Hwy 42 S."), and a retail "Space 14" is the unit either way', async (t) => {
+  const f = factsOfLines([
+    'The premises consist of approximately 1,850 square feet designated as Space No. 14 in Harbor Market Center, 3401 Pacific Coast Highway, Torrance, California 90505.',
+  ]);
+  t.is(f.propertyAddress?.value, '3401 Pacific Coast Highway, Space No. 14, Torrance, California 90505');
+  t.is(
+    factsOfLines(['The Premises are located at 1325 Hwy 42 S., Building B, McDonough, Georgia 30253.']).propertyAddress?.value,
+    '1325 Hwy 42 S., Building B, McDonough, Georgia 30253',
+  );
+  const { addressParts } = await import('../../../pipelines/lease/index.ts');
+  t.is(addressParts('3401 Pacific Coast Hwy, Space 14, Torrance, CA 90505').unit, '14');
+  t.is(addressParts('3401 Pacific Coast Highway, Space No. 14, Torrance, California 90505').unit, '14');
+  t.is(addressParts('12 Space Center Blvd, Houston, TX 77058').unit, null);
 });
