@@ -30,7 +30,7 @@ const usage = `usage: svc eval [DIR] [--json] [--only SUBSTRING]
                 certificate (fixtures/free_certificate.ts: non-ACORD certificates, free layout, a third scanned),
                 declarations (fixtures/layouts.ts: captions right of or under values, two columns, label variants,
                 a third scanned), or all (N of each); default packet. lease: N residential lease/insurance pairs
-                (fixtures/lease/specs.ts: parties, premises, term and insurance duties worded as real forms word
+                (fixtures/lease/residential.ts: parties, premises, term and insurance duties worded as real forms word
                 them), scored on facts and the 15 statuses with the false passes counted`;
 const DOC_EXT = ['.pdf', '.png', '.jpg', '.jpeg'];
 

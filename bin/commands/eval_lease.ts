@@ -7,7 +7,7 @@ import { analyzePair, analysisReadOptions, readForAnalysis, leaseStage, shortDat
 import { closeDocumentPools } from '../../pipelines/documents/index.ts';
 import { scoreAnalysis, scoreLeaseLabel, type LeaseExpected, type LeaseScore, type LeaseLabel, type LabelScore } from '../../pipelines/lease/evaluate.ts';
 import { engineOptionsFromConfig } from './extract.ts';
-import { residentialForms, residentialVariants, residentialWordings } from '../../fixtures/lease/residential.ts';
+import { residentialBlanks, residentialForms, residentialVariants, residentialWordings } from '../../fixtures/lease/residential.ts';
 import { renderPair } from '../../fixtures/lease/generate.ts';
 
 const DOC_EXT = ['.pdf', '.png', '.jpg', '.jpeg'];
@@ -71,17 +71,14 @@ async function scorePair(
 }
 
 /**
- * `svc eval --generated N --family lease`: a fresh sample of N randomised residential lease/insurance pairs (a third
- * each of fixtures/lease/specs.ts `residentialVariants`, `residentialForms` and `residentialWordings`), rendered in
- * memory and scored as `svc eval DIR` scores pairs on disk.
+ * `svc eval --generated N --family lease`: a fresh sample of N randomised residential lease/insurance pairs (a quarter
+ * each of fixtures/lease/residential.ts `residentialVariants`, `residentialForms`, `residentialWordings` and
+ * `residentialBlanks`), rendered in memory and scored as `svc eval DIR` scores pairs on disk.
  */
 export async function runGeneratedLeases(n: number, seed: number, json: boolean): Promise<number> {
   const read = engineOptionsFromConfig().read;
-  const specs = [
-    ...residentialVariants(seed, Math.ceil(n / 3)),
-    ...residentialForms(seed, Math.ceil((n - Math.ceil(n / 3)) / 2)),
-    ...residentialWordings(seed, Math.floor((n - Math.ceil(n / 3)) / 2)),
-  ];
+  const draws = [residentialVariants, residentialForms, residentialWordings, residentialBlanks];
+  const specs = draws.flatMap((draw, k) => draw(seed, Math.floor(n / draws.length) + (k < n % draws.length ? 1 : 0)));
   const rows: LeaseEvalRow[] = [];
   try {
     for (const p of specs) {

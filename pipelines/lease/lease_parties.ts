@@ -210,6 +210,14 @@ export function manager(all: Clause[], entries: LabelledEntry[]): Cited<string> 
     const v = m && cleanName(m[1]);
     if (v) return { value: v, page: c.page, text: c.text.slice(0, 400) };
   }
+  // "Seacliff Property Management, Inc., as agent for the owner, Sunset Terrace LLC": the agent before its principal.
+  const agentFor = /([A-Z0-9][A-Za-z0-9.,&'’\- ]{2,100}?),?\s+(?:as|acting as)\s+(?:(?:managing|authorized|leasing)\s+)?agent\s+(?:for|of|on behalf of)\b/;
+  for (const c of all.slice(0, 80)) {
+    const m = agentFor.exec(c.text);
+    // Not the document's title run into the sentence ("RESIDENTIAL LEASE AGREEMENT Keystone …").
+    const v = m && cleanName(afterConnector(m[1]).replace(/^.*\b(?:LEASE|AGREEMENT|CONTRACT)\s+(?=[A-Z][a-z])/, ''));
+    if (v) return { value: v, page: c.page, text: c.text.slice(0, 400) };
+  }
   // "Owner's management company is Prime Residential Management LLC", "the Property is managed by X".
   const stated = /\b(?:management company|managing agent|property manager|manager|agent)\s+(?:is|shall be)\s+|\bmanaged by\s+/i;
   for (const c of all.slice(0, 80)) {

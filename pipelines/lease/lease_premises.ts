@@ -69,7 +69,7 @@ function addressIn(text: string, lead = ''): string | null {
 const unitKind = (u: string) => (/^(?:building|bldg)/i.test(u) ? 'building' : 'unit');
 
 const PREMISES_CLAUSE =
-  /\b(?:located at|known as|known and numbered as|(?:commonly\s+)?described as|designated as|street address is|(?:known by the )?street address of|situated(?: at)?|address of which is|(?:premises|property|lot|unit|apartment|dwelling|home|house|residence|space)(?:\s+(?:No\.?\s*|#\s*)?[A-Z0-9-]+)?(?:\s+of\s+the\s+[A-Z][a-z]+)?,?\s+whose (?:street )?address is|(?:premises|apartment|residence|house|home|dwelling(?: unit)?|unit|property|real property|building)(?:\s+(?:No\.?|#)\s*[A-Z0-9-]+)? at|premises (?:is|are|shall be)(?=\s+\d))\b/i;
+  /\b(?:located at|known as|known and numbered as|(?:commonly\s+)?described as|designated as|street address is|(?:known by the )?street address of|situated(?: at)?|address of which is|(?:premises|property|lot|unit|apartment|dwelling|home|house|residence|space)(?:\s+(?:No\.?\s*|#\s*)?[A-Z0-9-]+)?(?:\s+of\s+the\s+[A-Z][a-z]+)?,?\s+whose (?:street )?address is|(?:premises|apartment|apt\.?|suite|residence|house|home|dwelling(?: unit)?|unit|property|real property|building)(?:\s+(?:(?:No\.?|#)\s*)?[A-Z0-9-]*\d[A-Z0-9-]*)? at|premises (?:is|are|shall be)(?=\s+\d))\b/i;
 
 /** A summary's own entry for the unit ("Unit: #612", "Apartment No.: 4B"). */
 const UNIT_LABEL = /^(?:unit|apartment|apt\.?|suite)(?:\s*(?:no\.?|number|#))?$/i;

@@ -7,7 +7,7 @@ import { analyzePair, comparisonFields } from '../../../pipelines/lease/index.ts
 import { scoreAnalysis } from '../../../pipelines/lease/evaluate.ts';
 import { closeDocumentPools } from '../../../pipelines/documents/index.ts';
 import type { PairSpec } from '../../../fixtures/lease/specs.ts';
-import { residentialVariants, residentialForms, residentialWordings } from '../../../fixtures/lease/residential.ts';
+import { residentialVariants, residentialForms, residentialWordings, residentialBlanks } from '../../../fixtures/lease/residential.ts';
 import { renderPair } from '../../../fixtures/lease/generate.ts';
 
 test.after.always(() => closeDocumentPools());
@@ -47,6 +47,15 @@ test('the wordings are seeded and varied: formal and association preambles, prem
   t.true(residentialForms(29, 6).every((p) => p.name.startsWith('res_form_29_')));
 });
 
+test("the blanks are seeded and varied: captions after blanks, an owner's agent or office, qualified labels, boxes before letters", (t) => {
+  t.deepEqual(residentialBlanks(5, 4), residentialBlanks(5, 4));
+  const all = SEEDS.flatMap((s) => residentialBlanks(s, PER_SEED));
+  t.true(new Set(all.map((p) => p.lease.form?.intro)).size >= 3);
+  t.true(new Set(all.map((p) => p.lease.form?.premises)).size >= 2);
+  t.true(new Set(all.map((p) => p.lease.form?.term)).size >= 2);
+  t.true(all.some((p) => /does not require/.test(p.lease.insurance.join(' '))));
+});
+
 async function scorePairs(t: import('ava').ExecutionContext, pairs: PairSpec[]) {
   const misses: string[] = [];
   let falsePasses = 0;
@@ -66,4 +75,5 @@ for (const seed of SEEDS) {
   test(`residential variants, seed ${seed}: every fact and status right, no false pass`, (t) => scorePairs(t, residentialVariants(seed, PER_SEED)));
   test(`residential forms, seed ${seed}: every fact and status right, no false pass`, (t) => scorePairs(t, residentialForms(seed, PER_SEED)));
   test(`residential wordings, seed ${seed}: every fact and status right, no false pass`, (t) => scorePairs(t, residentialWordings(seed, PER_SEED)));
+  test(`residential blanks, seed ${seed}: every fact and status right, no false pass`, (t) => scorePairs(t, residentialBlanks(seed, PER_SEED)));
 }
