@@ -239,6 +239,9 @@ const rentersInsurance: Check = (lease, ins) => {
   );
 };
 
+/** The roles a clause accepting "additional insured or interested party" takes (a certificate holder is neither). */
+const EITHER_ROLES: PartyMention['role'][] = ['additional_insured', 'interested_party', 'additional_interest'];
+
 function partyCheck(
   field: ComparisonField,
   kind: 'additionalInsured' | 'interestedParty',
@@ -252,7 +255,8 @@ function partyCheck(
     const party = r?.party;
     const who = party ?? landlordLabel(lease);
     const mine = ins.parties.filter((p) => (party ? sameParty(party, p.value) : matchesLandlord(lease, p.value)));
-    const hit = mine.find((p) => want.includes(p.role));
+    // A clause that accepts either role is met by the other one too.
+    const hit = mine.find((p) => want.includes(p.role) || (!!r?.eitherRole && EITHER_ROLES.includes(p.role)));
     const weak = mine.find((p) => weaker.includes(p.role));
     const shown = hit ?? weak ?? ins.parties.find((p) => want.includes(p.role));
     const cov = shown ? partyCov(shown) : { text: `No ${wantLabel} named`, page: null };

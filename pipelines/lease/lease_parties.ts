@@ -8,7 +8,8 @@ import type { LabelledEntry } from './lease_entries.ts';
 
 // Case spelled out: the name before the role must start with a capital letter (or a street number: "2430 N. Halsted, LLC").
 const ROLE = {
-  landlord: /Landlord|LANDLORD|Lessor|LESSOR|Owner|OWNER/,
+  // A public housing agency's lease calls the landlord the PHA or the Authority.
+  landlord: /Landlord|LANDLORD|Lessor|LESSOR|Owner|OWNER|PHA|Authority|AUTHORITY/,
   // A manufactured-home community's lot rental calls its tenant the homeowner.
   tenant: /Tenants?|TENANTS?|Lessees?|LESSEES?|Residents?|RESIDENTS?|Homeowners?|HOMEOWNERS?/,
 };

@@ -17,7 +17,9 @@ const CITY_STATE = String.raw`([A-Z][A-Za-z.'’-]+(?:\s+[A-Z][A-Za-z.'’-]+){0
 /** A floor right after the street ("48 Elm Street, Second Floor, Worcester"): the premises' unit there. */
 const FLOOR = String.raw`(?:(?:First|Second|Third|Fourth|Fifth|Sixth|Seventh|Eighth|Ninth|Tenth|Ground|Top|\d{1,2}(?:st|nd|rd|th))\s+Floor)`;
 // The city may follow "in" ("9800 Research Forest Drive in The Woodlands, Texas, 77380").
-const ADDRESS = new RegExp(String.raw`(${STREET})((?:,?\s*(?:${UNIT}|${FLOOR}))*)(?:[,;]?\s+(?:in\s+)?${CITY_STATE})?`);
+const ADDRESS = new RegExp(String.raw`(${STREET})((?:,?\s*(?:${UNIT}|${FLOOR}))*)(?:[,;]?\s+(?:in\s+)?${CITY_STATE})?`, 'd');
+/** Words in capitals as words in title case ("214 MAIN STREET, NAPA" as "214 Main Street, Napa"), the same length; two-letter codes kept. */
+const titleCased = (t: string) => t.replace(/\b[A-Z][A-Z'’.-]{2,}\b/g, (w) => w[0] + w.slice(1).toLowerCase());
 /** After the street, a city, a word that is not a state's name and a ZIP: a scan's state name OCR misread ("Tllinois"). */
 const CITY_WORD_ZIP = /^[,;]?\s+([A-Z][A-Za-z.'’-]+(?:\s+[A-Z][A-Za-z.'’-]+){0,2}),?\s+([A-Z][A-Za-z]{3,13}(?:\s+[A-Z][a-z]{3,})?)\s+(\d{5}(?:-\d{4})?)\b/;
 const STATES = STATE_NAMES.split('|');
@@ -41,8 +43,11 @@ const UNIT_ALONE = new RegExp(UNIT);
 function addressIn(text: string, lead = ''): string | null {
   // A blank form's unit ("Apt #________") is no unit, and must not hide the city, state and ZIP after it.
   const t = text.replace(/\s+/g, ' ').replace(/,?\s*(?:Apt\.?|Apartment|Unit|Suite|Ste\.?|No\.?|#)\s*(?:No\.?\s*)?#?\s*_{2,}/gi, '');
-  const m = ADDRESS.exec(t);
+  // An address in capitals is matched in title case and read back as the page writes it.
+  const folded = titleCased(t);
+  const m = ADDRESS.exec(folded);
   if (!m) return null;
+  if (folded !== t) for (let k = 1; k < m.length; k++) if (m.indices?.[k]) m[k] = t.slice(m.indices[k]![0], m.indices[k]![1]);
   // The city, state and ZIP as "in the City of …, County of …, State of …", or as a scan's OCR spelled them when
   // only the state's name is off by a letter.
   if (!m[3]) {

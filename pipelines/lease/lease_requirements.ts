@@ -45,10 +45,10 @@ const NO_AMOUNT = new Set<RequirementKind>([
 const OBLIGATION = /\b(shall|must|will|agrees? to|required|requires|obtain|maintain|carry|keep|provide|name|naming|list|include)\b/i;
 /** A coverage required of nobody named ("Liability coverage of at least $100,000 is required"). */
 const COVERAGE_OBLIGATION =
-  /\b(?:shall|must|will|agrees? to|is required to|are required to)\s+(?:\w+\s+){0,3}?(?:maintain|carry|obtain|procure|keep|provide|purchase|have|include)\b|\b(?:is|are|be)\s+required\b|\brequires?\b|\bmust\b|\bminimum\b|\bmandatory\b|\bcompulsory\b/i;
+  /\b(?:shall|must|will|agrees? to|is required to|are required to)\s+(?:\w+\s+){0,3}?(?:maintain|carry|obtain|procure|keep|provide|purchase|have|include|hold|secure)\b|\b(?:is|are|be)\s+required\b|\brequires?\b|\bmust\b|\bminimum\b|\bmandatory\b|\bcompulsory\b/i;
 /** A duty that applies only if the tenant does something ("if Tenant keeps a waterbed"), not if it fails one. */
 const CONDITION =
-  /\b(?:if|in the event(?: that)?|should)\s+(?:the\s+)?(?:Tenants?|Residents?|Lessees?)\s+(?!fails?\b|does not\b|do not\b|shall\b|is\b|are\b)(?:keeps?|has|have|owns?|installs?|uses?|brings?|operates?|serves?|sells?|stores?|hires?|employs?)\b[^,;]{0,60}/i;
+  /\b(?:if|in the event(?: that)?|should)\s+(?:the\s+)?(?:Tenants?|Residents?|Lessees?)\s+(?!fails?\b|does not\b|do not\b|shall\b|is\b|are\b)(?:keeps?|has|have|owns?|installs?|uses?|brings?|operates?|serves?|sells?|stores?|hires?|employs?|elects?|chooses?|opts?|subscribes?)\b[^,;]{0,60}/i;
 /** "a certificate of insurance or declarations page", "A copy of the declarations page is acceptable proof". */
 const DECLARATIONS_ACCEPTED =
   /\bor\s+(?:a\s+(?:copy\s+of\s+(?:the\s+)?)?|the\s+|its\s+)?declarations?\s+page\b|\bdeclarations?\s+page\b[^.;]{0,60}\b(?:is|are|will be|shall be)\s+(?:an\s+)?(?:acceptable|accepted|sufficient)\b|\b(?:such as|including)\s+(?:a\s+copy\s+of\s+)?(?:the\s+)?declarations?\s+page\b/i;
@@ -69,7 +69,7 @@ const DUTIES: [Owner, RegExp][] = [
   ],
   [
     'tenant',
-    /\b(?:Tenants?|Lessees?|Residents?|Occupants?)(?:\s*,[^,;.]{1,60},)?\s+(?:shall|must|will|agrees? to|is required to|are required to|covenants to)[\s,]+(?:[\w’'-]+[\s,]+){0,6}?(?:maintain|carry|obtain|procure|keep|provide|purchase|furnish|deliver|deposit|name|cause|have)\b|\bTenant['’]s\s+Insurance\b/g,
+    /\b(?:Tenants?|Lessees?|Residents?|Occupants?)(?:\s*,[^,;.]{1,60},)?\s+(?:shall|must|will|agrees? to|is required to|are required to|covenants to)[\s,]+(?:[\w’'-]+[\s,]+){0,6}?(?:maintain|carry|obtain|procure|keep|provide|purchase|furnish|deliver|deposit|name|cause|have|hold|secure)\b|\bTenant['’]s\s+Insurance\b/g,
   ],
 ];
 
@@ -113,6 +113,9 @@ const REFERENCE_LABEL: Partial<Record<RequirementKind, RegExp>> = {
 /** A party named to be listed on the policy: "listing Keystone Realty LLC as an interested party", "name X as additional insured". */
 const NAMED_PARTY =
   /\b(?:nam(?:e|es|ing)|list(?:s|ing)?|add(?:s|ing)?|designat(?:e|es|ing)|show(?:s|ing)?|includ(?:e|es|ing))\s+([A-Z][A-Za-z0-9&.,'’\- ]{2,80}?)\s+as\s+(?:an?\s+)?(?:interested part(?:y|ies)|additional(?:ly)? insureds?|additional interests?)\b/;
+/** A listing that accepts either role: "as additional insured or interested party", "interested party or additional insured". */
+const EITHER_ROLE =
+  /\badditional(?:ly)? insureds?\s+(?:and\/)?or\s+(?:an?\s+)?(?:interested part(?:y|ies)|additional interests?)\b|\b(?:interested part(?:y|ies)|additional interests?)\s+(?:and\/)?or\s+(?:an?\s+)?additional(?:ly)? insureds?\b/i;
 /** Words that name a party by its role, not by its name ("Landlord", "Owner and its agents", "Sublessor"). */
 const BY_ROLE =
   /^(?:the\s+)?(?:(?:Sub)?(?:Landlord|Lessor)|Sub-?landlord|Owner|Licensor|Management|Manager|Agent|Lender|Mortgagee|Tenant|Lessee|each|all|both|such|any|its|their)\b/;
@@ -230,6 +233,32 @@ export function chosenOptions(text: string): string {
   return out.replace(/\s{2,}/g, ' ');
 }
 
+/** A duty that puts the insurance in an exhibit: "Tenant shall carry the insurance described in Exhibit C". */
+const IN_SCHEDULE =
+  /\b(?:carry|maintain|obtain|procure|keep|provide)\b[^.]{0,80}?\binsurance\b[^.]{0,40}?\b(?:described|set forth|listed|specified|required|contained|stated)\s+(?:in|on)\s+(?:the\s+)?(Exhibit|Schedule|Addendum|Rider)\s+["“]?([A-Z0-9]{1,3})\b/i;
+
+/**
+ * The clauses of the exhibit a duty puts the insurance in, with the duty's owner: "(a) Commercial general liability
+ * insurance of not less than …" under "EXHIBIT C - TENANT'S INSURANCE" is the tenant's requirement though it states
+ * no duty of its own. The exhibit runs from its heading to the next exhibit's.
+ */
+function scheduledClauses(all: Clause[]): Map<number, Owner> {
+  const out = new Map<number, Owner>();
+  for (const c of all) {
+    const m = IN_SCHEDULE.exec(c.text);
+    const owner = m && dutiesOf(c.text)[0]?.owner;
+    if (!m || !owner) continue;
+    const heading = new RegExp(`^\\s*${m[1]}\\s+["“]?${m[2]}\\b`, 'i');
+    const from = all.findIndex((x) => x !== c && heading.test(x.text));
+    if (from < 0) continue;
+    for (let k = from; k < all.length; k++) {
+      if (k > from && /^\s*(?:EXHIBIT|SCHEDULE|ADDENDUM|RIDER)\s+["“]?[A-Z0-9]{1,3}\b/.test(all[k].text)) break;
+      out.set(k, owner);
+    }
+  }
+  return out;
+}
+
 export function requirements(all: Clause[], entries: LabelledEntry[]): Partial<Record<RequirementKind, LeaseRequirement>> {
   // Clauses read as their ticked choices say; each requirement quotes the clause as the page writes it.
   const written = new Map<Clause, string>();
@@ -259,12 +288,13 @@ export function requirements(all: Clause[], entries: LabelledEntry[]): Partial<R
     }
     return null;
   };
+  const scheduled = scheduledClauses(all);
   for (const [ci, c] of all.entries()) {
     // ("Landlord must be listed as an interested party": the party's words alone, after the insurance sentence.)
     if (!/insur|subrogation|liability|coverage|policy|policies|workers|certificate|interested part|additional interest|umbrella|excess|\bCGL\b/i.test(c.text))
       continue;
     const duties = dutiesAt(ci);
-    const inherited = startsAfresh(ci) ? null : ownerAfter(ci - 1);
+    const inherited = (startsAfresh(ci) ? null : ownerAfter(ci - 1)) ?? scheduled.get(ci) ?? null;
     for (const [kind, re] of REQUIREMENT_TERMS) {
       const m = termIn(kind, re, c.text);
       if (!m) continue;
@@ -324,7 +354,10 @@ export function requirements(all: Clause[], entries: LabelledEntry[]): Partial<R
       if (kind === 'propertyDamage' && SCOPE_OF_LIABILITY.test(c.text.slice(Math.max(0, m.index - 50), m.index))) continue;
       // "if Tenant keeps a waterbed …, Tenant shall carry liability insurance": required only on a fact the
       // documents do not state — not settled either way. Read in the coverage's own list item.
-      const condition = COVERAGES.has(kind) ? CONDITION.exec(ownItem(c.text.slice(0, m.index))) : null;
+      // The condition before the coverage's words in its item, or after them ("…, if Tenant elects to subscribe").
+      const condition = COVERAGES.has(kind)
+        ? (CONDITION.exec(ownItem(c.text.slice(0, m.index))) ?? CONDITION.exec(c.text.slice(m.index).split(/;|\(\s*[a-z0-9]{1,3}\s*\)/)[0]))
+        : null;
       if (condition) {
         if (!out[kind])
           out[kind] = {
@@ -430,6 +463,7 @@ export function requirements(all: Clause[], entries: LabelledEntry[]): Partial<R
         combinedSingleLimit: limits.csl,
         ...(amountSource ? { amountSource } : {}),
         ...((kind === 'additionalInsured' || kind === 'interestedParty') && !negated && namedParty(c.text) ? { party: namedParty(c.text) } : {}),
+        ...((kind === 'additionalInsured' || kind === 'interestedParty') && EITHER_ROLE.test(c.text) ? { eitherRole: true } : {}),
         statutory,
         clause: quote(c),
         page: c.page,

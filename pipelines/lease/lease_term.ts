@@ -138,14 +138,14 @@ export function leaseDates(pages: PageText[], all: Clause[], entries: LabelledEn
     for (const c of [...termEntries, ...sentences, ...boxedParagraphs]) {
       if (
         !c.entry &&
-        !/\b(?:the|this|a|lease|original|initial|rental|primary)\s+term\b|\bterm of (?:this|the) (?:lease|agreement|tenancy)\b|\blease (?:term|period)\b|\b(?:the|this) (?:tenancy|lease|sublease|agreement) (?:shall |will )?(?:begin|commence|start)|^(?:lease\s+)?term\s*:/i.test(
+        !/\b(?:the|this|a|lease|original|initial|rental|primary|fixed)\s+term\b|\bmonth[- ]to[- ]month\s+(?:tenancy|rental|lease|agreement)\b|\bterm of (?:this|the) (?:lease|agreement|tenancy)\b|\blease (?:term|period)\b|\b(?:the|this) (?:tenancy|lease|sublease|agreement) (?:shall |will )?(?:begin|commence|start)|^(?:lease\s+)?term\s*:/i.test(
           c.text,
         )
       )
         continue;
       if (/\b(?:fiscal|tax year|calendar year|lease year|option|extension|renewal)\b/i.test(c.text)) continue;
       let m =
-        /\b(?:commenc\w*|begin\w*|start\w*|from)\s+(?:on\s+)?(\d{4}-\d{2}-\d{2}|.{6,24}?\d{4}|\d{1,2}\/\d{1,2}\/\d{2})\b[^.]*?\b(?:end\w*|terminat\w*|expir\w*|through|until|to)\s+(?:on\s+)?(?:at\s+(?:\d{1,2}(?::\d{2})?\s*)?(?:[ap]\.?\s?m\.?|o['’]clock|noon|midnight)\s*(?:on\s+)?|at\s+[^,]*,\s*)?(\d{4}-\d{2}-\d{2}|.{6,24}?\d{4}|\d{1,2}\/\d{1,2}\/\d{2})/i.exec(
+        /\b(?:commenc\w*|begin\w*|start\w*|from)\s+(?:on\s+)?(\d{4}-\d{2}-\d{2}|.{6,24}?\d{4}|\d{1,2}\/\d{1,2}\/\d{2})\b[^.]*?\b(?:end\w*|terminat\w*|expir\w*|through|until|to)\s+(?:and\s+including\s+)?(?:on\s+)?(?:at\s+(?:\d{1,2}(?::\d{2})?\s*)?(?:[ap]\.?\s?m\.?|o['’]clock|noon|midnight)\s*(?:on\s+)?|at\s+[^,]*,\s*)?(\d{4}-\d{2}-\d{2}|.{6,24}?\d{4}|\d{1,2}\/\d{1,2}\/\d{2})/i.exec(
           c.text,
         );
       // "Lease term: November 1, 2026 through October 31, 2027": the dates right after the term's name.
@@ -161,7 +161,12 @@ export function leaseDates(pages: PageText[], all: Clause[], entries: LabelledEn
           );
       if (!m) {
         // "The tenancy shall begin on 04/01/2026 and continue on a month-to-month basis": a start and no end.
-        const open = /\b(?:begin\w*|commenc\w*|start\w*)\s+(?:on\s+)?(.{6,24}?\d{4})\b[^.]*\bmonth[- ]to[- ]month\b/i.exec(c.text);
+        // Or the other way round: "This is a month-to-month tenancy beginning October 15, 2026".
+        const open =
+          /\b(?:begin\w*|commenc\w*|start\w*)\s+(?:on\s+)?(.{6,24}?\d{4})\b[^.]*\bmonth[- ]to[- ]month\b/i.exec(c.text) ??
+          /\bmonth[- ]to[- ]month\s+(?:tenancy|rental|lease|agreement)\b[^.]{0,40}?\b(?:begin\w*|commenc\w*|start\w*)\s+(?:on\s+)?(.{6,24}?\d{4})\b/i.exec(
+            c.text,
+          );
         const a = open && dateTokens(open[1])[0];
         // "(Check A or B): [ ] Month-to-Month": an option not chosen (the paragraph read whole says which is).
         const declined = /(?:\[\s*\]|[☐□❑])\s*[^.[☐□❑]{0,40}\bmonth[- ]to[- ]month\b/i.test(c.text);

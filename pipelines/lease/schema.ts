@@ -47,6 +47,8 @@ export interface LeaseRequirement {
    * Realty Management LLC as an interested party"): the policy must name that party.
    */
   party?: string;
+  /** The clause accepts either role ("as additional insured or interested party"): either on the policy meets it. */
+  eitherRole?: boolean;
   /** Why the lease's words do not settle the requirement (an unticked form option): no verdict passes on it. */
   uncertain?: string;
   /** The clause stating the requirement, and its page. */
