@@ -94,8 +94,19 @@ const median = (xs: number[]) => {
   return s[Math.floor(s.length / 2)];
 };
 
-/** Group items into lines (by vertical overlap), cells (by horizontal gap) and blocks (by vertical gap). */
-export function layoutPage(page: number, width: number, height: number, items: TextItem[], source: PageText['source'], fields: FormField[] = []): PageText {
+/**
+ * Group items into lines (by vertical overlap), cells (by horizontal gap) and blocks (by vertical gap). `blocks`
+ * false leaves the blocks out (a PDF worker's pages: the reading thread builds them from the lines).
+ */
+export function layoutPage(
+  page: number,
+  width: number,
+  height: number,
+  items: TextItem[],
+  source: PageText['source'],
+  fields: FormField[] = [],
+  blocks = true,
+): PageText {
   let usable = items.filter((i) => i.text.trim() !== '' && i.h > 0);
   // OCR noise: low-confidence specks and boxes far taller than text would chain lines together.
   const typical = median(usable.map((i) => i.h)) || 10;
@@ -112,7 +123,7 @@ export function layoutPage(page: number, width: number, height: number, items: T
   );
   usable.sort((a, b) => a.y - b.y || a.x - b.x);
   const rows: TextItem[][] = usable.length > 0 && usable.every((i) => i.line !== undefined) ? rowsFromEngineLines(usable) : rowsByOverlap(usable);
-  const built = buildPage(page, width, height, rows, source, fields);
+  const built = buildPage(page, width, height, rows, source, fields, blocks);
   return weak.length > 0 ? { ...built, weak } : built;
 }
 
@@ -260,7 +271,15 @@ const OCR_OVERSHOOT = 0.3;
 /** White space that a cell's text folds to one space: two or more in a row, or any but a plain space. */
 const FOLD_SPACES = /\s\s|[^\S ]/;
 
-function buildPage(page: number, width: number, height: number, rows: TextItem[][], source: PageText['source'], fields: FormField[]): PageText {
+function buildPage(
+  page: number,
+  width: number,
+  height: number,
+  rows: TextItem[][],
+  source: PageText['source'],
+  fields: FormField[],
+  withBlocks = true,
+): PageText {
   const edges = source === 'text' ? columnEdges(rows) : new Set<TextItem>();
   const pitches = source === 'ocr' ? fixedPitchLines(rows.flat()) : new Map<number, number>();
   const lines: Line[] = rows.map((row) => {
@@ -332,7 +351,7 @@ function buildPage(page: number, width: number, height: number, rows: TextItem[]
       .join('  ');
     return { text, ...boxOf(cells), cells };
   });
-  const blocks = buildBlocks(lines);
+  const blocks = withBlocks ? buildBlocks(lines) : [];
   const confs = lines.flatMap((l) => l.cells.map((c) => c.conf));
   return {
     page,

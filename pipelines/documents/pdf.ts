@@ -72,7 +72,7 @@ export const SPLIT_ABOVE_BYTES = 64 * 1024;
  */
 export const PAGES_PER_PARTIAL = 8;
 
-/** A worker's pages come without their blocks (pdf_worker.ts, `withoutBlocks`): built here from the lines. */
+/** A worker's pages come without their blocks (pdf_worker.ts lays them out with `blocks` false): built here from the lines. */
 function withBlocks(pages: PageText[]): PageText[] {
   for (const p of pages) p.blocks = buildBlocks(p.lines);
   return pages;

@@ -319,28 +319,21 @@ async function text(req: PdfTextRequest, partial: (value: { pages: PageText[] })
         const repairs: NonNullable<PageText['repairs']> = [...repaired.repairs];
         if (missing) repairs.push('missing_text');
         if (!usable || bypass || missing) needOcr.push(n);
-        const laid = layoutPage(n, vp.width, vp.height, usable ? repaired.items : repaired.items.filter((i) => i.source === 'acroform'), 'text', fields);
+        // Without blocks: the reading thread builds them from the lines (`withBlocks`), cheaper than posting them.
+        const laid = layoutPage(n, vp.width, vp.height, usable ? repaired.items : repaired.items.filter((i) => i.source === 'acroform'), 'text', fields, false);
         if (repairs.length) laid.repairs = repairs;
         const at = located?.find((l) => l.page === n);
         if (at) laid.located = { role: at.role, score: at.score, why: at.why };
         pages.push(laid);
-        if (req.pagesPerPartial && pages.length >= req.pagesPerPartial) partial({ pages: withoutBlocks(pages.splice(0)) });
+        if (req.pagesPerPartial && pages.length >= req.pagesPerPartial) partial({ pages: pages.splice(0) });
       } finally {
         page.cleanup();
       }
     }
-    return { pageCount, pages: withoutBlocks(pages), needOcr, warnings, ...(located ? { located } : {}) };
+    return { pageCount, pages, needOcr, warnings, ...(located ? { located } : {}) };
   } finally {
     await doc.destroy();
   }
-}
-
-/**
- * Pages as they are posted to the caller: without their blocks, which the caller builds again from the lines
- * (`withBlocks` in pdf.ts). Copying a long document's blocks between threads cost more than building them.
- */
-function withoutBlocks(pages: PageText[]): PageText[] {
-  return pages.map((p) => ({ ...p, blocks: [] }));
 }
 
 /** Fewer characters than this on a page with a text layer: the layer may be a footer over ink drawn otherwise. */
