@@ -6,7 +6,7 @@ import { readDocument, readOptionsSchema, DocumentError, type DocumentText } fro
 import type { PageText } from '../documents/layout.ts';
 import type { ExtractedData } from '../extraction/schema.ts';
 import { leaseFacts } from './lease_facts.ts';
-import { ocrTermText, writtenDates } from './lease_term.ts';
+import { durationEnd, ocrTermText, writtenDates } from './lease_term.ts';
 import { dateTokens } from '../extraction/normalise.ts';
 import { insuranceFacts, extractPolicy } from './insurance_facts.ts';
 import { compare } from './compare.ts';
@@ -140,6 +140,8 @@ function verifiedDate(pages: PageText[], c: Cited<string> | null, name: string, 
     !dateTokens(c.text).some((d) => d.iso === c.value)
   )
     return c;
+  // An end that the term's duration and its start give: kept when the clause stating both is on its page.
+  if (c && groundedOn(pages, true, c.page, c.text) && durationEnd(ocrTermText(c.text)) === c.value) return c;
   return verified(pages, c, name, dropped);
 }
 

@@ -146,7 +146,7 @@ export function definitionEntries(all: Clause[]): LabelledEntry[] {
 /** A party from the entries labelled with its role (the first whose value is a name, not a pointer). */
 
 export const PREMISES_LABEL =
-  /^(?:the\s+)?(?:property address|premises address|address of (?:the )?(?:premises|property)|leased premises|demised premises|premises|property|rental (?:unit|address|property)|unit address|dwelling(?: address)?|apartment(?: address)?|(?:community|home|house|residence|site|street) address|building|project|location)$/i;
+  /^(?:the\s+)?(?:property address|premises address|address of (?:the )?(?:premises|property)|leased premises|demised premises|premises|property|rental (?:unit|address|property)|unit address|dwelling(?: address)?|apartment(?: address)?|(?:community|home|house|residence|site|street) address|(?:house|home|unit|apartment|dwelling|property|premises) rented|building|project|location)$/i;
 export const START_LABEL =
   /^(?:lease\s+|term\s+)?(?:commencement|start|beginning)\s+date$|^(?:date of\s+)?commencement$|^move[- ]in(?: date)?$|^(?:lease |term |tenancy )?(?:begins|starts|commences)(?: on)?$|^lease (?:start|commencement)$/i;
 export const END_LABEL =

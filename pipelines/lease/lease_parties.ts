@@ -21,7 +21,7 @@ const SUB_ROLE = {
 /** "X, by and through its agent, Y": the owner is X, the agent (its manager) Y. */
 const THROUGH_AGENT = /,?\s+(?:(?:acting\s+)?by\s+and\s+)?through\s+its\s+(?:duly\s+)?(?:authori[sz]ed\s+)?(?:managing\s+|management\s+)?agent,?\s+/i;
 export const ROLE_LABEL = {
-  landlord: /^(?:name of\s+)?(?:landlord|lessor|owner|property owner)(?:\s*\/\s*(?:landlord|owner|agent|manager|lessor))?(?:'s|’s)?(?:\s+name)?$/i,
+  landlord: /^(?:name of\s+)?(?:landlord|lessor|owner|property owner)(?:\(s\))?(?:\s*\/\s*(?:landlord|owner|agent|manager|lessor))?(?:'s|’s)?(?:\s+name)?$/i,
   tenant: /^(?:name of\s+)?(?:tenants?|lessees?|residents?)(?:\(s\))?(?:'s|’s)?(?:\s+names?)?$/i,
   manager:
     /^(?:(?:landlord|owner|lessor)['’]s\s+)?(?:managing agent|property manager|property management(?: company)?|management(?: company)?|manager|agent(?: for (?:the )?(?:landlord|owner|lessor))?)$/i,
@@ -49,6 +49,10 @@ const ENTITY_TAIL =
 /** ", 900 Bardstown Road, …", ", at the Premises", ", c/o …", ", P.O. Box …" after a name in a notice-address cell. */
 const NOTICE_ADDRESS = /(?<=\S),\s+(?:\d{1,6}\s+[A-Z][A-Za-z]|at\s+the\s+(?:Premises|Property|address)\b|P\.?\s?O\.?\s+Box\b).*$/i;
 
+/** Who signs for a party: "X LLC, by Cascadia Rental Services, Agent", "X TRUST, by Adaeze Okafor, its Trustee". */
+const SIGNED_BY =
+  /,\s+by\s+(?!and\b)[^,()]{2,60},\s+(?:(?:its|as(?:\s+its)?)\s+)?(?:trustee|agent|manager|managing member|member|general partner|president|vice president|attorney[- ]in[- ]fact|authori[sz]ed (?:agent|signatory|representative))s?$/i;
+
 function cleanName(s: string): string | undefined {
   // A blank form's underscores are not a name.
   if (/_{3,}/.test(s)) return undefined;
@@ -59,6 +63,10 @@ function cleanName(s: string): string | undefined {
       // A summary's "name and notice address" cell: the name ends where the address starts.
       .replace(NOTICE_ADDRESS, '')
       .replace(ENTITY_TAIL, '')
+      // "Earl Tidwell and Doris Tidwell, husband and wife"; "X LLC, by Cascadia Rental Services, Agent"; "X TRUST, by
+      // Adaeze Okafor, its Trustee": the party, not how it is married or who signs for it.
+      .replace(/,\s*(?:husband and wife|wife and husband|spouses|a married couple)\b.*$/i, '')
+      .replace(SIGNED_BY, '')
       .replace(/\s*\((?:the\s+)?["“]?[A-Za-z ]+["”]?\)\s*$/, '')
       .replace(/^(?:is|are)\s+/i, ''),
   );
@@ -95,7 +103,7 @@ function afterConnector(s: string): string {
   for (const m of s.matchAll(agentFor)) principal = m as RegExpExecArray;
   if (principal) s = s.slice((principal.index ?? 0) + principal[0].length);
   let cut = 0;
-  for (const m of s.matchAll(/\b(?:between|Between|BETWEEN|and|by|with|are|is)\s+(?:the\s+)?(?=[A-Z0-9])/g)) {
+  for (const m of s.matchAll(/\b(?:between|Between|BETWEEN|and|by|with|are|is|that)\s+(?:the\s+)?(?=[A-Z0-9])/g)) {
     const before = s.slice(0, m.index).trim();
     if (!m[0].startsWith('and') || !/(?:^|\s)[A-Z][\w.’'&-]*$/.test(before) || ENDS_WITH_ROLE.test(before)) cut = (m.index ?? 0) + m[0].length;
   }
@@ -109,7 +117,7 @@ function partyFromPreamble(all: Clause[], role: RegExp): Cited<string> | null {
   // scan's punctuation around it
   // ("Carmen Diaz: (hereinafter referred to as. "Lessee™)").
   const named = new RegExp(
-    `([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?(?:\\s+[dD]\\/[bB]\\/[aA]\\s+[A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,60}?)?)\\s*(?:,\\s*an? [A-Za-z ]{3,60}?,?\\s*)?(?:,\\s*(?:husband and wife|wife and husband|spouses|married)\\s*)?(?:,?\\s+(?:whose (?:street |mailing )?(?:address|office) is|having (?:an|its) (?:office|address|principal (?:office|place of business))(?: at)?|with (?:an|its) (?:office|address) at)\\s+[^()"“”]{5,120}?)?[,:;]?\\s*\\(\\s*(?:(?:hereinafter|herein)(?:\\s+(?:called|referred to as|the))?[.,:]?\\s+)?(?:(?:individually\\s+and\\s+)?(?:collectively|together|jointly(?:\\s+and\\s+severally)?)(?:\\s+(?:called|referred to as))?,?\\s+)?(?:["“][A-Za-z]{2,5}[,"”]{1,3}\\s*)*(?:or\\s+)?(?:the\\s+)?["“'’]{0,2}(?:${role.source})(?:\\(s\\))?[,"”'’™]{0,3}(?:\\s+(?:whether one or more|or\\s+["“][A-Za-z ]+["”]|herein|hereinafter))?\\s*\\)`,
+    `([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?(?:\\s+[dD]\\/[bB]\\/[aA]\\s+[A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,60}?)?)\\s*(?:,\\s*(?:an?|the) [A-Za-z ]{3,60}?,?\\s*)?(?:,\\s*(?:husband and wife|wife and husband|spouses|married)\\s*)?(?:,?\\s+(?:whose (?:street |mailing )?(?:address|office) is|having (?:an|its) (?:office|address|principal (?:office|place of business))(?: at)?|with (?:an|its) (?:office|address) at)\\s+[^()"“”]{5,120}?)?[,:;]?\\s*\\(\\s*(?:(?:hereinafter|herein)(?:\\s+(?:called|referred to as|the))?[.,:]?\\s+)?(?:(?:individually\\s+and\\s+)?(?:collectively|together|jointly(?:\\s+and\\s+severally)?)(?:\\s+(?:called|referred to as))?,?\\s+)?(?:["“][A-Za-z]{2,5}[,"”]{1,3}\\s*)*(?:or\\s+)?(?:the\\s+)?["“'’]{0,2}(?:${role.source})(?:\\(s\\))?[,"”'’™]{0,3}(?:\\s+(?:whether one or more|or\\s+["“][A-Za-z ]+["”]|herein|hereinafter))?\\s*\\)`,
   );
   // "X, as Landlord", and without the comma where the role ends the phrase: "Coastal Keys Realty, LLC as Landlord and …".
   const asRole = new RegExp(
@@ -135,19 +143,31 @@ function partyFromPreamble(all: Clause[], role: RegExp): Cited<string> | null {
   // "the Cairo Housing Authority, referred to as Landlord", "Maple Grove Apartments, L.P., a Texas limited partnership,
   // hereinafter called "Owner"", "Daniel Kim and Priya Shah, hereinafter jointly called "Residents"".
   const referred = new RegExp(
-    `([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?),?\\s+(?:hereinafter\\s+)?(?:(?:jointly|collectively|individually)(?:\\s+and\\s+(?:severally|collectively))?\\s+)?(?:referred to as|called|known as)\\s+(?:the\\s+)?["“]?(?:${role.source})\\b`,
+    `([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?)(?:,\\s+whose (?:street |mailing )?address is\\s+(?:(?!referred to as|called|known as)[^()"“”]){5,120}?)?,?\\s+(?:hereinafter\\s+)?(?:(?:jointly|collectively|individually)(?:\\s+and\\s+(?:severally|collectively))?\\s+)?(?:referred to as|called|known as)\\s+(?:the\\s+)?["“]?(?:${role.source})\\b`,
+  );
+  // A sentence that names its party first and defines the role after a description: "Jordan Pike, the tenant of
+  // record under a lease with …, is called the Sublessor in this agreement."
+  const calledLater = new RegExp(
+    `^(?:[A-Z][A-Z()/&' -]{3,60}\\s+(?=[A-Z][a-z]))?([A-Z][\\w.'’-]+(?:\\s+[A-Z][\\w.'’-]+){0,4})(?:,[^.]{0,200}?,)?\\s+(?:is|are)\\s+(?:hereinafter\\s+)?(?:called|referred to as|known as)\\s+(?:the\\s+)?["“]?(?:${role.source})\\b`,
+  );
+  // A plain-language lease's own words defined: ""I" and "me" mean Wendell P. Haas and "you" means Bighorn Barber Co. LLC".
+  const pronoun = role.test('Landlord') || role.test('Owner') ? 'I|me|we|us|our' : 'you|your';
+  const pronouns = new RegExp(
+    `["“](?:${pronoun})["”](?:,?\\s+(?:and|or)\\s+["“](?:${pronoun})["”])*\\s+means?\\s+([A-Z][A-Za-z0-9.,&'’\\- ]{2,80}?)(?=\\s+and\\s+["“]|[.;]?$)`,
   );
   for (const c of all.slice(0, 80)) {
-    for (const re of [named, asRole, referred, bareRole, labelled, youUs, roleFirst]) {
+    for (const re of [named, asRole, referred, bareRole, labelled, youUs, roleFirst, calledLater, pronouns]) {
       const m = re.exec(c.text);
       if (!m) continue;
       // A list item's letter after a colon is no initial: "PARTIES AND PROPERTY: A. Sierra Vista Rentals, Inc. (\"Landlord\")".
       const listed = /:\s*$/.test(c.text.slice(0, m.index)) ? m[1].replace(/^[A-H][.)]\s+(?=[A-Z][a-z])/, '') : m[1];
       const v = cleanName(
-        afterConnector(listed)
+        afterConnector(listed.replace(SIGNED_BY, ''))
           .replace(/^(?:by and between|between|and)\s+/i, '')
           .replace(/^(?:are|is)\s+(?:the\s+)?/i, '')
           .replace(/^the\s+(?=[A-Z])/, '')
+          // The document's title run into its first sentence: "RESIDENTIAL LEASE AGREEMENT Desert Key … ("Agent")".
+          .replace(/^.*\b(?:LEASE|AGREEMENT|CONTRACT)\s+(?=[A-Z][a-z])/, '')
           .replace(/\s+(?:LEASE|AGREEMENT)\b.*$/, ''),
       );
       if (v && !/^(this|the|said)\b/i.test(v)) return { value: v, page: c.page, text: c.text.slice(0, 400) };

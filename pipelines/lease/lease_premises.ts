@@ -9,10 +9,10 @@ const STATE_NAMES =
 const STREET_NO = String.raw`(?:\d{1,6}[A-Z]?(?:-\d{1,5})?|One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|Eleven|Twelve)`;
 const STREET_SUFFIX = String.raw`(?:Street|St\.?|Avenue|Ave\.?|Boulevard|Blvd\.?|Road|Rd\.?|Drive|Dr\.?|Lane|Ln\.?|Way|Court|Ct\.?|Place|Pl\.?|Parkway|Pkwy\.?|Circle|Cir\.?|Plaza|Square|Sq\.?|Terrace|Ter\.?|Trail|Trl\.?|Center|Centre|Pike|Turnpike|Highway(?!\s*\d)|Hwy\.?(?!\s*\d)|Freeway|Expressway|Row|Wharf|Loop|Alley)`;
 const DIRECTION = String.raw`(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\.?`;
-const HIGHWAY = String.raw`(?:Highway|Hwy\.?|Route|Rte\.?|State Road|U\.?S\.?)\s*\d{1,4}(?:\s+${DIRECTION}(?![A-Za-z]))?`;
+const HIGHWAY = String.raw`(?:${DIRECTION}\s+)?(?:(?:State|County|U\.?S\.?)\s+(?:Route|Road|Highway)|Highway|Hwy\.?|Route|Rte\.?|State Road|U\.?S\.?|SR|CR|FM)\s*\d{1,4}(?:\s+${DIRECTION}(?![A-Za-z]))?`;
 const STREET = String.raw`${STREET_NO}\s+(?:(?:${DIRECTION}\s+)?(?:[A-Z0-9][A-Za-z0-9'’.-]*\s+){0,4}${STREET_SUFFIX}(?:\s+${DIRECTION}(?![A-Za-z]))?(?![A-Za-z])|${HIGHWAY})`;
 // A retail lease's "Shop Space No. 12", "Store No. 5": only with a number (a "Store Hours" heading is no unit).
-const UNIT = String.raw`(?:(?:Suite|Ste\.?|Unit|Apartment|Apt\.?|Building|Bldg\.?)\s*(?:No\.?\s*|#\s*)?[A-Z0-9][A-Z0-9-]*|(?:(?:Shop|Store|Retail)\s+)?Space\s*(?:No\.?\s*|#\s*)?\d[A-Z0-9-]*|Store\s*(?:No\.?\s*|#\s*)\d[A-Z0-9-]*|#\s*\d[A-Z0-9-]*)(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+)\d[A-Z0-9-]*)*`;
+const UNIT = String.raw`(?:(?:Suite|Ste\.?|Unit|Apartment|Apt\.?|Building|Bldg\.?|Townhouse|Townhome)\s*(?:No\.?\s*|#\s*)?[A-Z0-9][A-Z0-9-]*|(?:(?:Shop|Store|Retail)\s+)?Space\s*(?:No\.?\s*|#\s*)?\d[A-Z0-9-]*|Store\s*(?:No\.?\s*|#\s*)\d[A-Z0-9-]*|#\s*\d[A-Z0-9-]*)(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+)\d[A-Z0-9-]*)*`;
 const CITY_STATE = String.raw`([A-Z][A-Za-z.'’-]+(?:\s+[A-Z][A-Za-z.'’-]+){0,2}),?\s+(${STATE_NAMES}|[A-Z]{2})(?:,?\s+(\d{5}(?:-\d{4})?))?`;
 /** A floor right after the street ("48 Elm Street, Second Floor, Worcester"): the premises' unit there. */
 const FLOOR = String.raw`(?:(?:First|Second|Third|Fourth|Fifth|Sixth|Seventh|Eighth|Ninth|Tenth|Ground|Top|\d{1,2}(?:st|nd|rd|th))\s+Floor)`;
@@ -74,7 +74,7 @@ function addressIn(text: string, lead = ''): string | null {
 const unitKind = (u: string) => (/^(?:building|bldg)/i.test(u) ? 'building' : 'unit');
 
 const PREMISES_CLAUSE =
-  /\b(?:located at|known as|known and numbered as|(?:commonly\s+)?described as|designated as|street address is|(?:known by the )?street address of|situated(?: at)?|address of which is|(?:premises|property|lot|unit|apartment|dwelling|home|house|residence|space)(?:\s+(?:No\.?\s*|#\s*)?[A-Z0-9-]+)?(?:\s+of\s+the\s+[A-Z][a-z]+)?,?\s+whose (?:street )?address is|(?:premises|apartment|apt\.?|suite|residence|house|home|dwelling(?: unit)?|unit|property|real property|building)(?:\s+(?:(?:No\.?|#)\s*)?[A-Z0-9-]*\d[A-Z0-9-]*)? at|premises (?:is|are|shall be)(?=\s+\d))\b/i;
+  /\b(?:located at|known as|known and numbered as|(?:commonly\s+)?described as|designated as|street address is|(?:known by the )?street address of|situated(?: at)?|address of which is|(?:premises|property|lot|unit|apartment|dwelling|home|house|residence|space)(?:\s+(?:No\.?\s*|#\s*)?[A-Z0-9-]+)?(?:\s+of\s+the\s+[A-Z][a-z]+)?,?\s+whose (?:street )?address is|(?:premises|apartment|apt\.?|suite|residence|house|home|dwelling(?: unit)?|unit|property|real property|building)(?:\s+(?:(?:No\.?|#)\s*)?[A-Z0-9-]*\d[A-Z0-9-]*)? at|premises (?:is|are|shall be)(?=\s+\d)|^(?:\d{1,2}(?:\.\d{1,2})*\s+)?(?:the\s+)?(?:leased\s+|demised\s+)?premises(?=[.:](?:\s|$)))\b/i;
 
 /** A summary's own entry for the unit ("Unit: #612", "Apartment No.: 4B"). */
 const UNIT_LABEL = /^(?:unit|apartment|apt\.?|suite)(?:\s*(?:no\.?|number|#))?$/i;
@@ -111,7 +111,9 @@ export function propertyAddress(all: Clause[], entries: LabelledEntry[]): Cited<
     const at = PREMISES_CLAUSE.exec(c.text)!.index;
     // A scan's OCR may read the comma before the city as a semicolon, which ends the clause: the address runs on.
     const next = all[k + 1];
-    const text = /;$/.test(c.text) && next && next.para === c.para && next.page === c.page ? `${c.text} ${next.text}` : c.text;
+    // So may a heading of its own ("1.01 Premises.") before the sentence that states them.
+    const runsOn = /;$/.test(c.text) || /^(?:\d{1,2}(?:\.\d{1,2})*\s+)?(?:the\s+)?(?:leased\s+|demised\s+)?premises[.:]$/i.test(c.text);
+    const text = runsOn && next && next.para === c.para && next.page === c.page ? `${c.text} ${next.text}` : c.text;
     const v = addressIn(text.slice(at), c.text.slice(0, at).replace(/\s+/g, ' '));
     if (v) {
       found.push({ value: v, page: c.page, text: text.slice(0, 400) });

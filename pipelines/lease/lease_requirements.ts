@@ -48,7 +48,7 @@ const COVERAGE_OBLIGATION =
   /\b(?:shall|must|will|agrees? to|is required to|are required to)\s+(?:\w+\s+){0,3}?(?:maintain|carry|obtain|procure|keep|provide|purchase|have|include|hold|secure)\b|\b(?:is|are|be)\s+required\b|\brequires?\b|\bmust\b|\bminimum\b|\bmandatory\b|\bcompulsory\b/i;
 /** A duty that applies only if the tenant does something ("if Tenant keeps a waterbed"), not if it fails one. */
 const CONDITION =
-  /\b(?:if|in the event(?: that)?|should)\s+(?:the\s+)?(?:Tenants?|Residents?|Lessees?)\s+(?!fails?\b|does not\b|do not\b|shall\b|is\b|are\b)(?:keeps?|has|have|owns?|installs?|uses?|brings?|operates?|serves?|sells?|stores?|hires?|employs?|elects?|chooses?|opts?|subscribes?)\b[^,;]{0,60}/i;
+  /\b(?:if|in the event(?: that)?|should)\s+(?:the\s+)?(?:Tenants?|Residents?|Lessees?)\s+(?!fails?\b|does not\b|do not\b|shall\b|is\b|are\b)(?:keeps?|has|have|owns?|installs?|uses?|brings?|operates?|serves?|sells?|stores?|hires?|employs?|elects?|chooses?|opts?|subscribes?|offers?|provides?|delivers?|caters?|leases?|rents?)\b[^,;]{0,60}/i;
 /** "a certificate of insurance or declarations page", "A copy of the declarations page is acceptable proof". */
 const DECLARATIONS_ACCEPTED =
   /\bor\s+(?:a\s+(?:copy\s+of\s+(?:the\s+)?)?|the\s+|its\s+)?declarations?\s+page\b|\bdeclarations?\s+page\b[^.;]{0,60}\b(?:is|are|will be|shall be)\s+(?:an\s+)?(?:acceptable|accepted|sufficient)\b|\b(?:such as|including)\s+(?:a\s+copy\s+of\s+)?(?:the\s+)?declarations?\s+page\b/i;

@@ -50,14 +50,45 @@ const DAY_OF_MONTH = new RegExp(
   'gi',
 );
 
-/** A date written as a form writes it, "the 1st day of October, 2026", "the first (1st) day of June, 2026", as "October 1, 2026". */
+const LAST_DAY_OF = new RegExp(String.raw`\b(?:the\s+)?last\s+day\s+of\s+${MONTH},?\s+(\d{4})\b`, 'gi');
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+
+/**
+ * A date written as a form writes it, "the 1st day of October, 2026", "the first (1st) day of June, 2026", as
+ * "October 1, 2026"; "the last day of January, 2046" as "January 31, 2046".
+ */
 export function writtenDates(s: string): string {
   // Most lines hold no such date: a cheap look first (the full pattern is long).
   if (!/\bof\s+[A-S][a-z]{2}/i.test(s)) return s;
-  return s.replace(DAY_OF_MONTH, (_m, n: string | undefined, word: string | undefined, month: string, year: string) => {
-    const day = n ? Number(n) : ORDINAL_WORDS.indexOf(word!.toLowerCase()) + 1;
-    return `${month} ${day}, ${year}`;
-  });
+  return s
+    .replace(DAY_OF_MONTH, (_m, n: string | undefined, word: string | undefined, month: string, year: string) => {
+      const day = n ? Number(n) : ORDINAL_WORDS.indexOf(word!.toLowerCase()) + 1;
+      return `${month} ${day}, ${year}`;
+    })
+    .replace(LAST_DAY_OF, (_m, month: string, year: string) => {
+      const last = new Date(Date.UTC(Number(year), MONTHS.indexOf(month.toLowerCase()) + 1, 0)).getUTCDate();
+      return `${month} ${last}, ${year}`;
+    });
+}
+
+/** "for a period of twelve (12) months beginning on March 1, 2026": the months or years and the start. */
+const DURATION_FROM = new RegExp(
+  String.raw`\b(?:for\s+)?(?:a|the)\s+(?:period|term)\s+of\s+(?:[a-z-]+\s+)?\(?(\d{1,2})\)?\s+(months?|years?)\s*,?\s+(?:beginning|commencing|starting)\s+(?:on\s+)?(${MONTH}\s+\d{1,2},?\s+\d{4}|\d{1,2}\/\d{1,2}\/\d{2,4})`,
+  'i',
+);
+
+/** The end a clause's duration and start give ("for a period of twelve (12) months beginning on March 1, 2026"), or null. */
+export function durationEnd(text: string): string | null {
+  const span = DURATION_FROM.exec(writtenDates(text));
+  const from = span && dateTokens(span[3])[0];
+  return from ? lastDayOfTerm(from.iso, Number(span[1]) * (/^year/i.test(span[2]) ? 12 : 1)) : null;
+}
+
+/** The day before the same date `n` months on: a term of 12 months from March 1, 2026 ends February 28, 2027. */
+function lastDayOfTerm(iso: string, months: number): string {
+  const [y, m, d] = iso.split('-').map(Number);
+  const end = new Date(Date.UTC(y, m - 1 + months, d) - 86400000);
+  return end.toISOString().slice(0, 10);
 }
 const dates = (s: string) => dateTokens(writtenDates(s));
 
@@ -83,7 +114,7 @@ export function ocrTermText(s: string): string {
   return t;
 }
 
-const TERM_LABEL = /^(?:(?:the|lease|rental|initial|primary)\s+)?(?:term|period)(?:\s+of\s+(?:the\s+)?(?:lease|tenancy))?$/i;
+const TERM_LABEL = /^(?:(?:the|lease|rental|initial|primary|fixed)\s+)?(?:term|period)(?:\s+of\s+(?:the\s+)?(?:lease|tenancy))?$/i;
 
 /** A labelled date: stated when the value begins with a calendar date; a rule when it defines the date otherwise. */
 function labelledDate(entries: LabelledEntry[], label: RegExp): { date: Cited<string> | null; rule: Cited<string> | null } {
@@ -105,6 +136,7 @@ export function leaseDates(pages: PageText[], all: Clause[], entries: LabelledEn
   let start = s.date;
   let end = e.date;
   let openTerm: Cited<string> | null = null;
+  let startRule: Cited<string> | null = null;
   // "Lease Start Date: 01/01/2026" on one line, the label first.
   const startLine = /^\s*(?:lease\s+)?(?:commencement|start|beginning)\s+date\s*[:\-–]?\s*(?:on\s+)?$|^\s*move[- ]in\s+date\s*[:\-–]?\s*$/i;
   const endLine = /^\s*(?:lease\s+)?(?:expiration|termination|end|ending)\s+date\s*[:\-–]?\s*(?:on\s+)?$/i;
@@ -138,27 +170,47 @@ export function leaseDates(pages: PageText[], all: Clause[], entries: LabelledEn
     for (const c of [...termEntries, ...sentences, ...boxedParagraphs]) {
       if (
         !c.entry &&
-        !/\b(?:the|this|a|lease|original|initial|rental|primary|fixed)\s+term\b|\bmonth[- ]to[- ]month\s+(?:tenancy|rental|lease|agreement)\b|\bterm of (?:this|the) (?:lease|agreement|tenancy)\b|\blease (?:term|period)\b|\b(?:the|this) (?:tenancy|lease|sublease|agreement) (?:shall |will )?(?:begin|commence|start)|^(?:lease\s+)?term\s*:/i.test(
+        !/\b(?:the|this|a|lease|original|initial|rental|primary|fixed)\s+term\b|\bmonth[- ]to[- ]month\s+(?:tenancy|rental|lease|agreement)\b|\bperiod\s+(?:commencing|beginning|starting)\b|\b(?:a|the)\s+(?:period|term)\s+of\s+(?:[a-z-]+\s+)?\(?\d{1,2}\)?\s+(?:months?|years?)\b|\b(?:lease|sublease|tenancy|agreement)\s+runs\b|^\s*how long\b|\bterm of (?:this|the) (?:lease|agreement|tenancy)\b|\blease (?:term|period)\b|\b(?:the|this) (?:tenancy|lease|sublease|agreement) (?:shall |will )?(?:begin|commence|start)|^(?:lease\s+)?term\s*:/i.test(
           c.text,
         )
       )
         continue;
-      if (/\b(?:fiscal|tax year|calendar year|lease year|option|extension|renewal)\b/i.test(c.text)) continue;
+      // The lease's own term, not a renewal's: what follows an option to extend or renew is cut off.
+      const own = c.text.split(/\b(?:options?|extensions?|renewals?|extend|renew)\b/i)[0];
+      if (/\b(?:fiscal|tax year|calendar year|lease year)\b/i.test(own)) continue;
       let m =
-        /\b(?:commenc\w*|begin\w*|start\w*|from)\s+(?:on\s+)?(\d{4}-\d{2}-\d{2}|.{6,24}?\d{4}|\d{1,2}\/\d{1,2}\/\d{2})\b[^.]*?\b(?:end\w*|terminat\w*|expir\w*|through|until|to)\s+(?:and\s+including\s+)?(?:on\s+)?(?:at\s+(?:\d{1,2}(?::\d{2})?\s*)?(?:[ap]\.?\s?m\.?|o['’]clock|noon|midnight)\s*(?:on\s+)?|at\s+[^,]*,\s*)?(\d{4}-\d{2}-\d{2}|.{6,24}?\d{4}|\d{1,2}\/\d{1,2}\/\d{2})/i.exec(
-          c.text,
+        /\b(?:commenc\w*|begin\w*|start\w*|from)\s+(?:on\s+)?(\d{4}-\d{2}-\d{2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}|.{6,24}?\d{4})\b[^.]*?\b(?:end\w*|terminat\w*|expir\w*|through|until|to)\s+(?:on,?\s+)?(?:and\s+including,?\s+)?(?:on\s+)?(?:at\s+(?:\d{1,2}(?::\d{2})?\s*)?(?:[ap]\.?\s?m\.?|o['’]clock|noon|midnight)\s*(?:on\s+)?|at\s+[^,]*,\s*)?(\d{4}-\d{2}-\d{2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}|.{6,24}?\d{4})/i.exec(
+          own,
         );
       // "Lease term: November 1, 2026 through October 31, 2027": the dates right after the term's name.
       m ??=
-        /\b(?:term|period)\b[^.\d]{0,20}?((?:[A-Z][a-z]+\.?\s+\d{1,2},?\s+\d{4})|\d{1,2}\/\d{1,2}\/\d{2,4})\s*(?:through|thru|to|until|-|–)\s*((?:[A-Z][a-z]+\.?\s+\d{1,2},?\s+\d{4})|\d{1,2}\/\d{1,2}\/\d{2,4})/.exec(
-          c.text,
+        /\b(?:term|period)\b[^.\d]{0,20}?((?:[A-Z][a-z]+\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4})|\d{1,2}\/\d{1,2}\/\d{2,4})\s*(?:through|thru|to|until|-|–)\s*((?:[A-Z][a-z]+\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4})|\d{1,2}\/\d{1,2}\/\d{2,4})/.exec(
+          own,
         );
       // A "Lease Period:" entry's value is the two dates alone: "August 15, 2026 through July 31, 2027".
       if (c.entry)
         m ??=
-          /^\s*(?:from\s+)?((?:[A-Z][a-z]+\.?\s+\d{1,2},?\s+\d{4})|\d{1,2}\/\d{1,2}\/\d{2,4})\s*(?:through|thru|to|until|-|–)\s*((?:[A-Z][a-z]+\.?\s+\d{1,2},?\s+\d{4})|\d{1,2}\/\d{1,2}\/\d{2,4})/.exec(
+          /^\s*(?:from\s+)?((?:[A-Z][a-z]+\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4})|\d{1,2}\/\d{1,2}\/\d{2,4})\s*(?:through|thru|to|until|-|–)\s*((?:[A-Z][a-z]+\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4})|\d{1,2}\/\d{1,2}\/\d{2,4})/.exec(
             c.text,
           );
+      // "for a period of twelve (12) months beginning on the first day of March, 2026": the end follows from the start.
+      const span = m ? null : DURATION_FROM.exec(own);
+      const from = span && dateTokens(span[3])[0];
+      if (span && from) {
+        const months = Number(span[1]) * (/^year/i.test(span[2]) ? 12 : 1);
+        start ??= { value: from.iso, page: c.page, text: c.cite.slice(0, 400) };
+        end ??= { value: lastDayOfTerm(from.iso, months), page: c.page, text: c.cite.slice(0, 400) };
+        break;
+      }
+      // A start set by a rule and an end stated as a date: "shall commence on the later of (i) … and (ii) …, and shall
+      // expire on May 30, 2029".
+      const expires = m ? null : /\b(?:later|earlier) of\b[^.]*?\b(?:shall|will)\s+(?:expire|end|terminate)\s+on\s+(.{6,24}?\d{4})\b/i.exec(own);
+      const until = expires && dateTokens(expires[1])[0];
+      if (until) {
+        end ??= { value: until.iso, page: c.page, text: c.cite.slice(0, 400) };
+        startRule = { value: own.slice(0, 300), page: c.page, text: c.cite.slice(0, 400) };
+        break;
+      }
       if (!m) {
         // "The tenancy shall begin on 04/01/2026 and continue on a month-to-month basis": a start and no end.
         // Or the other way round: "This is a month-to-month tenancy beginning October 15, 2026".
@@ -197,5 +249,5 @@ export function leaseDates(pages: PageText[], all: Clause[], entries: LabelledEn
       break;
     }
   }
-  return { start, end, openTerm, rules: { start: start ? null : s.rule, end: end ? null : e.rule } };
+  return { start, end, openTerm, rules: { start: start ? null : (s.rule ?? startRule), end: end ? null : e.rule } };
 }

@@ -147,7 +147,21 @@ export function sameParty(a: string | null | undefined, b: string | null | undef
   if (!a || !b) return false;
   const pa = partiesOf(a);
   const pb = partiesOf(b);
-  return pa.some((x) => pb.some((y) => x === y || x.replace(/ /g, '') === y.replace(/ /g, '')));
+  if (pa.some((x) => pb.some((y) => x === y || x.replace(/ /g, '') === y.replace(/ /g, '')))) return true;
+  // A couple written two ways: "Earl Tidwell and Doris Tidwell" is "Earl and Doris Tidwell".
+  const couple = /\s(?:and|&)\s/i;
+  if (!couple.test(a) || !couple.test(b)) return false;
+  const words = (s: string) =>
+    [
+      ...new Set(
+        normaliseText(s)
+          .split(' ')
+          .filter((w) => w.length > 1 && w !== 'and'),
+      ),
+    ]
+      .sort()
+      .join(' ');
+  return words(a) === words(b);
 }
 
 /** The people or organisations in a list of names ("John Smith and Mary Jones", "A; B"). */
