@@ -5,7 +5,7 @@ import type { PageText, Cell, Line } from '../documents/layout.ts';
 import type { Candidate } from './candidates.ts';
 import { cellSource, findLabelled, unstackedLines } from './layout_query.ts';
 import { findLineAmounts } from './limits.ts';
-import { cleanValue, isCityStateZip } from './normalise.ts';
+import { addressOf, cleanValue, isCityStateZip, TRADE_NAME } from './normalise.ts';
 import { MARK, readCoverageGrid, wordCentre, type GridRow } from './certificate_grid.ts';
 
 export type { CertificateCoverageType } from './certificate_grid.ts';
@@ -106,19 +106,22 @@ export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: numbe
     if (next && next.line !== texts[0].line) {
       const nc = next.cells[0];
       const gap = nc.y - (first.y + first.h);
+      // A trade name under the owner's ("dba Brightline HVAC") is part of the name, whatever ends the line above.
+      const tradeName = TRADE_NAME.test(nc.text.trim());
       if (
         gap < 1.2 * first.h &&
         Math.abs(nc.x - first.x) < 8 &&
-        !/^\d/.test(nc.text) &&
-        !isCityStateZip(nc.text) &&
-        !STOP_NAME.test(nc.text) &&
-        !/^(suite|ste|apt|unit|floor|fl)\b/i.test(nc.text) &&
-        !FORM_LABEL.test(nc.text) &&
-        !/,\s*[A-Z]{2}\b/.test(nc.text) &&
-        !/:|\bp\.?\s*o\.?\s*box\b|\b\d+\s+[A-Za-z]+\s+(st|street|ave|avenue|rd|road|dr|drive|blvd|ln|lane|way|ct|pkwy|hwy)\b/i.test(nc.text) &&
-        !COMPANY_END.test(firstText.trim()) &&
-        !addressLead &&
-        nc.text.length > 2
+        (tradeName ||
+          (!/^\d/.test(nc.text) &&
+            !isCityStateZip(nc.text) &&
+            !STOP_NAME.test(nc.text) &&
+            !/^(suite|ste|apt|unit|floor|fl)\b/i.test(nc.text) &&
+            !FORM_LABEL.test(nc.text) &&
+            !/,\s*[A-Z]{2}\b/.test(nc.text) &&
+            !/:|\bp\.?\s*o\.?\s*box\b|\b\d+\s+[A-Za-z]+\s+(st|street|ave|avenue|rd|road|dr|drive|blvd|ln|lane|way|ct|pkwy|hwy)\b/i.test(nc.text) &&
+            !COMPANY_END.test(firstText.trim()) &&
+            !addressLead &&
+            nc.text.length > 2))
       )
         nameParts.push(nc.text);
     }
@@ -172,10 +175,7 @@ export function extractCertificate(pages: PageText[], emit: Emit): void {
       confidence: conf,
       source: cellSource(page, insured.cell),
     });
-    const addr = insured.lines
-      .slice(1)
-      .filter((l) => /^\d+\s+\w|^p\.?\s*o\.?\s*box/i.test(l) || isCityStateZip(l))
-      .map(cleanValue);
+    const addr = addressOf(insured.lines);
     if (addr.length)
       emit({
         pointer: '/policyholder/address',
@@ -191,10 +191,7 @@ export function extractCertificate(pages: PageText[], emit: Emit): void {
     const s = cellSource(page, holder.cell);
     emit({ pointer: '/interested_parties/0/name', value: holder.name, page: page.page, text: holder.text, confidence: conf, source: s });
     emit({ pointer: '/interested_parties/0/role', value: 'certificate_holder', page: page.page, text: holder.text, confidence: conf, source: s });
-    const addr = holder.lines
-      .slice(1)
-      .filter((l) => /^\d+\s+\w|^p\.?\s*o\.?\s*box|^suite/i.test(l) || isCityStateZip(l))
-      .map(cleanValue);
+    const addr = addressOf(holder.lines);
     emit({
       pointer: '/interested_parties/0/address',
       value: addr.length ? addr.join(', ') : null,

@@ -319,3 +319,22 @@ test('certificate WC row of a scan: the Y/N box of the type column and the ADDL 
   // A cell with other words is not split into marks.
   t.is(addl(wc('[N] Note')), false);
 });
+
+test('certificate INSURED box: the trade name on the line under a name that ends in its suffix ("… LLC" / "dba …") is part of the name', (t) => {
+  const p = page([
+    [170, 26, 'CERTIFICATE OF LIABILITY INSURANCE'],
+    [38, 68, 'PRODUCER'],
+    [44, 78, 'Keystone Commercial Insurance Group'],
+    [44, 90, 'PO Box 4418'],
+    [44, 102, 'Harrisburg, PA 17111'],
+    [38, 138, 'INSURED'],
+    [44, 150, 'Brightline Mechanical Contractors, LLC'],
+    [44, 161, 'dba Brightline HVAC'],
+    [44, 172, '77 Furnace Street'],
+    [44, 183, 'Lancaster, PA 17602'],
+    [36, 206, 'COVERAGES'],
+  ]);
+  const r = first(collect((e) => extractCertificate([p], e)));
+  t.is(r['/certificate/insured'], 'Brightline Mechanical Contractors, LLC dba Brightline HVAC');
+  t.is(r['/policyholder/address'], '77 Furnace Street, Lancaster, PA 17602');
+});

@@ -75,3 +75,30 @@ test('declarations with captions right of or under their values, or in two colum
       );
     }
 });
+
+test('member and program certificates (master policy stated once, limits with or without a line named) and a trade name under the insured', async (t) => {
+  for (const [k, program] of [
+    { limitsNamed: false, aiSentence: true },
+    { limitsNamed: true, aiSentence: false },
+  ].entries()) {
+    const base = randomFreeCertificateSpec(34_000 + k, { scan: false });
+    const spec: FreeCertificateSpec = {
+      ...base,
+      program,
+      tradeName: 'Corner Street Deli',
+      coverages: [{ ...base.coverages[0], letter: 'A' }],
+      letters: false,
+      answers: 'none',
+    };
+    const { pdf, expected } = await renderFreeCertificate(spec);
+    const r = await extractDocument(pdf, { entityType: 'declaration_page', read: { ocr: false } });
+    t.deepEqual(scoreDocument(expected, r.extracted_data as never).misses, [], `${JSON.stringify(program)} ${spec.font} ${spec.size}`);
+  }
+  // And the usual layouts with the trade name.
+  for (const parties of ['inline', 'boxed'] as const) {
+    const spec: FreeCertificateSpec = { ...randomFreeCertificateSpec(34_100, { scan: false }), parties, tradeName: 'Brightline HVAC', program: null };
+    const { pdf, expected } = await renderFreeCertificate(spec);
+    const r = await extractDocument(pdf, { entityType: 'declaration_page', read: { ocr: false } });
+    t.deepEqual(scoreDocument(expected, r.extracted_data as never).misses, [], parties);
+  }
+});
