@@ -338,3 +338,52 @@ test('certificate INSURED box: the trade name on the line under a name that ends
   t.is(r['/certificate/insured'], 'Brightline Mechanical Contractors, LLC dba Brightline HVAC');
   t.is(r['/policyholder/address'], '77 Furnace Street, Lancaster, PA 17602');
 });
+
+test('certificate grid of a scan that lost the expiration column and read "INSR TYPE OF INSURANCE" as one cell: the rows, less surely, with their letters', (t) => {
+  const p = page(
+    [
+      [170, 26, 'CERTIFICATE OF LIABILITY INSURANCE'],
+      [310, 110, 'INSURER A : Show-Me Casualty Insurance Company', 180],
+      [310, 123, 'INSURER B : Riverbend Workers Mutual', 150],
+      [50, 238, 'INSR TYPE OF INSURANCE', 92],
+      [195, 238, 'ADDL SUBR', 30],
+      [234, 238, 'POLICY NUMBER', 50],
+      [313, 238, 'POLICY EFF', 35],
+      [360, 238, 'POLICY EXP', 35],
+      [409, 238, 'LIMITS', 22],
+      [50, 245, 'LTR'],
+      [195, 245, 'INSD WVD', 30],
+      [54, 260, 'A'],
+      [68, 260, 'X COMMERCIAL GENERAL LIABILITY', 110],
+      [200, 260, 'X'],
+      [218, 260, 'X'],
+      [234, 260, 'SMC 0044127', 45],
+      [313, 260, '12/15/2025', 38],
+      [409, 260, 'EACH OCCURRENCE', 60],
+      [539, 260, '$ 1,000,000'],
+      [409, 269, 'GENERAL AGGREGATE', 70],
+      [539, 269, '$ 2,000,000'],
+      [54, 309, 'B'],
+      [67, 309, 'WORKERS COMPENSATION', 80],
+      [234, 309, 'RWM-WC-339012', 52],
+      [313, 309, '12/15/2025', 38],
+      [409, 309, 'X PER STATUTE', 50],
+      [409, 317, 'E.L. EACH ACCIDENT', 68],
+      [545, 317, '$ 500,000'],
+      [50, 404, 'CERTIFICATE HOLDER'],
+    ],
+    1,
+    { h: 7, source: 'ocr' },
+  );
+  const cs = collect((e) => extractCertificate([p], e));
+  const r = first(cs);
+  t.is(r['/certificate/coverages/0/policy_number'], 'SMC 0044127');
+  t.is(r['/certificate/coverages/0/insurer_letter'], 'A');
+  t.is(r['/certificate/coverages/0/effective_date'], '2025-12-15');
+  t.is(r['/certificate/coverages/0/expiration_date'], null);
+  t.is(r['/certificate/coverages/0/each_occurrence'], 1000000);
+  t.is(r['/certificate/coverages/1/type'], 'workers_compensation');
+  t.is(r['/certificate/coverages/1/insurer_letter'], 'B');
+  t.is(r['/certificate/coverages/1/el_each_accident'], 500000);
+  t.true(cs.find((c) => c.pointer === '/certificate/coverages/0/policy_number')!.confidence < 0.9);
+});

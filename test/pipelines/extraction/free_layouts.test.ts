@@ -102,3 +102,20 @@ test('member and program certificates (master policy stated once, limits with or
     t.deepEqual(scoreDocument(expected, r.extracted_data as never).misses, [], parties);
   }
 });
+
+test('declarations whose insured is a professional corporation ("…, P.C.") and whose additional insured carries a designation', async (t) => {
+  for (const [k, arrangement] of (['inline', 'caption-below'] as const).entries()) {
+    const base = randomLayoutSpec(35_000 + k);
+    const spec = {
+      ...base,
+      name: base.name.replace(/_scan$/, ''),
+      arrangement,
+      scan: undefined,
+      insured: { ...base.insured, name: 'High Plains Veterinary Clinic, P.C.' },
+      designatedInterest: { designation: 'Lessor of Premises', name: 'Lincolnway Properties LLC' },
+    };
+    const { pdf, expected } = await renderLayout(spec);
+    const r = await extractDocument(pdf, { entityType: 'declaration_page', read: { ocr: false } });
+    t.deepEqual(scoreDocument(expected, r.extracted_data as never).misses, [], arrangement);
+  }
+});
