@@ -87,9 +87,10 @@ function letteredInsurers(page: PageText): { letter: string; name: string; text:
 }
 
 /** A stanza's answer line: "Additional Insured: Yes", "Waiver of Subrogation: No". */
+// The answer may go on with whom it is for ("Yes, in favor of the certificate holder").
 const LABELLED_ANSWER = {
-  addl: /^additional\s+insured\s*(?:status)?\s*:?\s*(yes|no|y|n|x|n\/a)$/i,
-  subr: /^(?:waiver\s+of\s+subrogation|subrogation\s+waived)\s*:?\s*(yes|no|y|n|x|n\/a)$/i,
+  addl: /^additional\s+insured\s*(?:status)?\s*:?\s*(yes|no|y|n|x|n\/a)(?:[,;]\s.*)?$/i,
+  subr: /^(?:waiver\s+of\s+subrogation|subrogation\s+waived)\s*:?\s*(yes|no|y|n|x|n\/a)(?:[,;]\s.*)?$/i,
 };
 
 const LABELLED = {
@@ -166,6 +167,11 @@ interface Record_ {
   implied?: boolean;
 }
 
+/** The heading of a certificate's coverages ("COVERAGES", "Insurance Coverages", "COVERAGE PROVIDED TO THE MEMBER…"). */
+const COVERAGES_HEADING = /^coverages?\b|^insurance coverages?\b/i;
+/** A heading, not a sentence of prose that starts with "Coverage applies only to…": in capitals, or a few words. */
+const isHeading = (s: string) => s === s.toUpperCase() || s.split(/\s+/).length <= 4;
+
 /** General liability's own limit captions, which type a record that names no line of insurance. */
 // (A scan may read "Occurrence" as "OCCUITENCE".)
 const GL_LIMIT = /^(?:each|[a-z]ach)\s+occ[a-z]*(?:\s+limit)?\b/i;
@@ -225,7 +231,7 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
   const header = tableHeader(page);
   const lines = page.lines;
   // Where coverages start: after the table header, else after a COVERAGES heading, else anywhere.
-  const begin = header ? header.last + 1 : Math.max(0, lines.findIndex((l) => /^coverages?\b|^insurance coverages?\b/i.test(l.text.trim())) + 1);
+  const begin = header ? header.last + 1 : Math.max(0, lines.findIndex((l) => COVERAGES_HEADING.test(l.text.trim()) && isHeading(l.text.trim())) + 1);
   const starts: Record_[] = [];
   if (header) {
     // A table: a row starts at a line holding a date (its period), and its type is what the type column holds from

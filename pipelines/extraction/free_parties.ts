@@ -8,11 +8,12 @@ import { DISCLAIMER } from './certificate.ts';
 /** "… and Address", "… Name and Mailing Address": what a caption may add after the party's name. */
 const AND_ADDRESS = String.raw`(?:\s+name)?(?:\s+(?:and|&)\s+(?:mailing\s+)?address)?`;
 const caption = (words: string) => new RegExp(String.raw`^(?:${words})${AND_ADDRESS}\b\s*:?`, 'i');
-// A member or program certificate names the insured as the member and the producer as the program's administrator.
+// A member or program certificate names the insured as the member and the producer as the program's administrator; a
+// professional employer organisation's certificate names the insured as its client company.
 const PARTY_LABELS = {
   producer: caption(String.raw`producer|agent\s*\/\s*broker|agent|agency|broker|issued\s+by|program\s+(?:administrator|manager)`),
   insured: caption(
-    String.raw`named\s+insured|first\s+named\s+insured|insured(?:'s)?\s+name|name\s+of\s+(?:the\s+)?insured|insured|policyholder|member(?:'s)?\s+name|member(?=\s*(?::|$))`,
+    String.raw`named\s+insured|first\s+named\s+insured|insured(?:'s)?\s+name|name\s+of\s+(?:the\s+)?insured|insured|policyholder|member(?:'s)?\s+name|member(?=\s*(?::|$))|client\s+(?:company|name)`,
   ),
   holder: caption(String.raw`certificate\s+holder|certificate\s+issued\s+to|issued\s+to|holder`),
 } as const;

@@ -275,3 +275,36 @@ test('a member certificate: the administrator and the member by their captions, 
   t.is(w['/certificate/coverages/0/policy_number'], null);
   t.false('/certificate/coverages/0/additional_insured' in w);
 });
+
+test("a PEO's certificate of workers' compensation: titled with the date beside it, the client company, a sentence on coverage, the waiver answered in words", (t) => {
+  const p = page([
+    [40, 30, 'Summit Staffing Solutions, Inc.'],
+    [40, 74, "CERTIFICATE OF WORKERS' COMPENSATION COVERAGE"],
+    [460, 74, 'Date: 10/02/2025'],
+    [40, 104, 'Client Company:'],
+    [250, 104, 'Buckhead Bistro Group LLC'],
+    [40, 136, 'Insurance Carrier:'],
+    [250, 136, 'Magnolia State Workers Compensation Insurance Company'],
+    [40, 152, 'Policy Number:'],
+    [250, 152, 'MSW-4410297-25'],
+    [40, 168, 'Policy Period:'],
+    [250, 168, '07/01/2025 to 07/01/2026'],
+    [40, 184, "Workers' Compensation:"],
+    [250, 184, 'Statutory Limits - State of Georgia'],
+    [40, 200, "Employer's Liability - Each Accident:"],
+    [250, 200, '$1,000,000'],
+    [40, 232, 'Waiver of Subrogation: Yes, in favor of the certificate holder'],
+    [40, 262, 'Coverage applies only to worksite employees co-employed by Summit Staffing Solutions, Inc.'],
+    [40, 302, 'Certificate Holder:'],
+    [40, 316, 'Phipps Plaza Retail LLC'],
+  ]);
+  t.is(detectKind([p]), 'certificate');
+  const v = firstValues((emit) => extractFreeCertificate(p, emit));
+  t.is(v['/certificate/insured'], 'Buckhead Bistro Group LLC');
+  t.is(v['/certificate/coverages/0/type'], 'workers_compensation');
+  t.is(v['/certificate/coverages/0/policy_number'], 'MSW-4410297-25');
+  t.is(v['/certificate/coverages/0/expiration_date'], '2026-07-01');
+  t.is(v['/certificate/coverages/0/wc_statutory'], true);
+  t.is(v['/certificate/coverages/0/el_each_accident'], 1000000);
+  t.is(v['/certificate/coverages/0/subrogation_waived'], true);
+});

@@ -76,7 +76,7 @@ test('declarations with captions right of or under their values, or in two colum
     }
 });
 
-test('member and program certificates (master policy stated once, limits with or without a line named) and a trade name under the insured', async (t) => {
+test('member and program certificates (master policy stated once, limits with or without a line named), a PEO certificate of workers compensation, and a trade name under the insured', async (t) => {
   for (const [k, program] of [
     { limitsNamed: false, aiSentence: true },
     { limitsNamed: true, aiSentence: false },
@@ -93,6 +93,27 @@ test('member and program certificates (master policy stated once, limits with or
     const { pdf, expected } = await renderFreeCertificate(spec);
     const r = await extractDocument(pdf, { entityType: 'declaration_page', read: { ocr: false } });
     t.deepEqual(scoreDocument(expected, r.extracted_data as never).misses, [], `${JSON.stringify(program)} ${spec.font} ${spec.size}`);
+  }
+  // A PEO's certificate of workers' compensation: "Client Company", the date beside the title, a sentence of prose
+  // that starts "Coverage applies only to …" before the coverages heading.
+  for (const coverageLayout of ['table', 'stanza'] as const) {
+    const base = randomFreeCertificateSpec(34_200, { scan: false });
+    const wc = base.coverages.find((c) => c.type === 'workers_compensation') ?? base.coverages[0];
+    const spec: FreeCertificateSpec = {
+      ...base,
+      coverageLayout,
+      peo: true,
+      program: null,
+      title: "Certificate of Workers' Compensation Coverage",
+      coverages: [{ ...wc, letter: 'A' }],
+      letters: false,
+      answers: 'none',
+      columns: ['type', 'insurer', 'policy', 'eff', 'exp'],
+      labels: { ...base.labels, insured: 'Client Company' },
+    };
+    const { pdf, expected } = await renderFreeCertificate(spec);
+    const r = await extractDocument(pdf, { entityType: 'declaration_page', read: { ocr: false } });
+    t.deepEqual(scoreDocument(expected, r.extracted_data as never).misses, [], `PEO ${coverageLayout}`);
   }
   // And the usual layouts with the trade name.
   for (const parties of ['inline', 'boxed'] as const) {
