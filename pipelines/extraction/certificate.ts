@@ -38,6 +38,8 @@ export function certificatePage(pages: PageText[]): PageText | undefined {
 
 export interface BoxValue {
   name: string;
+  /** The name went on onto a second line that is not a trade name (a department, "ISAOA"): less surely all name. */
+  continued?: boolean;
   lines: string[];
   cell: Cell;
   text: string;
@@ -125,6 +127,7 @@ export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: numbe
       )
         nameParts.push(nc.text);
     }
+    const continued = nameParts.length > 1 && !TRADE_NAME.test(nameParts[1].trim());
     const name = cleanValue(nameParts.join(' ').replace(/\s+(?=[,.])/g, ''));
     if (!name || BOX_LABEL.test(name)) continue;
     const lines = texts.map((r) => r.cells.map((c) => c.text).join(' '));
@@ -133,7 +136,7 @@ export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: numbe
       const cont = lines[1] !== undefined && !/^\d/.test(lines[1]) && !isCityStateZip(lines[1]);
       lines.splice(0, cont ? 2 : 1, firstText, cont ? `${addressLead} ${lines[1]}` : addressLead);
     }
-    return { name, lines, cell: first, text: [lab.text, ...lines].slice(0, 5).join('\n') };
+    return { name, lines, cell: first, text: [lab.text, ...lines].slice(0, 5).join('\n'), ...(continued ? { continued } : {}) };
   }
   return undefined;
 }
@@ -142,6 +145,12 @@ export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: numbe
 const COMPANY_END = /\b(inc|llc|l\.l\.c|ltd|corp|corporation|company|co|lp|llp)\.?$/i;
 /** A company name ending in its suffix, then a street number and words on the same line. */
 const NAME_THEN_STREET = /^(.*?\b(?:inc|llc|l\.l\.c|ltd|corp|corporation|company|co|lp|llp)\.?),?\s+(\d+[A-Za-z]?\s+[A-Za-z].*)$/i;
+
+/**
+ * The share of its confidence a box's name keeps when it went on onto a second line that is not a trade name: the
+ * line may be the name's ("Midwest, Inc.") or another thing ("Public Works Department", "ISAOA").
+ */
+const CONTINUED_NAME = 0.9;
 
 /** Extract an ACORD 25-style certificate. */
 export function extractCertificate(pages: PageText[], emit: Emit): void {
@@ -158,7 +167,7 @@ export function extractCertificate(pages: PageText[], emit: Emit): void {
         value: b.name,
         page: page.page,
         text: b.text,
-        confidence: conf,
+        confidence: b.continued ? conf * CONTINUED_NAME : conf,
         source: cellSource(page, b.cell),
         rule: `ACORD box: ${caption}`,
       });
@@ -172,7 +181,7 @@ export function extractCertificate(pages: PageText[], emit: Emit): void {
       value: insured.name,
       page: page.page,
       text: insured.text,
-      confidence: conf,
+      confidence: insured.continued ? conf * CONTINUED_NAME : conf,
       source: cellSource(page, insured.cell),
     });
     const addr = addressOf(insured.lines);
@@ -189,7 +198,8 @@ export function extractCertificate(pages: PageText[], emit: Emit): void {
   const holder = box('/certificate/certificate_holder', /^certificate\s+holder\b:?(?!\s+(?:in lieu|is|the|named|as))/i, 'CERTIFICATE HOLDER');
   if (holder && !EMPTY_BOX.test(holder.name)) {
     const s = cellSource(page, holder.cell);
-    emit({ pointer: '/interested_parties/0/name', value: holder.name, page: page.page, text: holder.text, confidence: conf, source: s });
+    const nameConf = holder.continued ? conf * CONTINUED_NAME : conf;
+    emit({ pointer: '/interested_parties/0/name', value: holder.name, page: page.page, text: holder.text, confidence: nameConf, source: s });
     emit({ pointer: '/interested_parties/0/role', value: 'certificate_holder', page: page.page, text: holder.text, confidence: conf, source: s });
     const addr = addressOf(holder.lines);
     emit({

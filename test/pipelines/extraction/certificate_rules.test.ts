@@ -320,7 +320,7 @@ test('certificate WC row of a scan: the Y/N box of the type column and the ADDL 
   t.is(addl(wc('[N] Note')), false);
 });
 
-test('certificate INSURED box: the trade name on the line under a name that ends in its suffix ("… LLC" / "dba …") is part of the name', (t) => {
+test('certificate boxes: the trade name on the line under a name that ends in its suffix ("… LLC" / "dba …") is part of the name; another second line less surely', (t) => {
   const p = page([
     [170, 26, 'CERTIFICATE OF LIABILITY INSURANCE'],
     [38, 68, 'PRODUCER'],
@@ -333,10 +333,22 @@ test('certificate INSURED box: the trade name on the line under a name that ends
     [44, 172, '77 Furnace Street'],
     [44, 183, 'Lancaster, PA 17602'],
     [36, 206, 'COVERAGES'],
+    [38, 600, 'CERTIFICATE HOLDER'],
+    [48, 614, 'City of Ventura'],
+    [48, 625, 'Public Works Department'],
+    [48, 636, '501 Poli Street'],
+    [48, 647, 'Ventura, CA 93001'],
   ]);
-  const r = first(collect((e) => extractCertificate([p], e)));
+  const cs = collect((e) => extractCertificate([p], e));
+  const r = first(cs);
+  const conf = (k: string) => cs.find((c) => c.pointer === k)!.confidence;
   t.is(r['/certificate/insured'], 'Brightline Mechanical Contractors, LLC dba Brightline HVAC');
   t.is(r['/policyholder/address'], '77 Furnace Street, Lancaster, PA 17602');
+  t.true(conf('/certificate/insured') >= 0.9);
+  // A second line that is no trade name may be the name's or another thing's (a department): the name, less surely.
+  t.is(r['/certificate/certificate_holder'], 'City of Ventura Public Works Department');
+  t.true(conf('/certificate/certificate_holder') < 0.9);
+  t.true(conf('/interested_parties/0/name') < 0.9);
 });
 
 test('certificate grid of a scan that lost the expiration column and read "INSR TYPE OF INSURANCE" as one cell: the rows, less surely, with their letters', (t) => {
