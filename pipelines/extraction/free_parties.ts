@@ -107,7 +107,10 @@ export function partyBlock(page: PageText, party: Party): PartyBlock | undefined
       const inCol = l.cells.filter((c) => c.x >= cell.x - 6 && c.x < right && c.x + c.w <= right + 40);
       if (inCol.some((c) => ANY_CAPTION.test(c.text.trim()) || DISCLAIMER.test(c.text))) break;
       // Under the value (its estimated left edge may be a little off), not under a neighbouring label.
-      const start = Number.isNaN(valueX) ? inCol : inCol.filter((c) => c.x <= valueX + 18 && c.x >= Math.min(cell.x, valueX - 18));
+      // Before the value's edge is known, its first word is the line's leftmost in the column: a scan may have lost the
+      // caption of a box beside this one, and that box's words far right on the line are not the value's.
+      const leftmost = [...inCol].sort((a, b) => a.x - b.x).slice(0, 1);
+      const start = Number.isNaN(valueX) ? leftmost : inCol.filter((c) => c.x <= valueX + 18 && c.x >= Math.min(cell.x, valueX - 18));
       // With the words that continue it along the line ("Chicago,"  "IL 60607" read apart).
       const near = withoutResidue(start.length ? [...new Set([...start, ...continued(start[start.length - 1], inCol, lh)])] : [], lh);
       if (!near.length) {

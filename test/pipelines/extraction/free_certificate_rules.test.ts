@@ -308,3 +308,17 @@ test("a PEO's certificate of workers' compensation: titled with the date beside 
   t.is(v['/certificate/coverages/0/el_each_accident'], 1000000);
   t.is(v['/certificate/coverages/0/subrogation_waived'], true);
 });
+
+test("a boxed party whose neighbouring box's caption a scan lost: the words far right on its lines are not the party's", (t) => {
+  const p = page([
+    [40, 35, 'CERTIFICATE OF INSURANCE - MEMBER COVERAGE'],
+    [40, 145, 'Member Name and Address'],
+    [40, 157, 'Northstar Electrical Contractors LLC'],
+    [318, 157, '05/13/2026 through 05/13/2027'],
+    [40, 170, '88 Foundry Rd'],
+    [40, 181, 'Dayton, OH 45402'],
+  ]);
+  const v = firstValues((emit) => extractFreeCertificate(p, emit));
+  t.is(v['/certificate/insured'], 'Northstar Electrical Contractors LLC');
+  t.is(v['/policyholder/address'], '88 Foundry Rd, Dayton, OH 45402');
+});
