@@ -245,8 +245,58 @@ export function extractCertificate(pages: PageText[], emit: Emit): void {
       ni++;
     }
   }
+  // A scan may lose the small "INSURER A :" captions of some rows: those rows take their letters by their place.
+  if (src === 'ocr')
+    for (const row of insurerRowsByPlace(page, insurerNames)) {
+      insurerNames[row.letter] = row.name;
+      const base = { page: page.page, text: row.text, confidence: conf * INSURER_BY_PLACE, source: src } as const;
+      emit({ pointer: `/certificate/insurers/${ni}/letter`, value: row.letter, ...base });
+      emit({ pointer: `/certificate/insurers/${ni}/name`, value: row.name, ...base });
+      emit({ pointer: `/certificate/insurers/${ni}/naic`, value: row.naic, ...base });
+      ni++;
+    }
   const rows = readCoverageGrid(page, emit, insurerNames, conf, src);
   remarksLiability(pages, page, emit, rows);
+}
+
+/** The share of its confidence an insurer keeps whose letter was told by its row's place, not read. */
+const INSURER_BY_PLACE = 0.9;
+
+/**
+ * The insurer rows of the INSURER(S) AFFORDING COVERAGE list whose "INSURER X :" caption a scan lost, lettered by
+ * their place: the rows stand at one pitch (from the INSURER captions that were read, two or more), counted from a
+ * caption read with its letter. Rows already named are left as they are; none without a lettered caption.
+ */
+function insurerRowsByPlace(page: PageText, named: Record<string, string>): { letter: string; name: string; naic: string | null; text: string }[] {
+  const heading = page.lines.flatMap((l) => l.cells).find((c) => /INSURER\s*\(?S\)?\s+AFFORDING/i.test(c.text));
+  if (!heading) return [];
+  const band = page.lines.filter((l) => l.y > heading.y + heading.h / 2 && l.y < heading.y + 100);
+  const captions = band.flatMap((l) => l.cells.filter((c) => /^INSURER\b/i.test(c.text.trim()) && c.x < heading.x + 20).map((c) => ({ c, l })));
+  const anchor = captions.map(({ c, l }) => ({ l, m: /^INSURER\s*([A-F])\b/i.exec(c.text.trim()) })).find((x) => x.m);
+  const ys = captions.map(({ l }) => l.y).sort((a, b) => a - b);
+  const steps = ys
+    .slice(1)
+    .map((y, i) => y - ys[i])
+    .filter((d) => d >= 8 && d <= 20);
+  if (!anchor?.m || !steps.length) return [];
+  const pitch = steps.reduce((a, b) => a + b, 0) / steps.length;
+  const labelEnd = Math.max(...captions.map(({ c }) => c.x)) + 20;
+  const naicX = page.lines.flatMap((l) => l.cells).find((c) => /^NAIC\b/i.test(c.text.trim()) && c.y <= heading.y + heading.h)?.x ?? page.width;
+  const out: { letter: string; name: string; naic: string | null; text: string }[] = [];
+  for (const l of band) {
+    const words = l.cells.filter((c) => c.x > labelEnd && c.x < naicX - 5 && /[a-z]{3}/i.test(c.text) && !/^INSURER\b/i.test(c.text.trim()));
+    if (!words.length) continue;
+    const k = Math.round((l.y - anchor.l.y) / pitch);
+    // The row must sit on the pitch (within a third of it).
+    if (Math.abs(l.y - anchor.l.y - k * pitch) > pitch / 3) continue;
+    const code = anchor.m[1].toUpperCase().charCodeAt(0) + k;
+    if (code < 65 || code > 70) continue;
+    const letter = String.fromCharCode(code);
+    if (named[letter] || out.some((o) => o.letter === letter)) continue;
+    const naic = l.cells.find((c) => c.x >= naicX - 10 && /^\d{5}$/.test(c.text.trim()))?.text.trim() ?? null;
+    out.push({ letter, name: restoreThinGlyphs(cleanValue(words.map((w) => w.text).join(' '))), naic, text: l.text });
+  }
+  return out;
 }
 
 /**

@@ -399,3 +399,33 @@ test('certificate grid of a scan that lost the expiration column and read "INSR 
   t.is(r['/certificate/coverages/1/el_each_accident'], 500000);
   t.true(cs.find((c) => c.pointer === '/certificate/coverages/0/policy_number')!.confidence < 0.9);
 });
+
+test('certificate insurers of a scan that lost some "INSURER X :" captions: those rows take their letters by their place in the list', (t) => {
+  const p = page(
+    [
+      [178, 29, 'CERTIFICATE OF LIABILITY INSURANCE', 180],
+      [47, 69, 'PRODUCER', 40],
+      [345, 100, 'INSURER(S) AFFORDING COVERAGE', 120],
+      [542, 100, 'NAIC #', 25],
+      [360, 110, 'Allegheny Valley Casualty Company', 130],
+      [541, 110, '41238', 22],
+      [315, 123, 'INSURER', 30],
+      [360, 123, 'Susquehanna Mutual Insurance Company', 140],
+      [541, 123, '20168', 22],
+      [315, 136, 'INSURER C', 38],
+      [315, 148, 'INSURER', 30],
+    ],
+    1,
+    { h: 7, source: 'ocr' },
+  );
+  const cs = collect((e) => extractCertificate([p], e));
+  const names: Record<string, unknown> = {};
+  for (const c of cs) {
+    const m = /^\/certificate\/insurers\/(\d+)\/letter$/.exec(c.pointer);
+    if (m) names[String(c.value)] = cs.find((x) => x.pointer === `/certificate/insurers/${m[1]}/name`)?.value;
+  }
+  t.is(names.A, 'Allegheny Valley Casualty Company');
+  t.is(names.B, 'Susquehanna Mutual Insurance Company');
+  const a = cs.find((c) => c.pointer.endsWith('/name') && c.value === 'Allegheny Valley Casualty Company')!;
+  t.true(a.confidence < 0.9);
+});
