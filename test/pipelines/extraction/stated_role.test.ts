@@ -75,6 +75,12 @@ test('declarations interests: an additional insured with a designation after a d
       [40, 300, 'Additional Insured'],
       [129, 300, 'Lessor of Premises: Lincolnway Properties LLC'],
     ],
+    // Fixed pitch: the designation a cell of its own between the caption and the name.
+    [
+      [50, 300, 'Additional Insured'],
+      [184, 300, 'Managers or Lessors of Premises:'],
+      [402, 300, 'Lincolnway Properties LLC'],
+    ],
   ] as [number, number, string][][]) {
     const v = firstValues((emit) => parties([textPage([[40, 30, 'BUSINESSOWNERS POLICY DECLARATIONS'], ...cells])], emit));
     t.is(v['/interested_parties/0/name'], 'Lincolnway Properties LLC', JSON.stringify(cells));
