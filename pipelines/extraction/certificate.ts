@@ -5,7 +5,7 @@ import type { PageText, Cell, Line } from '../documents/layout.ts';
 import type { Candidate } from './candidates.ts';
 import { cellSource, findLabelled, unstackedLines } from './layout_query.ts';
 import { findLineAmounts } from './limits.ts';
-import { cleanValue, isCityStateZip } from './normalise.ts';
+import { addressOf, cleanValue, isCityStateZip, TRADE_NAME } from './normalise.ts';
 import { MARK, readCoverageGrid, wordCentre, type GridRow } from './certificate_grid.ts';
 
 export type { CertificateCoverageType } from './certificate_grid.ts';
@@ -38,6 +38,8 @@ export function certificatePage(pages: PageText[]): PageText | undefined {
 
 export interface BoxValue {
   name: string;
+  /** The name went on onto a second line that is not a trade name (a department, "ISAOA"): less surely all name. */
+  continued?: boolean;
   lines: string[];
   cell: Cell;
   text: string;
@@ -106,22 +108,26 @@ export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: numbe
     if (next && next.line !== texts[0].line) {
       const nc = next.cells[0];
       const gap = nc.y - (first.y + first.h);
+      // A trade name under the owner's ("dba Brightline HVAC") is part of the name, whatever ends the line above.
+      const tradeName = TRADE_NAME.test(nc.text.trim());
       if (
         gap < 1.2 * first.h &&
         Math.abs(nc.x - first.x) < 8 &&
-        !/^\d/.test(nc.text) &&
-        !isCityStateZip(nc.text) &&
-        !STOP_NAME.test(nc.text) &&
-        !/^(suite|ste|apt|unit|floor|fl)\b/i.test(nc.text) &&
-        !FORM_LABEL.test(nc.text) &&
-        !/,\s*[A-Z]{2}\b/.test(nc.text) &&
-        !/:|\bp\.?\s*o\.?\s*box\b|\b\d+\s+[A-Za-z]+\s+(st|street|ave|avenue|rd|road|dr|drive|blvd|ln|lane|way|ct|pkwy|hwy)\b/i.test(nc.text) &&
-        !COMPANY_END.test(firstText.trim()) &&
-        !addressLead &&
-        nc.text.length > 2
+        (tradeName ||
+          (!/^\d/.test(nc.text) &&
+            !isCityStateZip(nc.text) &&
+            !STOP_NAME.test(nc.text) &&
+            !/^(suite|ste|apt|unit|floor|fl)\b/i.test(nc.text) &&
+            !FORM_LABEL.test(nc.text) &&
+            !/,\s*[A-Z]{2}\b/.test(nc.text) &&
+            !/:|\bp\.?\s*o\.?\s*box\b|\b\d+\s+[A-Za-z]+\s+(st|street|ave|avenue|rd|road|dr|drive|blvd|ln|lane|way|ct|pkwy|hwy)\b/i.test(nc.text) &&
+            !COMPANY_END.test(firstText.trim()) &&
+            !addressLead &&
+            nc.text.length > 2))
       )
         nameParts.push(nc.text);
     }
+    const continued = nameParts.length > 1 && !TRADE_NAME.test(nameParts[1].trim());
     const name = cleanValue(nameParts.join(' ').replace(/\s+(?=[,.])/g, ''));
     if (!name || BOX_LABEL.test(name)) continue;
     const lines = texts.map((r) => r.cells.map((c) => c.text).join(' '));
@@ -130,7 +136,7 @@ export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: numbe
       const cont = lines[1] !== undefined && !/^\d/.test(lines[1]) && !isCityStateZip(lines[1]);
       lines.splice(0, cont ? 2 : 1, firstText, cont ? `${addressLead} ${lines[1]}` : addressLead);
     }
-    return { name, lines, cell: first, text: [lab.text, ...lines].slice(0, 5).join('\n') };
+    return { name, lines, cell: first, text: [lab.text, ...lines].slice(0, 5).join('\n'), ...(continued ? { continued } : {}) };
   }
   return undefined;
 }
@@ -139,6 +145,12 @@ export function boxBelow(page: PageText, label: RegExp, opts: { maxDepth?: numbe
 const COMPANY_END = /\b(inc|llc|l\.l\.c|ltd|corp|corporation|company|co|lp|llp)\.?$/i;
 /** A company name ending in its suffix, then a street number and words on the same line. */
 const NAME_THEN_STREET = /^(.*?\b(?:inc|llc|l\.l\.c|ltd|corp|corporation|company|co|lp|llp)\.?),?\s+(\d+[A-Za-z]?\s+[A-Za-z].*)$/i;
+
+/**
+ * The share of its confidence a box's name keeps when it went on onto a second line that is not a trade name: the
+ * line may be the name's ("Midwest, Inc.") or another thing ("Public Works Department", "ISAOA").
+ */
+const CONTINUED_NAME = 0.9;
 
 /** Extract an ACORD 25-style certificate. */
 export function extractCertificate(pages: PageText[], emit: Emit): void {
@@ -155,7 +167,7 @@ export function extractCertificate(pages: PageText[], emit: Emit): void {
         value: b.name,
         page: page.page,
         text: b.text,
-        confidence: conf,
+        confidence: b.continued ? conf * CONTINUED_NAME : conf,
         source: cellSource(page, b.cell),
         rule: `ACORD box: ${caption}`,
       });
@@ -169,13 +181,10 @@ export function extractCertificate(pages: PageText[], emit: Emit): void {
       value: insured.name,
       page: page.page,
       text: insured.text,
-      confidence: conf,
+      confidence: insured.continued ? conf * CONTINUED_NAME : conf,
       source: cellSource(page, insured.cell),
     });
-    const addr = insured.lines
-      .slice(1)
-      .filter((l) => /^\d+\s+\w|^p\.?\s*o\.?\s*box/i.test(l) || isCityStateZip(l))
-      .map(cleanValue);
+    const addr = addressOf(insured.lines);
     if (addr.length)
       emit({
         pointer: '/policyholder/address',
@@ -189,12 +198,10 @@ export function extractCertificate(pages: PageText[], emit: Emit): void {
   const holder = box('/certificate/certificate_holder', /^certificate\s+holder\b:?(?!\s+(?:in lieu|is|the|named|as))/i, 'CERTIFICATE HOLDER');
   if (holder && !EMPTY_BOX.test(holder.name)) {
     const s = cellSource(page, holder.cell);
-    emit({ pointer: '/interested_parties/0/name', value: holder.name, page: page.page, text: holder.text, confidence: conf, source: s });
+    const nameConf = holder.continued ? conf * CONTINUED_NAME : conf;
+    emit({ pointer: '/interested_parties/0/name', value: holder.name, page: page.page, text: holder.text, confidence: nameConf, source: s });
     emit({ pointer: '/interested_parties/0/role', value: 'certificate_holder', page: page.page, text: holder.text, confidence: conf, source: s });
-    const addr = holder.lines
-      .slice(1)
-      .filter((l) => /^\d+\s+\w|^p\.?\s*o\.?\s*box|^suite/i.test(l) || isCityStateZip(l))
-      .map(cleanValue);
+    const addr = addressOf(holder.lines);
     emit({
       pointer: '/interested_parties/0/address',
       value: addr.length ? addr.join(', ') : null,
@@ -238,8 +245,58 @@ export function extractCertificate(pages: PageText[], emit: Emit): void {
       ni++;
     }
   }
+  // A scan may lose the small "INSURER A :" captions of some rows: those rows take their letters by their place.
+  if (src === 'ocr')
+    for (const row of insurerRowsByPlace(page, insurerNames)) {
+      insurerNames[row.letter] = row.name;
+      const base = { page: page.page, text: row.text, confidence: conf * INSURER_BY_PLACE, source: src } as const;
+      emit({ pointer: `/certificate/insurers/${ni}/letter`, value: row.letter, ...base });
+      emit({ pointer: `/certificate/insurers/${ni}/name`, value: row.name, ...base });
+      emit({ pointer: `/certificate/insurers/${ni}/naic`, value: row.naic, ...base });
+      ni++;
+    }
   const rows = readCoverageGrid(page, emit, insurerNames, conf, src);
   remarksLiability(pages, page, emit, rows);
+}
+
+/** The share of its confidence an insurer keeps whose letter was told by its row's place, not read. */
+const INSURER_BY_PLACE = 0.9;
+
+/**
+ * The insurer rows of the INSURER(S) AFFORDING COVERAGE list whose "INSURER X :" caption a scan lost, lettered by
+ * their place: the rows stand at one pitch (from the INSURER captions that were read, two or more), counted from a
+ * caption read with its letter. Rows already named are left as they are; none without a lettered caption.
+ */
+function insurerRowsByPlace(page: PageText, named: Record<string, string>): { letter: string; name: string; naic: string | null; text: string }[] {
+  const heading = page.lines.flatMap((l) => l.cells).find((c) => /INSURER\s*\(?S\)?\s+AFFORDING/i.test(c.text));
+  if (!heading) return [];
+  const band = page.lines.filter((l) => l.y > heading.y + heading.h / 2 && l.y < heading.y + 100);
+  const captions = band.flatMap((l) => l.cells.filter((c) => /^INSURER\b/i.test(c.text.trim()) && c.x < heading.x + 20).map((c) => ({ c, l })));
+  const anchor = captions.map(({ c, l }) => ({ l, m: /^INSURER\s*([A-F])\b/i.exec(c.text.trim()) })).find((x) => x.m);
+  const ys = captions.map(({ l }) => l.y).sort((a, b) => a - b);
+  const steps = ys
+    .slice(1)
+    .map((y, i) => y - ys[i])
+    .filter((d) => d >= 8 && d <= 20);
+  if (!anchor?.m || !steps.length) return [];
+  const pitch = steps.reduce((a, b) => a + b, 0) / steps.length;
+  const labelEnd = Math.max(...captions.map(({ c }) => c.x)) + 20;
+  const naicX = page.lines.flatMap((l) => l.cells).find((c) => /^NAIC\b/i.test(c.text.trim()) && c.y <= heading.y + heading.h)?.x ?? page.width;
+  const out: { letter: string; name: string; naic: string | null; text: string }[] = [];
+  for (const l of band) {
+    const words = l.cells.filter((c) => c.x > labelEnd && c.x < naicX - 5 && /[a-z]{3}/i.test(c.text) && !/^INSURER\b/i.test(c.text.trim()));
+    if (!words.length) continue;
+    const k = Math.round((l.y - anchor.l.y) / pitch);
+    // The row must sit on the pitch (within a third of it).
+    if (Math.abs(l.y - anchor.l.y - k * pitch) > pitch / 3) continue;
+    const code = anchor.m[1].toUpperCase().charCodeAt(0) + k;
+    if (code < 65 || code > 70) continue;
+    const letter = String.fromCharCode(code);
+    if (named[letter] || out.some((o) => o.letter === letter)) continue;
+    const naic = l.cells.find((c) => c.x >= naicX - 10 && /^\d{5}$/.test(c.text.trim()))?.text.trim() ?? null;
+    out.push({ letter, name: restoreThinGlyphs(cleanValue(words.map((w) => w.text).join(' '))), naic, text: l.text });
+  }
+  return out;
 }
 
 /**

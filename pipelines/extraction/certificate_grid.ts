@@ -12,7 +12,8 @@ export interface GridRow {
   type: CertificateCoverageType;
   letter: string | null;
   policyNumber: string | null;
-  dates: string[];
+  /** Effective and expiration dates (the expiration null when the row was read without it). */
+  dates: [string, string | null];
   /** The row's line (its citation). */
   text: string;
 }
@@ -97,6 +98,14 @@ interface Columns {
   typeX: number;
 }
 
+/** A caption's left edge in its cell, estimated by its place among the cell's characters (a scan read "INSR TYPE OF
+ * INSURANCE" as one cell, and the INSR LTR letter stands left of the type). */
+function captionLeft(c: Cell | undefined, re: RegExp): number | undefined {
+  if (!c) return undefined;
+  const at = Math.max(0, c.text.search(re));
+  return c.x + (c.w * at) / Math.max(1, c.text.length);
+}
+
 function locateColumns(page: PageText): Columns | undefined {
   const headerIdx = page.lines.findIndex((l) => /policy\s*number/i.test(l.text) && /type of insurance|limits/i.test(l.text));
   if (headerIdx < 0) return undefined;
@@ -129,7 +138,11 @@ function locateColumns(page: PageText): Columns | undefined {
     pnCell,
     effX,
     limitsX: colOf(/^LIMITS$|\bLIMITS\b/i) ?? page.width * 0.7,
-    typeX: header.cells.find((c) => /type of insurance/i.test(c.text))?.x ?? 60,
+    typeX:
+      captionLeft(
+        header.cells.find((c) => /type of insurance/i.test(c.text)),
+        /type of insurance/i,
+      ) ?? 60,
   };
   if (cols.addlX === undefined || cols.subrX === undefined) answerColumnsFromRows(cols);
   return cols;
@@ -168,20 +181,28 @@ function bandStarts(cols: Columns): Band[] {
   return starts;
 }
 
-/** Policy rows: lines holding a policy period (two dates left of the limits column). */
-function policyRows(cols: Columns): { i: number; dates: string[] }[] {
-  const rows: { i: number; dates: string[] }[] = [];
+/**
+ * Policy rows: lines holding a policy period (two dates left of the limits column), or a policy number and one date
+ * under POLICY EFF when the expiration date was lost (a scan's OCR may drop a column), `partial`.
+ */
+function policyRows(cols: Columns): { i: number; dates: [string, string | null]; partial?: boolean }[] {
+  const rows: { i: number; dates: [string, string | null]; partial?: boolean }[] = [];
   cols.lines.forEach((l, i) => {
-    const ds = dateTokens(
-      l.cells
-        .filter((c) => c.x > cols.effX - DATE_SLACK && c.x < cols.limitsX - 5)
-        .map((c) => c.text)
-        .join(' '),
-    );
+    const inDates = l.cells.filter((c) => c.x > cols.effX - DATE_SLACK && c.x < cols.limitsX - 5);
+    const ds = dateTokens(inDates.map((c) => c.text).join(' '));
     if (ds.length >= 2) rows.push({ i, dates: [ds[0].iso, ds[1].iso] });
+    else if (ds.length === 1 && rowPolicyNumber(l, cols)) {
+      const at = inDates.find((c) => dateTokens(c.text).length);
+      if (at && Math.abs(at.x - cols.effX) <= EFF_NEAR) rows.push({ i, dates: [ds[0].iso, null], partial: true });
+    }
   });
   return rows;
 }
+
+/** How far from POLICY EFF's caption a row's lone date may start to be taken for its effective date. */
+const EFF_NEAR = 20;
+/** The share of its confidence a row read without its expiration date keeps. */
+const PARTIAL_ROW = 0.75;
 
 /** Where the type-of-insurance column ends on a row: before the ADDL INSD answers, else before the policy number. */
 const typeColumnEnd = (cols: Columns) => (cols.addlX !== undefined && cols.addlX > cols.typeX ? cols.addlX - 8 : (cols.pnCell?.x ?? cols.effX)) - 6;
@@ -375,7 +396,7 @@ export function readCoverageGrid(page: PageText, emit: Emit, insurerNames: Recor
     const base = {
       page: page.page,
       text: bandLines.map((l) => l.text).join('\n'),
-      confidence: conf,
+      confidence: r.partial ? conf * PARTIAL_ROW : conf,
       source: src,
       rule: `ACORD coverage grid: ${band ? `${type} band` : 'policy row'}, columns located from the header`,
     } as const;

@@ -11,7 +11,7 @@ import type { PageText, Cell, Line } from '../documents/layout.ts';
 import type { Emit } from './kinds/types.ts';
 import { cellSource } from './layout_query.ts';
 import { statedRole } from './parties.ts';
-import { cleanValue, dateTokens, isCityStateZip } from './normalise.ts';
+import { addressOf, cleanValue, dateTokens, isCityStateZip, withTradeName } from './normalise.ts';
 import { DISCLAIMER } from './certificate.ts';
 import { LEADING_MARKS, markCells } from './certificate_grid.ts';
 import {
@@ -26,7 +26,7 @@ import {
   tableHeader,
   type Column,
 } from './free_table.ts';
-import { addressOf, ANY_CAPTION, continued, letterhead, partyBlock, type Party, type PartyBlock } from './free_parties.ts';
+import { ANY_CAPTION, continued, letterhead, partyBlock, type Party, type PartyBlock } from './free_parties.ts';
 
 type CoverageType = 'general_liability' | 'automobile_liability' | 'umbrella_liability' | 'workers_compensation';
 
@@ -87,13 +87,15 @@ function letteredInsurers(page: PageText): { letter: string; name: string; text:
 }
 
 /** A stanza's answer line: "Additional Insured: Yes", "Waiver of Subrogation: No". */
+// The answer may go on with whom it is for ("Yes, in favor of the certificate holder").
 const LABELLED_ANSWER = {
-  addl: /^additional\s+insured\s*(?:status)?\s*:?\s*(yes|no|y|n|x|n\/a)$/i,
-  subr: /^(?:waiver\s+of\s+subrogation|subrogation\s+waived)\s*:?\s*(yes|no|y|n|x|n\/a)$/i,
+  addl: /^additional\s+insured\s*(?:status)?\s*:?\s*(yes|no|y|n|x|n\/a)(?:[,;]\s.*)?$/i,
+  subr: /^(?:waiver\s+of\s+subrogation|subrogation\s+waived)\s*:?\s*(yes|no|y|n|x|n\/a)(?:[,;]\s.*)?$/i,
 };
 
 const LABELLED = {
-  policy: /^policy\s*(?:number|no\.?|#)\s*:?\s*/i,
+  // A member or program certificate's one policy is the program's "Master Policy No." (or a group policy).
+  policy: /^(?:(?:master|group)\s+)?policy\s*(?:number|no\.?|#)\s*:?\s*/i,
   // The colon may be lost on a scan when the caption is a cell of its own.
   insurer: /^(?:insurer|company|insurance company|carrier|insurance carrier|writing company)\s*(?::\s*|$)/i,
 };
@@ -116,7 +118,7 @@ export function extractFreeCertificate(page: PageText, emit: Emit): void {
     const base = { page: page.page, text: b.text, confidence: c, source: cellSource(page, b.cell), rule: `certificate party block: ${party}` } as const;
     // A role written after the name ("Acme Bank, Loss Payee") is not the name; on the holder it is another role.
     const stated = statedRole(b.lines[0]);
-    const name = stated.name;
+    const name = withTradeName(stated.name, b.lines[1]);
     if (party === 'producer') emit({ pointer: '/certificate/producer', value: name, ...base });
     if (party === 'insured') {
       emit({ pointer: '/certificate/insured', value: name, ...base });
@@ -161,13 +163,75 @@ interface Record_ {
   from: number;
   to: number;
   startX: number;
+  /** Typed by its limits, no line of insurance named. */
+  implied?: boolean;
+}
+
+/** The heading of a certificate's coverages ("COVERAGES", "Insurance Coverages", "COVERAGE PROVIDED TO THE MEMBER…"). */
+const COVERAGES_HEADING = /^coverages?\b|^insurance coverages?\b/i;
+/** A heading, not a sentence of prose that starts with "Coverage applies only to…": in capitals, or a few words. */
+const isHeading = (s: string) => s === s.toUpperCase() || s.split(/\s+/).length <= 4;
+
+/** General liability's own limit captions, which type a record that names no line of insurance. */
+// (A scan may read "Occurrence" as "OCCUITENCE".)
+const GL_LIMIT = /^(?:each|[a-z]ach)\s+occ[a-z]*(?:\s+limit)?\b/i;
+const GL_AGGREGATE = /^general\s+aggregate\b|^products?[\s-]+completed\s+op/i;
+/** The share of its confidence a record keeps that takes the page's one policy and period (not its own). */
+const SHARED_POLICY = 0.9;
+/** The share of its confidence a record keeps that is typed by its limits. */
+const IMPLIED_TYPE = 0.9;
+
+/** The share of its confidence an additional-insured answer read from a sentence keeps. */
+const STATED_AI = 0.85;
+
+/** The sentence of `text` that says the certificate holder is an additional insured (none that says it is not). */
+export function statedAdditionalInsured(text: string): string | undefined {
+  for (const sentence of text.split(/(?<=\.)\s+|\n/)) {
+    if (!/\badditional\s+insured\b/i.test(sentence) || !/\bholder\b/i.test(sentence)) continue;
+    if (/\b(?:not|no|never|unless|if\s+required|upon\s+request)\b/i.test(sentence)) return undefined;
+    return sentence.trim();
+  }
+  return undefined;
+}
+
+/** The company a program's master policy is written by: "Underwritten by" with the name beside or under it. */
+function underwriter(ls: Line[]): { name: string; text: string } | undefined {
+  for (const [li, line] of ls.entries())
+    for (const [i, x] of line.cells.entries()) {
+      const m = /^(?:underwritten\s+by|underwriter|insurance\s+provided\s+by)\s*:?\s*/i.exec(x.text.trim());
+      if (!m) continue;
+      const rest = x.text.trim().slice(m[0].length);
+      const beside = line.cells[i + 1] && line.cells[i + 1].x - (x.x + x.w) < 160 ? line.cells[i + 1] : undefined;
+      const under = ls[li + 1]?.cells.find((c) => Math.abs(c.x - x.x) <= 12);
+      const name = cleanValue(rest || beside?.text || under?.text || '');
+      if (/[a-z]{3}/i.test(name) && !/\d{3}/.test(name)) return { name, text: rest || beside ? line.text : `${line.text}\n${ls[li + 1].text}` };
+    }
+  return undefined;
+}
+
+/** The policy numbers `ls` give by caption ("Policy No. …", "Master Policy No. …"), with their lines, in order. */
+function labelledPolicies(ls: Line[]): { value: string; text: string }[] {
+  const out: { value: string; text: string }[] = [];
+  for (const line of ls)
+    for (const [i, x] of line.cells.entries()) {
+      const m = LABELLED.policy.exec(x.text.trim());
+      if (!m) continue;
+      const rest = x.text.trim().slice(m[0].length);
+      const next = line.cells[i + 1];
+      // The number may be read as two words ("CUP" "9033306"): with the words that continue it, else alone.
+      const run = next ? continued(next, line.cells, Math.max(line.h, 6)) : [];
+      const after = rest || run.map((c) => c.text).join(' ');
+      const pn = after ? (policyNumberOf(after) ?? (next && !rest ? policyNumberOf(next.text) : undefined)) : undefined;
+      if (pn) out.push({ value: pn, text: line.text });
+    }
+  return out;
 }
 
 function coverages(page: PageText, emit: Emit, c: number, insurers: Record<string, string>): void {
   const header = tableHeader(page);
   const lines = page.lines;
   // Where coverages start: after the table header, else after a COVERAGES heading, else anywhere.
-  const begin = header ? header.last + 1 : Math.max(0, lines.findIndex((l) => /^coverages?\b|^insurance coverages?\b/i.test(l.text.trim())) + 1);
+  const begin = header ? header.last + 1 : Math.max(0, lines.findIndex((l) => COVERAGES_HEADING.test(l.text.trim()) && isHeading(l.text.trim())) + 1);
   const starts: Record_[] = [];
   if (header) {
     // A table: a row starts at a line holding a date (its period), and its type is what the type column holds from
@@ -207,6 +271,13 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
       const t = COVERAGE_START.find(([re]) => re.test(first.text.trim()))?.[1];
       if (t) starts.push({ type: t, from: li, to: lines.length, startX: first.x });
     }
+  // No line of insurance named, but general liability's limits listed ("Each Occurrence Limit", "General Aggregate
+  // Limit"): one general liability record from the first of them.
+  if (!header && !starts.length) {
+    const first = lines.findIndex((l, li) => li >= begin && GL_LIMIT.test(l.cells[0]?.text.trim() ?? ''));
+    if (first >= 0 && lines.slice(first).some((l) => GL_AGGREGATE.test(l.cells[0]?.text.trim() ?? '')))
+      starts.push({ type: 'general_liability', from: first, to: lines.length, startX: lines[first].cells[0].x, implied: true });
+  }
   // A record ends at the next start, at a party caption, or at the cancellation clause.
   starts.forEach((s, k) => {
     let to = starts[k + 1]?.from ?? lines.length;
@@ -219,6 +290,20 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
     }
     s.to = to;
   });
+  const outside = lines.filter((_, li) => !starts.some((r) => li >= r.from && li < r.to));
+  const policies = [...new Map(labelledPolicies(outside).map((p) => [p.value, p])).values()];
+  const sharedPolicy = policies.length === 1 ? policies[0] : undefined;
+  const periods = [
+    ...new Map(
+      outside
+        .map((l) => ({ dates: [...new Set(dateTokens(l.text).map((d) => d.iso))].sort(), text: l.text }))
+        .filter((p) => p.dates.length === 2)
+        .map((p) => [p.dates.join(), p] as const),
+    ).values(),
+  ];
+  const sharedPeriod = periods.length === 1 ? periods[0] : undefined;
+  const sharedInsurer = header ? undefined : underwriter(outside);
+  const holderIsAdditional = statedAdditionalInsured(outside.map((l) => l.text).join(' '));
   const colOf = (role: Column['role']) => header?.columns.find((x) => x.role === role);
   const sortedCols = header ? [...header.columns].sort((a, b) => a.x - b.x) : [];
   const nextColX = (col: Column | undefined) => (col ? sortedCols.find((x) => x.x > col.x + 1)?.x : undefined);
@@ -261,23 +346,9 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
     const text = ls.map((l) => l.text).join('\n');
     const cells = ls.flatMap((l) => l.cells);
     // Policy number: labelled, else in the header's column, else the one policy-number-shaped cell of the record.
-    let pn: string | undefined;
-    let pnText: string | undefined;
-    for (const x of cells) {
-      const m = LABELLED.policy.exec(x.text.trim());
-      if (!m) continue;
-      const rest = x.text.trim().slice(m[0].length);
-      const line = ls.find((l) => l.cells.includes(x));
-      const next = line?.cells[line.cells.indexOf(x) + 1];
-      // The number may be read as two words ("CUP" "9033306"): with the words that continue it, else alone.
-      const run = next && line ? continued(next, line.cells, Math.max(line.h, 6)) : [];
-      const after = rest || run.map((c) => c.text).join(' ');
-      pn = after ? (policyNumberOf(after) ?? (next && !rest ? policyNumberOf(next.text) : undefined)) : undefined;
-      if (pn) {
-        pnText = line?.text;
-        break;
-      }
-    }
+    const own = labelledPolicies(ls)[0];
+    let pn: string | undefined = own?.value;
+    let pnText: string | undefined = own?.text;
     if (!pn)
       // A table whose policy number caption was lost: the one policy-number-shaped cell of the row, as in a stanza.
       for (const x of colOf('policy') ? inColumn(ls, 'policy') : cells) {
@@ -291,8 +362,17 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
       }
     // Dates: the record's two dates; the earlier is the effective date.
     const dates = [...new Set(dateTokens(text).map((d) => d.iso))].sort();
-    const eff = dates.length >= 2 ? dates[0] : null;
-    const exp = dates.length >= 2 ? dates[dates.length - 1] : null;
+    let eff = dates.length >= 2 ? dates[0] : null;
+    let exp = dates.length >= 2 ? dates[dates.length - 1] : null;
+    // A record that states neither: the one policy and period the page states outside every record (a member
+    // certificate's master policy), less surely.
+    let shared = false;
+    if (!pn && !eff && (sharedPolicy || sharedPeriod)) {
+      shared = true;
+      pn = sharedPolicy?.value;
+      pnText = sharedPolicy?.text;
+      [eff, exp] = sharedPeriod?.dates ?? [null, null];
+    }
     // Insurer: labelled, else the header's column (a long name wraps within it).
     let insurer: string | undefined;
     let insurerText: string | undefined;
@@ -306,6 +386,8 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
       insurerText = line?.text;
       if (insurer) break;
     }
+    // A record that took the page's one policy takes its insurer too ("Underwritten by" over the name).
+    if (!insurer && shared && sharedInsurer) ({ name: insurer, text: insurerText } = sharedInsurer);
     if (!insurer && colOf('insurer')) {
       const words = inColumn(ls, 'insurer')
         .map((x) => x.text.replace(/^['"‘’“”]+|['"‘’“”]+$/g, ''))
@@ -318,7 +400,7 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
     const amount = (re: RegExp) => limitAfter(ls, re);
     const p = `/certificate/coverages/${n}`;
     // A row read without its policy number or its two dates was not read whole: what it does give is less sure.
-    const rc = pn && eff && exp ? c : c * BROKEN_ROW;
+    const rc = (pn && eff && exp ? c : c * BROKEN_ROW) * (shared ? SHARED_POLICY : 1) * (r.implied ? IMPLIED_TYPE : 1);
     const base = {
       page: page.page,
       text,
@@ -356,12 +438,16 @@ function coverages(page: PageText, emit: Emit, c: number, insurers: Record<strin
       }
       const said = header ? undefined : labelledAnswer(ls, LABELLED_ANSWER[role]);
       if (said !== undefined) emit({ pointer: `${p}/${key}`, value: said, ...base });
+      // No answer of its own: the holder's additional-insured status stated in the page's words, for general
+      // liability (what such a sentence is about), less surely.
+      else if (role === 'addl' && r.type === 'general_liability' && holderIsAdditional)
+        emit({ pointer: `${p}/${key}`, value: true, ...base, text: holderIsAdditional, confidence: rc * STATED_AI });
     }
     emit({ pointer: `${p}/policy_number`, value: pn ?? null, ...base, text: pnText ?? text });
     emit({ pointer: `${p}/effective_date`, value: eff, ...base });
     emit({ pointer: `${p}/expiration_date`, value: exp, ...base });
-    // (A scan may read "Each" as "Bach".)
-    const occ = amount(/(?:each|per|[a-z]ach)\s+occ(?:urrence|\.)?\b|occurrence\s+limit/i) ?? null;
+    // (A scan may read "Each" as "Bach", "Occurrence" as "OCCUITENCE".)
+    const occ = amount(/(?:each|per|[a-z]ach)\s+occ(?:[a-z]*|\.)\b|occurrence\s+limit/i) ?? null;
     const limits = {
       each_occurrence: r.type === 'general_liability' ? occ : null,
       general_aggregate: r.type === 'general_liability' ? (amount(/gen(?:eral|'l|\.)?\s+agg(?:regate|\.)?\b|aggregate/i) ?? null) : null,

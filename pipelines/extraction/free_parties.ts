@@ -2,24 +2,33 @@
 // INSURED", "Issued To") with its block beside it (inline) or under it (boxed), in its column when two blocks stand
 // side by side; the words of one value a scan read apart joined, and the residue it left beside them dropped.
 import type { PageText, Cell, Line } from '../documents/layout.ts';
-import { cleanValue, isCityStateZip, mendStateCode, oneEditApart } from './normalise.ts';
+import { cleanValue, oneEditApart } from './normalise.ts';
 import { DISCLAIMER } from './certificate.ts';
 
+/** "… and Address", "… Name and Mailing Address": what a caption may add after the party's name. */
+const AND_ADDRESS = String.raw`(?:\s+name)?(?:\s+(?:and|&)\s+(?:mailing\s+)?address)?`;
+const caption = (words: string) => new RegExp(String.raw`^(?:${words})${AND_ADDRESS}\b\s*:?`, 'i');
+// A member or program certificate names the insured as the member and the producer as the program's administrator; a
+// professional employer organisation's certificate names the insured as its client company.
 const PARTY_LABELS = {
-  producer: /^(?:producer|agent\s*\/\s*broker|agent|agency|broker|issued\s+by)\b\s*:?/i,
-  insured: /^(?:named\s+insured|first\s+named\s+insured|insured(?:'s)?\s+name|name\s+of\s+(?:the\s+)?insured|insured|policyholder)\b\s*:?/i,
-  holder: /^(?:certificate\s+holder|certificate\s+issued\s+to|issued\s+to|holder)\b\s*:?/i,
+  producer: caption(String.raw`producer|agent\s*\/\s*broker|agent|agency|broker|issued\s+by|program\s+(?:administrator|manager)`),
+  insured: caption(
+    String.raw`named\s+insured|first\s+named\s+insured|insured(?:'s)?\s+name|name\s+of\s+(?:the\s+)?insured|insured|policyholder|member(?:'s)?\s+name|member(?=\s*(?::|$))|client\s+(?:company|name)`,
+  ),
+  holder: caption(String.raw`certificate\s+holder|certificate\s+issued\s+to|issued\s+to|holder`),
 } as const;
 export type Party = keyof typeof PARTY_LABELS;
 
 /** Each party's captions as words, for a caption a scan read with one letter wrong ("ISSURD BY", "Ingured:"). */
 const CAPTION_WORDS: Record<Party, string[]> = {
-  producer: ['producer', 'issued by', 'agent/broker'],
+  producer: ['producer', 'issued by', 'agent/broker', 'program administrator'],
   insured: ['named insured', 'insured', 'name of insured', 'insured name'],
   holder: ['certificate holder', 'certificate issued to', 'issued to'],
 };
 /** Captions of other things one letter from a party's ("Insurer", a column's). */
 const NOT_PARTY = /^(?:insurer|insureds?)$/i;
+/** How far right of a caption standing alone its value may stand on the caption's line. */
+const INLINE_REACH = 160;
 /** The shortest caption read with a letter wrong that is still taken for one. */
 const MISREAD_MIN = 6;
 
@@ -69,7 +78,7 @@ export function partyBlock(page: PageText, party: Party): PartyBlock | undefined
       .flatMap((l) => l.cells)
       .filter((c) => c.x > cell.x + cell.w + 20 && ANY_CAPTION.test(c.text.trim()) && !DISCLAIMER.test(c.text))
       .sort((a, b) => a.x - b.x)[0];
-    const right = beside ? beside.x - 4 : page.width;
+    let right = beside ? beside.x - 4 : page.width;
     const lines: string[] = [];
     const used: string[] = [cell.text];
     let valueX: number;
@@ -79,12 +88,18 @@ export function partyBlock(page: PageText, party: Party): PartyBlock | undefined
       lines.push(rest);
       valueX = cell.x + (cell.w * (cell.text.length - cell.text.trimStart().length + m[0].length)) / Math.max(1, cell.text.length);
     } else {
-      const next = line.cells.find((c) => c.x > cell.x + cell.w && c.x < right && c.x - (cell.x + cell.w) < 160);
+      const next = line.cells.find((c) => c.x > cell.x + cell.w && c.x < right && c.x - (cell.x + cell.w) < INLINE_REACH);
       if (next) {
         lines.push(cleanValue(next.text));
         used.push(next.text);
         valueX = next.x;
-      } else valueX = Number.NaN;
+      } else {
+        valueX = Number.NaN;
+        // A caption alone with words far to its right on its line ("Certificate Holder" … "Additional Insured
+        // Status"): another box's caption stands there, whatever it says, and this block ends before it.
+        const far = line.cells.find((c) => c.x >= cell.x + cell.w + INLINE_REACH && c.x < right);
+        if (far) right = far.x - 4;
+      }
     }
     for (let k = li + 1; k < page.lines.length && lines.length < 5; k++) {
       const l = page.lines[k];
@@ -92,7 +107,10 @@ export function partyBlock(page: PageText, party: Party): PartyBlock | undefined
       const inCol = l.cells.filter((c) => c.x >= cell.x - 6 && c.x < right && c.x + c.w <= right + 40);
       if (inCol.some((c) => ANY_CAPTION.test(c.text.trim()) || DISCLAIMER.test(c.text))) break;
       // Under the value (its estimated left edge may be a little off), not under a neighbouring label.
-      const start = Number.isNaN(valueX) ? inCol : inCol.filter((c) => c.x <= valueX + 18 && c.x >= Math.min(cell.x, valueX - 18));
+      // Before the value's edge is known, its first word is the line's leftmost in the column: a scan may have lost the
+      // caption of a box beside this one, and that box's words far right on the line are not the value's.
+      const leftmost = [...inCol].sort((a, b) => a.x - b.x).slice(0, 1);
+      const start = Number.isNaN(valueX) ? leftmost : inCol.filter((c) => c.x <= valueX + 18 && c.x >= Math.min(cell.x, valueX - 18));
       // With the words that continue it along the line ("Chicago,"  "IL 60607" read apart).
       const near = withoutResidue(start.length ? [...new Set([...start, ...continued(start[start.length - 1], inCol, lh)])] : [], lh);
       if (!near.length) {
@@ -142,13 +160,6 @@ function withoutResidue(cells: Cell[], lh: number): Cell[] {
   }
   return kept;
 }
-
-export const addressOf = (lines: string[]) =>
-  lines
-    .slice(1)
-    .map(mendStateCode)
-    .filter((l) => /^\d+\s+\w|^p\.?\s*o\.?\s*box|^suite/i.test(l) || isCityStateZip(l))
-    .map(cleanValue);
 
 /** An agency's words in a letterhead's name ("… Insurance Agency", "… Risk Partners", "… Brokerage Group"). */
 const AGENCY_WORDS = /\b(?:agency|agents?|brokerage|brokers?|risk|partners|insurance\s+services|associates|advisors|consultants)\b/i;

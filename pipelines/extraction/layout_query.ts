@@ -178,6 +178,11 @@ export function findLabelled<T>(pages: PageText[], label: RegExp, parse: (s: str
         if (next) {
           const v = parse(next.text);
           if (v !== undefined) return found(v, next, line, `${cell.text} ${next.text}`);
+          // A designation of its own between the caption and the value ("Additional Insured" | "Lessor of Premises:" |
+          // the name): the value is the cell after it.
+          const after = line.cells[ci + 2];
+          const w = after && /^[A-Za-z][A-Za-z ,'/&-]{2,60}:$/.test(next.text.trim()) ? parse(after.text) : undefined;
+          if (after && w !== undefined) return found(w, after, line, `${cell.text} ${next.text} ${after.text}`);
         }
         for (const b of cellsBelow(page, line, cell, opts.below ?? 2.5).slice(0, 1)) {
           const v = parse(b.cell.text);

@@ -218,11 +218,31 @@ export function isCityStateZip(s: string): boolean {
 }
 
 const ORG_WORDS =
-  /\b(llc|l\.l\.c|inc|incorporated|corp|corporation|co|company|ltd|lp|llp|pllc|pc|group|holdings|partners|association|assn|trust|foundation|church|dba|d\/b\/a|enterprises|services|construction|restaurant|properties|management|condominium|hoa|bank|university|school|club|studio|bakery|cafe|shop|store|electric|plumbing|roofing)\b\.?/i;
+  /\b(llc|l\.l\.c|inc|incorporated|corp|corporation|co|company|ltd|lp|llp|pllc|pc|group|holdings|partners|association|assn|trust|foundation|church|dba|d\/b\/a|enterprises|services|construction|restaurant|properties|management|condominium|hoa|bank|university|school|club|studio|bakery|cafe|shop|store|electric|plumbing|roofing|clinic)\b\.?/i;
+
+/** A professional corporation's or association's suffix after a comma ("…, P.C.", "…, P.A."; not initials). */
+const PROFESSIONAL_SUFFIX = /\S\s+\S+,\s*p\.\s?[ac]\.?$/i;
+
+/** The address lines of a party's block (its name first): street, PO box, suite, city-state-ZIP (a state code a scan
+ * read with a digit mended), without the trade name, contact or other words. */
+export const addressOf = (lines: string[]) =>
+  lines
+    .slice(1)
+    .map(mendStateCode)
+    .filter((l) => /^\d+\s+\w|^p\.?\s*o\.?\s*box|^suite/i.test(l) || isCityStateZip(l))
+    .map(cleanValue);
+
+/** A line that gives the trade name an owner does business under ("dba Brightline HVAC", "d/b/a …", "t/a …"). */
+export const TRADE_NAME = /^(?:d\s*\/?\s*b\s*\/?\s*a\b|doing\s+business\s+as\b|t\s*\/\s*a\b|trading\s+as\b)/i;
+
+/** A party's name with the trade name printed on the line under it ("Acme LLC" / "dba Acme HVAC"), as printed. */
+export function withTradeName(name: string, next: string | undefined): string {
+  return next && TRADE_NAME.test(next.trim()) ? cleanValue(`${name} ${next}`) : name;
+}
 
 /** Whether a name is an organisation rather than a person. */
 export function isOrganisation(name: string): boolean {
-  return ORG_WORDS.test(name);
+  return ORG_WORDS.test(name) || PROFESSIONAL_SUFFIX.test(name.trim());
 }
 
 /** "SMITH, JOHN A" / "John A Smith" → first and last name (title case kept as written). */

@@ -11,7 +11,8 @@ export const ADDRESS_LINE = (s: string) => /^\d+\s+\w|^p\.?\s*o\.?\s*box|^suite|
 
 // A party caption may go on with words that are not the party ("Mortgagee Name and Address", "MORTGAGEE INFORMATION",
 // "Mortgagee and Additional Interests"): the caption takes them, so the name is looked for beside or under it.
-const CAPTION_TAIL = String.raw`(?:\s*\(s\))?(?:\s+and\s+additional\s+interests?)?(?:\s+(?:information|names?(?:\s+and\s+address(?:es)?)?))?`;
+// Or with a designation after a dash, up to a colon ("Additional Insured - Lessor of Premises: …").
+const CAPTION_TAIL = String.raw`(?:\s*\(s\))?(?:\s+and\s+additional\s+interests?)?(?:\s+(?:information|names?(?:\s+and\s+address(?:es)?)?))?(?:\s*[-–—]\s*[A-Za-z][A-Za-z ,'/&]{2,60}?(?=\s*:))?`;
 const PARTY_LABELS: [RegExp, string][] = (
   [
     [/(?:first\s+|second\s+|1st\s+|2nd\s+)?mortgagee|mortgage\s+holder/i, 'mortgagee'],
@@ -26,8 +27,11 @@ const PARTY_LABELS: [RegExp, string][] = (
 /** A row of a forms list: a form's title beside its edition date or number ("Additional Insured  03/01/2008"). */
 const formsRow = (line: Line) =>
   line.cells.length >= 2 && line.cells.some((c) => /^\d{1,2}\/\d{2}(?:\/\d{2,4})?$|^[A-Z][A-Z0-9 -]*\d\s?\d{2}[\s-]\d{2}$/.test(c.text.trim()));
-/** The party's name without its list number ("1. OLD NATIONAL BANK"). */
-const partyName = (s: string) => cleanValue(s.replace(/^\d{1,2}[.)]\s+/, ''));
+/**
+ * The party's name without its list number ("1. OLD NATIONAL BANK") or the designation before it when a scan parted
+ * that from its caption ("Additional Insured" | "Lessor of Premises: Lincolnway Properties LLC").
+ */
+const partyName = (s: string) => cleanValue(s.replace(/^\d{1,2}[.)]\s+/, '').replace(/^[-–—\s]*[A-Za-z][A-Za-z ,'/&]{2,60}:\s+(?=\S)/, ''));
 const LENDER = /^[A-Z][\w&.,'’ -]+\b(bank|mortgage|financ\w*|credit|lending|servicing|acceptance|accept|leasing|motor)\b/i;
 /** A lender's or interest's name, not a caption fragment ("ed Party - None", "Name and Address", "and Additional Interests"). */
 function isPartyName(name: string): boolean {

@@ -7,6 +7,10 @@
 // - weak_words: words the engine found but read with so little confidence that the layout left them out (see
 //   PageText.weak: "Source,Inc." at 0.00 on a 144-ppi image, so the line's next words, an address, came first);
 //   their place is read at twice the size, another look for the engine, and kept only when read confidently;
+// - period_start: a policy period read as one date that starts well right of its caption's left edge (the caption
+//   over it or before it on its line), "05/20/2026" under "POLICY PERIOD" where "05/20/2025 - 05/20/2026" is printed:
+//   the line from the caption's edge is read at twice the size, kept when it gives the two dates, the one read among
+//   them;
 // - digit_count: a number whose width does not fit its count of digits, at the digit width of the confident numbers
 //   of its column ("60839060", 8 digits in the width of the 7-digit "6089057" above it: a digit read twice); read
 //   at twice the size, kept when read confidently with a count of digits that fits its width.
@@ -33,8 +37,9 @@ import {
 import { readPixelBoxes } from '../documents/ocr/boxes.ts';
 import type { PageRegion } from './region_ocr.ts';
 import { joinCells } from './ocr_cells.ts';
+import { dateTokens } from './normalise.ts';
 
-export type SuspectKind = 'hidden_line' | 'lost_lead' | 'amount_fragment' | 'weak_words' | 'digit_count';
+export type SuspectKind = 'hidden_line' | 'lost_lead' | 'amount_fragment' | 'weak_words' | 'digit_count' | 'period_start';
 
 export interface Suspect {
   kind: SuspectKind;
@@ -114,6 +119,18 @@ export function suspectRegions(page: PageText): Suspect[] {
     if (!adv || Math.abs(c.w / adv - c.text.trim().length) < 0.6) continue;
     out.push({ kind: 'digit_count', cell: c, line, scale: 2, digitWidth: adv, region: { page: page.page, x: c.x - 3, y: c.y - 2, w: c.w + 6, h: c.h + 4 } });
   }
+  // period_start: a lone date under or after a period's caption, starting well right of the caption's left edge.
+  for (const { cell: c, line } of all) {
+    if (c.source !== 'ocr' || dateTokens(c.text).length !== 1 || c.text.trim().length > 14) continue;
+    const li = page.lines.indexOf(line);
+    const over = page.lines[li - 1]?.cells.find(
+      (o) => PERIOD_CAPTION.test(o.text.trim()) && o.x < c.x - 2 * c.h && o.x + o.w > c.x - 4 * c.h && line.y - page.lines[li - 1].y < 3 * c.h,
+    );
+    const before = line.cells.find((o) => o !== c && o.x < c.x && PERIOD_CAPTION.test(o.text.trim()) && c.x - (o.x + o.w) > 3 * c.h);
+    const from = over ? over.x : before ? before.x + before.w + 2 : undefined;
+    if (from === undefined || line.cells.some((o) => o !== c && o !== before && o.x + o.w > from && o.x < c.x)) continue;
+    out.push({ kind: 'period_start', cell: c, line, scale: 2, region: { page: page.page, x: from - 2, y: c.y - 2, w: c.x + c.w + 4 - from, h: c.h + 4 } });
+  }
   // weak_words: runs of words left out for low confidence, side by side on a row, with 3 letters or more.
   for (const run of weakRuns(page.weak ?? [])) {
     const cell = cellOf(run);
@@ -134,6 +151,9 @@ export function suspectRegions(page: PageText): Suspect[] {
   }
   return out.slice(0, MAX_SUSPECTS);
 }
+
+/** A policy period's caption ("POLICY PERIOD", "Policy Term:", "Coverage Period"). */
+const PERIOD_CAPTION = /^(?:policy\s+|coverage\s+)?(?:period|term)\b\s*:?$/i;
 
 /** A word the first reading could not read counts, read again, only with this confidence. */
 export const WEAK_REREAD_MIN_CONF = 0.8;
@@ -247,6 +267,20 @@ export function mergeRereads(page: PageText, suspects: Suspect[], words: TextIte
       const [long, short] = n > had ? [digits[0].text.trim(), s.cell.text.trim()] : [s.cell.text.trim(), digits[0].text.trim()];
       if (![...long].some((_, i) => long.slice(0, i) + long.slice(i + 1) === short)) return;
       replace.set(s.cell, [{ ...s.cell, text: digits[0].text.trim(), conf: digits[0].conf ?? s.cell.conf }]);
+    } else if (s.kind === 'period_start') {
+      // Kept only when the line now gives two dates, the one first read among them, both read confidently.
+      const row = words[k].filter((w) => vOverlap(w, s.cell) >= 0.4 * Math.min(w.h, s.cell.h));
+      const dates = [...new Set(dateTokens(row.map((w) => w.text).join(' ')).map((d) => d.iso))];
+      const had = dateTokens(s.cell.text)[0]?.iso;
+      if (dates.length !== 2 || !had || !dates.includes(had)) return;
+      const kept = row.filter((w) => /\d/.test(w.text) || /^(?:-|–|to|thru|through)$/i.test(w.text.trim()));
+      // A date read unsurely still counts when it stands a policy term (6 or 12 months) from the one read surely:
+      // two readings that agree.
+      const [a, b] = [...dates].sort();
+      const months = (Number(b.slice(0, 4)) - Number(a.slice(0, 4))) * 12 + Number(b.slice(5, 7)) - Number(a.slice(5, 7));
+      const term = a.slice(8) === b.slice(8) && (months === 6 || months === 12);
+      if (!term && kept.some((w) => (w.conf ?? 0) < WEAK_REREAD_MIN_CONF)) return;
+      replace.set(s.cell, [cellOf(kept)]);
     } else if (s.kind === 'weak_words') {
       // Words of the page's own cells that the cut-out reached into are not added twice.
       const fresh = got.filter(

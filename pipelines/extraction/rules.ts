@@ -30,8 +30,10 @@ export function detectKind(pages: PageText[]): DocumentKind {
   if (
     /certificate of (liability )?insurance|evidence of (commercial )?property insurance|certificate of property insurance/i.test(head) ||
     (/insurance binder/i.test(title) && isAcordBinder(head)) ||
-    // A certificate that is not an ACORD form says so in its title ("Evidence of Insurance", "Memorandum of Insurance").
-    CERTIFICATE_TITLE_LINE.test(title)
+    // A certificate that is not an ACORD form says so in its title ("Evidence of Insurance", "Memorandum of Insurance"),
+    // a line of its own or a cell (the date of issue may stand beside it).
+    CERTIFICATE_TITLE_LINE.test(title) ||
+    (pages[0]?.lines.slice(0, 12).some((l) => l.cells.some((c) => CERTIFICATE_TITLE_LINE.test(c.text))) ?? false)
   )
     return 'certificate';
   // Each declarations kind's module scores the words; the best score of 3 or more names the kind.

@@ -103,10 +103,25 @@ export async function stretchPage(px: Uint8Array, width: number, height: number)
   let inkPixels = 0;
   for (let g = 0; g < mid; g++) inkPixels += hist[g];
   const black = level(BLACK_SHARE);
-  if (black <= mid || black >= top) return stretchContrast(px, width, height, PROBE_PIXELS, hist);
+  if (black <= mid || black >= top) {
+    // sharp picks its black point from lightness bins: on a clean page whose ink is only just over 1% of it, that
+    // point can fall in the paper (gray 250 of 254), and the stretch turns the paper mid-grey, speckled by every
+    // level of its noise; tesseract then reads nothing. Such a stretch is undone for the ink-anchored one.
+    // (Seen by a light gray nearer the ink than the paper, an anti-aliased edge, made black, and the paper itself
+    // made grey.)
+    const original = px.slice();
+    const done = await stretchContrast(px, width, height, PROBE_PIXELS, hist);
+    const light = original.findIndex((g) => g > mid && g <= (mid + paper) / 2);
+    const plain = original.indexOf(paper);
+    if (light < 0 || px[light] > 0 || px[plain] >= MIN_PAPER || black >= top) return done;
+    px.set(original);
+  }
   await stretchFrom(px, level(inkPixels / n / 2), top);
   return 'ink';
 }
+
+/** The gray level under which a stretched page's paper (its median level) is no longer paper. */
+const MIN_PAPER = 224;
 
 /**
  * A linear stretch of CIE lightness (as sharp's `normalise` does it) that makes gray level `lo` and below black

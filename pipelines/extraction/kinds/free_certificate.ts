@@ -9,7 +9,7 @@ import type { KindModule } from './types.ts';
 
 /** A certificate's title, as agency systems and carriers word it ("Certificate of Liability Coverage", "Proof of Insurance"). */
 export const CERTIFICATE_TITLE =
-  /certificate of (?:(?:general )?liability )?(?:insurance|coverage)|evidence of (?:liability )?(?:insurance|coverage)|memorandum of insurance|proof of (?:liability )?insurance|verification of (?:insurance|coverage)/i;
+  /certificate of (?:(?:general |workers'? comp(?:ensation)? |auto(?:mobile)? |umbrella )?(?:liability )?)?(?:insurance|coverage)|evidence of (?:liability )?(?:insurance|coverage)|memorandum of insurance|proof of (?:liability )?insurance|verification of (?:insurance|coverage)/i;
 
 export const freeCertificate: KindModule = {
   id: 'certificate_free',

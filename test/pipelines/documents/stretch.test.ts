@@ -140,3 +140,18 @@ test('the ink-anchored stretch is taken only where the 1st percentile is paper',
     }
   }
 });
+
+test('a clean 300 dpi scan whose ink is just over 1% of the page is read: sharp put its black point in the paper, and that stretch is undone', async (t) => {
+  // A member certificate as `svc eval --generated` makes it (seed 7790): little noise, paper at 253-255, and
+  // sharp's 1st percentile by lightness at 250, which turned the paper grey (206, 159, ...) and OCR read nothing.
+  const { renderFreeCertificate, randomFreeCertificateSpec } = await import('../../../fixtures/free_certificate.ts');
+  const spec = randomFreeCertificateSpec(7790);
+  t.truthy(spec.scan);
+  const raster = await rasterPdfPage((await renderFreeCertificate(spec)).pdf, 1);
+  const img = await normaliseImage(raster.data, { pageWidthPt: raster.pageWidth });
+  const px = grayPixels(img);
+  const sorted = Uint8Array.from(px).sort();
+  t.true(sorted[Math.floor(px.length * 0.5)] > 240, `paper ${sorted[Math.floor(px.length * 0.5)]}`);
+  const read = (await ocrImage(img)).words.map((w) => w.text).join(' ');
+  t.true(read.includes('Program Administrator'), read.slice(0, 200));
+});

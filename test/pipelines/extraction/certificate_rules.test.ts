@@ -319,3 +319,113 @@ test('certificate WC row of a scan: the Y/N box of the type column and the ADDL 
   // A cell with other words is not split into marks.
   t.is(addl(wc('[N] Note')), false);
 });
+
+test('certificate boxes: the trade name on the line under a name that ends in its suffix ("… LLC" / "dba …") is part of the name; another second line less surely', (t) => {
+  const p = page([
+    [170, 26, 'CERTIFICATE OF LIABILITY INSURANCE'],
+    [38, 68, 'PRODUCER'],
+    [44, 78, 'Keystone Commercial Insurance Group'],
+    [44, 90, 'PO Box 4418'],
+    [44, 102, 'Harrisburg, PA 17111'],
+    [38, 138, 'INSURED'],
+    [44, 150, 'Brightline Mechanical Contractors, LLC'],
+    [44, 161, 'dba Brightline HVAC'],
+    [44, 172, '77 Furnace Street'],
+    [44, 183, 'Lancaster, PA 17602'],
+    [36, 206, 'COVERAGES'],
+    [38, 600, 'CERTIFICATE HOLDER'],
+    [48, 614, 'City of Ventura'],
+    [48, 625, 'Public Works Department'],
+    [48, 636, '501 Poli Street'],
+    [48, 647, 'Ventura, CA 93001'],
+  ]);
+  const cs = collect((e) => extractCertificate([p], e));
+  const r = first(cs);
+  const conf = (k: string) => cs.find((c) => c.pointer === k)!.confidence;
+  t.is(r['/certificate/insured'], 'Brightline Mechanical Contractors, LLC dba Brightline HVAC');
+  t.is(r['/policyholder/address'], '77 Furnace Street, Lancaster, PA 17602');
+  t.true(conf('/certificate/insured') >= 0.9);
+  // A second line that is no trade name may be the name's or another thing's (a department): the name, less surely.
+  t.is(r['/certificate/certificate_holder'], 'City of Ventura Public Works Department');
+  t.true(conf('/certificate/certificate_holder') < 0.9);
+  t.true(conf('/interested_parties/0/name') < 0.9);
+});
+
+test('certificate grid of a scan that lost the expiration column and read "INSR TYPE OF INSURANCE" as one cell: the rows, less surely, with their letters', (t) => {
+  const p = page(
+    [
+      [170, 26, 'CERTIFICATE OF LIABILITY INSURANCE'],
+      [310, 110, 'INSURER A : Show-Me Casualty Insurance Company', 180],
+      [310, 123, 'INSURER B : Riverbend Workers Mutual', 150],
+      [50, 238, 'INSR TYPE OF INSURANCE', 92],
+      [195, 238, 'ADDL SUBR', 30],
+      [234, 238, 'POLICY NUMBER', 50],
+      [313, 238, 'POLICY EFF', 35],
+      [360, 238, 'POLICY EXP', 35],
+      [409, 238, 'LIMITS', 22],
+      [50, 245, 'LTR'],
+      [195, 245, 'INSD WVD', 30],
+      [54, 260, 'A'],
+      [68, 260, 'X COMMERCIAL GENERAL LIABILITY', 110],
+      [200, 260, 'X'],
+      [218, 260, 'X'],
+      [234, 260, 'SMC 0044127', 45],
+      [313, 260, '12/15/2025', 38],
+      [409, 260, 'EACH OCCURRENCE', 60],
+      [539, 260, '$ 1,000,000'],
+      [409, 269, 'GENERAL AGGREGATE', 70],
+      [539, 269, '$ 2,000,000'],
+      [54, 309, 'B'],
+      [67, 309, 'WORKERS COMPENSATION', 80],
+      [234, 309, 'RWM-WC-339012', 52],
+      [313, 309, '12/15/2025', 38],
+      [409, 309, 'X PER STATUTE', 50],
+      [409, 317, 'E.L. EACH ACCIDENT', 68],
+      [545, 317, '$ 500,000'],
+      [50, 404, 'CERTIFICATE HOLDER'],
+    ],
+    1,
+    { h: 7, source: 'ocr' },
+  );
+  const cs = collect((e) => extractCertificate([p], e));
+  const r = first(cs);
+  t.is(r['/certificate/coverages/0/policy_number'], 'SMC 0044127');
+  t.is(r['/certificate/coverages/0/insurer_letter'], 'A');
+  t.is(r['/certificate/coverages/0/effective_date'], '2025-12-15');
+  t.is(r['/certificate/coverages/0/expiration_date'], null);
+  t.is(r['/certificate/coverages/0/each_occurrence'], 1000000);
+  t.is(r['/certificate/coverages/1/type'], 'workers_compensation');
+  t.is(r['/certificate/coverages/1/insurer_letter'], 'B');
+  t.is(r['/certificate/coverages/1/el_each_accident'], 500000);
+  t.true(cs.find((c) => c.pointer === '/certificate/coverages/0/policy_number')!.confidence < 0.9);
+});
+
+test('certificate insurers of a scan that lost some "INSURER X :" captions: those rows take their letters by their place in the list', (t) => {
+  const p = page(
+    [
+      [178, 29, 'CERTIFICATE OF LIABILITY INSURANCE', 180],
+      [47, 69, 'PRODUCER', 40],
+      [345, 100, 'INSURER(S) AFFORDING COVERAGE', 120],
+      [542, 100, 'NAIC #', 25],
+      [360, 110, 'Allegheny Valley Casualty Company', 130],
+      [541, 110, '41238', 22],
+      [315, 123, 'INSURER', 30],
+      [360, 123, 'Susquehanna Mutual Insurance Company', 140],
+      [541, 123, '20168', 22],
+      [315, 136, 'INSURER C', 38],
+      [315, 148, 'INSURER', 30],
+    ],
+    1,
+    { h: 7, source: 'ocr' },
+  );
+  const cs = collect((e) => extractCertificate([p], e));
+  const names: Record<string, unknown> = {};
+  for (const c of cs) {
+    const m = /^\/certificate\/insurers\/(\d+)\/letter$/.exec(c.pointer);
+    if (m) names[String(c.value)] = cs.find((x) => x.pointer === `/certificate/insurers/${m[1]}/name`)?.value;
+  }
+  t.is(names.A, 'Allegheny Valley Casualty Company');
+  t.is(names.B, 'Susquehanna Mutual Insurance Company');
+  const a = cs.find((c) => c.pointer.endsWith('/name') && c.value === 'Allegheny Valley Casualty Company')!;
+  t.true(a.confidence < 0.9);
+});

@@ -209,3 +209,116 @@ test('a limits table whose occurrence row is captioned "Per Occurrence" or "Occu
     t.is(limits.length, 1, caption);
   }
 });
+
+test('a member certificate: the administrator and the member by their captions, the master policy and period stated once (only when one), limits with no line named', (t) => {
+  const p = page([
+    [40, 34, 'Northstar Fitness Professionals Association'],
+    [40, 54, 'CERTIFICATE OF INSURANCE - MEMBER COVERAGE'],
+    [40, 82, 'Program Administrator'],
+    [320, 82, 'Underwritten by'],
+    [40, 94, 'Summit Program Underwriters, Inc.'],
+    [320, 94, 'Ironbridge Specialty Insurance Company'],
+    [40, 106, '300 Lakeshore Dr, Floor 9'],
+    [320, 106, 'Master Policy No. ISP-NFPA-2025-001'],
+    [40, 118, 'Chicago, IL 60611'],
+    [40, 150, 'Member Name and Address'],
+    [320, 150, 'Coverage Period'],
+    [40, 162, 'Rachel T. Moreno'],
+    [320, 162, '02/01/2025 through 02/01/2026'],
+    [40, 174, 'dba Moreno Personal Training'],
+    [40, 188, '4410 Cedar Ave S'],
+    [40, 201, 'Minneapolis, MN 55407'],
+    [40, 224, 'COVERAGE PROVIDED TO THE MEMBER UNDER THE MASTER POLICY'],
+    [56, 242, 'Each Occurrence Limit'],
+    [495, 242, '$1,000,000'],
+    [56, 257, 'General Aggregate Limit'],
+    [495, 257, '$3,000,000'],
+    [40, 363, 'Certificate Holder'],
+    [320, 363, 'Additional Insured Status'],
+    [40, 375, 'Lakes Area Community Center'],
+    [320, 375, 'The certificate holder is included as an additional insured.'],
+    [40, 388, '2200 Lyndale Ave N'],
+    [40, 401, 'Minneapolis, MN 55411'],
+  ]);
+  const v = firstValues((emit) => extractFreeCertificate(p, emit));
+  t.is(v['/certificate/producer'], 'Summit Program Underwriters, Inc.');
+  t.is(v['/certificate/insured'], 'Rachel T. Moreno dba Moreno Personal Training');
+  t.is(v['/policyholder/address'], '4410 Cedar Ave S, Minneapolis, MN 55407');
+  // The holder's block ends before the box beside it, whatever that box's caption says.
+  t.is(v['/certificate/certificate_holder'], 'Lakes Area Community Center');
+  t.is(v['/certificate/coverages/0/type'], 'general_liability');
+  t.is(v['/certificate/coverages/0/policy_number'], 'ISP-NFPA-2025-001');
+  t.is(v['/certificate/coverages/0/effective_date'], '2025-02-01');
+  t.is(v['/certificate/coverages/0/expiration_date'], '2026-02-01');
+  t.is(v['/certificate/coverages/0/each_occurrence'], 1000000);
+  t.is(v['/certificate/coverages/0/general_aggregate'], 3000000);
+  t.is(v['/certificate/coverages/0/additional_insured'], true);
+  t.is(v['/policy/provider'], 'Ironbridge Specialty Insurance Company');
+  // Borrowed from outside the record and typed by its limits: never reported as sure.
+  const cs = collect((emit) => extractFreeCertificate(p, emit));
+  for (const k of ['policy_number', 'effective_date', 'type', 'additional_insured'])
+    t.true(cs.find((c) => c.pointer === `/certificate/coverages/0/${k}`)!.confidence < 0.9, k);
+  // A page that states two policies outside its coverage rows lends neither; a sentence that makes the holder an
+  // additional insured only on request says nothing.
+  const two = page([
+    [200, 30, 'EVIDENCE OF INSURANCE'],
+    [40, 80, 'Insured:'],
+    [110, 80, 'Wren Hollow Bakery LLC'],
+    [40, 100, 'Policy No. AMG 7781230'],
+    [320, 100, 'Policy No. AMG 7781299'],
+    [40, 120, 'COVERAGES'],
+    [40, 140, 'General Liability'],
+    [52, 152, 'Each Occurrence $1,000,000'],
+    [40, 60, 'The certificate holder is an additional insured upon request.'],
+  ]);
+  const w = firstValues((emit) => extractFreeCertificate(two, emit));
+  t.is(w['/certificate/coverages/0/policy_number'], null);
+  t.false('/certificate/coverages/0/additional_insured' in w);
+});
+
+test("a PEO's certificate of workers' compensation: titled with the date beside it, the client company, a sentence on coverage, the waiver answered in words", (t) => {
+  const p = page([
+    [40, 30, 'Summit Staffing Solutions, Inc.'],
+    [40, 74, "CERTIFICATE OF WORKERS' COMPENSATION COVERAGE"],
+    [460, 74, 'Date: 10/02/2025'],
+    [40, 104, 'Client Company:'],
+    [250, 104, 'Buckhead Bistro Group LLC'],
+    [40, 136, 'Insurance Carrier:'],
+    [250, 136, 'Magnolia State Workers Compensation Insurance Company'],
+    [40, 152, 'Policy Number:'],
+    [250, 152, 'MSW-4410297-25'],
+    [40, 168, 'Policy Period:'],
+    [250, 168, '07/01/2025 to 07/01/2026'],
+    [40, 184, "Workers' Compensation:"],
+    [250, 184, 'Statutory Limits - State of Georgia'],
+    [40, 200, "Employer's Liability - Each Accident:"],
+    [250, 200, '$1,000,000'],
+    [40, 232, 'Waiver of Subrogation: Yes, in favor of the certificate holder'],
+    [40, 262, 'Coverage applies only to worksite employees co-employed by Summit Staffing Solutions, Inc.'],
+    [40, 302, 'Certificate Holder:'],
+    [40, 316, 'Phipps Plaza Retail LLC'],
+  ]);
+  t.is(detectKind([p]), 'certificate');
+  const v = firstValues((emit) => extractFreeCertificate(p, emit));
+  t.is(v['/certificate/insured'], 'Buckhead Bistro Group LLC');
+  t.is(v['/certificate/coverages/0/type'], 'workers_compensation');
+  t.is(v['/certificate/coverages/0/policy_number'], 'MSW-4410297-25');
+  t.is(v['/certificate/coverages/0/expiration_date'], '2026-07-01');
+  t.is(v['/certificate/coverages/0/wc_statutory'], true);
+  t.is(v['/certificate/coverages/0/el_each_accident'], 1000000);
+  t.is(v['/certificate/coverages/0/subrogation_waived'], true);
+});
+
+test("a boxed party whose neighbouring box's caption a scan lost: the words far right on its lines are not the party's", (t) => {
+  const p = page([
+    [40, 35, 'CERTIFICATE OF INSURANCE - MEMBER COVERAGE'],
+    [40, 145, 'Member Name and Address'],
+    [40, 157, 'Northstar Electrical Contractors LLC'],
+    [318, 157, '05/13/2026 through 05/13/2027'],
+    [40, 170, '88 Foundry Rd'],
+    [40, 181, 'Dayton, OH 45402'],
+  ]);
+  const v = firstValues((emit) => extractFreeCertificate(p, emit));
+  t.is(v['/certificate/insured'], 'Northstar Electrical Contractors LLC');
+  t.is(v['/policyholder/address'], '88 Foundry Rd, Dayton, OH 45402');
+});

@@ -64,3 +64,68 @@ test('declarations with captions right of or under their values, or in two colum
       t.deepEqual(misses, [], `${arrangement} carrier as header ${carrierAsHeader} ${JSON.stringify(spec.labels)}`);
     }
 });
+
+test('member and program certificates (master policy stated once, limits with or without a line named), a PEO certificate of workers compensation, and a trade name under the insured', async (t) => {
+  for (const [k, program] of [
+    { limitsNamed: false, aiSentence: true },
+    { limitsNamed: true, aiSentence: false },
+  ].entries()) {
+    const base = randomFreeCertificateSpec(34_000 + k, { scan: false });
+    const spec: FreeCertificateSpec = {
+      ...base,
+      program,
+      tradeName: 'Corner Street Deli',
+      coverages: [{ ...base.coverages[0], letter: 'A' }],
+      letters: false,
+      answers: 'none',
+    };
+    const { pdf, expected } = await renderFreeCertificate(spec);
+    const r = await extractDocument(pdf, { entityType: 'declaration_page', read: { ocr: false } });
+    t.deepEqual(scoreDocument(expected, r.extracted_data as never).misses, [], `${JSON.stringify(program)} ${spec.font} ${spec.size}`);
+  }
+  // A PEO's certificate of workers' compensation: "Client Company", the date beside the title, a sentence of prose
+  // that starts "Coverage applies only to …" before the coverages heading.
+  for (const coverageLayout of ['table', 'stanza'] as const) {
+    const base = randomFreeCertificateSpec(34_200, { scan: false });
+    const wc = base.coverages.find((c) => c.type === 'workers_compensation') ?? base.coverages[0];
+    const spec: FreeCertificateSpec = {
+      ...base,
+      coverageLayout,
+      peo: true,
+      program: null,
+      title: "Certificate of Workers' Compensation Coverage",
+      coverages: [{ ...wc, letter: 'A' }],
+      letters: false,
+      answers: 'none',
+      columns: ['type', 'insurer', 'policy', 'eff', 'exp'],
+      labels: { ...base.labels, insured: 'Client Company' },
+    };
+    const { pdf, expected } = await renderFreeCertificate(spec);
+    const r = await extractDocument(pdf, { entityType: 'declaration_page', read: { ocr: false } });
+    t.deepEqual(scoreDocument(expected, r.extracted_data as never).misses, [], `PEO ${coverageLayout}`);
+  }
+  // And the usual layouts with the trade name.
+  for (const parties of ['inline', 'boxed'] as const) {
+    const spec: FreeCertificateSpec = { ...randomFreeCertificateSpec(34_100, { scan: false }), parties, tradeName: 'Brightline HVAC', program: null };
+    const { pdf, expected } = await renderFreeCertificate(spec);
+    const r = await extractDocument(pdf, { entityType: 'declaration_page', read: { ocr: false } });
+    t.deepEqual(scoreDocument(expected, r.extracted_data as never).misses, [], parties);
+  }
+});
+
+test('declarations whose insured is a professional corporation ("…, P.C.") and whose additional insured carries a designation', async (t) => {
+  for (const [k, arrangement] of (['inline', 'caption-below'] as const).entries()) {
+    const base = randomLayoutSpec(35_000 + k);
+    const spec = {
+      ...base,
+      name: base.name.replace(/_scan$/, ''),
+      arrangement,
+      scan: undefined,
+      insured: { ...base.insured, name: 'High Plains Veterinary Clinic, P.C.' },
+      designatedInterest: { designation: 'Lessor of Premises', name: 'Lincolnway Properties LLC' },
+    };
+    const { pdf, expected } = await renderLayout(spec);
+    const r = await extractDocument(pdf, { entityType: 'declaration_page', read: { ocr: false } });
+    t.deepEqual(scoreDocument(expected, r.extracted_data as never).misses, [], arrangement);
+  }
+});

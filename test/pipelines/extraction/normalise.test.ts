@@ -53,3 +53,11 @@ test('names and organisations', (t) => {
   t.false(isOrganisation('Maria Gonzalez'));
   t.is(normaliseText('  Acme  Mutual & Co., Inc. '), 'acme mutual and co inc');
 });
+
+test('a professional corporation or association ("…, P.C.", "…, P.A.") is an organisation; a surname with initials is not', (t) => {
+  t.true(isOrganisation('High Plains Veterinary Clinic, P.C.'));
+  t.true(isOrganisation('Harbor Eye Associates, P.A.'));
+  t.true(isOrganisation('Ridgeview Family Dentistry, P. C.'));
+  t.false(isOrganisation('Smith, P. A.'));
+  t.false(isOrganisation('Maria Gonzalez'));
+});

@@ -365,3 +365,33 @@ test('OCR: a line in a fixed-pitch type keeps its words in one cell though its w
     ['INSURED', 'Illinois', 'WMW'],
   );
 });
+
+test('OCR re-read: a policy period read as its last date only, well right of its caption, is read again from the caption', (t) => {
+  const p = ocrPage([
+    [40, 152, 'POLICY', 10],
+    [72, 152, 'NUMBER', 10],
+    [198, 152, 'POLICY', 10],
+    [230, 152, 'PERIOD', 10],
+    [40, 162, 'NFB', 12],
+    [58, 162, '600-21874', 12],
+    [255, 162, '05/20/2026', 12],
+  ]);
+  const s = suspectRegions(p).filter((x) => x.kind === 'period_start');
+  t.is(s.length, 1);
+  t.true(s[0].region.x <= 198 && s[0].region.x + s[0].region.w >= 255 + 44, JSON.stringify(s[0].region));
+  const w = (x: number, text: string, conf: number): TextItem => ({ text, x, y: 162, w: text.length * 4.4, h: 12, source: 'ocr', conf });
+  // The first date read unsurely, a year before the other: two readings that agree.
+  const merged = mergeRereads(p, s, [[w(196, '05/20/2025', 0.06), w(244, '-', 0.9), w(255, '05/20/2026', 0.96)]])!;
+  t.truthy(merged.lines.find((l) => /05\/20\/2025 - 05\/20\/2026/.test(l.text)));
+  // Read unsurely and not a term apart: the page stays as it was; nor a period read whole.
+  t.is(mergeRereads(p, s, [[w(196, '05/29/2025', 0.06), w(244, '-', 0.9), w(255, '05/20/2026', 0.96)]]), undefined);
+  t.deepEqual(
+    suspectRegions(
+      ocrPage([
+        [198, 152, 'POLICY PERIOD', 10],
+        [198, 162, '05/20/2025 - 05/20/2026', 12],
+      ]),
+    ).filter((x) => x.kind === 'period_start'),
+    [],
+  );
+});

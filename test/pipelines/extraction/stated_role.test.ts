@@ -67,3 +67,23 @@ test('an ACORD evidence additional interest box "First Federal Bank, Loss Payee"
   t.is(v['/interested_parties/0/name'], 'First Federal Bank');
   t.is(v['/interested_parties/0/role'], 'loss_payee');
 });
+
+test('declarations interests: an additional insured with a designation after a dash, or a scan that parted the designation from the caption', (t) => {
+  for (const cells of [
+    [[40, 300, 'Additional Insured - Lessor of Premises: Lincolnway Properties LLC']],
+    [
+      [40, 300, 'Additional Insured'],
+      [129, 300, 'Lessor of Premises: Lincolnway Properties LLC'],
+    ],
+    // Fixed pitch: the designation a cell of its own between the caption and the name.
+    [
+      [50, 300, 'Additional Insured'],
+      [184, 300, 'Managers or Lessors of Premises:'],
+      [402, 300, 'Lincolnway Properties LLC'],
+    ],
+  ] as [number, number, string][][]) {
+    const v = firstValues((emit) => parties([textPage([[40, 30, 'BUSINESSOWNERS POLICY DECLARATIONS'], ...cells])], emit));
+    t.is(v['/interested_parties/0/name'], 'Lincolnway Properties LLC', JSON.stringify(cells));
+    t.is(v['/interested_parties/0/role'], 'additional_insured');
+  }
+});
