@@ -301,7 +301,17 @@ const certificateHolder: Check = (lease, ins) => {
     : { text: ins.hasCertificateHolderSection ? 'Certificate holder not readable' : 'No certificate holder section (declarations page)', page: null };
   if (!required(r)) return notRequired(field, r, cov);
   const req = reqOf(r, `Certificate naming ${who} as holder`);
-  if (holder && matchesLandlord(lease, holder.value)) return item(field, req, cov, 'pass', null);
+  // The landlord as holder; its manager alone holds the certificate for it, not as it: a human look, never a pass.
+  if (holder && lease.landlord && sameParty(lease.landlord.value, holder.value)) return item(field, req, cov, 'pass', null);
+  if (holder && matchesLandlord(lease, holder.value))
+    return item(
+      field,
+      req,
+      cov,
+      'warning',
+      `The certificate holder is the landlord's manager ${holder.value}, not ${who}.`,
+      `Confirm the manager may hold the certificate for ${who}, or ask the tenant's agent to reissue it to ${who}.`,
+    );
   if (holder && !landlordNames(lease).length) return landlordUnread(field, req, cov, holder.value, `the certificate holder ${holder.value}`);
   if (holder)
     return item(

@@ -83,7 +83,12 @@ export function labelledEntries(pages: PageText[]): LabelledEntry[] {
     // The text cited is what stands on the value's page (a label may end the page before).
     const onPage = text.filter((_t, k) => (k === 0 ? l.page : lines[i + k].page) === page);
     // A label's qualifier is no part of it: "TENANTS (jointly and severally liable)".
-    if (parts.length) out.push({ label: m[1].trim().replace(/\s+\([^()]{3,60}\)$/, ''), value: parts.join('\n'), page, text: onPage.join('\n') });
+    // A role in the label's parentheses is its label: "Service Member (Resident)".
+    const label = m[1]
+      .trim()
+      .replace(/^.*\((tenants?|residents?|lessees?|landlords?|owners?|lessors?)\)$/i, '$1')
+      .replace(/\s+\([^()]{3,60}\)$/, '');
+    if (parts.length) out.push({ label, value: parts.join('\n'), page, text: onPage.join('\n') });
   }
   return out;
 }
@@ -146,7 +151,7 @@ export function definitionEntries(all: Clause[]): LabelledEntry[] {
 /** A party from the entries labelled with its role (the first whose value is a name, not a pointer). */
 
 export const PREMISES_LABEL =
-  /^(?:the\s+)?(?:property address|premises address|address of (?:the )?(?:premises|property)|leased premises|demised premises|premises|property|rental (?:unit|address|property)|unit address|dwelling(?: address)?|apartment(?: address)?|(?:community|home|house|residence|site|street) address|(?:house|home|unit|apartment|dwelling|property|premises) rented|building|project|location)$/i;
+  /^(?:the\s+)?(?:property address|premises address|address of (?:the )?(?:premises|property)|leased premises|demised premises|premises|property|rental (?:unit|address|property)|unit address|dwelling(?: address)?|apartment(?: address)?|(?:community|home|house|residence|site|street) address|(?:house|home|unit|apartment|dwelling|property|premises) rented|house|home|building|project|location)$/i;
 export const START_LABEL =
   /^(?:lease\s+|term\s+)?(?:commencement|start|beginning)\s+date$|^(?:date of\s+)?commencement$|^move[- ]in(?: date)?$|^(?:lease |term |tenancy )?(?:begins|starts|commences)(?: on)?$|^lease (?:start|commencement)$/i;
 export const END_LABEL =

@@ -21,8 +21,10 @@ const SUB_ROLE = {
 /** "X, by and through its agent, Y": the owner is X, the agent (its manager) Y. */
 const THROUGH_AGENT = /,?\s+(?:(?:acting\s+)?by\s+and\s+)?through\s+its\s+(?:duly\s+)?(?:authori[sz]ed\s+)?(?:managing\s+|management\s+)?agent,?\s+/i;
 export const ROLE_LABEL = {
-  landlord: /^(?:name of\s+)?(?:landlord|lessor|owner|property owner)(?:\(s\))?(?:\s*\/\s*(?:landlord|owner|agent|manager|lessor))?(?:'s|’s)?(?:\s+name)?$/i,
-  tenant: /^(?:name of\s+)?(?:tenants?|lessees?|residents?)(?:\(s\))?(?:'s|’s)?(?:\s+names?)?$/i,
+  landlord:
+    /^(?:name of\s+)?(?:landlords?|lessors?|owners?|property owners?)(?:\(s\))?(?:'s|’s)?(?:\s*\/\s*(?:landlord|owner|agent|manager|lessor)(?:'s|’s)?)?(?:\s+names?)?(?:\s+and\s+(?:mailing\s+)?address)?$/i,
+  tenant:
+    /^(?:name of\s+)?(?:tenants?|lessees?|residents?|roomers?|lodgers?)(?:\(s\))?(?:'s|’s)?(?:\s+names?(?:\(s\))?)?(?:\s+and\s+(?:mailing\s+)?address)?$/i,
   manager:
     /^(?:(?:landlord|owner|lessor)['’]s\s+)?(?:managing agent|property manager|property management(?: company)?|management(?: company)?|manager|agent(?: for (?:the )?(?:landlord|owner|lessor))?)$/i,
 };
@@ -40,7 +42,8 @@ const ROLE_WORD = /^(?:the\s+)?(?:landlord|lessor|owner|tenants?|lessees?|reside
  * Landlord, and …"). The short ones only in lower case: in capitals they may be part of a name ("ARE-SAN DIEGO NO.
  * 12, LLC").
  */
-const NOT_A_NAME = /\b(?:so long|provided|shall|agrees?|paying|hereby|hereinafter|referred)\b/i;
+const NOT_A_NAME =
+  /\b(?:so long|provided|shall|agrees?|paying|hereby|hereinafter|referred|Registry of Deeds|recorded)\b|\b(?:Book|Page|Instrument)\s+(?:No\.?\s*)?\d/i;
 const NOT_A_NAME_LOWER = /\b(?:will|must|may|not|allow|pay|pays|is|are|be|has|have|which|who|whom|that|this|such|any|each|if|when|under|upon)\b/;
 /** "…, a Delaware corporation" after a party's name is its description, not its name. */
 const ENTITY_TAIL =
@@ -51,7 +54,7 @@ const NOTICE_ADDRESS = /(?<=\S),\s+(?:\d{1,6}\s+[A-Z][A-Za-z]|at\s+the\s+(?:Prem
 
 /** Who signs for a party: "X LLC, by Cascadia Rental Services, Agent", "X TRUST, by Adaeze Okafor, its Trustee". */
 const SIGNED_BY =
-  /,\s+by\s+(?!and\b)[^,()]{2,60},\s+(?:(?:its|as(?:\s+its)?)\s+)?(?:trustee|agent|manager|managing member|member|general partner|president|vice president|attorney[- ]in[- ]fact|authori[sz]ed (?:agent|signatory|representative))s?$/i;
+  /,\s+by\s+(?!and\b)[^,()]{2,60},\s+(?:(?:its|as(?:\s+its)?)\s+)?(?:[A-Z][a-z]+\s+)?(?:trustee|agent|manager|managing member|member|general partner|president|vice president|attorney[- ]in[- ]fact|authori[sz]ed (?:agent|signatory|representative)|executor|executrix|administrator|administratrix|personal representative|guardian|conservator)s?$/i;
 
 function cleanName(s: string): string | undefined {
   // A blank form's underscores are not a name.
@@ -67,6 +70,10 @@ function cleanName(s: string): string | undefined {
       // Adaeze Okafor, its Trustee": the party, not how it is married or who signs for it.
       .replace(/,\s*(?:husband and wife|wife and husband|spouses|a married couple)\b.*$/i, '')
       .replace(SIGNED_BY, '')
+      // "X LLC, c/o Parkchester Realty Mgmt. Corp., 1 Metropolitan Oval": in care of is an address, not the name.
+      .replace(/,?\s+c\/o\s.*$/i, '')
+      // The next label on the same line: "Samuel Oyelaran. Occupant: Grace Oyelaran".
+      .replace(/\.\s+[A-Z][A-Za-z ]{2,30}:.*$/, '')
       .replace(/\s*\((?:the\s+)?["“]?[A-Za-z ]+["”]?\)\s*$/, '')
       .replace(/^(?:is|are)\s+/i, ''),
   );
@@ -117,7 +124,7 @@ function partyFromPreamble(all: Clause[], role: RegExp): Cited<string> | null {
   // scan's punctuation around it
   // ("Carmen Diaz: (hereinafter referred to as. "Lessee™)").
   const named = new RegExp(
-    `([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?(?:\\s+[dD]\\/[bB]\\/[aA]\\s+[A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,60}?)?)\\s*(?:,\\s*(?:an?|the) [A-Za-z ]{3,60}?,?\\s*)?(?:,\\s*(?:husband and wife|wife and husband|spouses|married)\\s*)?(?:,?\\s+(?:whose (?:street |mailing )?(?:address|office) is|having (?:an|its) (?:office|address|principal (?:office|place of business))(?: at)?|with (?:an|its) (?:office|address) at)\\s+[^()"“”]{5,120}?)?[,:;]?\\s*\\(\\s*(?:(?:hereinafter|herein)(?:\\s+(?:called|referred to as|the))?[.,:]?\\s+)?(?:(?:individually\\s+and\\s+)?(?:collectively|together|jointly(?:\\s+and\\s+severally)?)(?:\\s+(?:called|referred to as))?,?\\s+)?(?:["“][A-Za-z]{2,5}[,"”]{1,3}\\s*)*(?:or\\s+)?(?:the\\s+)?["“'’]{0,2}(?:${role.source})(?:\\(s\\))?[,"”'’™]{0,3}(?:\\s+(?:whether one or more|or\\s+["“][A-Za-z ]+["”]|herein|hereinafter))?\\s*\\)`,
+    `([A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,100}?(?:\\s+[dD]\\/[bB]\\/[aA]\\s+[A-Z0-9][A-Za-z0-9.,&'’\\- ]{2,60}?)?)\\s*(?:,\\s*(?:an?|the) [A-Za-z ]{3,60}?,?\\s*)?(?:,\\s*(?:husband and wife|wife and husband|spouses|married)\\s*)?(?:,?\\s+(?:whose (?:street |mailing )?(?:address|office) is|having (?:an|its) (?:office|address|principal (?:office|place of business))(?: at)?|with (?:an|its) (?:office|address) at)\\s+[^()"“”]{5,120}?)?[,:;]?\\s*\\(\\s*(?:(?:hereinafter|herein)(?:\\s+(?:called|referred to as|the))?[.,:]?\\s+)?(?:(?:individually\\s+and\\s+)?(?:collectively|together|jointly(?:\\s+and\\s+severally)?)(?:\\s+(?:called|referred to as))?,?\\s+)?(?:["“][A-Za-z]{2,5}[,"”]{1,3}\\s*)*(?:or\\s+)?(?:the\\s+)?["“'’]{0,2}(?:${role.source})(?:\\(s\\))?[,"”'’™]{0,3}(?:\\s+(?:whether one or more|or\\s+["“][A-Za-z ]+["”]|herein|hereinafter))?\\s*\\)(?!\\s*:)`,
   );
   // "X, as Landlord", and without the comma where the role ends the phrase: "Coastal Keys Realty, LLC as Landlord and …".
   const asRole = new RegExp(

@@ -6,13 +6,13 @@ import { PREMISES_LABEL, type LabelledEntry } from './lease_entries.ts';
 
 const STATE_NAMES =
   'Alabama|Alaska|Arizona|Arkansas|California|Colorado|Connecticut|Delaware|District of Columbia|Florida|Georgia|Hawaii|Idaho|Illinois|Indiana|Iowa|Kansas|Kentucky|Louisiana|Maine|Maryland|Massachusetts|Michigan|Minnesota|Mississippi|Missouri|Montana|Nebraska|Nevada|New Hampshire|New Jersey|New Mexico|New York|North Carolina|North Dakota|Ohio|Oklahoma|Oregon|Pennsylvania|Rhode Island|South Carolina|South Dakota|Tennessee|Texas|Utah|Vermont|Virginia|Washington|West Virginia|Wisconsin|Wyoming';
-const STREET_NO = String.raw`(?:\d{1,6}[A-Z]?(?:-\d{1,5})?|One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|Eleven|Twelve)`;
+const STREET_NO = String.raw`(?:\d{1,6}[A-Z]?(?:-\d{1,5}|\s+1\/2)?|One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|Eleven|Twelve)`;
 const STREET_SUFFIX = String.raw`(?:Street|St\.?|Avenue|Ave\.?|Boulevard|Blvd\.?|Road|Rd\.?|Drive|Dr\.?|Lane|Ln\.?|Way|Court|Ct\.?|Place|Pl\.?|Parkway|Pkwy\.?|Circle|Cir\.?|Plaza|Square|Sq\.?|Terrace|Ter\.?|Trail|Trl\.?|Center|Centre|Pike|Turnpike|Highway(?!\s*\d)|Hwy\.?(?!\s*\d)|Freeway|Expressway|Row|Wharf|Loop|Alley)`;
 const DIRECTION = String.raw`(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\.?`;
 const HIGHWAY = String.raw`(?:${DIRECTION}\s+)?(?:(?:State|County|U\.?S\.?)\s+(?:Route|Road|Highway)|Highway|Hwy\.?|Route|Rte\.?|State Road|U\.?S\.?|SR|CR|FM)\s*\d{1,4}(?:\s+${DIRECTION}(?![A-Za-z]))?`;
-const STREET = String.raw`${STREET_NO}\s+(?:(?:${DIRECTION}\s+)?(?:[A-Z0-9][A-Za-z0-9'’.-]*\s+){0,4}${STREET_SUFFIX}(?:\s+${DIRECTION}(?![A-Za-z]))?(?![A-Za-z])|${HIGHWAY})`;
+const STREET = String.raw`${STREET_NO}\s+(?:(?:Avenue|Ave\.?)\s+[A-Z](?![A-Za-z])|(?:${DIRECTION}\s+)?(?:[A-Z0-9][A-Za-z0-9'’.-]*\s+){0,4}${STREET_SUFFIX}(?:\s+${DIRECTION}(?![A-Za-z]))?(?![A-Za-z])|${HIGHWAY})`;
 // A retail lease's "Shop Space No. 12", "Store No. 5": only with a number (a "Store Hours" heading is no unit).
-const UNIT = String.raw`(?:(?:Suite|Ste\.?|Unit|Apartment|Apt\.?|Building|Bldg\.?|Townhouse|Townhome)\s*(?:No\.?\s*|#\s*)?[A-Z0-9][A-Z0-9-]*|(?:(?:Shop|Store|Retail)\s+)?Space\s*(?:No\.?\s*|#\s*)?\d[A-Z0-9-]*|Store\s*(?:No\.?\s*|#\s*)\d[A-Z0-9-]*|#\s*\d[A-Z0-9-]*)(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+)\d[A-Z0-9-]*)*`;
+const UNIT = String.raw`(?:(?:Rear|Front|Upper|Lower|Garden|Basement)\s+(?:Unit|Flat|Apartment|Apt\.?|Level|House)|(?:Suite|Ste\.?|Unit|Apartment|Apt\.?|Building|Bldg\.?|Townhouse|Townhome)\s*(?:No\.?\s*|#\s*)?[A-Z0-9][A-Z0-9-]*|(?:(?:Shop|Store|Retail)\s+)?Space\s*(?:No\.?\s*|#\s*)?\d[A-Z0-9-]*|Store\s*(?:No\.?\s*|#\s*)\d[A-Z0-9-]*|#\s*\d[A-Z0-9-]*)(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+)\d[A-Z0-9-]*)*`;
 const CITY_STATE = String.raw`([A-Z][A-Za-z.'’-]+(?:\s+[A-Z][A-Za-z.'’-]+){0,2}),?\s+(${STATE_NAMES}|[A-Z]{2})(?:,?\s+(\d{5}(?:-\d{4})?))?`;
 /** A floor right after the street ("48 Elm Street, Second Floor, Worcester"): the premises' unit there. */
 const FLOOR = String.raw`(?:(?:First|Second|Third|Fourth|Fifth|Sixth|Seventh|Eighth|Ninth|Tenth|Ground|Top|\d{1,2}(?:st|nd|rd|th))\s+Floor)`;
@@ -42,7 +42,11 @@ const UNIT_ALONE = new RegExp(UNIT);
  */
 function addressIn(text: string, lead = ''): string | null {
   // A blank form's unit ("Apt #________") is no unit, and must not hide the city, state and ZIP after it.
-  const t = text.replace(/\s+/g, ' ').replace(/,?\s*(?:Apt\.?|Apartment|Unit|Suite|Ste\.?|No\.?|#)\s*(?:No\.?\s*)?#?\s*_{2,}/gi, '');
+  // What a parenthesis says of a unit is no part of the address: "Unit LL (lower level / basement apartment), Cleveland".
+  const t = text
+    .replace(/\s+/g, ' ')
+    .replace(/\s*\([^()\d"“”]{2,60}\)(?=,)/g, '')
+    .replace(/,?\s*(?:Apt\.?|Apartment|Unit|Suite|Ste\.?|No\.?|#)\s*(?:No\.?\s*)?#?\s*_{2,}/gi, '');
   // An address in capitals is matched in title case and read back as the page writes it.
   const folded = titleCased(t);
   const m = ADDRESS.exec(folded);
@@ -74,7 +78,7 @@ function addressIn(text: string, lead = ''): string | null {
 const unitKind = (u: string) => (/^(?:building|bldg)/i.test(u) ? 'building' : 'unit');
 
 const PREMISES_CLAUSE =
-  /\b(?:located at|known as|known and numbered as|(?:commonly\s+)?described as|designated as|street address is|(?:known by the )?street address of|situated(?: at)?|address of which is|(?:premises|property|lot|unit|apartment|dwelling|home|house|residence|space)(?:\s+(?:No\.?\s*|#\s*)?[A-Z0-9-]+)?(?:\s+of\s+the\s+[A-Z][a-z]+)?,?\s+whose (?:street )?address is|(?:premises|apartment|apt\.?|suite|residence|house|home|dwelling(?: unit)?|unit|property|real property|building)(?:\s+(?:(?:No\.?|#)\s*)?[A-Z0-9-]*\d[A-Z0-9-]*)? at|premises (?:is|are|shall be)(?=\s+\d)|^(?:\d{1,2}(?:\.\d{1,2})*\s+)?(?:the\s+)?(?:leased\s+|demised\s+)?premises(?=[.:](?:\s|$)))\b/i;
+  /\b(?:located at|known as|known and numbered as|(?:commonly\s+)?described as|designated as|street address is|(?:known by the )?street address of|situated(?: at)?|address of which is|(?:premises|property|lot|unit|apartment|dwelling|home|house|residence|space)(?:\s+(?:No\.?\s*|#\s*)?[A-Z0-9-]+)?(?:\s+of\s+the\s+[A-Z][a-z]+)?,?\s+whose (?:street )?address is|(?:premises|apartment|apt\.?|suite|residence|house|home|dwelling(?: unit)?|unit|property|real property|building)(?:\s+(?:(?:No\.?|#)\s*)?[A-Z0-9-]*\d[A-Z0-9-]*)? at|premises (?:is|are|shall be)(?=\s+\d)|(?:leases?|rents?|lets?)\s+to\s+(?:the\s+)?(?:Tenants?|Residents?|Lessees?)\s+[^.]{0,100}?\sat(?=\s+\d)|^(?:\d{1,2}(?:\.\d{1,2})*\s+)?(?:the\s+)?(?:leased\s+|demised\s+)?premises(?=[.:](?:\s|$)))\b/i;
 
 /** A summary's own entry for the unit ("Unit: #612", "Apartment No.: 4B"). */
 const UNIT_LABEL = /^(?:unit|apartment|apt\.?|suite)(?:\s*(?:no\.?|number|#))?$/i;

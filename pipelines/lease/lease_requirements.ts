@@ -53,7 +53,7 @@ const CONDITION =
 const DECLARATIONS_ACCEPTED =
   /\bor\s+(?:a\s+(?:copy\s+of\s+(?:the\s+)?)?|the\s+|its\s+)?declarations?\s+page\b|\bdeclarations?\s+page\b[^.;]{0,60}\b(?:is|are|will be|shall be)\s+(?:an\s+)?(?:acceptable|accepted|sufficient)\b|\b(?:such as|including)\s+(?:a\s+copy\s+of\s+)?(?:the\s+)?declarations?\s+page\b/i;
 const NEGATED =
-  /\b(?:is|are)\s+not\s+required\b|\bnot\s+required\s+to\b|\bneed not\b|\bis optional\b|\b(?:encouraged|recommended) but not required\b|\bno\s+(?:renters?|insurance)\s+(?:insurance\s+)?is\s+required|\b(?:does|do|will|shall)\s+not\s+require\b/i;
+  /\b(?:is|are)\s+not\s+required\b|\bnot\s+required\s+to\b|\bneed not\b|\bis optional\b|\b(?:encouraged|recommended) but not required\b|\bno\s+(?:renters?|insurance)\s+(?:insurance\s+)?is\s+required|\b(?:does|do|will|shall)\s+not\s+require\b|\bnot a condition of\b/i;
 
 /** Whose insurance a sentence speaks of, from the duty it states. */
 type Owner = 'tenant' | 'landlord' | 'contractor' | 'mutual';

@@ -167,16 +167,19 @@ export function leaseDates(pages: PageText[], all: Clause[], entries: LabelledEn
       return { text: termText(ocrTermText(whole)), page: own[0].page, cite: whole, entry: false };
     });
     const sentences = all.map((x) => ({ text: termText(ocrTermText(x.text)), page: x.page, cite: x.text, entry: false }));
+    const extended = all.some((x) => /\b(?:new|extended|renewal) term\b/i.test(x.text));
     for (const c of [...termEntries, ...sentences, ...boxedParagraphs]) {
       if (
         !c.entry &&
-        !/\b(?:the|this|a|lease|original|initial|rental|primary|fixed)\s+term\b|\bmonth[- ]to[- ]month\s+(?:tenancy|rental|lease|agreement)\b|\bperiod\s+(?:commencing|beginning|starting)\b|\b(?:a|the)\s+(?:period|term)\s+of\s+(?:[a-z-]+\s+)?\(?\d{1,2}\)?\s+(?:months?|years?)\b|\b(?:lease|sublease|tenancy|agreement)\s+runs\b|^\s*how long\b|\bterm of (?:this|the) (?:lease|agreement|tenancy)\b|\blease (?:term|period)\b|\b(?:the|this) (?:tenancy|lease|sublease|agreement) (?:shall |will )?(?:begin|commence|start)|^(?:lease\s+)?term\s*:/i.test(
+        !/\b(?:the|this|a|lease|original|initial|rental|primary|fixed)\s+term\b|\bmonth[- ]to[- ]month\s+(?:tenancy|rental|lease|agreement)\b|\bperiod\s+(?:commencing|beginning|starting)\b|\b(?:a|the)\s+(?:period|term)\s+of\s+(?:[a-z-]+\s+)?\(?\d{1,2}\)?\s+(?:months?|years?)\b|\b(?:lease|sublease|tenancy|agreement)\s+runs\b|\b(?:tenancy|lease|agreement)\s+(?:is|shall be)\s+for\b|\b(?:new|extended|renewal) term\b|^\s*how long\b|\bterm of (?:this|the) (?:lease|agreement|tenancy)\b|\blease (?:term|period)\b|\b(?:the|this) (?:tenancy|lease|sublease|agreement) (?:shall |will )?(?:begin|commence|start)|^(?:lease\s+)?term\s*:/i.test(
           c.text,
         )
       )
         continue;
       // The lease's own term, not a renewal's: what follows an option to extend or renew is cut off.
-      const own = c.text.split(/\b(?:options?|extensions?|renewals?|extend|renew)\b/i)[0];
+      const own = c.text.split(/\b(?:options?\s+to\s+(?:extend|renew)|(?:renewal|extension)\s+(?:options?|terms?|periods?)|options?)\b/i)[0];
+      // An extension agreement restates the original term: its new term is the lease's.
+      if (extended && /\boriginal (?:lease|term)\b|\b(?:prior|expiring|existing) lease\b/i.test(own)) continue;
       if (/\b(?:fiscal|tax year|calendar year|lease year)\b/i.test(own)) continue;
       let m =
         /\b(?:commenc\w*|begin\w*|start\w*|from)\s+(?:on\s+)?(\d{4}-\d{2}-\d{2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}|.{6,24}?\d{4})\b[^.]*?\b(?:end\w*|terminat\w*|expir\w*|through|until|to)\s+(?:on,?\s+)?(?:and\s+including,?\s+)?(?:on\s+)?(?:at\s+(?:\d{1,2}(?::\d{2})?\s*)?(?:[ap]\.?\s?m\.?|o['’]clock|noon|midnight)\s*(?:on\s+)?|at\s+[^,]*,\s*)?(\d{4}-\d{2}-\d{2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}|.{6,24}?\d{4})/i.exec(

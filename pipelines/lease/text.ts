@@ -56,9 +56,10 @@ export function clauses(pages: PageText[]): Clause[] {
         .replace(/\s{2,}/g, ' ')
         .replace(FORM_CAPTION, '')
         .trim();
+      const filled = filledBlanks(joined);
       // A text whose lines were flattened runs its numbered sections on within a line ("… appropriate. 10.3.1
       // Commercial General Liability …"): a section number after a sentence end starts a paragraph too.
-      for (const [n, section] of joined.split(INLINE_SECTION).entries()) {
+      for (const [n, section] of filled.split(INLINE_SECTION).entries()) {
         if (n > 0) para++;
         // Not after abbreviations ("Inc.", "St.", "No.") and not before a parenthesis ("Inc. (\"Tenant\")").
         for (const s of section.split(/(?<!\b[A-Z][a-z]{0,2}\.)(?<=[.;])\s+(?=[A-Z])/)) {
@@ -73,8 +74,12 @@ export function clauses(pages: PageText[]): Clause[] {
 
 /** The lines of every page with their page number. */
 export function pageLines(pages: PageText[]): { text: string; page: number; next: string }[] {
-  return pages.flatMap((p) => p.lines.map((l, i) => ({ text: l.text, page: p.page, next: p.lines[i + 1]?.text ?? '' })));
+  return pages.flatMap((p) => p.lines.map((l, i) => ({ text: filledBlanks(l.text), page: p.page, next: filledBlanks(p.lines[i + 1]?.text ?? '') })));
 }
+
+/** A form's blank filled in by typing over its line: "___Dorothy M. Feldman___" is "Dorothy M. Feldman". */
+// The typing touches the line on both sides; a blank left empty ("Apt #____ Hastings") is no filled one.
+export const filledBlanks = (s: string) => (s.includes('__') ? s.replace(/_{2,}([^_\s](?:[^_\n]{0,158}[^_\s])?)_{2,}/g, '$1') : s);
 
 // After a "$", OCR may read a thousands separator as a space or a dot ("$5 000,000").
 const MONEY =

@@ -86,3 +86,22 @@ test('"in the amounts set forth in the Lease Summary": each coverage from its ow
   t.is(r.liability?.amountSource?.how, 'reference');
   t.is(r.umbrella?.amount, 5_000_000);
 });
+
+test("a certificate held by the landlord's manager is a warning, not a pass; held by the landlord, a pass", (t) => {
+  const lines = [
+    'Landlord: Pleasant Street Realty Trust',
+    "Landlord's property manager is Hampshire Property Group, LLC.",
+    'Tenant shall deliver a certificate of insurance with Landlord as the certificate holder.',
+  ];
+  const holder = (name: string) =>
+    compare(
+      factsOfLines(lines),
+      insuranceFacts({ kind: 'certificate', hasCertificateHolderSection: true, parties: [{ ...cited(name), role: 'certificate_holder' }] }),
+      {
+        asOf: '2026-05-04',
+      },
+    ).find((c) => c.field === 'Certificate Holder')!;
+  t.is(factsOfLines(lines).manager?.value, 'Hampshire Property Group, LLC');
+  t.is(holder('Hampshire Property Group, LLC').status, 'warning');
+  t.is(holder('Pleasant Street Realty Trust').status, 'pass');
+});

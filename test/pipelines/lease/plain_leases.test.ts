@@ -98,3 +98,58 @@ test('premises: "N. State Route 48", "Townhouse 14", a "1.01 Premises." heading 
   t.false(auto?.required ?? true);
   t.regex(auto?.uncertain ?? '', /condition/);
 });
+
+test('forms filled by typing over their blanks, labels with names and addresses, and the units older houses have', (t) => {
+  const typed = factsOfLines([
+    "LANDLORD'S NAME: ___Lakeshore Senior Living Partners, Ltd.___",
+    "TENANT'S NAME: ___Dorothy M. Feldman___",
+    '1. Term. Landlord leases to Tenant Apartment ___214___ of Coral Ridge Towers, located at ___3300 N.E. 36th Street, Fort Lauderdale, Florida 33308___, for a term of ___12 months___, beginning on ___06-01-2026___ and ending on ___05-31-2027___.',
+  ]);
+  t.is(typed.landlord?.value, 'Lakeshore Senior Living Partners, Ltd.');
+  t.is(typed.tenant?.value, 'Dorothy M. Feldman');
+  t.is(typed.leaseStart?.value, '2026-06-01');
+  t.is(typed.leaseEnd?.value, '2027-05-31');
+  const ny = factsOfLines([
+    "Tenant's Name(s) and Address: Yusuf Haddad, Leila Haddad, 1840 Grand Concourse, Apt. 5C, Bronx, NY 10457",
+    "Owner's/Agent's Name and Address: Concourse Tower Associates LLC, c/o Parkchester Realty Mgmt. Corp., 1 Metropolitan Oval, Bronx, NY 10462",
+  ]);
+  t.is(ny.landlord?.value, 'Concourse Tower Associates LLC');
+  const flat = factsOfLines([
+    'Landlords: Victor Marchetti and Helen Marchetti, 1508 W. 65th St., Cleveland, OH 44102',
+    'Tenant: Samuel Oyelaran. Occupant: Grace Oyelaran (minor child), who is not a party to this lease.',
+    'Premises: 1506 W. 65th St., Unit LL (lower level / basement apartment), Cleveland, OH 44102',
+  ]);
+  t.is(flat.tenant?.value, 'Samuel Oyelaran');
+  t.is(flat.propertyAddress?.value, '1506 W. 65th St., Unit LL, Cleveland, OH 44102');
+  t.is(
+    factsOfLines(['Landlord rents to Resident the dwelling commonly known as 1214 1/2 N. Alvarado St., Rear Unit, Los Angeles, CA 90026.']).propertyAddress
+      ?.value,
+    '1214 1/2 N. Alvarado St., Rear Unit, Los Angeles, CA 90026',
+  );
+  t.is(
+    factsOfLines([row('Roomer:', 'Nkechi Obi', 190), row('House:', '5607 Avenue H, Austin, Texas 78751', 190)]).propertyAddress?.value,
+    '5607 Avenue H, Austin, Texas 78751',
+  );
+  t.is(factsOfLines([row('Roomer:', 'Nkechi Obi', 190)]).tenant?.value, 'Nkechi Obi');
+  // A recording reference is never a name.
+  t.is(
+    factsOfLines([
+      'Ruth A. Kessler, Trustee of a trust recorded with the Hampshire County Registry of Deeds in Book 9921, Page 140 (together, "Landlord"), lease to Hollis CPAs, LLP ("Tenant").',
+    ]).landlord,
+    null,
+  );
+});
+
+test('an extension agreement: its new term, not the original lease\'s; "leases to Tenants the house … at 6182 …"', (t) => {
+  const f = factsOfLines([
+    'Original lease dated August 20, 2025, for the term September 1, 2025 through August 31, 2026.',
+    '1. EXTENSION OF TERM. The parties extend the lease for a new term of twelve (12) months, beginning September 1, 2026 and ending August 31, 2027.',
+  ]);
+  t.is(f.leaseStart?.value, '2026-09-01');
+  t.is(f.leaseEnd?.value, '2027-08-31');
+  t.is(
+    factsOfLines(['1. PROPERTY. Landlord leases to Tenants the house, attached garage and yard at 6182 S. Quebec Way, Centennial, CO 80111, Arapahoe County.'])
+      .propertyAddress?.value,
+    '6182 S. Quebec Way, Centennial, CO 80111',
+  );
+});
