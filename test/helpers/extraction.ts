@@ -8,7 +8,8 @@ import { withIdentity, type Identity } from '../../db/pool.ts';
 import { extractDocument } from '../../pipelines/extraction/index.ts';
 import { scoreDocument } from '../../pipelines/extraction/evaluate.ts';
 import { emptyExtractedData } from '../../pipelines/extraction/schema.ts';
-import { randomFreeCertificateSpec, type FreeCertificateSpec } from '../../fixtures/free_certificate.ts';
+import type { FreeCertificateSpec } from '../../fixtures/free_certificate.ts';
+import { randomFreeCertificateSpec } from '../../fixtures/free_certificate_random.ts';
 import type { TestService, Reply } from './server.ts';
 import { eventually } from './worker.ts';
 

@@ -3,7 +3,8 @@
 import test from 'ava';
 import { readDocument, closeDocumentPools } from '../../../pipelines/documents/index.ts';
 import { layoutPage, type TextItem } from '../../../pipelines/documents/layout.ts';
-import { randomFreeCertificateSpec, renderFreeCertificate } from '../../../fixtures/free_certificate.ts';
+import { renderFreeCertificate } from '../../../fixtures/free_certificate.ts';
+import { randomFreeCertificateSpec } from '../../../fixtures/free_certificate_random.ts';
 
 test.after.always(() => closeDocumentPools());
 

@@ -144,7 +144,8 @@ test('the ink-anchored stretch is taken only where the 1st percentile is paper',
 test('a clean 300 dpi scan whose ink is just over 1% of the page is read: sharp put its black point in the paper, and that stretch is undone', async (t) => {
   // A member certificate as `svc eval --generated` makes it (seed 7790): little noise, paper at 253-255, and
   // sharp's 1st percentile by lightness at 250, which turned the paper grey (206, 159, ...) and OCR read nothing.
-  const { renderFreeCertificate, randomFreeCertificateSpec } = await import('../../../fixtures/free_certificate.ts');
+  const { renderFreeCertificate } = await import('../../../fixtures/free_certificate.ts');
+  const { randomFreeCertificateSpec } = await import('../../../fixtures/free_certificate_random.ts');
   const spec = randomFreeCertificateSpec(7790);
   t.truthy(spec.scan);
   const raster = await rasterPdfPage((await renderFreeCertificate(spec)).pdf, 1);

@@ -6,7 +6,8 @@
 import test from 'ava';
 import { firstFreeCertificate, readTextLayer } from '../../helpers/extraction.ts';
 import { closeDocumentPools } from '../../../pipelines/extraction/index.ts';
-import { randomFreeCertificateSpec, renderFreeCertificate, type FreeCertificateSpec } from '../../../fixtures/free_certificate.ts';
+import { renderFreeCertificate, type FreeCertificateSpec } from '../../../fixtures/free_certificate.ts';
+import { randomFreeCertificateSpec } from '../../../fixtures/free_certificate_random.ts';
 import { randomLayoutSpec, renderLayout, type Arrangement } from '../../../fixtures/layouts.ts';
 
 test.after.always(() => closeDocumentPools());
