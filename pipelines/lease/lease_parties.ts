@@ -52,6 +52,8 @@ const ENTITY_TAIL =
 /** ", 900 Bardstown Road, …", ", at the Premises", ", c/o …", ", P.O. Box …" after a name in a notice-address cell. */
 const NOTICE_ADDRESS = /(?<=\S),\s+(?:\d{1,6}\s+[A-Z][A-Za-z]|at\s+the\s+(?:Premises|Property|address)\b|P\.?\s?O\.?\s+Box\b).*$/i;
 
+/** The document's title run into its first sentence: "RESIDENTIAL LEASE AGREEMENT Desert Key …". */
+const TITLE_RUN_IN = /^.*\b(?:LEASE|AGREEMENT|CONTRACT)\s+(?=[A-Z][a-z])/;
 /** Who signs for a party: "X LLC, by Cascadia Rental Services, Agent", "X TRUST, by Adaeze Okafor, its Trustee". */
 const SIGNED_BY =
   /,\s+by\s+(?!and\b)[^,()]{2,60},\s+(?:(?:its|as(?:\s+its)?)\s+)?(?:[A-Z][a-z]+\s+)?(?:trustee|agent|manager|managing member|member|general partner|president|vice president|attorney[- ]in[- ]fact|authori[sz]ed (?:agent|signatory|representative)|executor|executrix|administrator|administratrix|personal representative|guardian|conservator)s?$/i;
@@ -174,7 +176,7 @@ function partyFromPreamble(all: Clause[], role: RegExp): Cited<string> | null {
           .replace(/^(?:are|is)\s+(?:the\s+)?/i, '')
           .replace(/^the\s+(?=[A-Z])/, '')
           // The document's title run into its first sentence: "RESIDENTIAL LEASE AGREEMENT Desert Key … ("Agent")".
-          .replace(/^.*\b(?:LEASE|AGREEMENT|CONTRACT)\s+(?=[A-Z][a-z])/, '')
+          .replace(TITLE_RUN_IN, '')
           .replace(/\s+(?:LEASE|AGREEMENT)\b.*$/, ''),
       );
       if (v && !/^(this|the|said)\b/i.test(v)) return { value: v, page: c.page, text: c.text.slice(0, 400) };
@@ -243,7 +245,7 @@ export function manager(all: Clause[], entries: LabelledEntry[]): Cited<string> 
   for (const c of all.slice(0, 80)) {
     const m = agentFor.exec(c.text);
     // Not the document's title run into the sentence ("RESIDENTIAL LEASE AGREEMENT Keystone …").
-    const v = m && cleanName(afterConnector(m[1]).replace(/^.*\b(?:LEASE|AGREEMENT|CONTRACT)\s+(?=[A-Z][a-z])/, ''));
+    const v = m && cleanName(afterConnector(m[1]).replace(TITLE_RUN_IN, ''));
     if (v) return { value: v, page: c.page, text: c.text.slice(0, 400) };
   }
   // "Owner's management company is Prime Residential Management LLC", "the Property is managed by X".

@@ -450,6 +450,12 @@ export function requirements(all: Clause[], entries: LabelledEntry[]): Partial<R
       // An option of a checkbox form whose box is not ticked ("☐ Tenant is required to maintain renter's insurance").
       const box = /([☐□❑]|\[\s\])\s*[^☐□❑☑☒✔✓\[]{0,120}$/.exec(c.text.slice(0, m.index + m[0].length));
       const ticked = /[☑☒✔✓]|\[[xX✓]\]/.test(c.text);
+      // Who a listing clause names, and whether it takes either role.
+      const party = kind === 'additionalInsured' || kind === 'interestedParty' ? namedParty(c.text) : undefined;
+      const listing =
+        kind === 'additionalInsured' || kind === 'interestedParty'
+          ? { ...(party && !negated ? { party } : {}), ...(EITHER_ROLE.test(c.text) ? { eitherRole: true } : {}) }
+          : null;
       out[kind] = {
         kind,
         required: !negated,
@@ -462,8 +468,7 @@ export function requirements(all: Clause[], entries: LabelledEntry[]): Partial<R
         aggregate: limits.aggregate,
         combinedSingleLimit: limits.csl,
         ...(amountSource ? { amountSource } : {}),
-        ...((kind === 'additionalInsured' || kind === 'interestedParty') && !negated && namedParty(c.text) ? { party: namedParty(c.text) } : {}),
-        ...((kind === 'additionalInsured' || kind === 'interestedParty') && EITHER_ROLE.test(c.text) ? { eitherRole: true } : {}),
+        ...listing,
         statutory,
         clause: quote(c),
         page: c.page,

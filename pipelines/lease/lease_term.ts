@@ -77,12 +77,14 @@ const DURATION_FROM = new RegExp(
   'i',
 );
 
-/** The end a clause's duration and start give ("for a period of twelve (12) months beginning on March 1, 2026"), or null. */
-export function durationEnd(text: string): string | null {
+/** The start and the end a clause's duration gives ("for a period of twelve (12) months beginning on March 1, 2026"), or null. */
+function durationTerm(text: string): { start: string; end: string } | null {
   const span = DURATION_FROM.exec(writtenDates(text));
   const from = span && dateTokens(span[3])[0];
-  return from ? lastDayOfTerm(from.iso, Number(span[1]) * (/^year/i.test(span[2]) ? 12 : 1)) : null;
+  return from ? { start: from.iso, end: lastDayOfTerm(from.iso, Number(span[1]) * (/^year/i.test(span[2]) ? 12 : 1)) } : null;
 }
+/** The end a clause's duration and start give, or null. */
+export const durationEnd = (text: string) => durationTerm(text)?.end ?? null;
 
 /** The day before the same date `n` months on: a term of 12 months from March 1, 2026 ends February 28, 2027. */
 function lastDayOfTerm(iso: string, months: number): string {
@@ -197,12 +199,10 @@ export function leaseDates(pages: PageText[], all: Clause[], entries: LabelledEn
             c.text,
           );
       // "for a period of twelve (12) months beginning on the first day of March, 2026": the end follows from the start.
-      const span = m ? null : DURATION_FROM.exec(own);
-      const from = span && dateTokens(span[3])[0];
-      if (span && from) {
-        const months = Number(span[1]) * (/^year/i.test(span[2]) ? 12 : 1);
-        start ??= { value: from.iso, page: c.page, text: c.cite.slice(0, 400) };
-        end ??= { value: lastDayOfTerm(from.iso, months), page: c.page, text: c.cite.slice(0, 400) };
+      const span = m ? null : durationTerm(own);
+      if (span) {
+        start ??= { value: span.start, page: c.page, text: c.cite.slice(0, 400) };
+        end ??= { value: span.end, page: c.page, text: c.cite.slice(0, 400) };
         break;
       }
       // A start set by a rule and an end stated as a date: "shall commence on the later of (i) … and (ii) …, and shall
